@@ -1,0 +1,252 @@
+//! The codec traits: a pull [`Decoder`] (bytes -> events) and an [`Encoder`] (events -> bytes).
+
+use crate::error::{Error, Result};
+use crate::event::Event;
+
+/// A pull decoder: each call returns the next event of the document, `None` after
+/// `EndDocument`.
+///
+/// `'a` is the lifetime of the input buffer: decoders over a slice return events whose strings
+/// borrow from it; decoders over a reader return `Event<'static>`.
+pub trait Decoder<'a> {
+    fn next_event(&mut self) -> Result<Option<Event<'a>>>;
+
+    /// Byte offset in the input of the start of the event returned last (the position `binxml
+    /// inspect` prints).
+    fn offset(&self) -> u64;
+}
+
+impl<'a, D: Decoder<'a> + ?Sized> Decoder<'a> for Box<D> {
+    fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        (**self).next_event()
+    }
+    fn offset(&self) -> u64 {
+        (**self).offset()
+    }
+}
+
+/// An encoder: takes events in document order and writes the format. [`Encoder::finish`] must be
+/// called after `EndDocument` to flush the output; encoders report events that break the stream
+/// grammar as [`ErrorKind::InvalidEvents`](crate::ErrorKind::InvalidEvents).
+pub trait Encoder {
+    fn write_event(&mut self, event: &Event<'_>) -> Result<()>;
+
+    /// Flushes everything written so far. Called once, after the last event.
+    fn finish(&mut self) -> Result<()>;
+}
+
+impl<E: Encoder + ?Sized> Encoder for Box<E> {
+    fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
+        (**self).write_event(event)
+    }
+    fn finish(&mut self) -> Result<()> {
+        (**self).finish()
+    }
+}
+
+/// Pipes every event of `decoder` into `encoder` and finishes it. Returns the number of events.
+pub fn transcode<'a>(decoder: &mut dyn Decoder<'a>, encoder: &mut dyn Encoder) -> Result<u64> {
+    let mut n = 0;
+    while let Some(ev) = decoder.next_event()? {
+        encoder.write_event(&ev)?;
+        n += 1;
+    }
+    encoder.finish()?;
+    Ok(n)
+}
+
+/// Reads every event of a decoder into a vector (owned), e.g. to replay the same events into
+/// several encoders.
+pub fn collect_events<'a>(decoder: &mut dyn Decoder<'a>) -> Result<Vec<Event<'a>>> {
+    let mut v = Vec::new();
+    while let Some(ev) = decoder.next_event()? {
+        v.push(ev);
+    }
+    Ok(v)
+}
+
+/// An encoder that records the events it is given.
+#[derive(Default, Debug)]
+pub struct Recorder {
+    pub events: Vec<Event<'static>>,
+    pub finished: bool,
+}
+
+impl Encoder for Recorder {
+    fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
+        self.events.push(event.clone().into_owned());
+        Ok(())
+    }
+    fn finish(&mut self) -> Result<()> {
+        self.finished = true;
+        Ok(())
+    }
+}
+
+/// A decoder that replays recorded events (offsets are event indexes).
+pub struct Replay<'s, 'a> {
+    events: &'s [Event<'a>],
+    pos: usize,
+}
+
+impl<'s, 'a> Replay<'s, 'a> {
+    pub fn new(events: &'s [Event<'a>]) -> Self {
+        Replay { events, pos: 0 }
+    }
+}
+
+impl<'s, 'a> Decoder<'s> for Replay<'s, 'a> {
+    fn next_event(&mut self) -> Result<Option<Event<'s>>> {
+        let ev = self.events.get(self.pos).map(|e| borrow_event(e));
+        self.pos += 1;
+        Ok(ev)
+    }
+    fn offset(&self) -> u64 {
+        self.pos.saturating_sub(1) as u64
+    }
+}
+
+/// Re-borrows an event without copying its strings.
+pub fn borrow_event<'s>(e: &'s Event<'_>) -> Event<'s> {
+    use std::borrow::Cow::Borrowed as B;
+    fn b<'s>(s: &'s std::borrow::Cow<'_, str>) -> std::borrow::Cow<'s, str> {
+        B(s.as_ref())
+    }
+    fn bo<'s>(s: &'s Option<std::borrow::Cow<'_, str>>) -> Option<std::borrow::Cow<'s, str>> {
+        s.as_ref().map(|s| B(s.as_ref()))
+    }
+    match e {
+        Event::StartDocument { version, encoding, standalone } => Event::StartDocument {
+            version: bo(version),
+            encoding: bo(encoding),
+            standalone: *standalone,
+        },
+        Event::EndDocument => Event::EndDocument,
+        Event::DocType(d) => Event::DocType(crate::event::DocType {
+            name: b(&d.name),
+            public_id: bo(&d.public_id),
+            system_id: bo(&d.system_id),
+            internal_subset: bo(&d.internal_subset),
+        }),
+        Event::Notation { name, public_id, system_id } => {
+            Event::Notation { name: b(name), public_id: bo(public_id), system_id: bo(system_id) }
+        }
+        Event::UnparsedEntity { name, public_id, system_id, notation } => Event::UnparsedEntity {
+            name: b(name),
+            public_id: bo(public_id),
+            system_id: b(system_id),
+            notation: b(notation),
+        },
+        Event::StartElement(q) => Event::StartElement(q.borrowed()),
+        Event::EndElement => Event::EndElement,
+        Event::Namespace { prefix, uri } => Event::Namespace { prefix: b(prefix), uri: b(uri) },
+        Event::Attribute { name, value } => Event::Attribute { name: name.borrowed(), value: b(value) },
+        Event::Characters { text, cdata } => Event::Characters { text: b(text), cdata: *cdata },
+        Event::Typed(t) => Event::Typed(t.clone()),
+        Event::Comment(c) => Event::Comment(b(c)),
+        Event::ProcessingInstruction { target, data } => {
+            Event::ProcessingInstruction { target: b(target), data: b(data) }
+        }
+        Event::EntityReference { name, public_id, system_id } => Event::EntityReference {
+            name: b(name),
+            public_id: bo(public_id),
+            system_id: bo(system_id),
+        },
+    }
+}
+
+/// Checks that an event stream follows the grammar documented in [`crate::event`]. Encoders can
+/// feed every event through it to reject broken streams with a clear message.
+#[derive(Default, Debug, Clone)]
+pub struct StreamChecker {
+    depth: usize,
+    started: bool,
+    ended: bool,
+    /// true right after a StartElement, until the first content event
+    in_start_tag: bool,
+    seen_attribute: bool,
+    root_seen: bool,
+    /// allow several top-level elements and top-level text (fragments)
+    pub fragments: bool,
+}
+
+impl StreamChecker {
+    pub fn new(fragments: bool) -> Self {
+        StreamChecker { fragments, ..Default::default() }
+    }
+
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    pub fn check(&mut self, format: &'static str, ev: &Event<'_>) -> Result<()> {
+        let err = |m: &str| Err(Error::invalid_events(format, m.to_string()));
+        if self.ended {
+            return err("event after EndDocument");
+        }
+        if !self.started && !matches!(ev, Event::StartDocument { .. }) {
+            return err("the first event must be StartDocument");
+        }
+        match ev {
+            Event::StartDocument { .. } => {
+                if self.started {
+                    return err("StartDocument twice");
+                }
+                self.started = true;
+            }
+            Event::EndDocument => {
+                if self.depth != 0 {
+                    return err("EndDocument inside an element");
+                }
+                self.ended = true;
+            }
+            Event::StartElement(_) => {
+                if self.depth == 0 {
+                    if self.root_seen && !self.fragments {
+                        return err("a second root element");
+                    }
+                    self.root_seen = true;
+                }
+                self.depth += 1;
+                self.in_start_tag = true;
+                self.seen_attribute = false;
+                return Ok(());
+            }
+            Event::EndElement => {
+                if self.depth == 0 {
+                    return err("EndElement without StartElement");
+                }
+                self.depth -= 1;
+            }
+            Event::Namespace { .. } => {
+                if !self.in_start_tag || self.seen_attribute {
+                    return err("Namespace must follow StartElement, before its attributes");
+                }
+                return Ok(());
+            }
+            Event::Attribute { .. } => {
+                if !self.in_start_tag {
+                    return err("Attribute outside a start tag");
+                }
+                self.seen_attribute = true;
+                return Ok(());
+            }
+            Event::Characters { .. } | Event::Typed(_) | Event::EntityReference { .. } => {
+                if self.depth == 0 && !self.fragments {
+                    let whitespace = matches!(ev, Event::Characters { text, .. } if text.trim_matches([' ', '\t', '\r', '\n']).is_empty());
+                    if !whitespace {
+                        return err("character data outside the root element");
+                    }
+                }
+            }
+            Event::DocType(_) | Event::Notation { .. } | Event::UnparsedEntity { .. } => {
+                if self.depth != 0 || self.root_seen {
+                    return err("document type declaration after the root element started");
+                }
+            }
+            Event::Comment(_) | Event::ProcessingInstruction { .. } => {}
+        }
+        self.in_start_tag = false;
+        Ok(())
+    }
+}

@@ -1,0 +1,21 @@
+//! binxml-core: the infoset event model every binxml codec speaks.
+//!
+//! *The infoset is a stream of events; every format is a codec.* This crate holds the one event
+//! model ([`Event`]), the [`Decoder`] and [`Encoder`] traits, the one [`Error`] type and the
+//! [`Limits`] every decoder enforces. Codec crates depend on this crate only, never on each other.
+
+pub mod base64;
+pub mod codec;
+pub mod error;
+pub mod event;
+pub mod limits;
+
+pub use codec::{collect_events, transcode, Decoder, Encoder, Recorder, Replay, StreamChecker};
+pub use error::{Error, ErrorKind, Result};
+pub use event::{DocType, Event, QName, Typed};
+pub use limits::Limits;
+
+/// The namespace name bound to the `xml` prefix.
+pub const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
+/// The namespace name of `xmlns` attributes.
+pub const XMLNS_NS: &str = "http://www.w3.org/2000/xmlns/";
