@@ -1,0 +1,418 @@
+//! The JSON reader: strict RFC 8259 JSON over a byte slice, as events (see [`crate::mapping`]).
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+
+use binxml_core::{Decoder, Error, Event, Limits, QName, Result, Typed};
+
+use crate::mapping::{element_name, JsonType, ITEM_NAME, JSON_NS, KEY_ATTR, ROOT_NAME, TYPE_ATTR};
+
+const FORMAT: &str = "json";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Start,
+    /// A value is expected (root, array item, or member value after `:`).
+    Value,
+    /// Right after `{`: a key or `}`.
+    ObjectFirst,
+    /// Right after `[`: a value or `]`.
+    ArrayFirst,
+    /// After a value: `,` or the container's close, or the end of input at top level.
+    AfterValue,
+    Done,
+}
+
+/// A strict JSON reader producing binxml events. Strings without escapes and number texts are
+/// borrowed from the input.
+pub struct JsonDecoder<'a> {
+    input: &'a [u8],
+    pos: usize,
+    /// `true` for an object, `false` for an array, one per open container.
+    stack: Vec<bool>,
+    state: State,
+    pending: VecDeque<(u64, Event<'a>)>,
+    /// The member name for the value about to be read.
+    key: Option<Cow<'a, str>>,
+    last_offset: u64,
+    limits: Limits,
+    failed: bool,
+}
+
+impl<'a> JsonDecoder<'a> {
+    pub fn new(input: &'a [u8]) -> Self {
+        Self::with_limits(input, Limits::default())
+    }
+
+    pub fn with_limits(input: &'a [u8], limits: Limits) -> Self {
+        JsonDecoder {
+            input,
+            pos: 0,
+            stack: Vec::new(),
+            state: State::Start,
+            pending: VecDeque::with_capacity(8),
+            key: None,
+            last_offset: 0,
+            limits,
+            failed: false,
+        }
+    }
+
+    fn err(&self, offset: usize, msg: impl Into<String>) -> Error {
+        let (l, c) = binxml_core::error::line_col(self.input, offset);
+        Error::malformed(FORMAT, offset as u64, msg).with_line_col(l, c)
+    }
+
+    fn describe(&self, offset: usize) -> String {
+        match self.input.get(offset) {
+            None => "the end of input".to_string(),
+            Some(&b) if b.is_ascii_graphic() => format!("'{}'", b as char),
+            Some(&b) => format!("byte 0x{b:02x}"),
+        }
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(&b) = self.input.get(self.pos) {
+            if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn push(&mut self, off: usize, ev: Event<'a>) {
+        self.pending.push_back((off as u64, ev));
+    }
+
+    /// Queues the start of a value's element: StartElement, the root's namespace, `t`, `key`.
+    fn start_value(&mut self, off: usize, ty: JsonType) {
+        let root = self.stack.is_empty();
+        let key = self.key.take();
+        let (local, key_attr): (Cow<'a, str>, Option<Cow<'a, str>>) = match key {
+            None => (Cow::Borrowed(if root { ROOT_NAME } else { ITEM_NAME }), None),
+            Some(k) => match element_name(&k) {
+                Cow::Borrowed(_) => (k, None),
+                Cow::Owned(esc) => (Cow::Owned(esc), Some(k)),
+            },
+        };
+        self.push(off, Event::StartElement(QName::new("", JSON_NS, local)));
+        if root {
+            self.push(off, Event::Namespace { prefix: Cow::Borrowed(""), uri: Cow::Borrowed(JSON_NS) });
+        }
+        if let Some(t) = ty.attr_value() {
+            self.push(off, Event::Attribute { name: QName::local(TYPE_ATTR), value: Cow::Borrowed(t) });
+        }
+        if let Some(k) = key_attr {
+            self.push(off, Event::Attribute { name: QName::local(KEY_ATTR), value: k });
+        }
+    }
+
+    /// Reads one value at `self.pos` (whitespace skipped) and queues its events.
+    fn value(&mut self) -> Result<()> {
+        self.skip_ws();
+        let off = self.pos;
+        let Some(&b) = self.input.get(off) else {
+            return Err(self.err(off, "expected a value, found the end of input"));
+        };
+        match b {
+            b'{' | b'[' => {
+                if self.stack.len() >= self.limits.max_depth {
+                    return Err(Error::limit(
+                        FORMAT,
+                        off as u64,
+                        format!("nesting deeper than {} arrays and objects", self.limits.max_depth),
+                    ));
+                }
+                let obj = b == b'{';
+                self.start_value(off, if obj { JsonType::Object } else { JsonType::Array });
+                self.stack.push(obj);
+                self.pos += 1;
+                self.state = if obj { State::ObjectFirst } else { State::ArrayFirst };
+                return Ok(());
+            }
+            b'"' => {
+                let s = self.string()?;
+                self.start_value(off, JsonType::String);
+                if !s.is_empty() {
+                    self.push(off, Event::Characters { text: s, cdata: false });
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let text = self.number()?;
+                self.start_value(off, JsonType::Number);
+                self.push(off, Event::Typed(Typed::Number(Cow::Borrowed(text))));
+            }
+            b't' | b'f' | b'n' => {
+                let (lit, ty, ev): (&[u8], _, _) = match b {
+                    b't' => (b"true", JsonType::Boolean, Typed::Bool(true)),
+                    b'f' => (b"false", JsonType::Boolean, Typed::Bool(false)),
+                    _ => (b"null", JsonType::Null, Typed::Null),
+                };
+                if !self.input[off..].starts_with(lit) {
+                    return Err(self.err(off, format!("invalid literal (expected `{}`)", std::str::from_utf8(lit).unwrap())));
+                }
+                self.pos += lit.len();
+                self.start_value(off, ty);
+                self.push(off, Event::Typed(ev));
+            }
+            _ => return Err(self.err(off, format!("expected a value, found {}", self.describe(off)))),
+        }
+        self.push(self.pos, Event::EndElement);
+        self.state = State::AfterValue;
+        Ok(())
+    }
+
+    /// Reads a number; returns its exact text.
+    fn number(&mut self) -> Result<&'a str> {
+        let input = self.input;
+        let start = self.pos;
+        let mut p = start;
+        if input.get(p) == Some(&b'-') {
+            p += 1;
+        }
+        match input.get(p) {
+            Some(b'0') => p += 1,
+            Some(b'1'..=b'9') => {
+                while matches!(input.get(p), Some(b'0'..=b'9')) {
+                    p += 1;
+                }
+            }
+            _ => return Err(self.err(p, format!("invalid number: expected a digit, found {}", self.describe(p)))),
+        }
+        if input.get(p) == Some(&b'.') {
+            p += 1;
+            if !matches!(input.get(p), Some(b'0'..=b'9')) {
+                return Err(self.err(p, format!("invalid number: expected a digit after '.', found {}", self.describe(p))));
+            }
+            while matches!(input.get(p), Some(b'0'..=b'9')) {
+                p += 1;
+            }
+        }
+        if matches!(input.get(p), Some(b'e' | b'E')) {
+            p += 1;
+            if matches!(input.get(p), Some(b'+' | b'-')) {
+                p += 1;
+            }
+            if !matches!(input.get(p), Some(b'0'..=b'9')) {
+                return Err(self.err(p, format!("invalid number: expected an exponent digit, found {}", self.describe(p))));
+            }
+            while matches!(input.get(p), Some(b'0'..=b'9')) {
+                p += 1;
+            }
+        }
+        if p - start > self.limits.max_string_len {
+            return Err(Error::limit(FORMAT, start as u64, "number longer than the string limit"));
+        }
+        self.pos = p;
+        // ASCII only.
+        Ok(std::str::from_utf8(&input[start..p]).unwrap())
+    }
+
+    /// Reads a string starting at the `"` at `self.pos`; borrowed when it has no escapes.
+    fn string(&mut self) -> Result<Cow<'a, str>> {
+        let input = self.input;
+        let open = self.pos;
+        let mut p = open + 1;
+        let mut owned: Option<String> = None;
+        loop {
+            let Some(rel) = memchr::memchr2(b'"', b'\\', &input[p..]) else {
+                return Err(self.err(open, "unterminated string"));
+            };
+            let seg_end = p + rel;
+            let seg = &input[p..seg_end];
+            if let Some(i) = seg.iter().position(|&b| b < 0x20) {
+                return Err(self.err(p + i, format!("unescaped control character 0x{:02x} in a string", seg[i])));
+            }
+            let seg_str = match std::str::from_utf8(seg) {
+                Ok(s) => s,
+                Err(e) => return Err(self.err(p + e.valid_up_to(), "invalid UTF-8 in a string")),
+            };
+            if seg_end - open > self.limits.max_string_len {
+                return Err(Error::limit(FORMAT, open as u64, "string longer than the limit"));
+            }
+            if input[seg_end] == b'"' {
+                self.pos = seg_end + 1;
+                return Ok(match owned {
+                    None => Cow::Borrowed(seg_str),
+                    Some(mut s) => {
+                        s.push_str(seg_str);
+                        Cow::Owned(s)
+                    }
+                });
+            }
+            // An escape.
+            let s = owned.get_or_insert_with(String::new);
+            s.push_str(seg_str);
+            let esc = seg_end;
+            let c = match input.get(esc + 1) {
+                Some(b'"') => '"',
+                Some(b'\\') => '\\',
+                Some(b'/') => '/',
+                Some(b'b') => '\u{8}',
+                Some(b'f') => '\u{c}',
+                Some(b'n') => '\n',
+                Some(b'r') => '\r',
+                Some(b't') => '\t',
+                Some(b'u') => {
+                    let hi = self.hex4(esc + 2)?;
+                    let mut adv = 6;
+                    let cp = if (0xD800..0xDC00).contains(&hi) {
+                        if input.get(esc + 6) != Some(&b'\\') || input.get(esc + 7) != Some(&b'u') {
+                            return Err(self.err(esc, "unpaired high surrogate in a \\u escape"));
+                        }
+                        let lo = self.hex4(esc + 8)?;
+                        if !(0xDC00..0xE000).contains(&lo) {
+                            return Err(self.err(esc + 6, "a high surrogate must be followed by a low surrogate"));
+                        }
+                        adv = 12;
+                        0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                    } else if (0xDC00..0xE000).contains(&hi) {
+                        return Err(self.err(esc, "unpaired low surrogate in a \\u escape"));
+                    } else {
+                        hi
+                    };
+                    s.push(char::from_u32(cp).unwrap());
+                    p = esc + adv;
+                    continue;
+                }
+                None => return Err(self.err(esc, "unterminated string")),
+                Some(_) => return Err(self.err(esc, format!("invalid escape \\{}", self.describe(esc + 1)))),
+            };
+            s.push(c);
+            p = esc + 2;
+        }
+    }
+
+    fn hex4(&self, at: usize) -> Result<u32> {
+        let mut v = 0u32;
+        for i in 0..4 {
+            let d = match self.input.get(at + i) {
+                Some(&b @ b'0'..=b'9') => b - b'0',
+                Some(&b @ b'a'..=b'f') => b - b'a' + 10,
+                Some(&b @ b'A'..=b'F') => b - b'A' + 10,
+                _ => return Err(self.err(at + i, "invalid \\u escape: expected four hex digits")),
+            };
+            v = v * 16 + d as u32;
+        }
+        Ok(v)
+    }
+
+    /// Reads `"key" :` and sets the key for the next value.
+    fn member_key(&mut self) -> Result<()> {
+        self.skip_ws();
+        if self.input.get(self.pos) != Some(&b'"') {
+            return Err(self.err(self.pos, format!("expected a member name string, found {}", self.describe(self.pos))));
+        }
+        let k = self.string()?;
+        self.skip_ws();
+        if self.input.get(self.pos) != Some(&b':') {
+            return Err(self.err(self.pos, format!("expected ':' after a member name, found {}", self.describe(self.pos))));
+        }
+        self.pos += 1;
+        self.key = Some(k);
+        self.state = State::Value;
+        Ok(())
+    }
+
+    fn close(&mut self) {
+        self.stack.pop();
+        self.pos += 1;
+        self.push(self.pos - 1, Event::EndElement);
+        self.state = State::AfterValue;
+    }
+
+    /// Advances the parser until at least one event is queued.
+    fn step(&mut self) -> Result<()> {
+        match self.state {
+            State::Start => {
+                if self.input.starts_with(b"\xEF\xBB\xBF") {
+                    self.pos = 3;
+                }
+                self.push(0, Event::start_document());
+                self.state = State::Value;
+            }
+            State::Value => self.value()?,
+            State::ObjectFirst => {
+                self.skip_ws();
+                if self.input.get(self.pos) == Some(&b'}') {
+                    self.close();
+                } else {
+                    self.member_key()?;
+                    self.value()?;
+                }
+            }
+            State::ArrayFirst => {
+                self.skip_ws();
+                if self.input.get(self.pos) == Some(&b']') {
+                    self.close();
+                } else {
+                    self.value()?;
+                }
+            }
+            State::AfterValue => {
+                self.skip_ws();
+                let p = self.pos;
+                match self.stack.last() {
+                    None => {
+                        if p != self.input.len() {
+                            return Err(self.err(p, format!("unexpected {} after the JSON value", self.describe(p))));
+                        }
+                        self.push(p, Event::EndDocument);
+                        self.state = State::Done;
+                    }
+                    Some(&obj) => match self.input.get(p) {
+                        Some(b',') => {
+                            self.pos += 1;
+                            if obj {
+                                self.member_key()?;
+                            }
+                            self.value()?;
+                        }
+                        Some(b'}') if obj => self.close(),
+                        Some(b']') if !obj => self.close(),
+                        _ => {
+                            let want = if obj { "',' or '}'" } else { "',' or ']'" };
+                            return Err(self.err(p, format!("expected {want}, found {}", self.describe(p))));
+                        }
+                    },
+                }
+            }
+            State::Done => {}
+        }
+        Ok(())
+    }
+}
+
+impl<'a> Decoder<'a> for JsonDecoder<'a> {
+    fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        loop {
+            if let Some((off, ev)) = self.pending.pop_front() {
+                self.last_offset = off;
+                return Ok(Some(ev));
+            }
+            if self.state == State::Done || self.failed {
+                return Ok(None);
+            }
+            if let Err(e) = self.step() {
+                self.failed = true;
+                return Err(e);
+            }
+        }
+    }
+
+    fn offset(&self) -> u64 {
+        self.last_offset
+    }
+}
+
+/// Reads a whole JSON document into events (owned).
+pub fn parse_events(input: &[u8]) -> Result<Vec<Event<'static>>> {
+    let mut d = JsonDecoder::new(input);
+    let mut v = Vec::new();
+    while let Some(ev) = d.next_event()? {
+        v.push(ev.into_owned());
+    }
+    Ok(v)
+}
