@@ -1,0 +1,678 @@
+//! The Xebu decoder: a pull decoder over a buffer holding one message or a stream of them.
+
+use std::borrow::Cow;
+
+use binxml_core::{Decoder, DocType, Error, Event, Limits, QName, Result, StreamChecker, Typed};
+
+use crate::datetime::{self, DateTimeFields, Tz};
+use crate::tables::DecoderTables;
+use crate::wire::{self, code, sel, special, typed};
+use crate::FORMAT;
+
+/// Deepest nesting of typed lists.
+const MAX_LIST_DEPTH: usize = 32;
+
+enum Tables<'a> {
+    Local(Box<DecoderTables<'a>>),
+    Shared(&'a mut DecoderTables<'static>),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    BeforeMessage,
+    InMessage,
+    AfterMessage,
+    Failed,
+}
+
+/// Reads Xebu from a buffer. [`Decoder::next_event`] returns the events of one message and
+/// `None` after its `EndDocument`; [`XebuDecoder::next_message`] moves on to the next message of
+/// a stream in the same buffer, with the token state carried over.
+pub struct XebuDecoder<'a> {
+    input: &'a [u8],
+    pos: usize,
+    last: usize,
+    tables: Tables<'a>,
+    limits: Limits,
+    checker: StreamChecker,
+    state: State,
+    budget: usize,
+    decoded: usize,
+    messages: u64,
+    /// Message sequence number the next message must carry (when it carries one).
+    expected_seq: Option<u64>,
+    seq_slot: Option<&'a mut Option<u64>>,
+}
+
+impl<'a> XebuDecoder<'a> {
+    pub fn new(input: &'a [u8]) -> Self {
+        Self::with_limits(input, Limits::default())
+    }
+
+    pub fn with_limits(input: &'a [u8], limits: Limits) -> Self {
+        Self::build(input, limits, Tables::Local(Box::default()), None)
+    }
+
+    pub(crate) fn shared(
+        input: &'a [u8],
+        limits: Limits,
+        tables: &'a mut DecoderTables<'static>,
+        seq_slot: &'a mut Option<u64>,
+    ) -> Self {
+        let expected = *seq_slot;
+        let mut d = Self::build(input, limits, Tables::Shared(tables), Some(seq_slot));
+        d.expected_seq = expected;
+        d
+    }
+
+    fn build(input: &'a [u8], limits: Limits, tables: Tables<'a>, seq_slot: Option<&'a mut Option<u64>>) -> Self {
+        let budget = limits.decoded_budget(input.len());
+        XebuDecoder {
+            input,
+            pos: 0,
+            last: 0,
+            tables,
+            limits,
+            checker: StreamChecker::new(true),
+            state: State::BeforeMessage,
+            budget,
+            decoded: 0,
+            messages: 0,
+            expected_seq: None,
+            seq_slot,
+        }
+    }
+
+    /// After a message's `EndDocument`: starts the next message of the stream if the buffer
+    /// holds more bytes. Returns `false` at the end of the input (or after an error).
+    pub fn next_message(&mut self) -> bool {
+        if self.state == State::AfterMessage && self.pos < self.input.len() {
+            self.state = State::BeforeMessage;
+            self.checker = StreamChecker::new(true);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Complete messages decoded so far.
+    pub fn messages_decoded(&self) -> u64 {
+        self.messages
+    }
+
+    /// Bytes consumed so far (the end of the last message after its `EndDocument`).
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    fn err(&self, at: usize, msg: impl Into<String>) -> Error {
+        Error::malformed(FORMAT, at as u64, msg)
+    }
+
+    fn eof(&self) -> Error {
+        self.err(self.input.len(), "unexpected end of input")
+    }
+
+    #[inline]
+    fn byte(&mut self) -> Result<u8> {
+        match self.input.get(self.pos) {
+            Some(&b) => {
+                self.pos += 1;
+                Ok(b)
+            }
+            None => Err(self.eof()),
+        }
+    }
+
+    fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.input.len() - self.pos < n {
+            return Err(self.err(self.pos, format!("{n} bytes announced, {} left", self.input.len() - self.pos)));
+        }
+        let s = &self.input[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    /// A number in the 1/2/5-byte form; `wide` admits the 9-byte form (typed integers).
+    fn num(&mut self, wide: bool) -> Result<u64> {
+        let at = self.pos;
+        let b = self.byte()?;
+        Ok(match b {
+            0..=0x7F => u64::from(b),
+            0x80..=0xBF => (u64::from(b & 0x3F) << 8) | u64::from(self.byte()?),
+            0xC0 => u64::from(u32::from_be_bytes(self.bytes(4)?.try_into().unwrap())),
+            0xC1 if wide => u64::from_be_bytes(self.bytes(8)?.try_into().unwrap()),
+            _ => return Err(self.err(at, format!("invalid length prefix 0x{b:02X}"))),
+        })
+    }
+
+    fn len(&mut self) -> Result<usize> {
+        let at = self.pos;
+        let n = self.num(false)?;
+        if n > self.limits.max_string_len as u64 {
+            return Err(Error::limit(FORMAT, at as u64, format!("string of {n} bytes exceeds the limit")));
+        }
+        let left = self.input.len() - self.pos;
+        if n > left as u64 {
+            return Err(self.err(at, format!("length {n} past the end of the input ({left} bytes left)")));
+        }
+        Ok(n as usize)
+    }
+
+    fn str(&mut self) -> Result<&'a str> {
+        let n = self.len()?;
+        let at = self.pos;
+        let b = self.bytes(n)?;
+        std::str::from_utf8(b).map_err(|e| self.err(at + e.valid_up_to(), "invalid UTF-8 in a string"))
+    }
+
+    fn charge(&mut self, n: usize, at: usize) -> Result<()> {
+        self.decoded += n;
+        if self.decoded > self.budget {
+            return Err(Error::limit(FORMAT, at as u64, "decoded size exceeds the expansion limit"));
+        }
+        Ok(())
+    }
+
+    fn undefined(&self, at: usize, what: &str, t: u8) -> Error {
+        self.err(at, format!("reference to undefined {what} token {t}"))
+    }
+
+    fn fetch_ns(&mut self) -> Result<Cow<'a, str>> {
+        let at = self.pos;
+        let t = self.byte()?;
+        let v = match &self.tables {
+            Tables::Local(tb) => tb.ns[t as usize].clone(),
+            Tables::Shared(tb) => tb.ns[t as usize].clone(),
+        };
+        let v = v.ok_or_else(|| self.undefined(at, "namespace", t))?;
+        self.charge(v.len(), at)?;
+        Ok(v)
+    }
+
+    fn fetch_name(&mut self) -> Result<QName<'a>> {
+        let at = self.pos;
+        let t = self.byte()?;
+        let v = match &self.tables {
+            Tables::Local(tb) => tb.name[t as usize].clone(),
+            Tables::Shared(tb) => tb.name[t as usize].clone(),
+        };
+        let v = v.ok_or_else(|| self.undefined(at, "name", t))?;
+        self.charge(v.prefix.len() + v.namespace.len() + v.local.len(), at)?;
+        Ok(v)
+    }
+
+    /// The name part of an element or attribute for selector `s` (not the value selector).
+    fn name(&mut self, s: u8) -> Result<QName<'a>> {
+        if s == sel::NAME {
+            return self.fetch_name();
+        }
+        let ns = if s == sel::NS {
+            self.fetch_ns()?
+        } else {
+            let t = self.byte()?;
+            let uri = self.str()?;
+            match &mut self.tables {
+                Tables::Local(tb) => tb.set_ns(t, Cow::Borrowed(uri)),
+                Tables::Shared(tb) => tb.set_ns(t, Cow::Owned(uri.to_owned())),
+            }
+            Cow::Borrowed(uri)
+        };
+        let t = self.byte()?;
+        let prefix = self.str()?;
+        let local = self.str()?;
+        let q = QName { prefix: Cow::Borrowed(prefix), namespace: ns, local: Cow::Borrowed(local) };
+        match &mut self.tables {
+            Tables::Local(tb) => tb.set_name(t, q.clone()),
+            Tables::Shared(tb) => tb.set_name(t, q.clone().into_owned()),
+        }
+        Ok(q)
+    }
+
+    fn opt_strs(&mut self, n: usize) -> Result<(&'a str, Vec<Option<&'a str>>)> {
+        let at = self.pos;
+        let p = self.byte()?;
+        if p >> n != 0 {
+            return Err(self.err(at, format!("invalid presence bits 0x{p:02X}")));
+        }
+        let name = self.str()?;
+        let mut v = Vec::with_capacity(n);
+        for i in 0..n {
+            v.push(if p & (1 << i) != 0 { Some(self.str()?) } else { None });
+        }
+        Ok((name, v))
+    }
+
+    fn typed(&mut self, d: u8, depth: usize) -> Result<Typed<'a>> {
+        let at = self.pos - 1;
+        Ok(match d & 0xF0 {
+            typed::UINT => {
+                let n = self.num(true)?;
+                if n > i64::MAX as u64 {
+                    return Err(self.err(at, "integer out of range"));
+                }
+                Typed::Int(n as i64)
+            }
+            typed::NEG_INT => {
+                let n = self.num(true)?;
+                if n > i64::MAX as u64 {
+                    return Err(self.err(at, "integer out of range"));
+                }
+                Typed::Int(!(n as i64))
+            }
+            typed::FALSE => Typed::Bool(false),
+            typed::TRUE => Typed::Bool(true),
+            typed::FLOAT => Typed::Float(f32::from_bits(u32::from_be_bytes(self.bytes(4)?.try_into().unwrap()))),
+            typed::DOUBLE => Typed::Double(f64::from_bits(u64::from_be_bytes(self.bytes(8)?.try_into().unwrap()))),
+            typed::BASE64 | typed::HEX => {
+                let n = self.len()?;
+                let b = Cow::Borrowed(self.bytes(n)?);
+                if d & 0xF0 == typed::BASE64 { Typed::Base64(b) } else { Typed::Hex(b) }
+            }
+            typed::UUID => Typed::Uuid(self.bytes(16)?.try_into().unwrap()),
+            typed::DATETIME => Typed::DateTime(Cow::Owned(self.datetime()?)),
+            typed::DATETIME_TEXT => Typed::DateTime(Cow::Borrowed(self.str()?)),
+            typed::NUMBER => Typed::Number(Cow::Borrowed(self.str()?)),
+            typed::NULL => Typed::Null,
+            typed::LIST => {
+                if depth >= MAX_LIST_DEPTH {
+                    return Err(Error::limit(FORMAT, at as u64, "typed lists nested too deeply"));
+                }
+                let n_at = self.pos;
+                let n = self.num(false)?;
+                if n > (self.input.len() - self.pos) as u64 {
+                    return Err(self.err(n_at, format!("list of {n} items past the end of the input")));
+                }
+                let mut items = Vec::new();
+                for _ in 0..n {
+                    let d_at = self.pos;
+                    let d = self.byte()?;
+                    if d & 0x0F != code::TYPED {
+                        return Err(self.err(d_at, format!("list item discriminator 0x{d:02X} is not typed content")));
+                    }
+                    items.push(self.typed(d, depth + 1)?);
+                }
+                Typed::List(items)
+            }
+            _ => return Err(self.err(at, format!("unknown typed content subtype 0x{d:02X}"))),
+        })
+    }
+
+    fn datetime(&mut self) -> Result<String> {
+        let at = self.pos;
+        let flags = self.byte()?;
+        let known = datetime::F_DATE
+            | datetime::F_TIME
+            | datetime::F_FRACTION
+            | datetime::F_TZ_Z
+            | datetime::F_TZ_OFFSET
+            | datetime::F_NEG_YEAR;
+        let bad = flags & !known != 0
+            || flags & (datetime::F_DATE | datetime::F_TIME) == 0
+            || (flags & datetime::F_FRACTION != 0 && flags & datetime::F_TIME == 0)
+            || (flags & datetime::F_NEG_YEAR != 0 && flags & datetime::F_DATE == 0)
+            || (flags & datetime::F_TZ_Z != 0 && flags & datetime::F_TZ_OFFSET != 0);
+        if bad {
+            return Err(self.err(at, format!("invalid date/time flags 0x{flags:02X}")));
+        }
+        let mut f = DateTimeFields::default();
+        if flags & datetime::F_DATE != 0 {
+            let y = self.num(true)?;
+            let m = self.byte()?;
+            let d = self.byte()?;
+            if y >= 1_000_000_000_000_000_000 || m > 99 || d > 99 {
+                return Err(self.err(at, "date field out of range"));
+            }
+            f.date = Some((flags & datetime::F_NEG_YEAR != 0, y, m, d));
+        }
+        if flags & datetime::F_TIME != 0 {
+            let b = self.bytes(3)?;
+            if b.iter().any(|&x| x > 99) {
+                return Err(self.err(at, "time field out of range"));
+            }
+            f.time = Some((b[0], b[1], b[2]));
+        }
+        if flags & datetime::F_FRACTION != 0 {
+            let n = self.byte()?;
+            let v = self.num(true)?;
+            if n == 0 || n > 18 || v >= 10u64.pow(u32::from(n)) {
+                return Err(self.err(at, "fraction field out of range"));
+            }
+            f.fraction = Some((n, v));
+        }
+        if flags & datetime::F_TZ_Z != 0 {
+            f.tz = Tz::Z;
+        } else if flags & datetime::F_TZ_OFFSET != 0 {
+            let o = i16::from_be_bytes(self.bytes(2)?.try_into().unwrap());
+            if o.unsigned_abs() >= 100 * 60 {
+                return Err(self.err(at, "time zone offset out of range"));
+            }
+            f.tz = Tz::Offset(o);
+        }
+        Ok(datetime::format(&f))
+    }
+
+    fn read_event(&mut self) -> Result<Event<'a>> {
+        let at = self.pos;
+        let d = self.byte()?;
+        let c = d & 0x0F;
+        let flags = d & 0xF0;
+        let s = d & sel::MASK;
+        let bad = |this: &Self| this.err(at, format!("invalid discriminator 0x{d:02X}"));
+        if self.state == State::BeforeMessage && c != code::START_DOCUMENT {
+            return Err(self.err(at, format!("expected a document start, found discriminator 0x{d:02X}")));
+        }
+        let ev = match c {
+            code::START_DOCUMENT => {
+                if flags & !(wire::DOC_RESET | wire::DOC_DECL | wire::DOC_SEQ) != 0 {
+                    return Err(bad(self));
+                }
+                if self.state != State::BeforeMessage {
+                    return Err(self.err(at, "document start inside a message"));
+                }
+                self.begin_message();
+                if flags & wire::DOC_RESET != 0 {
+                    match &mut self.tables {
+                        Tables::Local(tb) => tb.clear(),
+                        Tables::Shared(tb) => tb.clear(),
+                    }
+                }
+                if flags & wire::DOC_SEQ != 0 {
+                    let n_at = self.pos;
+                    let n = self.num(true)?;
+                    if let Some(e) = self.expected_seq {
+                        if n != e && flags & wire::DOC_RESET == 0 {
+                            return Err(self.err(n_at, format!("message {n} where {e} was expected (a message was lost)")));
+                        }
+                    }
+                    self.expected_seq = Some(n + 1);
+                }
+                let (mut version, mut encoding, mut standalone) = (None, None, None);
+                if flags & wire::DOC_DECL != 0 {
+                    let p_at = self.pos;
+                    let p = self.byte()?;
+                    if p & 0xF0 != 0 || (p & wire::DECL_STANDALONE_YES != 0 && p & wire::DECL_STANDALONE == 0) {
+                        return Err(self.err(p_at, format!("invalid declaration bits 0x{p:02X}")));
+                    }
+                    if p & wire::DECL_VERSION != 0 {
+                        version = Some(Cow::Borrowed(self.str()?));
+                    }
+                    if p & wire::DECL_ENCODING != 0 {
+                        encoding = Some(Cow::Borrowed(self.str()?));
+                    }
+                    if p & wire::DECL_STANDALONE != 0 {
+                        standalone = Some(p & wire::DECL_STANDALONE_YES != 0);
+                    }
+                }
+                Event::StartDocument { version, encoding, standalone }
+            }
+            code::END_DOCUMENT => {
+                if flags != 0 {
+                    return Err(bad(self));
+                }
+                Event::EndDocument
+            }
+            code::START_ELEMENT => {
+                if flags & 0x30 != 0 || s == sel::VALUE {
+                    return Err(bad(self));
+                }
+                Event::StartElement(self.name(s)?)
+            }
+            code::END_ELEMENT => {
+                if flags != 0 {
+                    return Err(bad(self));
+                }
+                Event::EndElement
+            }
+            code::NAMESPACE => {
+                if flags & !sel::NS != 0 {
+                    return Err(bad(self));
+                }
+                let uri = if s == sel::NS {
+                    self.fetch_ns()?
+                } else {
+                    let t = self.byte()?;
+                    let uri = self.str()?;
+                    match &mut self.tables {
+                        Tables::Local(tb) => tb.set_ns(t, Cow::Borrowed(uri)),
+                        Tables::Shared(tb) => tb.set_ns(t, Cow::Owned(uri.to_owned())),
+                    }
+                    Cow::Borrowed(uri)
+                };
+                let prefix = Cow::Borrowed(self.str()?);
+                Event::Namespace { prefix, uri }
+            }
+            code::ATTRIBUTE => {
+                if flags & 0x10 != 0 || (s == sel::VALUE && flags & wire::F_DEFINE != 0) {
+                    return Err(bad(self));
+                }
+                if s == sel::VALUE {
+                    let t_at = self.pos;
+                    let t = self.byte()?;
+                    let v = match &self.tables {
+                        Tables::Local(tb) => tb.value[t as usize].clone(),
+                        Tables::Shared(tb) => tb.value[t as usize].clone(),
+                    };
+                    let (name, value) = v.ok_or_else(|| self.undefined(t_at, "value", t))?;
+                    self.charge(name.local.len() + name.namespace.len() + name.prefix.len() + value.len(), t_at)?;
+                    Event::Attribute { name, value }
+                } else {
+                    let name = self.name(s)?;
+                    let tok = if flags & wire::F_DEFINE != 0 { Some(self.byte()?) } else { None };
+                    let value = self.str()?;
+                    if let Some(t) = tok {
+                        match &mut self.tables {
+                            Tables::Local(tb) => tb.set_value(t, (name.clone(), Cow::Borrowed(value))),
+                            Tables::Shared(tb) => tb.set_value(t, (name.clone().into_owned(), Cow::Owned(value.to_owned()))),
+                        }
+                    }
+                    Event::Attribute { name, value: Cow::Borrowed(value) }
+                }
+            }
+            code::END_ATTRIBUTES => {
+                // Reserved (the published layout's end of attribute list); never written.
+                return Err(self.err(at, "end-of-attributes marker (0x06) is not used by this version"));
+            }
+            code::TEXT => {
+                let cdata = flags & wire::F_CDATA != 0;
+                let text = match s {
+                    sel::VALUE => {
+                        if flags & wire::F_DEFINE != 0 {
+                            return Err(bad(self));
+                        }
+                        let t_at = self.pos;
+                        let t = self.byte()?;
+                        let v = match &self.tables {
+                            Tables::Local(tb) => tb.content[t as usize].clone(),
+                            Tables::Shared(tb) => tb.content[t as usize].clone(),
+                        };
+                        let v = v.ok_or_else(|| self.undefined(t_at, "content", t))?;
+                        self.charge(v.len(), t_at)?;
+                        v
+                    }
+                    sel::LITERAL => {
+                        if flags & wire::F_DEFINE != 0 {
+                            let t = self.byte()?;
+                            let v = self.str()?;
+                            match &mut self.tables {
+                                Tables::Local(tb) => tb.set_content(t, Cow::Borrowed(v)),
+                                Tables::Shared(tb) => tb.set_content(t, Cow::Owned(v.to_owned())),
+                            }
+                            Cow::Borrowed(v)
+                        } else {
+                            Cow::Borrowed(self.str()?)
+                        }
+                    }
+                    _ => return Err(bad(self)),
+                };
+                Event::Characters { text, cdata }
+            }
+            code::TYPED => Event::Typed(self.typed(d, 0)?),
+            code::SPECIAL => match flags {
+                special::PI => {
+                    let target = Cow::Borrowed(self.str()?);
+                    let data = Cow::Borrowed(self.str()?);
+                    Event::ProcessingInstruction { target, data }
+                }
+                special::COMMENT => Event::Comment(Cow::Borrowed(self.str()?)),
+                special::ENTITY_REF => {
+                    let (name, v) = self.opt_strs(2)?;
+                    Event::EntityReference {
+                        name: Cow::Borrowed(name),
+                        public_id: v[0].map(Cow::Borrowed),
+                        system_id: v[1].map(Cow::Borrowed),
+                    }
+                }
+                special::DOCTYPE => {
+                    let (name, v) = self.opt_strs(3)?;
+                    Event::DocType(DocType {
+                        name: Cow::Borrowed(name),
+                        public_id: v[0].map(Cow::Borrowed),
+                        system_id: v[1].map(Cow::Borrowed),
+                        internal_subset: v[2].map(Cow::Borrowed),
+                    })
+                }
+                special::NOTATION => {
+                    let (name, v) = self.opt_strs(2)?;
+                    Event::Notation {
+                        name: Cow::Borrowed(name),
+                        public_id: v[0].map(Cow::Borrowed),
+                        system_id: v[1].map(Cow::Borrowed),
+                    }
+                }
+                special::UNPARSED_ENTITY => {
+                    let (name, v) = self.opt_strs(1)?;
+                    let system_id = Cow::Borrowed(self.str()?);
+                    let notation = Cow::Borrowed(self.str()?);
+                    Event::UnparsedEntity { name: Cow::Borrowed(name), public_id: v[0].map(Cow::Borrowed), system_id, notation }
+                }
+                _ => return Err(self.err(at, format!("unknown special subtype 0x{d:02X}"))),
+            },
+            code::SEQ_FETCH | code::SEQ_ENTRY => {
+                return Err(self.err(at, format!("sequence cache (discriminator 0x{d:02X}) is not supported")));
+            }
+            _ => return Err(self.err(at, format!("unknown discriminator 0x{d:02X}"))),
+        };
+        Ok(ev)
+    }
+
+    fn begin_message(&mut self) {
+        self.decoded = 0;
+        match &mut self.tables {
+            // A message abandoned half-way leaves no definitions behind.
+            Tables::Local(tb) => tb.rollback(),
+            Tables::Shared(tb) => tb.rollback(),
+        }
+        self.state = State::InMessage;
+    }
+
+    fn fail(&mut self) {
+        self.state = State::Failed;
+        match &mut self.tables {
+            Tables::Local(tb) => tb.rollback(),
+            Tables::Shared(tb) => tb.rollback(),
+        }
+    }
+}
+
+impl<'a> Decoder<'a> for XebuDecoder<'a> {
+    fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        match self.state {
+            State::AfterMessage => return Ok(None),
+            State::Failed => {
+                return Err(self.err(self.last, "the decoder stopped at an earlier error"));
+            }
+            State::BeforeMessage if self.pos >= self.input.len() => {
+                self.state = State::Failed;
+                return Err(self.err(self.pos, "unexpected end of input: no message"));
+            }
+            _ => {}
+        }
+        self.last = self.pos;
+        let r = self.read_event().and_then(|ev| {
+            self.checker.check(FORMAT, &ev).map_err(|e| self.err(self.last, e.message))?;
+            if self.checker.depth() > self.limits.max_depth {
+                return Err(Error::limit(FORMAT, self.last as u64, "element nesting exceeds the depth limit"));
+            }
+            Ok(ev)
+        });
+        match r {
+            Ok(ev) => {
+                if matches!(ev, Event::EndDocument) {
+                    self.state = State::AfterMessage;
+                    self.messages += 1;
+                    match &mut self.tables {
+                        Tables::Local(tb) => tb.commit(),
+                        Tables::Shared(tb) => tb.commit(),
+                    }
+                    if let Some(slot) = self.seq_slot.as_deref_mut() {
+                        *slot = self.expected_seq;
+                    }
+                }
+                Ok(Some(ev))
+            }
+            Err(e) => {
+                self.fail();
+                Err(e)
+            }
+        }
+    }
+
+    fn offset(&self) -> u64 {
+        self.last as u64
+    }
+}
+
+/// A stream decoder over separately delivered messages (one buffer each: a network message, a
+/// file): it owns the token state, which survives between messages. A message that fails to
+/// decode (or is abandoned half-way) leaves the state as it was after the last good message.
+#[derive(Default)]
+pub struct XebuStreamDecoder {
+    tables: DecoderTables<'static>,
+    limits: Limits,
+    expected_seq: Option<u64>,
+    messages: u64,
+}
+
+impl XebuStreamDecoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn with_limits(limits: Limits) -> Self {
+        XebuStreamDecoder { limits, ..Default::default() }
+    }
+
+    /// A decoder for the next message, `msg` holding exactly one message. Fetched strings come
+    /// out owned, literal ones borrowed from `msg`.
+    pub fn message<'m>(&'m mut self, msg: &'m [u8]) -> XebuDecoder<'m> {
+        self.messages += 1;
+        XebuDecoder::shared(msg, self.limits.clone(), &mut self.tables, &mut self.expected_seq)
+    }
+
+    /// Decodes one whole message into owned events. Trailing bytes after its `EndDocument` are
+    /// an error.
+    pub fn decode_message(&mut self, msg: &[u8]) -> Result<Vec<Event<'static>>> {
+        let mut d = self.message(msg);
+        let mut out = Vec::new();
+        while let Some(ev) = d.next_event()? {
+            out.push(ev.into_owned());
+        }
+        if d.position() != msg.len() {
+            let at = d.position();
+            return Err(Error::malformed(FORMAT, at as u64, "bytes after the end of the message"));
+        }
+        Ok(out)
+    }
+
+    /// Forgets all tokens (a new connection).
+    pub fn reset(&mut self) {
+        self.tables = DecoderTables::new();
+        self.expected_seq = None;
+    }
+
+    /// Defined slots per table (namespace, name, value, content).
+    pub fn occupancy(&self) -> [usize; 4] {
+        self.tables.occupancy()
+    }
+}

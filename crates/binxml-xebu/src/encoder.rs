@@ -1,0 +1,538 @@
+//! The Xebu encoder: events in, Xebu out, token state kept across the messages of a stream.
+
+use std::io::Write;
+
+use binxml_core::{Encoder, Error, Event, QName, Result, StreamChecker, Typed};
+
+use crate::datetime;
+use crate::tables::EncoderCache;
+use crate::wire::{self, code, put_num, put_str, sel, special, typed};
+use crate::FORMAT;
+
+/// Encoder settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XebuOptions {
+    /// Forget mode (the paper's F): every message starts with empty caches (and says so), so
+    /// each message decodes on its own.
+    pub forget: bool,
+    /// Attribute values and text chunks up to this many bytes get a token; longer ones are
+    /// written literally without one.
+    pub max_cached_len: usize,
+    /// Slots used in each cache (1..=256). Smaller values only exist to exercise eviction.
+    pub cache_size: usize,
+    /// Write a message sequence number in every document start, so that a stream decoder
+    /// detects a lost message instead of misreading tokens it never saw defined.
+    pub sequence_numbers: bool,
+}
+
+impl Default for XebuOptions {
+    fn default() -> Self {
+        XebuOptions { forget: false, max_cached_len: 64, cache_size: 256, sequence_numbers: false }
+    }
+}
+
+impl XebuOptions {
+    /// The defaults with forget mode on.
+    pub fn forget() -> Self {
+        XebuOptions { forget: true, ..Default::default() }
+    }
+}
+
+/// A point in the encoder's token history (between two messages), to roll back to when the
+/// decoder's state is known good only up to that point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checkpoint {
+    seq: u64,
+    messages: u64,
+}
+
+impl Checkpoint {
+    /// The number of complete messages the encoder had written when the checkpoint was taken.
+    pub fn messages(&self) -> u64 {
+        self.messages
+    }
+}
+
+/// Writes Xebu. One encoder writes one message (document) or a stream of them: after
+/// `EndDocument` it accepts the next `StartDocument`, keeping its tokens unless
+/// [`XebuOptions::forget`] is set.
+pub struct XebuEncoder<W: Write> {
+    out: W,
+    buf: Vec<u8>,
+    opts: XebuOptions,
+    ns: EncoderCache,
+    name: EncoderCache,
+    value: EncoderCache,
+    content: EncoderCache,
+    /// Definition sequence number (incremented by every token definition).
+    seq: u64,
+    checker: StreamChecker,
+    in_message: bool,
+    pending_reset: bool,
+    messages: u64,
+    key: Vec<u8>,
+    key2: Vec<u8>,
+}
+
+const FLUSH_AT: usize = 64 << 10;
+
+fn name_key(key: &mut Vec<u8>, q: &QName<'_>) {
+    key.clear();
+    for s in [&q.prefix, &q.namespace] {
+        key.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        key.extend_from_slice(s.as_bytes());
+    }
+    key.extend_from_slice(q.local.as_bytes());
+}
+
+impl<W: Write> XebuEncoder<W> {
+    pub fn new(out: W) -> Self {
+        Self::with_options(out, XebuOptions::default())
+    }
+
+    pub fn with_options(out: W, opts: XebuOptions) -> Self {
+        let n = opts.cache_size;
+        XebuEncoder {
+            out,
+            buf: Vec::with_capacity(4096),
+            ns: EncoderCache::new(n),
+            name: EncoderCache::new(n),
+            value: EncoderCache::new(n),
+            content: EncoderCache::new(n),
+            opts,
+            seq: 0,
+            checker: StreamChecker::new(true),
+            in_message: false,
+            pending_reset: false,
+            messages: 0,
+            key: Vec::new(),
+            key2: Vec::new(),
+        }
+    }
+
+    pub fn options(&self) -> &XebuOptions {
+        &self.opts
+    }
+
+    /// Complete messages written so far.
+    pub fn messages_written(&self) -> u64 {
+        self.messages
+    }
+
+    /// The token state now. Take it between messages, e.g. right after a message the peer has
+    /// acknowledged.
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint { seq: self.seq, messages: self.messages }
+    }
+
+    /// Invalidates every token defined after `cp`: later messages define them again before use,
+    /// so a decoder whose state is that of `cp` (or of any later point, with whatever damage
+    /// after `cp`) decodes them correctly. Must be called between messages.
+    pub fn rollback_to(&mut self, cp: Checkpoint) -> Result<()> {
+        if self.in_message {
+            return Err(Error::invalid_events(FORMAT, "rollback_to inside a message"));
+        }
+        for c in [&mut self.ns, &mut self.name, &mut self.value, &mut self.content] {
+            c.invalidate_after(cp.seq);
+        }
+        Ok(())
+    }
+
+    /// Forgets every token; the next message tells the decoder to do the same. For a peer that
+    /// lost all its state (or a new connection).
+    pub fn reset(&mut self) -> Result<()> {
+        if self.in_message {
+            return Err(Error::invalid_events(FORMAT, "reset inside a message"));
+        }
+        self.clear_caches();
+        self.pending_reset = true;
+        Ok(())
+    }
+
+    fn clear_caches(&mut self) {
+        for c in [&mut self.ns, &mut self.name, &mut self.value, &mut self.content] {
+            c.clear();
+        }
+    }
+
+    /// Tokens held in each cache (namespace, name, value, content).
+    pub fn cache_occupancy(&self) -> [usize; 4] {
+        [self.ns.len(), self.name.len(), self.value.len(), self.content.len()]
+    }
+
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
+    /// The writer (call [`Encoder::finish`] first).
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn flush_buf(&mut self) -> Result<()> {
+        if !self.buf.is_empty() {
+            self.out.write_all(&self.buf).map_err(|e| Error::io(FORMAT, e))?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// Writes the name part of an element or attribute whose name token is not known:
+    /// returns the selector bits and appends the bytes to `tail`.
+    fn name_parts(&mut self, q: &QName<'_>, tail: &mut Vec<u8>) -> u8 {
+        // self.key holds the name key on entry.
+        let seq = self.next_seq();
+        let mut s = sel::LITERAL;
+        if let Some(t) = self.ns.lookup(q.namespace.as_bytes()) {
+            s = sel::NS;
+            tail.push(t);
+        } else {
+            let t = self.ns.define(q.namespace.as_bytes(), seq);
+            tail.push(t);
+            put_str(tail, &q.namespace);
+        }
+        let t = self.name.define(&self.key, seq);
+        tail.push(t);
+        put_str(tail, &q.prefix);
+        put_str(tail, &q.local);
+        s
+    }
+
+    fn start_element(&mut self, q: &QName<'_>) {
+        name_key(&mut self.key, q);
+        if let Some(t) = self.name.lookup(&self.key) {
+            self.buf.push(sel::NAME | code::START_ELEMENT);
+            self.buf.push(t);
+            return;
+        }
+        let mut tail = std::mem::take(&mut self.key2);
+        tail.clear();
+        let s = self.name_parts(q, &mut tail);
+        self.buf.push(s | code::START_ELEMENT);
+        self.buf.extend_from_slice(&tail);
+        self.key2 = tail;
+    }
+
+    fn attribute(&mut self, q: &QName<'_>, value: &str) {
+        name_key(&mut self.key, q);
+        let name_len = self.key.len();
+        let cacheable = value.len() <= self.opts.max_cached_len;
+        if cacheable {
+            self.key.extend_from_slice(&(name_len as u32).to_le_bytes());
+            self.key.extend_from_slice(value.as_bytes());
+            if let Some(t) = self.value.lookup(&self.key) {
+                self.buf.push(sel::VALUE | code::ATTRIBUTE);
+                self.buf.push(t);
+                return;
+            }
+        }
+        let full_key = std::mem::take(&mut self.key);
+        self.key.extend_from_slice(&full_key[..name_len]);
+        let mut tail = std::mem::take(&mut self.key2);
+        tail.clear();
+        let s = if let Some(t) = self.name.lookup(&self.key) {
+            tail.push(t);
+            sel::NAME
+        } else {
+            self.name_parts(q, &mut tail)
+        };
+        let mut d = s | code::ATTRIBUTE;
+        if cacheable {
+            d |= wire::F_DEFINE;
+            let seq = self.next_seq();
+            let t = self.value.define(&full_key, seq);
+            tail.push(t);
+        }
+        put_str(&mut tail, value);
+        self.buf.push(d);
+        self.buf.extend_from_slice(&tail);
+        self.key2 = tail;
+        self.key = full_key;
+    }
+
+    fn text(&mut self, text: &str, cdata: bool) {
+        let c = if cdata { wire::F_CDATA } else { 0 };
+        if text.len() <= self.opts.max_cached_len {
+            if let Some(t) = self.content.lookup(text.as_bytes()) {
+                self.buf.push(sel::VALUE | c | code::TEXT);
+                self.buf.push(t);
+                return;
+            }
+            let seq = self.next_seq();
+            let t = self.content.define(text.as_bytes(), seq);
+            self.buf.push(wire::F_DEFINE | c | code::TEXT);
+            self.buf.push(t);
+        } else {
+            self.buf.push(c | code::TEXT);
+        }
+        put_str(&mut self.buf, text);
+    }
+
+    fn namespace(&mut self, prefix: &str, uri: &str) {
+        if let Some(t) = self.ns.lookup(uri.as_bytes()) {
+            self.buf.push(sel::NS | code::NAMESPACE);
+            self.buf.push(t);
+        } else {
+            let seq = self.next_seq();
+            let t = self.ns.define(uri.as_bytes(), seq);
+            self.buf.push(code::NAMESPACE);
+            self.buf.push(t);
+            put_str(&mut self.buf, uri);
+        }
+        put_str(&mut self.buf, prefix);
+    }
+
+    fn start_document(&mut self, version: Option<&str>, encoding: Option<&str>, standalone: Option<bool>) {
+        let mut d = code::START_DOCUMENT;
+        if self.opts.forget || self.pending_reset {
+            if self.opts.forget {
+                self.clear_caches();
+            }
+            d |= wire::DOC_RESET;
+            self.pending_reset = false;
+        }
+        let decl = version.is_some() || encoding.is_some() || standalone.is_some();
+        if decl {
+            d |= wire::DOC_DECL;
+        }
+        if self.opts.sequence_numbers {
+            d |= wire::DOC_SEQ;
+        }
+        self.buf.push(d);
+        if self.opts.sequence_numbers {
+            put_num(&mut self.buf, self.messages);
+        }
+        if decl {
+            let mut p = 0;
+            if version.is_some() {
+                p |= wire::DECL_VERSION;
+            }
+            if encoding.is_some() {
+                p |= wire::DECL_ENCODING;
+            }
+            if let Some(s) = standalone {
+                p |= wire::DECL_STANDALONE;
+                if s {
+                    p |= wire::DECL_STANDALONE_YES;
+                }
+            }
+            self.buf.push(p);
+            if let Some(v) = version {
+                put_str(&mut self.buf, v);
+            }
+            if let Some(e) = encoding {
+                put_str(&mut self.buf, e);
+            }
+        }
+    }
+
+    fn opt_strs(&mut self, d: u8, name: &str, opts: &[Option<&str>]) {
+        self.buf.push(d);
+        let mut p = 0u8;
+        for (i, o) in opts.iter().enumerate() {
+            if o.is_some() {
+                p |= 1 << i;
+            }
+        }
+        self.buf.push(p);
+        put_str(&mut self.buf, name);
+        for s in opts.iter().flatten() {
+            put_str(&mut self.buf, s);
+        }
+    }
+}
+
+/// Appends a typed value (discriminator included).
+pub(crate) fn put_typed(out: &mut Vec<u8>, t: &Typed<'_>) -> Result<()> {
+    let c = code::TYPED;
+    match t {
+        Typed::Int(i) => {
+            if *i >= 0 {
+                out.push(typed::UINT | c);
+                put_num(out, *i as u64);
+            } else {
+                out.push(typed::NEG_INT | c);
+                put_num(out, !(*i as u64));
+            }
+        }
+        Typed::Bool(b) => out.push(if *b { typed::TRUE } else { typed::FALSE } | c),
+        Typed::Float(f) => {
+            out.push(typed::FLOAT | c);
+            out.extend_from_slice(&f.to_bits().to_be_bytes());
+        }
+        Typed::Double(f) => {
+            out.push(typed::DOUBLE | c);
+            out.extend_from_slice(&f.to_bits().to_be_bytes());
+        }
+        Typed::Base64(b) | Typed::Hex(b) => {
+            out.push(if matches!(t, Typed::Base64(_)) { typed::BASE64 } else { typed::HEX } | c);
+            put_num(out, b.len() as u64);
+            out.extend_from_slice(b);
+        }
+        Typed::Uuid(u) => {
+            out.push(typed::UUID | c);
+            out.extend_from_slice(u);
+        }
+        Typed::DateTime(s) => match datetime::parse(s) {
+            Some(f) => {
+                out.push(typed::DATETIME | c);
+                let mut flags = 0u8;
+                if let Some((neg, ..)) = f.date {
+                    flags |= datetime::F_DATE;
+                    if neg {
+                        flags |= datetime::F_NEG_YEAR;
+                    }
+                }
+                if f.time.is_some() {
+                    flags |= datetime::F_TIME;
+                }
+                if f.fraction.is_some() {
+                    flags |= datetime::F_FRACTION;
+                }
+                match f.tz {
+                    datetime::Tz::None => {}
+                    datetime::Tz::Z => flags |= datetime::F_TZ_Z,
+                    datetime::Tz::Offset(_) => flags |= datetime::F_TZ_OFFSET,
+                }
+                out.push(flags);
+                if let Some((_, y, m, d)) = f.date {
+                    put_num(out, y);
+                    out.push(m);
+                    out.push(d);
+                }
+                if let Some((h, m, s)) = f.time {
+                    out.extend_from_slice(&[h, m, s]);
+                }
+                if let Some((n, v)) = f.fraction {
+                    out.push(n);
+                    put_num(out, v);
+                }
+                if let datetime::Tz::Offset(o) = f.tz {
+                    out.extend_from_slice(&o.to_be_bytes());
+                }
+            }
+            None => {
+                out.push(typed::DATETIME_TEXT | c);
+                put_str(out, s);
+            }
+        },
+        Typed::Number(s) => {
+            out.push(typed::NUMBER | c);
+            put_str(out, s);
+        }
+        Typed::Null => out.push(typed::NULL | c),
+        Typed::List(items) => {
+            out.push(typed::LIST | c);
+            put_num(out, items.len() as u64);
+            for item in items {
+                put_typed(out, item)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_len(s: &str) -> Result<()> {
+    if s.len() > u32::MAX as usize {
+        return Err(Error::unsupported(FORMAT, "a string of 4 GiB or more"));
+    }
+    Ok(())
+}
+
+impl<W: Write> Encoder for XebuEncoder<W> {
+    fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
+        self.checker.check(FORMAT, event)?;
+        match event {
+            Event::StartDocument { version, encoding, standalone } => {
+                self.in_message = true;
+                self.start_document(version.as_deref(), encoding.as_deref(), *standalone);
+            }
+            Event::EndDocument => {
+                self.buf.push(code::END_DOCUMENT);
+                self.in_message = false;
+                self.messages += 1;
+                self.checker = StreamChecker::new(true);
+                if self.buf.len() >= FLUSH_AT {
+                    self.flush_buf()?;
+                }
+            }
+            Event::StartElement(q) => {
+                for s in [&q.prefix, &q.namespace, &q.local] {
+                    check_len(s)?;
+                }
+                self.start_element(q);
+            }
+            Event::EndElement => self.buf.push(code::END_ELEMENT),
+            Event::Namespace { prefix, uri } => {
+                check_len(uri)?;
+                self.namespace(prefix, uri);
+            }
+            Event::Attribute { name, value } => {
+                check_len(value)?;
+                self.attribute(name, value);
+            }
+            Event::Characters { text, cdata } => {
+                check_len(text)?;
+                self.text(text, *cdata);
+            }
+            Event::Typed(t) => put_typed(&mut self.buf, t)?,
+            Event::Comment(c) => {
+                check_len(c)?;
+                self.buf.push(special::COMMENT | code::SPECIAL);
+                put_str(&mut self.buf, c);
+            }
+            Event::ProcessingInstruction { target, data } => {
+                check_len(data)?;
+                self.buf.push(special::PI | code::SPECIAL);
+                put_str(&mut self.buf, target);
+                put_str(&mut self.buf, data);
+            }
+            Event::EntityReference { name, public_id, system_id } => self.opt_strs(
+                special::ENTITY_REF | code::SPECIAL,
+                name,
+                &[public_id.as_deref(), system_id.as_deref()],
+            ),
+            Event::DocType(d) => {
+                if let Some(s) = &d.internal_subset {
+                    check_len(s)?;
+                }
+                self.opt_strs(
+                    special::DOCTYPE | code::SPECIAL,
+                    &d.name,
+                    &[d.public_id.as_deref(), d.system_id.as_deref(), d.internal_subset.as_deref()],
+                )
+            }
+            Event::Notation { name, public_id, system_id } => self.opt_strs(
+                special::NOTATION | code::SPECIAL,
+                name,
+                &[public_id.as_deref(), system_id.as_deref()],
+            ),
+            Event::UnparsedEntity { name, public_id, system_id, notation } => {
+                self.opt_strs(special::UNPARSED_ENTITY | code::SPECIAL, name, &[public_id.as_deref()]);
+                put_str(&mut self.buf, system_id);
+                put_str(&mut self.buf, notation);
+            }
+        }
+        if self.buf.len() >= FLUSH_AT {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if self.in_message {
+            return Err(Error::invalid_events(FORMAT, "finish before EndDocument"));
+        }
+        self.flush_buf()?;
+        self.out.flush().map_err(|e| Error::io(FORMAT, e))
+    }
+}
