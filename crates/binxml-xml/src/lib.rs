@@ -1,0 +1,165 @@
+//! binxml-xml: the XML text codec.
+//!
+//! [`XmlDecoder`] turns XML text into binxml events (namespaces resolved, internal entities
+//! expanded within [`Limits`](binxml_core::Limits), attribute defaults from the internal subset
+//! applied, nothing external fetched); [`XmlWriter`] turns events back into XML text.
+
+mod dtd;
+mod reader;
+mod writer;
+
+use std::borrow::Cow;
+
+use binxml_core::{Decoder, Error, Event, Result};
+
+pub use dtd::{Dtd, Entity};
+pub use reader::XmlDecoder;
+pub use writer::{escape_attr, escape_text, write_events, XmlWriter, XmlWriterOptions};
+
+/// Returns the document as UTF-8: unchanged when it already is (a UTF-8 byte-order mark is kept;
+/// the decoder skips it), transcoded from UTF-16 (by byte-order mark or by the `<?xml` pattern)
+/// or from the encoding its XML declaration names (ISO-8859-1, windows-1252, ...).
+pub fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>> {
+    let utf16 = match input {
+        [0xFF, 0xFE, ..] | [b'<', 0, b'?', 0, ..] => Some(encoding_rs::UTF_16LE),
+        [0xFE, 0xFF, ..] | [0, b'<', 0, b'?', ..] => Some(encoding_rs::UTF_16BE),
+        _ => None,
+    };
+    if let Some(enc) = utf16 {
+        let (text, had_errors) = enc.decode_with_bom_removal(input);
+        if had_errors {
+            return Err(Error::malformed("xml", 0, format!("invalid {} input", enc.name())));
+        }
+        return Ok(Cow::Owned(text.into_owned().into_bytes()));
+    }
+    let label = declared_encoding(input);
+    let Some(label) = label else { return Ok(Cow::Borrowed(input)) };
+    let enc = encoding_rs::Encoding::for_label(label.as_bytes())
+        .ok_or_else(|| Error::unsupported("xml", format!("unsupported encoding {label:?}")))?;
+    if enc == encoding_rs::UTF_8 || label.eq_ignore_ascii_case("us-ascii") || label.eq_ignore_ascii_case("ascii") {
+        return Ok(Cow::Borrowed(input));
+    }
+    if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
+        return Err(Error::malformed("xml", 0, "declared UTF-16 but the input is not UTF-16"));
+    }
+    let (text, _, had_errors) = enc.decode(input);
+    if had_errors {
+        return Err(Error::malformed("xml", 0, format!("invalid {} input", enc.name())));
+    }
+    Ok(Cow::Owned(text.into_owned().into_bytes()))
+}
+
+/// The `encoding` pseudo-attribute of the XML declaration, if any.
+fn declared_encoding(input: &[u8]) -> Option<String> {
+    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+    if !input.starts_with(b"<?xml") {
+        return None;
+    }
+    let end = input.iter().take(512).position(|&b| b == b'>')?;
+    let decl = std::str::from_utf8(&input[..end]).ok()?;
+    let i = decl.find("encoding")?;
+    let rest = decl[i + 8..].trim_start().strip_prefix('=')?.trim_start();
+    let q = rest.chars().next()?;
+    if q != '"' && q != '\'' {
+        return None;
+    }
+    let val = &rest[1..];
+    Some(val[..val.find(q)?].to_string())
+}
+
+/// Parses a whole document into owned events.
+pub fn parse_events(input: &[u8]) -> Result<Vec<Event<'static>>> {
+    let utf8 = to_utf8(input)?;
+    let mut dec = XmlDecoder::new(&utf8);
+    let mut out = Vec::new();
+    while let Some(ev) = dec.next_event()? {
+        out.push(ev.into_owned());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(s: &str) -> Result<Vec<Event<'static>>> {
+        parse_events(s.as_bytes())
+    }
+
+    fn round(s: &str) -> String {
+        String::from_utf8(write_events(&events(s).unwrap()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn basic_round_trip() {
+        assert_eq!(round("<a x='1'>t&amp;<b/><![CDATA[<c>]]><!--k--><?p d?></a>"), "<a x=\"1\">t&amp;<b/><![CDATA[<c>]]><!--k--><?p d?></a>");
+        assert_eq!(round("<?xml version='1.0' encoding='ISO-8859-1'?><a/>"), "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<a/>");
+    }
+
+    #[test]
+    fn namespaces() {
+        let ev = events("<p:a xmlns:p='urn:p' xmlns='urn:d' p:x='1' y='2'><b/></p:a>").unwrap();
+        assert_eq!(ev[1], Event::StartElement(QName::new("p", "urn:p", "a")));
+        assert_eq!(ev[2], Event::Namespace { prefix: "p".into(), uri: "urn:p".into() });
+        assert_eq!(ev[4], Event::Attribute { name: QName::new("p", "urn:p", "x"), value: "1".into() });
+        assert_eq!(ev[5], Event::Attribute { name: QName::local("y"), value: "2".into() });
+        assert_eq!(ev[6], Event::StartElement(QName::new("", "urn:d", "b")));
+        assert!(events("<a:b/>").unwrap_err().message.contains("undeclared namespace prefix"));
+        assert!(events("<a xmlns:p='u' p:x='1' p:x='2'/>").is_err());
+        assert!(events("<a xmlns:p='u' xmlns:q='u' p:x='1' q:x='2'/>").unwrap_err().message.contains("duplicate"));
+    }
+
+    #[test]
+    fn entities_and_defaults() {
+        let doc = r#"<!DOCTYPE a [
+            <!ENTITY lt2 "&#38;#60;"> <!ENTITY m "<b>x&amp;y</b>"> <!ENTITY t "T">
+            <!ATTLIST a d CDATA "dv" n NMTOKENS "  p   q " xmlns:z CDATA #FIXED "urn:z">
+        ]><a n=" u  v ">&lt2;&m;&t;</a>"#;
+        let ev = events(doc).unwrap();
+        let xml = String::from_utf8(write_events(&ev).unwrap()).unwrap();
+        assert!(xml.contains("<a xmlns:z=\"urn:z\" n=\"u v\" d=\"dv\">&lt;<b>x&amp;y</b>T</a>"), "{xml}");
+    }
+
+    #[test]
+    fn billion_laughs_fails_fast() {
+        let mut doc = String::from("<!DOCTYPE l [<!ENTITY l0 \"lol\">");
+        for i in 1..10 {
+            doc.push_str(&format!("<!ENTITY l{i} \"{}\">", format!("&l{};", i - 1).repeat(10)));
+        }
+        doc.push_str("]><l>&l9;</l>");
+        let t = std::time::Instant::now();
+        let e = events(&doc).unwrap_err();
+        assert_eq!(e.kind, binxml_core::ErrorKind::Limit, "{e}");
+        assert!(e.message.contains("entity expansion"), "{e}");
+        assert!(t.elapsed().as_secs() < 2);
+    }
+
+    #[test]
+    fn external_entities_are_not_fetched() {
+        let ev = events("<!DOCTYPE a [<!ENTITY e SYSTEM 'file:///etc/passwd'>]><a>&e;</a>").unwrap();
+        assert!(ev.iter().any(|e| matches!(e, Event::EntityReference { name, .. } if name == "e")));
+    }
+
+    #[test]
+    fn malformed() {
+        for (doc, what) in [
+            ("<a><b></a>", "expected `</b>`"),
+            ("<a>", "not closed"),
+            ("<a>&</a>", ""),
+            ("<a/><b/>", "second root"),
+            ("<a>\u{0}</a>", ""),
+            ("", "no root"),
+            ("<a>&undefined;</a>", "undeclared entity"),
+            ("x<a/>", "outside the root"),
+        ] {
+            let e = events(doc).unwrap_err();
+            assert!(e.offset.is_some() && e.line_col.is_some(), "{doc}: {e}");
+            assert!(e.to_string().contains(what), "{doc}: {e}");
+        }
+        let e = parse_events(b"<a>\xff</a>").unwrap_err();
+        assert_eq!(e.offset, Some(3));
+        assert!(e.message.contains("UTF-8"));
+    }
+
+    use binxml_core::QName;
+}
