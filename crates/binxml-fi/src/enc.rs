@@ -1,0 +1,920 @@
+//! The Fast Infoset encoder.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use binxml_core::{Encoder, Error, Event, Result, StreamChecker, Typed, XMLNS_NS, XML_NS};
+
+use crate::algo;
+use crate::hash::FastMap;
+use crate::vocab::Vocabulary;
+use crate::FORMAT;
+
+/// Encoder policies.
+#[derive(Clone, Debug)]
+pub struct FiOptions {
+    /// Attribute values shorter than this many characters (UTF-16 code units, as the Java
+    /// reference counts) are added to the attribute-value table and written by index when they
+    /// repeat. Default 32, like the reference. 0 indexes none.
+    pub max_indexed_attribute_value: usize,
+    /// The same for character chunks; also used for comments and PI data (other strings), as the
+    /// reference does. Default 32.
+    pub max_indexed_chunk: usize,
+    /// Write attribute values, character chunks, comments and PI data in UTF-16BE instead of
+    /// UTF-8 (names are always UTF-8).
+    pub utf16: bool,
+    /// Write character chunks made only of `0123456789-+.E ` with the built-in numeric restricted
+    /// alphabet (4 bits a character) when that is shorter. Off by default (the reference never
+    /// does it on its own).
+    pub numeric_alphabet: bool,
+    /// Write chunks that look like xs:date / xs:dateTime values with the built-in date-and-time
+    /// alphabet. Off by default.
+    pub date_time_alphabet: bool,
+    /// An external vocabulary, referenced by this URI; the decoder must be given the same
+    /// vocabulary under the same URI.
+    pub external_vocabulary: Option<(String, Arc<Vocabulary>)>,
+    /// Start the document with `<?xml encoding='finf'?>` (or the form with the version and
+    /// standalone of the `StartDocument` event, when it has them).
+    pub xml_declaration: bool,
+    /// Write the `StartDocument`'s version, encoding and standalone into the document's
+    /// optional header fields (the reference never writes them). Off by default.
+    pub document_properties: bool,
+}
+
+impl Default for FiOptions {
+    fn default() -> Self {
+        FiOptions {
+            max_indexed_attribute_value: 32,
+            max_indexed_chunk: 32,
+            utf16: false,
+            numeric_alphabet: false,
+            date_time_alphabet: false,
+            external_vocabulary: None,
+            xml_declaration: false,
+            document_properties: false,
+        }
+    }
+}
+
+const MAX_TABLE: u32 = 1 << 20;
+
+/// A string table: string -> index (1-based), and the next index.
+#[derive(Default)]
+struct StrTable {
+    map: FastMap<Box<str>, u32>,
+    len: u32,
+}
+
+impl StrTable {
+    #[inline]
+    fn get(&self, s: &str) -> Option<u32> {
+        self.map.get(s).copied()
+    }
+    /// Adds a string (a literal written with its add-to-table bit, or an identifying literal).
+    #[inline]
+    fn add(&mut self, s: &str) {
+        if self.len < MAX_TABLE {
+            self.len += 1;
+            // an identifying string written twice as a literal keeps its first index
+            self.map.entry(s.into()).or_insert(self.len);
+        }
+    }
+    fn full(&self) -> bool {
+        self.len >= MAX_TABLE
+    }
+}
+
+/// Per local name: the local-name index and the qualified names with that local name.
+#[derive(Default)]
+struct NameEntry {
+    local: u32,
+    elements: Vec<(Box<str>, Box<str>, u32)>,
+    attributes: Vec<(Box<str>, Box<str>, u32)>,
+}
+
+#[derive(Default)]
+struct Tables {
+    prefixes: StrTable,
+    namespaces: StrTable,
+    names: FastMap<Box<str>, NameEntry>,
+    local_len: u32,
+    element_len: u32,
+    attribute_len: u32,
+    other_ncnames: StrTable,
+    other_uris: StrTable,
+    attr_values: StrTable,
+    chunks: StrTable,
+    other_strings: StrTable,
+}
+
+impl Tables {
+    fn new() -> Self {
+        let mut t = Tables::default();
+        t.prefixes.add("xml");
+        t.namespaces.add(XML_NS);
+        t
+    }
+
+    fn load(&mut self, v: &Vocabulary) {
+        let r = v.resolved();
+        for s in &r.prefixes {
+            self.prefixes.add(s);
+        }
+        for s in &r.namespaces {
+            self.namespaces.add(s);
+        }
+        for s in &r.locals {
+            self.add_local(s);
+        }
+        for s in &r.other_ncnames {
+            self.other_ncnames.add(s);
+        }
+        for s in &r.other_uris {
+            self.other_uris.add(s);
+        }
+        for s in &r.attr_values {
+            self.attr_values.add(s);
+        }
+        for s in &r.chunks {
+            self.chunks.add(s);
+        }
+        for s in &r.other_strings {
+            self.other_strings.add(s);
+        }
+        for (p, n, l) in &r.elements {
+            self.add_qname(false, p, n, l);
+        }
+        for (p, n, l) in &r.attributes {
+            self.add_qname(true, p, n, l);
+        }
+    }
+
+    fn add_local(&mut self, s: &str) -> bool {
+        if self.local_len >= MAX_TABLE {
+            return false;
+        }
+        self.local_len += 1;
+        let len = self.local_len;
+        self.names.entry(s.into()).or_insert_with(|| NameEntry { local: len, ..Default::default() });
+        true
+    }
+
+    fn add_qname(&mut self, attr: bool, p: &str, n: &str, l: &str) {
+        let counter = if attr { &mut self.attribute_len } else { &mut self.element_len };
+        if *counter >= MAX_TABLE {
+            return;
+        }
+        *counter += 1;
+        let idx = *counter;
+        if let Some(e) = self.names.get_mut(l) {
+            let list = if attr { &mut e.attributes } else { &mut e.elements };
+            list.push((p.into(), n.into(), idx));
+        }
+    }
+}
+
+/// Where the deferred start tag's name is.
+enum PendingName {
+    None,
+    Index(u32),
+    Literal,
+}
+
+#[derive(PartialEq, Clone, Copy)]
+enum Phase {
+    /// before StartDocument
+    Start,
+    /// after StartDocument, buffering the prolog until the first element
+    Prolog,
+    Body,
+    Done,
+}
+
+/// Writes a Fast Infoset document. Call [`Encoder::finish`] after `EndDocument`, then
+/// [`FiEncoder::into_inner`] to get the writer back.
+pub struct FiEncoder<W: Write> {
+    out: W,
+    buf: Vec<u8>,
+    opts: FiOptions,
+    t: Tables,
+    checker: StreamChecker,
+    phase: Phase,
+    prolog: Vec<Event<'static>>,
+    start_doc: Option<Event<'static>>,
+    /// pending terminator nibbles (0, 1 or 2)
+    terms: u8,
+    in_start_tag: bool,
+    attrs_started: bool,
+    ns_buf: Vec<u8>,
+    name: PendingName,
+    lit_prefix: String,
+    lit_ns: String,
+    lit_local: String,
+    scratch: Vec<u8>,
+    text: String,
+    io_error: Option<std::io::Error>,
+}
+
+const FLUSH_AT: usize = 1 << 16;
+
+impl<W: Write> FiEncoder<W> {
+    pub fn new(out: W) -> Self {
+        Self::with_options(out, FiOptions::default())
+    }
+
+    pub fn with_options(out: W, opts: FiOptions) -> Self {
+        let mut t = Tables::new();
+        if let Some((_, v)) = &opts.external_vocabulary {
+            t.load(v);
+        }
+        FiEncoder {
+            out,
+            buf: Vec::with_capacity(FLUSH_AT + 1024),
+            opts,
+            t,
+            checker: StreamChecker::new(false),
+            phase: Phase::Start,
+            prolog: Vec::new(),
+            start_doc: None,
+            terms: 0,
+            in_start_tag: false,
+            attrs_started: false,
+            ns_buf: Vec::new(),
+            name: PendingName::None,
+            lit_prefix: String::new(),
+            lit_ns: String::new(),
+            lit_local: String::new(),
+            scratch: Vec::new(),
+            text: String::new(),
+            io_error: None,
+        }
+    }
+
+    /// The writer, after [`Encoder::finish`].
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
+    fn flush_buf(&mut self) -> Result<()> {
+        if !self.buf.is_empty() {
+            self.out.write_all(&self.buf).map_err(|e| Error::io(FORMAT, e))?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    // ---- terminators ----
+
+    #[inline]
+    fn terminate(&mut self) {
+        if self.terms == 2 {
+            self.buf.push(0xFF);
+            self.terms = 1;
+        } else {
+            self.terms += 1;
+        }
+    }
+
+    #[inline]
+    fn flush_terms(&mut self) {
+        match self.terms {
+            0 => {}
+            1 => self.buf.push(0xF0),
+            _ => self.buf.push(0xFF),
+        }
+        self.terms = 0;
+    }
+
+    // ---- header ----
+
+    fn write_header(&mut self) -> Result<()> {
+        let (version, encoding, standalone) = match &self.start_doc {
+            Some(Event::StartDocument { version, encoding, standalone }) => {
+                (version.clone(), encoding.clone(), *standalone)
+            }
+            _ => (None, None, None),
+        };
+        if self.opts.xml_declaration {
+            let v = match version.as_deref() {
+                Some("1.0") => " version='1.0'",
+                Some("1.1") => " version='1.1'",
+                _ => "",
+            };
+            let s = match standalone {
+                Some(true) => " standalone='yes'",
+                Some(false) => " standalone='no'",
+                None => "",
+            };
+            self.buf.extend_from_slice(format!("<?xml{v} encoding='finf'{s}?>").as_bytes());
+        }
+        self.buf.extend_from_slice(&crate::MAGIC);
+        let notations: Vec<Event<'static>> =
+            self.prolog.iter().filter(|e| matches!(e, Event::Notation { .. })).cloned().collect();
+        let entities: Vec<Event<'static>> =
+            self.prolog.iter().filter(|e| matches!(e, Event::UnparsedEntity { .. })).cloned().collect();
+        let props = self.opts.document_properties;
+        let mut flags = 0u8;
+        if self.opts.external_vocabulary.is_some() {
+            flags |= 0x20;
+        }
+        if !notations.is_empty() {
+            flags |= 0x10;
+        }
+        if !entities.is_empty() {
+            flags |= 0x08;
+        }
+        let encoding = encoding.filter(|e| props && !e.is_empty());
+        if encoding.is_some() {
+            flags |= 0x04;
+        }
+        let standalone = standalone.filter(|_| props);
+        if standalone.is_some() {
+            flags |= 0x02;
+        }
+        let version = version.filter(|v| props && !v.is_empty());
+        if version.is_some() {
+            flags |= 0x01;
+        }
+        self.buf.push(flags);
+        if let Some((uri, _)) = &self.opts.external_vocabulary {
+            // 3 padding bits and 13 presence bits: only external-vocabulary
+            self.buf.extend_from_slice(&[0x10, 0x00]);
+            let uri = uri.clone();
+            len_2nd(&mut self.buf, 0, uri.len());
+            self.buf.extend_from_slice(uri.as_bytes());
+        }
+        for n in &notations {
+            if let Event::Notation { name, public_id, system_id } = n {
+                let sys = system_id.as_deref().filter(|s| !s.is_empty());
+                let publ = public_id.as_deref().filter(|s| !s.is_empty());
+                self.buf.push(0xC0 | (sys.is_some() as u8) << 1 | publ.is_some() as u8);
+                ident(&mut self.buf, &mut self.t.other_ncnames, name);
+                if let Some(s) = sys {
+                    ident(&mut self.buf, &mut self.t.other_uris, s);
+                }
+                if let Some(p) = publ {
+                    ident(&mut self.buf, &mut self.t.other_uris, p);
+                }
+            }
+        }
+        if !notations.is_empty() {
+            self.buf.push(0xF0);
+        }
+        for u in &entities {
+            if let Event::UnparsedEntity { name, public_id, system_id, notation } = u {
+                let publ = public_id.as_deref().filter(|s| !s.is_empty());
+                self.buf.push(0xD0 | publ.is_some() as u8);
+                ident(&mut self.buf, &mut self.t.other_ncnames, name);
+                ident(&mut self.buf, &mut self.t.other_uris, system_id);
+                if let Some(p) = publ {
+                    ident(&mut self.buf, &mut self.t.other_uris, p);
+                }
+                ident(&mut self.buf, &mut self.t.other_ncnames, notation);
+            }
+        }
+        if !entities.is_empty() {
+            self.buf.push(0xF0);
+        }
+        if let Some(e) = encoding {
+            len_2nd(&mut self.buf, 0, e.len());
+            self.buf.extend_from_slice(e.as_bytes());
+        }
+        if let Some(s) = standalone {
+            self.buf.push(s as u8);
+        }
+        if let Some(v) = version {
+            self.nistring_first(&v, Table::OtherStrings, self.opts.max_indexed_chunk);
+        }
+        let prolog = std::mem::take(&mut self.prolog);
+        for e in &prolog {
+            self.body_event(e)?;
+        }
+        Ok(())
+    }
+
+    // ---- strings ----
+
+    /// Non-identifying string on the first bit (C.14): index, or literal with add-to-table bit.
+    fn nistring_first(&mut self, s: &str, table: Table, max_chars: usize) {
+        if s.is_empty() {
+            self.buf.push(0xFF);
+            return;
+        }
+        let tab = match table {
+            Table::AttrValues => &mut self.t.attr_values,
+            Table::OtherStrings => &mut self.t.other_strings,
+        };
+        let add = short_enough(s, max_chars) && !tab.full();
+        if add {
+            if let Some(i) = tab.get(s) {
+                int_2nd(&mut self.buf, 0x80, i);
+                return;
+            }
+            tab.add(s);
+        }
+        let addbit = if add { 0x40 } else { 0 };
+        if self.opts.utf16 {
+            self.scratch.clear();
+            for u in s.encode_utf16() {
+                self.scratch.extend_from_slice(&u.to_be_bytes());
+            }
+            len_5th(&mut self.buf, addbit | 0x10, self.scratch.len());
+            self.buf.extend_from_slice(&self.scratch);
+        } else {
+            len_5th(&mut self.buf, addbit, s.len());
+            self.buf.extend_from_slice(s.as_bytes());
+        }
+    }
+
+    fn chunk(&mut self, s: &str) {
+        let max = self.opts.max_indexed_chunk;
+        let add = short_enough(s, max) && !self.t.chunks.full();
+        if add {
+            if let Some(i) = self.t.chunks.get(s) {
+                int_4th(&mut self.buf, 0xA0, i);
+                return;
+            }
+        }
+        if (self.opts.numeric_alphabet || self.opts.date_time_alphabet) && s.len() > 2 {
+            for (on, wire, alphabet) in [
+                (self.opts.numeric_alphabet, 0u8, algo::NUMERIC),
+                (self.opts.date_time_alphabet, 1u8, algo::DATE_TIME),
+            ] {
+                if !on {
+                    continue;
+                }
+                let chars: Vec<char> = alphabet.chars().collect();
+                self.scratch.clear();
+                if algo::alphabet_encode(&chars, s, &mut self.scratch) {
+                    if add {
+                        self.t.chunks.add(s);
+                    }
+                    let addbit = if add { 0x10 } else { 0 };
+                    self.buf.push(0x80 | addbit | 0x08 | (wire >> 6));
+                    len_7th(&mut self.buf, (wire & 0x3F) << 2, self.scratch.len());
+                    self.buf.extend_from_slice(&self.scratch);
+                    return;
+                }
+            }
+        }
+        if add {
+            self.t.chunks.add(s);
+        }
+        let addbit = if add { 0x10 } else { 0 };
+        if self.opts.utf16 {
+            self.scratch.clear();
+            for u in s.encode_utf16() {
+                self.scratch.extend_from_slice(&u.to_be_bytes());
+            }
+            len_7th(&mut self.buf, 0x80 | addbit | 0x04, self.scratch.len());
+            self.buf.extend_from_slice(&self.scratch);
+        } else {
+            len_7th(&mut self.buf, 0x80 | addbit, s.len());
+            self.buf.extend_from_slice(s.as_bytes());
+        }
+    }
+
+    fn algorithm_chunk(&mut self, wire: u8, data_from_scratch: bool, data: &[u8]) {
+        self.buf.push(0x80 | 0x0C | (wire >> 6));
+        let d: &[u8] = if data_from_scratch { &self.scratch } else { data };
+        len_7th(&mut self.buf, (wire & 0x3F) << 2, d.len());
+        self.buf.extend_from_slice(d);
+    }
+
+    // ---- elements ----
+
+    fn start_element(&mut self, q: &binxml_core::QName<'_>) -> Result<()> {
+        if !q.prefix.is_empty() && q.namespace.is_empty() {
+            return Err(Error::invalid_events(FORMAT, format!("element {q} has a prefix but no namespace name")));
+        }
+        self.flush_terms();
+        self.in_start_tag = true;
+        self.attrs_started = false;
+        self.ns_buf.clear();
+        self.name = PendingName::Literal;
+        if let Some(e) = self.t.names.get(&*q.local) {
+            for (p, n, i) in &e.elements {
+                if **p == *q.prefix && **n == *q.namespace {
+                    self.name = PendingName::Index(*i);
+                    break;
+                }
+            }
+        }
+        if let PendingName::Literal = self.name {
+            self.lit_prefix.clear();
+            self.lit_prefix.push_str(&q.prefix);
+            self.lit_ns.clear();
+            self.lit_ns.push_str(&q.namespace);
+            self.lit_local.clear();
+            self.lit_local.push_str(&q.local);
+        }
+        Ok(())
+    }
+
+    /// Writes the element's identification octet, namespace attributes and name.
+    fn element_head(&mut self, attrs: bool) {
+        let a = if attrs { 0x40 } else { 0 };
+        let first = if self.ns_buf.is_empty() {
+            a
+        } else {
+            self.buf.push(0x38 | a);
+            self.buf.extend_from_slice(&self.ns_buf);
+            self.buf.push(0xF0);
+            0
+        };
+        match std::mem::replace(&mut self.name, PendingName::None) {
+            PendingName::Index(i) => int_3rd(&mut self.buf, first, i),
+            PendingName::Literal => {
+                let p = std::mem::take(&mut self.lit_prefix);
+                let n = std::mem::take(&mut self.lit_ns);
+                let l = std::mem::take(&mut self.lit_local);
+                let pbit = if p.is_empty() { 0 } else { 2 };
+                let nbit = if n.is_empty() { 0 } else { 1 };
+                self.buf.push(first | 0x3C | pbit | nbit);
+                self.qname_parts(&p, &n, &l);
+                self.t.add_qname(false, &p, &n, &l);
+                self.lit_prefix = p;
+                self.lit_ns = n;
+                self.lit_local = l;
+            }
+            PendingName::None => {}
+        }
+    }
+
+    /// Prefix, namespace name and local name of a literal qualified name (C.18 / C.17).
+    fn qname_parts(&mut self, p: &str, n: &str, l: &str) {
+        if !p.is_empty() {
+            ident(&mut self.buf, &mut self.t.prefixes, p);
+        }
+        if !n.is_empty() {
+            ident(&mut self.buf, &mut self.t.namespaces, n);
+        }
+        match self.t.names.get(l) {
+            Some(e) => int_2nd(&mut self.buf, 0x80, e.local),
+            None => {
+                len_2nd(&mut self.buf, 0, l.len());
+                self.buf.extend_from_slice(l.as_bytes());
+                self.t.add_local(l);
+            }
+        }
+    }
+
+    fn close_start_tag(&mut self) {
+        if self.in_start_tag {
+            self.in_start_tag = false;
+            if self.attrs_started {
+                // end of the attributes
+                self.terminate();
+            } else {
+                self.element_head(false);
+            }
+        }
+    }
+
+    fn attribute(&mut self, name: &binxml_core::QName<'_>, value: &str) -> Result<()> {
+        if !self.attrs_started {
+            self.attrs_started = true;
+            self.element_head(true);
+        }
+        if !name.prefix.is_empty() && name.namespace.is_empty() {
+            return Err(Error::invalid_events(FORMAT, format!("attribute {name} has a prefix but no namespace name")));
+        }
+        let mut found = None;
+        if let Some(e) = self.t.names.get(&*name.local) {
+            for (p, n, i) in &e.attributes {
+                if **p == *name.prefix && **n == *name.namespace {
+                    found = Some(*i);
+                    break;
+                }
+            }
+        }
+        match found {
+            Some(i) => int_2nd(&mut self.buf, 0, i),
+            None => {
+                let pbit = if name.prefix.is_empty() { 0 } else { 2 };
+                let nbit = if name.namespace.is_empty() { 0 } else { 1 };
+                self.buf.push(0x78 | pbit | nbit);
+                self.qname_parts(&name.prefix, &name.namespace, &name.local);
+                self.t.add_qname(true, &name.prefix, &name.namespace, &name.local);
+            }
+        }
+        self.nistring_first(value, Table::AttrValues, self.opts.max_indexed_attribute_value);
+        Ok(())
+    }
+
+    fn namespace(&mut self, prefix: &str, uri: &str) {
+        let pbit = if prefix.is_empty() { 0 } else { 2 };
+        let nbit = if uri.is_empty() { 0 } else { 1 };
+        self.ns_buf.push(0xCC | pbit | nbit);
+        if !prefix.is_empty() {
+            ident(&mut self.ns_buf, &mut self.t.prefixes, prefix);
+        }
+        if !uri.is_empty() {
+            ident(&mut self.ns_buf, &mut self.t.namespaces, uri);
+        }
+    }
+
+    fn typed(&mut self, t: &Typed<'_>) {
+        self.scratch.clear();
+        if let Some(wire) = algo::encode_builtin(t, &mut self.scratch) {
+            self.algorithm_chunk(wire, true, &[]);
+            return;
+        }
+        let mut text = std::mem::take(&mut self.text);
+        text.clear();
+        t.write_lexical(&mut text);
+        if !text.is_empty() {
+            let date_time = matches!(t, Typed::DateTime(_));
+            let numeric = matches!(t, Typed::Number(_));
+            let wire = if numeric { Some(0u8) } else if date_time { Some(1u8) } else { None };
+            let mut done = false;
+            if let Some(w) = wire {
+                let alphabet: Vec<char> = algo::builtin_alphabet(w).unwrap().chars().collect();
+                self.scratch.clear();
+                if algo::alphabet_encode(&alphabet, &text, &mut self.scratch) {
+                    self.buf.push(0x80 | 0x08 | (w >> 6));
+                    len_7th(&mut self.buf, (w & 0x3F) << 2, self.scratch.len());
+                    self.buf.extend_from_slice(&self.scratch);
+                    done = true;
+                }
+            }
+            if !done {
+                self.chunk(&text);
+            }
+        }
+        self.text = text;
+    }
+
+    /// One event of the body (after the header).
+    fn body_event(&mut self, ev: &Event<'_>) -> Result<()> {
+        match ev {
+            Event::StartElement(q) => {
+                self.close_start_tag();
+                self.start_element(q)?;
+            }
+            Event::Namespace { prefix, uri } => self.namespace(prefix, uri),
+            Event::Attribute { name, value } => {
+                if name.namespace.as_ref() != XMLNS_NS {
+                    self.attribute(name, value)?;
+                }
+            }
+            Event::EndElement => {
+                self.close_start_tag();
+                self.terminate();
+            }
+            Event::Characters { text, cdata } => {
+                self.close_start_tag();
+                if !text.is_empty() {
+                    self.flush_terms();
+                    if *cdata {
+                        self.algorithm_chunk(algo::CDATA, false, text.as_bytes());
+                    } else {
+                        self.chunk(text);
+                    }
+                }
+            }
+            Event::Typed(t) => {
+                self.close_start_tag();
+                self.flush_terms();
+                self.typed(t);
+            }
+            Event::Comment(c) => {
+                self.close_start_tag();
+                self.flush_terms();
+                self.buf.push(0xE2);
+                self.nistring_first(c, Table::OtherStrings, self.opts.max_indexed_chunk);
+            }
+            Event::ProcessingInstruction { target, data } => {
+                if target.is_empty() {
+                    return Err(Error::invalid_events(FORMAT, "processing instruction without a target"));
+                }
+                self.close_start_tag();
+                self.flush_terms();
+                self.buf.push(0xE1);
+                ident(&mut self.buf, &mut self.t.other_ncnames, target);
+                self.nistring_first(data, Table::OtherStrings, self.opts.max_indexed_chunk);
+            }
+            Event::EntityReference { name, public_id, system_id } => {
+                self.close_start_tag();
+                self.flush_terms();
+                let sys = system_id.as_deref().filter(|s| !s.is_empty());
+                let publ = public_id.as_deref().filter(|s| !s.is_empty());
+                self.buf.push(0xC8 | (sys.is_some() as u8) << 1 | publ.is_some() as u8);
+                ident(&mut self.buf, &mut self.t.other_ncnames, name);
+                if let Some(s) = sys {
+                    ident(&mut self.buf, &mut self.t.other_uris, s);
+                }
+                if let Some(p) = publ {
+                    ident(&mut self.buf, &mut self.t.other_uris, p);
+                }
+            }
+            Event::DocType(d) => {
+                self.flush_terms();
+                let sys = d.system_id.as_deref().filter(|s| !s.is_empty());
+                let publ = d.public_id.as_deref().filter(|s| !s.is_empty());
+                self.buf.push(0xC4 | (sys.is_some() as u8) << 1 | publ.is_some() as u8);
+                if let Some(s) = sys {
+                    ident(&mut self.buf, &mut self.t.other_uris, s);
+                }
+                if let Some(p) = publ {
+                    ident(&mut self.buf, &mut self.t.other_uris, p);
+                }
+                // no processing instructions in the DTD item: end of its children
+                self.terminate();
+            }
+            Event::Notation { .. } | Event::UnparsedEntity { .. } => {}
+            Event::EndDocument => {
+                self.close_start_tag();
+                self.terminate();
+                self.flush_terms();
+            }
+            Event::StartDocument { .. } => {}
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Table {
+    AttrValues,
+    OtherStrings,
+}
+
+/// True when `s` has fewer than `max` UTF-16 code units.
+#[inline]
+fn short_enough(s: &str, max: usize) -> bool {
+    if s.len() < max {
+        return true;
+    }
+    if s.len() >= max.saturating_mul(3) {
+        return false;
+    }
+    s.encode_utf16().count() < max
+}
+
+// ---- primitive encodings (Annex C) ----
+
+/// Identifying string or index on the first bit (C.13).
+#[inline]
+fn ident(buf: &mut Vec<u8>, t: &mut StrTable, s: &str) {
+    match t.get(s) {
+        Some(i) => int_2nd(buf, 0x80, i),
+        None => {
+            len_2nd(buf, 0, s.len());
+            buf.extend_from_slice(s.as_bytes());
+            t.add(s);
+        }
+    }
+}
+
+/// Integer 1..2^20 starting on the 2nd bit (C.25 / C.26); `first` holds the first bit.
+#[inline]
+pub(crate) fn int_2nd(buf: &mut Vec<u8>, first: u8, v: u32) {
+    let i = v - 1;
+    if i < 64 {
+        buf.push(first | i as u8);
+    } else if i < 8256 {
+        let j = i - 64;
+        buf.extend_from_slice(&[first | 0x40 | (j >> 8) as u8, j as u8]);
+    } else {
+        let j = i - 8256;
+        buf.extend_from_slice(&[first | 0x60 | (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+    }
+}
+
+/// Integer 1..2^20 starting on the 3rd bit (C.27).
+#[inline]
+pub(crate) fn int_3rd(buf: &mut Vec<u8>, first: u8, v: u32) {
+    let i = v - 1;
+    if i < 32 {
+        buf.push(first | i as u8);
+    } else if i < 2080 {
+        let j = i - 32;
+        buf.extend_from_slice(&[first | 0x20 | (j >> 8) as u8, j as u8]);
+    } else if i < 526_368 {
+        let j = i - 2080;
+        buf.extend_from_slice(&[first | 0x28 | (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+    } else {
+        let j = i - 526_368;
+        buf.extend_from_slice(&[first | 0x30, (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+    }
+}
+
+/// Integer 1..2^20 starting on the 4th bit (C.28).
+#[inline]
+pub(crate) fn int_4th(buf: &mut Vec<u8>, first: u8, v: u32) {
+    let i = v - 1;
+    if i < 16 {
+        buf.push(first | i as u8);
+    } else if i < 1040 {
+        let j = i - 16;
+        buf.extend_from_slice(&[first | 0x10 | (j >> 8) as u8, j as u8]);
+    } else if i < 263_184 {
+        let j = i - 1040;
+        buf.extend_from_slice(&[first | 0x14 | (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+    } else {
+        let j = i - 263_184;
+        buf.extend_from_slice(&[first | 0x18, (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+    }
+}
+
+/// Length of a non-empty octet string starting on the 2nd bit (C.22).
+#[inline]
+pub(crate) fn len_2nd(buf: &mut Vec<u8>, first: u8, len: usize) {
+    if len <= 64 {
+        buf.push(first | (len - 1) as u8);
+    } else if len <= 320 {
+        buf.extend_from_slice(&[first | 0x40, (len - 65) as u8]);
+    } else {
+        buf.push(first | 0x60);
+        buf.extend_from_slice(&((len - 321) as u32).to_be_bytes());
+    }
+}
+
+/// Length of a non-empty octet string starting on the 5th bit (C.23).
+#[inline]
+pub(crate) fn len_5th(buf: &mut Vec<u8>, first: u8, len: usize) {
+    if len <= 8 {
+        buf.push(first | (len - 1) as u8);
+    } else if len <= 264 {
+        buf.extend_from_slice(&[first | 0x08, (len - 9) as u8]);
+    } else {
+        buf.push(first | 0x0C);
+        buf.extend_from_slice(&((len - 265) as u32).to_be_bytes());
+    }
+}
+
+/// Length of a non-empty octet string starting on the 7th bit (C.24).
+#[inline]
+pub(crate) fn len_7th(buf: &mut Vec<u8>, first: u8, len: usize) {
+    if len <= 2 {
+        buf.push(first | (len - 1) as u8);
+    } else if len <= 258 {
+        buf.extend_from_slice(&[first | 0x02, (len - 3) as u8]);
+    } else {
+        buf.push(first | 0x03);
+        buf.extend_from_slice(&((len - 259) as u32).to_be_bytes());
+    }
+}
+
+impl<W: Write> Encoder for FiEncoder<W> {
+    fn write_event(&mut self, ev: &Event<'_>) -> Result<()> {
+        self.checker.check(FORMAT, ev)?;
+        if let Some(e) = self.io_error.take() {
+            return Err(Error::io(FORMAT, e));
+        }
+        match self.phase {
+            Phase::Start => {
+                self.start_doc = Some(ev.clone().into_owned());
+                self.phase = Phase::Prolog;
+                return Ok(());
+            }
+            Phase::Prolog => match ev {
+                Event::Comment(_)
+                | Event::ProcessingInstruction { .. }
+                | Event::DocType(_)
+                | Event::Notation { .. }
+                | Event::UnparsedEntity { .. }
+                | Event::Characters { .. } => {
+                    if !matches!(ev, Event::Characters { .. }) {
+                        self.prolog.push(ev.clone().into_owned());
+                    }
+                    return Ok(());
+                }
+                _ => {
+                    self.phase = Phase::Body;
+                    self.write_header()?;
+                }
+            },
+            Phase::Body => {}
+            Phase::Done => return Err(Error::invalid_events(FORMAT, "event after EndDocument")),
+        }
+        if let Event::Characters { text, .. } = ev {
+            if self.checker.depth() == 0 && !self.in_start_tag {
+                // whitespace between top-level items has no place in the infoset
+                let _ = text;
+                return Ok(());
+            }
+        }
+        self.body_event(ev)?;
+        if matches!(ev, Event::EndDocument) {
+            self.phase = Phase::Done;
+        }
+        if self.buf.len() >= FLUSH_AT {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if self.phase != Phase::Done {
+            return Err(Error::invalid_events(FORMAT, "finish before EndDocument"));
+        }
+        self.flush_buf()?;
+        self.out.flush().map_err(|e| Error::io(FORMAT, e))
+    }
+}
