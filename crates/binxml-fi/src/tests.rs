@@ -1,11 +1,484 @@
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use super::*;
-use binxml_core::{Decoder, Event, QName};
+use binxml_core::{Decoder, DocType, ErrorKind, Event, QName, Typed};
+
+fn doc(body: Vec<Event<'static>>) -> Vec<Event<'static>> {
+    let mut v = vec![Event::start_document()];
+    v.extend(body);
+    v.push(Event::EndDocument);
+    v
+}
+
+fn se(name: &str) -> Event<'static> {
+    Event::StartElement(QName::local(name.to_string()))
+}
+
+fn attr(name: &str, value: &str) -> Event<'static> {
+    Event::Attribute { name: QName::local(name.to_string()), value: Cow::Owned(value.to_string()) }
+}
+
+fn text(s: &str) -> Event<'static> {
+    Event::text(s.to_string())
+}
+
+fn ee() -> Event<'static> {
+    Event::EndElement
+}
+
+fn roundtrip(ev: &[Event<'_>], opts: FiOptions) -> Vec<u8> {
+    let b = encode_events(ev, opts).unwrap();
+    let back = decode_events(&b).unwrap();
+    assert_eq!(back, ev.iter().map(|e| e.clone().into_owned()).collect::<Vec<_>>(), "bytes {b:02X?}");
+    let mut rd = FiReadDecoder::new(&b[..]);
+    let mut streamed = Vec::new();
+    while let Some(e) = rd.next_event().unwrap() {
+        streamed.push(e);
+    }
+    assert_eq!(streamed, back);
+    b
+}
 
 #[test]
 fn empty_element_bytes() {
-    let ev = vec![Event::start_document(), Event::StartElement(QName::local("a")), Event::EndElement, Event::EndDocument];
-    let b = encode_events(&ev, FiOptions::default()).unwrap();
+    let ev = doc(vec![se("a"), ee()]);
+    let b = roundtrip(&ev, FiOptions::default());
     assert_eq!(b, [0xE0, 0x00, 0x00, 0x01, 0x00, 0x3C, 0x00, 0x61, 0xFF]);
+}
+
+#[test]
+fn notes_example_bytes() {
+    // <r><i k="v">t</i><i k="v">t</i><i k="w">u</i></r>
+    let ev = doc(vec![
+        se("r"),
+        se("i"),
+        attr("k", "v"),
+        text("t"),
+        ee(),
+        se("i"),
+        attr("k", "v"),
+        text("t"),
+        ee(),
+        se("i"),
+        attr("k", "w"),
+        text("u"),
+        ee(),
+        ee(),
+    ]);
+    let b = roundtrip(&ev, FiOptions::default());
+    let expected: Vec<u8> = vec![
+        0xE0, 0x00, 0x00, 0x01, 0x00, //
+        0x3C, 0x00, 0x72, // r
+        0x7C, 0x00, 0x69, 0x78, 0x00, 0x6B, 0x40, 0x76, 0xF0, 0x90, 0x74, 0xF0, //
+        0x41, 0x00, 0x80, 0xF0, 0xA0, 0xF0, //
+        0x41, 0x00, 0x40, 0x77, 0xF0, 0x90, 0x75, 0xFF, 0xF0,
+    ];
+    assert_eq!(b, expected);
+}
+
+#[test]
+fn xml_declaration_and_attribute_only_element() {
+    let ev = doc(vec![se("a"), attr("x", "1"), ee()]);
+    let opts = FiOptions { xml_declaration: true, ..Default::default() };
+    let b = encode_events(&ev, opts).unwrap();
+    assert!(b.starts_with(b"<?xml encoding='finf'?>\xE0\x00\x00\x01"));
+    assert!(detect(&b));
+    // attribute terminator and element terminator share one octet, then the document's
+    assert!(b.ends_with(&[0xFF, 0xF0]), "{b:02X?}");
+    assert_eq!(decode_events(&b).unwrap(), ev);
+}
+
+#[test]
+fn namespaces_prefixes_and_xml_attributes() {
+    let ev = doc(vec![
+        Event::StartElement(QName::new("p", "urn:a", "root")),
+        Event::Namespace { prefix: "p".into(), uri: "urn:a".into() },
+        Event::Namespace { prefix: "".into(), uri: "urn:d".into() },
+        Event::Attribute { name: QName::new("xml", binxml_core::XML_NS, "lang"), value: "en".into() },
+        Event::Attribute { name: QName::new("p", "urn:a", "at"), value: "".into() },
+        Event::StartElement(QName::new("", "urn:d", "child")),
+        Event::Namespace { prefix: "".into(), uri: "".into() },
+        ee(),
+        Event::StartElement(QName::new("p", "urn:a", "root")),
+        ee(),
+        ee(),
+    ]);
+    roundtrip(&ev, FiOptions::default());
+}
+
+#[test]
+fn every_index_width() {
+    // enough distinct names and values to need 1-, 2- and 3-octet indexes everywhere
+    let n = 9000;
+    let mut body = vec![se("root")];
+    for i in 0..n {
+        let name = format!("e{i}");
+        body.push(se(&name));
+        body.push(attr(&format!("a{i}"), &format!("v{i}")));
+        body.push(text(&format!("t{i}")));
+        body.push(ee());
+    }
+    for i in (0..n).step_by(7) {
+        let name = format!("e{i}");
+        body.push(se(&name));
+        body.push(attr(&format!("a{i}"), &format!("v{i}")));
+        body.push(text(&format!("t{i}")));
+        body.push(Event::Comment(format!("c{}", i % 100).into()));
+        body.push(Event::ProcessingInstruction { target: format!("pi{}", i % 3000).into(), data: "d".into() });
+        body.push(ee());
+    }
+    body.push(ee());
+    roundtrip(&doc(body), FiOptions::default());
+}
+
+#[test]
+fn every_length_width() {
+    for len in [1usize, 2, 3, 8, 9, 64, 65, 258, 259, 264, 265, 320, 321, 70_000] {
+        let s: String = "x".repeat(len);
+        let ev = doc(vec![
+            se(&s),
+            attr(&format!("a{s}"), &s),
+            text(&s),
+            Event::Comment(s.clone().into()),
+            Event::ProcessingInstruction { target: format!("t{s}").into(), data: s.clone().into() },
+            ee(),
+        ]);
+        roundtrip(&ev, FiOptions::default());
+        roundtrip(&ev, FiOptions { utf16: true, ..Default::default() });
+    }
+}
+
+#[test]
+fn utf16_and_non_ascii() {
+    let ev = doc(vec![se("é"), attr("ü", "日本語 😀"), text("ŝtring ✓ 😀"), Event::Comment("ç".into()), ee()]);
+    let b8 = roundtrip(&ev, FiOptions::default());
+    let b16 = roundtrip(&ev, FiOptions { utf16: true, ..Default::default() });
+    assert_ne!(b8, b16);
+}
+
+#[test]
+fn typed_values_through_algorithms() {
+    let values = vec![
+        Typed::Int(42),
+        Typed::Int(-5_000_000_000),
+        Typed::Bool(true),
+        Typed::List(vec![Typed::Bool(true), Typed::Bool(false), Typed::Bool(true), Typed::Bool(true)]),
+        Typed::List((0..13).map(|i| Typed::Bool(i % 3 == 0)).collect()),
+        Typed::Float(1.5),
+        Typed::Double(-2.25e100),
+        Typed::Base64(Cow::Owned(b"hello world".to_vec())),
+        Typed::Hex(Cow::Owned(vec![0xde, 0xad, 0xbe, 0xef])),
+        Typed::Uuid([7; 16]),
+        Typed::List(vec![Typed::Int(1), Typed::Int(2), Typed::Int(-3)]),
+        Typed::List(vec![Typed::Double(1.0), Typed::Double(2.0)]),
+    ];
+    let mut body = vec![se("r")];
+    for v in &values {
+        body.push(se("v"));
+        body.push(Event::Typed(v.clone()));
+        body.push(ee());
+    }
+    body.push(ee());
+    let ev = doc(body);
+    roundtrip(&ev, FiOptions::default());
+}
+
+#[test]
+fn typed_text_uses_restricted_alphabets() {
+    let ev = doc(vec![
+        se("r"),
+        Event::Typed(Typed::Number("-12.5E3".into())),
+        se("d"),
+        Event::Typed(Typed::DateTime("2024-01-31T12:00:00Z".into())),
+        ee(),
+        ee(),
+    ]);
+    let b = encode_events(&ev, FiOptions::default()).unwrap();
     let back = decode_events(&b).unwrap();
+    assert_eq!(back[2], text("-12.5E3"));
+    assert_eq!(back[4], text("2024-01-31T12:00:00Z"));
+}
+
+#[test]
+fn numeric_alphabet_option() {
+    let ev = doc(vec![se("r"), text("1234567890.5"), text("12"), text("abc"), ee()]);
+    let plain = roundtrip(&ev, FiOptions::default());
+    let packed = roundtrip(&ev, FiOptions { numeric_alphabet: true, ..Default::default() });
+    assert!(packed.len() < plain.len());
+}
+
+#[test]
+fn alphabet_codec() {
+    let num: Vec<char> = algo::NUMERIC.chars().collect();
+    for s in ["1", "12", "123", "-1.5E 3", "0000000000"] {
+        let mut out = Vec::new();
+        assert!(algo::alphabet_encode(&num, s, &mut out));
+        assert_eq!(algo::alphabet_decode(&num, &out).as_deref(), Some(s));
+    }
+    let abc: Vec<char> = "abcde".chars().collect(); // 3 bits a character
+    for s in ["a", "abcde", "eeeeeeee", "abcdeabcdeab"] {
+        let mut out = Vec::new();
+        assert!(algo::alphabet_encode(&abc, s, &mut out));
+        assert_eq!(algo::alphabet_decode(&abc, &out).as_deref(), Some(s), "{out:02X?}");
+    }
+}
+
+#[test]
+fn cdata_is_algorithm_10() {
+    let ev = doc(vec![se("r"), Event::Characters { text: "x<y".into(), cdata: true }, ee()]);
+    let b = roundtrip(&ev, FiOptions::default());
+    assert!(b.windows(3).any(|w| w == [0x8C, 0x26, 0x00]), "{b:02X?}");
+}
+
+#[test]
+fn prolog_doctype_notations_entities() {
+    let ev = vec![
+        Event::StartDocument { version: Some("1.0".into()), encoding: Some("UTF-8".into()), standalone: Some(true) },
+        Event::Comment("before".into()),
+        Event::DocType(DocType {
+            name: "".into(),
+            public_id: Some("-//P//EN".into()),
+            system_id: Some("s.dtd".into()),
+            internal_subset: None,
+        }),
+        Event::Notation { name: "gif".into(), public_id: None, system_id: Some("image/gif".into()) },
+        Event::UnparsedEntity { name: "pic".into(), public_id: None, system_id: "a.gif".into(), notation: "gif".into() },
+        Event::ProcessingInstruction { target: "pi".into(), data: "".into() },
+        se("r"),
+        Event::EntityReference { name: "ext".into(), public_id: None, system_id: Some("e.xml".into()) },
+        ee(),
+        Event::Comment("after".into()),
+        Event::EndDocument,
+    ];
+    let opts = FiOptions { document_properties: true, ..Default::default() };
+    let b = roundtrip(&ev, opts);
+    // the DOCTYPE item: system then public identifier (C4 | 02 | 01)
+    assert!(b.contains(&0xC7));
+    // without document properties the header carries no version/standalone/encoding
+    let b2 = encode_events(&ev, FiOptions::default()).unwrap();
+    assert_eq!(b2[4] & 0x07, 0);
+}
+
+#[test]
+fn pi_bare_is_empty_string() {
+    let ev = doc(vec![Event::ProcessingInstruction { target: "bare".into(), data: "".into() }, se("a"), ee()]);
+    let b = roundtrip(&ev, FiOptions::default());
+    assert_eq!(&b[5..12], &[0xE1, 0x03, b'b', b'a', b'r', b'e', 0xFF]);
+}
+
+#[test]
+fn indexing_policy() {
+    let long = "y".repeat(40);
+    let ev = doc(vec![se("r"), attr("a", &long), se("r"), attr("a", &long), ee(), ee()]);
+    let b = roundtrip(&ev, FiOptions::default());
+    assert_eq!(b.windows(40).filter(|w| *w == long.as_bytes()).count(), 2);
+    let b = roundtrip(&ev, FiOptions { max_indexed_attribute_value: 64, ..Default::default() });
+    assert_eq!(b.windows(40).filter(|w| *w == long.as_bytes()).count(), 1);
+    let b = roundtrip(&doc(vec![se("r"), text("z"), text("z"), ee()]), FiOptions { max_indexed_chunk: 0, ..Default::default() });
+    assert_eq!(b.iter().filter(|&&x| x == b'z').count(), 2);
+}
+
+fn sample_vocab() -> Vocabulary {
+    let mut vb = VocabularyBuilder::new();
+    let sample = doc(vec![
+        Event::StartElement(QName::new("p", "urn:a", "root")),
+        Event::Namespace { prefix: "p".into(), uri: "urn:a".into() },
+        attr("id", "1"),
+        se("item"),
+        text("hello"),
+        ee(),
+        ee(),
+    ]);
+    vb.add_events(sample.iter());
+    vb.build()
+}
+
+#[test]
+fn external_vocabulary() {
+    let v = Arc::new(sample_vocab());
+    let ev = doc(vec![
+        Event::StartElement(QName::new("p", "urn:a", "root")),
+        Event::Namespace { prefix: "p".into(), uri: "urn:a".into() },
+        attr("id", "1"),
+        se("item"),
+        text("hello"),
+        ee(),
+        se("new"),
+        ee(),
+        ee(),
+    ]);
+    let opts = FiOptions { external_vocabulary: Some(("urn:voc".into(), v.clone())), ..Default::default() };
+    let with = encode_events(&ev, opts).unwrap();
+    let without = encode_events(&ev, FiOptions::default()).unwrap();
+    assert!(with.len() < without.len(), "{} vs {}", with.len(), without.len());
+    assert_eq!(&with[4..8], &[0x20, 0x10, 0x00, 0x06]);
+    // refused without the vocabulary
+    let e = decode_events(&with).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unsupported);
+    assert!(e.to_string().contains("urn:voc"), "{e}");
+    let mut vocabs = Vocabularies::new();
+    vocabs.insert("urn:other".into(), (*v).clone());
+    let mut d = FiDecoder::new(&with).with_vocabularies(&vocabs);
+    assert!(binxml_core::collect_events(&mut d).is_err());
+    vocabs.insert("urn:voc".into(), (*v).clone());
+    let mut d = FiDecoder::new(&with).with_vocabularies(&vocabs);
+    let back = binxml_core::collect_events(&mut d).unwrap();
     assert_eq!(back, ev);
+    let mut d = FiReadDecoder::new(&with[..]).with_vocabularies(Arc::new(vocabs.clone()));
+    let back2 = binxml_core::collect_events(&mut d).unwrap();
+    assert_eq!(back2, ev);
+    // the text form round-trips
+    assert_eq!(Vocabulary::from_text(&v.to_text()).unwrap(), *v);
+}
+
+#[test]
+fn initial_vocabulary_in_document() {
+    // header with an inline initial vocabulary: prefixes ["p"], namespace names ["urn:a"],
+    // local names ["x"], attribute values ["v"], element name surrogates [(p, urn:a, x)]
+    let mut b = vec![0xE0, 0x00, 0x00, 0x01, 0x20];
+    b.extend_from_slice(&[0x03, 0x90]); // prefixes, namespace names | local names, attribute values
+    b.push(0x02); // 2nd octet also carries element-name surrogates
+    b.truncate(b.len() - 1);
+    b.pop();
+    b.push(0x92); // local names 0x80, attribute values 0x10, element name surrogates 0x02
+    b.extend_from_slice(&[0x00, 0x00, b'p']); // 1 prefix
+    b.extend_from_slice(&[0x00, 0x04, b'u', b'r', b'n', b':', b'a']); // 1 namespace
+    b.extend_from_slice(&[0x00, 0x00, b'x']); // 1 local name
+    b.extend_from_slice(&[0x00, 0x00, b'v']); // 1 attribute value (C.14 literal, utf-8)
+    b.extend_from_slice(&[0x00, 0x03, 0x01, 0x01, 0x00]); // 1 element surrogate: p=2, ns=2, local=1
+    // body: <p:x xmlns:p="urn:a" a="v"/> using the vocabulary
+    b.extend_from_slice(&[0x78, 0xCF, 0x81, 0x81, 0xF0, 0x00]); // ns decl by indexes, element index 1
+    b.extend_from_slice(&[0x78, 0x00, 0x61, 0x80, 0xFF, 0xF0]);
+    let ev = decode_events(&b).unwrap();
+    assert_eq!(ev[1], Event::StartElement(QName::new("p", "urn:a", "x")));
+    assert_eq!(ev[2], Event::Namespace { prefix: "p".into(), uri: "urn:a".into() });
+    assert_eq!(ev[3], attr("a", "v"));
+    assert_eq!(ev.len(), 6);
+}
+
+#[test]
+fn borrows_utf8_literals() {
+    let ev = doc(vec![se("root"), attr("a", "value"), text("some text"), ee()]);
+    let b = encode_events(&ev, FiOptions::default()).unwrap();
+    let mut d = FiDecoder::new(&b);
+    let mut borrowed = 0;
+    while let Some(e) = d.next_event().unwrap() {
+        match e {
+            Event::StartElement(q) => borrowed += matches!(q.local, Cow::Borrowed(_)) as u32,
+            Event::Attribute { value, .. } => borrowed += matches!(value, Cow::Borrowed(_)) as u32,
+            Event::Characters { text, .. } => borrowed += matches!(text, Cow::Borrowed(_)) as u32,
+            _ => {}
+        }
+    }
+    assert_eq!(borrowed, 3);
+}
+
+// ---- hostile input ----
+
+fn decode_all(b: &[u8]) -> binxml_core::Result<usize> {
+    let mut d = FiDecoder::new(b);
+    let mut n = 0;
+    while d.next_event()?.is_some() {
+        n += 1;
+    }
+    let mut r = FiReadDecoder::new(b);
+    let mut m = 0;
+    while r.next_event()?.is_some() {
+        m += 1;
+    }
+    assert_eq!(n, m);
+    Ok(n)
+}
+
+#[test]
+fn bad_magic() {
+    for b in [&b""[..], b"\xE0", b"\xE0\x00\x00\x02\x00", b"<?xml version='1.0'?><a/>", b"PK\x03\x04", b"<?xml encoding='finf'"] {
+        let e = decode_all(b).unwrap_err();
+        assert!(e.offset.is_some(), "{e}");
+    }
+}
+
+#[test]
+fn truncations_and_corruptions_never_panic() {
+    let docs = [
+        doc(vec![se("r"), attr("k", "v"), text("t"), se("i"), attr("k", "v"), text("t"), ee(), ee()]),
+        doc(vec![
+            Event::Comment("c".into()),
+            Event::StartElement(QName::new("p", "urn:a", "root")),
+            Event::Namespace { prefix: "p".into(), uri: "urn:a".into() },
+            Event::Typed(Typed::List(vec![Typed::Int(1), Typed::Int(2)])),
+            Event::Characters { text: "cd".into(), cdata: true },
+            Event::ProcessingInstruction { target: "t".into(), data: "d".into() },
+            ee(),
+        ]),
+    ];
+    for ev in &docs {
+        for opts in [FiOptions::default(), FiOptions { utf16: true, numeric_alphabet: true, ..Default::default() }] {
+            let b = encode_events(ev, opts).unwrap();
+            for cut in 0..b.len() {
+                let e = decode_all(&b[..cut]).unwrap_err();
+                assert!(e.offset.is_some(), "cut {cut}: {e}");
+            }
+            // flip every bit of every octet: errors or other documents, never a panic
+            for i in 0..b.len() {
+                for bit in 0..8 {
+                    let mut c = b.clone();
+                    c[i] ^= 1 << bit;
+                    if let Err(e) = decode_all(&c) {
+                        assert!(e.offset.is_some(), "{e}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn index_past_table_end() {
+    // element by index 5 with an empty table
+    let b = [0xE0, 0x00, 0x00, 0x01, 0x00, 0x04, 0xF0];
+    let e = decode_all(&b).unwrap_err();
+    assert!(e.message.contains("element-name"), "{e}");
+    assert_eq!(e.offset, Some(5));
+    // attribute value index 3
+    let b = [0xE0, 0x00, 0x00, 0x01, 0x00, 0x7C, 0x00, 0x61, 0x78, 0x00, 0x62, 0x82, 0xFF, 0xF0];
+    let e = decode_all(&b).unwrap_err();
+    assert!(e.message.contains("attribute-value"), "{e}");
+}
+
+#[test]
+fn huge_lengths() {
+    // chunk with a 4-octet length of ~4 GB
+    let b = [0xE0, 0x00, 0x00, 0x01, 0x00, 0x3C, 0x00, 0x61, 0x83, 0xFF, 0xFF, 0xFF, 0xF0, b'x'];
+    let e = decode_all(&b).unwrap_err();
+    assert!(e.offset.is_some(), "{e}");
+    // unknown encoding algorithm 33 (application-defined, no table)
+    let b = [0xE0, 0x00, 0x00, 0x01, 0x00, 0x3C, 0x00, 0x61, 0x8C, 0x80, 0x41, 0xFF, 0xF0];
+    let e = decode_all(&b).unwrap_err();
+    assert!(e.message.contains("encoding algorithm"), "{e}");
+}
+
+#[test]
+fn depth_limit() {
+    let mut body = Vec::new();
+    for _ in 0..2000 {
+        body.push(se("a"));
+    }
+    for _ in 0..2000 {
+        body.push(ee());
+    }
+    let b = encode_events(&doc(body), FiOptions::default()).unwrap();
+    let e = decode_all(&b).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Limit);
+}
+
+#[test]
+fn encoder_rejects_bad_streams() {
+    let mut enc = FiEncoder::new(Vec::new());
+    use binxml_core::Encoder;
+    assert!(enc.write_event(&se("a")).is_err());
+    let mut enc = FiEncoder::new(Vec::new());
+    enc.write_event(&Event::start_document()).unwrap();
+    enc.write_event(&Event::StartElement(QName::new("p", "", "a"))).unwrap_err();
 }
