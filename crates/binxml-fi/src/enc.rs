@@ -723,8 +723,28 @@ impl<W: Write> FiEncoder<W> {
                 if let Some(p) = publ {
                     ident(&mut self.buf, &mut self.t.other_uris, p);
                 }
-                // no processing instructions in the DTD item: end of its children
+                // The item's children are the internal subset's processing instructions; its
+                // comments (which XML processors report in document order) follow the item as
+                // comments of the document. Declarations have no place in the item.
+                let mut comments = Vec::new();
+                if let Some(subset) = d.internal_subset.as_deref() {
+                    for item in subset_items(subset) {
+                        match item {
+                            SubsetItem::Pi(target, data) => {
+                                self.buf.push(0xE1);
+                                ident(&mut self.buf, &mut self.t.other_ncnames, target);
+                                self.nistring_first(data, Table::OtherStrings, self.opts.max_indexed_chunk);
+                            }
+                            SubsetItem::Comment(c) => comments.push(c),
+                        }
+                    }
+                }
                 self.terminate();
+                for c in comments {
+                    self.flush_terms();
+                    self.buf.push(0xE2);
+                    self.nistring_first(c, Table::OtherStrings, self.opts.max_indexed_chunk);
+                }
             }
             Event::Notation { .. } | Event::UnparsedEntity { .. } => {}
             Event::EndDocument => {
@@ -736,6 +756,55 @@ impl<W: Write> FiEncoder<W> {
         }
         Ok(())
     }
+}
+
+enum SubsetItem<'s> {
+    Pi(&'s str, &'s str),
+    Comment(&'s str),
+}
+
+/// The comments and processing instructions of a DTD internal subset, in order (declarations,
+/// with their quoted literals, and parameter-entity references are skipped).
+fn subset_items(s: &str) -> Vec<SubsetItem<'_>> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"<!--") {
+            let Some(end) = s[i + 4..].find("-->") else { break };
+            out.push(SubsetItem::Comment(&s[i + 4..i + 4 + end]));
+            i += 4 + end + 3;
+        } else if b[i..].starts_with(b"<?") {
+            let Some(end) = s[i + 2..].find("?>") else { break };
+            let body = &s[i + 2..i + 2 + end];
+            let t_end = body.find([' ', '\t', '\r', '\n']).unwrap_or(body.len());
+            let (target, data) = body.split_at(t_end);
+            if !target.is_empty() {
+                out.push(SubsetItem::Pi(target, data.trim_start_matches([' ', '\t', '\r', '\n'])));
+            }
+            i += 2 + end + 2;
+        } else if b[i..].starts_with(b"<!") {
+            // a markup declaration: up to its '>' outside quoted literals
+            i += 2;
+            let mut quote = 0u8;
+            while i < b.len() {
+                let c = b[i];
+                i += 1;
+                if quote != 0 {
+                    if c == quote {
+                        quote = 0;
+                    }
+                } else if c == b'"' || c == b'\'' {
+                    quote = c;
+                } else if c == b'>' {
+                    break;
+                }
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
 }
 
 #[derive(Clone, Copy)]

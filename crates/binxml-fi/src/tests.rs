@@ -482,3 +482,21 @@ fn encoder_rejects_bad_streams() {
     enc.write_event(&Event::start_document()).unwrap();
     enc.write_event(&Event::StartElement(QName::new("p", "", "a"))).unwrap_err();
 }
+
+#[test]
+fn internal_subset_comments_and_pis() {
+    let ev = doc(vec![
+        Event::DocType(DocType {
+            name: "r".into(),
+            public_id: None,
+            system_id: None,
+            internal_subset: Some("<!ENTITY é 'x<!--no-->'> <!-- yes --> <?pi data?>".into()),
+        }),
+        se("r"),
+        ee(),
+    ]);
+    let b = encode_events(&ev, FiOptions::default()).unwrap();
+    let back = decode_events(&b).unwrap();
+    assert_eq!(back[1], Event::DocType(DocType { name: "".into(), public_id: None, system_id: None, internal_subset: Some("<?pi data?>".into()) }));
+    assert_eq!(back[2], Event::Comment(" yes ".into()));
+}
