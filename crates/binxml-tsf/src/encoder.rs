@@ -1,0 +1,684 @@
+//! The TSF encoder.
+//!
+//! TSF puts each structured unit's count, and each primitive unit's length, before its content.
+//! The encoder writes everything else to one body buffer as the events come and records, for
+//! each number not known yet, where it goes; `finish` writes the body with the numbers spliced
+//! in (one pass, one copy). No tree is built.
+
+use std::io::Write;
+
+use binxml_core::{DocType, Encoder, Error, Event, QName, Result, StreamChecker, Typed, XML_NS};
+
+use crate::events::doctype_text;
+use crate::jsonmap::{JsonType, JSON_NS, KEY_ATTR, TYPE_ATTR};
+use crate::lex::{FORMAT, TYPE_CHAR};
+
+/// A number (or, for a doctype whose name is only known at the root element, a whole unit) to
+/// splice into the body at `pos`.
+enum Insert {
+    Count { pos: usize, n: usize },
+    Bytes { pos: usize, bytes: Vec<u8> },
+}
+
+impl Insert {
+    fn pos(&self) -> usize {
+        match self {
+            Insert::Count { pos, .. } | Insert::Bytes { pos, .. } => *pos,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OpenKind {
+    Element,
+    Object,
+    Array,
+    /// A JSON string: its data starts at this body offset.
+    String(usize),
+    /// A JSON number, boolean or null: its text is collected in `scalar`.
+    Scalar(JsonType),
+}
+
+struct Open {
+    /// Index in `ins` of the count (or length) of this unit.
+    ins: usize,
+    kind: OpenKind,
+    ns_len: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Unknown,
+    Xml,
+    Json,
+}
+
+struct TextRun {
+    ins: usize,
+    start: usize,
+    cdata: bool,
+}
+
+/// Writes events as TSF: XML documents in TSF's XML vocabulary, events in the JSON mapping (root
+/// element in [`crate::JSON_NS`]) in its JSON vocabulary. Lengths are UTF-8 byte counts.
+pub struct TsfEncoder<W: Write> {
+    out: Option<W>,
+    body: Vec<u8>,
+    ins: Vec<Insert>,
+    stack: Vec<Open>,
+    checker: StreamChecker,
+    mode: Mode,
+    root_items: usize,
+    root_implied: bool,
+    // XML
+    in_start_tag: bool,
+    attrs_ins: Option<usize>,
+    elem_prefix: String,
+    elem_ns: String,
+    ns: Vec<(String, String)>,
+    text: Option<TextRun>,
+    doctype: Option<(usize, DocType<'static>)>,
+    gen_prefix: usize,
+    // JSON
+    jpending: Option<Option<JsonType>>,
+    jname: String,
+    scalar_name: String,
+    scalar: String,
+    lexical: String,
+}
+
+#[inline]
+fn push_num(buf: &mut Vec<u8>, mut n: usize) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&tmp[i..]);
+}
+
+/// True when a name must use the `"` form: it is empty only where that matters, starts with a
+/// digit or `"`, or holds a type character.
+#[inline]
+fn needs_quote(name: &str) -> bool {
+    let b = name.as_bytes();
+    match b.first() {
+        None => false,
+        Some(c) if c.is_ascii_digit() || *c == b'"' => true,
+        _ => b.iter().any(|&c| TYPE_CHAR[c as usize]),
+    }
+}
+
+#[inline]
+fn push_name(buf: &mut Vec<u8>, name: &str) {
+    if !needs_quote(name) {
+        buf.extend_from_slice(name.as_bytes());
+        return;
+    }
+    buf.push(b'"');
+    for &c in name.as_bytes() {
+        if TYPE_CHAR[c as usize] || c == b'\\' || c == b'"' {
+            buf.push(b'\\');
+        }
+        buf.push(c);
+    }
+}
+
+fn qualified_into(q: &QName<'_>, out: &mut String) {
+    out.clear();
+    if !q.prefix.is_empty() {
+        out.push_str(&q.prefix);
+        out.push(':');
+    }
+    out.push_str(&q.local);
+}
+
+impl<W: Write> TsfEncoder<W> {
+    pub fn new(out: W) -> Self {
+        TsfEncoder {
+            out: Some(out),
+            body: Vec::with_capacity(1 << 16),
+            ins: Vec::new(),
+            stack: Vec::new(),
+            checker: StreamChecker::new(true),
+            mode: Mode::Unknown,
+            root_items: 0,
+            root_implied: false,
+            in_start_tag: false,
+            attrs_ins: None,
+            elem_prefix: String::new(),
+            elem_ns: String::new(),
+            ns: Vec::new(),
+            text: None,
+            doctype: None,
+            gen_prefix: 0,
+            jpending: None,
+            jname: String::new(),
+            scalar_name: String::new(),
+            scalar: String::new(),
+            lexical: String::new(),
+        }
+    }
+
+    /// The writer, after [`Encoder::finish`].
+    pub fn into_inner(mut self) -> W {
+        self.out.take().expect("writer")
+    }
+
+    /// Counts a new unit in the current container (the root message at top level).
+    #[inline]
+    fn add_unit(&mut self, slu: bool) {
+        match self.stack.last() {
+            None => {
+                self.root_items += 1;
+                self.root_implied = self.root_items == 1 && slu;
+            }
+            Some(o) => {
+                if let Insert::Count { n, .. } = &mut self.ins[o.ins] {
+                    *n += 1;
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn new_insert(&mut self) -> usize {
+        self.ins.push(Insert::Count { pos: self.body.len(), n: 0 });
+        self.ins.len() - 1
+    }
+
+    #[inline]
+    fn set_count(&mut self, idx: usize, v: usize) {
+        if let Insert::Count { n, .. } = &mut self.ins[idx] {
+            *n = v;
+        }
+    }
+
+    /// A primitive unit whose data is known: `{len}{name}{type}{data}`.
+    fn plu(&mut self, name: &str, ty: u8, data: &[&[u8]]) {
+        let len: usize = data.iter().map(|d| d.len()).sum();
+        push_num(&mut self.body, len);
+        push_name(&mut self.body, name);
+        self.body.push(ty);
+        for d in data {
+            self.body.extend_from_slice(d);
+        }
+    }
+
+    // ----- XML -----
+
+    fn lookup(&self, prefix: &str) -> Option<&str> {
+        if let Some((_, u)) = self.ns.iter().rev().find(|(p, _)| p == prefix) {
+            return Some(u);
+        }
+        match prefix {
+            "" => Some(""),
+            "xml" => Some(XML_NS),
+            _ => None,
+        }
+    }
+
+    fn open_attrs(&mut self) -> usize {
+        if let Some(i) = self.attrs_ins {
+            return i;
+        }
+        let elem = self.stack.last().unwrap().ins;
+        if let Insert::Count { n, .. } = &mut self.ins[elem] {
+            *n += 1;
+        }
+        let i = self.new_insert();
+        self.body.push(b'=');
+        self.attrs_ins = Some(i);
+        i
+    }
+
+    fn attr_unit(&mut self, name: &str, value: &str) {
+        let i = self.open_attrs();
+        if let Insert::Count { n, .. } = &mut self.ins[i] {
+            *n += 1;
+        }
+        self.plu(name, b'[', &[value.as_bytes()]);
+    }
+
+    fn declare(&mut self, prefix: &str, uri: &str) {
+        let name = if prefix.is_empty() { "xmlns".to_string() } else { format!("xmlns:{prefix}") };
+        self.attr_unit(&name, uri);
+        self.ns.push((prefix.to_string(), uri.to_string()));
+    }
+
+    /// Ends the start tag: declares the element's namespace if the events did not.
+    fn end_start_tag(&mut self) -> Result<()> {
+        if !self.in_start_tag {
+            return Ok(());
+        }
+        self.in_start_tag = false;
+        let prefix = std::mem::take(&mut self.elem_prefix);
+        let ns = std::mem::take(&mut self.elem_ns);
+        if self.lookup(&prefix) != Some(ns.as_str()) {
+            if !prefix.is_empty() && ns.is_empty() {
+                return Err(Error::invalid_events(FORMAT, format!("element prefix {prefix:?} without a namespace")));
+            }
+            self.declare(&prefix, &ns);
+        }
+        self.elem_prefix = prefix;
+        self.elem_ns = ns;
+        self.attrs_ins = None;
+        Ok(())
+    }
+
+    fn end_text(&mut self) {
+        if let Some(t) = self.text.take() {
+            let len = self.body.len() - t.start;
+            self.set_count(t.ins, len);
+        }
+    }
+
+    /// Before a content event (or the end tag).
+    fn content(&mut self) -> Result<()> {
+        self.end_start_tag()?;
+        self.end_text();
+        Ok(())
+    }
+
+    fn xml_text(&mut self, text: &str, cdata: bool) -> Result<()> {
+        self.end_start_tag()?;
+        if self.stack.is_empty() && !cdata && text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
+            return Ok(()); // whitespace outside the root element is not kept
+        }
+        if let Some(t) = &self.text {
+            if t.cdata != cdata {
+                self.end_text();
+            }
+        }
+        if self.text.is_none() {
+            if text.is_empty() && !cdata {
+                return Ok(());
+            }
+            self.add_unit(false);
+            let ins = self.new_insert();
+            self.body.push(if cdata { b']' } else { b'[' });
+            self.text = Some(TextRun { ins, start: self.body.len(), cdata });
+        }
+        self.body.extend_from_slice(text.as_bytes());
+        Ok(())
+    }
+
+    fn xml_event(&mut self, event: &Event<'_>) -> Result<()> {
+        match event {
+            Event::StartElement(q) => {
+                self.content()?;
+                self.add_unit(true);
+                let ins = self.new_insert();
+                let mut qn = std::mem::take(&mut self.lexical);
+                qualified_into(q, &mut qn);
+                if qn.is_empty() {
+                    return Err(Error::invalid_events(FORMAT, "element without a name"));
+                }
+                push_name(&mut self.body, &qn);
+                self.body.push(b'<');
+                if self.stack.is_empty() {
+                    if let Some((idx, dt)) = self.doctype.take() {
+                        let mut s = String::new();
+                        doctype_text(&dt, &qn, &mut s);
+                        let mut bytes = Vec::new();
+                        push_num(&mut bytes, s.len());
+                        bytes.push(b'!');
+                        bytes.extend_from_slice(s.as_bytes());
+                        self.ins[idx] = Insert::Bytes { pos: self.ins[idx].pos(), bytes };
+                    }
+                }
+                self.lexical = qn;
+                self.stack.push(Open { ins, kind: OpenKind::Element, ns_len: self.ns.len() });
+                self.in_start_tag = true;
+                self.attrs_ins = None;
+                self.elem_prefix.clear();
+                self.elem_prefix.push_str(&q.prefix);
+                self.elem_ns.clear();
+                self.elem_ns.push_str(&q.namespace);
+            }
+            Event::Namespace { prefix, uri } => {
+                if prefix.is_empty() {
+                    self.attr_unit("xmlns", uri);
+                } else {
+                    let name = format!("xmlns:{prefix}");
+                    self.attr_unit(&name, uri);
+                }
+                self.ns.push((prefix.to_string(), uri.to_string()));
+            }
+            Event::Attribute { name, value } => {
+                let mut qn = std::mem::take(&mut self.lexical);
+                let bound = name.namespace.is_empty()
+                    || (!name.prefix.is_empty() && self.lookup(&name.prefix) == Some(&*name.namespace));
+                if bound {
+                    qualified_into(name, &mut qn);
+                } else {
+                    // Find or make a prefix for the attribute's namespace.
+                    let found = self
+                        .ns
+                        .iter()
+                        .rev()
+                        .find(|(p, u)| !p.is_empty() && *u == name.namespace)
+                        .map(|(p, _)| p.clone())
+                        .filter(|p| self.lookup(p) == Some(&*name.namespace));
+                    let p = match found {
+                        Some(p) => p,
+                        None => {
+                            let p = if !name.prefix.is_empty() && self.lookup(&name.prefix).is_none() {
+                                name.prefix.to_string()
+                            } else {
+                                loop {
+                                    self.gen_prefix += 1;
+                                    let p = format!("ns{}", self.gen_prefix);
+                                    if self.lookup(&p).is_none() {
+                                        break p;
+                                    }
+                                }
+                            };
+                            self.declare(&p, &name.namespace);
+                            p
+                        }
+                    };
+                    qn.clear();
+                    qn.push_str(&p);
+                    qn.push(':');
+                    qn.push_str(&name.local);
+                }
+                self.attr_unit(&qn, value);
+                self.lexical = qn;
+            }
+            Event::Characters { text, cdata } => self.xml_text(text, *cdata)?,
+            Event::Typed(t) => {
+                let mut s = std::mem::take(&mut self.lexical);
+                s.clear();
+                t.write_lexical(&mut s);
+                self.xml_text(&s, false)?;
+                self.lexical = s;
+            }
+            Event::Comment(c) => {
+                self.content()?;
+                self.add_unit(false);
+                self.plu("", b'+', &[c.as_bytes()]);
+            }
+            Event::ProcessingInstruction { target, data } => {
+                self.content()?;
+                self.add_unit(false);
+                if data.is_empty() {
+                    self.plu("", b'?', &[target.as_bytes()]);
+                } else {
+                    self.plu("", b'?', &[target.as_bytes(), b" ", data.as_bytes()]);
+                }
+            }
+            Event::EntityReference { name, .. } => {
+                self.content()?;
+                self.add_unit(false);
+                self.plu("", b'&', &[name.as_bytes()]);
+            }
+            Event::DocType(d) => {
+                self.content()?;
+                self.add_unit(false);
+                if d.name.is_empty() {
+                    let pos = self.body.len();
+                    self.ins.push(Insert::Bytes { pos, bytes: Vec::new() });
+                    self.doctype = Some((self.ins.len() - 1, d.clone().into_owned()));
+                } else {
+                    let mut s = String::new();
+                    doctype_text(d, "", &mut s);
+                    self.plu("", b'!', &[s.as_bytes()]);
+                }
+            }
+            Event::EndElement => {
+                self.content()?;
+                let o = self.stack.pop().unwrap();
+                self.ns.truncate(o.ns_len);
+            }
+            Event::EndDocument => self.content()?,
+            Event::StartDocument { .. } | Event::Notation { .. } | Event::UnparsedEntity { .. } => {}
+        }
+        Ok(())
+    }
+
+    // ----- JSON -----
+
+    fn json_open(&mut self, first: Option<&Event<'_>>) -> Result<()> {
+        let Some(declared) = self.jpending.take() else { return Ok(()) };
+        let ty = match declared {
+            Some(t) => t,
+            None => match first {
+                Some(Event::Typed(t)) => match t {
+                    Typed::Bool(_) => JsonType::Boolean,
+                    Typed::Null => JsonType::Null,
+                    Typed::Number(_) | Typed::Int(_) | Typed::Float(_) | Typed::Double(_) => JsonType::Number,
+                    _ => JsonType::String,
+                },
+                Some(Event::StartElement(_)) => {
+                    return Err(Error::invalid_events(FORMAT, "a JSON element without a `t` attribute has element children"));
+                }
+                _ => JsonType::String,
+            },
+        };
+        let named = match self.stack.last() {
+            None => {
+                if self.root_items > 0 {
+                    return Err(Error::invalid_events(FORMAT, "more than one top-level JSON value"));
+                }
+                false
+            }
+            Some(o) => match o.kind {
+                OpenKind::Object => true,
+                OpenKind::Array => false,
+                _ => return Err(Error::invalid_events(FORMAT, "an element inside a JSON string, number, boolean or null")),
+            },
+        };
+        // A JSON value at top level never needs the root message.
+        self.add_unit(true);
+        let name = if named { std::mem::take(&mut self.jname) } else { String::new() };
+        let kind = match ty {
+            JsonType::Object | JsonType::Array | JsonType::String => {
+                let ins = self.new_insert();
+                push_name(&mut self.body, &name);
+                let (c, k) = match ty {
+                    JsonType::Object => (b'{', OpenKind::Object),
+                    JsonType::Array => (b'[', OpenKind::Array),
+                    _ => (b'\'', OpenKind::String(self.body.len() + 1)),
+                };
+                self.body.push(c);
+                self.stack.push(Open { ins, kind: k, ns_len: 0 });
+                if named {
+                    self.jname = name;
+                }
+                return Ok(());
+            }
+            t => OpenKind::Scalar(t),
+        };
+        self.scalar_name.clear();
+        self.scalar_name.push_str(&name);
+        if named {
+            self.jname = name;
+        }
+        self.scalar.clear();
+        self.stack.push(Open { ins: usize::MAX, kind, ns_len: 0 });
+        Ok(())
+    }
+
+    fn json_text(&mut self, text: &str) -> Result<()> {
+        match self.stack.last().map(|o| o.kind) {
+            Some(OpenKind::String(_)) => self.body.extend_from_slice(text.as_bytes()),
+            Some(OpenKind::Scalar(_)) => self.scalar.push_str(text),
+            _ => {
+                if !text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
+                    return Err(Error::invalid_events(FORMAT, "text directly inside a JSON object or array"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn json_event(&mut self, event: &Event<'_>) -> Result<()> {
+        match event {
+            Event::StartElement(q) => {
+                if self.jpending.is_some() {
+                    self.json_open(Some(event))?;
+                }
+                if let Some(o) = self.stack.last() {
+                    if !matches!(o.kind, OpenKind::Object | OpenKind::Array) {
+                        return Err(Error::invalid_events(FORMAT, "an element inside a JSON string, number, boolean or null"));
+                    }
+                } else if self.root_items > 0 {
+                    return Err(Error::invalid_events(FORMAT, "more than one top-level JSON value"));
+                }
+                self.jname.clear();
+                self.jname.push_str(&q.local);
+                self.jpending = Some(None);
+            }
+            Event::Attribute { name, value } => {
+                if let Some(p) = self.jpending.as_mut() {
+                    if name.namespace.is_empty() && name.prefix.is_empty() {
+                        if name.local == TYPE_ATTR {
+                            *p = Some(JsonType::from_attr(value).ok_or_else(|| {
+                                Error::invalid_events(FORMAT, format!("unknown JSON type t={value:?}"))
+                            })?);
+                        } else if name.local == KEY_ATTR {
+                            self.jname.clear();
+                            self.jname.push_str(value);
+                        }
+                    }
+                }
+            }
+            Event::Characters { text, .. } => {
+                if self.jpending.is_some() {
+                    self.json_open(Some(event))?;
+                }
+                self.json_text(text)?;
+            }
+            Event::Typed(t) => {
+                if self.jpending.is_some() {
+                    self.json_open(Some(event))?;
+                }
+                if let Typed::Number(s) = t {
+                    self.json_text(s)?;
+                } else {
+                    let mut s = std::mem::take(&mut self.lexical);
+                    s.clear();
+                    t.write_lexical(&mut s);
+                    let r = self.json_text(&s);
+                    self.lexical = s;
+                    r?;
+                }
+            }
+            Event::EndElement => {
+                if self.jpending.is_some() {
+                    self.json_open(None)?;
+                }
+                let o = self.stack.pop().unwrap();
+                match o.kind {
+                    OpenKind::String(start) => {
+                        let len = self.body.len() - start;
+                        self.set_count(o.ins, len);
+                    }
+                    OpenKind::Scalar(t) => {
+                        let s = self.scalar.trim_matches([' ', '\t', '\r', '\n']);
+                        let ok = match t {
+                            JsonType::Number => crate::events::is_json_number(s),
+                            JsonType::Boolean => s == "true" || s == "false",
+                            _ => s == "null" || s.is_empty(),
+                        };
+                        if !ok {
+                            return Err(Error::invalid_events(FORMAT, format!("{s:?} is not a JSON {}", t.attr_value().unwrap_or("value"))));
+                        }
+                        let s = if s.is_empty() { "null" } else { s };
+                        let (tc, data) = if t == JsonType::Number { (b'#', s) } else { (b'~', s) };
+                        let name = std::mem::take(&mut self.scalar_name);
+                        push_num(&mut self.body, data.len());
+                        push_name(&mut self.body, &name);
+                        self.body.push(tc);
+                        self.body.extend_from_slice(data.as_bytes());
+                        self.scalar_name = name;
+                    }
+                    _ => {}
+                }
+            }
+            Event::EntityReference { .. } => {
+                return Err(Error::unsupported(FORMAT, "entity reference in a JSON document"));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn assemble(&mut self) -> Vec<u8> {
+        let body = std::mem::take(&mut self.body);
+        let mut out = Vec::with_capacity(body.len() + self.ins.len() * 3 + 16);
+        if !(self.root_items == 1 && self.root_implied) {
+            push_num(&mut out, self.root_items);
+            out.push(b'=');
+        }
+        let mut last = 0;
+        for i in &self.ins {
+            let pos = i.pos();
+            out.extend_from_slice(&body[last..pos]);
+            match i {
+                Insert::Count { n, .. } => push_num(&mut out, *n),
+                Insert::Bytes { bytes, .. } => out.extend_from_slice(bytes),
+            }
+            last = pos;
+        }
+        out.extend_from_slice(&body[last..]);
+        out
+    }
+}
+
+impl<W: Write> Encoder for TsfEncoder<W> {
+    fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
+        self.checker.check(FORMAT, event)?;
+        if self.mode == Mode::Unknown {
+            if let Event::StartElement(q) = event {
+                if q.namespace == JSON_NS {
+                    // JSON has no place for comments, PIs or a doctype before the value.
+                    self.mode = Mode::Json;
+                    self.body.clear();
+                    self.ins.clear();
+                    self.root_items = 0;
+                    self.doctype = None;
+                } else {
+                    self.mode = Mode::Xml;
+                }
+            }
+        }
+        match self.mode {
+            Mode::Json => self.json_event(event),
+            _ => self.xml_event(event),
+        }
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if let Some((idx, dt)) = self.doctype.take() {
+            // A nameless doctype and no root element: keep it nameless.
+            let mut s = String::new();
+            doctype_text(&dt, "", &mut s);
+            let mut bytes = Vec::new();
+            push_num(&mut bytes, s.len());
+            bytes.push(b'!');
+            bytes.extend_from_slice(s.as_bytes());
+            self.ins[idx] = Insert::Bytes { pos: self.ins[idx].pos(), bytes };
+        }
+        let out = self.assemble();
+        let w = self.out.as_mut().expect("finish called once");
+        w.write_all(&out).map_err(|e| Error::io(FORMAT, e))?;
+        w.flush().map_err(|e| Error::io(FORMAT, e))
+    }
+}
+
+/// Encodes a whole event stream as TSF.
+pub fn write_events(events: &[Event<'_>]) -> Result<Vec<u8>> {
+    let mut enc = TsfEncoder::new(Vec::new());
+    for ev in events {
+        enc.write_event(ev)?;
+    }
+    enc.finish()?;
+    Ok(enc.into_inner())
+}

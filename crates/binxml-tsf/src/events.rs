@@ -1,0 +1,500 @@
+//! Units to events: the XML and JSON vocabularies of TSF as binxml events. Shared by the
+//! streaming decoder (units from the lexer) and the TAM (units from the tree).
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+
+use binxml_core::{DocType, Error, Event, Limits, QName, Result, Typed, XML_NS};
+
+use crate::jsonmap::{element_name, JsonType, ITEM_NAME, JSON_NS, KEY_ATTR, ROOT_NAME, TYPE_ATTR};
+use crate::lex::{Unit, UnitKind, FORMAT};
+
+/// Where units come from.
+pub(crate) trait Source<'a> {
+    /// The next unit in document order. `json` gives `[` its JSON meaning (array).
+    fn unit(&mut self, json: bool) -> Result<Unit<'a>>;
+    /// Called after the last unit of the document: rejects trailing data.
+    fn end(&mut self) -> Result<()>;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FrameKind {
+    Root,
+    Element,
+    Object,
+    Array,
+}
+
+struct Frame {
+    kind: FrameKind,
+    remaining: usize,
+    ns_len: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Start,
+    Body,
+    Done,
+}
+
+pub(crate) struct EventGen<'a, S> {
+    pub src: S,
+    stack: Vec<Frame>,
+    queue: VecDeque<(u64, Event<'a>)>,
+    ns: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    attrs: Vec<(Cow<'a, str>, &'a str, usize)>,
+    peeked: Option<Unit<'a>>,
+    state: State,
+    json: bool,
+    limits: Limits,
+    last_off: u64,
+    failed: bool,
+}
+
+fn sub<'a>(c: &Cow<'a, str>, from: usize) -> Cow<'a, str> {
+    match c {
+        Cow::Borrowed(s) => Cow::Borrowed(&s[from..]),
+        Cow::Owned(s) => Cow::Owned(s[from..].to_string()),
+    }
+}
+
+fn split_qname<'a>(c: &Cow<'a, str>) -> (Cow<'a, str>, Cow<'a, str>) {
+    match c.find(':') {
+        None => (Cow::Borrowed(""), c.clone()),
+        Some(i) => match c {
+            Cow::Borrowed(s) => (Cow::Borrowed(&s[..i]), Cow::Borrowed(&s[i + 1..])),
+            Cow::Owned(s) => (Cow::Owned(s[..i].to_string()), Cow::Owned(s[i + 1..].to_string())),
+        },
+    }
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// Splits a processing instruction unit's data into target and data.
+pub(crate) fn split_pi(v: &str) -> (&str, &str) {
+    match v.bytes().position(is_ws) {
+        None => (v, ""),
+        Some(i) => (&v[..i], v[i..].trim_start_matches([' ', '\t', '\r', '\n'])),
+    }
+}
+
+fn quoted(s: &str, at: usize) -> std::result::Result<(&str, usize), String> {
+    let b = s.as_bytes();
+    let q = match b.get(at) {
+        Some(&q @ (b'"' | b'\'')) => q,
+        _ => return Err("expected a quoted literal".into()),
+    };
+    match s[at + 1..].bytes().position(|c| c == q) {
+        None => Err("unterminated literal".into()),
+        Some(i) => Ok((&s[at + 1..at + 1 + i], at + 2 + i)),
+    }
+}
+
+/// Parses a doctype unit's content (`name PUBLIC "p" "s" [subset]`).
+pub(crate) fn parse_doctype(s: &str) -> std::result::Result<DocType<'_>, String> {
+    let b = s.as_bytes();
+    let skip = |mut p: usize| {
+        while p < b.len() && is_ws(b[p]) {
+            p += 1;
+        }
+        p
+    };
+    let mut p = skip(0);
+    let ns = p;
+    while p < b.len() && !is_ws(b[p]) && b[p] != b'[' {
+        p += 1;
+    }
+    let name = &s[ns..p];
+    if name.is_empty() {
+        return Err("doctype without a name".into());
+    }
+    let mut dt = DocType { name: Cow::Borrowed(name), ..Default::default() };
+    p = skip(p);
+    if s[p..].starts_with("PUBLIC") {
+        let (pubid, np) = quoted(s, skip(p + 6))?;
+        dt.public_id = Some(Cow::Borrowed(pubid));
+        p = skip(np);
+        if matches!(b.get(p), Some(b'"' | b'\'')) {
+            let (sys, np) = quoted(s, p)?;
+            dt.system_id = Some(Cow::Borrowed(sys));
+            p = skip(np);
+        }
+    } else if s[p..].starts_with("SYSTEM") {
+        let (sys, np) = quoted(s, skip(p + 6))?;
+        dt.system_id = Some(Cow::Borrowed(sys));
+        p = skip(np);
+    }
+    if b.get(p) == Some(&b'[') {
+        let Some(close) = s.rfind(']') else { return Err("internal subset without ']'".into()) };
+        if close < p {
+            return Err("internal subset without ']'".into());
+        }
+        dt.internal_subset = Some(Cow::Borrowed(&s[p + 1..close]));
+        p = skip(close + 1);
+    }
+    if p != b.len() {
+        return Err(format!("unexpected text in the doctype at {p}"));
+    }
+    Ok(dt)
+}
+
+/// The doctype unit's content for a [`DocType`] (`root_name` when its name is empty).
+pub(crate) fn doctype_text(d: &DocType<'_>, root_name: &str, out: &mut String) {
+    fn lit(s: &str, out: &mut String) {
+        let q = if s.contains('"') { '\'' } else { '"' };
+        out.push(q);
+        out.push_str(s);
+        out.push(q);
+    }
+    out.push_str(if d.name.is_empty() { root_name } else { &d.name });
+    match (&d.public_id, &d.system_id) {
+        (Some(p), s) => {
+            out.push_str(" PUBLIC ");
+            lit(p, out);
+            if let Some(s) = s {
+                out.push(' ');
+                lit(s, out);
+            }
+        }
+        (None, Some(s)) => {
+            out.push_str(" SYSTEM ");
+            lit(s, out);
+        }
+        (None, None) => {}
+    }
+    if let Some(sub) = &d.internal_subset {
+        out.push_str(" [");
+        out.push_str(sub);
+        out.push(']');
+    }
+}
+
+impl<'a, S: Source<'a>> EventGen<'a, S> {
+    pub fn new(src: S, limits: Limits) -> Self {
+        EventGen {
+            src,
+            stack: Vec::new(),
+            queue: VecDeque::with_capacity(16),
+            ns: Vec::new(),
+            attrs: Vec::new(),
+            peeked: None,
+            state: State::Start,
+            json: false,
+            limits,
+            last_off: 0,
+            failed: false,
+        }
+    }
+
+    pub fn offset(&self) -> u64 {
+        self.last_off
+    }
+
+    pub fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        loop {
+            if let Some((off, ev)) = self.queue.pop_front() {
+                self.last_off = off;
+                return Ok(Some(ev));
+            }
+            if self.state == State::Done || self.failed {
+                return Ok(None);
+            }
+            if let Err(e) = self.step() {
+                self.failed = true;
+                return Err(e);
+            }
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, off: usize, ev: Event<'a>) {
+        self.queue.push_back((off as u64, ev));
+    }
+
+    fn depth_check(&self, off: usize) -> Result<()> {
+        // The root frame does not count.
+        if self.stack.len() > self.limits.max_depth {
+            return Err(Error::limit(FORMAT, off as u64, format!("nesting deeper than {}", self.limits.max_depth)));
+        }
+        Ok(())
+    }
+
+    fn step(&mut self) -> Result<()> {
+        match self.state {
+            State::Start => {
+                let u = self.src.unit(true)?;
+                self.push(0, Event::start_document());
+                if u.kind == UnitKind::Attributes {
+                    self.json = false;
+                    self.stack.push(Frame { kind: FrameKind::Root, remaining: u.count, ns_len: 0 });
+                } else {
+                    self.json = matches!(
+                        u.kind,
+                        UnitKind::Object | UnitKind::Array | UnitKind::String | UnitKind::Number | UnitKind::Literal
+                    );
+                    self.stack.push(Frame { kind: FrameKind::Root, remaining: 1, ns_len: 0 });
+                    self.peeked = Some(u);
+                }
+                self.state = State::Body;
+            }
+            State::Body => {
+                let top = self.stack.last_mut().unwrap();
+                if top.remaining == 0 {
+                    let f = self.stack.pop().unwrap();
+                    match f.kind {
+                        FrameKind::Root => {
+                            self.src.end()?;
+                            self.push(0, Event::EndDocument);
+                            self.state = State::Done;
+                        }
+                        FrameKind::Element => {
+                            self.ns.truncate(f.ns_len);
+                            self.push(self.last_off as usize, Event::EndElement);
+                        }
+                        FrameKind::Object | FrameKind::Array => self.push(self.last_off as usize, Event::EndElement),
+                    }
+                    return Ok(());
+                }
+                top.remaining -= 1;
+                let parent = top.kind;
+                let ctx_json = match parent {
+                    FrameKind::Object | FrameKind::Array => true,
+                    FrameKind::Root => self.json,
+                    FrameKind::Element => false,
+                };
+                let u = match self.peeked.take() {
+                    Some(u) => u,
+                    None => self.src.unit(ctx_json)?,
+                };
+                if self.json {
+                    self.json_unit(u, parent)?;
+                } else {
+                    self.xml_unit(u, parent)?;
+                }
+            }
+            State::Done => {}
+        }
+        Ok(())
+    }
+
+    fn xml_unit(&mut self, u: Unit<'a>, parent: FrameKind) -> Result<()> {
+        let off = u.off;
+        match u.kind {
+            UnitKind::Element => return self.element(u),
+            UnitKind::Text | UnitKind::CData => {
+                if !u.value.is_empty() {
+                    self.push(off, Event::Characters { text: Cow::Borrowed(u.value), cdata: u.kind == UnitKind::CData });
+                } else if u.kind == UnitKind::CData {
+                    self.push(off, Event::Characters { text: Cow::Borrowed(""), cdata: true });
+                }
+            }
+            UnitKind::Comment => self.push(off, Event::Comment(Cow::Borrowed(u.value))),
+            UnitKind::ProcessingInstruction => {
+                let (target, data) = split_pi(u.value);
+                if target.is_empty() {
+                    return Err(Error::malformed(FORMAT, off as u64, "processing instruction without a target"));
+                }
+                self.push(off, Event::ProcessingInstruction { target: Cow::Borrowed(target), data: Cow::Borrowed(data) });
+            }
+            UnitKind::Doctype => {
+                if parent != FrameKind::Root {
+                    return Err(Error::malformed(FORMAT, off as u64, "doctype inside an element"));
+                }
+                let dt = parse_doctype(u.value).map_err(|m| Error::malformed(FORMAT, off as u64, format!("bad doctype: {m}")))?;
+                self.push(off, Event::DocType(dt));
+            }
+            UnitKind::EntityRef => {
+                if u.value.is_empty() {
+                    return Err(Error::malformed(FORMAT, off as u64, "entity reference without a name"));
+                }
+                self.push(off, Event::EntityReference { name: Cow::Borrowed(u.value), public_id: None, system_id: None });
+            }
+            UnitKind::Attributes | UnitKind::Attribute => {
+                return Err(Error::malformed(FORMAT, off as u64, "an attribute list must be the first unit of an element"));
+            }
+            _ => return Err(Error::malformed(FORMAT, off as u64, "a JSON unit in an XML document")),
+        }
+        Ok(())
+    }
+
+    fn lookup(&self, prefix: &str, off: usize) -> Result<Cow<'a, str>> {
+        if let Some((_, uri)) = self.ns.iter().rev().find(|(p, _)| p == prefix) {
+            return Ok(uri.clone());
+        }
+        if prefix.is_empty() {
+            return Ok(Cow::Borrowed(""));
+        }
+        if prefix == "xml" {
+            return Ok(Cow::Borrowed(XML_NS));
+        }
+        Err(Error::malformed(FORMAT, off as u64, format!("namespace prefix {prefix:?} is not declared")))
+    }
+
+    fn element(&mut self, u: Unit<'a>) -> Result<()> {
+        let off = u.off;
+        self.depth_check(off)?;
+        let name = u.name.get();
+        if name.is_empty() {
+            return Err(Error::malformed(FORMAT, off as u64, "element without a name"));
+        }
+        let mut remaining = u.count;
+        let mut attrs = std::mem::take(&mut self.attrs);
+        attrs.clear();
+        let ns_len = self.ns.len();
+        if remaining > 0 {
+            let first = self.src.unit(false)?;
+            if first.kind == UnitKind::Attributes {
+                remaining -= 1;
+                for _ in 0..first.count {
+                    let a = self.src.unit(false)?;
+                    if !matches!(a.kind, UnitKind::Text | UnitKind::Attribute) {
+                        return Err(Error::malformed(FORMAT, a.off as u64, "an attribute list holds a unit that is not an attribute"));
+                    }
+                    let an = a.name.get();
+                    if an.is_empty() {
+                        return Err(Error::malformed(FORMAT, a.off as u64, "attribute without a name"));
+                    }
+                    attrs.push((an, a.value, a.off));
+                }
+            } else {
+                self.peeked = Some(first);
+            }
+        }
+        for (n, v, _) in &attrs {
+            if n == "xmlns" {
+                self.ns.push((Cow::Borrowed(""), Cow::Borrowed(*v)));
+            } else if n.starts_with("xmlns:") {
+                self.ns.push((sub(n, 6), Cow::Borrowed(*v)));
+            }
+        }
+        let (prefix, local) = split_qname(&name);
+        let uri = self.lookup(&prefix, off)?;
+        self.push(off, Event::StartElement(QName { prefix, namespace: uri, local }));
+        for (n, v, aoff) in &attrs {
+            if n == "xmlns" {
+                self.push(*aoff, Event::Namespace { prefix: Cow::Borrowed(""), uri: Cow::Borrowed(*v) });
+            } else if n.starts_with("xmlns:") {
+                self.push(*aoff, Event::Namespace { prefix: sub(n, 6), uri: Cow::Borrowed(*v) });
+            }
+        }
+        for (n, v, aoff) in &attrs {
+            if n == "xmlns" || n.starts_with("xmlns:") {
+                continue;
+            }
+            let (prefix, local) = split_qname(n);
+            let namespace = if prefix.is_empty() { Cow::Borrowed("") } else { self.lookup(&prefix, *aoff)? };
+            self.push(*aoff, Event::Attribute { name: QName { prefix, namespace, local }, value: Cow::Borrowed(*v) });
+        }
+        attrs.clear();
+        self.attrs = attrs;
+        self.stack.push(Frame { kind: FrameKind::Element, remaining, ns_len });
+        Ok(())
+    }
+
+    fn start_value(&mut self, off: usize, key: Option<Cow<'a, str>>, root: bool, ty: JsonType) {
+        let (local, key_attr): (Cow<'a, str>, Option<Cow<'a, str>>) = match key {
+            None => (Cow::Borrowed(if root { ROOT_NAME } else { ITEM_NAME }), None),
+            Some(k) => match element_name(&k) {
+                Cow::Borrowed(_) => (k, None),
+                Cow::Owned(esc) => (Cow::Owned(esc), Some(k)),
+            },
+        };
+        self.push(off, Event::StartElement(QName::new("", JSON_NS, local)));
+        if root {
+            self.push(off, Event::Namespace { prefix: Cow::Borrowed(""), uri: Cow::Borrowed(JSON_NS) });
+        }
+        if let Some(t) = ty.attr_value() {
+            self.push(off, Event::Attribute { name: QName::local(TYPE_ATTR), value: Cow::Borrowed(t) });
+        }
+        if let Some(k) = key_attr {
+            self.push(off, Event::Attribute { name: QName::local(KEY_ATTR), value: k });
+        }
+    }
+
+    fn json_unit(&mut self, u: Unit<'a>, parent: FrameKind) -> Result<()> {
+        let off = u.off;
+        let root = parent == FrameKind::Root;
+        let key = if parent == FrameKind::Object { Some(u.name.get()) } else { None };
+        match u.kind {
+            UnitKind::Object | UnitKind::Array => {
+                self.depth_check(off)?;
+                let obj = u.kind == UnitKind::Object;
+                self.start_value(off, key, root, if obj { JsonType::Object } else { JsonType::Array });
+                self.stack.push(Frame {
+                    kind: if obj { FrameKind::Object } else { FrameKind::Array },
+                    remaining: u.count,
+                    ns_len: 0,
+                });
+                return Ok(());
+            }
+            UnitKind::String => {
+                self.start_value(off, key, root, JsonType::String);
+                if !u.value.is_empty() {
+                    self.push(off, Event::Characters { text: Cow::Borrowed(u.value), cdata: false });
+                }
+            }
+            UnitKind::Number => {
+                if !is_json_number(u.value) {
+                    return Err(Error::malformed(FORMAT, off as u64, format!("{:?} is not a JSON number", u.value)));
+                }
+                self.start_value(off, key, root, JsonType::Number);
+                self.push(off, Event::Typed(Typed::Number(Cow::Borrowed(u.value))));
+            }
+            UnitKind::Literal => {
+                let (ty, t) = match u.value {
+                    "true" => (JsonType::Boolean, Typed::Bool(true)),
+                    "false" => (JsonType::Boolean, Typed::Bool(false)),
+                    "null" => (JsonType::Null, Typed::Null),
+                    v => return Err(Error::malformed(FORMAT, off as u64, format!("{v:?} is not true, false or null"))),
+                };
+                self.start_value(off, key, root, ty);
+                self.push(off, Event::Typed(t));
+            }
+            _ => return Err(Error::malformed(FORMAT, off as u64, "an XML unit in a JSON document")),
+        }
+        self.push(off, Event::EndElement);
+        Ok(())
+    }
+}
+
+/// True when `s` matches JSON's number grammar.
+pub(crate) fn is_json_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut p = 0;
+    let digits = |p: &mut usize| {
+        let s = *p;
+        while matches!(b.get(*p), Some(b'0'..=b'9')) {
+            *p += 1;
+        }
+        *p > s
+    };
+    if b.get(p) == Some(&b'-') {
+        p += 1;
+    }
+    match b.get(p) {
+        Some(b'0') => p += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut p);
+        }
+        _ => return false,
+    }
+    if b.get(p) == Some(&b'.') {
+        p += 1;
+        if !digits(&mut p) {
+            return false;
+        }
+    }
+    if matches!(b.get(p), Some(b'e' | b'E')) {
+        p += 1;
+        if matches!(b.get(p), Some(b'+' | b'-')) {
+            p += 1;
+        }
+        if !digits(&mut p) {
+            return false;
+        }
+    }
+    p == b.len()
+}

@@ -1,0 +1,77 @@
+//! binxml-tsf: the Transaction Serial Format and the Transaction Array Model (Evans 2020).
+//!
+//! A TSF message is a sequence of lexical units: a decimal number, an optional name and a type
+//! character. For a structured unit the number counts the units it contains; for a primitive
+//! unit it is the length of the data after the type character. See `docs/tsf.md`.
+//!
+//! * XML vocabulary: `<` element (`{count}{qname}<`), `=` attribute list (an element's first unit,
+//!   counted in the element's count) or, at top level, the root message, `[` text and attribute
+//!   value (`{len}{name}[{value}`), `]` CDATA, `!` doctype, `+` comment, `?` processing
+//!   instruction (target, space, data), and `&` an unexpanded entity reference (binxml's
+//!   addition). The root `{n}=` is written only when the document has more than one top-level
+//!   item: `<project></project>` is `0project<`.
+//! * JSON vocabulary (section 3, with distinct primitive types): `{` object, `[` array, `'`
+//!   string, `#` number (its exact text), `~` `true`/`false`/`null`.
+//! * Names that start with a digit or `"`, or hold a type character, use the `"` form with `\`
+//!   escapes (section 3.1.4).
+//! * Lengths are UTF-8 byte counts. [`TsfOptions::utf16_lengths`] reads files whose lengths
+//!   count UTF-16 code units (the paper's reference converter).
+//!
+//! [`TsfEncoder`] and [`TsfDecoder`] are the event codec; [`Tam`] is the zero-copy tree.
+
+mod decoder;
+mod encoder;
+mod events;
+mod jsonmap;
+mod lex;
+mod tam;
+
+pub use decoder::{parse_events, parse_events_with, TsfDecoder};
+pub use encoder::{write_events, TsfEncoder};
+pub use jsonmap::{JsonType, JSON_NS};
+pub use lex::{RawName, UnitKind};
+pub use tam::{Descendants, Node, Tam, TamDecoder, Units};
+
+use binxml_core::Limits;
+
+/// Decoder options.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TsfOptions {
+    /// Primitive lengths count UTF-16 code units instead of UTF-8 bytes (files written by the
+    /// paper's reference converter).
+    pub utf16_lengths: bool,
+    pub limits: Limits,
+}
+
+impl TsfOptions {
+    /// Options for the reference converter's files (UTF-16 lengths).
+    pub fn reference() -> Self {
+        TsfOptions { utf16_lengths: true, ..Default::default() }
+    }
+}
+
+/// The format registry's detection hint: TSF starts with a digit run followed by a name or a
+/// type character (`5=`, `0project<`, `12{`, ...). Weak on its own (JSON numbers start with
+/// digits too): check JSON and XML first.
+pub fn looks_like_tsf(input: &[u8]) -> bool {
+    let digits = input.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 19 {
+        return false;
+    }
+    let rest = &input[digits..];
+    match rest.first() {
+        Some(b'=' | b'<' | b'{' | b'[' | b'!' | b'+' | b'?' | b'\'' | b'"') => true,
+        Some(c) if c.is_ascii_alphabetic() || *c == b'_' || *c == b':' => {
+            // A name, then a type character.
+            rest.iter()
+                .take(256)
+                .find(|c| lex_type_char(**c))
+                .is_some_and(|c| matches!(c, b'<' | b'{' | b'['))
+        }
+        _ => false,
+    }
+}
+
+fn lex_type_char(c: u8) -> bool {
+    lex::TYPE_CHAR[c as usize]
+}

@@ -1,0 +1,518 @@
+//! TAM, the Transaction Array Model (TSF paper, section 4): the tree of a TSF buffer.
+//!
+//! Each structured unit's contained units are one block of rows, reserved in one step as soon
+//! as the unit's count is read (the count is in the buffer before the content). All blocks live
+//! in one arena, so a whole document takes a handful of allocations (the arena's growth; it is
+//! sized from the input length up front), not one per node. Rows hold offsets into the input:
+//! names and values are borrowed, never copied. The effective root (section 4.3) is the block of
+//! top-level units: the items of an `n=` root message, or the one unit of a document with the
+//! implied `1=`.
+
+use std::borrow::Cow;
+
+use binxml_core::{Decoder, Error, Event, Result};
+
+use crate::events::{EventGen, Source};
+use crate::lex::{Lexer, RawName, Unit, UnitKind, FORMAT};
+use crate::TsfOptions;
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Default, Debug)]
+struct Row {
+    name_off: u32,
+    name_len: u32,
+    /// Structured: first row of the block. Primitive: offset of the data.
+    a: u32,
+    /// Structured: count. Primitive: length of the data in bytes.
+    b: u32,
+    parent: u32,
+    kind: u8,
+    quoted: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    Xml,
+    Attrs,
+    Json,
+}
+
+struct Level {
+    next: u32,
+    end: u32,
+    start: u32,
+    parent: u32,
+    ctx: Ctx,
+}
+
+/// A TSF document as a tree of rows borrowing from the input buffer.
+pub struct Tam<'a> {
+    input: &'a str,
+    rows: Vec<Row>,
+    top: u32,
+    root_message: bool,
+    json: bool,
+    limits: binxml_core::Limits,
+}
+
+impl<'a> Tam<'a> {
+    /// Builds the tree of a TSF buffer (UTF-8 byte lengths, default limits).
+    pub fn parse(input: &'a [u8]) -> Result<Tam<'a>> {
+        Self::parse_with(input, TsfOptions::default())
+    }
+
+    pub fn parse_with(input: &'a [u8], opts: TsfOptions) -> Result<Tam<'a>> {
+        if input.len() >= NONE as usize {
+            return Err(Error::limit(FORMAT, 0, "TAM holds inputs under 4 GiB"));
+        }
+        let mut lex = Lexer::new(input, opts.utf16_lengths)?;
+        let base = lex.input.as_ptr() as usize;
+        let max_depth = opts.limits.max_depth;
+        let first = lex.unit(true)?;
+        let root_message = first.kind == UnitKind::Attributes;
+        let json = matches!(
+            first.kind,
+            UnitKind::Object | UnitKind::Array | UnitKind::String | UnitKind::Number | UnitKind::Literal
+        );
+        let top = if root_message { first.count } else { 1 } as u32;
+        let mut rows: Vec<Row> = Vec::with_capacity(input.len() / 10 + 4);
+        rows.resize(top as usize, Row::default());
+        let mut pending = if root_message { None } else { Some(first) };
+        let mut stack: Vec<Level> = Vec::with_capacity(32);
+        stack.push(Level { next: 0, end: top, start: 0, parent: NONE, ctx: if json { Ctx::Json } else { Ctx::Xml } });
+        while let Some(lv) = stack.last_mut() {
+            if lv.next == lv.end {
+                stack.pop();
+                continue;
+            }
+            let r = lv.next;
+            lv.next += 1;
+            let (ctx, parent, at_start) = (lv.ctx, lv.parent, r == lv.start);
+            let u = match pending.take() {
+                Some(u) => u,
+                None => lex.unit(ctx == Ctx::Json)?,
+            };
+            let mut kind = u.kind;
+            let ok = match ctx {
+                Ctx::Json => matches!(
+                    kind,
+                    UnitKind::Object | UnitKind::Array | UnitKind::String | UnitKind::Number | UnitKind::Literal
+                ),
+                Ctx::Attrs => {
+                    kind = UnitKind::Attribute;
+                    u.kind == UnitKind::Text
+                }
+                Ctx::Xml => match kind {
+                    UnitKind::Element
+                    | UnitKind::Text
+                    | UnitKind::CData
+                    | UnitKind::Comment
+                    | UnitKind::ProcessingInstruction
+                    | UnitKind::EntityRef => true,
+                    UnitKind::Doctype => parent == NONE,
+                    UnitKind::Attributes => parent != NONE && at_start,
+                    _ => false,
+                },
+            };
+            if !ok {
+                let what = match ctx {
+                    Ctx::Json => "an XML unit inside a JSON value",
+                    Ctx::Attrs => "an attribute list holds a unit that is not an attribute",
+                    Ctx::Xml => match kind {
+                        UnitKind::Attributes => "an attribute list must be the first unit of an element",
+                        UnitKind::Doctype => "doctype inside an element",
+                        _ => "a JSON unit in an XML document",
+                    },
+                };
+                return Err(Error::malformed(FORMAT, u.off as u64, what));
+            }
+            let name_off = (u.name.raw.as_ptr() as usize - base) as u32;
+            let row = &mut rows[r as usize];
+            row.name_off = name_off;
+            row.name_len = u.name.raw.len() as u32;
+            row.quoted = u.name.quoted;
+            row.kind = kind as u8;
+            row.parent = parent;
+            if kind.is_structured() {
+                if stack.len() > max_depth {
+                    return Err(Error::limit(FORMAT, u.off as u64, format!("nesting deeper than {max_depth}")));
+                }
+                let first = rows.len() as u32;
+                let count = u.count as u32;
+                let row = &mut rows[r as usize];
+                row.a = first;
+                row.b = count;
+                if count > 0 {
+                    rows.resize(first as usize + count as usize, Row::default());
+                    let ctx = match kind {
+                        UnitKind::Element => Ctx::Xml,
+                        UnitKind::Attributes => Ctx::Attrs,
+                        _ => Ctx::Json,
+                    };
+                    stack.push(Level { next: first, end: first + count, start: first, parent: r, ctx });
+                }
+            } else {
+                row.a = (u.value.as_ptr() as usize - base) as u32;
+                row.b = u.value.len() as u32;
+            }
+        }
+        if !lex.at_end() {
+            return Err(Error::malformed(FORMAT, lex.pos as u64, "data after the end of the document"));
+        }
+        Ok(Tam { input: lex.input, rows, top, root_message, json, limits: opts.limits })
+    }
+
+    /// The input buffer (checked UTF-8).
+    pub fn input(&self) -> &'a str {
+        self.input
+    }
+
+    /// The number of units in the tree.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// True for a TSF serialization of JSON.
+    pub fn is_json(&self) -> bool {
+        self.json
+    }
+
+    /// The top-level units (section 4.3's effective root node).
+    pub fn items(&self) -> Units<'_, 'a> {
+        Units { tam: self, next: 0, end: self.top }
+    }
+
+    /// The document's root: its root element (XML) or its value (JSON).
+    pub fn root(&self) -> Option<Node<'_, 'a>> {
+        self.items().find(|n| n.kind() != UnitKind::Comment && n.kind() != UnitKind::ProcessingInstruction && n.kind() != UnitKind::Doctype && n.kind() != UnitKind::Text && n.kind() != UnitKind::CData)
+    }
+
+    /// The unit at a row index (as given by [`Node::index`]).
+    pub fn node(&self, index: usize) -> Option<Node<'_, 'a>> {
+        (index < self.rows.len()).then_some(Node { tam: self, idx: index as u32 })
+    }
+
+    /// The document as events (the same events the streaming [`crate::TsfDecoder`] gives).
+    pub fn events(&self) -> TamDecoder<'_, 'a> {
+        TamDecoder {
+            inner: EventGen::new(
+                TamSource { tam: self, stack: Vec::with_capacity(32), descend: None, started: false },
+                self.limits.clone(),
+            ),
+        }
+    }
+
+    #[inline]
+    fn row(&self, i: u32) -> &Row {
+        &self.rows[i as usize]
+    }
+
+    #[inline]
+    fn str_at(&self, off: u32, len: u32) -> &'a str {
+        &self.input[off as usize..off as usize + len as usize]
+    }
+
+    fn unit(&self, i: u32) -> Unit<'a> {
+        let r = *self.row(i);
+        let kind = UnitKind::from_u8(r.kind);
+        let name = RawName { raw: self.str_at(r.name_off, r.name_len), quoted: r.quoted };
+        if kind.is_structured() {
+            Unit { kind, name, count: r.b as usize, value: "", off: r.name_off as usize }
+        } else {
+            Unit { kind, name, count: 0, value: self.str_at(r.a, r.b), off: r.name_off as usize }
+        }
+    }
+}
+
+/// One unit of a [`Tam`].
+#[derive(Clone, Copy)]
+pub struct Node<'t, 'a> {
+    tam: &'t Tam<'a>,
+    idx: u32,
+}
+
+impl std::fmt::Debug for Node<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Node({} {:?} {:?})", self.idx, self.kind(), self.name())
+    }
+}
+
+impl PartialEq for Node<'_, '_> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.tam, other.tam) && self.idx == other.idx
+    }
+}
+
+impl<'t, 'a> Node<'t, 'a> {
+    #[inline]
+    fn row(&self) -> &'t Row {
+        &self.tam.rows[self.idx as usize]
+    }
+
+    /// The row index (stable for the tree's life).
+    pub fn index(&self) -> usize {
+        self.idx as usize
+    }
+
+    pub fn kind(&self) -> UnitKind {
+        UnitKind::from_u8(self.row().kind)
+    }
+
+    pub fn is_element(&self) -> bool {
+        self.kind() == UnitKind::Element
+    }
+
+    /// The unit's name, `\` escapes of the `"` form removed (borrowed unless it had escapes).
+    pub fn name(&self) -> Cow<'a, str> {
+        let r = self.row();
+        RawName { raw: self.tam.str_at(r.name_off, r.name_len), quoted: r.quoted }.get()
+    }
+
+    /// True when the unit's name equals `name`.
+    pub fn has_name(&self, name: &str) -> bool {
+        let r = self.row();
+        let raw = self.tam.str_at(r.name_off, r.name_len);
+        if !r.quoted { raw == name } else { RawName { raw, quoted: true }.get() == name }
+    }
+
+    /// A primitive unit's data ("" for structured units).
+    pub fn value(&self) -> &'a str {
+        let r = self.row();
+        if self.kind().is_structured() { "" } else { self.tam.str_at(r.a, r.b) }
+    }
+
+    /// The number of units a structured unit contains (0 for primitive units).
+    pub fn len(&self) -> usize {
+        if self.kind().is_structured() { self.row().b as usize } else { 0 }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every unit this one contains, the attribute list included.
+    pub fn units(&self) -> Units<'t, 'a> {
+        let r = self.row();
+        if self.kind().is_structured() {
+            Units { tam: self.tam, next: r.a, end: r.a + r.b }
+        } else {
+            Units { tam: self.tam, next: 0, end: 0 }
+        }
+    }
+
+    fn attr_list(&self) -> Option<Node<'t, 'a>> {
+        if self.kind() != UnitKind::Element {
+            return None;
+        }
+        self.units().next().filter(|n| n.kind() == UnitKind::Attributes)
+    }
+
+    /// The content: the contained units less an element's attribute list.
+    pub fn children(&self) -> Units<'t, 'a> {
+        let mut u = self.units();
+        if self.attr_list().is_some() {
+            u.next += 1;
+        }
+        u
+    }
+
+    /// An element's attributes (units of kind [`UnitKind::Attribute`]: name and value).
+    pub fn attributes(&self) -> Units<'t, 'a> {
+        match self.kind() {
+            UnitKind::Attributes => self.units(),
+            _ => match self.attr_list() {
+                Some(l) => l.units(),
+                None => Units { tam: self.tam, next: 0, end: 0 },
+            },
+        }
+    }
+
+    /// The value of the attribute named `name` (its qualified name as written).
+    pub fn attribute(&self, name: &str) -> Option<&'a str> {
+        self.attributes().find(|a| a.has_name(name)).map(|a| a.value())
+    }
+
+    /// Character data: a primitive unit's data, or the text and CDATA children of an element
+    /// joined (borrowed when there is at most one).
+    pub fn text(&self) -> Cow<'a, str> {
+        if !self.kind().is_structured() {
+            return Cow::Borrowed(self.value());
+        }
+        let mut out: Option<Cow<'a, str>> = None;
+        for c in self.children() {
+            if matches!(c.kind(), UnitKind::Text | UnitKind::CData) {
+                out = Some(match out {
+                    None => Cow::Borrowed(c.value()),
+                    Some(prev) => Cow::Owned(prev.into_owned() + c.value()),
+                });
+            }
+        }
+        out.unwrap_or(Cow::Borrowed(""))
+    }
+
+    /// The first child element (or JSON member) named `name`.
+    pub fn child(&self, name: &str) -> Option<Node<'t, 'a>> {
+        self.children_named(name).next()
+    }
+
+    /// The child elements (or JSON members) named `name`.
+    pub fn children_named<'n>(&self, name: &'n str) -> impl Iterator<Item = Node<'t, 'a>> + 'n
+    where
+        't: 'n,
+    {
+        self.children().filter(move |c| c.kind() != UnitKind::Attribute && c.has_name(name) && named_kind(c.kind()))
+    }
+
+    /// The first descendant element (or JSON member) named `name`, in document order.
+    pub fn find(&self, name: &str) -> Option<Node<'t, 'a>> {
+        self.descendants().find(|n| named_kind(n.kind()) && n.has_name(name))
+    }
+
+    /// Every unit below this one in document order (attribute lists and attributes included).
+    pub fn descendants(&self) -> Descendants<'t, 'a> {
+        let mut stack = Vec::new();
+        let u = self.units();
+        if u.next < u.end {
+            stack.push((u.next, u.end));
+        }
+        Descendants { tam: self.tam, stack }
+    }
+
+    /// The structured unit containing this one (`None` at top level).
+    pub fn parent(&self) -> Option<Node<'t, 'a>> {
+        let p = self.row().parent;
+        (p != NONE).then_some(Node { tam: self.tam, idx: p })
+    }
+}
+
+fn named_kind(k: UnitKind) -> bool {
+    matches!(
+        k,
+        UnitKind::Element | UnitKind::Object | UnitKind::Array | UnitKind::String | UnitKind::Number | UnitKind::Literal
+    )
+}
+
+/// The units of one block.
+#[derive(Clone)]
+pub struct Units<'t, 'a> {
+    tam: &'t Tam<'a>,
+    next: u32,
+    end: u32,
+}
+
+impl<'t, 'a> Iterator for Units<'t, 'a> {
+    type Item = Node<'t, 'a>;
+    #[inline]
+    fn next(&mut self) -> Option<Node<'t, 'a>> {
+        if self.next < self.end {
+            self.next += 1;
+            Some(Node { tam: self.tam, idx: self.next - 1 })
+        } else {
+            None
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.end - self.next) as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Units<'_, '_> {}
+
+impl DoubleEndedIterator for Units<'_, '_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.next < self.end {
+            self.end -= 1;
+            Some(Node { tam: self.tam, idx: self.end })
+        } else {
+            None
+        }
+    }
+}
+
+/// Pre-order walk below a unit.
+pub struct Descendants<'t, 'a> {
+    tam: &'t Tam<'a>,
+    stack: Vec<(u32, u32)>,
+}
+
+impl<'t, 'a> Iterator for Descendants<'t, 'a> {
+    type Item = Node<'t, 'a>;
+    fn next(&mut self) -> Option<Node<'t, 'a>> {
+        loop {
+            let top = self.stack.last_mut()?;
+            if top.0 == top.1 {
+                self.stack.pop();
+                continue;
+            }
+            let i = top.0;
+            top.0 += 1;
+            let r = self.tam.row(i);
+            if UnitKind::from_u8(r.kind).is_structured() && r.b > 0 {
+                self.stack.push((r.a, r.a + r.b));
+            }
+            return Some(Node { tam: self.tam, idx: i });
+        }
+    }
+}
+
+/// Units of a TAM in document order, for the event generator.
+pub(crate) struct TamSource<'t, 'a> {
+    tam: &'t Tam<'a>,
+    stack: Vec<(u32, u32)>,
+    descend: Option<(u32, u32)>,
+    started: bool,
+}
+
+impl<'a> Source<'a> for TamSource<'_, 'a> {
+    fn unit(&mut self, _json: bool) -> Result<Unit<'a>> {
+        if !self.started {
+            self.started = true;
+            self.stack.push((0, self.tam.top));
+            if self.tam.root_message {
+                return Ok(Unit { kind: UnitKind::Attributes, name: RawName::NONE, count: self.tam.top as usize, value: "", off: 0 });
+            }
+        }
+        if let Some(d) = self.descend.take() {
+            self.stack.push(d);
+        }
+        loop {
+            let Some(top) = self.stack.last_mut() else {
+                return Err(Error::malformed(FORMAT, self.tam.input.len() as u64, "no more units"));
+            };
+            if top.0 < top.1 {
+                let i = top.0;
+                top.0 += 1;
+                let r = self.tam.row(i);
+                if UnitKind::from_u8(r.kind).is_structured() && r.b > 0 {
+                    self.descend = Some((r.a, r.a + r.b));
+                }
+                return Ok(self.tam.unit(i));
+            }
+            self.stack.pop();
+        }
+    }
+
+    fn end(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A TAM's document as events (borrowing from the TSF buffer).
+pub struct TamDecoder<'t, 'a> {
+    inner: EventGen<'a, TamSource<'t, 'a>>,
+}
+
+impl<'a> Decoder<'a> for TamDecoder<'_, 'a> {
+    fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        self.inner.next_event()
+    }
+    fn offset(&self) -> u64 {
+        self.inner.offset()
+    }
+}
