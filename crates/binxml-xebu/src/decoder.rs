@@ -1,10 +1,12 @@
 //! The Xebu decoder: a pull decoder over a buffer holding one message or a stream of them.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 
 use binxml_core::{Decoder, DocType, Error, Event, Limits, QName, Result, StreamChecker, Typed};
 
 use crate::datetime::{self, DateTimeFields, Tz};
+use crate::scope::Scope;
 use crate::tables::DecoderTables;
 use crate::wire::{self, code, sel, special, typed};
 use crate::FORMAT;
@@ -42,6 +44,11 @@ pub struct XebuDecoder<'a> {
     /// Message sequence number the next message must carry (when it carries one).
     expected_seq: Option<u64>,
     seq_slot: Option<&'a mut Option<u64>>,
+    scope: Scope<Cow<'a, str>>,
+    /// Namespace declarations read before their element start, to be returned after it.
+    queue: VecDeque<(usize, Event<'a>)>,
+    /// Scope length before the queued declarations.
+    queue_mark: Option<usize>,
 }
 
 impl<'a> XebuDecoder<'a> {
@@ -80,6 +87,9 @@ impl<'a> XebuDecoder<'a> {
             messages: 0,
             expected_seq: None,
             seq_slot,
+            scope: Scope::default(),
+            queue: VecDeque::new(),
+            queue_mark: None,
         }
     }
 
@@ -219,14 +229,46 @@ impl<'a> XebuDecoder<'a> {
             Cow::Borrowed(uri)
         };
         let t = self.byte()?;
-        let prefix = self.str()?;
         let local = self.str()?;
-        let q = QName { prefix: Cow::Borrowed(prefix), namespace: ns, local: Cow::Borrowed(local) };
+        let q = QName { prefix: Cow::Borrowed(""), namespace: ns, local: Cow::Borrowed(local) };
         match &mut self.tables {
             Tables::Local(tb) => tb.set_name(t, q.clone()),
             Tables::Shared(tb) => tb.set_name(t, q.clone().into_owned()),
         }
         Ok(q)
+    }
+
+    /// The prefix of a name: explicit, or derived from the namespace scope.
+    fn prefix(&mut self, at: usize, explicit: bool, q: &mut QName<'a>, attribute: bool) -> Result<()> {
+        q.prefix = if explicit {
+            Cow::Borrowed(self.str()?)
+        } else {
+            match self.scope.derive(&q.namespace, attribute) {
+                Some(p) => Cow::Owned(p.to_owned()),
+                None => {
+                    return Err(self.err(at, format!("no prefix in scope for namespace {:?}", &*q.namespace)));
+                }
+            }
+        };
+        Ok(())
+    }
+
+    /// A varint (typed integers): at most 10 bytes, no bits past 64.
+    fn varint(&mut self) -> Result<u64> {
+        let at = self.pos;
+        let mut v = 0u64;
+        for i in 0..10 {
+            let b = self.byte()?;
+            let bits = u64::from(b & 0x7F);
+            if i == 9 && b > 1 {
+                return Err(self.err(at, "integer longer than 64 bits"));
+            }
+            v |= bits << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(self.err(at, "integer longer than 64 bits"))
     }
 
     fn opt_strs(&mut self, n: usize) -> Result<(&'a str, Vec<Option<&'a str>>)> {
@@ -247,14 +289,14 @@ impl<'a> XebuDecoder<'a> {
         let at = self.pos - 1;
         Ok(match d & 0xF0 {
             typed::UINT => {
-                let n = self.num(true)?;
+                let n = self.varint()?;
                 if n > i64::MAX as u64 {
                     return Err(self.err(at, "integer out of range"));
                 }
                 Typed::Int(n as i64)
             }
             typed::NEG_INT => {
-                let n = self.num(true)?;
+                let n = self.varint()?;
                 if n > i64::MAX as u64 {
                     return Err(self.err(at, "integer out of range"));
                 }
@@ -353,6 +395,7 @@ impl<'a> XebuDecoder<'a> {
     }
 
     fn read_event(&mut self) -> Result<Event<'a>> {
+        loop {
         let at = self.pos;
         let d = self.byte()?;
         let c = d & 0x0F;
@@ -362,6 +405,10 @@ impl<'a> XebuDecoder<'a> {
         if self.state == State::BeforeMessage && c != code::START_DOCUMENT {
             return Err(self.err(at, format!("expected a document start, found discriminator 0x{d:02X}")));
         }
+        if self.queue_mark.is_some() && c != code::NAMESPACE && c != code::START_ELEMENT {
+            return Err(self.err(at, "namespace declarations not followed by an element start"));
+        }
+        self.last = at;
         let ev = match c {
             code::START_DOCUMENT => {
                 if flags & !(wire::DOC_RESET | wire::DOC_DECL | wire::DOC_SEQ) != 0 {
@@ -371,6 +418,9 @@ impl<'a> XebuDecoder<'a> {
                     return Err(self.err(at, "document start inside a message"));
                 }
                 self.begin_message();
+                self.scope.clear();
+                self.queue.clear();
+                self.queue_mark = None;
                 if flags & wire::DOC_RESET != 0 {
                     match &mut self.tables {
                         Tables::Local(tb) => tb.clear(),
@@ -391,14 +441,23 @@ impl<'a> XebuDecoder<'a> {
                 if flags & wire::DOC_DECL != 0 {
                     let p_at = self.pos;
                     let p = self.byte()?;
-                    if p & 0xF0 != 0 || (p & wire::DECL_STANDALONE_YES != 0 && p & wire::DECL_STANDALONE == 0) {
+                    let both = |a: u8, b: u8| p & a != 0 && p & b != 0;
+                    if p & 0xC0 != 0
+                        || (p & wire::DECL_STANDALONE_YES != 0 && p & wire::DECL_STANDALONE == 0)
+                        || both(wire::DECL_VERSION, wire::DECL_VERSION_10)
+                        || both(wire::DECL_ENCODING, wire::DECL_UTF8)
+                    {
                         return Err(self.err(p_at, format!("invalid declaration bits 0x{p:02X}")));
                     }
                     if p & wire::DECL_VERSION != 0 {
                         version = Some(Cow::Borrowed(self.str()?));
+                    } else if p & wire::DECL_VERSION_10 != 0 {
+                        version = Some(Cow::Borrowed("1.0"));
                     }
                     if p & wire::DECL_ENCODING != 0 {
                         encoding = Some(Cow::Borrowed(self.str()?));
+                    } else if p & wire::DECL_UTF8 != 0 {
+                        encoding = Some(Cow::Borrowed("UTF-8"));
                     }
                     if p & wire::DECL_STANDALONE != 0 {
                         standalone = Some(p & wire::DECL_STANDALONE_YES != 0);
@@ -413,15 +472,20 @@ impl<'a> XebuDecoder<'a> {
                 Event::EndDocument
             }
             code::START_ELEMENT => {
-                if flags & 0x30 != 0 || s == sel::VALUE {
+                if flags & wire::F_DEFINE != 0 || s == sel::VALUE {
                     return Err(bad(self));
                 }
-                Event::StartElement(self.name(s)?)
+                let mut q = self.name(s)?;
+                let mark = self.queue_mark.take().unwrap_or(self.scope.len());
+                self.scope.open(mark);
+                self.prefix(at, flags & wire::F_PREFIX != 0, &mut q, false)?;
+                Event::StartElement(q)
             }
             code::END_ELEMENT => {
                 if flags != 0 {
                     return Err(bad(self));
                 }
+                self.scope.close();
                 Event::EndElement
             }
             code::NAMESPACE => {
@@ -439,11 +503,17 @@ impl<'a> XebuDecoder<'a> {
                     }
                     Cow::Borrowed(uri)
                 };
-                let prefix = Cow::Borrowed(self.str()?);
-                Event::Namespace { prefix, uri }
+                let prefix: Cow<'a, str> = Cow::Borrowed(self.str()?);
+                if self.queue_mark.is_none() {
+                    self.queue_mark = Some(self.scope.len());
+                }
+                self.scope.declare(prefix.clone(), uri.clone());
+                self.queue.push_back((at, Event::Namespace { prefix, uri }));
+                // The element start follows its declarations.
+                continue;
             }
             code::ATTRIBUTE => {
-                if flags & 0x10 != 0 || (s == sel::VALUE && flags & wire::F_DEFINE != 0) {
+                if s == sel::VALUE && flags & (wire::F_DEFINE | wire::F_PREFIX) != 0 {
                     return Err(bad(self));
                 }
                 if s == sel::VALUE {
@@ -453,11 +523,13 @@ impl<'a> XebuDecoder<'a> {
                         Tables::Local(tb) => tb.value[t as usize].clone(),
                         Tables::Shared(tb) => tb.value[t as usize].clone(),
                     };
-                    let (name, value) = v.ok_or_else(|| self.undefined(t_at, "value", t))?;
-                    self.charge(name.local.len() + name.namespace.len() + name.prefix.len() + value.len(), t_at)?;
+                    let (mut name, value) = v.ok_or_else(|| self.undefined(t_at, "value", t))?;
+                    self.charge(name.local.len() + name.namespace.len() + value.len(), t_at)?;
+                    self.prefix(at, false, &mut name, true)?;
                     Event::Attribute { name, value }
                 } else {
-                    let name = self.name(s)?;
+                    let mut name = self.name(s)?;
+                    self.prefix(at, flags & wire::F_PREFIX != 0, &mut name, true)?;
                     let tok = if flags & wire::F_DEFINE != 0 { Some(self.byte()?) } else { None };
                     let value = self.str()?;
                     if let Some(t) = tok {
@@ -553,7 +625,8 @@ impl<'a> XebuDecoder<'a> {
             }
             _ => return Err(self.err(at, format!("unknown discriminator 0x{d:02X}"))),
         };
-        Ok(ev)
+        return Ok(ev);
+        }
     }
 
     fn begin_message(&mut self) {
@@ -589,7 +662,14 @@ impl<'a> Decoder<'a> for XebuDecoder<'a> {
             _ => {}
         }
         self.last = self.pos;
-        let r = self.read_event().and_then(|ev| {
+        let r = match self.queue.pop_front() {
+            Some((at, ev)) => {
+                self.last = at;
+                Ok(ev)
+            }
+            None => self.read_event(),
+        };
+        let r = r.and_then(|ev| {
             self.checker.check(FORMAT, &ev).map_err(|e| self.err(self.last, e.message))?;
             if self.checker.depth() > self.limits.max_depth {
                 return Err(Error::limit(FORMAT, self.last as u64, "element nesting exceeds the depth limit"));

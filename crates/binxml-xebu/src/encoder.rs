@@ -5,8 +5,9 @@ use std::io::Write;
 use binxml_core::{Encoder, Error, Event, QName, Result, StreamChecker, Typed};
 
 use crate::datetime;
+use crate::scope::Scope;
 use crate::tables::EncoderCache;
-use crate::wire::{self, code, put_num, put_str, sel, special, typed};
+use crate::wire::{self, code, put_num, put_str, put_varint, sel, special, typed};
 use crate::FORMAT;
 
 /// Encoder settings.
@@ -72,16 +73,20 @@ pub struct XebuEncoder<W: Write> {
     messages: u64,
     key: Vec<u8>,
     key2: Vec<u8>,
+    scope: Scope<String>,
+    /// The start tag being collected: its name waits for the namespace declarations that
+    /// follow it in the events and precede it in the bytes.
+    pending: Option<QName<'static>>,
+    pending_mark: usize,
 }
 
 const FLUSH_AT: usize = 64 << 10;
 
+/// The cache key of a name: namespace and local name (the prefix is derived, not tokenized).
 fn name_key(key: &mut Vec<u8>, q: &QName<'_>) {
     key.clear();
-    for s in [&q.prefix, &q.namespace] {
-        key.extend_from_slice(&(s.len() as u32).to_le_bytes());
-        key.extend_from_slice(s.as_bytes());
-    }
+    key.extend_from_slice(&(q.namespace.len() as u32).to_le_bytes());
+    key.extend_from_slice(q.namespace.as_bytes());
     key.extend_from_slice(q.local.as_bytes());
 }
 
@@ -107,6 +112,9 @@ impl<W: Write> XebuEncoder<W> {
             messages: 0,
             key: Vec::new(),
             key2: Vec::new(),
+            scope: Scope::default(),
+            pending: None,
+            pending_mark: 0,
         }
     }
 
@@ -202,37 +210,47 @@ impl<W: Write> XebuEncoder<W> {
         }
         let t = self.name.define(&self.key, seq);
         tail.push(t);
-        put_str(tail, &q.prefix);
         put_str(tail, &q.local);
         s
     }
 
-    fn start_element(&mut self, q: &QName<'_>) {
-        name_key(&mut self.key, q);
-        if let Some(t) = self.name.lookup(&self.key) {
-            self.buf.push(sel::NAME | code::START_ELEMENT);
-            self.buf.push(t);
-            return;
-        }
+    /// Writes the pending start tag, its namespace declarations already written.
+    fn flush_pending(&mut self) {
+        let Some(q) = self.pending.take() else { return };
+        self.scope.open(self.pending_mark);
+        let explicit = self.scope.derive(&q.namespace, false) != Some(&*q.prefix);
+        let p = if explicit { wire::F_PREFIX } else { 0 };
+        name_key(&mut self.key, &q);
         let mut tail = std::mem::take(&mut self.key2);
         tail.clear();
-        let s = self.name_parts(q, &mut tail);
-        self.buf.push(s | code::START_ELEMENT);
+        let s = if let Some(t) = self.name.lookup(&self.key) {
+            tail.push(t);
+            sel::NAME
+        } else {
+            self.name_parts(&q, &mut tail)
+        };
+        if explicit {
+            put_str(&mut tail, &q.prefix);
+        }
+        self.buf.push(s | p | code::START_ELEMENT);
         self.buf.extend_from_slice(&tail);
         self.key2 = tail;
     }
 
     fn attribute(&mut self, q: &QName<'_>, value: &str) {
+        let explicit = self.scope.derive(&q.namespace, true) != Some(&*q.prefix);
         name_key(&mut self.key, q);
         let name_len = self.key.len();
         let cacheable = value.len() <= self.opts.max_cached_len;
         if cacheable {
             self.key.extend_from_slice(&(name_len as u32).to_le_bytes());
             self.key.extend_from_slice(value.as_bytes());
-            if let Some(t) = self.value.lookup(&self.key) {
-                self.buf.push(sel::VALUE | code::ATTRIBUTE);
-                self.buf.push(t);
-                return;
+            if !explicit {
+                if let Some(t) = self.value.lookup(&self.key) {
+                    self.buf.push(sel::VALUE | code::ATTRIBUTE);
+                    self.buf.push(t);
+                    return;
+                }
             }
         }
         let full_key = std::mem::take(&mut self.key);
@@ -246,10 +264,16 @@ impl<W: Write> XebuEncoder<W> {
             self.name_parts(q, &mut tail)
         };
         let mut d = s | code::ATTRIBUTE;
+        if explicit {
+            d |= wire::F_PREFIX;
+            put_str(&mut tail, &q.prefix);
+        }
         if cacheable {
+            // (With an explicit prefix the entry is still defined: a later use whose derived
+            // prefix matches may fetch it.)
             d |= wire::F_DEFINE;
             let seq = self.next_seq();
-            let t = self.value.define(&full_key, seq);
+            let t = if let Some(t) = self.value.lookup(&full_key) { t } else { self.value.define(&full_key, seq) };
             tail.push(t);
         }
         put_str(&mut tail, value);
@@ -289,6 +313,7 @@ impl<W: Write> XebuEncoder<W> {
             put_str(&mut self.buf, uri);
         }
         put_str(&mut self.buf, prefix);
+        self.scope.declare(prefix.to_owned(), uri.to_owned());
     }
 
     fn start_document(&mut self, version: Option<&str>, encoding: Option<&str>, standalone: Option<bool>) {
@@ -313,11 +338,15 @@ impl<W: Write> XebuEncoder<W> {
         }
         if decl {
             let mut p = 0;
-            if version.is_some() {
-                p |= wire::DECL_VERSION;
+            match version {
+                Some("1.0") => p |= wire::DECL_VERSION_10,
+                Some(_) => p |= wire::DECL_VERSION,
+                None => {}
             }
-            if encoding.is_some() {
-                p |= wire::DECL_ENCODING;
+            match encoding {
+                Some("UTF-8") => p |= wire::DECL_UTF8,
+                Some(_) => p |= wire::DECL_ENCODING,
+                None => {}
             }
             if let Some(s) = standalone {
                 p |= wire::DECL_STANDALONE;
@@ -326,11 +355,11 @@ impl<W: Write> XebuEncoder<W> {
                 }
             }
             self.buf.push(p);
-            if let Some(v) = version {
-                put_str(&mut self.buf, v);
+            if p & wire::DECL_VERSION != 0 {
+                put_str(&mut self.buf, version.unwrap_or_default());
             }
-            if let Some(e) = encoding {
-                put_str(&mut self.buf, e);
+            if p & wire::DECL_ENCODING != 0 {
+                put_str(&mut self.buf, encoding.unwrap_or_default());
             }
         }
     }
@@ -358,10 +387,10 @@ pub(crate) fn put_typed(out: &mut Vec<u8>, t: &Typed<'_>) -> Result<()> {
         Typed::Int(i) => {
             if *i >= 0 {
                 out.push(typed::UINT | c);
-                put_num(out, *i as u64);
+                put_varint(out, *i as u64);
             } else {
                 out.push(typed::NEG_INT | c);
-                put_num(out, !(*i as u64));
+                put_varint(out, !(*i as u64));
             }
         }
         Typed::Bool(b) => out.push(if *b { typed::TRUE } else { typed::FALSE } | c),
@@ -451,9 +480,13 @@ fn check_len(s: &str) -> Result<()> {
 impl<W: Write> Encoder for XebuEncoder<W> {
     fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
         self.checker.check(FORMAT, event)?;
+        if !matches!(event, Event::Namespace { .. }) {
+            self.flush_pending();
+        }
         match event {
             Event::StartDocument { version, encoding, standalone } => {
                 self.in_message = true;
+                self.scope.clear();
                 self.start_document(version.as_deref(), encoding.as_deref(), *standalone);
             }
             Event::EndDocument => {
@@ -469,9 +502,13 @@ impl<W: Write> Encoder for XebuEncoder<W> {
                 for s in [&q.prefix, &q.namespace, &q.local] {
                     check_len(s)?;
                 }
-                self.start_element(q);
+                self.pending = Some(q.clone().into_owned());
+                self.pending_mark = self.scope.len();
             }
-            Event::EndElement => self.buf.push(code::END_ELEMENT),
+            Event::EndElement => {
+                self.scope.close();
+                self.buf.push(code::END_ELEMENT);
+            }
             Event::Namespace { prefix, uri } => {
                 check_len(uri)?;
                 self.namespace(prefix, uri);

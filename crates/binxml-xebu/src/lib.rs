@@ -17,6 +17,7 @@ mod datetime;
 mod decoder;
 mod encoder;
 pub mod notify;
+mod scope;
 mod tables;
 pub mod wire;
 

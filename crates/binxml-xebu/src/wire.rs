@@ -34,6 +34,8 @@ pub mod sel {
 pub const F_DEFINE: u8 = 0x20;
 /// Flag bit 0x10 on text: the text is a CDATA section.
 pub const F_CDATA: u8 = 0x10;
+/// Flag bit 0x10 on element starts and attributes: an explicit prefix follows the name.
+pub const F_PREFIX: u8 = 0x10;
 
 /// Document start flags.
 pub const DOC_RESET: u8 = 0x10;
@@ -45,6 +47,10 @@ pub const DECL_VERSION: u8 = 0x01;
 pub const DECL_ENCODING: u8 = 0x02;
 pub const DECL_STANDALONE: u8 = 0x04;
 pub const DECL_STANDALONE_YES: u8 = 0x08;
+/// Version present and equal to `1.0` (no string follows).
+pub const DECL_VERSION_10: u8 = 0x10;
+/// Encoding present and equal to `UTF-8` (no string follows).
+pub const DECL_UTF8: u8 = 0x20;
 
 /// Special subtypes (high nibble of a `0x?F` discriminator).
 pub mod special {
@@ -97,4 +103,15 @@ pub fn put_num(out: &mut Vec<u8>, n: u64) {
 pub fn put_str(out: &mut Vec<u8>, s: &str) {
     put_num(out, s.len() as u64);
     out.extend_from_slice(s.as_bytes());
+}
+
+/// Appends an unsigned integer in base-128 groups, least significant first, the high bit set on
+/// every byte but the last (typed integers).
+#[inline]
+pub fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
 }

@@ -153,9 +153,9 @@ fn layout_of_a_small_document() {
     #[rustfmt::skip]
     let expected: Vec<u8> = vec![
         0x01,                                   // document start
-        0x03, 0, 5, b'u', b'r', b'n', b':', b'a', 0, 1, b'p', 1, b'e', // element, ns token 0, name token 0
-        0x42, 0, 1, b'p',                       // namespace decl, uri from ns cache token 0
-        0x25, 1, 0, 1, 0, 1, b'k', 0, 1, b'v',  // attribute: ns "" token 1, name token 1, value token 0
+        0x02, 0, 5, b'u', b'r', b'n', b':', b'a', 1, b'p', // namespace decl (before its element): ns token 0
+        0x43, 0, 0, 1, b'e',                    // element: ns from cache, name token 0, prefix derived
+        0x25, 1, 0, 1, 1, b'k', 0, 1, b'v',     // attribute: ns "" token 1, name token 1, value token 0
         0x27, 0, 1, b't',                       // text, content token 0
         0x83, 0,                                // element from name cache
         0xC5, 0,                                // attribute from value cache
@@ -368,4 +368,42 @@ fn encoder_rejects_bad_streams() {
     e.write_event(&Event::StartElement(q("", "", "a"))).unwrap();
     assert!(e.finish().is_err());
     assert!(e.rollback_to(e.checkpoint()).is_err());
+}
+
+#[test]
+fn prefixes_derived_or_explicit() {
+    let ns = |p: &'static str, u: &'static str| Event::Namespace { prefix: p.into(), uri: u.into() };
+    let events = vec![
+        Event::start_document(),
+        Event::StartElement(q("", "urn:a", "root")),
+        ns("", "urn:a"),
+        ns("a", "urn:a"),
+        ns("b", "urn:b"),
+        // derived: innermost declaration of urn:a is `a`, but the element says ``: explicit
+        attr(q("a", "urn:a", "x"), "1"),
+        attr(q("b", "urn:b", "x"), "1"),
+        Event::StartElement(q("a", "urn:a", "root")),
+        // derived `a` now; the same name fetched from the cache with another prefix
+        attr(q("a", "urn:a", "x"), "1"),
+        Event::EndElement,
+        Event::StartElement(q("c", "urn:b", "inner")),
+        ns("c", "urn:b"),
+        attr(q("b", "urn:b", "x"), "1"), // `c` is innermost for urn:b: explicit `b`
+        attr(q("c", "urn:b", "x"), "1"), // derived
+        Event::StartElement(q("", "", "plain")),
+        ns("", ""),
+        Event::EndElement,
+        // no declaration at all (events from a source without namespace declarations)
+        Event::StartElement(q("z", "urn:z", "undeclared")),
+        attr(q("z", "urn:z", "att"), "v"),
+        attr(q("xml", binxml_core::XML_NS, "space"), "preserve"),
+        Event::EndElement,
+        Event::EndElement,
+        Event::EndElement,
+        Event::EndDocument,
+    ];
+    for opts in [XebuOptions::default(), XebuOptions { cache_size: 1, ..Default::default() }] {
+        let bytes = encode_with(&events, opts).unwrap();
+        assert_eq!(decode(&bytes).unwrap(), events);
+    }
 }

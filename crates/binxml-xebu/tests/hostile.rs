@@ -11,10 +11,10 @@ fn err_at(bytes: &[u8]) -> (u64, String) {
 
 #[test]
 fn unknown_discriminators() {
-    for d in [0x08u8, 0x09, 0x0D, 0x0E, 0x06, 0x0A, 0x0B, 0x6F, 0xFF, 0xEC, 0x13, 0xC3, 0x24] {
-        let bytes = [0x01, 0x03, 0, 0, 0, 0, 1, b'a', d, 0, 0, 0];
+    for d in [0x08u8, 0x09, 0x0D, 0x0E, 0x06, 0x0A, 0x0B, 0x6F, 0xFF, 0xEC, 0x23, 0xC3, 0x24] {
+        let bytes = [0x01, 0x03, 0, 0, 0, 1, b'a', d, 0, 0, 0];
         let (off, msg) = err_at(&bytes);
-        assert_eq!(off, 8, "0x{d:02X}: {msg}");
+        assert_eq!(off, 7, "0x{d:02X}: {msg}");
     }
     let (off, msg) = err_at(&[0x03]);
     assert_eq!(off, 0, "{msg}");
@@ -33,12 +33,12 @@ fn undefined_tokens() {
     assert_eq!(off, 2);
     assert!(msg.contains("undefined namespace token 9"), "{msg}");
     // attribute value fetch
-    let (off, msg) = err_at(&[0x01, 0x03, 0, 0, 0, 0, 1, b'a', 0xC5, 3]);
-    assert_eq!(off, 9);
+    let (off, msg) = err_at(&[0x01, 0x03, 0, 0, 0, 1, b'a', 0xC5, 3]);
+    assert_eq!(off, 8);
     assert!(msg.contains("undefined value token 3"), "{msg}");
     // content fetch
-    let (off, msg) = err_at(&[0x01, 0x03, 0, 0, 0, 0, 1, b'a', 0xC7, 200]);
-    assert_eq!(off, 9);
+    let (off, msg) = err_at(&[0x01, 0x03, 0, 0, 0, 1, b'a', 0xC7, 200]);
+    assert_eq!(off, 8);
     assert!(msg.contains("undefined content token 200"), "{msg}");
 }
 
@@ -54,11 +54,11 @@ fn lengths_past_the_end() {
     assert_eq!(off, 3, "{msg}");
     assert!(msg.contains("invalid length prefix"));
     // base64 longer than the input
-    let (off, _) = err_at(&[0x01, 0x03, 0, 0, 0, 0, 1, b'a', 0x6C, 0x7F, 1, 2]);
-    assert_eq!(off, 9);
+    let (off, _) = err_at(&[0x01, 0x03, 0, 0, 0, 1, b'a', 0x6C, 0x7F, 1, 2]);
+    assert_eq!(off, 8);
     // a list claiming more items than bytes left
-    let (off, _) = err_at(&[0x01, 0x03, 0, 0, 0, 0, 1, b'a', 0xCC, 0xC0, 0x10, 0, 0, 0]);
-    assert_eq!(off, 9);
+    let (off, _) = err_at(&[0x01, 0x03, 0, 0, 0, 1, b'a', 0xCC, 0xC0, 0x10, 0, 0, 0]);
+    assert_eq!(off, 8);
     // truncated anywhere
     let good = encode(&[
         Event::start_document(),
@@ -77,9 +77,9 @@ fn lengths_past_the_end() {
 #[test]
 fn grammar_violations() {
     // attribute after text
-    let bytes = [0x01, 0x03, 0, 0, 0, 0, 1, b'a', 0x07, 1, b'x', 0x05, 1, 0, 1, 0, 1, b'k', 0, 0x04, 0x00];
+    let bytes = [0x01, 0x03, 0, 0, 0, 1, b'a', 0x07, 1, b'x', 0x05, 1, 0, 1, 1, b'k', 0, 0x04, 0x00];
     let (off, msg) = err_at(&bytes);
-    assert_eq!(off, 11, "{msg}");
+    assert_eq!(off, 10, "{msg}");
     // end element at top level
     let (off, _) = err_at(&[0x01, 0x04]);
     assert_eq!(off, 1);
@@ -87,22 +87,35 @@ fn grammar_violations() {
     let (off, _) = err_at(&[0x01, 0x01]);
     assert_eq!(off, 1);
     // invalid UTF-8
-    let (off, msg) = err_at(&[0x01, 0x03, 0, 0, 0, 0, 2, b'a', 0xFF]);
-    assert_eq!(off, 8, "{msg}");
+    let (off, msg) = err_at(&[0x01, 0x03, 0, 0, 0, 2, b'a', 0xFF]);
+    assert_eq!(off, 7, "{msg}");
     // trailing bytes
-    let (off, _) = err_at(&[0x01, 0x03, 0, 0, 0, 0, 1, b'a', 0x04, 0x00, 0x99]);
-    assert_eq!(off, 10);
+    let (off, _) = err_at(&[0x01, 0x03, 0, 0, 0, 1, b'a', 0x04, 0x00, 0x99]);
+    assert_eq!(off, 9);
     // empty input
     let (off, _) = err_at(&[]);
     assert_eq!(off, 0);
     // bad document start flags / declaration bits
     assert_eq!(err_at(&[0x81]).0, 0);
     assert_eq!(err_at(&[0x21, 0x88]).0, 1);
+    assert_eq!(err_at(&[0x21, 0x11, 3, b'1', b'.', b'1']).0, 1);
+    // a prefixed name whose namespace has no declaration in scope
+    let (off, msg) = err_at(&[0x01, 0x03, 0, 5, b'u', b'r', b'n', b':', b'a', 0, 1, b'e', 0x04, 0x00]);
+    assert_eq!(off, 1, "{msg}");
+    assert!(msg.contains("no prefix in scope"), "{msg}");
+    // namespace declarations followed by something else than their element
+    let (off, msg) = err_at(&[0x01, 0x03, 0, 0, 0, 1, b'a', 0x02, 1, 1, b'u', 1, b'p', 0x04, 0x00]);
+    assert_eq!(off, 13, "{msg}");
+    // typed integer longer than 64 bits
+    let mut b = vec![0x01, 0x03, 0, 0, 0, 1, b'a', 0x0C];
+    b.extend([0xFF; 10]);
+    b.push(0x01);
+    assert_eq!(err_at(&b).0, 8);
 }
 
 #[test]
 fn depth_and_expansion_limits() {
-    let mut bytes = vec![0x01, 0x03, 0, 0, 0, 0, 1, b'a'];
+    let mut bytes = vec![0x01, 0x03, 0, 0, 0, 1, b'a'];
     for _ in 0..2000 {
         bytes.extend([0x83, 0]);
     }
@@ -111,7 +124,7 @@ fn depth_and_expansion_limits() {
     assert!(e.offset.is_some());
 
     // one 1000-byte text fetched over and over
-    let mut bytes = vec![0x01, 0x03, 0, 0, 0, 0, 1, b'a', 0x27, 0];
+    let mut bytes = vec![0x01, 0x03, 0, 0, 0, 1, b'a', 0x27, 0];
     bytes.extend([0x83, 0xE8]);
     bytes.extend(std::iter::repeat_n(b'x', 1000));
     for _ in 0..5000 {
@@ -144,15 +157,15 @@ fn depth_and_expansion_limits() {
 fn failed_message_leaves_stream_state_untouched() {
     let mut d = XebuStreamDecoder::new();
     // message 1 defines name token 0 = a
-    d.decode_message(&[0x01, 0x03, 0, 0, 0, 0, 1, b'a', 0x04, 0x00]).unwrap();
+    d.decode_message(&[0x01, 0x03, 0, 0, 0, 1, b'a', 0x04, 0x00]).unwrap();
     // message 2 redefines it as b, then fails
-    assert!(d.decode_message(&[0x01, 0x03, 0, 0, 0, 0, 1, b'b', 0x09]).is_err());
+    assert!(d.decode_message(&[0x01, 0x03, 0, 0, 0, 1, b'b', 0x09]).is_err());
     // message 3 uses token 0: still a
     let evs = d.decode_message(&[0x01, 0x83, 0, 0x04, 0x00]).unwrap();
     assert_eq!(evs[1], Event::StartElement(QName::local("a")));
     // a message abandoned half-way by its reader also leaves nothing behind
     {
-        let mut m = d.message(&[0x01, 0x03, 0, 0, 0, 0, 1, b'c', 0x04, 0x00]);
+        let mut m = d.message(&[0x01, 0x03, 0, 0, 0, 1, b'c', 0x04, 0x00]);
         m.next_event().unwrap();
         m.next_event().unwrap();
     }
