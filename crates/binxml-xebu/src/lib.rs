@@ -42,7 +42,7 @@ pub fn looks_like_xebu(prefix: &[u8]) -> bool {
                 true
             } else {
                 // the first event of the document proper
-                matches!(next & 0x0F, 0x0 | 0x3 | 0x7 | 0xF) || (next & 0x0F == 0xC)
+                matches!(next & 0x0F, 0x0 | 0x2 | 0x3 | 0x7 | 0xC | 0xF)
             }
         }
     }
@@ -93,6 +93,23 @@ where
     }
     e.finish()?;
     Ok(e.into_inner())
+}
+
+/// The byte ranges of the messages of a stream held in one buffer (decodes it all to find them;
+/// Xebu has no framing).
+pub fn message_ranges(input: &[u8]) -> Result<Vec<std::ops::Range<usize>>> {
+    let mut d = XebuDecoder::new(input);
+    let mut out = Vec::new();
+    let mut start = 0;
+    loop {
+        while d.next_event()?.is_some() {}
+        out.push(start..d.position());
+        start = d.position();
+        if !d.next_message() {
+            break;
+        }
+    }
+    Ok(out)
 }
 
 /// Decodes every message of a stream held in one buffer.

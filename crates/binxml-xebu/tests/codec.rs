@@ -407,3 +407,22 @@ fn prefixes_derived_or_explicit() {
         assert_eq!(decode(&bytes).unwrap(), events);
     }
 }
+
+#[test]
+fn detection_and_message_ranges() {
+    let msgs: Vec<_> = (0..4).map(message).collect();
+    let bytes = encode_stream(msgs.iter().map(Vec::as_slice), XebuOptions::default()).unwrap();
+    assert!(binxml_xebu::looks_like_xebu(&bytes));
+    assert!(binxml_xebu::looks_like_xebu(&encode(&sample()).unwrap()));
+    assert!(binxml_xebu::looks_like_xebu(&encode(&typed_doc()).unwrap()));
+    assert!(!binxml_xebu::looks_like_xebu(b"<?xml version='1.0'?><a/>"));
+    assert!(!binxml_xebu::looks_like_xebu(&[0xE0, 0, 0, 1]));
+    assert!(!binxml_xebu::looks_like_xebu(b""));
+    let ranges = binxml_xebu::message_ranges(&bytes).unwrap();
+    assert_eq!(ranges.len(), 4);
+    assert_eq!(ranges.last().unwrap().end, bytes.len());
+    let mut d = XebuStreamDecoder::new();
+    for (r, m) in ranges.iter().zip(&msgs) {
+        assert_eq!(&d.decode_message(&bytes[r.clone()]).unwrap(), m);
+    }
+}
