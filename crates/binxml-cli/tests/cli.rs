@@ -1,0 +1,116 @@
+//! The `binxml` command as a user runs it.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_binxml"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    binxml_testkit::scratch_dir(&format!("cli-{name}"))
+}
+
+#[test]
+fn malformed_xml_gets_one_error_line_with_position() {
+    let dir = scratch("malformed");
+    let cases: &[(&str, &[u8], &str)] = &[
+        ("truncated", b"<a><b>text</b>", "not closed"),
+        ("mismatched", b"<a><b></a>", "expected `</b>`"),
+        ("bare-amp", b"<a>fish & chips</a>", ""),
+        ("bad-utf8", b"<a>caf\xC3</a>", "invalid UTF-8"),
+        ("two-roots", b"<a/><b/>", "second root element"),
+    ];
+    for (name, doc, what) in cases {
+        let path = dir.join(format!("{name}.xml"));
+        std::fs::write(&path, doc).unwrap();
+        let out = bin().args(["convert"]).arg(&path).args(["-t", "xml"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        let lines: Vec<_> = err.lines().collect();
+        assert_eq!(lines.len(), 1, "{name}: {err}");
+        let prefix = format!("binxml: error: {}: xml: ", path.display());
+        assert!(lines[0].starts_with(&prefix), "{name}: {err}");
+        assert!(lines[0].contains(" at byte ") && lines[0].contains("(line "), "{name}: {err}");
+        assert!(lines[0].contains(what), "{name}: {err}");
+        assert!(out.stdout.is_empty(), "{name}: no partial output on stdout");
+    }
+}
+
+#[test]
+fn convert_detects_and_uses_stdin_stdout() {
+    let mut child = bin().args(["convert", "-", "-t", "json"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(br#"{"a": [1, "x", true]}"#).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap().replace([' ', '\n'], ""), r#"{"a":[1,"x",true]}"#);
+}
+
+#[test]
+fn convert_to_file_and_back() {
+    let dir = scratch("file");
+    let src = dir.join("in.json");
+    std::fs::write(&src, br#"{"n": 1.50, "s": "<&>"}"#).unwrap();
+    let xml = dir.join("out.xml");
+    let st = bin().arg("convert").arg(&src).args(["-t", "xml", "-o"]).arg(&xml).status().unwrap();
+    assert!(st.success());
+    let back = bin().arg("convert").arg(&xml).args(["-t", "json"]).output().unwrap();
+    assert!(back.status.success());
+    assert_eq!(String::from_utf8(back.stdout).unwrap().replace([' ', '\n'], ""), r#"{"n":1.50,"s":"<&>"}"#);
+}
+
+#[test]
+fn failed_conversion_leaves_no_output_file() {
+    let dir = scratch("nofile");
+    let src = dir.join("bad.xml");
+    std::fs::write(&src, b"<a>").unwrap();
+    let target = dir.join("bad.out.xml");
+    let out = bin().arg("convert").arg(&src).args(["-t", "xml", "-o"]).arg(&target).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(std::fs::read_dir(&dir).unwrap().count() == 1, "only the input remains");
+}
+
+#[test]
+fn batch_converts_a_directory() {
+    let dir = scratch("batch");
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("sub")).unwrap();
+    std::fs::write(src.join("a.xml"), b"<a>1</a>").unwrap();
+    std::fs::write(src.join("sub/b.xml"), b"<b x='y'/>").unwrap();
+    std::fs::write(src.join("c.xml"), b"<c>").unwrap();
+    let out_dir = dir.join("out");
+    let out = bin().args(["convert"]).arg(&src).args(["-t", "xml", "--out-dir"]).arg(&out_dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "one input is malformed");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("c.xml: xml: unexpected end of input"), "{err}");
+    assert!(err.contains("converted 2 of 3 files"), "{err}");
+    assert_eq!(std::fs::read(out_dir.join("a.xml")).unwrap(), b"<a>1</a>");
+    assert_eq!(std::fs::read(out_dir.join("sub/b.xml")).unwrap(), b"<b x=\"y\"/>");
+    assert!(!out_dir.join("c.xml").exists());
+}
+
+#[test]
+fn inspect_prints_offsets() {
+    let dir = scratch("inspect");
+    let p = dir.join("i.xml");
+    std::fs::write(&p, b"<a>\n  <b k='v'/>\n</a>").unwrap();
+    let out = bin().arg("inspect").arg(&p).output().unwrap();
+    assert!(out.status.success());
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.lines().any(|l| l.trim_start().starts_with("6") && l.contains("StartElement b")), "{s}");
+    assert!(s.contains("Attribute k = \"v\""), "{s}");
+}
+
+#[test]
+fn formats_lists_every_codec() {
+    let out = bin().arg("formats").output().unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    for f in binxml_formats() {
+        assert!(s.lines().any(|l| l.starts_with(f)), "{f} missing from:\n{s}");
+    }
+}
+
+fn binxml_formats() -> Vec<&'static str> {
+    vec!["xml", "json"]
+}
