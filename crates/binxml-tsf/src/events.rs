@@ -93,6 +93,16 @@ fn quoted(s: &str, at: usize) -> std::result::Result<(&str, usize), String> {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn compact() {
+        let mut o = String::new();
+        super::compact_subset("\n  <!ENTITY a \"x  y\">\n <!-- c  c --> %pe;\n<?p  d?>\n<!ATTLIST e a CDATA 'q > r'>  ", &mut o);
+        assert_eq!(o, "<!ENTITY a \"x  y\"><!-- c  c -->%pe;<?p  d?><!ATTLIST e a CDATA 'q > r'>");
+    }
+}
+
 /// Parses a doctype unit's content (`name PUBLIC "p" "s" [subset]`).
 pub(crate) fn parse_doctype(s: &str) -> std::result::Result<DocType<'_>, String> {
     let b = s.as_bytes();
@@ -167,9 +177,71 @@ pub(crate) fn doctype_text(d: &DocType<'_>, root_name: &str, out: &mut String) {
     }
     if let Some(sub) = &d.internal_subset {
         out.push_str(" [");
-        out.push_str(sub);
+        compact_subset(sub, out);
         out.push(']');
     }
+}
+
+/// Appends an internal subset without the white space between its declarations (not part of
+/// the infoset; `intSubset ::= (markupdecl | DeclSep)*` needs none).
+pub(crate) fn compact_subset(s: &str, out: &mut String) {
+    #[derive(PartialEq)]
+    enum St {
+        Out,
+        Decl(Option<u8>),
+        Comment,
+        Pi,
+    }
+    let b = s.as_bytes();
+    let mut st = St::Out;
+    let mut run_start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match st {
+            St::Out => {
+                if is_ws(c) {
+                    out.push_str(&s[run_start..i]);
+                    while i < b.len() && is_ws(b[i]) {
+                        i += 1;
+                    }
+                    run_start = i;
+                    continue;
+                }
+                if b[i..].starts_with(b"<!--") {
+                    st = St::Comment;
+                    i += 4;
+                    continue;
+                } else if b[i..].starts_with(b"<?") {
+                    st = St::Pi;
+                } else if c == b'<' {
+                    st = St::Decl(None);
+                }
+            }
+            St::Decl(q) => match (q, c) {
+                (None, b'"' | b'\'') => st = St::Decl(Some(c)),
+                (Some(q), c) if c == q => st = St::Decl(None),
+                (None, b'>') => st = St::Out,
+                _ => {}
+            },
+            St::Comment => {
+                if b[i..].starts_with(b"-->") {
+                    st = St::Out;
+                    i += 3;
+                    continue;
+                }
+            }
+            St::Pi => {
+                if b[i..].starts_with(b"?>") {
+                    st = St::Out;
+                    i += 2;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    out.push_str(&s[run_start..]);
 }
 
 impl<'a, S: Source<'a>> EventGen<'a, S> {

@@ -1,0 +1,205 @@
+//! XML through TSF: the corpus round trip (C14N oracle), the paper's nine reference files, and
+//! JSON through TSF.
+
+use std::path::{Path, PathBuf};
+
+use binxml_core::{collect_events, transcode, Decoder, Event};
+use binxml_testkit::{corpus_dir, corpus_xml_files, scratch_dir, C14nOracle};
+use binxml_tsf::{Tam, TsfDecoder, TsfEncoder, TsfOptions};
+use binxml_xml::{to_utf8, XmlDecoder, XmlWriter};
+
+fn xml_to_tsf(xml: &[u8]) -> Vec<u8> {
+    let utf8 = to_utf8(xml).unwrap();
+    let mut dec = XmlDecoder::new(&utf8);
+    let mut enc = TsfEncoder::new(Vec::new());
+    transcode(&mut dec, &mut enc).unwrap();
+    enc.into_inner()
+}
+
+fn events_to_xml<'a>(dec: &mut dyn Decoder<'a>) -> Vec<u8> {
+    let mut w = XmlWriter::new(Vec::new());
+    transcode(dec, &mut w).unwrap();
+    w.into_inner().unwrap()
+}
+
+#[test]
+fn corpus_roundtrip_c14n() {
+    let files = corpus_xml_files();
+    let scratch = scratch_dir("binxml-tsf-corpus");
+    let mut oracle = C14nOracle::start();
+    let mut failures = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let xml = std::fs::read(f).unwrap();
+        let tsf = xml_to_tsf(&xml);
+        // Streaming decoder and TAM give the same events.
+        let streamed = collect_events(&mut TsfDecoder::new(&tsf)).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let tam = Tam::parse(&tsf).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let from_tam = collect_events(&mut tam.events()).unwrap();
+        assert_eq!(streamed, from_tam, "{}", f.display());
+        let out = events_to_xml(&mut TsfDecoder::new(&tsf));
+        let cand = scratch.join(format!("{i}.xml"));
+        if let Err(d) = oracle.compare_bytes(f, &out, &cand) {
+            failures.push(format!("{}: {d}", f.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), files.len(), failures.join("\n"));
+}
+
+fn paper_files() -> Vec<(PathBuf, PathBuf)> {
+    let dir = corpus_dir().join("tsf_paper");
+    let mut v: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tsf"))
+        .map(|t| {
+            let stem = t.file_stem().unwrap().to_str().unwrap().to_string();
+            let xml = if stem == "British_Royal_Family_Tree" { dir.join(format!("{stem}.xhtml")) } else { dir.join(format!("{stem}.xml")) };
+            (xml, t)
+        })
+        .collect();
+    v.sort();
+    assert_eq!(v.len(), 9);
+    v
+}
+
+/// The infoset for comparison: top-level whitespace, the XML declaration and the DTD-derived
+/// notation/entity events dropped, adjacent character data merged (CDATA or not), attributes
+/// and namespace declarations of each start tag sorted.
+fn normalize(events: Vec<Event<'static>>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut depth = 0usize;
+    let mut text = String::new();
+    let mut tag: Vec<String> = Vec::new();
+    let flush_tag = |tag: &mut Vec<String>, out: &mut Vec<String>| {
+        tag.sort();
+        out.append(tag);
+    };
+    for ev in events {
+        if !matches!(ev, Event::Characters { .. }) && !text.is_empty() {
+            flush_tag(&mut tag, &mut out);
+            out.push(format!("text {text:?}"));
+            text.clear();
+        }
+        match ev {
+            Event::StartDocument { .. } | Event::Notation { .. } | Event::UnparsedEntity { .. } => {}
+            Event::Characters { text: t, .. } => {
+                if depth > 0 {
+                    text.push_str(&t);
+                }
+            }
+            Event::Attribute { name, value } => tag.push(format!("attr {name} {value:?}")),
+            Event::Namespace { prefix, uri } => tag.push(format!("ns {prefix} {uri}")),
+            Event::StartElement(q) => {
+                flush_tag(&mut tag, &mut out);
+                depth += 1;
+                out.push(format!("start {q}"));
+            }
+            Event::EndElement => {
+                flush_tag(&mut tag, &mut out);
+                depth -= 1;
+                out.push("end".into());
+            }
+            Event::DocType(d) => out.push(format!("doctype {} {:?} {:?}", d.name, d.public_id, d.system_id)),
+            other => {
+                flush_tag(&mut tag, &mut out);
+                out.push(other.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn paper_reference_files_decode_to_the_xml_infoset() {
+    for (xml, tsf) in paper_files() {
+        let xml_bytes = std::fs::read(&xml).unwrap();
+        let tsf_bytes = std::fs::read(&tsf).unwrap();
+        let want = normalize(binxml_xml::parse_events(&xml_bytes).unwrap());
+        let got = collect_events(&mut TsfDecoder::with_options(&tsf_bytes, TsfOptions::reference()))
+            .unwrap_or_else(|e| panic!("{}: {e}", tsf.display()));
+        let got = normalize(got.into_iter().map(|e| e.into_owned()).collect());
+        if got != want {
+            let i = got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
+            panic!(
+                "{}: event {i} differs:\n tsf: {:?}\n xml: {:?}",
+                tsf.display(),
+                &got[i..(i + 3).min(got.len())],
+                &want[i..(i + 3).min(want.len())]
+            );
+        }
+        // The TAM reads them too.
+        let tam = Tam::parse_with(&tsf_bytes, TsfOptions::reference()).unwrap();
+        assert!(tam.root().is_some());
+    }
+}
+
+#[test]
+fn our_tsf_of_the_nine_is_no_larger_than_the_reference() {
+    let mut report = String::new();
+    for (xml, tsf) in paper_files() {
+        let ours = xml_to_tsf(&std::fs::read(&xml).unwrap());
+        let theirs = std::fs::metadata(&tsf).unwrap().len() as usize;
+        report.push_str(&format!("{}: ours {} reference {}\n", name(&xml), ours.len(), theirs));
+        assert!(ours.len() <= theirs, "{report}");
+        // And it decodes (UTF-8 lengths) to the XML's infoset.
+        let want = normalize(binxml_xml::parse_events(&std::fs::read(&xml).unwrap()).unwrap());
+        let got = normalize(binxml_tsf::parse_events(&ours).unwrap());
+        assert_eq!(got, want, "{}", xml.display());
+    }
+    eprintln!("{report}");
+}
+
+fn name(p: &Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+#[test]
+fn json_bench_through_tsf_value_for_value() {
+    let mut pairs = Vec::new();
+    for f in binxml_testkit::corpus_json_files("bench") {
+        let data = std::fs::read(&f).unwrap();
+        let mut dec = binxml_json::JsonDecoder::new(&data);
+        let mut enc = TsfEncoder::new(Vec::new());
+        transcode(&mut dec, &mut enc).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let tsf = enc.into_inner();
+        // Streaming and TAM agree.
+        let streamed = collect_events(&mut TsfDecoder::new(&tsf)).unwrap();
+        let tam = Tam::parse(&tsf).unwrap();
+        assert!(tam.is_json());
+        assert_eq!(streamed, collect_events(&mut tam.events()).unwrap());
+        // And the events are the JSON reader's, exactly.
+        assert_eq!(streamed, binxml_json::parse_events(&data).unwrap(), "{}", f.display());
+        let mut back = binxml_json::JsonEncoder::new(Vec::new());
+        transcode(&mut TsfDecoder::new(&tsf), &mut back).unwrap();
+        let json = back.into_inner();
+        // TSF -> XML (section 3.2 export) -> events -> JSON as well.
+        let xml = events_to_xml(&mut TsfDecoder::new(&tsf));
+        let xml_events = binxml_xml::parse_events(&xml).unwrap();
+        let json_via_xml = binxml_json::write_events(&xml_events).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert_eq!(json, json_via_xml, "{}", f.display());
+        pairs.push((f.display().to_string(), data, json));
+    }
+    assert_eq!(pairs.len(), 9);
+    python_json_equal(&pairs);
+}
+
+fn python_json_equal(pairs: &[(String, Vec<u8>, Vec<u8>)]) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = scratch_dir("binxml-tsf-json-values");
+    let mut list = String::new();
+    for (i, (name, a, b)) in pairs.iter().enumerate() {
+        let pa = dir.join(format!("{i}.a.json"));
+        let pb = dir.join(format!("{i}.b.json"));
+        std::fs::write(&pa, a).unwrap();
+        std::fs::write(&pb, b).unwrap();
+        list.push_str(&format!("{}\t{}\t{}\n", name, pa.display(), pb.display()));
+    }
+    let script = "import json, sys\nbad = 0\nfor line in sys.stdin:\n    n, a, b = line.rstrip('\\n').split('\\t')\n    if json.load(open(a, encoding='utf-8')) != json.load(open(b, encoding='utf-8')):\n        print('DIFF', n); bad += 1\nprint('done', bad)\n";
+    let mut child = Command::new("python3").args(["-c", script]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(list.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(out.trim_end().ends_with("done 0"), "{out}");
+}
