@@ -1,0 +1,429 @@
+//! Events -> an abstract value of `Document` (the encoder side of the mapping).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use binxml_core::{Error, Event, Result, Typed, XML_NS, XMLNS_NS};
+
+use crate::table::{self, Compression};
+use crate::value::V;
+use crate::Options;
+
+type Val = V<'static>;
+
+/// The reserved PI target that carries a DOCTYPE's internal subset.
+pub const INTERNAL_SUBSET_TARGET: &str = "xml-internal-subset";
+
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<Box<str>, u32>,
+    strings: Vec<(Box<str>, u32)>,
+}
+
+impl Interner {
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            self.strings[id as usize].1 += 1;
+            return id;
+        }
+        let id = self.strings.len() as u32;
+        self.ids.insert(s.into(), id);
+        self.strings.push((s.into(), 1));
+        id
+    }
+
+    /// Ids in table order (most frequent first, ties by first occurrence) and the inverse.
+    fn order(&self) -> (Vec<u32>, Vec<u32>) {
+        let mut order: Vec<u32> = (0..self.strings.len() as u32).collect();
+        order.sort_by(|&a, &b| self.strings[b as usize].1.cmp(&self.strings[a as usize].1).then(a.cmp(&b)));
+        let mut perm = vec![0u32; order.len()];
+        for (pos, &id) in order.iter().enumerate() {
+            perm[id as usize] = pos as u32;
+        }
+        (order, perm)
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct NameKey {
+    ns: Box<str>,
+    local: Box<str>,
+    prefix: Box<str>,
+}
+
+struct Frame {
+    ns: String,
+    name: Val,
+    attrs: Vec<Val>,
+    ns_attrs: Vec<Val>,
+    children: Vec<Val>,
+    prev_attr_ns: Option<String>,
+    prev_nsattr_ns: Option<String>,
+    in_scope: Vec<(String, String)>,
+    in_start_tag: bool,
+}
+
+/// Sizes of the parts of the last encoding (for the paper's Table 2).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Number of component strings.
+    pub strings: usize,
+    /// Bytes of the uncompressed component-strings block.
+    pub strings_block: usize,
+    /// Bytes of the component-strings block as carried (after compression).
+    pub strings_carried: usize,
+    /// Number of common names.
+    pub names: usize,
+}
+
+pub struct Builder {
+    opts: Options,
+    format: &'static str,
+    strings: Interner,
+    names: HashMap<NameKey, u32>,
+    name_list: Vec<(NameKey, u32)>,
+    stack: Vec<Frame>,
+    doc_children: Vec<Val>,
+    notations: Vec<Val>,
+    unparsed: Vec<Val>,
+    encoding: Option<String>,
+    version: Option<String>,
+    standalone: Option<bool>,
+    text: String,
+}
+
+impl Builder {
+    pub fn new(opts: Options, format: &'static str) -> Self {
+        Builder {
+            opts,
+            format,
+            strings: Interner::default(),
+            names: HashMap::new(),
+            name_list: Vec::new(),
+            stack: Vec::new(),
+            doc_children: Vec::new(),
+            notations: Vec::new(),
+            unparsed: Vec::new(),
+            encoding: None,
+            version: None,
+            standalone: None,
+            text: String::new(),
+        }
+    }
+
+    /// A StringOrIndex / URIOrIndex / NCNameOrIndex.
+    fn s(&mut self, text: &str) -> Val {
+        if self.opts.strings_table {
+            V::StrRef(self.strings.intern(text))
+        } else {
+            V::choice(0, V::Text(Cow::Owned(text.to_owned())))
+        }
+    }
+
+    fn name_ref(&mut self, ns: &str, local: &str, prefix: &str) -> Val {
+        let key = NameKey { ns: ns.into(), local: local.into(), prefix: prefix.into() };
+        let id = match self.names.get(&key) {
+            Some(&id) => id,
+            None => {
+                let id = self.name_list.len() as u32;
+                self.names.insert(key.clone(), id);
+                self.name_list.push((key, 0));
+                id
+            }
+        };
+        self.name_list[id as usize].1 += 1;
+        V::choice(1, V::NameRef(id))
+    }
+
+    fn element_name(&mut self, ns: &str, local: &str, prefix: &str, parent_ns: &str) -> Val {
+        if self.opts.names_table {
+            return self.name_ref(ns, local, prefix);
+        }
+        let nsv = if ns.is_empty() {
+            None
+        } else if ns == parent_ns {
+            Some(V::choice(1, V::Null))
+        } else {
+            Some(V::choice(0, self.s(ns)))
+        };
+        let local = self.s(local);
+        let prefix = if prefix.is_empty() { None } else { Some(self.s(prefix)) };
+        V::choice(0, V::Seq(vec![nsv, Some(local), prefix]))
+    }
+
+    fn attribute(&mut self, ns: &str, local: &str, prefix: &str, value: &str, owner_ns: &str, prev: Option<&str>) -> Val {
+        let name = if self.opts.names_table {
+            self.name_ref(ns, local, prefix)
+        } else {
+            let nsv = if ns.is_empty() {
+                None
+            } else if ns == owner_ns {
+                Some(V::choice(1, V::Null))
+            } else if prev == Some(ns) {
+                Some(V::choice(2, V::Null))
+            } else {
+                Some(V::choice(0, self.s(ns)))
+            };
+            let local = self.s(local);
+            let prefix = if prefix.is_empty() { None } else { Some(self.s(prefix)) };
+            V::choice(0, V::Seq(vec![nsv, Some(local), prefix]))
+        };
+        let value = self.s(value);
+        V::Seq(vec![Some(name), Some(value), None, None, None])
+    }
+
+    fn unsupported(&self, m: &str) -> Error {
+        Error::unsupported(self.format, m.to_string())
+    }
+
+    fn push_child(&mut self, child: Val, el_alt: u8, doc_alt: Option<u8>) -> Result<()> {
+        match self.stack.last_mut() {
+            Some(f) => {
+                f.in_start_tag = false;
+                f.children.push(V::choice(el_alt, child));
+                Ok(())
+            }
+            None => match doc_alt {
+                Some(a) => {
+                    self.doc_children.push(V::choice(a, child));
+                    Ok(())
+                }
+                None => Err(self.unsupported("this item cannot be a child of the document")),
+            },
+        }
+    }
+
+    fn flush_text(&mut self) -> Result<()> {
+        if self.text.is_empty() {
+            return Ok(());
+        }
+        let text = std::mem::take(&mut self.text);
+        if self.stack.is_empty() {
+            if text.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
+                return Ok(());
+            }
+            return Err(self.unsupported("character data outside an element"));
+        }
+        let v = self.s(&text);
+        self.text = text;
+        self.text.clear();
+        self.push_child(V::Seq(vec![Some(V::choice(0, v)), Some(V::Bool(false))]), 3, None)
+    }
+
+    pub fn event(&mut self, ev: &Event<'_>) -> Result<()> {
+        match ev {
+            Event::Characters { text, .. } => {
+                self.text.push_str(text);
+                return Ok(());
+            }
+            Event::Typed(Typed::Base64(b)) if !self.stack.is_empty() => {
+                self.flush_text()?;
+                let v = V::Seq(vec![Some(V::choice(1, V::Bytes(Cow::Owned(b.to_vec())))), Some(V::Bool(false))]);
+                return self.push_child(v, 3, None);
+            }
+            Event::Typed(t) => {
+                t.write_lexical(&mut self.text);
+                return Ok(());
+            }
+            _ => self.flush_text()?,
+        }
+        match ev {
+            Event::StartDocument { version, encoding, standalone } => {
+                self.version = version.as_ref().map(|s| s.to_string());
+                self.encoding = encoding.as_ref().map(|s| s.to_string());
+                self.standalone = *standalone;
+            }
+            Event::EndDocument | Event::Characters { .. } | Event::Typed(_) => {}
+            Event::DocType(d) => {
+                let sys = d.system_id.as_ref().map(|s| self.s(s));
+                let public = d.public_id.as_ref().map(|s| self.s(s));
+                let mut pis = vec![];
+                if let Some(subset) = &d.internal_subset {
+                    // binxml convention: the internal subset's text travels as a DTD processing
+                    // instruction with the reserved target `xml-internal-subset`
+                    let t = self.s(INTERNAL_SUBSET_TARGET);
+                    let c = self.s(subset);
+                    pis.push(V::Seq(vec![Some(t), Some(c), Some(V::choice(1, V::Null)), None]));
+                }
+                self.doc_children.push(V::choice(3, V::Seq(vec![sys, public, Some(V::List(pis))])));
+            }
+            Event::Notation { name, public_id, system_id } => {
+                let name = self.s(name);
+                let sys = system_id.as_ref().map(|s| self.s(s));
+                let public = public_id.as_ref().map(|s| self.s(s));
+                self.notations.push(V::Seq(vec![Some(name), sys, public, None]));
+            }
+            Event::UnparsedEntity { name, public_id, system_id, notation } => {
+                let name = self.s(name);
+                let sys = Some(self.s(system_id));
+                let public = public_id.as_ref().map(|s| self.s(s));
+                let notation = self.s(notation);
+                self.unparsed.push(V::Seq(vec![Some(name), sys, public, None, Some(notation), None]));
+            }
+            Event::StartElement(q) => {
+                if let Some(f) = self.stack.last_mut() {
+                    f.in_start_tag = false;
+                }
+                let (parent_ns, in_scope) = match self.stack.last() {
+                    Some(f) => (f.ns.clone(), f.in_scope.clone()),
+                    None => (String::new(), vec![("xml".to_string(), XML_NS.to_string())]),
+                };
+                let name = self.element_name(&q.namespace, &q.local, &q.prefix, &parent_ns);
+                self.stack.push(Frame {
+                    ns: q.namespace.to_string(),
+                    name,
+                    attrs: vec![],
+                    ns_attrs: vec![],
+                    children: vec![],
+                    prev_attr_ns: None,
+                    prev_nsattr_ns: None,
+                    in_scope,
+                    in_start_tag: true,
+                });
+            }
+            Event::Namespace { prefix, uri } => {
+                let Some(f) = self.stack.last() else { return Err(self.unsupported("namespace outside an element")) };
+                let prev = f.prev_nsattr_ns.clone();
+                let (local, p) = if prefix.is_empty() { ("xmlns", "") } else { (&prefix[..], "xmlns") };
+                let a = self.attribute(XMLNS_NS, local, p, uri, "", prev.as_deref());
+                let f = self.stack.last_mut().unwrap();
+                f.ns_attrs.push(a);
+                f.prev_nsattr_ns = Some(XMLNS_NS.to_string());
+                f.in_scope.retain(|(p, _)| p != &prefix[..]);
+                if !uri.is_empty() {
+                    f.in_scope.push((prefix.to_string(), uri.to_string()));
+                }
+            }
+            Event::Attribute { name, value } => {
+                let Some(f) = self.stack.last() else { return Err(self.unsupported("attribute outside an element")) };
+                let (owner, prev) = (f.ns.clone(), f.prev_attr_ns.clone());
+                let a = self.attribute(&name.namespace, &name.local, &name.prefix, value, &owner, prev.as_deref());
+                let f = self.stack.last_mut().unwrap();
+                f.attrs.push(a);
+                f.prev_attr_ns = Some(name.namespace.to_string());
+            }
+            Event::EndElement => {
+                let Some(f) = self.stack.pop() else { return Err(self.unsupported("unbalanced EndElement")) };
+                let _ = f.in_start_tag;
+                let children = if self.opts.element_content_characters
+                    && f.children.len() == 1
+                    && matches!(&f.children[0], V::Choice(3, c) if matches!(&**c, V::Seq(s) if matches!(&s[0], Some(V::Choice(0, _)))))
+                {
+                    let Some(V::Choice(3, c)) = f.children.into_iter().next() else { unreachable!() };
+                    let V::Seq(mut s) = *c else { unreachable!() };
+                    let Some(V::Choice(0, v)) = s[0].take() else { unreachable!() };
+                    V::choice(0, *v)
+                } else {
+                    V::choice(1, V::List(f.children))
+                };
+                let in_scope = if self.opts.scoped_namespaces {
+                    V::choice(1, V::Null)
+                } else {
+                    let mut list = Vec::with_capacity(f.in_scope.len());
+                    for (p, u) in &f.in_scope {
+                        let p = if p.is_empty() { None } else { Some(self.s(p)) };
+                        let u = self.s(u);
+                        list.push(V::Seq(vec![p, Some(u)]));
+                    }
+                    V::choice(0, V::List(list))
+                };
+                let attrs = if f.attrs.is_empty() { None } else { Some(V::List(f.attrs)) };
+                let ns_attrs = if f.ns_attrs.is_empty() { None } else { Some(V::List(f.ns_attrs)) };
+                let el = V::Seq(vec![Some(f.name), Some(children), attrs, ns_attrs, Some(in_scope), None]);
+                self.push_child(el, 0, Some(0))?;
+            }
+            Event::Comment(c) => {
+                let v = V::Seq(vec![Some(self.s(c))]);
+                self.push_child(v, 4, Some(2))?;
+            }
+            Event::ProcessingInstruction { target, data } => {
+                let t = self.s(target);
+                let d = self.s(data);
+                let v = V::Seq(vec![Some(t), Some(d), Some(V::choice(1, V::Null)), None]);
+                self.push_child(v, 1, Some(1))?;
+            }
+            Event::EntityReference { name, public_id, system_id } => {
+                let name = self.s(name);
+                let sys = system_id.as_ref().map(|s| V::choice(0, self.s(s)));
+                let public = public_id.as_ref().map(|s| V::choice(0, self.s(s)));
+                self.push_child(V::Seq(vec![Some(name), sys, public, None]), 2, None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The finished abstract value of `Document`, with its tables, and the sizes of its parts.
+    pub fn finish(mut self) -> Result<(Val, Stats)> {
+        self.flush_text()?;
+        if !self.stack.is_empty() {
+            return Err(Error::invalid_events(self.format, "document ended inside an element"));
+        }
+        let mut stats = Stats::default();
+        // common names, most frequent first
+        let mut name_perm = vec![];
+        let mut common = vec![];
+        if self.opts.names_table {
+            let mut order: Vec<u32> = (0..self.name_list.len() as u32).collect();
+            order.sort_by(|&a, &b| self.name_list[b as usize].1.cmp(&self.name_list[a as usize].1).then(a.cmp(&b)));
+            name_perm = vec![0u32; order.len()];
+            let list = std::mem::take(&mut self.name_list);
+            let mut prev: Option<&NameKey> = None;
+            for (pos, &id) in order.iter().enumerate() {
+                name_perm[id as usize] = pos as u32;
+                let k = &list[id as usize].0;
+                let ns = if k.ns.is_empty() {
+                    None
+                } else if prev.is_some_and(|p| p.ns == k.ns) {
+                    Some(V::choice(1, V::Null))
+                } else {
+                    Some(V::choice(0, self.s(&k.ns)))
+                };
+                let local = self.s(&k.local);
+                let prefix = if k.prefix.is_empty() {
+                    None
+                } else if prev.is_some_and(|p| p.prefix == k.prefix) {
+                    Some(V::choice(1, V::Null))
+                } else {
+                    Some(V::choice(0, self.s(&k.prefix)))
+                };
+                common.push(V::Seq(vec![ns, Some(local), prefix]));
+                prev = Some(k);
+            }
+            stats.names = common.len();
+        }
+        let ces = self.s(self.encoding.clone().as_deref().unwrap_or(""));
+        let version = self.version.clone().map(|v| self.s(&v));
+        let mut cs = vec![];
+        let mut str_perm = vec![];
+        if self.opts.strings_table {
+            let (order, perm) = self.strings.order();
+            str_perm = perm;
+            let block = table::build_block(order.iter().map(|&id| &*self.strings.strings[id as usize].0));
+            stats.strings = order.len();
+            stats.strings_block = block.len();
+            if !order.is_empty() {
+                let c = self.opts.compression;
+                let carried = table::compress(self.format, c, block)?;
+                stats.strings_carried = carried.len();
+                cs.push(V::Seq(vec![Some(V::text(c.uri())), Some(V::Bytes(Cow::Owned(carried)))]));
+            }
+        }
+        let _ = Compression::None;
+        let mut doc = V::Seq(vec![
+            Some(V::List(self.doc_children)),
+            Some(V::List(self.notations)),
+            Some(V::List(self.unparsed)),
+            None,
+            Some(ces),
+            self.standalone.map(V::Bool),
+            version,
+            Some(V::Bool(true)),
+            Some(V::List(cs)),
+            Some(V::List(common)),
+        ]);
+        if self.opts.strings_table || self.opts.names_table {
+            doc.resolve(&str_perm, &name_perm);
+        }
+        Ok((doc, stats))
+    }
+}

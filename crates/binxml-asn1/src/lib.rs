@@ -1,0 +1,279 @@
+//! binxml-asn1: the ASN.1 Schema for the XML Information Set (the X.695 draft as used by OSS
+//! Nokalva's 2003 paper, Appendix A; the module text is `asn1/XML-Infoset.asn`) encoded with
+//! X.691 PER (aligned `asn1-aper`, unaligned `asn1-uper`) and X.690 BER (`asn1-ber`).
+//!
+//! An infoset becomes one abstract value of the module's `Document` type. PER needs counts up
+//! front, so the encoder builds the whole value at [`Encoder::finish`] and the decoder decodes the
+//! whole value before the first event (the tables come last in `Document`).
+//!
+//! The encoder features of the paper's section 3.3 are [`Options`], each of which can be turned
+//! off. See `docs/asn1.md` for the mapping, the component-strings block format and the signals.
+
+use std::io::Write;
+
+use binxml_core::{Decoder, Encoder, Error, Event, Limits, Result, StreamChecker};
+
+mod build;
+mod emit;
+pub mod ber;
+pub mod per;
+pub mod schema;
+pub mod table;
+pub mod value;
+
+pub use build::Stats;
+pub use table::Compression;
+pub use value::V;
+
+/// The module's text.
+pub const MODULE: &str = include_str!("../asn1/XML-Infoset.asn");
+
+/// The encoding rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// X.691 unaligned PER (`asn1-uper`).
+    Uper,
+    /// X.691 aligned PER (`asn1-aper`).
+    Aper,
+    /// X.690 BER (`asn1-ber`), definite lengths.
+    Ber,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 3] = [Rule::Uper, Rule::Aper, Rule::Ber];
+
+    /// The registry name of the format.
+    pub fn format_name(self) -> &'static str {
+        match self {
+            Rule::Uper => "asn1-uper",
+            Rule::Aper => "asn1-aper",
+            Rule::Ber => "asn1-ber",
+        }
+    }
+
+    pub fn from_format_name(name: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.format_name() == name)
+    }
+}
+
+/// Encoder options: the rules and the section 3.3 features (all on by default, no compression).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub rule: Rule,
+    /// One component-strings table with every string, most frequent first; strings are
+    /// referenced by `component-string-index` everywhere.
+    pub strings_table: bool,
+    /// One common-names table with every element and attribute name, most frequent first;
+    /// names are referenced by `common-name-index` everywhere.
+    pub names_table: bool,
+    /// `element-content-characters` when an element's only child is character data.
+    pub element_content_characters: bool,
+    /// Compression of the component-strings block (needs `strings_table`).
+    pub compression: Compression,
+    /// `same-as-parent-element` for every element's in-scope namespaces, signalled by the root's
+    /// `same-as-parent-element` (the in-scope namespaces follow the Namespaces in XML scoping
+    /// rules from the namespace attributes). Off: every element lists its in-scope namespaces.
+    pub scoped_namespaces: bool,
+}
+
+impl Options {
+    /// Every feature on, no compression.
+    pub fn new(rule: Rule) -> Self {
+        Options {
+            rule,
+            strings_table: true,
+            names_table: true,
+            element_content_characters: true,
+            compression: Compression::None,
+            scoped_namespaces: true,
+        }
+    }
+
+    /// Every feature off: strings and names inline, explicit in-scope namespaces.
+    pub fn plain(rule: Rule) -> Self {
+        Options {
+            rule,
+            strings_table: false,
+            names_table: false,
+            element_content_characters: false,
+            compression: Compression::None,
+            scoped_namespaces: false,
+        }
+    }
+
+    pub fn with_compression(mut self, c: Compression) -> Self {
+        self.compression = c;
+        self
+    }
+}
+
+/// Encodes an abstract value of `Document` by `rule`.
+pub fn encode_value(rule: Rule, v: &V<'_>) -> Result<Vec<u8>> {
+    let format = rule.format_name();
+    match rule {
+        Rule::Uper | Rule::Aper => {
+            let mut w = per::PerWriter::new(rule == Rule::Aper, format);
+            w.encode(schema::DOCUMENT, v)?;
+            Ok(w.finish())
+        }
+        Rule::Ber => {
+            let mut w = ber::BerWriter::new(format);
+            w.encode(schema::DOCUMENT, v, None)?;
+            Ok(w.finish())
+        }
+    }
+}
+
+/// Decodes an abstract value of `Document`.
+pub fn decode_value<'a>(rule: Rule, input: &'a [u8], limits: &Limits) -> Result<V<'a>> {
+    let format = rule.format_name();
+    match rule {
+        Rule::Uper | Rule::Aper => {
+            let mut r = per::PerReader::new(input, rule == Rule::Aper, format, limits);
+            let v = r.decode(schema::DOCUMENT)?;
+            r.finish()?;
+            Ok(v)
+        }
+        Rule::Ber => {
+            let mut r = ber::BerReader::new(input, format, limits);
+            let v = r.decode(schema::DOCUMENT, None, None)?;
+            r.finish()?;
+            Ok(v)
+        }
+    }
+}
+
+/// Maps events to the abstract value of `Document` (with its tables) and the sizes of its parts.
+pub fn build_value(events: &[Event<'_>], opts: Options) -> Result<(V<'static>, Stats)> {
+    let format = opts.rule.format_name();
+    let mut checker = StreamChecker::new(true);
+    let mut b = build::Builder::new(opts, format);
+    for ev in events {
+        checker.check(format, ev)?;
+        b.event(ev)?;
+    }
+    b.finish()
+}
+
+/// Maps an abstract value of `Document` to events.
+pub fn value_to_events<'a>(rule: Rule, v: V<'a>, limits: &Limits, input_len: usize) -> Result<Vec<Event<'a>>> {
+    let mut e = emit::Emitter::new(rule.format_name(), rule == Rule::Ber, limits.clone(), input_len);
+    e.document(v)?;
+    Ok(e.out)
+}
+
+/// Encodes a whole event stream.
+pub fn encode(events: &[Event<'_>], opts: Options) -> Result<Vec<u8>> {
+    let (v, _) = build_value(events, opts)?;
+    encode_value(opts.rule, &v)
+}
+
+/// Decodes a whole document into events.
+pub fn decode(input: &[u8], rule: Rule) -> Result<Vec<Event<'_>>> {
+    decode_with_limits(input, rule, &Limits::default())
+}
+
+pub fn decode_with_limits<'a>(input: &'a [u8], rule: Rule, limits: &Limits) -> Result<Vec<Event<'a>>> {
+    let v = decode_value(rule, input, limits)?;
+    value_to_events(rule, v, limits, input.len())
+}
+
+/// The encoder: collects the events, and at [`Encoder::finish`] builds the value of `Document`
+/// and writes its encoding.
+pub struct Asn1Encoder<W: Write> {
+    out: Option<W>,
+    opts: Options,
+    builder: Option<build::Builder>,
+    checker: StreamChecker,
+    stats: Stats,
+}
+
+impl<W: Write> Asn1Encoder<W> {
+    pub fn new(out: W, opts: Options) -> Self {
+        Asn1Encoder {
+            out: Some(out),
+            opts,
+            builder: Some(build::Builder::new(opts, opts.rule.format_name())),
+            checker: StreamChecker::new(true),
+            stats: Stats::default(),
+        }
+    }
+
+    /// Sizes of the parts of the encoding (after `finish`).
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    pub fn into_inner(mut self) -> W {
+        self.out.take().expect("writer")
+    }
+}
+
+impl<W: Write> Encoder for Asn1Encoder<W> {
+    fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
+        let format = self.opts.rule.format_name();
+        self.checker.check(format, event)?;
+        match &mut self.builder {
+            Some(b) => b.event(event),
+            None => Err(Error::invalid_events(format, "event after finish")),
+        }
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        let format = self.opts.rule.format_name();
+        let b = self.builder.take().ok_or_else(|| Error::invalid_events(format, "finish called twice"))?;
+        let (v, stats) = b.finish()?;
+        self.stats = stats;
+        let bytes = encode_value(self.opts.rule, &v)?;
+        let out = self.out.as_mut().expect("writer");
+        out.write_all(&bytes).map_err(|e| Error::io(format, e))?;
+        out.flush().map_err(|e| Error::io(format, e))
+    }
+}
+
+/// The decoder: decodes the whole value on the first call, then hands out its events.
+pub struct Asn1Decoder<'a> {
+    input: &'a [u8],
+    rule: Rule,
+    limits: Limits,
+    events: Option<std::vec::IntoIter<Event<'a>>>,
+    failed: bool,
+    count: u64,
+}
+
+impl<'a> Asn1Decoder<'a> {
+    pub fn new(input: &'a [u8], rule: Rule) -> Self {
+        Self::with_limits(input, rule, Limits::default())
+    }
+
+    pub fn with_limits(input: &'a [u8], rule: Rule, limits: Limits) -> Self {
+        Asn1Decoder { input, rule, limits, events: None, failed: false, count: 0 }
+    }
+}
+
+impl<'a> Decoder<'a> for Asn1Decoder<'a> {
+    fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        if self.failed {
+            return Ok(None);
+        }
+        if self.events.is_none() {
+            match decode_with_limits(self.input, self.rule, &self.limits) {
+                Ok(evs) => self.events = Some(evs.into_iter()),
+                Err(e) => {
+                    self.failed = true;
+                    return Err(e);
+                }
+            }
+        }
+        let ev = self.events.as_mut().and_then(|it| it.next());
+        if ev.is_some() {
+            self.count += 1;
+        }
+        Ok(ev)
+    }
+
+    /// The whole value is decoded at once: the offset is the index of the last event returned.
+    fn offset(&self) -> u64 {
+        self.count.saturating_sub(1)
+    }
+}

@@ -1,0 +1,467 @@
+//! X.691 Packed Encoding Rules, aligned and unaligned, driven by the schema table.
+
+use std::borrow::Cow;
+
+use binxml_core::{Error, Limits, Result};
+
+use crate::schema::{TYPES, Ty, TyId};
+use crate::value::V;
+
+const FRAG: usize = 16384;
+
+pub struct PerWriter {
+    aligned: bool,
+    buf: Vec<u8>,
+    acc: u64,
+    nacc: u32,
+    format: &'static str,
+}
+
+impl PerWriter {
+    pub fn new(aligned: bool, format: &'static str) -> Self {
+        PerWriter { aligned, buf: Vec::new(), acc: 0, nacc: 0, format }
+    }
+
+    #[inline]
+    fn put(&mut self, v: u64, n: u32) {
+        debug_assert!(n <= 32);
+        if n == 0 {
+            return;
+        }
+        self.acc = (self.acc << n) | (v & ((1u64 << n) - 1));
+        self.nacc += n;
+        while self.nacc >= 8 {
+            self.nacc -= 8;
+            self.buf.push((self.acc >> self.nacc) as u8);
+        }
+    }
+
+    #[inline]
+    fn align(&mut self) {
+        if self.nacc > 0 {
+            self.put(0, 8 - self.nacc);
+        }
+    }
+
+    fn put_bytes(&mut self, b: &[u8]) {
+        if self.nacc == 0 {
+            self.buf.extend_from_slice(b);
+        } else {
+            for &x in b {
+                self.put(x as u64, 8);
+            }
+        }
+    }
+
+    /// Bits written so far.
+    pub fn bit_len(&self) -> usize {
+        self.buf.len() * 8 + self.nacc as usize
+    }
+
+    /// The complete encoding (X.691 10.1.3: at least one octet, zero padded).
+    pub fn finish(mut self) -> Vec<u8> {
+        self.align();
+        if self.buf.is_empty() {
+            self.buf.push(0);
+        }
+        self.buf
+    }
+
+    /// A constrained whole number `v` in `0..range`.
+    fn constrained(&mut self, v: u64, range: u64) {
+        if range <= 1 {
+            return;
+        }
+        if !self.aligned || range <= 255 {
+            let bits = 64 - (range - 1).leading_zeros();
+            self.put(v, bits);
+        } else if range == 256 {
+            self.align();
+            self.put(v, 8);
+        } else {
+            // ranges up to 64K: a two-octet aligned field (the module has no larger range)
+            debug_assert!(range <= 65536);
+            self.align();
+            self.put(v, 16);
+        }
+    }
+
+    /// A general (unconstrained) length determinant for a length below 16K.
+    fn length(&mut self, n: usize) {
+        if self.aligned {
+            self.align();
+        }
+        if n < 128 {
+            self.put(n as u64, 8);
+        } else {
+            self.put(0x8000 | n as u64, 16);
+        }
+    }
+
+    /// Writes `n` items with general length determinants, fragmenting at 16K (X.691 10.9.3.8).
+    fn fragmented(&mut self, n: usize, mut items: impl FnMut(&mut Self, usize, usize) -> Result<()>) -> Result<()> {
+        let mut i = 0;
+        loop {
+            let rem = n - i;
+            if rem >= FRAG {
+                let m = (rem / FRAG).min(4);
+                if self.aligned {
+                    self.align();
+                }
+                self.put(0xC0 | m as u64, 8);
+                items(self, i, i + m * FRAG)?;
+                i += m * FRAG;
+            } else {
+                self.length(rem);
+                return items(self, i, n);
+            }
+        }
+    }
+
+    fn octets(&mut self, b: &[u8]) -> Result<()> {
+        self.fragmented(b.len(), |w, s, e| {
+            w.put_bytes(&b[s..e]);
+            Ok(())
+        })
+    }
+
+    /// An unconstrained whole number (used for values outside an extensible INTEGER's root).
+    fn unconstrained(&mut self, v: u64) {
+        let bytes = v.to_be_bytes();
+        let mut skip = bytes.iter().take_while(|&&b| b == 0).count().min(7);
+        let mut out = vec![];
+        if bytes[skip] & 0x80 != 0 {
+            // keep the value non-negative in two's complement
+            if skip > 0 {
+                skip -= 1;
+            } else {
+                out.push(0);
+            }
+        }
+        out.extend_from_slice(&bytes[skip..]);
+        self.length(out.len());
+        self.put_bytes(&out);
+    }
+
+    fn mismatch(&self, ty: TyId) -> Error {
+        Error::invalid_events(self.format, format!("internal: value does not fit ASN.1 type #{ty}"))
+    }
+
+    pub fn encode(&mut self, ty: TyId, v: &V<'_>) -> Result<()> {
+        match (&TYPES[ty], v) {
+            (Ty::Seq(fields), V::Seq(vals)) if vals.len() == fields.len() => {
+                for ((_, opt), val) in fields.iter().zip(vals) {
+                    if *opt {
+                        self.put(val.is_some() as u64, 1);
+                    } else if val.is_none() {
+                        return Err(self.mismatch(ty));
+                    }
+                }
+                for ((fty, _), val) in fields.iter().zip(vals) {
+                    if let Some(val) = val {
+                        self.encode(*fty, val)?;
+                    }
+                }
+                Ok(())
+            }
+            (Ty::SeqOf(item, size), V::List(items)) => {
+                let n = items.len() as u64;
+                if let Some((lb, ub)) = *size {
+                    if (lb..=ub).contains(&n) {
+                        self.put(0, 1);
+                        self.constrained(n - lb, ub - lb + 1);
+                        for it in items {
+                            self.encode(*item, it)?;
+                        }
+                        return Ok(());
+                    }
+                    self.put(1, 1);
+                }
+                self.fragmented(items.len(), |w, s, e| {
+                    for it in &items[s..e] {
+                        w.encode(*item, it)?;
+                    }
+                    Ok(())
+                })
+            }
+            (Ty::Choice(alts), V::Choice(i, inner)) if (*i as usize) < alts.len() => {
+                self.constrained(*i as u64, alts.len() as u64);
+                self.encode(alts[*i as usize], inner)
+            }
+            (Ty::Int(lo, hi), V::Int(x, _)) => {
+                if (*lo..=*hi).contains(x) {
+                    self.put(0, 1);
+                    self.constrained(x - lo, hi - lo + 1);
+                } else {
+                    self.put(1, 1);
+                    self.unconstrained(*x);
+                }
+                Ok(())
+            }
+            (Ty::Enum(n), V::Enum(x)) if x < n => {
+                self.constrained(*x, *n);
+                Ok(())
+            }
+            (Ty::Bool, V::Bool(b)) => {
+                self.put(*b as u64, 1);
+                Ok(())
+            }
+            (Ty::Null, V::Null) => Ok(()),
+            (Ty::Utf8, V::Text(s)) => self.octets(s.as_bytes()),
+            (Ty::Octets | Ty::RelOid, V::Bytes(b)) => self.octets(b),
+            _ => Err(self.mismatch(ty)),
+        }
+    }
+}
+
+pub struct PerReader<'a> {
+    aligned: bool,
+    data: &'a [u8],
+    pos: usize,
+    format: &'static str,
+    depth: usize,
+    max_depth: usize,
+    max_string: usize,
+}
+
+impl<'a> PerReader<'a> {
+    pub fn new(data: &'a [u8], aligned: bool, format: &'static str, limits: &Limits) -> Self {
+        PerReader {
+            aligned,
+            data,
+            pos: 0,
+            format,
+            depth: 0,
+            // An element nests five values deep (Element, children CHOICE, SEQUENCE OF, CHOICE).
+            max_depth: limits.max_depth.saturating_mul(5).saturating_add(16),
+            max_string: limits.max_string_len,
+        }
+    }
+
+    pub fn bit_pos(&self) -> usize {
+        self.pos
+    }
+
+    fn err(&self, at: usize, msg: impl Into<String>) -> Error {
+        Error::malformed(self.format, 0, msg).at_bit(at as u64)
+    }
+
+    fn remaining(&self) -> usize {
+        self.data.len() * 8 - self.pos
+    }
+
+    #[inline]
+    fn get(&mut self, n: u32) -> Result<u64> {
+        if n as usize > self.remaining() {
+            return Err(self.err(self.pos, format!("truncated: {n} more bits needed, {} left", self.remaining())));
+        }
+        let mut v = 0u64;
+        let mut left = n;
+        while left > 0 {
+            let byte = self.data[self.pos / 8];
+            let off = (self.pos % 8) as u32;
+            let avail = 8 - off;
+            let take = avail.min(left);
+            let bits = ((byte as u32) >> (avail - take)) & ((1u32 << take) - 1);
+            v = (v << take) | bits as u64;
+            self.pos += take as usize;
+            left -= take;
+        }
+        Ok(v)
+    }
+
+    fn align(&mut self) -> Result<()> {
+        let r = self.pos % 8;
+        if r != 0 {
+            self.get(8 - r as u32)?;
+        }
+        Ok(())
+    }
+
+    fn get_bytes(&mut self, n: usize) -> Result<Cow<'a, [u8]>> {
+        if n.saturating_mul(8) > self.remaining() {
+            return Err(self.err(self.pos, format!("length {n} runs past the end of the input")));
+        }
+        if self.pos % 8 == 0 {
+            let s = self.pos / 8;
+            self.pos += n * 8;
+            Ok(Cow::Borrowed(&self.data[s..s + n]))
+        } else {
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                out.push(self.get(8)? as u8);
+            }
+            Ok(Cow::Owned(out))
+        }
+    }
+
+    fn constrained(&mut self, range: u64) -> Result<u64> {
+        if range <= 1 {
+            return Ok(0);
+        }
+        let at = self.pos;
+        let v = if !self.aligned || range <= 255 {
+            self.get(64 - (range - 1).leading_zeros())?
+        } else if range == 256 {
+            self.align()?;
+            self.get(8)?
+        } else {
+            self.align()?;
+            self.get(16)?
+        };
+        if v >= range {
+            return Err(self.err(at, format!("constrained value {v} outside 0..{}", range - 1)));
+        }
+        Ok(v)
+    }
+
+    /// A general length determinant: `(length, more_fragments_follow)`.
+    fn length(&mut self) -> Result<(usize, bool)> {
+        if self.aligned {
+            self.align()?;
+        }
+        let at = self.pos;
+        let b = self.get(8)?;
+        if b & 0x80 == 0 {
+            Ok((b as usize, false))
+        } else if b & 0x40 == 0 {
+            Ok((((b & 0x3f) << 8 | self.get(8)?) as usize, false))
+        } else {
+            let m = b & 0x3f;
+            if !(1..=4).contains(&m) {
+                return Err(self.err(at, format!("bad length fragment multiplier {m}")));
+            }
+            Ok((m as usize * FRAG, true))
+        }
+    }
+
+    fn octets(&mut self) -> Result<Cow<'a, [u8]>> {
+        let start = self.pos;
+        let (n, more) = self.length()?;
+        if n > self.max_string {
+            return Err(Error::limit(self.format, 0, format!("string of {n} bytes exceeds the limit")).at_bit(start as u64));
+        }
+        let first = self.get_bytes(n)?;
+        if !more {
+            return Ok(first);
+        }
+        let mut all = first.into_owned();
+        loop {
+            let (n, more) = self.length()?;
+            if all.len() + n > self.max_string {
+                return Err(Error::limit(self.format, 0, "string exceeds the length limit").at_bit(start as u64));
+            }
+            all.extend_from_slice(&self.get_bytes(n)?);
+            if !more {
+                return Ok(Cow::Owned(all));
+            }
+        }
+    }
+
+    fn unconstrained(&mut self) -> Result<u64> {
+        let at = self.pos;
+        let (n, more) = self.length()?;
+        if more || n == 0 || n > 9 {
+            return Err(self.err(at, format!("integer of {n} octets outside 0..2^64 (extension value)")));
+        }
+        let b = self.get_bytes(n)?;
+        if b[0] & 0x80 != 0 {
+            return Err(self.err(at, "negative index (extension value)"));
+        }
+        if n == 9 && b[0] != 0 {
+            return Err(self.err(at, "index too large"));
+        }
+        Ok(b.iter().fold(0u64, |acc, &x| (acc << 8) | x as u64))
+    }
+
+    pub fn decode(&mut self, ty: TyId) -> Result<V<'a>> {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(Error::limit(self.format, 0, "nesting too deep").at_bit(self.pos as u64));
+        }
+        let r = self.decode_inner(ty);
+        self.depth -= 1;
+        r
+    }
+
+    fn decode_inner(&mut self, ty: TyId) -> Result<V<'a>> {
+        Ok(match &TYPES[ty] {
+            Ty::Seq(fields) => {
+                let mut present = [true; 10];
+                for (i, (_, opt)) in fields.iter().enumerate() {
+                    if *opt {
+                        present[i] = self.get(1)? == 1;
+                    }
+                }
+                let mut vals = Vec::with_capacity(fields.len());
+                for (i, (fty, _)) in fields.iter().enumerate() {
+                    vals.push(if present[i] { Some(self.decode(*fty)?) } else { None });
+                }
+                V::Seq(vals)
+            }
+            Ty::SeqOf(item, size) => {
+                let mut items = Vec::new();
+                if let Some((lb, ub)) = *size {
+                    if self.get(1)? == 0 {
+                        let n = lb + self.constrained(ub - lb + 1)?;
+                        for _ in 0..n {
+                            items.push(self.decode(*item)?);
+                        }
+                        return Ok(V::List(items));
+                    }
+                }
+                loop {
+                    let (n, more) = self.length()?;
+                    // every item of this module's SEQUENCE OF types takes at least one bit
+                    if n > self.remaining() {
+                        return Err(self.err(self.pos, format!("count {n} exceeds the bits left")));
+                    }
+                    items.reserve(n);
+                    for _ in 0..n {
+                        items.push(self.decode(*item)?);
+                    }
+                    if !more {
+                        break;
+                    }
+                }
+                V::List(items)
+            }
+            Ty::Choice(alts) => {
+                let i = self.constrained(alts.len() as u64)? as usize;
+                V::Choice(i as u8, Box::new(self.decode(alts[i])?))
+            }
+            Ty::Int(lo, hi) => {
+                let at = self.pos as u64;
+                if self.get(1)? == 0 {
+                    V::Int(lo + self.constrained(hi - lo + 1)?, at)
+                } else {
+                    V::Int(self.unconstrained()?, at)
+                }
+            }
+            Ty::Enum(n) => V::Enum(self.constrained(*n)?),
+            Ty::Bool => V::Bool(self.get(1)? == 1),
+            Ty::Null => V::Null,
+            Ty::Utf8 => {
+                let at = self.pos;
+                match self.octets()? {
+                    Cow::Borrowed(b) => V::Text(Cow::Borrowed(
+                        std::str::from_utf8(b).map_err(|_| self.err(at, "invalid UTF-8 in UTF8String"))?,
+                    )),
+                    Cow::Owned(b) => V::Text(Cow::Owned(
+                        String::from_utf8(b).map_err(|_| self.err(at, "invalid UTF-8 in UTF8String"))?,
+                    )),
+                }
+            }
+            Ty::Octets | Ty::RelOid => V::Bytes(self.octets()?),
+        })
+    }
+
+    /// Checks that only zero padding follows the value.
+    pub fn finish(&self) -> Result<()> {
+        let end = self.pos.div_ceil(8).max(1);
+        if end < self.data.len() {
+            return Err(self.err(end * 8, format!("{} trailing bytes after the value", self.data.len() - end)));
+        }
+        Ok(())
+    }
+}

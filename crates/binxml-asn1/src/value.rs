@@ -1,0 +1,57 @@
+//! Abstract values of the module's types, in the shape the generic codecs walk.
+
+use std::borrow::Cow;
+
+/// An abstract value. Which variant goes with which [`Ty`](crate::schema::Ty):
+/// `Seq` (one slot per component, `None` = absent OPTIONAL), `List` (SEQUENCE OF),
+/// `Choice(alternative, value)`, `Int` (INTEGER, with the bit offset where a decoder found it,
+/// 0 when built by an encoder), `Enum`, `Bool`, `Null`, `Text` (UTF8String), `Bytes` (OCTET
+/// STRING, and RELATIVE-OID contents octets).
+#[derive(Clone, Debug, PartialEq)]
+pub enum V<'a> {
+    Null,
+    Bool(bool),
+    Int(u64, u64),
+    Enum(u64),
+    Text(Cow<'a, str>),
+    Bytes(Cow<'a, [u8]>),
+    Seq(Vec<Option<V<'a>>>),
+    List(Vec<V<'a>>),
+    Choice(u8, Box<V<'a>>),
+    /// Encoder-internal: a StringOrIndex that refers to component string `id` (before the
+    /// table is ordered). Replaced before encoding.
+    StrRef(u32),
+    /// Encoder-internal: a SmallIndex that refers to common name `id`. Replaced before encoding.
+    NameRef(u32),
+}
+
+impl<'a> V<'a> {
+    pub fn choice(alt: u8, v: V<'a>) -> V<'a> {
+        V::Choice(alt, Box::new(v))
+    }
+    pub fn int(v: u64) -> V<'a> {
+        V::Int(v, 0)
+    }
+    pub fn text(s: impl Into<Cow<'a, str>>) -> V<'a> {
+        V::Text(s.into())
+    }
+    /// Replaces the encoder-internal references by final indexes.
+    pub fn resolve(&mut self, strings: &[u32], names: &[u32]) {
+        match self {
+            V::StrRef(id) => *self = V::choice(1, V::int(strings[*id as usize] as u64)),
+            V::NameRef(id) => *self = V::int(names[*id as usize] as u64),
+            V::Seq(items) => {
+                for v in items.iter_mut().flatten() {
+                    v.resolve(strings, names);
+                }
+            }
+            V::List(items) => {
+                for v in items.iter_mut() {
+                    v.resolve(strings, names);
+                }
+            }
+            V::Choice(_, v) => v.resolve(strings, names),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""The independent ASN.1 oracle for crates/binxml-asn1: PyPI asn1tools compiles the module
+(crates/binxml-asn1/asn1/XML-Infoset.asn, RELATIVE-OID read as OCTET STRING) for UPER, APER
+and BER, and answers one request per stdin line (fields separated by tabs):
+
+  check RULE BIN        decode BIN (our encoding) with asn1tools, re-encode the decoded value and
+                        answer "ok" when the bytes are identical (else "ERR ...")
+  make RULE XML OUT     build a Document value from the UTF-8 XML file with Python's expat (an
+                        independent mapping: inline strings, explicit namespace names and
+                        in-scope namespaces, no tables), encode it with asn1tools into OUT, "ok"
+
+RULE is uper, aper or ber. One process serves a whole test batch.
+"""
+import os
+import sys
+import time
+import xml.parsers.expat
+
+import asn1tools
+
+sys.setrecursionlimit(200000)
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODULE = os.path.join(HERE, '..', '..', 'crates', 'binxml-asn1', 'asn1', 'XML-Infoset.asn')
+XMLNS = 'http://www.w3.org/2000/xmlns/'
+XML_NS = 'http://www.w3.org/XML/1998/namespace'
+
+
+def load_spec():
+    """asn1tools compiles the module once RELATIVE-OID is replaced by OCTET STRING (asn1tools
+    has no RELATIVE-OID; PER encodes both as a length and contents octets; binxml never emits
+    the `references` component that uses it)."""
+    text = open(MODULE, encoding='utf-8').read().replace('RELATIVE-OID', 'OCTET STRING')
+    return {rule: asn1tools.compile_string(text, codec)
+            for rule, codec in (('uper', 'uper'), ('aper', 'per'), ('ber', 'ber'))}
+
+
+SPECS = load_spec()
+
+
+def decode(rule, data):
+    return SPECS[rule].decode('Document', data)
+
+
+def encode(rule, val):
+    return SPECS[rule].encode('Document', val)
+
+
+def S(s):
+    return ('string', s)
+
+
+def U(s):
+    return ('uri', s)
+
+
+def N(s):
+    return ('ncname', s)
+
+
+def split(name):
+    """expat with namespace_prefixes: 'uri local prefix', 'uri local' or 'local'."""
+    parts = name.split(' ')
+    if len(parts) == 3:
+        return parts[0], parts[1], parts[2]
+    if len(parts) == 2:
+        return parts[0], parts[1], ''
+    return '', parts[0], ''
+
+
+def qname_value(ns, local, prefix):
+    v = {'local-name': N(local)}
+    if ns:
+        v['namespace-name'] = ('namespace-name', U(ns))
+    if prefix:
+        v['prefix'] = N(prefix)
+    return ('name', v)
+
+
+def xml_to_value(path):
+    data = open(path, 'rb').read()
+    p = xml.parsers.expat.ParserCreate(encoding='UTF-8', namespace_separator=' ')
+    p.namespace_prefixes = True
+    p.ordered_attributes = True
+    doc = {'children': [], 'notations': [], 'unparsed-entities': [],
+           'character-encoding-scheme': S(''), 'all-declarations-processed': True,
+           'component-strings': [], 'common-names': []}
+    stack = []  # (element dict, children list, in-scope dict)
+    text = []
+    pending_ns = []
+
+    def flush():
+        if text and stack:
+            s = ''.join(text)
+            if s:
+                stack[-1][1].append(('characters', {'characters': ('characters', S(s)),
+                                                     'element-content-whitespace': False}))
+        text.clear()
+
+    def add(kind_el, kind_doc, v):
+        flush()
+        if stack:
+            stack[-1][1].append((kind_el, v))
+        elif kind_doc:
+            doc['children'].append((kind_doc, v))
+
+    def xmldecl(version, encoding, standalone):
+        if version:
+            doc['version'] = S(version)
+        doc['character-encoding-scheme'] = S(encoding or '')
+        if standalone != -1:
+            doc['standalone'] = bool(standalone)
+
+    def doctype(name, sysid, pubid, has_internal):
+        v = {'children': []}
+        if sysid is not None:
+            v['system-identifier'] = U(sysid)
+        if pubid is not None:
+            v['public-identifier'] = U(pubid)
+        doc['children'].append(('document-type-declaration', v))
+
+    def notation(name, base, sysid, pubid):
+        v = {'name': N(name)}
+        if sysid is not None:
+            v['system-identifier'] = U(sysid)
+        if pubid is not None:
+            v['public-identifier'] = U(pubid)
+        doc['notations'].append(v)
+
+    def unparsed(name, base, sysid, pubid, notation_name):
+        v = {'name': N(name), 'system-identifier': U(sysid), 'notation-name': N(notation_name)}
+        if pubid is not None:
+            v['public-identifier'] = U(pubid)
+        doc['unparsed-entities'].append(v)
+
+    def start_ns(prefix, uri):
+        pending_ns.append((prefix or '', uri or ''))
+
+    def start(name, attrs):
+        flush()
+        ns, local, prefix = split(name)
+        scope = dict(stack[-1][2]) if stack else {'xml': XML_NS}
+        ns_attrs = []
+        for (pfx, uri) in pending_ns:
+            an = {'namespace-name': ('namespace-name', U(XMLNS)),
+                  'local-name': N(pfx if pfx else 'xmlns')}
+            if pfx:
+                an['prefix'] = N('xmlns')
+            ns_attrs.append({'name': ('name', an), 'normalized-value': S(uri)})
+            if uri:
+                scope[pfx] = uri
+            else:
+                scope.pop(pfx, None)
+        pending_ns.clear()
+        children = []
+        el = {'name': qname_value(ns, local, prefix), 'children': ('children', children),
+              'in-scope-namespaces': ('in-scope-namespaces',
+                                      [dict([('namespace-name', U(u))] + ([('prefix', N(k))] if k else []))
+                                       for k, u in scope.items()])}
+        at = []
+        for i in range(0, len(attrs), 2):
+            ans, alocal, aprefix = split(attrs[i])
+            at.append({'name': qname_value(ans, alocal, aprefix), 'normalized-value': S(attrs[i + 1])})
+        if at:
+            el['attributes'] = at
+        if ns_attrs:
+            el['namespace-attributes'] = ns_attrs
+        stack.append((el, children, scope))
+
+    def end(name):
+        flush()
+        el, _, _ = stack.pop()
+        add('element', 'element', el)
+
+    def chars(s):
+        if stack:
+            text.append(s)
+
+    def comment(c):
+        add('comment', 'comment', {'content': S(c)})
+
+    def pi(target, data):
+        add('processing-instruction', 'processing-instruction',
+            {'target': N(target), 'content': S(data), 'base-URI': ('same-as-parent', None)})
+
+    p.XmlDeclHandler = xmldecl
+    p.StartDoctypeDeclHandler = doctype
+    p.NotationDeclHandler = notation
+    p.UnparsedEntityDeclHandler = unparsed
+    p.StartNamespaceDeclHandler = start_ns
+    p.StartElementHandler = start
+    p.EndElementHandler = end
+    p.CharacterDataHandler = chars
+    p.CommentHandler = comment
+    p.ProcessingInstructionHandler = pi
+    p.Parse(data, True)
+    return doc
+
+
+def main():
+    for line in sys.stdin:
+        parts = line.rstrip('\n').split('\t')
+        try:
+            if parts[0] == 'check':
+                rule, path = parts[1], parts[2]
+                data = open(path, 'rb').read()
+                val = decode(rule, data)
+                again = encode(rule, val)
+                if again == data:
+                    answer = 'ok'
+                else:
+                    n = next((i for i in range(min(len(data), len(again))) if data[i] != again[i]),
+                             min(len(data), len(again)))
+                    answer = 'ERR re-encoding differs at byte %d (ours %d bytes, asn1tools %d)' % (n, len(data), len(again))
+            elif parts[0] == 'make':
+                rule, src, out = parts[1], parts[2], parts[3]
+                val = xml_to_value(src)
+                open(out, 'wb').write(encode(rule, val))
+                answer = 'ok'
+            elif parts[0] == 'ping':
+                answer = 'ok'
+            else:
+                answer = 'ERR unknown request'
+        except Exception as e:  # report, keep serving
+            answer = 'ERR %s: %s' % (type(e).__name__, str(e).replace('\n', ' ')[:300])
+        sys.stdout.write(answer + '\n')
+        sys.stdout.flush()
+
+
+if __name__ == '__main__':
+    main()

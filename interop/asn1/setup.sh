@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs the independent ASN.1 oracle (PyPI asn1tools, pinned) for crates/binxml-asn1's
+# interop tests. Idempotent: does nothing when the pinned version is already importable.
+set -euo pipefail
+ASN1TOOLS_VERSION=0.169.0
+if python3 -c "import asn1tools, importlib.metadata as m; assert m.version('asn1tools') == '$ASN1TOOLS_VERSION'" 2>/dev/null; then
+  exit 0
+fi
+here="$(cd "$(dirname "$0")" && pwd)"
+cache="$here/../.cache/pip"
+mkdir -p "$cache"
+python3 -m pip install --quiet --cache-dir "$cache" "asn1tools==$ASN1TOOLS_VERSION"
+python3 -c "import asn1tools"
