@@ -1,6 +1,6 @@
 //! Reproduces Table 1 of the Xebu paper in one run: sizes and serialize/parse times of a
 //! sequence of SOAP event-notification messages as XML, XML+gzip, Xebu (state kept across the
-//! stream), Xebu forget (state reset per message), each +gzip.
+//! stream), Xebu forget (state reset per message), Fast Infoset (binxml-fi), each +gzip.
 //!
 //! ```text
 //! cargo run --release -p binxml-xebu --example table1 -- [--messages 698] [--iters 30] [--indent] [--out FILE]
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use binxml_core::{Decoder, Encoder, Event};
 use binxml_xebu::notify::{messages, NotifyOptions};
-use binxml_xebu::{XebuEncoder, XebuOptions, XebuStreamDecoder};
+use binxml_xebu::{XebuDecoder, XebuEncoder, XebuOptions, XebuStreamDecoder};
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -63,6 +63,19 @@ fn xml_serialize(msgs: &[Vec<Event<'static>>]) -> Vec<Vec<u8>> {
         .collect()
 }
 
+fn fi_serialize(msgs: &[Vec<Event<'static>>]) -> Vec<Vec<u8>> {
+    msgs.iter()
+        .map(|m| {
+            let mut e = binxml_fi::FiEncoder::new(Vec::with_capacity(4096));
+            for ev in m {
+                e.write_event(ev).unwrap();
+            }
+            e.finish().unwrap();
+            e.into_inner()
+        })
+        .collect()
+}
+
 fn xebu_serialize(msgs: &[Vec<Event<'static>>], opts: &XebuOptions) -> Vec<Vec<u8>> {
     let mut e = XebuEncoder::with_options(Vec::with_capacity(4096), opts.clone());
     msgs.iter()
@@ -88,6 +101,11 @@ fn count_events<'a>(d: &mut dyn Decoder<'a>) -> usize {
 fn xebu_parse(encoded: &[Vec<u8>]) -> usize {
     let mut d = XebuStreamDecoder::new();
     encoded.iter().map(|m| count_events(&mut d.message(m))).sum()
+}
+
+/// Forget-mode messages decode on their own, each with a fresh decoder.
+fn xebu_parse_each(encoded: &[Vec<u8>]) -> usize {
+    encoded.iter().map(|m| count_events(&mut XebuDecoder::new(m))).sum()
 }
 
 fn xml_parse(encoded: &[Vec<u8>]) -> usize {
@@ -159,8 +177,33 @@ fn main() {
     });
     rows.push(Row { name: "XMLZ", note: "gzip per message", bytes: Some(gz_total(&xml)), ser: Some(ser), parse: Some(parse) });
 
-    rows.push(Row { name: "FI", note: "not yet available", bytes: None, ser: None, parse: None });
-    rows.push(Row { name: "FIZ", note: "not yet available", bytes: None, ser: None, parse: None });
+    // Fast Infoset (binxml-fi, default options: values and chunks under 32 characters indexed,
+    // typed values through its encoding algorithms), one document per message.
+    let fi = fi_serialize(&msgs);
+    let fi_gz: Vec<Vec<u8>> = fi.iter().map(|m| gzip(m)).collect();
+    for (m, b) in msgs.iter().zip(&fi) {
+        // (FI's default options do not keep the XML declaration's version and encoding.)
+        assert!(binxml_fi::decode_events(b).unwrap()[1..] == m[1..], "FI round trip");
+    }
+    let ser = best(iters, || {
+        black_box(fi_serialize(&msgs));
+    });
+    let parse = best(iters, || {
+        black_box(fi.iter().map(|m| count_events(&mut binxml_fi::FiDecoder::new(m))).sum::<usize>());
+    });
+    rows.push(Row { name: "FI", note: "binxml-fi, default options", bytes: Some(total(&fi)), ser: Some(ser), parse: Some(parse) });
+    let ser = best(iters, || {
+        for m in fi_serialize(&msgs) {
+            black_box(gzip(&m));
+        }
+    });
+    let parse = best(iters, || {
+        for m in &fi_gz {
+            gunzip(m, &mut buf);
+            black_box(count_events(&mut binxml_fi::FiDecoder::new(&buf)));
+        }
+    });
+    rows.push(Row { name: "FIZ", note: "gzip per message", bytes: Some(gz_total(&fi)), ser: Some(ser), parse: Some(parse) });
 
     for (name, zname, opts, enc, enc_gz) in [
         ("XebuF", "XebuFZ", XebuOptions::forget(), &forget, &forget_gz),
@@ -170,7 +213,7 @@ fn main() {
             black_box(xebu_serialize(&msgs, &opts));
         });
         let parse = best(iters, || {
-            black_box(xebu_parse(enc));
+            black_box(if opts.forget { xebu_parse_each(enc) } else { xebu_parse(enc) });
         });
         let note = if opts.forget { "state reset per message" } else { "state kept across the stream" };
         rows.push(Row { name, note, bytes: Some(total(enc)), ser: Some(ser), parse: Some(parse) });
@@ -183,7 +226,11 @@ fn main() {
             let mut d = XebuStreamDecoder::new();
             for m in enc_gz.iter() {
                 gunzip(m, &mut buf);
-                black_box(count_events(&mut d.message(&buf)));
+                if opts.forget {
+                    black_box(count_events(&mut XebuDecoder::new(&buf)));
+                } else {
+                    black_box(count_events(&mut d.message(&buf)));
+                }
             }
         });
         rows.push(Row { name: zname, note: "gzip per message", bytes: Some(gz_total(enc)), ser: Some(ser), parse: Some(parse) });

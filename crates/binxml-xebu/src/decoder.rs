@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use binxml_core::{Decoder, DocType, Error, Event, Limits, QName, Result, StreamChecker, Typed};
 
 use crate::datetime::{self, DateTimeFields, Tz};
-use crate::scope::Scope;
+use crate::scope::{Derived, Scope};
 use crate::tables::DecoderTables;
 use crate::wire::{self, code, sel, special, typed};
 use crate::FORMAT;
@@ -192,8 +192,8 @@ impl<'a> XebuDecoder<'a> {
         let at = self.pos;
         let t = self.byte()?;
         let v = match &self.tables {
-            Tables::Local(tb) => tb.ns[t as usize].clone(),
-            Tables::Shared(tb) => tb.ns[t as usize].clone(),
+            Tables::Local(tb) => tb.ns.get(t as usize).cloned().flatten(),
+            Tables::Shared(tb) => tb.ns.get(t as usize).cloned().flatten(),
         };
         let v = v.ok_or_else(|| self.undefined(at, "namespace", t))?;
         self.charge(v.len(), at)?;
@@ -204,8 +204,8 @@ impl<'a> XebuDecoder<'a> {
         let at = self.pos;
         let t = self.byte()?;
         let v = match &self.tables {
-            Tables::Local(tb) => tb.name[t as usize].clone(),
-            Tables::Shared(tb) => tb.name[t as usize].clone(),
+            Tables::Local(tb) => tb.name.get(t as usize).cloned().flatten(),
+            Tables::Shared(tb) => tb.name.get(t as usize).cloned().flatten(),
         };
         let v = v.ok_or_else(|| self.undefined(at, "name", t))?;
         self.charge(v.prefix.len() + v.namespace.len() + v.local.len(), at)?;
@@ -243,8 +243,9 @@ impl<'a> XebuDecoder<'a> {
         q.prefix = if explicit {
             Cow::Borrowed(self.str()?)
         } else {
-            match self.scope.derive(&q.namespace, attribute) {
-                Some(p) => Cow::Owned(p.to_owned()),
+            match self.scope.derive_entry(&q.namespace, attribute) {
+                Some(Derived::Fixed(p)) => Cow::Borrowed(p),
+                Some(Derived::Declared(p)) => p.clone(),
                 None => {
                     return Err(self.err(at, format!("no prefix in scope for namespace {:?}", &*q.namespace)));
                 }
@@ -520,8 +521,8 @@ impl<'a> XebuDecoder<'a> {
                     let t_at = self.pos;
                     let t = self.byte()?;
                     let v = match &self.tables {
-                        Tables::Local(tb) => tb.value[t as usize].clone(),
-                        Tables::Shared(tb) => tb.value[t as usize].clone(),
+                        Tables::Local(tb) => tb.value.get(t as usize).cloned().flatten(),
+                        Tables::Shared(tb) => tb.value.get(t as usize).cloned().flatten(),
                     };
                     let (mut name, value) = v.ok_or_else(|| self.undefined(t_at, "value", t))?;
                     self.charge(name.local.len() + name.namespace.len() + value.len(), t_at)?;
@@ -555,8 +556,8 @@ impl<'a> XebuDecoder<'a> {
                         let t_at = self.pos;
                         let t = self.byte()?;
                         let v = match &self.tables {
-                            Tables::Local(tb) => tb.content[t as usize].clone(),
-                            Tables::Shared(tb) => tb.content[t as usize].clone(),
+                            Tables::Local(tb) => tb.content.get(t as usize).cloned().flatten(),
+                            Tables::Shared(tb) => tb.content.get(t as usize).cloned().flatten(),
                         };
                         let v = v.ok_or_else(|| self.undefined(t_at, "content", t))?;
                         self.charge(v.len(), t_at)?;

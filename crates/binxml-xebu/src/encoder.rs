@@ -76,7 +76,8 @@ pub struct XebuEncoder<W: Write> {
     scope: Scope<String>,
     /// The start tag being collected: its name waits for the namespace declarations that
     /// follow it in the events and precede it in the bytes.
-    pending: Option<QName<'static>>,
+    pending: bool,
+    pending_name: QName<'static>,
     pending_mark: usize,
 }
 
@@ -113,7 +114,8 @@ impl<W: Write> XebuEncoder<W> {
             key: Vec::new(),
             key2: Vec::new(),
             scope: Scope::default(),
-            pending: None,
+            pending: false,
+            pending_name: QName::default(),
             pending_mark: 0,
         }
     }
@@ -216,7 +218,11 @@ impl<W: Write> XebuEncoder<W> {
 
     /// Writes the pending start tag, its namespace declarations already written.
     fn flush_pending(&mut self) {
-        let Some(q) = self.pending.take() else { return };
+        if !self.pending {
+            return;
+        }
+        self.pending = false;
+        let q = std::mem::take(&mut self.pending_name);
         self.scope.open(self.pending_mark);
         let explicit = self.scope.derive(&q.namespace, false) != Some(&*q.prefix);
         let p = if explicit { wire::F_PREFIX } else { 0 };
@@ -235,6 +241,7 @@ impl<W: Write> XebuEncoder<W> {
         self.buf.push(s | p | code::START_ELEMENT);
         self.buf.extend_from_slice(&tail);
         self.key2 = tail;
+        self.pending_name = q;
     }
 
     fn attribute(&mut self, q: &QName<'_>, value: &str) {
@@ -502,7 +509,17 @@ impl<W: Write> Encoder for XebuEncoder<W> {
                 for s in [&q.prefix, &q.namespace, &q.local] {
                     check_len(s)?;
                 }
-                self.pending = Some(q.clone().into_owned());
+                // Reuses the pending name's string buffers.
+                for (dst, src) in [
+                    (&mut self.pending_name.prefix, &q.prefix),
+                    (&mut self.pending_name.namespace, &q.namespace),
+                    (&mut self.pending_name.local, &q.local),
+                ] {
+                    let d = dst.to_mut();
+                    d.clear();
+                    d.push_str(src);
+                }
+                self.pending = true;
                 self.pending_mark = self.scope.len();
             }
             Event::EndElement => {

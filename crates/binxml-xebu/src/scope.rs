@@ -11,6 +11,11 @@ struct Binding<S> {
     shadows: Option<usize>,
 }
 
+pub enum Derived<'s, S> {
+    Fixed(&'static str),
+    Declared(&'s S),
+}
+
 pub struct Scope<S> {
     bindings: Vec<Binding<S>>,
     marks: Vec<usize>,
@@ -62,17 +67,25 @@ impl<S: AsRef<str>> Scope<S> {
     /// XML namespace, else the prefix of the innermost in-scope declaration of `uri` (never the
     /// default namespace for an attribute).
     pub fn derive(&self, uri: &str, attribute: bool) -> Option<&str> {
+        match self.derive_entry(uri, attribute)? {
+            Derived::Fixed(p) => Some(p),
+            Derived::Declared(p) => Some(p.as_ref()),
+        }
+    }
+
+    /// [`Scope::derive`], giving the declaration's own prefix value.
+    pub fn derive_entry(&self, uri: &str, attribute: bool) -> Option<Derived<'_, S>> {
         if uri.is_empty() {
-            return Some("");
+            return Some(Derived::Fixed(""));
         }
         if uri == binxml_core::XML_NS {
-            return Some("xml");
+            return Some(Derived::Fixed("xml"));
         }
         self.bindings
             .iter()
             .rev()
             .find(|b| !b.shadowed && b.uri.as_ref() == uri && !(attribute && b.prefix.as_ref().is_empty()))
-            .map(|b| b.prefix.as_ref())
+            .map(|b| Derived::Declared(&b.prefix))
     }
 }
 

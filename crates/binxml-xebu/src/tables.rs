@@ -12,10 +12,17 @@ pub const SLOTS: usize = 256;
 
 type Slots<T> = Vec<Option<T>>;
 
+/// Tables grow on demand: a slot past the end is empty.
 fn empty<T>() -> Slots<T> {
-    let mut v = Vec::with_capacity(SLOTS);
-    v.resize_with(SLOTS, || None);
-    v
+    Vec::new()
+}
+
+fn put<T>(v: &mut Slots<T>, i: u8, x: T) -> Option<T> {
+    let i = i as usize;
+    if v.len() <= i {
+        v.resize_with(i + 1, || None);
+    }
+    v[i].replace(x)
 }
 
 enum Undo<'l> {
@@ -48,19 +55,19 @@ impl<'l> DecoderTables<'l> {
     }
 
     pub fn set_ns(&mut self, i: u8, v: Cow<'l, str>) {
-        let old = self.ns[i as usize].replace(v);
+        let old = put(&mut self.ns, i, v);
         self.undo.push(Undo::Ns(i, old));
     }
     pub fn set_name(&mut self, i: u8, v: QName<'l>) {
-        let old = self.name[i as usize].replace(v);
+        let old = put(&mut self.name, i, v);
         self.undo.push(Undo::Name(i, old));
     }
     pub fn set_value(&mut self, i: u8, v: (QName<'l>, Cow<'l, str>)) {
-        let old = self.value[i as usize].replace(v);
+        let old = put(&mut self.value, i, v);
         self.undo.push(Undo::Value(i, old));
     }
     pub fn set_content(&mut self, i: u8, v: Cow<'l, str>) {
-        let old = self.content[i as usize].replace(v);
+        let old = put(&mut self.content, i, v);
         self.undo.push(Undo::Content(i, old));
     }
 
@@ -84,6 +91,8 @@ impl<'l> DecoderTables<'l> {
     /// Undoes the changes since the last commit.
     pub fn rollback(&mut self) {
         while let Some(u) = self.undo.pop() {
+            // (A slot written in this message exists: tables only shrink by `clear`, which
+            // is journaled before the writes that follow it.)
             match u {
                 Undo::Ns(i, v) => self.ns[i as usize] = v,
                 Undo::Name(i, v) => self.name[i as usize] = v,
