@@ -11,8 +11,7 @@ use crate::tables::DecoderTables;
 use crate::wire::{self, code, sel, special, typed};
 use crate::FORMAT;
 
-/// Deepest nesting of typed lists.
-const MAX_LIST_DEPTH: usize = 32;
+use crate::MAX_LIST_DEPTH;
 
 enum Tables<'a> {
     Local(Box<DecoderTables<'a>>),
@@ -432,7 +431,9 @@ impl<'a> XebuDecoder<'a> {
                     let n_at = self.pos;
                     let n = self.num(true)?;
                     if let Some(e) = self.expected_seq {
-                        if n != e && flags & wire::DOC_RESET == 0 {
+                        // A higher number is a gap (a lost message); a lower one is the sender
+                        // resending after a rollback.
+                        if n > e && flags & wire::DOC_RESET == 0 {
                             return Err(self.err(n_at, format!("message {n} where {e} was expected (a message was lost)")));
                         }
                     }
@@ -678,6 +679,13 @@ impl<'a> Decoder<'a> for XebuDecoder<'a> {
             Ok(ev)
         });
         match r {
+            Ok(Event::EndDocument) if self.seq_slot.is_some() && self.pos != self.input.len() => {
+                // A stream decoder's buffer holds exactly one message; the message is not
+                // committed.
+                let e = self.err(self.pos, "bytes after the end of the message");
+                self.fail();
+                Err(e)
+            }
             Ok(ev) => {
                 if matches!(ev, Event::EndDocument) {
                     self.state = State::AfterMessage;
@@ -724,24 +732,20 @@ impl XebuStreamDecoder {
         XebuStreamDecoder { limits, ..Default::default() }
     }
 
-    /// A decoder for the next message, `msg` holding exactly one message. Fetched strings come
-    /// out owned, literal ones borrowed from `msg`.
+    /// A decoder for the next message, `msg` holding exactly one message (bytes after its end
+    /// are an error). Fetched strings come out owned, literal ones borrowed from `msg`.
     pub fn message<'m>(&'m mut self, msg: &'m [u8]) -> XebuDecoder<'m> {
         self.messages += 1;
         XebuDecoder::shared(msg, self.limits.clone(), &mut self.tables, &mut self.expected_seq)
     }
 
     /// Decodes one whole message into owned events. Trailing bytes after its `EndDocument` are
-    /// an error.
+    /// an error. On any error the token state stays that of the last good message.
     pub fn decode_message(&mut self, msg: &[u8]) -> Result<Vec<Event<'static>>> {
         let mut d = self.message(msg);
         let mut out = Vec::new();
         while let Some(ev) = d.next_event()? {
             out.push(ev.into_owned());
-        }
-        if d.position() != msg.len() {
-            let at = d.position();
-            return Err(Error::malformed(FORMAT, at as u64, "bytes after the end of the message"));
         }
         Ok(out)
     }

@@ -48,7 +48,8 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    /// The number of complete messages the encoder had written when the checkpoint was taken.
+    /// The sequence number of the message that follows the checkpoint (the number of messages
+    /// written before it, counting resent ones once).
     pub fn messages(&self) -> u64 {
         self.messages
     }
@@ -71,6 +72,8 @@ pub struct XebuEncoder<W: Write> {
     in_message: bool,
     pending_reset: bool,
     messages: u64,
+    /// The sequence number of the next message (rewound by `rollback_to`).
+    next_seq_no: u64,
     key: Vec<u8>,
     key2: Vec<u8>,
     scope: Scope<String>,
@@ -111,6 +114,7 @@ impl<W: Write> XebuEncoder<W> {
             in_message: false,
             pending_reset: false,
             messages: 0,
+            next_seq_no: 0,
             key: Vec::new(),
             key2: Vec::new(),
             scope: Scope::default(),
@@ -124,6 +128,18 @@ impl<W: Write> XebuEncoder<W> {
         &self.opts
     }
 
+    /// Writes one whole message (a complete document event sequence) and flushes it to the
+    /// writer: the stream API, one call per message.
+    pub fn write_message(&mut self, events: &[Event<'_>]) -> Result<()> {
+        for ev in events {
+            self.write_event(ev)?;
+        }
+        if self.in_message {
+            return Err(Error::invalid_events(FORMAT, "a message must end with EndDocument"));
+        }
+        self.finish()
+    }
+
     /// Complete messages written so far.
     pub fn messages_written(&self) -> u64 {
         self.messages
@@ -132,7 +148,7 @@ impl<W: Write> XebuEncoder<W> {
     /// The token state now. Take it between messages, e.g. right after a message the peer has
     /// acknowledged.
     pub fn checkpoint(&self) -> Checkpoint {
-        Checkpoint { seq: self.seq, messages: self.messages }
+        Checkpoint { seq: self.seq, messages: self.next_seq_no }
     }
 
     /// Invalidates every token defined after `cp`: later messages define them again before use,
@@ -145,6 +161,8 @@ impl<W: Write> XebuEncoder<W> {
         for c in [&mut self.ns, &mut self.name, &mut self.value, &mut self.content] {
             c.invalidate_after(cp.seq);
         }
+        // Messages are resent from the checkpoint on: their sequence numbers continue from it.
+        self.next_seq_no = cp.messages;
         Ok(())
     }
 
@@ -341,7 +359,7 @@ impl<W: Write> XebuEncoder<W> {
         }
         self.buf.push(d);
         if self.opts.sequence_numbers {
-            put_num(&mut self.buf, self.messages);
+            put_num(&mut self.buf, self.next_seq_no);
         }
         if decl {
             let mut p = 0;
@@ -389,6 +407,10 @@ impl<W: Write> XebuEncoder<W> {
 
 /// Appends a typed value (discriminator included).
 pub(crate) fn put_typed(out: &mut Vec<u8>, t: &Typed<'_>) -> Result<()> {
+    put_typed_at(out, t, 0)
+}
+
+fn put_typed_at(out: &mut Vec<u8>, t: &Typed<'_>, depth: usize) -> Result<()> {
     let c = code::TYPED;
     match t {
         Typed::Int(i) => {
@@ -467,10 +489,13 @@ pub(crate) fn put_typed(out: &mut Vec<u8>, t: &Typed<'_>) -> Result<()> {
         }
         Typed::Null => out.push(typed::NULL | c),
         Typed::List(items) => {
+            if depth >= crate::MAX_LIST_DEPTH {
+                return Err(Error::unsupported(FORMAT, "typed lists nested more than 32 deep"));
+            }
             out.push(typed::LIST | c);
             put_num(out, items.len() as u64);
             for item in items {
-                put_typed(out, item)?;
+                put_typed_at(out, item, depth + 1)?;
             }
         }
     }
@@ -500,6 +525,7 @@ impl<W: Write> Encoder for XebuEncoder<W> {
                 self.buf.push(code::END_DOCUMENT);
                 self.in_message = false;
                 self.messages += 1;
+                self.next_seq_no += 1;
                 self.checker = StreamChecker::new(true);
                 if self.buf.len() >= FLUSH_AT {
                     self.flush_buf()?;

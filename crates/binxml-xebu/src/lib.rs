@@ -26,6 +26,13 @@ pub use encoder::{Checkpoint, XebuEncoder, XebuOptions};
 
 use binxml_core::{Decoder, Encoder, Event, Result};
 
+/// Deepest nesting of typed lists.
+pub(crate) const MAX_LIST_DEPTH: usize = 32;
+
+/// The stream encoder is [`XebuEncoder`] itself: it carries its tokens from one message to the
+/// next ([`XebuEncoder::write_message`]).
+pub type XebuStreamEncoder<W> = XebuEncoder<W>;
+
 /// The format's registry name.
 pub const FORMAT: &str = "xebu";
 

@@ -315,13 +315,14 @@ fn sequence_numbers_detect_a_lost_message() {
     let b2 = encode_msg(&mut e, &msgs[2]);
     let err = d.decode_message(&b2).unwrap_err();
     assert!(err.message.contains("message 2 where 1 was expected"), "{err}");
-    // The decoder's state is untouched by the failed message; after a reset the stream goes on.
+    // The decoder's state is untouched by the failed message. The sender rolls back to the
+    // acknowledged point and resends from there: no reset, no restart.
     e.rollback_to(acked).unwrap();
-    e.reset().unwrap();
-    let b3 = encode_msg(&mut e, &msgs[3]);
-    assert_eq!(d.decode_message(&b3).unwrap(), msgs[3]);
-    let b4 = encode_msg(&mut e, &msgs[4]);
-    assert_eq!(d.decode_message(&b4).unwrap(), msgs[4]);
+    for m in &msgs[1..] {
+        let b = encode_msg(&mut e, m);
+        assert!(b.len() < 200, "tokens before the checkpoint are still used");
+        assert_eq!(&d.decode_message(&b).unwrap(), m);
+    }
 }
 
 #[test]
