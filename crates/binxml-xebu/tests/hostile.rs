@@ -196,10 +196,28 @@ fn mutations_never_panic() {
         events.push(Event::Typed(binxml_core::Typed::DateTime("2020-01-02T03:04:05.6Z".into())));
         events.push(Event::EndElement);
     }
+    events.push(Event::Typed(binxml_core::Typed::List(vec![
+        binxml_core::Typed::Double(1.5),
+        binxml_core::Typed::Base64(b"abc".to_vec().into()),
+        binxml_core::Typed::Uuid([1; 16]),
+    ])));
+    events.push(Event::Characters { text: "cdata".into(), cdata: true });
+    events.push(Event::Comment("c".into()));
+    events.push(Event::ProcessingInstruction { target: "t".into(), data: "d".into() });
+    events.push(Event::EntityReference { name: "e".into(), public_id: Some("p".into()), system_id: None });
+    events.push(Event::StartElement(QName::new("q", "urn:x", "inner")));
+    events.push(Event::Namespace { prefix: "q".into(), uri: "urn:x".into() });
+    events.push(Event::Attribute { name: QName::new("q", "urn:x", "a"), value: "v".into() });
+    events.push(Event::EndElement);
     events.extend([Event::EndElement, Event::EndDocument]);
-    let good = encode(&events).unwrap();
+    let mut good = encode(&events).unwrap();
+    // a second message in the same buffer, with a declaration
+    let mut second = events.clone();
+    second[0] = Event::StartDocument { version: Some("1.1".into()), encoding: Some("latin1".into()), standalone: Some(true) };
+    good.extend(binxml_xebu::encode_with(&second, binxml_xebu::XebuOptions { sequence_numbers: true, ..Default::default() }).unwrap());
+    let iters: usize = std::env::var("XEBU_FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
     let mut rng = Rng(0x9E3779B97F4A7C15);
-    for _ in 0..20_000 {
+    for _ in 0..iters {
         let mut b = good.clone();
         for _ in 0..(1 + rng.next() % 4) {
             let i = (rng.next() as usize) % b.len();
