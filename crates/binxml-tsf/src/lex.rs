@@ -15,24 +15,24 @@ pub enum UnitKind {
     Element = 0,
     /// `=`: an XML attribute list, or the root message at top level (structured).
     Attributes = 1,
-    /// `[` inside an attribute list: an attribute (its name and value).
-    Attribute = 2,
-    /// `[` in XML content: character data.
-    Text = 3,
-    /// `]`: a CDATA section.
-    CData = 4,
-    /// `+`: a comment.
-    Comment = 5,
-    /// `?`: a processing instruction (target, space, data).
-    ProcessingInstruction = 6,
-    /// `!`: the document type declaration's content.
-    Doctype = 7,
-    /// `&`: an unexpanded entity reference (its name).
-    EntityRef = 8,
     /// `{`: a JSON object (structured; its units are named).
-    Object = 9,
+    Object = 2,
     /// `[` in JSON context: a JSON array (structured).
-    Array = 10,
+    Array = 3,
+    /// `[` inside an attribute list: an attribute (its name and value).
+    Attribute = 4,
+    /// `[` in XML content: character data.
+    Text = 5,
+    /// `]`: a CDATA section.
+    CData = 6,
+    /// `+`: a comment.
+    Comment = 7,
+    /// `?`: a processing instruction (target, space, data).
+    ProcessingInstruction = 8,
+    /// `!`: the document type declaration's content.
+    Doctype = 9,
+    /// `&`: an unexpanded entity reference (its name).
+    EntityRef = 10,
     /// `'`: a JSON string.
     String = 11,
     /// `#`: a JSON number (its exact text).
@@ -45,7 +45,7 @@ impl UnitKind {
     /// True for the structured kinds (a count of contained units, no data).
     #[inline]
     pub fn is_structured(self) -> bool {
-        matches!(self, UnitKind::Element | UnitKind::Attributes | UnitKind::Object | UnitKind::Array)
+        (self as u8) < 4
     }
 
     /// The type character written for the kind.
@@ -70,15 +70,15 @@ impl UnitKind {
         match v {
             0 => UnitKind::Element,
             1 => UnitKind::Attributes,
-            2 => UnitKind::Attribute,
-            3 => UnitKind::Text,
-            4 => UnitKind::CData,
-            5 => UnitKind::Comment,
-            6 => UnitKind::ProcessingInstruction,
-            7 => UnitKind::Doctype,
-            8 => UnitKind::EntityRef,
-            9 => UnitKind::Object,
-            10 => UnitKind::Array,
+            2 => UnitKind::Object,
+            3 => UnitKind::Array,
+            4 => UnitKind::Attribute,
+            5 => UnitKind::Text,
+            6 => UnitKind::CData,
+            7 => UnitKind::Comment,
+            8 => UnitKind::ProcessingInstruction,
+            9 => UnitKind::Doctype,
+            10 => UnitKind::EntityRef,
             11 => UnitKind::String,
             12 => UnitKind::Number,
             _ => UnitKind::Literal,
@@ -98,31 +98,29 @@ pub(crate) static TYPE_CHAR: [bool; 256] = {
     t
 };
 
-/// Kind of a type character in XML (`json == false`) or JSON context; `None` if unknown.
-#[inline]
-pub(crate) fn kind_of(c: u8, json: bool) -> Option<UnitKind> {
-    Some(match c {
-        b'<' => UnitKind::Element,
-        b'=' => UnitKind::Attributes,
-        b'[' => {
-            if json {
-                UnitKind::Array
-            } else {
-                UnitKind::Text
-            }
-        }
-        b']' => UnitKind::CData,
-        b'!' => UnitKind::Doctype,
-        b'+' => UnitKind::Comment,
-        b'?' => UnitKind::ProcessingInstruction,
-        b'&' => UnitKind::EntityRef,
-        b'{' => UnitKind::Object,
-        b'\'' => UnitKind::String,
-        b'#' => UnitKind::Number,
-        b'~' => UnitKind::Literal,
-        _ => return None,
-    })
+pub(crate) const NOT_TYPE: u8 = 0xff;
+
+const fn kind_table(json: bool) -> [u8; 256] {
+    let mut t = [NOT_TYPE; 256];
+    t[b'<' as usize] = UnitKind::Element as u8;
+    t[b'=' as usize] = UnitKind::Attributes as u8;
+    t[b'[' as usize] = if json { UnitKind::Array as u8 } else { UnitKind::Text as u8 };
+    t[b']' as usize] = UnitKind::CData as u8;
+    t[b'!' as usize] = UnitKind::Doctype as u8;
+    t[b'+' as usize] = UnitKind::Comment as u8;
+    t[b'?' as usize] = UnitKind::ProcessingInstruction as u8;
+    t[b'&' as usize] = UnitKind::EntityRef as u8;
+    t[b'{' as usize] = UnitKind::Object as u8;
+    t[b'\'' as usize] = UnitKind::String as u8;
+    t[b'#' as usize] = UnitKind::Number as u8;
+    t[b'~' as usize] = UnitKind::Literal as u8;
+    t
 }
+
+/// Unit kind of each byte as a type character (`NOT_TYPE` for name bytes), in XML context and
+/// in JSON context (where `[` is an array).
+pub(crate) static KIND_XML: [u8; 256] = kind_table(false);
+pub(crate) static KIND_JSON: [u8; 256] = kind_table(true);
 
 /// A unit's name as it appears in the input: `quoted` when it used the `"` form (the `"` itself
 /// excluded from `raw`; `\` escapes still in).
@@ -180,6 +178,40 @@ pub(crate) struct Unit<'a> {
     pub off: usize,
 }
 
+#[cold]
+#[inline(never)]
+fn cold(msg: &'static str, at: usize) -> Error {
+    Error::malformed(FORMAT, at as u64, msg)
+}
+
+#[cold]
+#[inline(never)]
+fn count_error(n: usize, left: usize, off: usize) -> Error {
+    Error::malformed(FORMAT, off as u64, format!("count {n} larger than the units the remaining {left} bytes can hold"))
+}
+
+#[cold]
+#[inline(never)]
+fn length_error(n: usize, left: usize, off: usize) -> Error {
+    Error::malformed(FORMAT, off as u64, format!("length {n} past the end of input ({left} bytes left)"))
+}
+
+/// A unit as offsets into the input.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Raw {
+    pub kind: UnitKind,
+    pub quoted: bool,
+    pub name_start: usize,
+    pub name_end: usize,
+    /// Count (structured) or data length in bytes (primitive).
+    pub n: usize,
+    pub data_start: usize,
+    /// The offset after the unit's header (structured) or data (primitive).
+    pub end: usize,
+    /// The unit's first digit.
+    pub off: usize,
+}
+
 /// Reads units from a TSF buffer (already checked to be UTF-8).
 #[derive(Clone)]
 pub(crate) struct Lexer<'a> {
@@ -207,82 +239,96 @@ impl<'a> Lexer<'a> {
     /// unit. `json` selects the meaning of `[` (array, not text).
     #[inline]
     pub fn unit(&mut self, json: bool) -> Result<Unit<'a>> {
+        let r = self.raw(self.pos, json)?;
+        self.pos = r.end;
+        let s = self.input;
+        // Boundaries: after ASCII digits / `"` / type characters, or checked by `raw`.
+        Ok(Unit {
+            kind: r.kind,
+            name: RawName { raw: &s[r.name_start..r.name_end], quoted: r.quoted },
+            count: r.n,
+            value: if r.kind.is_structured() { "" } else { &s[r.data_start..r.end] },
+            off: r.off,
+        })
+    }
+
+    /// Lexes the unit at `off` into offsets.
+    #[inline(always)]
+    pub fn raw(&self, off: usize, json: bool) -> Result<Raw> {
         let b = self.input.as_bytes();
-        let off = self.pos;
+        let table = if json { &KIND_JSON } else { &KIND_XML };
         let mut p = off;
-        // The number.
         let mut n: u64 = match b.get(p) {
-            Some(&d @ b'0'..=b'9') => (d - b'0') as u64,
-            Some(_) => return Err(Error::malformed(FORMAT, p as u64, "expected a count or length (a digit)")),
-            None => return Err(Error::malformed(FORMAT, p as u64, "unexpected end of input: expected a unit")),
+            Some(&d) if d.wrapping_sub(b'0') <= 9 => (d - b'0') as u64,
+            Some(_) => return Err(cold("expected a count or length (a digit)", p)),
+            None => return Err(cold("unexpected end of input: expected a unit", p)),
         };
         p += 1;
-        while let Some(&d @ b'0'..=b'9') = b.get(p) {
-            n = match n.checked_mul(10).and_then(|n| n.checked_add((d - b'0') as u64)) {
-                Some(n) if n <= b.len() as u64 => n,
-                _ => {
-                    return Err(Error::malformed(
-                        FORMAT,
-                        off as u64,
-                        "count or length larger than the whole input",
-                    ));
-                }
-            };
+        while let Some(&d) = b.get(p) {
+            let v = d.wrapping_sub(b'0');
+            if v > 9 {
+                break;
+            }
+            n = n.wrapping_mul(10).wrapping_add(v as u64);
             p += 1;
         }
+        if p - off > 19 || n > b.len() as u64 {
+            return Err(cold("count or length larger than the whole input", off));
+        }
         // The name, up to the type character.
-        let name_start = p;
         let quoted = b.get(p) == Some(&b'"');
-        if quoted {
-            p += 1;
+        let name_start = p + quoted as usize;
+        let k;
+        if !quoted {
             loop {
-                match b.get(p) {
-                    Some(b'\\') => p += 2,
-                    Some(&c) if TYPE_CHAR[c as usize] => break,
-                    Some(_) => p += 1,
-                    None => break,
+                let Some(&c) = b.get(p) else {
+                    return Err(cold("missing type character (unit runs to the end of input)", name_start));
+                };
+                let t = table[c as usize];
+                if t != NOT_TYPE {
+                    k = t;
+                    break;
                 }
+                p += 1;
             }
         } else {
-            while let Some(&c) = b.get(p) {
-                if TYPE_CHAR[c as usize] {
+            p += 1;
+            loop {
+                let Some(&c) = b.get(p) else {
+                    return Err(cold("missing type character (unit runs to the end of input)", name_start - 1));
+                };
+                if c == b'\\' {
+                    p += 2;
+                    continue;
+                }
+                let t = table[c as usize];
+                if t != NOT_TYPE {
+                    k = t;
                     break;
                 }
                 p += 1;
             }
         }
-        let Some(&tc) = b.get(p) else {
-            return Err(Error::malformed(FORMAT, name_start as u64, "missing type character (unit runs to the end of input)"));
-        };
-        let name = RawName { raw: &self.input[name_start + quoted as usize..p], quoted };
-        let kind = kind_of(tc, json).expect("TYPE_CHAR and kind_of agree");
+        let name_end = p;
+        let kind = UnitKind::from_u8(k);
         p += 1;
         let n = n as usize;
         if kind.is_structured() {
             // Every unit takes at least two bytes.
             if n > (b.len() - p) / 2 {
-                return Err(Error::malformed(
-                    FORMAT,
-                    off as u64,
-                    format!("count {n} larger than the units the remaining {} bytes can hold", b.len() - p),
-                ));
+                return Err(count_error(n, b.len() - p, off));
             }
-            self.pos = p;
-            Ok(Unit { kind, name, count: n, value: "", off })
+            Ok(Raw { kind, quoted, name_start, name_end, n, data_start: p, end: p, off })
         } else {
             let end = if self.utf16 { self.utf16_end(p, n, off)? } else { p + n };
             if end > b.len() {
-                return Err(Error::malformed(
-                    FORMAT,
-                    off as u64,
-                    format!("length {n} past the end of input ({} bytes left)", b.len() - p),
-                ));
+                return Err(length_error(n, b.len() - p, off));
             }
-            if !self.input.is_char_boundary(end) {
-                return Err(Error::malformed(FORMAT, end as u64, "data ends inside a UTF-8 character"));
+            // Not a UTF-8 continuation byte.
+            if end < b.len() && (b[end] as i8) < -0x40 {
+                return Err(cold("data ends inside a UTF-8 character", end));
             }
-            self.pos = end;
-            Ok(Unit { kind, name, count: 0, value: &self.input[p..end], off })
+            Ok(Raw { kind, quoted, name_start, name_end, n, data_start: p, end, off })
         }
     }
 

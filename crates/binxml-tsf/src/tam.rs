@@ -18,6 +18,18 @@ use crate::TsfOptions;
 
 const NONE: u32 = u32::MAX;
 
+const ALLOW_JSON: u32 = 1 << UnitKind::Object as u32
+    | 1 << UnitKind::Array as u32
+    | 1 << UnitKind::String as u32
+    | 1 << UnitKind::Number as u32
+    | 1 << UnitKind::Literal as u32;
+const ALLOW_XML: u32 = 1 << UnitKind::Element as u32
+    | 1 << UnitKind::Text as u32
+    | 1 << UnitKind::CData as u32
+    | 1 << UnitKind::Comment as u32
+    | 1 << UnitKind::ProcessingInstruction as u32
+    | 1 << UnitKind::EntityRef as u32;
+
 #[derive(Clone, Copy, Default, Debug)]
 struct Row {
     name_off: u32,
@@ -36,6 +48,27 @@ enum Ctx {
     Xml,
     Attrs,
     Json,
+}
+
+#[cold]
+#[inline(never)]
+fn vocabulary_error(ctx: Ctx, kind: UnitKind, off: usize) -> Error {
+    let what = match ctx {
+        Ctx::Json => "an XML unit inside a JSON value",
+        Ctx::Attrs => "an attribute list holds a unit that is not an attribute",
+        Ctx::Xml => match kind {
+            UnitKind::Attributes => "an attribute list must be the first unit of an element",
+            UnitKind::Doctype => "doctype inside an element",
+            _ => "a JSON unit in an XML document",
+        },
+    };
+    Error::malformed(FORMAT, off as u64, what)
+}
+
+#[cold]
+#[inline(never)]
+fn depth_error(max: usize, off: usize) -> Error {
+    Error::limit(FORMAT, off as u64, format!("nesting deeper than {max}"))
 }
 
 struct Level {
@@ -66,99 +99,87 @@ impl<'a> Tam<'a> {
         if input.len() >= NONE as usize {
             return Err(Error::limit(FORMAT, 0, "TAM holds inputs under 4 GiB"));
         }
-        let mut lex = Lexer::new(input, opts.utf16_lengths)?;
-        let base = lex.input.as_ptr() as usize;
+        let lex = Lexer::new(input, opts.utf16_lengths)?;
         let max_depth = opts.limits.max_depth;
-        let first = lex.unit(true)?;
+        let first = lex.raw(0, true)?;
         let root_message = first.kind == UnitKind::Attributes;
-        let json = matches!(
-            first.kind,
-            UnitKind::Object | UnitKind::Array | UnitKind::String | UnitKind::Number | UnitKind::Literal
-        );
-        let top = if root_message { first.count } else { 1 } as u32;
+        let json = (1u32 << first.kind as u32) & ALLOW_JSON != 0;
+        let top = if root_message { first.n } else { 1 } as u32;
         let mut rows: Vec<Row> = Vec::with_capacity(input.len() / 10 + 4);
         rows.resize(top as usize, Row::default());
-        let mut pending = if root_message { None } else { Some(first) };
+        let mut pos = if root_message { first.end } else { 0 };
         let mut stack: Vec<Level> = Vec::with_capacity(32);
-        stack.push(Level { next: 0, end: top, start: 0, parent: NONE, ctx: if json { Ctx::Json } else { Ctx::Xml } });
-        while let Some(lv) = stack.last_mut() {
-            if lv.next == lv.end {
-                stack.pop();
-                continue;
+        // The current block, in locals.
+        let (mut next, mut end, mut start, mut parent) = (0u32, top, 0u32, NONE);
+        let mut ctx = if json { Ctx::Json } else { Ctx::Xml };
+        loop {
+            if next == end {
+                match stack.pop() {
+                    Some(l) => {
+                        (next, end, start, parent, ctx) = (l.next, l.end, l.start, l.parent, l.ctx);
+                        continue;
+                    }
+                    None => break,
+                }
             }
-            let r = lv.next;
-            lv.next += 1;
-            let (ctx, parent, at_start) = (lv.ctx, lv.parent, r == lv.start);
-            let u = match pending.take() {
-                Some(u) => u,
-                None => lex.unit(ctx == Ctx::Json)?,
-            };
+            let r = next;
+            next += 1;
+            let u = lex.raw(pos, ctx == Ctx::Json)?;
+            pos = u.end;
             let mut kind = u.kind;
-            let ok = match ctx {
-                Ctx::Json => matches!(
-                    kind,
-                    UnitKind::Object | UnitKind::Array | UnitKind::String | UnitKind::Number | UnitKind::Literal
-                ),
-                Ctx::Attrs => {
-                    kind = UnitKind::Attribute;
-                    u.kind == UnitKind::Text
-                }
-                Ctx::Xml => match kind {
-                    UnitKind::Element
-                    | UnitKind::Text
-                    | UnitKind::CData
-                    | UnitKind::Comment
-                    | UnitKind::ProcessingInstruction
-                    | UnitKind::EntityRef => true,
-                    UnitKind::Doctype => parent == NONE,
-                    UnitKind::Attributes => parent != NONE && at_start,
-                    _ => false,
-                },
+            let allowed = match ctx {
+                Ctx::Json => ALLOW_JSON,
+                Ctx::Xml => ALLOW_XML,
+                Ctx::Attrs => 1 << UnitKind::Text as u32,
             };
-            if !ok {
-                let what = match ctx {
-                    Ctx::Json => "an XML unit inside a JSON value",
-                    Ctx::Attrs => "an attribute list holds a unit that is not an attribute",
-                    Ctx::Xml => match kind {
-                        UnitKind::Attributes => "an attribute list must be the first unit of an element",
-                        UnitKind::Doctype => "doctype inside an element",
-                        _ => "a JSON unit in an XML document",
-                    },
-                };
-                return Err(Error::malformed(FORMAT, u.off as u64, what));
-            }
-            let name_off = (u.name.raw.as_ptr() as usize - base) as u32;
-            let row = &mut rows[r as usize];
-            row.name_off = name_off;
-            row.name_len = u.name.raw.len() as u32;
-            row.quoted = u.name.quoted;
-            row.kind = kind as u8;
-            row.parent = parent;
-            if kind.is_structured() {
-                if stack.len() > max_depth {
-                    return Err(Error::limit(FORMAT, u.off as u64, format!("nesting deeper than {max_depth}")));
+            if (1u32 << kind as u32) & allowed == 0 {
+                let ok = ctx == Ctx::Xml
+                    && match kind {
+                        UnitKind::Doctype => parent == NONE,
+                        UnitKind::Attributes => parent != NONE && r == start,
+                        _ => false,
+                    };
+                if !ok {
+                    return Err(vocabulary_error(ctx, kind, u.off));
                 }
+            }
+            if ctx == Ctx::Attrs {
+                kind = UnitKind::Attribute;
+            }
+            let mut row = Row {
+                name_off: u.name_start as u32,
+                name_len: (u.name_end - u.name_start) as u32,
+                a: u.data_start as u32,
+                b: (u.end - u.data_start) as u32,
+                parent,
+                kind: kind as u8,
+                quoted: u.quoted,
+            };
+            if kind.is_structured() {
                 let first = rows.len() as u32;
-                let count = u.count as u32;
-                let row = &mut rows[r as usize];
+                let count = u.n as u32;
                 row.a = first;
                 row.b = count;
+                rows[r as usize] = row;
                 if count > 0 {
+                    if stack.len() >= max_depth {
+                        return Err(depth_error(max_depth, u.off));
+                    }
                     rows.resize(first as usize + count as usize, Row::default());
-                    let ctx = match kind {
+                    stack.push(Level { next, end, start, parent, ctx });
+                    (next, end, start, parent) = (first, first + count, first, r);
+                    ctx = match kind {
                         UnitKind::Element => Ctx::Xml,
                         UnitKind::Attributes => Ctx::Attrs,
                         _ => Ctx::Json,
                     };
-                    stack.push(Level { next: first, end: first + count, start: first, parent: r, ctx });
                 }
             } else {
-                row.a = (u.value.as_ptr() as usize - base) as u32;
-                row.b = u.value.len() as u32;
+                rows[r as usize] = row;
             }
         }
-        if !lex.at_end() {
-            return Err(Error::malformed(FORMAT, lex.pos as u64, "data after the end of the document"));
+        if pos != input.len() {
+            return Err(Error::malformed(FORMAT, pos as u64, "data after the end of the document"));
         }
         Ok(Tam { input: lex.input, rows, top, root_message, json, limits: opts.limits })
     }
