@@ -43,13 +43,24 @@ pub(crate) struct EventGen<'a, S> {
     stack: Vec<Frame>,
     queue: VecDeque<(u64, Event<'a>)>,
     ns: Vec<(Cow<'a, str>, Cow<'a, str>)>,
-    attrs: Vec<(Cow<'a, str>, &'a str, usize)>,
+    attrs: Vec<AttrItem<'a>>,
+    /// Next index in `attrs` to emit (`usize::MAX`: none pending).
+    attr_next: usize,
+    attr_ns_pass: bool,
     peeked: Option<Unit<'a>>,
     state: State,
     json: bool,
     limits: Limits,
     last_off: u64,
     failed: bool,
+}
+
+struct AttrItem<'a> {
+    name: Cow<'a, str>,
+    value: &'a str,
+    off: usize,
+    /// 0: an attribute, 1: `xmlns`, 2: `xmlns:prefix`.
+    ns: u8,
 }
 
 fn sub<'a>(c: &Cow<'a, str>, from: usize) -> Cow<'a, str> {
@@ -252,6 +263,8 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
             queue: VecDeque::with_capacity(16),
             ns: Vec::new(),
             attrs: Vec::new(),
+            attr_next: usize::MAX,
+            attr_ns_pass: false,
             peeked: None,
             state: State::Start,
             json: false,
@@ -266,17 +279,30 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
     }
 
     pub fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        let r = self.next_inner();
+        if r.is_err() {
+            self.failed = true;
+        }
+        r
+    }
+
+    #[inline]
+    fn next_inner(&mut self) -> Result<Option<Event<'a>>> {
         loop {
             if let Some((off, ev)) = self.queue.pop_front() {
                 self.last_off = off;
                 return Ok(Some(ev));
             }
+            if self.attr_next != usize::MAX {
+                if let Some(ev) = self.attr_event()? {
+                    return Ok(Some(ev));
+                }
+            }
             if self.state == State::Done || self.failed {
                 return Ok(None);
             }
-            if let Err(e) = self.step() {
-                self.failed = true;
-                return Err(e);
+            if let Some(ev) = self.step()? {
+                return Ok(Some(ev));
             }
         }
     }
@@ -284,6 +310,12 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
     #[inline]
     fn push(&mut self, off: usize, ev: Event<'a>) {
         self.queue.push_back((off as u64, ev));
+    }
+
+    #[inline]
+    fn ret(&mut self, off: usize, ev: Event<'a>) -> Result<Option<Event<'a>>> {
+        self.last_off = off as u64;
+        Ok(Some(ev))
     }
 
     fn depth_check(&self, off: usize) -> Result<()> {
@@ -294,11 +326,46 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
         Ok(())
     }
 
-    fn step(&mut self) -> Result<()> {
+    /// The next Namespace (first pass over the attribute list) or Attribute (second pass) event
+    /// of the element just started.
+    fn attr_event(&mut self) -> Result<Option<Event<'a>>> {
+        while self.attr_next < self.attrs.len() {
+            let i = self.attr_next;
+            self.attr_next += 1;
+            let a = &self.attrs[i];
+            let (off, value) = (a.off, a.value);
+            if self.attr_ns_pass {
+                match a.ns {
+                    1 => return self.ret(off, Event::Namespace { prefix: Cow::Borrowed(""), uri: Cow::Borrowed(value) }),
+                    2 => {
+                        let prefix = sub(&a.name, 6);
+                        return self.ret(off, Event::Namespace { prefix, uri: Cow::Borrowed(value) });
+                    }
+                    _ => {}
+                }
+            } else if a.ns == 0 {
+                let (prefix, local) = split_qname(&a.name);
+                let namespace = if prefix.is_empty() { Cow::Borrowed("") } else { self.lookup(&prefix, off)? };
+                return self.ret(off, Event::Attribute { name: QName { prefix, namespace, local }, value: Cow::Borrowed(value) });
+            }
+            if self.attr_next == self.attrs.len() && self.attr_ns_pass {
+                self.attr_ns_pass = false;
+                self.attr_next = 0;
+            }
+        }
+        if self.attr_ns_pass {
+            self.attr_ns_pass = false;
+            self.attr_next = 0;
+            return self.attr_event();
+        }
+        self.attr_next = usize::MAX;
+        Ok(None)
+    }
+
+    fn step(&mut self) -> Result<Option<Event<'a>>> {
         match self.state {
             State::Start => {
                 let u = self.src.unit(true)?;
-                self.push(0, Event::start_document());
                 if u.kind == UnitKind::Attributes {
                     self.json = false;
                     self.stack.push(Frame { kind: FrameKind::Root, remaining: u.count, ns_len: 0 });
@@ -311,24 +378,25 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
                     self.peeked = Some(u);
                 }
                 self.state = State::Body;
+                self.ret(0, Event::start_document())
             }
             State::Body => {
                 let top = self.stack.last_mut().unwrap();
                 if top.remaining == 0 {
                     let f = self.stack.pop().unwrap();
-                    match f.kind {
+                    let off = self.last_off as usize;
+                    return match f.kind {
                         FrameKind::Root => {
                             self.src.end()?;
-                            self.push(0, Event::EndDocument);
                             self.state = State::Done;
+                            self.ret(off, Event::EndDocument)
                         }
                         FrameKind::Element => {
                             self.ns.truncate(f.ns_len);
-                            self.push(self.last_off as usize, Event::EndElement);
+                            self.ret(off, Event::EndElement)
                         }
-                        FrameKind::Object | FrameKind::Array => self.push(self.last_off as usize, Event::EndElement),
-                    }
-                    return Ok(());
+                        FrameKind::Object | FrameKind::Array => self.ret(off, Event::EndElement),
+                    };
                 }
                 top.remaining -= 1;
                 let parent = top.kind;
@@ -343,53 +411,53 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
                 };
                 if self.json {
                     self.json_unit(u, parent)?;
+                    Ok(None)
                 } else {
-                    self.xml_unit(u, parent)?;
+                    self.xml_unit(u, parent)
                 }
             }
-            State::Done => {}
+            State::Done => Ok(None),
         }
-        Ok(())
     }
 
-    fn xml_unit(&mut self, u: Unit<'a>, parent: FrameKind) -> Result<()> {
+    #[inline]
+    fn xml_unit(&mut self, u: Unit<'a>, parent: FrameKind) -> Result<Option<Event<'a>>> {
         let off = u.off;
         match u.kind {
-            UnitKind::Element => return self.element(u),
+            UnitKind::Element => self.element(u),
             UnitKind::Text | UnitKind::CData => {
-                if !u.value.is_empty() {
-                    self.push(off, Event::Characters { text: Cow::Borrowed(u.value), cdata: u.kind == UnitKind::CData });
-                } else if u.kind == UnitKind::CData {
-                    self.push(off, Event::Characters { text: Cow::Borrowed(""), cdata: true });
+                if !u.value.is_empty() || u.kind == UnitKind::CData {
+                    self.ret(off, Event::Characters { text: Cow::Borrowed(u.value), cdata: u.kind == UnitKind::CData })
+                } else {
+                    Ok(None)
                 }
             }
-            UnitKind::Comment => self.push(off, Event::Comment(Cow::Borrowed(u.value))),
+            UnitKind::Comment => self.ret(off, Event::Comment(Cow::Borrowed(u.value))),
             UnitKind::ProcessingInstruction => {
                 let (target, data) = split_pi(u.value);
                 if target.is_empty() {
                     return Err(Error::malformed(FORMAT, off as u64, "processing instruction without a target"));
                 }
-                self.push(off, Event::ProcessingInstruction { target: Cow::Borrowed(target), data: Cow::Borrowed(data) });
+                self.ret(off, Event::ProcessingInstruction { target: Cow::Borrowed(target), data: Cow::Borrowed(data) })
             }
             UnitKind::Doctype => {
                 if parent != FrameKind::Root {
                     return Err(Error::malformed(FORMAT, off as u64, "doctype inside an element"));
                 }
                 let dt = parse_doctype(u.value).map_err(|m| Error::malformed(FORMAT, off as u64, format!("bad doctype: {m}")))?;
-                self.push(off, Event::DocType(dt));
+                self.ret(off, Event::DocType(dt))
             }
             UnitKind::EntityRef => {
                 if u.value.is_empty() {
                     return Err(Error::malformed(FORMAT, off as u64, "entity reference without a name"));
                 }
-                self.push(off, Event::EntityReference { name: Cow::Borrowed(u.value), public_id: None, system_id: None });
+                self.ret(off, Event::EntityReference { name: Cow::Borrowed(u.value), public_id: None, system_id: None })
             }
             UnitKind::Attributes | UnitKind::Attribute => {
-                return Err(Error::malformed(FORMAT, off as u64, "an attribute list must be the first unit of an element"));
+                Err(Error::malformed(FORMAT, off as u64, "an attribute list must be the first unit of an element"))
             }
-            _ => return Err(Error::malformed(FORMAT, off as u64, "a JSON unit in an XML document")),
+            _ => Err(Error::malformed(FORMAT, off as u64, "a JSON unit in an XML document")),
         }
-        Ok(())
     }
 
     fn lookup(&self, prefix: &str, off: usize) -> Result<Cow<'a, str>> {
@@ -407,7 +475,7 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
         Err(Error::malformed(FORMAT, off as u64, format!("namespace prefix {prefix:?} is not declared")))
     }
 
-    fn element(&mut self, u: Unit<'a>) -> Result<()> {
+    fn element(&mut self, u: Unit<'a>) -> Result<Option<Event<'a>>> {
         let off = u.off;
         self.depth_check(off)?;
         let name = u.name.get();
@@ -415,8 +483,7 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
             return Err(Error::malformed(FORMAT, off as u64, "element without a name"));
         }
         let mut remaining = u.count;
-        let mut attrs = std::mem::take(&mut self.attrs);
-        attrs.clear();
+        self.attrs.clear();
         let ns_len = self.ns.len();
         if remaining > 0 {
             let first = self.src.unit(false)?;
@@ -431,41 +498,37 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
                     if an.is_empty() {
                         return Err(Error::malformed(FORMAT, a.off as u64, "attribute without a name"));
                     }
-                    attrs.push((an, a.value, a.off));
+                    let b = an.as_bytes();
+                    let ns = if b.len() >= 5 && &b[..5] == b"xmlns" {
+                        if b.len() == 5 {
+                            1
+                        } else if b[5] == b':' {
+                            2
+                        } else {
+                            0
+                        }
+                    } else {
+                        0
+                    };
+                    if ns == 1 {
+                        self.ns.push((Cow::Borrowed(""), Cow::Borrowed(a.value)));
+                    } else if ns == 2 {
+                        self.ns.push((sub(&an, 6), Cow::Borrowed(a.value)));
+                    }
+                    self.attrs.push(AttrItem { name: an, value: a.value, off: a.off, ns });
                 }
             } else {
                 self.peeked = Some(first);
             }
         }
-        for (n, v, _) in &attrs {
-            if n == "xmlns" {
-                self.ns.push((Cow::Borrowed(""), Cow::Borrowed(*v)));
-            } else if n.starts_with("xmlns:") {
-                self.ns.push((sub(n, 6), Cow::Borrowed(*v)));
-            }
-        }
         let (prefix, local) = split_qname(&name);
         let uri = self.lookup(&prefix, off)?;
-        self.push(off, Event::StartElement(QName { prefix, namespace: uri, local }));
-        for (n, v, aoff) in &attrs {
-            if n == "xmlns" {
-                self.push(*aoff, Event::Namespace { prefix: Cow::Borrowed(""), uri: Cow::Borrowed(*v) });
-            } else if n.starts_with("xmlns:") {
-                self.push(*aoff, Event::Namespace { prefix: sub(n, 6), uri: Cow::Borrowed(*v) });
-            }
+        if !self.attrs.is_empty() {
+            self.attr_next = 0;
+            self.attr_ns_pass = ns_len != self.ns.len();
         }
-        for (n, v, aoff) in &attrs {
-            if n == "xmlns" || n.starts_with("xmlns:") {
-                continue;
-            }
-            let (prefix, local) = split_qname(n);
-            let namespace = if prefix.is_empty() { Cow::Borrowed("") } else { self.lookup(&prefix, *aoff)? };
-            self.push(*aoff, Event::Attribute { name: QName { prefix, namespace, local }, value: Cow::Borrowed(*v) });
-        }
-        attrs.clear();
-        self.attrs = attrs;
         self.stack.push(Frame { kind: FrameKind::Element, remaining, ns_len });
-        Ok(())
+        self.ret(off, Event::StartElement(QName { prefix, namespace: uri, local }))
     }
 
     fn start_value(&mut self, off: usize, key: Option<Cow<'a, str>>, root: bool, ty: JsonType) {
