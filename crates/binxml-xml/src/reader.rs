@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use binxml_core::{error::line_col, DocType, Error, Event, Limits, QName, Result, XML_NS, XMLNS_NS};
+use quick_xml::events::attributes::Attributes;
 use quick_xml::events::{BytesStart, Event as QEvent};
 use quick_xml::Reader;
 
@@ -52,24 +53,55 @@ pub struct XmlDecoder<'a> {
     entity_stack: Vec<String>,
     last_offset: u64,
     utf8_error: Option<(usize, &'static str)>,
+    /// A quick-xml event read ahead (after text, to see whether more text follows).
+    peeked: Option<(u64, QEvent<'a>)>,
+    /// The start tag whose namespace and attribute events are being produced.
+    tag: Option<TagState<'a>>,
+    /// Namespaced attributes of the current tag, for the duplicate check.
+    nsattrs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    /// Raw attribute names of the current tag, kept when the DTD declares defaults for it.
+    seen_raw: Vec<Cow<'a, str>>,
+}
+
+/// A start tag of the document being turned into events one at a time.
+struct TagState<'a> {
+    attrs: Attributes<'a>,
+    raw_name: &'a str,
+    pos: u64,
+    /// Namespace declarations still to produce: `ns[next..end]`.
+    ns_next: usize,
+    ns_end: usize,
+    /// An empty-element tag: EndElement follows the attributes.
+    empty: bool,
 }
 
 /// The offset of the first character that XML 1.0 does not allow anywhere (control characters
 /// other than tab, line feed and carriage return; U+FFFE and U+FFFF).
 fn first_non_xml_char(s: &str) -> Option<usize> {
     let b = s.as_bytes();
+    // Control characters: test eight bytes at a time for any byte below 0x20, then look
+    // closer only at the words that have one (mostly line feeds and tabs).
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
     let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c < 0x20 && !matches!(c, b'\t' | b'\n' | b'\r') {
-            return Some(i);
+    while i + 8 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
+        if (w.wrapping_sub(LO * 0x20) & !w & HI) != 0 {
+            for (k, &c) in b[i..i + 8].iter().enumerate() {
+                if c < 0x20 && !matches!(c, b'\t' | b'\n' | b'\r') {
+                    return Some(i + k);
+                }
+            }
         }
-        if c == 0xEF && b.get(i + 1) == Some(&0xBF) && matches!(b.get(i + 2), Some(0xBE | 0xBF)) {
-            return Some(i);
-        }
-        i += 1;
+        i += 8;
     }
-    None
+    for (k, &c) in b[i..].iter().enumerate() {
+        if c < 0x20 && !matches!(c, b'\t' | b'\n' | b'\r') {
+            return Some(i + k);
+        }
+    }
+    // U+FFFE and U+FFFF.
+    memchr::memmem::find_iter(b, b"\xEF\xBF").find(|&p| matches!(b.get(p + 2), Some(0xBE | 0xBF)))
 }
 
 fn config(reader: &mut Reader<&[u8]>) {
@@ -97,7 +129,7 @@ fn normalize_newlines<'x>(s: Cow<'x, str>) -> Cow<'x, str> {
 }
 
 fn split_qname(raw: &str) -> (&str, &str) {
-    match raw.find(':') {
+    match memchr::memchr(b':', raw.as_bytes()) {
         Some(i) => (&raw[..i], &raw[i + 1..]),
         None => ("", raw),
     }
@@ -120,7 +152,7 @@ impl<'a> XmlDecoder<'a> {
             },
             Err(e) => ("", Some((e.valid_up_to(), "invalid UTF-8"))),
         };
-        let mut reader = Reader::from_reader(text_input.as_bytes());
+        let mut reader = Reader::from_str(text_input);
         config(&mut reader);
         XmlDecoder {
             input,
@@ -141,6 +173,10 @@ impl<'a> XmlDecoder<'a> {
             entity_stack: Vec::new(),
             last_offset: base,
             utf8_error,
+            peeked: None,
+            tag: None,
+            nsattrs: Vec::new(),
+            seen_raw: Vec::new(),
         }
     }
 
@@ -236,13 +272,7 @@ impl<'a> XmlDecoder<'a> {
 
     /// Handles one quick-xml event read from `src` (the document, or an entity's replacement
     /// text), converting its strings with `lift`.
-    fn process<'x>(
-        &mut self,
-        ev: QEvent<'x>,
-        pos: u64,
-        src: &'x str,
-        lift: &dyn Fn(Cow<'x, str>) -> Cow<'a, str>,
-    ) -> Result<()> {
+    fn process<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, ev: QEvent<'x>, pos: u64, src: &'x str, lift: &L) -> Result<()> {
         match ev {
             QEvent::Text(t) => {
                 let piece = lift(t.xml10_content());
@@ -542,13 +572,10 @@ impl<'a> XmlDecoder<'a> {
         Ok(())
     }
 
-    fn start_tag<'x>(
-        &mut self,
-        e: &BytesStart<'x>,
-        pos: u64,
-        src: &'x str,
-        lift: &dyn Fn(Cow<'x, str>) -> Cow<'a, str>,
-    ) -> Result<()> {
+    /// Opens an element: depth and root checks, namespace declarations (explicit, then
+    /// defaulted from the DTD), and the element's resolved name. `tag` is the text between `<`
+    /// and `>`; its name is the first `name_len` bytes.
+    fn open_tag<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, tag: &'x str, name_len: usize, pos: u64, lift: &L) -> Result<QName<'a>> {
         if self.depth == 0 {
             match self.phase {
                 Phase::Epilog => return Err(self.err(pos, "a second root element")),
@@ -559,28 +586,27 @@ impl<'a> XmlDecoder<'a> {
             return Err(self.limit_err(pos, format!("elements nested deeper than {}", self.limits.max_depth)));
         }
         self.depth += 1;
-        let tag: &'x str = rebase(src, e).ok_or_else(|| self.err(pos, "internal: tag outside its source"))?;
-        let raw_name = &tag[..e.name().0.len()];
+        self.nsattrs.clear();
+        self.seen_raw.clear();
+        let raw_name = &tag[..name_len];
         let dtd = self.dtd.clone();
         let decls = if dtd.attlists.is_empty() { None } else { dtd.attlists.get(raw_name) };
-        let is_cdata = |attr: &str| decls.and_then(|d| d.iter().find(|a| a.name == attr)).is_none_or(|a| a.cdata);
 
-        // Pass 1: namespace declarations (explicit, then defaulted).
         self.ns_marks.push(self.ns.len());
-        let has_xmlns = tag.contains("xmlns")
+        let has_xmlns = memchr::memmem::find(tag.as_bytes(), b"xmlns").is_some()
             || decls.is_some_and(|d| d.iter().any(|a| a.name.starts_with("xmlns") && a.default.is_some()));
-        let first_ns = self.ns.len();
         if has_xmlns {
-            for attr in e.attributes().with_checks(true) {
+            let first_ns = self.ns.len();
+            for attr in Attributes::new(tag, name_len).with_checks(true) {
                 let attr = attr.map_err(|er| self.err(pos, er.to_string()))?;
                 let key = attr.key.0;
                 if key == "xmlns" || key.starts_with("xmlns:") {
-                    let raw_val = match rebase(src, &attr.value) {
-                        Some(v) => v,
-                        None => return Err(self.err(pos, "internal: attribute value outside its source")),
+                    let raw_val = match attr.value {
+                        Cow::Borrowed(v) => v,
+                        Cow::Owned(_) => return Err(self.err(pos, "internal: attribute value not borrowed")),
                     };
                     let value = lift(self.attr_value(pos, raw_val, true)?);
-                    let prefix: Cow<'x, str> = Cow::Borrowed(if key == "xmlns" { "" } else { &rebase(src, attr.key.0).unwrap_or("xmlns:")[6..] });
+                    let prefix: Cow<'x, str> = Cow::Borrowed(if key == "xmlns" { "" } else { &key[6..] });
                     self.declare_ns(pos, lift(prefix), value)?;
                 }
             }
@@ -606,51 +632,90 @@ impl<'a> XmlDecoder<'a> {
         if local.is_empty() || local.contains(':') {
             return Err(self.err(pos, format!("element name {raw_name:?} is not a valid qualified name")));
         }
-        let (pb, lb) = match raw_name.find(':') {
-            Some(i) => (&raw_name[..i], &raw_name[i + 1..]),
-            None => ("", raw_name),
+        Ok(QName { prefix: lift(Cow::Borrowed(prefix)), namespace, local: lift(Cow::Borrowed(local)) })
+    }
+
+    /// One explicit attribute of the open tag as an event (`None` for namespace declarations).
+    fn tag_attr<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(
+        &mut self,
+        attr: quick_xml::events::attributes::Attribute<'x>,
+        raw_name: &str,
+        pos: u64,
+        lift: &L,
+    ) -> Result<Option<Event<'a>>> {
+        let key = attr.key.0;
+        if key == "xmlns" || key.starts_with("xmlns:") {
+            return Ok(None);
+        }
+        let raw_val = match attr.value {
+            Cow::Borrowed(v) => v,
+            Cow::Owned(_) => return Err(self.err(pos, "internal: attribute value not borrowed")),
         };
-        let name = QName { prefix: lift(Cow::Borrowed(pb)), namespace, local: lift(Cow::Borrowed(lb)) };
+        let dtd = self.dtd.clone();
+        let decl = if dtd.attlists.is_empty() {
+            None
+        } else {
+            dtd.attlists.get(raw_name).map(|d| (d, d.iter().find(|a| a.name == key)))
+        };
+        let cdata = decl.and_then(|(_, a)| a).is_none_or(|a| a.cdata);
+        let value = lift(self.attr_value(pos, raw_val, cdata)?);
+        let key = lift(Cow::Borrowed(key));
+        if decl.is_some() {
+            self.seen_raw.push(key.clone());
+        }
+        let name = self.attr_name(pos, key)?;
+        self.check_dup(pos, &name)?;
+        Ok(Some(Event::Attribute { name, value }))
+    }
+
+    /// Attributes in no namespace have distinct raw names (quick-xml checks that), so only
+    /// namespaced ones can collide by expanded name.
+    fn check_dup(&mut self, pos: u64, name: &QName<'a>) -> Result<()> {
+        if name.namespace.is_empty() {
+            return Ok(());
+        }
+        if self.nsattrs.iter().any(|(ns, l)| *ns == name.namespace && *l == name.local) {
+            return Err(self.err(pos, format!("duplicate attribute {}", name.qualified())));
+        }
+        self.nsattrs.push((name.namespace.clone(), name.local.clone()));
+        Ok(())
+    }
+
+    /// Queues the attributes the DTD defaults and the tag did not give.
+    fn tag_defaults(&mut self, raw_name: &str, pos: u64) -> Result<()> {
+        let dtd = self.dtd.clone();
+        let Some(decls) = (if dtd.attlists.is_empty() { None } else { dtd.attlists.get(raw_name) }) else { return Ok(()) };
+        for a in decls {
+            let Some(default) = &a.default else { continue };
+            if a.name == "xmlns" || a.name.starts_with("xmlns:") || self.seen_raw.iter().any(|k| *k == a.name) {
+                continue;
+            }
+            let value = self.attr_value(pos, default, a.cdata)?.into_owned();
+            let name = self.attr_name(pos, Cow::Owned(a.name.clone()))?;
+            self.check_dup(pos, &name)?;
+            self.push(pos, Event::Attribute { name, value: Cow::Owned(value) });
+        }
+        Ok(())
+    }
+
+    /// An element start read from an entity's replacement text: all its events are queued.
+    fn start_tag<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, e: &BytesStart<'x>, pos: u64, src: &'x str, lift: &L) -> Result<()> {
+        let tag: &'x str = rebase(src, e).ok_or_else(|| self.err(pos, "internal: tag outside its source"))?;
+        let name_len = e.name().0.len();
+        let first_ns = self.ns.len();
+        let name = self.open_tag(tag, name_len, pos, lift)?;
         self.push(pos, Event::StartElement(name));
         for i in first_ns..self.ns.len() {
             let (p, u) = self.ns[i].clone();
             self.push(pos, Event::Namespace { prefix: p, uri: u });
         }
-
-        // Pass 2: ordinary attributes, then defaults.
-        let first_attr = self.pending.len();
-        for attr in e.attributes().with_checks(true) {
+        for attr in Attributes::new(tag, name_len).with_checks(true) {
             let attr = attr.map_err(|er| self.err(pos, er.to_string()))?;
-            let key = rebase(src, attr.key.0).ok_or_else(|| self.err(pos, "internal: attribute outside its source"))?;
-            if key == "xmlns" || key.starts_with("xmlns:") {
-                continue;
-            }
-            let raw_val = match rebase(src, &attr.value) {
-                Some(v) => v,
-                None => return Err(self.err(pos, "internal: attribute value outside its source")),
-            };
-            let value = lift(self.attr_value(pos, raw_val, is_cdata(key))?);
-            let qn = self.attr_name(pos, lift(Cow::Borrowed(key)))?;
-            self.push_attr(pos, first_attr, qn, value)?;
-        }
-        if let Some(d) = decls {
-            for a in d {
-                let Some(default) = &a.default else { continue };
-                if a.name == "xmlns" || a.name.starts_with("xmlns:") {
-                    continue;
-                }
-                let present = self.pending.iter().skip(first_attr).any(|(_, ev)| {
-                    matches!(ev, Event::Attribute { name, .. } if name.qualified() == a.name)
-                });
-                if present {
-                    continue;
-                }
-                let value = self.attr_value(pos, default, a.cdata)?.into_owned();
-                let qn = self.attr_name(pos, Cow::Owned(a.name.clone()))?;
-                self.push_attr(pos, first_attr, qn, Cow::Owned(value))?;
+            if let Some(ev) = self.tag_attr(attr, &tag[..name_len], pos, lift)? {
+                self.push(pos, ev);
             }
         }
-        Ok(())
+        self.tag_defaults(&tag[..name_len], pos)
     }
 
     fn declare_ns(&mut self, pos: u64, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
@@ -700,68 +765,140 @@ impl<'a> XmlDecoder<'a> {
         Ok(QName { prefix, namespace, local })
     }
 
-    fn push_attr(&mut self, pos: u64, first_attr: usize, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
-        let dup = self.pending.iter().skip(first_attr).any(|(_, ev)| {
-            matches!(ev, Event::Attribute { name: n, .. } if n.local == name.local && n.namespace == name.namespace)
-        });
-        if dup {
-            return Err(self.err(pos, format!("duplicate attribute {}", name.qualified())));
-        }
-        self.push(pos, Event::Attribute { name, value });
-        Ok(())
+    fn end_tag(&mut self, pos: u64) {
+        self.close_element();
+        self.push(pos, Event::EndElement);
     }
 
-    fn end_tag(&mut self, pos: u64) {
+    fn close_element(&mut self) {
         self.depth -= 1;
         if let Some(mark) = self.ns_marks.pop() {
             self.ns.truncate(mark);
         }
-        self.push(pos, Event::EndElement);
         if self.depth == 0 {
             self.phase = Phase::Epilog;
         }
     }
 
-    fn fill(&mut self) -> Result<()> {
+    /// The next event of the open start tag, or `None` when it is done.
+    fn next_in_tag(&mut self) -> Result<Option<Event<'a>>> {
+        let Some(t) = self.tag.as_mut() else { return Ok(None) };
+        let pos = t.pos;
+        if t.ns_next < t.ns_end {
+            let (p, u) = self.ns[t.ns_next].clone();
+            t.ns_next += 1;
+            return Ok(Some(Event::Namespace { prefix: p, uri: u }));
+        }
+        loop {
+            let t = self.tag.as_mut().unwrap();
+            let raw_name = t.raw_name;
+            match t.attrs.next() {
+                Some(attr) => {
+                    let attr = attr.map_err(|er| self.err(pos, er.to_string()))?;
+                    if let Some(ev) = self.tag_attr(attr, raw_name, pos, &|c| c)? {
+                        return Ok(Some(ev));
+                    }
+                }
+                None => {
+                    let empty = t.empty;
+                    self.tag = None;
+                    self.tag_defaults(raw_name, pos)?;
+                    if empty {
+                        self.end_tag(pos);
+                    }
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
+    /// A start tag of the document: produces StartElement now, its namespace declarations and
+    /// attributes on the following calls.
+    fn lazy_open(&mut self, e: BytesStart<'a>, pos: u64, empty: bool) -> Result<Event<'a>> {
         let input = self.text_input;
-        while self.pending.is_empty() {
+        let tag: &'a str = rebase(input, &e).ok_or_else(|| self.err(pos, "internal: tag outside its source"))?;
+        let name_len = e.name().0.len();
+        let first_ns = self.ns.len();
+        let name = self.open_tag(tag, name_len, pos, &|c| c)?;
+        let mut attrs = Attributes::new(tag, name_len);
+        attrs.with_checks(true);
+        self.tag = Some(TagState { attrs, raw_name: &tag[..name_len], pos, ns_next: first_ns, ns_end: self.ns.len(), empty });
+        self.last_offset = pos + self.base;
+        Ok(Event::StartElement(name))
+    }
+
+    fn read(&mut self) -> Result<(u64, QEvent<'a>)> {
+        if let Some(p) = self.peeked.take() {
+            return Ok(p);
+        }
+        let pos = self.reader.buffer_position();
+        let ev = self.reader.read_event().map_err(|e| self.qxml_err(e))?;
+        Ok((pos, ev))
+    }
+
+    fn next(&mut self) -> Result<Option<Event<'a>>> {
+        let input = self.text_input;
+        loop {
+            if let Some((pos, ev)) = self.pending.pop_front() {
+                self.last_offset = pos + self.base;
+                return Ok(Some(ev));
+            }
+            if self.tag.is_some() {
+                if let Some(ev) = self.next_in_tag()? {
+                    return Ok(Some(ev));
+                }
+                continue;
+            }
             match self.phase {
-                Phase::Done => return Ok(()),
+                Phase::Done => return Ok(None),
                 Phase::Start => {
                     self.start()?;
                     continue;
                 }
                 _ => {}
             }
-            let pos = self.reader.buffer_position();
-            let ev = self.reader.read_event().map_err(|e| self.qxml_err(e))?;
-            if let QEvent::Eof = ev {
-                self.flush_text();
-                if self.depth > 0 {
-                    return Err(self.err(pos, format!("unexpected end of input: {} element(s) not closed", self.depth)));
+            let (pos, ev) = self.read()?;
+            match ev {
+                QEvent::Start(e) => return self.lazy_open(e, pos, false).map(Some),
+                QEvent::Empty(e) => return self.lazy_open(e, pos, true).map(Some),
+                QEvent::End(_) => {
+                    self.close_element();
+                    self.last_offset = pos + self.base;
+                    return Ok(Some(Event::EndElement));
                 }
-                if self.phase != Phase::Epilog {
-                    return Err(self.err(pos, "no root element"));
+                QEvent::Text(_) | QEvent::GeneralRef(_) => {
+                    self.process(ev, pos, input, &|c| c)?;
+                    loop {
+                        let (p2, next) = self.read()?;
+                        if matches!(next, QEvent::Text(_) | QEvent::GeneralRef(_)) {
+                            self.process(next, p2, input, &|c| c)?;
+                        } else {
+                            self.peeked = Some((p2, next));
+                            break;
+                        }
+                    }
+                    self.flush_text();
                 }
-                self.phase = Phase::Done;
-                self.push(pos, Event::EndDocument);
-                return Ok(());
+                QEvent::Eof => {
+                    self.flush_text();
+                    if self.depth > 0 {
+                        return Err(self.err(pos, format!("unexpected end of input: {} element(s) not closed", self.depth)));
+                    }
+                    if self.phase != Phase::Epilog {
+                        return Err(self.err(pos, "no root element"));
+                    }
+                    self.phase = Phase::Done;
+                    self.push(pos, Event::EndDocument);
+                }
+                other => self.process(other, pos, input, &|c| c)?,
             }
-            self.process(ev, pos, input, &|c| c)?;
         }
-        Ok(())
     }
 }
 
 impl<'a> binxml_core::Decoder<'a> for XmlDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
-        if self.pending.is_empty() {
-            self.fill()?;
-        }
-        Ok(self.pending.pop_front().map(|(pos, ev)| {
-            self.last_offset = pos + self.base;
-            ev
-        }))
+        self.next()
     }
 
     fn offset(&self) -> u64 {

@@ -1,0 +1,120 @@
+//! Reading XML: binxml's XML decoder (events) and tree beside raw quick-xml events and
+//! roxmltree, on every corpus document.
+
+use binxml_core::Decoder;
+
+use crate::measure::{self, mbps, row, Config, Report};
+
+fn quick_xml_events(doc: &[u8]) -> usize {
+    let mut r = quick_xml::Reader::from_reader(doc);
+    let mut n = 0;
+    loop {
+        match r.read_event() {
+            Ok(quick_xml::events::Event::Eof) => return n,
+            Ok(_) => n += 1,
+            Err(e) => panic!("quick-xml: {e}"),
+        }
+    }
+}
+
+/// quick-xml doing the work binxml's decoder does: namespaces resolved, every attribute parsed
+/// and unescaped, text with line ends normalized.
+fn quick_xml_full(doc: &[u8]) -> usize {
+    let mut r = quick_xml::NsReader::from_reader(doc);
+    let mut n = 0;
+    loop {
+        match r.read_resolved_event() {
+            Ok((_, quick_xml::events::Event::Eof)) => return n,
+            Ok((_, quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e))) => {
+                for a in e.attributes() {
+                    let a = a.expect("attribute");
+                    let _ = r.resolver().resolve_attribute(a.key);
+                    n += a.unescape_value().map(|v| v.len()).unwrap_or(0);
+                }
+                n += 1;
+            }
+            Ok((_, quick_xml::events::Event::Text(t))) => n += t.xml10_content().len(),
+            Ok(_) => n += 1,
+            Err(e) => panic!("quick-xml: {e}"),
+        }
+    }
+}
+
+fn binxml_events(doc: &[u8]) -> usize {
+    let mut d = binxml_xml::XmlDecoder::new(doc);
+    let mut n = 0;
+    while let Some(_ev) = d.next_event().unwrap() {
+        n += 1;
+    }
+    n
+}
+
+fn binxml_tree(doc: &[u8]) -> usize {
+    let mut d = binxml_xml::XmlDecoder::new(doc);
+    binxml_tree::Document::parse(&mut d).unwrap().len()
+}
+
+fn roxmltree(doc: &[u8]) -> Option<usize> {
+    let text = std::str::from_utf8(doc).ok()?;
+    let opts = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
+    roxmltree::Document::parse_with_options(text, opts).ok().map(|d| d.descendants().count())
+}
+
+pub fn run(cfg: &Config, report: &mut Report) {
+    let docs = measure::xml_documents(cfg);
+    let mut md = String::from("## Reading XML: events and tree (issue 2 budget)\n\n");
+    md.push_str("Throughput in MB/s of XML. `events ratio` = binxml events time / quick-xml raw events time (issue 2's budget: at most 1.25). Raw quick-xml events neither parse attributes nor resolve namespaces; `quick-xml full` is quick-xml doing the work binxml's decoder does (NsReader, every attribute parsed and unescaped, text normalized), and `full ratio` = binxml events time / that. `tree ratio` = binxml tree time / roxmltree time (budget: at most 1.0).\n\n");
+    md.push_str(&row(&["document".into(), "KB".into(), "quick-xml events".into(), "quick-xml full".into(), "binxml events".into(), "events ratio".into(), "full ratio".into(), "roxmltree".into(), "binxml tree".into(), "tree ratio".into()]));
+    md.push_str(&row(&vec!["---".to_string(); 10]));
+    let (mut tq, mut tf, mut tb, mut tr, mut tt, mut bytes_all, mut bytes_rox) = (0.0, 0.0, 0.0, 0.0, 0.0, 0usize, 0usize);
+    for (name, doc) in &docs {
+        let q = measure::time(cfg, || quick_xml_events(doc));
+        let f = measure::time(cfg, || quick_xml_full(doc));
+        let b = measure::time(cfg, || binxml_events(doc));
+        tf += f;
+        report.raw("xmlread", "quick-xml full", name, "seconds", f);
+        let t = measure::time(cfg, || binxml_tree(doc));
+        let rox_ok = roxmltree(doc).is_some();
+        let r = if rox_ok { Some(measure::time(cfg, || roxmltree(doc))) } else { None };
+        tq += q;
+        tb += b;
+        bytes_all += doc.len();
+        if let Some(r) = r {
+            tr += r;
+            tt += t;
+            bytes_rox += doc.len();
+        }
+        report.raw("xmlread", "quick-xml events", name, "seconds", q);
+        report.raw("xmlread", "binxml events", name, "seconds", b);
+        report.raw("xmlread", "binxml tree", name, "seconds", t);
+        if let Some(r) = r {
+            report.raw("xmlread", "roxmltree", name, "seconds", r);
+        }
+        md.push_str(&row(&[
+            name.clone(),
+            format!("{:.0}", doc.len() as f64 / 1024.0),
+            format!("{:.0}", mbps(doc.len(), q)),
+            format!("{:.0}", mbps(doc.len(), f)),
+            format!("{:.0}", mbps(doc.len(), b)),
+            format!("{:.2}", b / q),
+            format!("{:.2}", b / f),
+            r.map_or("cannot parse (DTD entities)".into(), |r| format!("{:.0}", mbps(doc.len(), r))),
+            format!("{:.0}", mbps(doc.len(), t)),
+            r.map_or("-".into(), |r| format!("{:.2}", t / r)),
+        ]));
+    }
+    md.push_str(&row(&[
+        "**all documents**".into(),
+        format!("{:.0}", bytes_all as f64 / 1024.0),
+        format!("{:.0}", mbps(bytes_all, tq)),
+        format!("{:.0}", mbps(bytes_all, tf)),
+        format!("{:.0}", mbps(bytes_all, tb)),
+        format!("**{:.2}**", tb / tq),
+        format!("**{:.2}**", tb / tf),
+        format!("{:.0}", mbps(bytes_rox, tr)),
+        format!("{:.0}", mbps(bytes_rox, tt)),
+        format!("**{:.2}**", tt / tr),
+    ]));
+    md.push_str("\nThe totals weigh each document by its time (sum of times over sum of bytes); the tree totals cover the documents roxmltree parses.\n");
+    report.section(md);
+}
