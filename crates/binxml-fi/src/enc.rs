@@ -39,6 +39,12 @@ pub struct FiOptions {
     /// Write the `StartDocument`'s version, encoding and standalone into the document's
     /// optional header fields (the reference never writes them). Off by default.
     pub document_properties: bool,
+    /// Split character data into several chunks so that short repeated pieces become indexes:
+    /// `<`, `&` and `>` (which in text mostly come from references) alone, and indentation (a
+    /// run of white space with a line break, at least 4 characters) apart from the content
+    /// around it. The reference gets a similar effect from the way SAX parsers split text; this
+    /// keeps the output no larger than the reference's. On by default.
+    pub split_text: bool,
 }
 
 impl Default for FiOptions {
@@ -52,6 +58,7 @@ impl Default for FiOptions {
             external_vocabulary: None,
             xml_declaration: false,
             document_properties: false,
+            split_text: true,
         }
     }
 }
@@ -656,7 +663,13 @@ impl<W: Write> FiEncoder<W> {
                 self.close_start_tag();
                 self.start_element(q)?;
             }
-            Event::Namespace { prefix, uri } => self.namespace(prefix, uri),
+            Event::Namespace { prefix, uri } => {
+                // the xml prefix is always bound: its declaration says nothing (SAX parsers do
+                // not report it either)
+                if !(prefix == "xml" && uri == XML_NS) {
+                    self.namespace(prefix, uri)
+                }
+            }
             Event::Attribute { name, value } => {
                 if name.namespace.as_ref() != XMLNS_NS {
                     self.attribute(name, value)?;
@@ -672,6 +685,15 @@ impl<W: Write> FiEncoder<W> {
                     self.flush_terms();
                     if *cdata {
                         self.algorithm_chunk(algo::CDATA, false, text.as_bytes());
+                    } else if self.opts.split_text {
+                        let mut rest: &str = text;
+                        let max = self.opts.max_indexed_chunk;
+                        while !rest.is_empty() {
+                            let n = split_piece(rest.as_bytes(), max);
+                            let (piece, tail) = rest.split_at(n);
+                            self.chunk(piece);
+                            rest = tail;
+                        }
                     } else {
                         self.chunk(text);
                     }
@@ -811,6 +833,53 @@ fn subset_items(s: &str) -> Vec<SubsetItem<'_>> {
 enum Table {
     AttrValues,
     OtherStrings,
+}
+
+/// Length of the first chunk of `b` when text is split for indexing: `<`, `&` and `>` (which in
+/// text mostly come from references) alone; a run of white space holding a line break and at
+/// least 4 characters long (indentation) alone; other content up to the next of these.
+#[inline]
+fn split_piece(b: &[u8], max: usize) -> usize {
+    #[inline]
+    fn ws(c: u8) -> bool {
+        c == b' ' || c == b'\t' || c == b'\n' || c == b'\r'
+    }
+    /// length of the white-space run at `i`, if it holds a line break and is long enough
+    /// (and short enough to be indexed)
+    #[inline]
+    fn indent_at(b: &[u8], i: usize, max: usize) -> usize {
+        let mut j = i;
+        let mut nl = false;
+        while j < b.len() && ws(b[j]) {
+            let is_nl = b[j] == b'\n' || b[j] == b'\r';
+            // a second line break after indentation starts the next piece
+            if is_nl && nl && j - i >= 3 && !(b[j - 1] == b'\n' || b[j - 1] == b'\r') {
+                break;
+            }
+            nl |= is_nl;
+            j += 1;
+        }
+        if nl && j - i >= 3 && j - i < max { j - i } else { 0 }
+    }
+    if matches!(b[0], b'<' | b'&' | b'>') {
+        return 1;
+    }
+    let n = indent_at(b, 0, max);
+    if n > 0 {
+        return n;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if matches!(c, b'<' | b'&' | b'>') {
+            break;
+        }
+        if ws(c) && (i == 0 || !ws(b[i - 1])) && indent_at(b, i, max) > 0 {
+            break;
+        }
+        i += 1;
+    }
+    i.max(1)
 }
 
 /// True when `s` has fewer than `max` UTF-16 code units.
@@ -986,4 +1055,9 @@ impl<W: Write> Encoder for FiEncoder<W> {
         self.flush_buf()?;
         self.out.flush().map_err(|e| Error::io(FORMAT, e))
     }
+}
+
+#[cfg(test)]
+pub(crate) fn split_piece_for_tests(b: &[u8]) -> usize {
+    split_piece(b, 32)
 }

@@ -500,3 +500,29 @@ fn internal_subset_comments_and_pis() {
     assert_eq!(back[1], Event::DocType(DocType { name: "".into(), public_id: None, system_id: None, internal_subset: Some("<?pi data?>".into()) }));
     assert_eq!(back[2], Event::Comment(" yes ".into()));
 }
+
+#[test]
+fn split_text_pieces() {
+    fn split(s: &str) -> Vec<&str> {
+        let mut v = Vec::new();
+        let mut r = s;
+        while !r.is_empty() {
+            let n = enc_split_piece(r);
+            v.push(&r[..n]);
+            r = &r[n..];
+        }
+        v
+    }
+    assert_eq!(split(" \n  \n  "), [" \n  ", "\n  "]);
+    assert_eq!(split("\n\t\t\n\t\t\n      "), ["\n\t\t", "\n\t\t", "\n      "]);
+    assert_eq!(split("\n\n\n  x"), ["\n\n\n  ", "x"]);
+    assert_eq!(split("x\ny\nz"), ["x\ny\nz"]);
+    assert_eq!(split("\n\n  ab  \n cd"), ["\n\n  ", "ab", "  \n ", "cd"]);
+    assert_eq!(split("aa&bb<cc>"), ["aa", "&", "bb", "<", "cc", ">"]);
+    assert_eq!(split("\n\t\t\tinformation.\n\t\t\t"), ["\n\t\t\t", "information.", "\n\t\t\t"]);
+    assert_eq!(split("a b\n"), ["a b\n"]);
+}
+
+fn enc_split_piece(s: &str) -> usize {
+    crate::enc::split_piece_for_tests(s.as_bytes())
+}
