@@ -535,8 +535,9 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
         let (local, key_attr): (Cow<'a, str>, Option<Cow<'a, str>>) = match key {
             None => (Cow::Borrowed(if root { ROOT_NAME } else { ITEM_NAME }), None),
             Some(k) => match element_name(&k) {
-                Cow::Borrowed(_) => (k, None),
-                Cow::Owned(esc) => (Cow::Owned(esc), Some(k)),
+                // The name itself.
+                Cow::Borrowed(s) if s.len() == k.len() => (k, None),
+                esc => (Cow::Owned(esc.into_owned()), Some(k)),
             },
         };
         self.push(off, Event::StartElement(QName::new("", JSON_NS, local)));

@@ -203,3 +203,23 @@ fn python_json_equal(pairs: &[(String, Vec<u8>, Vec<u8>)]) {
     let out = String::from_utf8_lossy(&out.stdout);
     assert!(out.trim_end().ends_with("done 0"), "{out}");
 }
+
+#[test]
+fn json_conformance_y_files_through_tsf() {
+    let mut n = 0;
+    for f in binxml_testkit::corpus_json_files("conformance") {
+        let name = f.file_name().unwrap().to_str().unwrap().to_string();
+        if !name.starts_with("y_") {
+            continue;
+        }
+        let data = std::fs::read(&f).unwrap();
+        let events = binxml_json::parse_events(&data).unwrap();
+        let tsf = binxml_tsf::write_events(&events).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let back = binxml_tsf::parse_events(&tsf).unwrap_or_else(|e| panic!("{name}: {e} in {:?}", String::from_utf8_lossy(&tsf)));
+        assert_eq!(back, events, "{name}");
+        let tam = Tam::parse(&tsf).unwrap();
+        assert_eq!(collect_events(&mut tam.events()).unwrap(), events, "{name}");
+        n += 1;
+    }
+    assert_eq!(n, 95);
+}
