@@ -15,11 +15,11 @@ use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 use binxml_core::{Decoder, Encoder, Event};
-use binxml_xebu::notify::{messages, NotifyOptions};
+use binxml_xebu::notify::{NotifyOptions, messages};
 use binxml_xebu::{XebuDecoder, XebuEncoder, XebuOptions, XebuStreamDecoder};
+use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
-use flate2::Compression;
 
 struct Row {
     name: &'static str,
@@ -30,7 +30,10 @@ struct Row {
 }
 
 fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut e = GzEncoder::new(Vec::with_capacity(data.len() / 2 + 64), Compression::default());
+    let mut e = GzEncoder::new(
+        Vec::with_capacity(data.len() / 2 + 64),
+        Compression::default(),
+    );
     e.write_all(data).unwrap();
     e.finish().unwrap()
 }
@@ -100,16 +103,25 @@ fn count_events<'a>(d: &mut dyn Decoder<'a>) -> usize {
 
 fn xebu_parse(encoded: &[Vec<u8>]) -> usize {
     let mut d = XebuStreamDecoder::new();
-    encoded.iter().map(|m| count_events(&mut d.message(m))).sum()
+    encoded
+        .iter()
+        .map(|m| count_events(&mut d.message(m)))
+        .sum()
 }
 
 /// Forget-mode messages decode on their own, each with a fresh decoder.
 fn xebu_parse_each(encoded: &[Vec<u8>]) -> usize {
-    encoded.iter().map(|m| count_events(&mut XebuDecoder::new(m))).sum()
+    encoded
+        .iter()
+        .map(|m| count_events(&mut XebuDecoder::new(m)))
+        .sum()
 }
 
 fn xml_parse(encoded: &[Vec<u8>]) -> usize {
-    encoded.iter().map(|m| count_events(&mut binxml_xml::XmlDecoder::new(m))).sum()
+    encoded
+        .iter()
+        .map(|m| count_events(&mut binxml_xml::XmlDecoder::new(m)))
+        .sum()
 }
 
 fn main() {
@@ -124,7 +136,10 @@ fn main() {
             _ => panic!("unknown argument {a}"),
         }
     }
-    let genopts = NotifyOptions { indent, ..Default::default() };
+    let genopts = NotifyOptions {
+        indent,
+        ..Default::default()
+    };
     let msgs = messages(count, &genopts);
     let n = msgs.len() as u32;
     let events: usize = msgs.iter().map(Vec::len).sum();
@@ -163,7 +178,13 @@ fn main() {
     let parse = best(iters, || {
         black_box(xml_parse(&xml));
     });
-    rows.push(Row { name: "XML", note: "binxml-xml writer / reader", bytes: Some(total(&xml)), ser: Some(ser), parse: Some(parse) });
+    rows.push(Row {
+        name: "XML",
+        note: "binxml-xml writer / reader",
+        bytes: Some(total(&xml)),
+        ser: Some(ser),
+        parse: Some(parse),
+    });
     let ser = best(iters, || {
         for m in xml_serialize(&msgs) {
             black_box(gzip(&m));
@@ -175,7 +196,13 @@ fn main() {
             black_box(count_events(&mut binxml_xml::XmlDecoder::new(&buf)));
         }
     });
-    rows.push(Row { name: "XMLZ", note: "gzip per message", bytes: Some(gz_total(&xml)), ser: Some(ser), parse: Some(parse) });
+    rows.push(Row {
+        name: "XMLZ",
+        note: "gzip per message",
+        bytes: Some(gz_total(&xml)),
+        ser: Some(ser),
+        parse: Some(parse),
+    });
 
     // Fast Infoset (binxml-fi, default options: values and chunks under 32 characters indexed,
     // typed values through its encoding algorithms), one document per message.
@@ -183,15 +210,28 @@ fn main() {
     let fi_gz: Vec<Vec<u8>> = fi.iter().map(|m| gzip(m)).collect();
     for (m, b) in msgs.iter().zip(&fi) {
         // (FI's default options do not keep the XML declaration's version and encoding.)
-        assert!(binxml_fi::decode_events(b).unwrap()[1..] == m[1..], "FI round trip");
+        assert!(
+            binxml_fi::decode_events(b).unwrap()[1..] == m[1..],
+            "FI round trip"
+        );
     }
     let ser = best(iters, || {
         black_box(fi_serialize(&msgs));
     });
     let parse = best(iters, || {
-        black_box(fi.iter().map(|m| count_events(&mut binxml_fi::FiDecoder::new(m))).sum::<usize>());
+        black_box(
+            fi.iter()
+                .map(|m| count_events(&mut binxml_fi::FiDecoder::new(m)))
+                .sum::<usize>(),
+        );
     });
-    rows.push(Row { name: "FI", note: "binxml-fi, default options", bytes: Some(total(&fi)), ser: Some(ser), parse: Some(parse) });
+    rows.push(Row {
+        name: "FI",
+        note: "binxml-fi, default options",
+        bytes: Some(total(&fi)),
+        ser: Some(ser),
+        parse: Some(parse),
+    });
     let ser = best(iters, || {
         for m in fi_serialize(&msgs) {
             black_box(gzip(&m));
@@ -203,20 +243,46 @@ fn main() {
             black_box(count_events(&mut binxml_fi::FiDecoder::new(&buf)));
         }
     });
-    rows.push(Row { name: "FIZ", note: "gzip per message", bytes: Some(gz_total(&fi)), ser: Some(ser), parse: Some(parse) });
+    rows.push(Row {
+        name: "FIZ",
+        note: "gzip per message",
+        bytes: Some(gz_total(&fi)),
+        ser: Some(ser),
+        parse: Some(parse),
+    });
 
     for (name, zname, opts, enc, enc_gz) in [
-        ("XebuF", "XebuFZ", XebuOptions::forget(), &forget, &forget_gz),
+        (
+            "XebuF",
+            "XebuFZ",
+            XebuOptions::forget(),
+            &forget,
+            &forget_gz,
+        ),
         ("Xebu", "XebuZ", XebuOptions::default(), &stream, &stream_gz),
     ] {
         let ser = best(iters, || {
             black_box(xebu_serialize(&msgs, &opts));
         });
         let parse = best(iters, || {
-            black_box(if opts.forget { xebu_parse_each(enc) } else { xebu_parse(enc) });
+            black_box(if opts.forget {
+                xebu_parse_each(enc)
+            } else {
+                xebu_parse(enc)
+            });
         });
-        let note = if opts.forget { "state reset per message" } else { "state kept across the stream" };
-        rows.push(Row { name, note, bytes: Some(total(enc)), ser: Some(ser), parse: Some(parse) });
+        let note = if opts.forget {
+            "state reset per message"
+        } else {
+            "state kept across the stream"
+        };
+        rows.push(Row {
+            name,
+            note,
+            bytes: Some(total(enc)),
+            ser: Some(ser),
+            parse: Some(parse),
+        });
         let ser = best(iters, || {
             for m in xebu_serialize(&msgs, &opts) {
                 black_box(gzip(&m));
@@ -233,9 +299,21 @@ fn main() {
                 }
             }
         });
-        rows.push(Row { name: zname, note: "gzip per message", bytes: Some(gz_total(enc)), ser: Some(ser), parse: Some(parse) });
+        rows.push(Row {
+            name: zname,
+            note: "gzip per message",
+            bytes: Some(gz_total(enc)),
+            ser: Some(ser),
+            parse: Some(parse),
+        });
     }
-    rows.push(Row { name: "XebuS", note: "omission automata: not implemented", bytes: None, ser: None, parse: None });
+    rows.push(Row {
+        name: "XebuS",
+        note: "omission automata: not implemented",
+        bytes: None,
+        ser: None,
+        parse: None,
+    });
 
     let xml_bytes = total(&xml) as f64;
     let mut md = String::new();
@@ -247,11 +325,17 @@ fn main() {
         genopts.seed,
         if indent { "indented" } else { "not indented" }
     );
-    let _ = writeln!(md, "| Format | Size (B) | Size (%) | Ser. time (ms) | Ser. thr (1/s) | Parse time (ms) | Parse thr (1/s) | Notes |");
+    let _ = writeln!(
+        md,
+        "| Format | Size (B) | Size (%) | Ser. time (ms) | Ser. thr (1/s) | Parse time (ms) | Parse thr (1/s) | Notes |"
+    );
     let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---|");
     for r in &rows {
         let (size, pct) = match r.bytes {
-            Some(b) => (format!("{}", b / n as usize), format!("{:.1}", 100.0 * b as f64 / xml_bytes)),
+            Some(b) => (
+                format!("{}", b / n as usize),
+                format!("{:.1}", 100.0 * b as f64 / xml_bytes),
+            ),
             None => ("–".into(), "–".into()),
         };
         let t = |d: Option<Duration>| match d {
@@ -263,7 +347,11 @@ fn main() {
         };
         let (st, sthr) = t(r.ser);
         let (pt, pthr) = t(r.parse);
-        let _ = writeln!(md, "| {} | {size} | {pct} | {st} | {sthr} | {pt} | {pthr} | {} |", r.name, r.note);
+        let _ = writeln!(
+            md,
+            "| {} | {size} | {pct} | {st} | {sthr} | {pt} | {pthr} | {} |",
+            r.name, r.note
+        );
     }
     let pct = |name: &str| {
         let r = rows.iter().find(|r| r.name == name).unwrap();

@@ -34,12 +34,18 @@ fn digits(s: &[u8], n: usize) -> Option<(u64, &[u8])> {
     if s.len() < n || !s[..n].iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let v = s[..n].iter().fold(0u64, |a, &d| a * 10 + u64::from(d - b'0'));
+    let v = s[..n]
+        .iter()
+        .fold(0u64, |a, &d| a * 10 + u64::from(d - b'0'));
     Some((v, &s[n..]))
 }
 
 fn expect(s: &[u8], c: u8) -> Option<&[u8]> {
-    if s.first() == Some(&c) { Some(&s[1..]) } else { None }
+    if s.first() == Some(&c) {
+        Some(&s[1..])
+    } else {
+        None
+    }
 }
 
 /// Parses `[-]YYYY-MM-DD[THH:MM:SS[.f]][tz]` or `HH:MM:SS[.f][tz]`.
@@ -153,7 +159,15 @@ mod tests {
             let f = parse(s).unwrap_or_else(|| panic!("{s}"));
             assert_eq!(format(&f), s);
         }
-        for s in ["2005-3-01", "x", "2005-03-01T12:00", "2005-03-01+2:00", "", "0044-03-15 ", "12:30:05."] {
+        for s in [
+            "2005-3-01",
+            "x",
+            "2005-03-01T12:00",
+            "2005-03-01+2:00",
+            "",
+            "0044-03-15 ",
+            "12:30:05.",
+        ] {
             assert!(parse(s).is_none(), "{s}");
         }
     }

@@ -5,11 +5,11 @@ use std::collections::VecDeque;
 
 use binxml_core::{Decoder, DocType, Error, Event, Limits, QName, Result, StreamChecker, Typed};
 
+use crate::FORMAT;
 use crate::datetime::{self, DateTimeFields, Tz};
 use crate::scope::{Derived, Scope};
 use crate::tables::DecoderTables;
 use crate::wire::{self, code, sel, special, typed};
-use crate::FORMAT;
 
 use crate::MAX_LIST_DEPTH;
 
@@ -71,7 +71,12 @@ impl<'a> XebuDecoder<'a> {
         d
     }
 
-    fn build(input: &'a [u8], limits: Limits, tables: Tables<'a>, seq_slot: Option<&'a mut Option<u64>>) -> Self {
+    fn build(
+        input: &'a [u8],
+        limits: Limits,
+        tables: Tables<'a>,
+        seq_slot: Option<&'a mut Option<u64>>,
+    ) -> Self {
         let budget = limits.decoded_budget(input.len());
         XebuDecoder {
             input,
@@ -135,7 +140,10 @@ impl<'a> XebuDecoder<'a> {
 
     fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
         if self.input.len() - self.pos < n {
-            return Err(self.err(self.pos, format!("{n} bytes announced, {} left", self.input.len() - self.pos)));
+            return Err(self.err(
+                self.pos,
+                format!("{n} bytes announced, {} left", self.input.len() - self.pos),
+            ));
         }
         let s = &self.input[self.pos..self.pos + n];
         self.pos += n;
@@ -159,11 +167,18 @@ impl<'a> XebuDecoder<'a> {
         let at = self.pos;
         let n = self.num(false)?;
         if n > self.limits.max_string_len as u64 {
-            return Err(Error::limit(FORMAT, at as u64, format!("string of {n} bytes exceeds the limit")));
+            return Err(Error::limit(
+                FORMAT,
+                at as u64,
+                format!("string of {n} bytes exceeds the limit"),
+            ));
         }
         let left = self.input.len() - self.pos;
         if n > left as u64 {
-            return Err(self.err(at, format!("length {n} past the end of the input ({left} bytes left)")));
+            return Err(self.err(
+                at,
+                format!("length {n} past the end of the input ({left} bytes left)"),
+            ));
         }
         Ok(n as usize)
     }
@@ -172,13 +187,18 @@ impl<'a> XebuDecoder<'a> {
         let n = self.len()?;
         let at = self.pos;
         let b = self.bytes(n)?;
-        std::str::from_utf8(b).map_err(|e| self.err(at + e.valid_up_to(), "invalid UTF-8 in a string"))
+        std::str::from_utf8(b)
+            .map_err(|e| self.err(at + e.valid_up_to(), "invalid UTF-8 in a string"))
     }
 
     fn charge(&mut self, n: usize, at: usize) -> Result<()> {
         self.decoded += n;
         if self.decoded > self.budget {
-            return Err(Error::limit(FORMAT, at as u64, "decoded size exceeds the expansion limit"));
+            return Err(Error::limit(
+                FORMAT,
+                at as u64,
+                "decoded size exceeds the expansion limit",
+            ));
         }
         Ok(())
     }
@@ -229,7 +249,11 @@ impl<'a> XebuDecoder<'a> {
         };
         let t = self.byte()?;
         let local = self.str()?;
-        let q = QName { prefix: Cow::Borrowed(""), namespace: ns, local: Cow::Borrowed(local) };
+        let q = QName {
+            prefix: Cow::Borrowed(""),
+            namespace: ns,
+            local: Cow::Borrowed(local),
+        };
         match &mut self.tables {
             Tables::Local(tb) => tb.set_name(t, q.clone()),
             Tables::Shared(tb) => tb.set_name(t, q.clone().into_owned()),
@@ -238,7 +262,13 @@ impl<'a> XebuDecoder<'a> {
     }
 
     /// The prefix of a name: explicit, or derived from the namespace scope.
-    fn prefix(&mut self, at: usize, explicit: bool, q: &mut QName<'a>, attribute: bool) -> Result<()> {
+    fn prefix(
+        &mut self,
+        at: usize,
+        explicit: bool,
+        q: &mut QName<'a>,
+        attribute: bool,
+    ) -> Result<()> {
         q.prefix = if explicit {
             Cow::Borrowed(self.str()?)
         } else {
@@ -246,7 +276,10 @@ impl<'a> XebuDecoder<'a> {
                 Some(Derived::Fixed(p)) => Cow::Borrowed(p),
                 Some(Derived::Declared(p)) => p.clone(),
                 None => {
-                    return Err(self.err(at, format!("no prefix in scope for namespace {:?}", &*q.namespace)));
+                    return Err(self.err(
+                        at,
+                        format!("no prefix in scope for namespace {:?}", &*q.namespace),
+                    ));
                 }
             }
         };
@@ -280,7 +313,11 @@ impl<'a> XebuDecoder<'a> {
         let name = self.str()?;
         let mut v = Vec::with_capacity(n);
         for i in 0..n {
-            v.push(if p & (1 << i) != 0 { Some(self.str()?) } else { None });
+            v.push(if p & (1 << i) != 0 {
+                Some(self.str()?)
+            } else {
+                None
+            });
         }
         Ok((name, v))
     }
@@ -304,12 +341,20 @@ impl<'a> XebuDecoder<'a> {
             }
             typed::FALSE => Typed::Bool(false),
             typed::TRUE => Typed::Bool(true),
-            typed::FLOAT => Typed::Float(f32::from_bits(u32::from_be_bytes(self.bytes(4)?.try_into().unwrap()))),
-            typed::DOUBLE => Typed::Double(f64::from_bits(u64::from_be_bytes(self.bytes(8)?.try_into().unwrap()))),
+            typed::FLOAT => Typed::Float(f32::from_bits(u32::from_be_bytes(
+                self.bytes(4)?.try_into().unwrap(),
+            ))),
+            typed::DOUBLE => Typed::Double(f64::from_bits(u64::from_be_bytes(
+                self.bytes(8)?.try_into().unwrap(),
+            ))),
             typed::BASE64 | typed::HEX => {
                 let n = self.len()?;
                 let b = Cow::Borrowed(self.bytes(n)?);
-                if d & 0xF0 == typed::BASE64 { Typed::Base64(b) } else { Typed::Hex(b) }
+                if d & 0xF0 == typed::BASE64 {
+                    Typed::Base64(b)
+                } else {
+                    Typed::Hex(b)
+                }
             }
             typed::UUID => Typed::Uuid(self.bytes(16)?.try_into().unwrap()),
             typed::DATETIME => Typed::DateTime(Cow::Owned(self.datetime()?)),
@@ -318,19 +363,28 @@ impl<'a> XebuDecoder<'a> {
             typed::NULL => Typed::Null,
             typed::LIST => {
                 if depth >= MAX_LIST_DEPTH {
-                    return Err(Error::limit(FORMAT, at as u64, "typed lists nested too deeply"));
+                    return Err(Error::limit(
+                        FORMAT,
+                        at as u64,
+                        "typed lists nested too deeply",
+                    ));
                 }
                 let n_at = self.pos;
                 let n = self.num(false)?;
                 if n > (self.input.len() - self.pos) as u64 {
-                    return Err(self.err(n_at, format!("list of {n} items past the end of the input")));
+                    return Err(
+                        self.err(n_at, format!("list of {n} items past the end of the input"))
+                    );
                 }
                 let mut items = Vec::new();
                 for _ in 0..n {
                     let d_at = self.pos;
                     let d = self.byte()?;
                     if d & 0x0F != code::TYPED {
-                        return Err(self.err(d_at, format!("list item discriminator 0x{d:02X} is not typed content")));
+                        return Err(self.err(
+                            d_at,
+                            format!("list item discriminator 0x{d:02X} is not typed content"),
+                        ));
                     }
                     items.push(self.typed(d, depth + 1)?);
                 }
@@ -396,238 +450,282 @@ impl<'a> XebuDecoder<'a> {
 
     fn read_event(&mut self) -> Result<Event<'a>> {
         loop {
-        let at = self.pos;
-        let d = self.byte()?;
-        let c = d & 0x0F;
-        let flags = d & 0xF0;
-        let s = d & sel::MASK;
-        let bad = |this: &Self| this.err(at, format!("invalid discriminator 0x{d:02X}"));
-        if self.state == State::BeforeMessage && c != code::START_DOCUMENT {
-            return Err(self.err(at, format!("expected a document start, found discriminator 0x{d:02X}")));
-        }
-        if self.queue_mark.is_some() && c != code::NAMESPACE && c != code::START_ELEMENT {
-            return Err(self.err(at, "namespace declarations not followed by an element start"));
-        }
-        self.last = at;
-        let ev = match c {
-            code::START_DOCUMENT => {
-                if flags & !(wire::DOC_RESET | wire::DOC_DECL | wire::DOC_SEQ) != 0 {
-                    return Err(bad(self));
-                }
-                if self.state != State::BeforeMessage {
-                    return Err(self.err(at, "document start inside a message"));
-                }
-                self.begin_message();
-                self.scope.clear();
-                self.queue.clear();
-                self.queue_mark = None;
-                if flags & wire::DOC_RESET != 0 {
-                    match &mut self.tables {
-                        Tables::Local(tb) => tb.clear(),
-                        Tables::Shared(tb) => tb.clear(),
-                    }
-                }
-                if flags & wire::DOC_SEQ != 0 {
-                    let n_at = self.pos;
-                    let n = self.num(true)?;
-                    if let Some(e) = self.expected_seq {
-                        // A higher number is a gap (a lost message); a lower one is the sender
-                        // resending after a rollback.
-                        if n > e && flags & wire::DOC_RESET == 0 {
-                            return Err(self.err(n_at, format!("message {n} where {e} was expected (a message was lost)")));
-                        }
-                    }
-                    self.expected_seq = Some(n + 1);
-                }
-                let (mut version, mut encoding, mut standalone) = (None, None, None);
-                if flags & wire::DOC_DECL != 0 {
-                    let p_at = self.pos;
-                    let p = self.byte()?;
-                    let both = |a: u8, b: u8| p & a != 0 && p & b != 0;
-                    if p & 0xC0 != 0
-                        || (p & wire::DECL_STANDALONE_YES != 0 && p & wire::DECL_STANDALONE == 0)
-                        || both(wire::DECL_VERSION, wire::DECL_VERSION_10)
-                        || both(wire::DECL_ENCODING, wire::DECL_UTF8)
-                    {
-                        return Err(self.err(p_at, format!("invalid declaration bits 0x{p:02X}")));
-                    }
-                    if p & wire::DECL_VERSION != 0 {
-                        version = Some(Cow::Borrowed(self.str()?));
-                    } else if p & wire::DECL_VERSION_10 != 0 {
-                        version = Some(Cow::Borrowed("1.0"));
-                    }
-                    if p & wire::DECL_ENCODING != 0 {
-                        encoding = Some(Cow::Borrowed(self.str()?));
-                    } else if p & wire::DECL_UTF8 != 0 {
-                        encoding = Some(Cow::Borrowed("UTF-8"));
-                    }
-                    if p & wire::DECL_STANDALONE != 0 {
-                        standalone = Some(p & wire::DECL_STANDALONE_YES != 0);
-                    }
-                }
-                Event::StartDocument { version, encoding, standalone }
+            let at = self.pos;
+            let d = self.byte()?;
+            let c = d & 0x0F;
+            let flags = d & 0xF0;
+            let s = d & sel::MASK;
+            let bad = |this: &Self| this.err(at, format!("invalid discriminator 0x{d:02X}"));
+            if self.state == State::BeforeMessage && c != code::START_DOCUMENT {
+                return Err(self.err(
+                    at,
+                    format!("expected a document start, found discriminator 0x{d:02X}"),
+                ));
             }
-            code::END_DOCUMENT => {
-                if flags != 0 {
-                    return Err(bad(self));
-                }
-                Event::EndDocument
+            if self.queue_mark.is_some() && c != code::NAMESPACE && c != code::START_ELEMENT {
+                return Err(self.err(
+                    at,
+                    "namespace declarations not followed by an element start",
+                ));
             }
-            code::START_ELEMENT => {
-                if flags & wire::F_DEFINE != 0 || s == sel::VALUE {
-                    return Err(bad(self));
-                }
-                let mut q = self.name(s)?;
-                let mark = self.queue_mark.take().unwrap_or(self.scope.len());
-                self.scope.open(mark);
-                self.prefix(at, flags & wire::F_PREFIX != 0, &mut q, false)?;
-                Event::StartElement(q)
-            }
-            code::END_ELEMENT => {
-                if flags != 0 {
-                    return Err(bad(self));
-                }
-                self.scope.close();
-                Event::EndElement
-            }
-            code::NAMESPACE => {
-                if flags & !sel::NS != 0 {
-                    return Err(bad(self));
-                }
-                let uri = if s == sel::NS {
-                    self.fetch_ns()?
-                } else {
-                    let t = self.byte()?;
-                    let uri = self.str()?;
-                    match &mut self.tables {
-                        Tables::Local(tb) => tb.set_ns(t, Cow::Borrowed(uri)),
-                        Tables::Shared(tb) => tb.set_ns(t, Cow::Owned(uri.to_owned())),
+            self.last = at;
+            let ev = match c {
+                code::START_DOCUMENT => {
+                    if flags & !(wire::DOC_RESET | wire::DOC_DECL | wire::DOC_SEQ) != 0 {
+                        return Err(bad(self));
                     }
-                    Cow::Borrowed(uri)
-                };
-                let prefix: Cow<'a, str> = Cow::Borrowed(self.str()?);
-                if self.queue_mark.is_none() {
-                    self.queue_mark = Some(self.scope.len());
-                }
-                self.scope.declare(prefix.clone(), uri.clone());
-                self.queue.push_back((at, Event::Namespace { prefix, uri }));
-                // The element start follows its declarations.
-                continue;
-            }
-            code::ATTRIBUTE => {
-                if s == sel::VALUE && flags & (wire::F_DEFINE | wire::F_PREFIX) != 0 {
-                    return Err(bad(self));
-                }
-                if s == sel::VALUE {
-                    let t_at = self.pos;
-                    let t = self.byte()?;
-                    let v = match &self.tables {
-                        Tables::Local(tb) => tb.value.get(t as usize).cloned().flatten(),
-                        Tables::Shared(tb) => tb.value.get(t as usize).cloned().flatten(),
-                    };
-                    let (mut name, value) = v.ok_or_else(|| self.undefined(t_at, "value", t))?;
-                    self.charge(name.local.len() + name.namespace.len() + value.len(), t_at)?;
-                    self.prefix(at, false, &mut name, true)?;
-                    Event::Attribute { name, value }
-                } else {
-                    let mut name = self.name(s)?;
-                    self.prefix(at, flags & wire::F_PREFIX != 0, &mut name, true)?;
-                    let tok = if flags & wire::F_DEFINE != 0 { Some(self.byte()?) } else { None };
-                    let value = self.str()?;
-                    if let Some(t) = tok {
+                    if self.state != State::BeforeMessage {
+                        return Err(self.err(at, "document start inside a message"));
+                    }
+                    self.begin_message();
+                    self.scope.clear();
+                    self.queue.clear();
+                    self.queue_mark = None;
+                    if flags & wire::DOC_RESET != 0 {
                         match &mut self.tables {
-                            Tables::Local(tb) => tb.set_value(t, (name.clone(), Cow::Borrowed(value))),
-                            Tables::Shared(tb) => tb.set_value(t, (name.clone().into_owned(), Cow::Owned(value.to_owned()))),
+                            Tables::Local(tb) => tb.clear(),
+                            Tables::Shared(tb) => tb.clear(),
                         }
                     }
-                    Event::Attribute { name, value: Cow::Borrowed(value) }
-                }
-            }
-            code::END_ATTRIBUTES => {
-                // Reserved (the published layout's end of attribute list); never written.
-                return Err(self.err(at, "end-of-attributes marker (0x06) is not used by this version"));
-            }
-            code::TEXT => {
-                let cdata = flags & wire::F_CDATA != 0;
-                let text = match s {
-                    sel::VALUE => {
-                        if flags & wire::F_DEFINE != 0 {
-                            return Err(bad(self));
+                    if flags & wire::DOC_SEQ != 0 {
+                        let n_at = self.pos;
+                        let n = self.num(true)?;
+                        if let Some(e) = self.expected_seq {
+                            // A higher number is a gap (a lost message); a lower one is the sender
+                            // resending after a rollback.
+                            if n > e && flags & wire::DOC_RESET == 0 {
+                                return Err(self.err(
+                                    n_at,
+                                    format!(
+                                        "message {n} where {e} was expected (a message was lost)"
+                                    ),
+                                ));
+                            }
                         }
+                        self.expected_seq = Some(n + 1);
+                    }
+                    let (mut version, mut encoding, mut standalone) = (None, None, None);
+                    if flags & wire::DOC_DECL != 0 {
+                        let p_at = self.pos;
+                        let p = self.byte()?;
+                        let both = |a: u8, b: u8| p & a != 0 && p & b != 0;
+                        if p & 0xC0 != 0
+                            || (p & wire::DECL_STANDALONE_YES != 0
+                                && p & wire::DECL_STANDALONE == 0)
+                            || both(wire::DECL_VERSION, wire::DECL_VERSION_10)
+                            || both(wire::DECL_ENCODING, wire::DECL_UTF8)
+                        {
+                            return Err(
+                                self.err(p_at, format!("invalid declaration bits 0x{p:02X}"))
+                            );
+                        }
+                        if p & wire::DECL_VERSION != 0 {
+                            version = Some(Cow::Borrowed(self.str()?));
+                        } else if p & wire::DECL_VERSION_10 != 0 {
+                            version = Some(Cow::Borrowed("1.0"));
+                        }
+                        if p & wire::DECL_ENCODING != 0 {
+                            encoding = Some(Cow::Borrowed(self.str()?));
+                        } else if p & wire::DECL_UTF8 != 0 {
+                            encoding = Some(Cow::Borrowed("UTF-8"));
+                        }
+                        if p & wire::DECL_STANDALONE != 0 {
+                            standalone = Some(p & wire::DECL_STANDALONE_YES != 0);
+                        }
+                    }
+                    Event::StartDocument {
+                        version,
+                        encoding,
+                        standalone,
+                    }
+                }
+                code::END_DOCUMENT => {
+                    if flags != 0 {
+                        return Err(bad(self));
+                    }
+                    Event::EndDocument
+                }
+                code::START_ELEMENT => {
+                    if flags & wire::F_DEFINE != 0 || s == sel::VALUE {
+                        return Err(bad(self));
+                    }
+                    let mut q = self.name(s)?;
+                    let mark = self.queue_mark.take().unwrap_or(self.scope.len());
+                    self.scope.open(mark);
+                    self.prefix(at, flags & wire::F_PREFIX != 0, &mut q, false)?;
+                    Event::StartElement(q)
+                }
+                code::END_ELEMENT => {
+                    if flags != 0 {
+                        return Err(bad(self));
+                    }
+                    self.scope.close();
+                    Event::EndElement
+                }
+                code::NAMESPACE => {
+                    if flags & !sel::NS != 0 {
+                        return Err(bad(self));
+                    }
+                    let uri = if s == sel::NS {
+                        self.fetch_ns()?
+                    } else {
+                        let t = self.byte()?;
+                        let uri = self.str()?;
+                        match &mut self.tables {
+                            Tables::Local(tb) => tb.set_ns(t, Cow::Borrowed(uri)),
+                            Tables::Shared(tb) => tb.set_ns(t, Cow::Owned(uri.to_owned())),
+                        }
+                        Cow::Borrowed(uri)
+                    };
+                    let prefix: Cow<'a, str> = Cow::Borrowed(self.str()?);
+                    if self.queue_mark.is_none() {
+                        self.queue_mark = Some(self.scope.len());
+                    }
+                    self.scope.declare(prefix.clone(), uri.clone());
+                    self.queue.push_back((at, Event::Namespace { prefix, uri }));
+                    // The element start follows its declarations.
+                    continue;
+                }
+                code::ATTRIBUTE => {
+                    if s == sel::VALUE && flags & (wire::F_DEFINE | wire::F_PREFIX) != 0 {
+                        return Err(bad(self));
+                    }
+                    if s == sel::VALUE {
                         let t_at = self.pos;
                         let t = self.byte()?;
                         let v = match &self.tables {
-                            Tables::Local(tb) => tb.content.get(t as usize).cloned().flatten(),
-                            Tables::Shared(tb) => tb.content.get(t as usize).cloned().flatten(),
+                            Tables::Local(tb) => tb.value.get(t as usize).cloned().flatten(),
+                            Tables::Shared(tb) => tb.value.get(t as usize).cloned().flatten(),
                         };
-                        let v = v.ok_or_else(|| self.undefined(t_at, "content", t))?;
-                        self.charge(v.len(), t_at)?;
-                        v
-                    }
-                    sel::LITERAL => {
-                        if flags & wire::F_DEFINE != 0 {
-                            let t = self.byte()?;
-                            let v = self.str()?;
-                            match &mut self.tables {
-                                Tables::Local(tb) => tb.set_content(t, Cow::Borrowed(v)),
-                                Tables::Shared(tb) => tb.set_content(t, Cow::Owned(v.to_owned())),
-                            }
-                            Cow::Borrowed(v)
+                        let (mut name, value) =
+                            v.ok_or_else(|| self.undefined(t_at, "value", t))?;
+                        self.charge(name.local.len() + name.namespace.len() + value.len(), t_at)?;
+                        self.prefix(at, false, &mut name, true)?;
+                        Event::Attribute { name, value }
+                    } else {
+                        let mut name = self.name(s)?;
+                        self.prefix(at, flags & wire::F_PREFIX != 0, &mut name, true)?;
+                        let tok = if flags & wire::F_DEFINE != 0 {
+                            Some(self.byte()?)
                         } else {
-                            Cow::Borrowed(self.str()?)
+                            None
+                        };
+                        let value = self.str()?;
+                        if let Some(t) = tok {
+                            match &mut self.tables {
+                                Tables::Local(tb) => {
+                                    tb.set_value(t, (name.clone(), Cow::Borrowed(value)))
+                                }
+                                Tables::Shared(tb) => tb.set_value(
+                                    t,
+                                    (name.clone().into_owned(), Cow::Owned(value.to_owned())),
+                                ),
+                            }
+                        }
+                        Event::Attribute {
+                            name,
+                            value: Cow::Borrowed(value),
                         }
                     }
-                    _ => return Err(bad(self)),
-                };
-                Event::Characters { text, cdata }
-            }
-            code::TYPED => Event::Typed(self.typed(d, 0)?),
-            code::SPECIAL => match flags {
-                special::PI => {
-                    let target = Cow::Borrowed(self.str()?);
-                    let data = Cow::Borrowed(self.str()?);
-                    Event::ProcessingInstruction { target, data }
                 }
-                special::COMMENT => Event::Comment(Cow::Borrowed(self.str()?)),
-                special::ENTITY_REF => {
-                    let (name, v) = self.opt_strs(2)?;
-                    Event::EntityReference {
-                        name: Cow::Borrowed(name),
-                        public_id: v[0].map(Cow::Borrowed),
-                        system_id: v[1].map(Cow::Borrowed),
+                code::END_ATTRIBUTES => {
+                    // Reserved (the published layout's end of attribute list); never written.
+                    return Err(self.err(
+                        at,
+                        "end-of-attributes marker (0x06) is not used by this version",
+                    ));
+                }
+                code::TEXT => {
+                    let cdata = flags & wire::F_CDATA != 0;
+                    let text = match s {
+                        sel::VALUE => {
+                            if flags & wire::F_DEFINE != 0 {
+                                return Err(bad(self));
+                            }
+                            let t_at = self.pos;
+                            let t = self.byte()?;
+                            let v = match &self.tables {
+                                Tables::Local(tb) => tb.content.get(t as usize).cloned().flatten(),
+                                Tables::Shared(tb) => tb.content.get(t as usize).cloned().flatten(),
+                            };
+                            let v = v.ok_or_else(|| self.undefined(t_at, "content", t))?;
+                            self.charge(v.len(), t_at)?;
+                            v
+                        }
+                        sel::LITERAL => {
+                            if flags & wire::F_DEFINE != 0 {
+                                let t = self.byte()?;
+                                let v = self.str()?;
+                                match &mut self.tables {
+                                    Tables::Local(tb) => tb.set_content(t, Cow::Borrowed(v)),
+                                    Tables::Shared(tb) => {
+                                        tb.set_content(t, Cow::Owned(v.to_owned()))
+                                    }
+                                }
+                                Cow::Borrowed(v)
+                            } else {
+                                Cow::Borrowed(self.str()?)
+                            }
+                        }
+                        _ => return Err(bad(self)),
+                    };
+                    Event::Characters { text, cdata }
+                }
+                code::TYPED => Event::Typed(self.typed(d, 0)?),
+                code::SPECIAL => match flags {
+                    special::PI => {
+                        let target = Cow::Borrowed(self.str()?);
+                        let data = Cow::Borrowed(self.str()?);
+                        Event::ProcessingInstruction { target, data }
                     }
-                }
-                special::DOCTYPE => {
-                    let (name, v) = self.opt_strs(3)?;
-                    Event::DocType(DocType {
-                        name: Cow::Borrowed(name),
-                        public_id: v[0].map(Cow::Borrowed),
-                        system_id: v[1].map(Cow::Borrowed),
-                        internal_subset: v[2].map(Cow::Borrowed),
-                    })
-                }
-                special::NOTATION => {
-                    let (name, v) = self.opt_strs(2)?;
-                    Event::Notation {
-                        name: Cow::Borrowed(name),
-                        public_id: v[0].map(Cow::Borrowed),
-                        system_id: v[1].map(Cow::Borrowed),
+                    special::COMMENT => Event::Comment(Cow::Borrowed(self.str()?)),
+                    special::ENTITY_REF => {
+                        let (name, v) = self.opt_strs(2)?;
+                        Event::EntityReference {
+                            name: Cow::Borrowed(name),
+                            public_id: v[0].map(Cow::Borrowed),
+                            system_id: v[1].map(Cow::Borrowed),
+                        }
                     }
+                    special::DOCTYPE => {
+                        let (name, v) = self.opt_strs(3)?;
+                        Event::DocType(DocType {
+                            name: Cow::Borrowed(name),
+                            public_id: v[0].map(Cow::Borrowed),
+                            system_id: v[1].map(Cow::Borrowed),
+                            internal_subset: v[2].map(Cow::Borrowed),
+                        })
+                    }
+                    special::NOTATION => {
+                        let (name, v) = self.opt_strs(2)?;
+                        Event::Notation {
+                            name: Cow::Borrowed(name),
+                            public_id: v[0].map(Cow::Borrowed),
+                            system_id: v[1].map(Cow::Borrowed),
+                        }
+                    }
+                    special::UNPARSED_ENTITY => {
+                        let (name, v) = self.opt_strs(1)?;
+                        let system_id = Cow::Borrowed(self.str()?);
+                        let notation = Cow::Borrowed(self.str()?);
+                        Event::UnparsedEntity {
+                            name: Cow::Borrowed(name),
+                            public_id: v[0].map(Cow::Borrowed),
+                            system_id,
+                            notation,
+                        }
+                    }
+                    _ => return Err(self.err(at, format!("unknown special subtype 0x{d:02X}"))),
+                },
+                code::SEQ_FETCH | code::SEQ_ENTRY => {
+                    return Err(self.err(
+                        at,
+                        format!("sequence cache (discriminator 0x{d:02X}) is not supported"),
+                    ));
                 }
-                special::UNPARSED_ENTITY => {
-                    let (name, v) = self.opt_strs(1)?;
-                    let system_id = Cow::Borrowed(self.str()?);
-                    let notation = Cow::Borrowed(self.str()?);
-                    Event::UnparsedEntity { name: Cow::Borrowed(name), public_id: v[0].map(Cow::Borrowed), system_id, notation }
-                }
-                _ => return Err(self.err(at, format!("unknown special subtype 0x{d:02X}"))),
-            },
-            code::SEQ_FETCH | code::SEQ_ENTRY => {
-                return Err(self.err(at, format!("sequence cache (discriminator 0x{d:02X}) is not supported")));
-            }
-            _ => return Err(self.err(at, format!("unknown discriminator 0x{d:02X}"))),
-        };
-        return Ok(ev);
+                _ => return Err(self.err(at, format!("unknown discriminator 0x{d:02X}"))),
+            };
+            return Ok(ev);
         }
     }
 
@@ -672,9 +770,15 @@ impl<'a> Decoder<'a> for XebuDecoder<'a> {
             None => self.read_event(),
         };
         let r = r.and_then(|ev| {
-            self.checker.check(FORMAT, &ev).map_err(|e| self.err(self.last, e.message))?;
+            self.checker
+                .check(FORMAT, &ev)
+                .map_err(|e| self.err(self.last, e.message))?;
             if self.checker.depth() > self.limits.max_depth {
-                return Err(Error::limit(FORMAT, self.last as u64, "element nesting exceeds the depth limit"));
+                return Err(Error::limit(
+                    FORMAT,
+                    self.last as u64,
+                    "element nesting exceeds the depth limit",
+                ));
             }
             Ok(ev)
         });
@@ -729,14 +833,22 @@ impl XebuStreamDecoder {
     }
 
     pub fn with_limits(limits: Limits) -> Self {
-        XebuStreamDecoder { limits, ..Default::default() }
+        XebuStreamDecoder {
+            limits,
+            ..Default::default()
+        }
     }
 
     /// A decoder for the next message, `msg` holding exactly one message (bytes after its end
     /// are an error). Fetched strings come out owned, literal ones borrowed from `msg`.
     pub fn message<'m>(&'m mut self, msg: &'m [u8]) -> XebuDecoder<'m> {
         self.messages += 1;
-        XebuDecoder::shared(msg, self.limits.clone(), &mut self.tables, &mut self.expected_seq)
+        XebuDecoder::shared(
+            msg,
+            self.limits.clone(),
+            &mut self.tables,
+            &mut self.expected_seq,
+        )
     }
 
     /// Decodes one whole message into owned events. Trailing bytes after its `EndDocument` are

@@ -4,11 +4,11 @@ use std::io::Write;
 
 use binxml_core::{Encoder, Error, Event, QName, Result, StreamChecker, Typed};
 
+use crate::FORMAT;
 use crate::datetime;
 use crate::scope::Scope;
 use crate::tables::EncoderCache;
 use crate::wire::{self, code, put_num, put_str, put_varint, sel, special, typed};
-use crate::FORMAT;
 
 /// Encoder settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,14 +28,22 @@ pub struct XebuOptions {
 
 impl Default for XebuOptions {
     fn default() -> Self {
-        XebuOptions { forget: false, max_cached_len: 64, cache_size: 256, sequence_numbers: false }
+        XebuOptions {
+            forget: false,
+            max_cached_len: 64,
+            cache_size: 256,
+            sequence_numbers: false,
+        }
     }
 }
 
 impl XebuOptions {
     /// The defaults with forget mode on.
     pub fn forget() -> Self {
-        XebuOptions { forget: true, ..Default::default() }
+        XebuOptions {
+            forget: true,
+            ..Default::default()
+        }
     }
 }
 
@@ -135,7 +143,10 @@ impl<W: Write> XebuEncoder<W> {
             self.write_event(ev)?;
         }
         if self.in_message {
-            return Err(Error::invalid_events(FORMAT, "a message must end with EndDocument"));
+            return Err(Error::invalid_events(
+                FORMAT,
+                "a message must end with EndDocument",
+            ));
         }
         self.finish()
     }
@@ -148,7 +159,10 @@ impl<W: Write> XebuEncoder<W> {
     /// The token state now. Take it between messages, e.g. right after a message the peer has
     /// acknowledged.
     pub fn checkpoint(&self) -> Checkpoint {
-        Checkpoint { seq: self.seq, messages: self.next_seq_no }
+        Checkpoint {
+            seq: self.seq,
+            messages: self.next_seq_no,
+        }
     }
 
     /// Invalidates every token defined after `cp`: later messages define them again before use,
@@ -156,9 +170,17 @@ impl<W: Write> XebuEncoder<W> {
     /// after `cp`) decodes them correctly. Must be called between messages.
     pub fn rollback_to(&mut self, cp: Checkpoint) -> Result<()> {
         if self.in_message {
-            return Err(Error::invalid_events(FORMAT, "rollback_to inside a message"));
+            return Err(Error::invalid_events(
+                FORMAT,
+                "rollback_to inside a message",
+            ));
         }
-        for c in [&mut self.ns, &mut self.name, &mut self.value, &mut self.content] {
+        for c in [
+            &mut self.ns,
+            &mut self.name,
+            &mut self.value,
+            &mut self.content,
+        ] {
             c.invalidate_after(cp.seq);
         }
         // Messages are resent from the checkpoint on: their sequence numbers continue from it.
@@ -178,14 +200,24 @@ impl<W: Write> XebuEncoder<W> {
     }
 
     fn clear_caches(&mut self) {
-        for c in [&mut self.ns, &mut self.name, &mut self.value, &mut self.content] {
+        for c in [
+            &mut self.ns,
+            &mut self.name,
+            &mut self.value,
+            &mut self.content,
+        ] {
             c.clear();
         }
     }
 
     /// Tokens held in each cache (namespace, name, value, content).
     pub fn cache_occupancy(&self) -> [usize; 4] {
-        [self.ns.len(), self.name.len(), self.value.len(), self.content.len()]
+        [
+            self.ns.len(),
+            self.name.len(),
+            self.value.len(),
+            self.content.len(),
+        ]
     }
 
     pub fn get_ref(&self) -> &W {
@@ -203,7 +235,9 @@ impl<W: Write> XebuEncoder<W> {
 
     fn flush_buf(&mut self) -> Result<()> {
         if !self.buf.is_empty() {
-            self.out.write_all(&self.buf).map_err(|e| Error::io(FORMAT, e))?;
+            self.out
+                .write_all(&self.buf)
+                .map_err(|e| Error::io(FORMAT, e))?;
             self.buf.clear();
         }
         Ok(())
@@ -270,12 +304,10 @@ impl<W: Write> XebuEncoder<W> {
         if cacheable {
             self.key.extend_from_slice(&(name_len as u32).to_le_bytes());
             self.key.extend_from_slice(value.as_bytes());
-            if !explicit {
-                if let Some(t) = self.value.lookup(&self.key) {
-                    self.buf.push(sel::VALUE | code::ATTRIBUTE);
-                    self.buf.push(t);
-                    return;
-                }
+            if !explicit && let Some(t) = self.value.lookup(&self.key) {
+                self.buf.push(sel::VALUE | code::ATTRIBUTE);
+                self.buf.push(t);
+                return;
             }
         }
         let full_key = std::mem::take(&mut self.key);
@@ -298,7 +330,11 @@ impl<W: Write> XebuEncoder<W> {
             // prefix matches may fetch it.)
             d |= wire::F_DEFINE;
             let seq = self.next_seq();
-            let t = if let Some(t) = self.value.lookup(&full_key) { t } else { self.value.define(&full_key, seq) };
+            let t = if let Some(t) = self.value.lookup(&full_key) {
+                t
+            } else {
+                self.value.define(&full_key, seq)
+            };
             tail.push(t);
         }
         put_str(&mut tail, value);
@@ -341,7 +377,12 @@ impl<W: Write> XebuEncoder<W> {
         self.scope.declare(prefix.to_owned(), uri.to_owned());
     }
 
-    fn start_document(&mut self, version: Option<&str>, encoding: Option<&str>, standalone: Option<bool>) {
+    fn start_document(
+        &mut self,
+        version: Option<&str>,
+        encoding: Option<&str>,
+        standalone: Option<bool>,
+    ) {
         let mut d = code::START_DOCUMENT;
         if self.opts.forget || self.pending_reset {
             if self.opts.forget {
@@ -432,7 +473,13 @@ fn put_typed_at(out: &mut Vec<u8>, t: &Typed<'_>, depth: usize) -> Result<()> {
             out.extend_from_slice(&f.to_bits().to_be_bytes());
         }
         Typed::Base64(b) | Typed::Hex(b) => {
-            out.push(if matches!(t, Typed::Base64(_)) { typed::BASE64 } else { typed::HEX } | c);
+            out.push(
+                if matches!(t, Typed::Base64(_)) {
+                    typed::BASE64
+                } else {
+                    typed::HEX
+                } | c,
+            );
             put_num(out, b.len() as u64);
             out.extend_from_slice(b);
         }
@@ -490,7 +537,10 @@ fn put_typed_at(out: &mut Vec<u8>, t: &Typed<'_>, depth: usize) -> Result<()> {
         Typed::Null => out.push(typed::NULL | c),
         Typed::List(items) => {
             if depth >= crate::MAX_LIST_DEPTH {
-                return Err(Error::unsupported(FORMAT, "typed lists nested more than 32 deep"));
+                return Err(Error::unsupported(
+                    FORMAT,
+                    "typed lists nested more than 32 deep",
+                ));
             }
             out.push(typed::LIST | c);
             put_num(out, items.len() as u64);
@@ -516,7 +566,11 @@ impl<W: Write> Encoder for XebuEncoder<W> {
             self.flush_pending();
         }
         match event {
-            Event::StartDocument { version, encoding, standalone } => {
+            Event::StartDocument {
+                version,
+                encoding,
+                standalone,
+            } => {
                 self.in_message = true;
                 self.scope.clear();
                 self.start_document(version.as_deref(), encoding.as_deref(), *standalone);
@@ -576,7 +630,11 @@ impl<W: Write> Encoder for XebuEncoder<W> {
                 put_str(&mut self.buf, target);
                 put_str(&mut self.buf, data);
             }
-            Event::EntityReference { name, public_id, system_id } => self.opt_strs(
+            Event::EntityReference {
+                name,
+                public_id,
+                system_id,
+            } => self.opt_strs(
                 special::ENTITY_REF | code::SPECIAL,
                 name,
                 &[public_id.as_deref(), system_id.as_deref()],
@@ -588,16 +646,33 @@ impl<W: Write> Encoder for XebuEncoder<W> {
                 self.opt_strs(
                     special::DOCTYPE | code::SPECIAL,
                     &d.name,
-                    &[d.public_id.as_deref(), d.system_id.as_deref(), d.internal_subset.as_deref()],
+                    &[
+                        d.public_id.as_deref(),
+                        d.system_id.as_deref(),
+                        d.internal_subset.as_deref(),
+                    ],
                 )
             }
-            Event::Notation { name, public_id, system_id } => self.opt_strs(
+            Event::Notation {
+                name,
+                public_id,
+                system_id,
+            } => self.opt_strs(
                 special::NOTATION | code::SPECIAL,
                 name,
                 &[public_id.as_deref(), system_id.as_deref()],
             ),
-            Event::UnparsedEntity { name, public_id, system_id, notation } => {
-                self.opt_strs(special::UNPARSED_ENTITY | code::SPECIAL, name, &[public_id.as_deref()]);
+            Event::UnparsedEntity {
+                name,
+                public_id,
+                system_id,
+                notation,
+            } => {
+                self.opt_strs(
+                    special::UNPARSED_ENTITY | code::SPECIAL,
+                    name,
+                    &[public_id.as_deref()],
+                );
                 put_str(&mut self.buf, system_id);
                 put_str(&mut self.buf, notation);
             }

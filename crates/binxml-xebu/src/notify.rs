@@ -20,10 +20,27 @@ pub const XSI_NS: &str = "http://www.w3.org/2001/XMLSchema-instance";
 pub const XSD_NS: &str = "http://www.w3.org/2001/XMLSchema";
 
 const TOPICS: &[(&str, &[&str])] = &[
-    ("presence/status", &["availability", "activity", "idleSeconds", "deviceClass", "batteryLevel"]),
+    (
+        "presence/status",
+        &[
+            "availability",
+            "activity",
+            "idleSeconds",
+            "deviceClass",
+            "batteryLevel",
+        ],
+    ),
     (
         "location/cell",
-        &["countryCode", "networkCode", "areaCode", "cellId", "signalStrength", "timingAdvance", "neighbourCount"],
+        &[
+            "countryCode",
+            "networkCode",
+            "areaCode",
+            "cellId",
+            "signalStrength",
+            "timingAdvance",
+            "neighbourCount",
+        ],
     ),
     (
         "system/load",
@@ -38,10 +55,20 @@ const TOPICS: &[(&str, &[&str])] = &[
             "gcCount",
         ],
     ),
-    ("messaging/inbox", &["unreadCount", "totalCount", "lastMessageSize", "folderId"]),
+    (
+        "messaging/inbox",
+        &["unreadCount", "totalCount", "lastMessageSize", "folderId"],
+    ),
     (
         "sensor/environment",
-        &["temperature", "humidity", "pressure", "illuminance", "noiseLevel", "co2Level"],
+        &[
+            "temperature",
+            "humidity",
+            "pressure",
+            "illuminance",
+            "noiseLevel",
+            "co2Level",
+        ],
     ),
 ];
 
@@ -83,7 +110,12 @@ pub struct NotifyOptions {
 
 impl Default for NotifyOptions {
     fn default() -> Self {
-        NotifyOptions { seed: 2005, typed: true, indent: false, subscribers: 12 }
+        NotifyOptions {
+            seed: 2005,
+            typed: true,
+            indent: false,
+            subscribers: 12,
+        }
     }
 }
 
@@ -96,7 +128,11 @@ struct B {
 }
 
 fn q(prefix: &'static str, ns: &'static str, local: &'static str) -> QName<'static> {
-    QName { prefix: Cow::Borrowed(prefix), namespace: Cow::Borrowed(ns), local: Cow::Borrowed(local) }
+    QName {
+        prefix: Cow::Borrowed(prefix),
+        namespace: Cow::Borrowed(ns),
+        local: Cow::Borrowed(local),
+    }
 }
 
 impl B {
@@ -116,10 +152,16 @@ impl B {
         self.depth += 1;
     }
     fn ns(&mut self, prefix: &'static str, uri: &'static str) {
-        self.ev.push(Event::Namespace { prefix: Cow::Borrowed(prefix), uri: Cow::Borrowed(uri) });
+        self.ev.push(Event::Namespace {
+            prefix: Cow::Borrowed(prefix),
+            uri: Cow::Borrowed(uri),
+        });
     }
     fn attr(&mut self, name: QName<'static>, value: impl Into<Cow<'static, str>>) {
-        self.ev.push(Event::Attribute { name, value: value.into() });
+        self.ev.push(Event::Attribute {
+            name,
+            value: value.into(),
+        });
     }
     /// Closes an element that has element children.
     fn close(&mut self) {
@@ -152,14 +194,21 @@ pub fn messages(count: usize, opts: &NotifyOptions) -> Vec<Vec<Event<'static>>> 
     let mut out = Vec::with_capacity(count);
     let mut clock: i64 = 1_132_500_000_000; // November 2005, in milliseconds
     // Running state per topic, so that values drift like real measurements.
-    let mut state: Vec<Vec<i64>> =
-        TOPICS.iter().map(|(_, props)| props.iter().map(|_| rng.below(1000) as i64).collect()).collect();
+    let mut state: Vec<Vec<i64>> = TOPICS
+        .iter()
+        .map(|(_, props)| props.iter().map(|_| rng.below(1000) as i64).collect())
+        .collect();
     for seq in 0..count {
         clock += 200 + rng.below(5000) as i64;
         let t = rng.below(TOPICS.len() as u64) as usize;
         let (topic, props) = TOPICS[t];
         let subscriber = rng.below(opts.subscribers);
-        let mut b = B { ev: Vec::with_capacity(128), depth: 0, indent: opts.indent, typed: opts.typed };
+        let mut b = B {
+            ev: Vec::with_capacity(128),
+            depth: 0,
+            indent: opts.indent,
+            typed: opts.typed,
+        };
         b.ev.push(Event::StartDocument {
             version: Some(Cow::Borrowed("1.0")),
             encoding: Some(Cow::Borrowed("UTF-8")),
@@ -185,12 +234,16 @@ pub fn messages(count: usize, opts: &NotifyOptions) -> Vec<Vec<Event<'static>>> 
         b.depth -= 1;
         b.open(q("wsa", WSA_NS, "To"));
         b.ns("wsa", WSA_NS);
-        b.ev.push(Event::text(format!("http://fuego.hiit.fi/subscriber/{subscriber}/notifications")));
+        b.ev.push(Event::text(format!(
+            "http://fuego.hiit.fi/subscriber/{subscriber}/notifications"
+        )));
         b.ev.push(Event::EndElement);
         b.depth -= 1;
         b.open(q("wsa", WSA_NS, "Action"));
         b.ns("wsa", WSA_NS);
-        b.ev.push(Event::text("http://www.hiit.fi/fuego/fc/event/notification/Notify"));
+        b.ev.push(Event::text(
+            "http://www.hiit.fi/fuego/fc/event/notification/Notify",
+        ));
         b.ev.push(Event::EndElement);
         b.depth -= 1;
         b.open(q("ev", EV_NS, "SubscriptionId"));
@@ -215,8 +268,16 @@ pub fn messages(count: usize, opts: &NotifyOptions) -> Vec<Vec<Event<'static>>> 
         b.int(q("ev", EV_NS, "SequenceNumber"), "xsd:int", seq as i64);
         b.int(q("ev", EV_NS, "Timestamp"), "xsd:long", clock);
         b.leaf(q("ev", EV_NS, "Publisher"), PUBLISHERS[t]);
-        b.int(q("ev", EV_NS, "Priority"), "xsd:int", 1 + rng.below(5) as i64);
-        b.int(q("ev", EV_NS, "TimeToLive"), "xsd:int", [30_000, 60_000, 300_000][rng.below(3) as usize]);
+        b.int(
+            q("ev", EV_NS, "Priority"),
+            "xsd:int",
+            1 + rng.below(5) as i64,
+        );
+        b.int(
+            q("ev", EV_NS, "TimeToLive"),
+            "xsd:int",
+            [30_000, 60_000, 300_000][rng.below(3) as usize],
+        );
         b.open(q("ev", EV_NS, "Properties"));
         for (k, name) in props.iter().enumerate() {
             let drift = rng.below(41) as i64 - 20;
@@ -225,7 +286,15 @@ pub fn messages(count: usize, opts: &NotifyOptions) -> Vec<Vec<Event<'static>>> 
             let value = *v * if k % 3 == 0 { 1000 } else { 1 };
             b.open(q("ev", EV_NS, "Property"));
             b.attr(q("", "", "name"), *name);
-            b.int(q("ev", EV_NS, "Value"), if value > i32::MAX as i64 { "xsd:long" } else { "xsd:int" }, value);
+            b.int(
+                q("ev", EV_NS, "Value"),
+                if value > i32::MAX as i64 {
+                    "xsd:long"
+                } else {
+                    "xsd:int"
+                },
+                value,
+            );
             b.int(q("ev", EV_NS, "Previous"), "xsd:int", value - drift);
             b.int(q("ev", EV_NS, "Minimum"), "xsd:int", value / 2);
             b.int(q("ev", EV_NS, "Maximum"), "xsd:int", value * 2 + 100);

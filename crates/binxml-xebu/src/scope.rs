@@ -23,7 +23,10 @@ pub struct Scope<S> {
 
 impl<S> Default for Scope<S> {
     fn default() -> Self {
-        Scope { bindings: Vec::new(), marks: Vec::new() }
+        Scope {
+            bindings: Vec::new(),
+            marks: Vec::new(),
+        }
     }
 }
 
@@ -40,11 +43,19 @@ impl<S: AsRef<str>> Scope<S> {
 
     /// Adds a declaration (of the element about to start).
     pub fn declare(&mut self, prefix: S, uri: S) {
-        let shadows = self.bindings.iter().rposition(|b| b.prefix.as_ref() == prefix.as_ref());
+        let shadows = self
+            .bindings
+            .iter()
+            .rposition(|b| b.prefix.as_ref() == prefix.as_ref());
         if let Some(j) = shadows {
             self.bindings[j].shadowed = true;
         }
-        self.bindings.push(Binding { prefix, uri, shadowed: false, shadows });
+        self.bindings.push(Binding {
+            prefix,
+            uri,
+            shadowed: false,
+            shadows,
+        });
     }
 
     /// Opens an element whose declarations start at binding `mark`.
@@ -84,7 +95,9 @@ impl<S: AsRef<str>> Scope<S> {
         self.bindings
             .iter()
             .rev()
-            .find(|b| !b.shadowed && b.uri.as_ref() == uri && !(attribute && b.prefix.as_ref().is_empty()))
+            .find(|b| {
+                !b.shadowed && b.uri.as_ref() == uri && !(attribute && b.prefix.as_ref().is_empty())
+            })
             .map(|b| Derived::Declared(&b.prefix))
     }
 }

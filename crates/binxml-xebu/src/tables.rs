@@ -51,7 +51,13 @@ impl Default for DecoderTables<'_> {
 
 impl<'l> DecoderTables<'l> {
     pub fn new() -> Self {
-        DecoderTables { ns: empty(), name: empty(), value: empty(), content: empty(), undo: Vec::new() }
+        DecoderTables {
+            ns: empty(),
+            name: empty(),
+            value: empty(),
+            content: empty(),
+            undo: Vec::new(),
+        }
     }
 
     pub fn set_ns(&mut self, i: u8, v: Cow<'l, str>) {
@@ -176,7 +182,14 @@ impl EncoderCache {
         let size = size.clamp(1, SLOTS);
         EncoderCache {
             map: HashMap::default(),
-            slots: vec![Slot { key: None, last_used: 0, def_seq: 0 }; size],
+            slots: vec![
+                Slot {
+                    key: None,
+                    last_used: 0,
+                    def_seq: 0
+                };
+                size
+            ],
             size,
             used: 0,
             clock: 0,
@@ -195,11 +208,20 @@ impl EncoderCache {
     /// Assigns a token to `key` (not present), evicting the least recently used entry when full.
     pub fn define(&mut self, key: &[u8], seq: u64) -> u8 {
         let t = if self.used < self.size {
-            let t = self.slots.iter().position(|s| s.key.is_none()).expect("a free slot");
+            let t = self
+                .slots
+                .iter()
+                .position(|s| s.key.is_none())
+                .expect("a free slot");
             self.used += 1;
             t
         } else {
-            let (t, _) = self.slots.iter().enumerate().min_by_key(|(_, s)| s.last_used).expect("slots");
+            let (t, _) = self
+                .slots
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, s)| s.last_used)
+                .expect("slots");
             let old = self.slots[t].key.take().expect("a full slot");
             self.map.remove(&old);
             t
@@ -207,18 +229,22 @@ impl EncoderCache {
         self.clock += 1;
         let boxed: Box<[u8]> = key.into();
         self.map.insert(boxed.clone(), t as u8);
-        self.slots[t] = Slot { key: Some(boxed), last_used: self.clock, def_seq: seq };
+        self.slots[t] = Slot {
+            key: Some(boxed),
+            last_used: self.clock,
+            def_seq: seq,
+        };
         t as u8
     }
 
     /// Forgets the entries defined after sequence number `seq`.
     pub fn invalidate_after(&mut self, seq: u64) {
         for s in &mut self.slots {
-            if s.def_seq > seq {
-                if let Some(k) = s.key.take() {
-                    self.map.remove(&k);
-                    self.used -= 1;
-                }
+            if s.def_seq > seq
+                && let Some(k) = s.key.take()
+            {
+                self.map.remove(&k);
+                self.used -= 1;
             }
         }
     }

@@ -4,8 +4,8 @@ use std::borrow::Cow;
 
 use binxml_core::{Decoder, DocType, Encoder, Event, QName, Typed};
 use binxml_xebu::{
-    decode, decode_stream, encode, encode_stream, encode_with, XebuDecoder, XebuEncoder, XebuOptions,
-    XebuStreamDecoder,
+    XebuDecoder, XebuEncoder, XebuOptions, XebuStreamDecoder, decode, decode_stream, encode,
+    encode_stream, encode_with,
 };
 
 fn q(p: &'static str, ns: &'static str, l: &'static str) -> QName<'static> {
@@ -13,12 +13,19 @@ fn q(p: &'static str, ns: &'static str, l: &'static str) -> QName<'static> {
 }
 
 fn attr(name: QName<'static>, v: &'static str) -> Event<'static> {
-    Event::Attribute { name, value: Cow::Borrowed(v) }
+    Event::Attribute {
+        name,
+        value: Cow::Borrowed(v),
+    }
 }
 
 fn sample() -> Vec<Event<'static>> {
     vec![
-        Event::StartDocument { version: Some("1.0".into()), encoding: Some("UTF-8".into()), standalone: Some(true) },
+        Event::StartDocument {
+            version: Some("1.0".into()),
+            encoding: Some("UTF-8".into()),
+            standalone: Some(true),
+        },
         Event::Comment(" prolog ".into()),
         Event::DocType(DocType {
             name: "r:root".into(),
@@ -26,17 +33,30 @@ fn sample() -> Vec<Event<'static>> {
             system_id: Some("root.dtd".into()),
             internal_subset: Some("<!ENTITY e 'x'>".into()),
         }),
-        Event::Notation { name: "gif".into(), public_id: Some("-//GIF".into()), system_id: None },
+        Event::Notation {
+            name: "gif".into(),
+            public_id: Some("-//GIF".into()),
+            system_id: None,
+        },
         Event::UnparsedEntity {
             name: "pic".into(),
             public_id: None,
             system_id: "pic.gif".into(),
             notation: "gif".into(),
         },
-        Event::ProcessingInstruction { target: "pi".into(), data: "some data".into() },
+        Event::ProcessingInstruction {
+            target: "pi".into(),
+            data: "some data".into(),
+        },
         Event::StartElement(q("r", "urn:root", "root")),
-        Event::Namespace { prefix: "r".into(), uri: "urn:root".into() },
-        Event::Namespace { prefix: "".into(), uri: "urn:default".into() },
+        Event::Namespace {
+            prefix: "r".into(),
+            uri: "urn:root".into(),
+        },
+        Event::Namespace {
+            prefix: "".into(),
+            uri: "urn:default".into(),
+        },
         attr(q("", "", "id"), "1"),
         attr(q("r", "urn:root", "kind"), "x"),
         attr(q("xml", binxml_core::XML_NS, "lang"), "en"),
@@ -48,8 +68,15 @@ fn sample() -> Vec<Event<'static>> {
         Event::text("\n  "),
         Event::StartElement(q("", "urn:default", "item")),
         attr(q("", "", "id"), "2"),
-        Event::Characters { text: "<cdata & stuff>".into(), cdata: true },
-        Event::EntityReference { name: "ext".into(), public_id: None, system_id: Some("ext.xml".into()) },
+        Event::Characters {
+            text: "<cdata & stuff>".into(),
+            cdata: true,
+        },
+        Event::EntityReference {
+            name: "ext".into(),
+            public_id: None,
+            system_id: Some("ext.xml".into()),
+        },
         Event::EndElement,
         Event::text("\n  "),
         Event::StartElement(q("", "urn:default", "empty")),
@@ -94,7 +121,11 @@ fn typed_doc() -> Vec<Event<'static>> {
         Typed::DateTime("not a date".into()),
         Typed::Number("1.50e3".into()),
         Typed::Null,
-        Typed::List(vec![Typed::Int(1), Typed::List(vec![Typed::Bool(true), Typed::Null]), Typed::Double(2.0)]),
+        Typed::List(vec![
+            Typed::Int(1),
+            Typed::List(vec![Typed::Bool(true), Typed::Null]),
+            Typed::Double(2.0),
+        ]),
     ];
     for t in values {
         v.push(Event::StartElement(q("", "", "v")));
@@ -112,7 +143,11 @@ fn full_infoset_round_trip() {
     let bytes = encode(&events).unwrap();
     assert_eq!(decode(&bytes).unwrap(), events);
     // The small-cache encoder evicts constantly and must still be right.
-    let small = XebuOptions { cache_size: 2, max_cached_len: 100_000, ..Default::default() };
+    let small = XebuOptions {
+        cache_size: 2,
+        max_cached_len: 100_000,
+        ..Default::default()
+    };
     let bytes2 = encode_with(&events, small).unwrap();
     assert_eq!(decode(&bytes2).unwrap(), events);
 }
@@ -128,7 +163,11 @@ fn typed_round_trip() {
 #[test]
 fn paper_example_int_is_two_bytes() {
     // <ns:age>29</ns:age> content as typed: discriminator 0x0C then 0x1D, as in the paper's Fig. 2.
-    let mut events = vec![Event::start_document(), Event::StartElement(q("", "", "a")), Event::Typed(Typed::Int(29))];
+    let mut events = vec![
+        Event::start_document(),
+        Event::StartElement(q("", "", "a")),
+        Event::Typed(Typed::Int(29)),
+    ];
     events.extend([Event::EndElement, Event::EndDocument]);
     let bytes = encode(&events).unwrap();
     assert!(bytes.windows(2).any(|w| w == [0x0C, 0x1D]), "{bytes:02X?}");
@@ -139,7 +178,10 @@ fn layout_of_a_small_document() {
     let events = vec![
         Event::start_document(),
         Event::StartElement(q("p", "urn:a", "e")),
-        Event::Namespace { prefix: "p".into(), uri: "urn:a".into() },
+        Event::Namespace {
+            prefix: "p".into(),
+            uri: "urn:a".into(),
+        },
         attr(q("", "", "k"), "v"),
         Event::text("t"),
         Event::StartElement(q("p", "urn:a", "e")),
@@ -167,11 +209,23 @@ fn layout_of_a_small_document() {
 }
 
 fn message(i: usize) -> Vec<Event<'static>> {
-    let mut v = vec![Event::start_document(), Event::StartElement(q("s", "urn:soap", "Envelope"))];
-    v.push(Event::Namespace { prefix: "s".into(), uri: "urn:soap".into() });
+    let mut v = vec![
+        Event::start_document(),
+        Event::StartElement(q("s", "urn:soap", "Envelope")),
+    ];
+    v.push(Event::Namespace {
+        prefix: "s".into(),
+        uri: "urn:soap".into(),
+    });
     v.push(Event::StartElement(q("", "urn:app", "n")));
-    v.push(Event::Namespace { prefix: "".into(), uri: "urn:app".into() });
-    v.push(attr(q("", "", "kind"), if i % 3 == 0 { "alarm" } else { "info" }));
+    v.push(Event::Namespace {
+        prefix: "".into(),
+        uri: "urn:app".into(),
+    });
+    v.push(attr(
+        q("", "", "kind"),
+        if i.is_multiple_of(3) { "alarm" } else { "info" },
+    ));
     // A fresh name in every message, so every message defines tokens.
     let local: &'static str = Box::leak(format!("field{i}").into_boxed_str());
     v.push(Event::StartElement(q("", "urn:app", local)));
@@ -189,7 +243,12 @@ fn stream_and_forget_modes() {
     let msgs: Vec<_> = (0..50).map(message).collect();
     let stream = encode_stream(msgs.iter().map(Vec::as_slice), XebuOptions::default()).unwrap();
     let forget = encode_stream(msgs.iter().map(Vec::as_slice), XebuOptions::forget()).unwrap();
-    assert!(stream.len() < forget.len(), "{} vs {}", stream.len(), forget.len());
+    assert!(
+        stream.len() < forget.len(),
+        "{} vs {}",
+        stream.len(),
+        forget.len()
+    );
     assert_eq!(decode_stream(&stream).unwrap(), msgs);
     assert_eq!(decode_stream(&forget).unwrap(), msgs);
 
@@ -249,7 +308,11 @@ fn recovery_after_lost_message() {
             lost += 1;
             e.rollback_to(last_good).unwrap();
             let again = encode_msg(&mut e, &msgs[i]);
-            assert_eq!(d.decode_message(&again).unwrap(), msgs[i], "message {i} after rollback");
+            assert_eq!(
+                d.decode_message(&again).unwrap(),
+                msgs[i],
+                "message {i} after rollback"
+            );
             recovered += 1;
         } else {
             assert_eq!(d.decode_message(&bytes).unwrap(), msgs[i], "message {i}");
@@ -272,7 +335,13 @@ fn recovery_without_resend_after_damaged_state() {
             let mut m = message(i);
             if i >= 10 {
                 let at = m.len() - 3;
-                m.splice(at..at, [Event::StartElement(q("", "urn:app", "late")), Event::EndElement]);
+                m.splice(
+                    at..at,
+                    [
+                        Event::StartElement(q("", "urn:app", "late")),
+                        Event::EndElement,
+                    ],
+                );
             }
             m
         })
@@ -305,7 +374,10 @@ fn recovery_without_resend_after_damaged_state() {
 #[test]
 fn sequence_numbers_detect_a_lost_message() {
     let msgs: Vec<_> = (0..5).map(message).collect();
-    let opts = XebuOptions { sequence_numbers: true, ..Default::default() };
+    let opts = XebuOptions {
+        sequence_numbers: true,
+        ..Default::default()
+    };
     let mut e = XebuEncoder::with_options(Vec::new(), opts);
     let mut d = XebuStreamDecoder::new();
     let b0 = encode_msg(&mut e, &msgs[0]);
@@ -314,7 +386,10 @@ fn sequence_numbers_detect_a_lost_message() {
     let _lost = encode_msg(&mut e, &msgs[1]);
     let b2 = encode_msg(&mut e, &msgs[2]);
     let err = d.decode_message(&b2).unwrap_err();
-    assert!(err.message.contains("message 2 where 1 was expected"), "{err}");
+    assert!(
+        err.message.contains("message 2 where 1 was expected"),
+        "{err}"
+    );
     // The decoder's state is untouched by the failed message. The sender rolls back to the
     // acknowledged point and resends from there: no reset, no restart.
     e.rollback_to(acked).unwrap();
@@ -373,7 +448,10 @@ fn encoder_rejects_bad_streams() {
 
 #[test]
 fn prefixes_derived_or_explicit() {
-    let ns = |p: &'static str, u: &'static str| Event::Namespace { prefix: p.into(), uri: u.into() };
+    let ns = |p: &'static str, u: &'static str| Event::Namespace {
+        prefix: p.into(),
+        uri: u.into(),
+    };
     let events = vec![
         Event::start_document(),
         Event::StartElement(q("", "urn:a", "root")),
@@ -403,7 +481,13 @@ fn prefixes_derived_or_explicit() {
         Event::EndElement,
         Event::EndDocument,
     ];
-    for opts in [XebuOptions::default(), XebuOptions { cache_size: 1, ..Default::default() }] {
+    for opts in [
+        XebuOptions::default(),
+        XebuOptions {
+            cache_size: 1,
+            ..Default::default()
+        },
+    ] {
         let bytes = encode_with(&events, opts).unwrap();
         assert_eq!(decode(&bytes).unwrap(), events);
     }

@@ -4,9 +4,9 @@
 //! original (Python's C14N 2.0, the independent oracle).
 
 use binxml_core::Event;
-use binxml_testkit::{corpus_xml_files, scratch_dir, C14nOracle};
-use binxml_xebu::{XebuDecoder, XebuEncoder, XebuOptions, XebuStreamDecoder};
 use binxml_core::{Decoder, Encoder};
+use binxml_testkit::{C14nOracle, corpus_xml_files, scratch_dir};
+use binxml_xebu::{XebuDecoder, XebuEncoder, XebuOptions, XebuStreamDecoder};
 
 fn encode_msg(e: &mut XebuEncoder<Vec<u8>>, events: &[Event<'_>]) -> Vec<u8> {
     for ev in events {
@@ -24,8 +24,14 @@ fn corpus_round_trips_stream_and_forget() {
     let mut stream_enc = XebuEncoder::new(Vec::new());
     let mut stream_dec = XebuStreamDecoder::new();
     // A third pass with tiny caches (constant eviction) over a single buffer holding the stream.
-    let mut small_enc =
-        XebuEncoder::with_options(Vec::new(), XebuOptions { cache_size: 3, max_cached_len: 1 << 20, ..Default::default() });
+    let mut small_enc = XebuEncoder::with_options(
+        Vec::new(),
+        XebuOptions {
+            cache_size: 3,
+            max_cached_len: 1 << 20,
+            ..Default::default()
+        },
+    );
     let mut small_stream = Vec::new();
     let mut small_expected = Vec::new();
     let mut forget_enc = XebuEncoder::with_options(Vec::new(), XebuOptions::forget());
@@ -85,7 +91,10 @@ fn corpus_round_trips_stream_and_forget() {
     let mut d = XebuDecoder::new(&small_stream);
     for (k, expected) in small_expected.iter().enumerate() {
         let mut got = Vec::new();
-        while let Some(ev) = d.next_event().unwrap_or_else(|e| panic!("small-cache message {k}: {e}")) {
+        while let Some(ev) = d
+            .next_event()
+            .unwrap_or_else(|e| panic!("small-cache message {k}: {e}"))
+        {
             got.push(ev);
         }
         assert!(&got == expected, "small-cache message {k} differs");
@@ -98,6 +107,11 @@ fn corpus_round_trips_stream_and_forget() {
         100.0 * stream_total as f64 / xml_total as f64,
         100.0 * forget_total as f64 / xml_total as f64
     );
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(checked > 50, "only {checked} documents parsed");
 }

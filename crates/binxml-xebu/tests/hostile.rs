@@ -1,7 +1,7 @@
 //! Hostile input: errors with byte offsets, never panics.
 
 use binxml_core::{Decoder, ErrorKind, Event, Limits, QName};
-use binxml_xebu::{decode, decode_stream, encode, XebuDecoder, XebuStreamDecoder};
+use binxml_xebu::{XebuDecoder, XebuStreamDecoder, decode, decode_stream, encode};
 
 fn err_at(bytes: &[u8]) -> (u64, String) {
     let e = decode(bytes).unwrap_err();
@@ -11,7 +11,9 @@ fn err_at(bytes: &[u8]) -> (u64, String) {
 
 #[test]
 fn unknown_discriminators() {
-    for d in [0x08u8, 0x09, 0x0D, 0x0E, 0x06, 0x0A, 0x0B, 0x6F, 0xFF, 0xEC, 0x23, 0xC3, 0x24] {
+    for d in [
+        0x08u8, 0x09, 0x0D, 0x0E, 0x06, 0x0A, 0x0B, 0x6F, 0xFF, 0xEC, 0x23, 0xC3, 0x24,
+    ] {
         let bytes = [0x01, 0x03, 0, 0, 0, 1, b'a', d, 0, 0, 0];
         let (off, msg) = err_at(&bytes);
         assert_eq!(off, 7, "0x{d:02X}: {msg}");
@@ -77,7 +79,9 @@ fn lengths_past_the_end() {
 #[test]
 fn grammar_violations() {
     // attribute after text
-    let bytes = [0x01, 0x03, 0, 0, 0, 1, b'a', 0x07, 1, b'x', 0x05, 1, 0, 1, 1, b'k', 0, 0x04, 0x00];
+    let bytes = [
+        0x01, 0x03, 0, 0, 0, 1, b'a', 0x07, 1, b'x', 0x05, 1, 0, 1, 1, b'k', 0, 0x04, 0x00,
+    ];
     let (off, msg) = err_at(&bytes);
     assert_eq!(off, 10, "{msg}");
     // end element at top level
@@ -100,11 +104,15 @@ fn grammar_violations() {
     assert_eq!(err_at(&[0x21, 0x88]).0, 1);
     assert_eq!(err_at(&[0x21, 0x11, 3, b'1', b'.', b'1']).0, 1);
     // a prefixed name whose namespace has no declaration in scope
-    let (off, msg) = err_at(&[0x01, 0x03, 0, 5, b'u', b'r', b'n', b':', b'a', 0, 1, b'e', 0x04, 0x00]);
+    let (off, msg) = err_at(&[
+        0x01, 0x03, 0, 5, b'u', b'r', b'n', b':', b'a', 0, 1, b'e', 0x04, 0x00,
+    ]);
     assert_eq!(off, 1, "{msg}");
     assert!(msg.contains("no prefix in scope"), "{msg}");
     // namespace declarations followed by something else than their element
-    let (off, msg) = err_at(&[0x01, 0x03, 0, 0, 0, 1, b'a', 0x02, 1, 1, b'u', 1, b'p', 0x04, 0x00]);
+    let (off, msg) = err_at(&[
+        0x01, 0x03, 0, 0, 0, 1, b'a', 0x02, 1, 1, b'u', 1, b'p', 0x04, 0x00,
+    ]);
     assert_eq!(off, 13, "{msg}");
     // typed integer longer than 64 bits
     let mut b = vec![0x01, 0x03, 0, 0, 0, 1, b'a', 0x0C];
@@ -130,7 +138,10 @@ fn depth_and_expansion_limits() {
     for _ in 0..5000 {
         bytes.extend([0xC7, 0]);
     }
-    let limits = Limits { max_expansion_ratio: 10, ..Limits::default() };
+    let limits = Limits {
+        max_expansion_ratio: 10,
+        ..Limits::default()
+    };
     let mut d = XebuDecoder::with_limits(&bytes, Limits { ..limits.clone() });
     // 64 MiB minimum budget: 5 MB of text still fits; a tighter check through a custom budget:
     let mut n = 0;
@@ -157,9 +168,13 @@ fn depth_and_expansion_limits() {
 fn failed_message_leaves_stream_state_untouched() {
     let mut d = XebuStreamDecoder::new();
     // message 1 defines name token 0 = a
-    d.decode_message(&[0x01, 0x03, 0, 0, 0, 1, b'a', 0x04, 0x00]).unwrap();
+    d.decode_message(&[0x01, 0x03, 0, 0, 0, 1, b'a', 0x04, 0x00])
+        .unwrap();
     // message 2 redefines it as b, then fails
-    assert!(d.decode_message(&[0x01, 0x03, 0, 0, 0, 1, b'b', 0x09]).is_err());
+    assert!(
+        d.decode_message(&[0x01, 0x03, 0, 0, 0, 1, b'b', 0x09])
+            .is_err()
+    );
     // message 3 uses token 0: still a
     let evs = d.decode_message(&[0x01, 0x83, 0, 0x04, 0x00]).unwrap();
     assert_eq!(evs[1], Event::StartElement(QName::local("a")));
@@ -186,14 +201,29 @@ impl Rng {
 
 #[test]
 fn mutations_never_panic() {
-    let mut events = vec![Event::start_document(), Event::StartElement(QName::new("p", "urn:x", "root"))];
-    events.push(Event::Namespace { prefix: "p".into(), uri: "urn:x".into() });
+    let mut events = vec![
+        Event::start_document(),
+        Event::StartElement(QName::new("p", "urn:x", "root")),
+    ];
+    events.push(Event::Namespace {
+        prefix: "p".into(),
+        uri: "urn:x".into(),
+    });
     for i in 0..30 {
-        events.push(Event::StartElement(QName::new("", "urn:y", format!("e{}", i % 4))));
-        events.push(Event::Attribute { name: QName::local("k"), value: format!("{}", i % 3).into() });
+        events.push(Event::StartElement(QName::new(
+            "",
+            "urn:y",
+            format!("e{}", i % 4),
+        )));
+        events.push(Event::Attribute {
+            name: QName::local("k"),
+            value: format!("{}", i % 3).into(),
+        });
         events.push(Event::text(format!("t{}", i % 5)));
         events.push(Event::Typed(binxml_core::Typed::Int(i * 1000 - 7000)));
-        events.push(Event::Typed(binxml_core::Typed::DateTime("2020-01-02T03:04:05.6Z".into())));
+        events.push(Event::Typed(binxml_core::Typed::DateTime(
+            "2020-01-02T03:04:05.6Z".into(),
+        )));
         events.push(Event::EndElement);
     }
     events.push(Event::Typed(binxml_core::Typed::List(vec![
@@ -201,21 +231,53 @@ fn mutations_never_panic() {
         binxml_core::Typed::Base64(b"abc".to_vec().into()),
         binxml_core::Typed::Uuid([1; 16]),
     ])));
-    events.push(Event::Characters { text: "cdata".into(), cdata: true });
+    events.push(Event::Characters {
+        text: "cdata".into(),
+        cdata: true,
+    });
     events.push(Event::Comment("c".into()));
-    events.push(Event::ProcessingInstruction { target: "t".into(), data: "d".into() });
-    events.push(Event::EntityReference { name: "e".into(), public_id: Some("p".into()), system_id: None });
+    events.push(Event::ProcessingInstruction {
+        target: "t".into(),
+        data: "d".into(),
+    });
+    events.push(Event::EntityReference {
+        name: "e".into(),
+        public_id: Some("p".into()),
+        system_id: None,
+    });
     events.push(Event::StartElement(QName::new("q", "urn:x", "inner")));
-    events.push(Event::Namespace { prefix: "q".into(), uri: "urn:x".into() });
-    events.push(Event::Attribute { name: QName::new("q", "urn:x", "a"), value: "v".into() });
+    events.push(Event::Namespace {
+        prefix: "q".into(),
+        uri: "urn:x".into(),
+    });
+    events.push(Event::Attribute {
+        name: QName::new("q", "urn:x", "a"),
+        value: "v".into(),
+    });
     events.push(Event::EndElement);
     events.extend([Event::EndElement, Event::EndDocument]);
     let mut good = encode(&events).unwrap();
     // a second message in the same buffer, with a declaration
     let mut second = events.clone();
-    second[0] = Event::StartDocument { version: Some("1.1".into()), encoding: Some("latin1".into()), standalone: Some(true) };
-    good.extend(binxml_xebu::encode_with(&second, binxml_xebu::XebuOptions { sequence_numbers: true, ..Default::default() }).unwrap());
-    let iters: usize = std::env::var("XEBU_FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    second[0] = Event::StartDocument {
+        version: Some("1.1".into()),
+        encoding: Some("latin1".into()),
+        standalone: Some(true),
+    };
+    good.extend(
+        binxml_xebu::encode_with(
+            &second,
+            binxml_xebu::XebuOptions {
+                sequence_numbers: true,
+                ..Default::default()
+            },
+        )
+        .unwrap(),
+    );
+    let iters: usize = std::env::var("XEBU_FUZZ_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
     let mut rng = Rng(0x9E3779B97F4A7C15);
     for _ in 0..iters {
         let mut b = good.clone();
@@ -223,7 +285,7 @@ fn mutations_never_panic() {
             let i = (rng.next() as usize) % b.len();
             b[i] = rng.next() as u8;
         }
-        if rng.next() % 8 == 0 {
+        if rng.next().is_multiple_of(8) {
             b.truncate((rng.next() as usize) % b.len());
         }
         if let Err(e) = decode_stream(&b) {
@@ -238,11 +300,24 @@ fn stream_mutations_never_panic_and_state_stays_consistent() {
     use binxml_xebu::{XebuEncoder, XebuOptions};
     // Messages of a stream, each sent as its own buffer; some are damaged on the way.
     let mk = |i: usize| {
-        let mut v = vec![Event::start_document(), Event::StartElement(QName::new("p", "urn:x", "root"))];
-        v.push(Event::Namespace { prefix: "p".into(), uri: "urn:x".into() });
+        let mut v = vec![
+            Event::start_document(),
+            Event::StartElement(QName::new("p", "urn:x", "root")),
+        ];
+        v.push(Event::Namespace {
+            prefix: "p".into(),
+            uri: "urn:x".into(),
+        });
         for k in 0..6 {
-            v.push(Event::StartElement(QName::new("p", "urn:x", format!("e{}", (i + k) % 9))));
-            v.push(Event::Attribute { name: QName::local("k"), value: format!("{}", (i * k) % 7).into() });
+            v.push(Event::StartElement(QName::new(
+                "p",
+                "urn:x",
+                format!("e{}", (i + k) % 9),
+            )));
+            v.push(Event::Attribute {
+                name: QName::local("k"),
+                value: format!("{}", (i * k) % 7).into(),
+            });
             v.push(Event::text(format!("t{}", (i + 2 * k) % 11)));
             v.push(Event::Typed(Typed::Int((i * k) as i64)));
             v.push(Event::EndElement);
@@ -252,7 +327,11 @@ fn stream_mutations_never_panic_and_state_stays_consistent() {
     };
     let mut rng = Rng(0x1234_5678_9ABC_DEF1);
     for round in 0..40 {
-        let opts = XebuOptions { cache_size: 1 + round % 16, sequence_numbers: round % 2 == 0, ..Default::default() };
+        let opts = XebuOptions {
+            cache_size: 1 + round % 16,
+            sequence_numbers: round.is_multiple_of(2),
+            ..Default::default()
+        };
         let mut e = XebuEncoder::with_options(Vec::new(), opts);
         let mut d = XebuStreamDecoder::new();
         let mut acked = e.checkpoint();
@@ -261,7 +340,7 @@ fn stream_mutations_never_panic_and_state_stays_consistent() {
             e.write_message(&m).unwrap();
             let bytes = std::mem::take(e.get_mut());
             let mut damaged = bytes.clone();
-            let damage = rng.next() % 4 == 0;
+            let damage = rng.next().is_multiple_of(4);
             if damage {
                 for _ in 0..(1 + rng.next() % 3) {
                     let k = (rng.next() as usize) % damaged.len();
@@ -285,7 +364,11 @@ fn stream_mutations_never_panic_and_state_stays_consistent() {
             }
             e.write_message(&m).unwrap();
             let again = std::mem::take(e.get_mut());
-            assert_eq!(d.decode_message(&again).unwrap(), m, "round {round} message {i}");
+            assert_eq!(
+                d.decode_message(&again).unwrap(),
+                m,
+                "round {round} message {i}"
+            );
             acked = e.checkpoint();
         }
     }
@@ -294,8 +377,11 @@ fn stream_mutations_never_panic_and_state_stays_consistent() {
 #[test]
 fn trailing_bytes_do_not_commit_a_stream_message() {
     let mut d = XebuStreamDecoder::new();
-    d.decode_message(&[0x01, 0x03, 0, 0, 0, 1, b'a', 0x04, 0x00]).unwrap();
-    let e = d.decode_message(&[0x01, 0x03, 0, 0, 0, 1, b'b', 0x04, 0x00, 0x01]).unwrap_err();
+    d.decode_message(&[0x01, 0x03, 0, 0, 0, 1, b'a', 0x04, 0x00])
+        .unwrap();
+    let e = d
+        .decode_message(&[0x01, 0x03, 0, 0, 0, 1, b'b', 0x04, 0x00, 0x01])
+        .unwrap_err();
     assert_eq!(e.offset, Some(9));
     let evs = d.decode_message(&[0x01, 0x83, 0, 0x04, 0x00]).unwrap();
     assert_eq!(evs[1], Event::StartElement(QName::local("a")));
