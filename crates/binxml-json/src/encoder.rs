@@ -304,19 +304,18 @@ impl<W: Write> Encoder for JsonEncoder<W> {
                 if self.pending.is_some() {
                     self.open(Some(event))?;
                 }
-                if let Some(f) = self.stack.last() {
-                    if !matches!(f.kind, Kind::Object | Kind::Array) {
+                if let Some(f) = self.stack.last()
+                    && !matches!(f.kind, Kind::Object | Kind::Array) {
                         return Err(Error::invalid_events(FORMAT, "an element inside a JSON string, number, boolean or null"));
                     }
-                }
                 self.name.clear();
                 self.name.push_str(&q.local);
                 self.pending = Some(Pending { ty: None, has_key: false });
             }
             Event::Namespace { .. } => {}
             Event::Attribute { name, value } => {
-                if let Some(p) = self.pending.as_mut() {
-                    if name.namespace.is_empty() && name.prefix.is_empty() {
+                if let Some(p) = self.pending.as_mut()
+                    && name.namespace.is_empty() && name.prefix.is_empty() {
                         if name.local == TYPE_ATTR {
                             p.ty = Some(JsonType::from_attr(value).ok_or_else(|| {
                                 Error::invalid_events(FORMAT, format!("unknown JSON type t={value:?}"))
@@ -327,7 +326,6 @@ impl<W: Write> Encoder for JsonEncoder<W> {
                             self.name.push_str(value);
                         }
                     }
-                }
             }
             Event::Characters { text, .. } => {
                 if self.pending.is_some() {

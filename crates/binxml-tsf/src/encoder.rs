@@ -290,11 +290,10 @@ impl<W: Write> TsfEncoder<W> {
         if self.stack.is_empty() && !cdata && text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
             return Ok(()); // whitespace outside the root element is not kept
         }
-        if let Some(t) = &self.text {
-            if t.cdata != cdata {
+        if let Some(t) = &self.text
+            && t.cdata != cdata {
                 self.end_text();
             }
-        }
         if self.text.is_none() {
             if text.is_empty() && !cdata {
                 return Ok(());
@@ -321,8 +320,8 @@ impl<W: Write> TsfEncoder<W> {
                 }
                 push_name(&mut self.body, &qn);
                 self.body.push(b'<');
-                if self.stack.is_empty() {
-                    if let Some((idx, dt)) = self.doctype.take() {
+                if self.stack.is_empty()
+                    && let Some((idx, dt)) = self.doctype.take() {
                         let mut s = String::new();
                         doctype_text(&dt, &qn, &mut s);
                         let mut bytes = Vec::new();
@@ -331,7 +330,6 @@ impl<W: Write> TsfEncoder<W> {
                         bytes.extend_from_slice(s.as_bytes());
                         self.ins[idx] = Insert::Bytes { pos: self.ins[idx].pos(), bytes };
                     }
-                }
                 self.lexical = qn;
                 self.stack.push(Open { ins, kind: OpenKind::Element, ns_len: self.ns.len() });
                 self.in_start_tag = true;
@@ -536,8 +534,8 @@ impl<W: Write> TsfEncoder<W> {
                 self.jpending = Some(None);
             }
             Event::Attribute { name, value } => {
-                if let Some(p) = self.jpending.as_mut() {
-                    if name.namespace.is_empty() && name.prefix.is_empty() {
+                if let Some(p) = self.jpending.as_mut()
+                    && name.namespace.is_empty() && name.prefix.is_empty() {
                         if name.local == TYPE_ATTR {
                             *p = Some(JsonType::from_attr(value).ok_or_else(|| {
                                 Error::invalid_events(FORMAT, format!("unknown JSON type t={value:?}"))
@@ -547,7 +545,6 @@ impl<W: Write> TsfEncoder<W> {
                             self.jname.push_str(value);
                         }
                     }
-                }
             }
             Event::Characters { text, .. } => {
                 if self.jpending.is_some() {
@@ -635,8 +632,8 @@ impl<W: Write> TsfEncoder<W> {
 impl<W: Write> Encoder for TsfEncoder<W> {
     fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
         self.checker.check(FORMAT, event)?;
-        if self.mode == Mode::Unknown {
-            if let Event::StartElement(q) = event {
+        if self.mode == Mode::Unknown
+            && let Event::StartElement(q) = event {
                 if q.namespace == JSON_NS {
                     // JSON has no place for comments, PIs or a doctype before the value.
                     self.mode = Mode::Json;
@@ -648,7 +645,6 @@ impl<W: Write> Encoder for TsfEncoder<W> {
                     self.mode = Mode::Xml;
                 }
             }
-        }
         match self.mode {
             Mode::Json => self.json_event(event),
             _ => self.xml_event(event),

@@ -104,16 +104,6 @@ fn quoted(s: &str, at: usize) -> std::result::Result<(&str, usize), String> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn compact() {
-        let mut o = String::new();
-        super::compact_subset("\n  <!ENTITY a \"x  y\">\n <!-- c  c --> %pe;\n<?p  d?>\n<!ATTLIST e a CDATA 'q > r'>  ", &mut o);
-        assert_eq!(o, "<!ENTITY a \"x  y\"><!-- c  c -->%pe;<?p  d?><!ATTLIST e a CDATA 'q > r'>");
-    }
-}
-
 /// Parses a doctype unit's content (`name PUBLIC "p" "s" [subset]`).
 pub(crate) fn parse_doctype(s: &str) -> std::result::Result<DocType<'_>, String> {
     let b = s.as_bytes();
@@ -293,11 +283,10 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
                 self.last_off = off;
                 return Ok(Some(ev));
             }
-            if self.attr_next != usize::MAX {
-                if let Some(ev) = self.attr_event()? {
+            if self.attr_next != usize::MAX
+                && let Some(ev) = self.attr_event()? {
                     return Ok(Some(ev));
                 }
-            }
             if self.state == State::Done || self.failed {
                 return Ok(None);
             }
@@ -635,4 +624,14 @@ pub(crate) fn is_json_number(s: &str) -> bool {
         }
     }
     p == b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn compact() {
+        let mut o = String::new();
+        super::compact_subset("\n  <!ENTITY a \"x  y\">\n <!-- c  c --> %pe;\n<?p  d?>\n<!ATTLIST e a CDATA 'q > r'>  ", &mut o);
+        assert_eq!(o, "<!ENTITY a \"x  y\"><!-- c  c -->%pe;<?p  d?><!ATTLIST e a CDATA 'q > r'>");
+    }
 }
