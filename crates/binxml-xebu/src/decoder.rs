@@ -142,7 +142,10 @@ impl<'a> XebuDecoder<'a> {
         if self.input.len() - self.pos < n {
             return Err(self.err(
                 self.pos,
-                format!("{n} bytes announced, {} left", self.input.len() - self.pos),
+                format!(
+                    "{n} bytes past the end of the input ({} left)",
+                    self.input.len() - self.pos
+                ),
             ));
         }
         let s = &self.input[self.pos..self.pos + n];

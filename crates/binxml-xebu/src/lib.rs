@@ -36,23 +36,29 @@ pub type XebuStreamEncoder<W> = XebuEncoder<W>;
 /// The format's registry name.
 pub const FORMAT: &str = "xebu";
 
-/// Whether `prefix` (the first bytes of a file) looks like Xebu: a document start discriminator
-/// (`0x01`, `0x11`, `0x21`, `0x31`, `0x41`, `0x51`, `0x61`, `0x71`) followed by a byte that can
-/// start the next item. A weak hint: try it after the formats with magic numbers.
+/// Whether `prefix` (the first bytes of a file, the more the better: 64 is plenty) looks like
+/// Xebu. There is no magic number: the first byte must be a document start (`0x01`, `0x11`, …
+/// `0x71`) and the prefix must decode without error for its first three events, or up to its
+/// end. Try it after the formats that have magic numbers, and prefer a text format that also
+/// matches (`1`, `a`, `A`, `q`, `Q` and `!` are document-start bytes).
 pub fn looks_like_xebu(prefix: &[u8]) -> bool {
-    match prefix {
-        [d, ..] if d & 0x8F != 0x01 => false,
-        [_] | [] => !prefix.is_empty(),
-        [d, next, ..] => {
-            if d & wire::DOC_SEQ != 0 || d & wire::DOC_DECL != 0 {
-                // a number or the declaration byte: checked no further
-                true
-            } else {
-                // the first event of the document proper
-                matches!(next & 0x0F, 0x0 | 0x2 | 0x3 | 0x7 | 0xC | 0xF)
+    match prefix.first() {
+        Some(d) if d & 0x8F == 0x01 => {}
+        _ => return false,
+    }
+    let mut d = XebuDecoder::new(prefix);
+    for _ in 0..3 {
+        match d.next_event() {
+            Ok(Some(_)) => {}
+            Ok(None) => return true,
+            // Truncated by the prefix's end: everything before it was valid.
+            Err(e) => {
+                return e.message.starts_with("unexpected end")
+                    || e.message.contains("past the end");
             }
         }
     }
+    true
 }
 
 /// Encodes one document.

@@ -503,6 +503,29 @@ fn detection_and_message_ranges() {
     assert!(!binxml_xebu::looks_like_xebu(b"<?xml version='1.0'?><a/>"));
     assert!(!binxml_xebu::looks_like_xebu(&[0xE0, 0, 0, 1]));
     assert!(!binxml_xebu::looks_like_xebu(b""));
+    for text in [
+        &b"12"[..],
+        b"123",
+        b"1.5",
+        b"a=1",
+        b"Apple",
+        b"qwerty",
+        b"!x",
+        b"aaaa",
+        b"1 2 3",
+    ] {
+        assert!(
+            !binxml_xebu::looks_like_xebu(text),
+            "{:?}",
+            String::from_utf8_lossy(text)
+        );
+    }
+    for n in 1..bytes.len().min(80) {
+        assert!(
+            binxml_xebu::looks_like_xebu(&bytes[..n]),
+            "prefix of {n} bytes"
+        );
+    }
     let ranges = binxml_xebu::message_ranges(&bytes).unwrap();
     assert_eq!(ranges.len(), 4);
     assert_eq!(ranges.last().unwrap().end, bytes.len());
