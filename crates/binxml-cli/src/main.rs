@@ -48,6 +48,62 @@ impl LimitArgs {
     }
 }
 
+#[derive(Args, Clone)]
+struct CodecArgs {
+    /// Fast Infoset: write values and text in UTF-16 instead of UTF-8.
+    #[arg(long)]
+    fi_utf16: bool,
+    /// Fast Infoset: index attribute values and text chunks shorter than this (0: none).
+    #[arg(long, default_value_t = 32)]
+    fi_index_below: usize,
+    /// Fast Infoset: start with the `<?xml encoding='finf'?>` declaration.
+    #[arg(long)]
+    fi_xml_declaration: bool,
+    /// Fast Infoset: numeric text with the numeric restricted alphabet.
+    #[arg(long)]
+    fi_numeric_alphabet: bool,
+    /// ASN.1: no component-strings or common-names tables, no element-content-characters, no
+    /// same-as-parent-element.
+    #[arg(long)]
+    asn1_plain: bool,
+    /// ASN.1: compress the component-strings block (none, bzip2, deflate, zstd).
+    #[arg(long, default_value = "none")]
+    asn1_compression: String,
+    /// Xebu: forget mode (no token state kept; each message decodes on its own).
+    #[arg(long)]
+    xebu_forget: bool,
+}
+
+impl CodecArgs {
+    fn options(&self, indent: Option<usize>, to: Format) -> Result<EncodeOptions, String> {
+        let mut o = EncodeOptions { indent, ..Default::default() };
+        o.fi.utf16 = self.fi_utf16;
+        o.fi.max_indexed_attribute_value = self.fi_index_below;
+        o.fi.max_indexed_chunk = self.fi_index_below;
+        o.fi.xml_declaration = self.fi_xml_declaration;
+        o.fi.numeric_alphabet = self.fi_numeric_alphabet;
+        o.xebu.forget = self.xebu_forget;
+        let rule = match to {
+            Format::Asn1Aper => binxml::asn1::Rule::Aper,
+            Format::Asn1Ber => binxml::asn1::Rule::Ber,
+            _ => binxml::asn1::Rule::Uper,
+        };
+        let mut a = if self.asn1_plain { binxml::asn1::Options::plain(rule) } else { binxml::asn1::Options::new(rule) };
+        a.compression = match self.asn1_compression.as_str() {
+            "none" => binxml::asn1::Compression::None,
+            "bzip2" => binxml::asn1::Compression::Bzip2,
+            "deflate" => binxml::asn1::Compression::Deflate,
+            "zstd" => binxml::asn1::Compression::Zstd,
+            other => return Err(format!("unknown ASN.1 compression {other:?} (none, bzip2, deflate, zstd)")),
+        };
+        if a.compression != binxml::asn1::Compression::None && !a.strings_table {
+            return Err("--asn1-compression needs the component-strings table (drop --asn1-plain)".into());
+        }
+        o.asn1 = Some(a);
+        Ok(o)
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Convert documents. One INPUT (or `-` for stdin) writes to -o (default stdout); several
@@ -77,6 +133,8 @@ enum Command {
         jobs: Option<usize>,
         #[command(flatten)]
         limits: LimitArgs,
+        #[command(flatten)]
+        codec: CodecArgs,
     },
     /// List the formats.
     Formats,
@@ -197,7 +255,7 @@ fn write_atomically(target: &Path, f: impl FnOnce(&mut dyn Write) -> Result<(), 
 }
 
 fn is_binary(f: Format) -> bool {
-    !matches!(f, Format::Xml | Format::Json)
+    f.is_binary()
 }
 
 fn collect_files(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, String> {
@@ -340,9 +398,15 @@ fn run(cli: Cli) -> i32 {
                 }
             }
         }
-        Command::Convert { inputs, to, from, output, out_dir, indent, jobs, limits } => {
+        Command::Convert { inputs, to, from, output, out_dir, indent, jobs, limits, codec } => {
             let dopts = DecodeOptions { limits: limits.limits() };
-            let eopts = EncodeOptions { indent };
+            let eopts = match codec.options(indent, to) {
+                Ok(o) => o,
+                Err(e) => {
+                    eprintln!("binxml: error: {e}");
+                    return 2;
+                }
+            };
             if let Some(j) = jobs {
                 let _ = rayon::ThreadPoolBuilder::new().num_threads(j.max(1)).build_global();
             }

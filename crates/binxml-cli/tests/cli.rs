@@ -112,5 +112,33 @@ fn formats_lists_every_codec() {
 }
 
 fn binxml_formats() -> Vec<&'static str> {
-    vec!["xml", "json"]
+    vec!["xml", "json", "fi", "tsf", "xebu", "asn1-uper", "asn1-aper", "asn1-ber"]
+}
+
+#[test]
+fn every_binary_format_round_trips_the_example_through_files() {
+    let dir = scratch("formats");
+    let example = binxml_testkit::workspace_root().join("examples/invoice.xml");
+    for f in ["fi", "tsf", "xebu", "asn1-uper", "asn1-aper", "asn1-ber"] {
+        let enc = dir.join(format!("inv.{f}"));
+        let out = bin().arg("convert").arg(&example).args(["-t", f, "-o"]).arg(&enc).output().unwrap();
+        assert!(out.status.success(), "{f}: {}", String::from_utf8_lossy(&out.stderr));
+        let mut back = bin();
+        back.arg("convert").arg(&enc).args(["-t", "xml"]);
+        if f.starts_with("asn1-") && f != "asn1-ber" {
+            back.args(["-f", f]);
+        }
+        let out = back.output().unwrap();
+        assert!(out.status.success(), "{f}: {}", String::from_utf8_lossy(&out.stderr));
+        let xml = String::from_utf8(out.stdout).unwrap();
+        assert!(xml.contains("<LineItem LineID=\"2\">") && xml.contains("Installation &amp; commissioning"), "{f}: {xml}");
+    }
+}
+
+#[test]
+fn refuses_binary_output_to_nothing_but_writes_to_a_pipe() {
+    let example = binxml_testkit::workspace_root().join("examples/invoice.xml");
+    let out = bin().arg("convert").arg(&example).args(["-t", "fi"]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(&out.stdout[..4], &[0xE0, 0, 0, 1]);
 }

@@ -15,7 +15,11 @@ use std::borrow::Cow;
 use std::io::Write;
 
 pub use binxml_core::{self as core, collect_events, transcode, Decoder, DocType, Encoder, Error, ErrorKind, Event, Limits, QName, Result, Typed};
+pub use binxml_asn1 as asn1;
+pub use binxml_fi as fi;
 pub use binxml_json as json;
+pub use binxml_tsf as tsf;
+pub use binxml_xebu as xebu;
 pub use binxml_tree as tree;
 pub use binxml_xml as xml;
 
@@ -28,17 +32,36 @@ pub enum Format {
     Xml,
     /// JSON (RFC 8259), mapped to elements by `docs/json-mapping.md`.
     Json,
+    /// Fast Infoset (ITU-T X.891).
+    Fi,
+    /// Transaction Serial Format (seed 001).
+    Tsf,
+    /// Xebu token streams (seed 003).
+    Xebu,
+    /// The ASN.1 XML infoset schema (seed 000) in unaligned PER.
+    Asn1Uper,
+    /// ... in aligned PER.
+    Asn1Aper,
+    /// ... in BER.
+    Asn1Ber,
 }
 
 impl Format {
     /// Every format, in the order `binxml formats` lists them.
-    pub const ALL: &'static [Format] = &[Format::Xml, Format::Json];
+    pub const ALL: &'static [Format] =
+        &[Format::Xml, Format::Json, Format::Fi, Format::Tsf, Format::Xebu, Format::Asn1Uper, Format::Asn1Aper, Format::Asn1Ber];
 
     /// The registry name (`-t NAME` on the command line).
     pub fn name(self) -> &'static str {
         match self {
             Format::Xml => "xml",
             Format::Json => "json",
+            Format::Fi => "fi",
+            Format::Tsf => "tsf",
+            Format::Xebu => "xebu",
+            Format::Asn1Uper => "asn1-uper",
+            Format::Asn1Aper => "asn1-aper",
+            Format::Asn1Ber => "asn1-ber",
         }
     }
 
@@ -46,6 +69,12 @@ impl Format {
         match self {
             Format::Xml => "XML 1.0 text (UTF-8 out; any declared encoding in)",
             Format::Json => "JSON text, lossless through the binxml JSON mapping",
+            Format::Fi => "Fast Infoset, ITU-T X.891 (interoperates with the Java reference)",
+            Format::Tsf => "Transaction Serial Format (Evans 2020), XML and JSON",
+            Format::Xebu => "Xebu token stream (Kangasharju et al.)",
+            Format::Asn1Uper => "ASN.1 XML infoset schema (X.695 draft), unaligned PER",
+            Format::Asn1Aper => "ASN.1 XML infoset schema (X.695 draft), aligned PER",
+            Format::Asn1Ber => "ASN.1 XML infoset schema (X.695 draft), BER",
         }
     }
 
@@ -54,12 +83,32 @@ impl Format {
         match self {
             Format::Xml => "xml",
             Format::Json => "json",
+            Format::Fi => "fi",
+            Format::Tsf => "tsf",
+            Format::Xebu => "xebu",
+            Format::Asn1Uper => "uper",
+            Format::Asn1Aper => "aper",
+            Format::Asn1Ber => "ber",
         }
     }
 
     /// Whether a format's first bytes identify it (magic number) rather than a guess.
     pub fn has_magic(self) -> bool {
-        false
+        matches!(self, Format::Fi)
+    }
+
+    /// Whether the format is binary (not text a terminal can show).
+    pub fn is_binary(self) -> bool {
+        !matches!(self, Format::Xml | Format::Json | Format::Tsf)
+    }
+
+    fn asn1_rule(self) -> Option<binxml_asn1::Rule> {
+        match self {
+            Format::Asn1Uper => Some(binxml_asn1::Rule::Uper),
+            Format::Asn1Aper => Some(binxml_asn1::Rule::Aper),
+            Format::Asn1Ber => Some(binxml_asn1::Rule::Ber),
+            _ => None,
+        }
     }
 
     pub fn from_name(name: &str) -> Option<Format> {
@@ -84,16 +133,34 @@ impl std::str::FromStr for Format {
     }
 }
 
-/// Detects the format of a document from its first bytes: magic numbers first, then the shape
-/// of text formats. `None` when nothing matches.
+/// Detects the format of a document from its first bytes: Fast Infoset's magic number (or its
+/// `<?xml encoding='finf'?>` declaration) first, then the shape of the text formats (XML, TSF,
+/// JSON), then BER's outer SEQUENCE and Xebu's document-start byte, which are weaker hints. PER
+/// has no signature: name it with `-f asn1-uper` / `asn1-aper`. `None` when nothing matches.
 pub fn detect(head: &[u8]) -> Option<Format> {
+    if binxml_fi::detect(head) {
+        return Some(Format::Fi);
+    }
     let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let first = text.iter().copied().find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
     if first == Some(b'<') || head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
         return Some(Format::Xml);
     }
+    if binxml_tsf::looks_like_tsf(head) {
+        return Some(Format::Tsf);
+    }
+    // BER's outer SEQUENCE tag is `0x30` (the digit 0): JSON can only follow a leading 0 with
+    // `.`, an exponent or white space.
+    if let [0x30, second, ..] = head {
+        if !matches!(second, b'.' | b'e' | b'E' | b' ' | b'\t' | b'\r' | b'\n') {
+            return Some(Format::Asn1Ber);
+        }
+    }
     if binxml_json::looks_like_json(head) {
         return Some(Format::Json);
+    }
+    if binxml_xebu::looks_like_xebu(head) {
+        return Some(Format::Xebu);
     }
     None
 }
@@ -109,6 +176,13 @@ pub struct DecodeOptions {
 pub struct EncodeOptions {
     /// XML output: indent by this many spaces.
     pub indent: Option<usize>,
+    /// Fast Infoset encoder options.
+    pub fi: binxml_fi::FiOptions,
+    /// Xebu encoder options.
+    pub xebu: binxml_xebu::XebuOptions,
+    /// ASN.1 encoder features (tables, compression); `None`: every section 3.3 feature on, no
+    /// compression. The rule always comes from the format.
+    pub asn1: Option<binxml_asn1::Options>,
 }
 
 /// Prepares raw input for [`decoder`]: XML in another encoding than UTF-8 is transcoded.
@@ -124,6 +198,16 @@ pub fn decoder<'a>(format: Format, input: &'a [u8], opts: &DecodeOptions) -> Res
     Ok(match format {
         Format::Xml => Box::new(binxml_xml::XmlDecoder::with_limits(input, opts.limits.clone())),
         Format::Json => Box::new(binxml_json::JsonDecoder::with_limits(input, opts.limits.clone())),
+        Format::Fi => Box::new(binxml_fi::FiDecoder::with_limits(input, opts.limits.clone())),
+        Format::Tsf => Box::new(binxml_tsf::TsfDecoder::with_options(
+            input,
+            binxml_tsf::TsfOptions { limits: opts.limits.clone(), ..Default::default() },
+        )),
+        Format::Xebu => Box::new(binxml_xebu::XebuDecoder::with_limits(input, opts.limits.clone())),
+        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
+            let rule = format.asn1_rule().expect("an ASN.1 format");
+            Box::new(binxml_asn1::Asn1Decoder::with_limits(input, rule, opts.limits.clone()))
+        }
     })
 }
 
@@ -135,6 +219,15 @@ pub fn encoder<'w>(format: Format, out: Box<dyn Write + 'w>, opts: &EncodeOption
             binxml_xml::XmlWriterOptions { indent: opts.indent, fragments: false },
         )),
         Format::Json => Box::new(binxml_json::JsonEncoder::new(out)),
+        Format::Fi => Box::new(binxml_fi::FiEncoder::with_options(out, opts.fi.clone())),
+        Format::Tsf => Box::new(binxml_tsf::TsfEncoder::new(out)),
+        Format::Xebu => Box::new(binxml_xebu::XebuEncoder::with_options(out, opts.xebu.clone())),
+        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
+            let rule = format.asn1_rule().expect("an ASN.1 format");
+            let mut o = opts.asn1.unwrap_or_else(|| binxml_asn1::Options::new(rule));
+            o.rule = rule;
+            Box::new(binxml_asn1::Asn1Encoder::new(out, o))
+        }
     })
 }
 
@@ -177,6 +270,28 @@ mod tests {
         assert_eq!(detect(b"\xEF\xBB\xBF<?xml version='1.0'?><a/>"), Some(Format::Xml));
         assert_eq!(detect(b"  {\"a\": 1}"), Some(Format::Json));
         assert_eq!(detect(b"\x00\x01\x02"), None);
+    }
+
+    #[test]
+    fn every_format_round_trips_a_document_and_is_detected() {
+        let xml = r#"<?xml version="1.0"?><!--c--><inv xmlns="urn:i" cur="EUR"><item n="1">café &amp; tea</item><?pi d?><x:y xmlns:x="urn:x" x:a="b"/></inv>"#.as_bytes();
+        let canon = convert(xml, Some(Format::Xml), Format::Xml).unwrap();
+        for &f in Format::ALL.iter().filter(|&&f| f != Format::Json) {
+            let enc = convert(xml, Some(Format::Xml), f).unwrap();
+            let back = convert(&enc, Some(f), Format::Xml).unwrap();
+            // The XML declaration is not part of the infoset that every format keeps.
+            let strip = |b: &[u8]| {
+                let s = String::from_utf8_lossy(b).into_owned();
+                match s.strip_prefix("<?xml") {
+                    Some(rest) => rest[rest.find("?>\n").unwrap() + 3..].to_string(),
+                    None => s,
+                }
+            };
+            assert_eq!(strip(&back), strip(&canon), "{f}");
+            if !matches!(f, Format::Asn1Uper | Format::Asn1Aper) {
+                assert_eq!(detect(&enc), Some(f), "{f}");
+            }
+        }
     }
 
     #[test]
