@@ -1,3 +1,10 @@
+//! Where the bytes go: Xebu bytes per message by item kind and cache selector, for the
+//! generated SOAP notifications (`-- stream` for stream mode, forget mode otherwise).
+//!
+//! ```text
+//! cargo run --release -p binxml-xebu --example breakdown [-- stream]
+//! ```
+
 use binxml_core::{Decoder, Encoder};
 use binxml_xebu::notify::{NotifyOptions, messages};
 use binxml_xebu::{XebuDecoder, XebuEncoder, XebuOptions};

@@ -618,7 +618,14 @@ impl<W: Write> Encoder for XebuEncoder<W> {
                 check_len(text)?;
                 self.text(text, *cdata);
             }
-            Event::Typed(t) => put_typed(&mut self.buf, t)?,
+            Event::Typed(t) => {
+                let mark = self.buf.len();
+                if let Err(e) = put_typed(&mut self.buf, t) {
+                    // Nothing of a rejected value reaches the output.
+                    self.buf.truncate(mark);
+                    return Err(e);
+                }
+            }
             Event::Comment(c) => {
                 check_len(c)?;
                 self.buf.push(special::COMMENT | code::SPECIAL);

@@ -534,3 +534,22 @@ fn detection_and_message_ranges() {
         assert_eq!(&d.decode_message(&bytes[r.clone()]).unwrap(), m);
     }
 }
+
+#[test]
+fn rejected_typed_value_leaves_no_bytes() {
+    let mut deep = Typed::Int(1);
+    for _ in 0..40 {
+        deep = Typed::List(vec![deep]);
+    }
+    let mut e = XebuEncoder::new(Vec::new());
+    e.write_event(&Event::start_document()).unwrap();
+    e.write_event(&Event::StartElement(q("", "", "a"))).unwrap();
+    assert!(e.write_event(&Event::Typed(deep)).is_err());
+    e.write_event(&Event::Typed(Typed::Int(5))).unwrap();
+    e.write_event(&Event::EndElement).unwrap();
+    e.write_event(&Event::EndDocument).unwrap();
+    e.finish().unwrap();
+    let bytes = e.into_inner();
+    let back = decode(&bytes).unwrap();
+    assert_eq!(back[2], Event::Typed(Typed::Int(5)));
+}
