@@ -8,6 +8,9 @@ use std::sync::Arc;
 
 use binxml_core::{Decoder, DocType, Error, Event, Limits, QName, Result, Typed, XML_NS};
 
+/// Internal results carry the error boxed: the hot paths return small `Result`s.
+type Res<T> = std::result::Result<T, Box<Error>>;
+
 use crate::algo;
 use crate::vocab::Vocabularies;
 use crate::FORMAT;
@@ -19,17 +22,17 @@ use crate::FORMAT;
 pub(crate) trait Src<'a> {
     /// Offset of the next octet.
     fn pos(&self) -> u64;
-    fn byte(&mut self) -> Result<u8>;
+    fn byte(&mut self) -> Res<u8>;
     /// `n` octets; errors (without allocating) when fewer are left.
-    fn bytes(&mut self, n: usize) -> Result<Cow<'a, [u8]>>;
+    fn bytes(&mut self, n: usize) -> Res<Cow<'a, [u8]>>;
     /// Up to `n` octets from the current position, without consuming them.
-    fn peek(&mut self, n: usize) -> Result<&[u8]>;
+    fn peek(&mut self, n: usize) -> Res<&[u8]>;
     fn skip(&mut self, n: usize);
-    fn at_end(&mut self) -> Result<bool>;
+    fn at_end(&mut self) -> Res<bool>;
 }
 
-fn eof(pos: u64) -> Error {
-    Error::malformed(FORMAT, pos, "unexpected end of input")
+fn eof(pos: u64) -> Box<Error> {
+    Box::new(Error::malformed(FORMAT, pos, "unexpected end of input"))
 }
 
 pub(crate) struct SliceSrc<'a> {
@@ -43,7 +46,7 @@ impl<'a> Src<'a> for SliceSrc<'a> {
         self.pos as u64
     }
     #[inline]
-    fn byte(&mut self) -> Result<u8> {
+    fn byte(&mut self) -> Res<u8> {
         match self.data.get(self.pos) {
             Some(&b) => {
                 self.pos += 1;
@@ -53,7 +56,7 @@ impl<'a> Src<'a> for SliceSrc<'a> {
         }
     }
     #[inline]
-    fn bytes(&mut self, n: usize) -> Result<Cow<'a, [u8]>> {
+    fn bytes(&mut self, n: usize) -> Res<Cow<'a, [u8]>> {
         let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len());
         match end {
             Some(end) => {
@@ -61,21 +64,21 @@ impl<'a> Src<'a> for SliceSrc<'a> {
                 self.pos = end;
                 Ok(Cow::Borrowed(s))
             }
-            None => Err(Error::malformed(
+            None => Err(Box::new(Error::malformed(
                 FORMAT,
                 self.pos as u64,
                 format!("length {n} runs past the end of the input ({} octets left)", self.data.len() - self.pos),
-            )),
+            ))),
         }
     }
-    fn peek(&mut self, n: usize) -> Result<&[u8]> {
+    fn peek(&mut self, n: usize) -> Res<&[u8]> {
         let end = (self.pos + n).min(self.data.len());
         Ok(&self.data[self.pos..end])
     }
     fn skip(&mut self, n: usize) {
         self.pos = (self.pos + n).min(self.data.len());
     }
-    fn at_end(&mut self) -> Result<bool> {
+    fn at_end(&mut self) -> Res<bool> {
         Ok(self.pos >= self.data.len())
     }
 }
@@ -93,7 +96,7 @@ const READ_CHUNK: usize = 64 * 1024;
 
 impl<R: Read> ReadSrc<R> {
     /// Makes at least `n` octets available if the input has them; returns how many are.
-    fn fill(&mut self, n: usize) -> Result<usize> {
+    fn fill(&mut self, n: usize) -> Res<usize> {
         while self.end - self.start < n && !self.eof {
             if self.start > 0 && (self.start == self.end || self.buf.len() - self.end < READ_CHUNK) {
                 self.buf.copy_within(self.start..self.end, 0);
@@ -107,7 +110,7 @@ impl<R: Read> ReadSrc<R> {
                 match self.r.read(&mut self.buf[self.end..]) {
                     Ok(g) => break g,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(Error::io(FORMAT, e).at(self.consumed)),
+                    Err(e) => return Err(Box::new(Error::io(FORMAT, e).at(self.consumed))),
                 }
             };
             if got == 0 {
@@ -124,7 +127,7 @@ impl<R: Read> Src<'static> for ReadSrc<R> {
         self.consumed
     }
     #[inline]
-    fn byte(&mut self) -> Result<u8> {
+    fn byte(&mut self) -> Res<u8> {
         if self.start == self.end && self.fill(1)? == 0 {
             return Err(eof(self.consumed));
         }
@@ -133,14 +136,14 @@ impl<R: Read> Src<'static> for ReadSrc<R> {
         self.consumed += 1;
         Ok(b)
     }
-    fn bytes(&mut self, n: usize) -> Result<Cow<'static, [u8]>> {
+    fn bytes(&mut self, n: usize) -> Res<Cow<'static, [u8]>> {
         // read in steps so that a huge claimed length costs no more memory than the input has
         let mut out = Vec::with_capacity(n.min(READ_CHUNK));
         while out.len() < n {
             let want = (n - out.len()).min(READ_CHUNK);
             let have = self.fill(want)?;
             if have == 0 {
-                return Err(Error::malformed(FORMAT, self.consumed, format!("length {n} runs past the end of the input")));
+                return Err(Box::new(Error::malformed(FORMAT, self.consumed, format!("length {n} runs past the end of the input"))));
             }
             let take = have.min(want);
             out.extend_from_slice(&self.buf[self.start..self.start + take]);
@@ -149,7 +152,7 @@ impl<R: Read> Src<'static> for ReadSrc<R> {
         }
         Ok(Cow::Owned(out))
     }
-    fn peek(&mut self, n: usize) -> Result<&[u8]> {
+    fn peek(&mut self, n: usize) -> Res<&[u8]> {
         let have = self.fill(n)?;
         Ok(&self.buf[self.start..self.start + have.min(n)])
     }
@@ -158,7 +161,7 @@ impl<R: Read> Src<'static> for ReadSrc<R> {
         self.start += k;
         self.consumed += k as u64;
     }
-    fn at_end(&mut self) -> Result<bool> {
+    fn at_end(&mut self) -> Res<bool> {
         Ok(self.fill(1)? == 0)
     }
 }
@@ -276,20 +279,20 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     #[inline]
-    fn err(&self, msg: impl Into<String>) -> Error {
-        Error::malformed(FORMAT, self.src.pos().saturating_sub(1), msg)
+    fn err(&self, msg: impl Into<String>) -> Box<Error> {
+        Box::new(Error::malformed(FORMAT, self.src.pos().saturating_sub(1), msg))
     }
 
     #[inline]
-    fn err_at(&self, at: u64, msg: impl Into<String>) -> Error {
-        Error::malformed(FORMAT, at, msg)
+    fn err_at(&self, at: u64, msg: impl Into<String>) -> Box<Error> {
+        Box::new(Error::malformed(FORMAT, at, msg))
     }
 
     // ---- integers and lengths ----
 
     /// Integer starting on the 2nd bit (C.25/C.26), first octet `b`.
-    #[inline]
-    fn int_2nd(&mut self, b: u8) -> Result<u32> {
+    #[inline(always)]
+    fn int_2nd(&mut self, b: u8) -> Res<u32> {
         if b & 0x40 == 0 {
             Ok((b & 0x3F) as u32 + 1)
         } else if b & 0x20 == 0 {
@@ -304,8 +307,8 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     /// Integer starting on the 3rd bit (C.27); the caller has excluded the literal forms.
-    #[inline]
-    fn int_3rd(&mut self, b: u8) -> Result<u32> {
+    #[inline(always)]
+    fn int_3rd(&mut self, b: u8) -> Res<u32> {
         match b & 0x38 {
             0x00 | 0x08 | 0x10 | 0x18 => Ok((b & 0x1F) as u32 + 1),
             0x20 => Ok((((b & 0x07) as u32) << 8 | self.src.byte()? as u32) + 33),
@@ -329,8 +332,8 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     /// Integer starting on the 4th bit (C.28).
-    #[inline]
-    fn int_4th(&mut self, b: u8) -> Result<u32> {
+    #[inline(always)]
+    fn int_4th(&mut self, b: u8) -> Res<u32> {
         match b & 0x1C {
             0x00 | 0x04 | 0x08 | 0x0C => Ok((b & 0x0F) as u32 + 1),
             0x10 => Ok((((b & 0x03) as u32) << 8 | self.src.byte()? as u32) + 17),
@@ -353,7 +356,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    fn u32_len(&mut self) -> Result<usize> {
+    fn u32_len(&mut self) -> Res<usize> {
         let mut v = 0u32;
         for _ in 0..4 {
             v = v << 8 | self.src.byte()? as u32;
@@ -362,8 +365,8 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     /// Length starting on the 2nd bit (C.22).
-    #[inline]
-    fn len_2nd(&mut self, b: u8) -> Result<usize> {
+    #[inline(always)]
+    fn len_2nd(&mut self, b: u8) -> Res<usize> {
         if b & 0x40 == 0 {
             Ok((b & 0x3F) as usize + 1)
         } else if b & 0x7F == 0x40 {
@@ -376,8 +379,8 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     /// Length starting on the 5th bit (C.23).
-    #[inline]
-    fn len_5th(&mut self, b: u8) -> Result<usize> {
+    #[inline(always)]
+    fn len_5th(&mut self, b: u8) -> Res<usize> {
         if b & 0x08 == 0 {
             Ok((b & 0x07) as usize + 1)
         } else if b & 0x0F == 0x08 {
@@ -390,8 +393,8 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     /// Length starting on the 7th bit (C.24).
-    #[inline]
-    fn len_7th(&mut self, b: u8) -> Result<usize> {
+    #[inline(always)]
+    fn len_7th(&mut self, b: u8) -> Res<usize> {
         match b & 0x03 {
             0 | 1 => Ok((b & 0x01) as usize + 1),
             2 => Ok(self.src.byte()? as usize + 3),
@@ -401,16 +404,16 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     // ---- strings ----
 
-    #[inline]
-    fn octets(&mut self, len: usize) -> Result<Cow<'a, [u8]>> {
+    #[inline(always)]
+    fn octets(&mut self, len: usize) -> Res<Cow<'a, [u8]>> {
         if len > self.limits.max_string_len {
-            return Err(Error::limit(FORMAT, self.src.pos(), format!("string of {len} octets exceeds the limit")));
+            return Err(Box::new(Error::limit(FORMAT, self.src.pos(), format!("string of {len} octets exceeds the limit"))));
         }
         self.src.bytes(len)
     }
 
-    #[inline]
-    fn utf8(&mut self, len: usize) -> Result<Cow<'a, str>> {
+    #[inline(always)]
+    fn utf8(&mut self, len: usize) -> Res<Cow<'a, str>> {
         let at = self.src.pos();
         match self.octets(len)? {
             Cow::Borrowed(b) => match std::str::from_utf8(b) {
@@ -424,7 +427,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    fn utf16(&mut self, len: usize) -> Result<Cow<'a, str>> {
+    fn utf16(&mut self, len: usize) -> Res<Cow<'a, str>> {
         let at = self.src.pos();
         let b = self.octets(len)?;
         if b.len() % 2 != 0 {
@@ -441,8 +444,8 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         Ok(Cow::Owned(s))
     }
 
-    #[inline]
-    fn table_get(&mut self, tab: StrTab, i: u32) -> Result<Cow<'a, str>> {
+    #[inline(always)]
+    fn table_get(&mut self, tab: StrTab, i: u32) -> Res<Cow<'a, str>> {
         let t = &self.t.strs[tab as usize];
         match t.get(i as usize - 1) {
             Some(s) => {
@@ -458,28 +461,28 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    #[inline]
-    fn charge(&mut self, n: usize) -> Result<()> {
+    #[inline(always)]
+    fn charge(&mut self, n: usize) -> Res<()> {
         self.expanded += n;
         if self.expanded > self.budget {
-            return Err(Error::limit(FORMAT, self.src.pos(), "decoded data exceeds the expansion budget"));
+            return Err(Box::new(Error::limit(FORMAT, self.src.pos(), "decoded data exceeds the expansion budget")));
         }
         Ok(())
     }
 
-    #[inline]
-    fn table_add(&mut self, tab: StrTab, s: Cow<'a, str>) -> Result<()> {
+    #[inline(always)]
+    fn table_add(&mut self, tab: StrTab, s: Cow<'a, str>) -> Res<()> {
         let t = &mut self.t.strs[tab as usize];
         if t.len() >= self.limits.max_table_entries.min(1 << 20) {
-            return Err(Error::limit(FORMAT, self.src.pos(), format!("the {} table is full", TABLE_NAMES[tab as usize])));
+            return Err(Box::new(Error::limit(FORMAT, self.src.pos(), format!("the {} table is full", TABLE_NAMES[tab as usize]))));
         }
         t.push(s);
         Ok(())
     }
 
     /// Identifying string or index on the first bit (C.13).
-    #[inline]
-    fn ident(&mut self, tab: StrTab) -> Result<Cow<'a, str>> {
+    #[inline(always)]
+    fn ident(&mut self, tab: StrTab) -> Res<Cow<'a, str>> {
         let b = self.src.byte()?;
         if b & 0x80 != 0 {
             let i = self.int_2nd(b)?;
@@ -493,7 +496,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     /// A non-empty octet string on the 2nd bit (C.22), first bit padding.
-    fn octet_string_2nd(&mut self) -> Result<Cow<'a, str>> {
+    fn octet_string_2nd(&mut self) -> Res<Cow<'a, str>> {
         let b = self.src.byte()?;
         if b & 0x80 != 0 {
             return Err(self.err("padding bit set"));
@@ -502,7 +505,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         self.utf8(len)
     }
 
-    fn alphabet(&self, wire: u8) -> Result<&[char]> {
+    fn alphabet(&self, wire: u8) -> Res<&[char]> {
         if wire < 2 {
             Ok(&self.alphabet_cache[wire as usize])
         } else if wire >= algo::APPLICATION_START {
@@ -515,7 +518,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    fn alphabet_string(&mut self, wire: u8, len: usize) -> Result<Cow<'a, str>> {
+    fn alphabet_string(&mut self, wire: u8, len: usize) -> Res<Cow<'a, str>> {
         let at = self.src.pos();
         let data = self.octets(len)?;
         let a = self.alphabet(wire)?;
@@ -525,7 +528,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    fn algorithm_data(&mut self, wire: u8, len: usize) -> Result<NiStr<'a>> {
+    fn algorithm_data(&mut self, wire: u8, len: usize) -> Res<NiStr<'a>> {
         let at = self.src.pos();
         if wire == algo::CDATA {
             return Ok(NiStr::Cdata(self.utf8(len)?));
@@ -549,7 +552,8 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     /// Non-identifying string on the first bit (C.14).
-    fn nistring(&mut self, tab: StrTab) -> Result<NiStr<'a>> {
+    #[inline]
+    fn nistring(&mut self, tab: StrTab) -> Res<NiStr<'a>> {
         let b = self.src.byte()?;
         if b & 0x80 != 0 {
             if b == 0xFF {
@@ -585,7 +589,8 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         Ok(v)
     }
 
-    fn nistring_text(&mut self, tab: StrTab) -> Result<Cow<'a, str>> {
+    #[inline(always)]
+    fn nistring_text(&mut self, tab: StrTab) -> Res<Cow<'a, str>> {
         Ok(match self.nistring(tab)? {
             NiStr::Str(s) | NiStr::Cdata(s) => s,
             NiStr::Typed(t) => Cow::Owned(t.lexical()),
@@ -594,14 +599,14 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     // ---- header ----
 
-    fn header(&mut self) -> Result<Event<'a>> {
+    fn header(&mut self) -> Res<Event<'a>> {
         let mut decl_version = None;
         let mut decl_standalone = None;
         let head = self.src.peek(4)?;
         if head.starts_with(b"<?xm") {
             let text = self.src.peek(80)?.to_vec();
             let Some(end) = text.windows(2).position(|w| w == b"?>") else {
-                return Err(Error::malformed(FORMAT, 0, "unterminated XML declaration"));
+                return Err(Box::new(Error::malformed(FORMAT, 0, "unterminated XML declaration")));
             };
             let decl = std::str::from_utf8(&text[..end + 2])
                 .map_err(|_| Error::malformed(FORMAT, 0, "bad XML declaration"))?;
@@ -616,7 +621,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 Some(rest[..rest.find(q)?].to_string())
             };
             if !decl.starts_with("<?xml ") || attr("encoding").as_deref() != Some("finf") {
-                return Err(Error::malformed(FORMAT, 0, "not a Fast Infoset document: XML declaration without encoding='finf'"));
+                return Err(Box::new(Error::malformed(FORMAT, 0, "not a Fast Infoset document: XML declaration without encoding='finf'")));
             }
             decl_version = attr("version");
             decl_standalone = attr("standalone").map(|s| s == "yes");
@@ -628,10 +633,10 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             *m = self.src.byte().map_err(|_| Error::malformed(FORMAT, at, "not a Fast Infoset document: too short"))?;
         }
         if magic[..2] != [0xE0, 0x00] {
-            return Err(Error::malformed(FORMAT, at, "not a Fast Infoset document: bad identification octets"));
+            return Err(Box::new(Error::malformed(FORMAT, at, "not a Fast Infoset document: bad identification octets")));
         }
         if magic[2..] != [0x00, 0x01] {
-            return Err(Error::malformed(FORMAT, at + 2, format!("unsupported Fast Infoset version {}", u16::from_be_bytes([magic[2], magic[3]]))));
+            return Err(Box::new(Error::malformed(FORMAT, at + 2, format!("unsupported Fast Infoset version {}", u16::from_be_bytes([magic[2], magic[3]])))));
         }
         let flags = self.src.byte()?;
         if flags & 0x80 != 0 {
@@ -700,7 +705,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     /// Number of items of a sequence (C.21).
-    fn seq_len(&mut self) -> Result<usize> {
+    fn seq_len(&mut self) -> Res<usize> {
         let b = self.src.byte()?;
         if b & 0x80 == 0 {
             Ok(b as usize + 1)
@@ -715,14 +720,14 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    fn vocab_index(&mut self, b: u8) -> Result<u32> {
+    fn vocab_index(&mut self, b: u8) -> Res<u32> {
         if b & 0x80 != 0 {
             return Err(self.err("padding bit set"));
         }
         self.int_2nd(b)
     }
 
-    fn initial_vocabulary(&mut self) -> Result<()> {
+    fn initial_vocabulary(&mut self) -> Res<()> {
         let b1 = self.src.byte()?;
         let b2 = self.src.byte()?;
         if b1 & 0xE0 != 0 {
@@ -753,11 +758,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 false
             };
             if !found {
-                return Err(Error::unsupported(
+                return Err(Box::new(Error::unsupported(
                     FORMAT,
                     format!("the document uses the external vocabulary {uri:?}, which this decoder was not given"),
                 )
-                .at(at));
+                .at(at)));
             }
         }
         if b1 & 0x08 != 0 {
@@ -894,10 +899,10 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    fn name_add(&mut self, attr: bool, q: QName<'a>) -> Result<()> {
+    fn name_add(&mut self, attr: bool, q: QName<'a>) -> Res<()> {
         let t = if attr { &mut self.t.attributes } else { &mut self.t.elements };
         if t.len() >= self.limits.max_table_entries.min(1 << 20) {
-            return Err(Error::limit(FORMAT, self.src.pos(), "a name-surrogate table is full"));
+            return Err(Box::new(Error::limit(FORMAT, self.src.pos(), "a name-surrogate table is full")));
         }
         t.push(q);
         Ok(())
@@ -906,7 +911,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     // ---- body ----
 
     /// A literal qualified name (C.18 / C.17 after the `1111`/`11110` marker), `pn` = flags.
-    fn literal_qname(&mut self, pn: u8) -> Result<QName<'a>> {
+    fn literal_qname(&mut self, pn: u8) -> Res<QName<'a>> {
         let prefix = if pn & 2 != 0 { self.ident(StrTab::Prefix)? } else { Cow::Borrowed("") };
         let namespace = if pn & 1 != 0 { self.ident(StrTab::Namespace)? } else { Cow::Borrowed("") };
         if pn == 2 {
@@ -916,8 +921,8 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         Ok(QName { prefix, namespace, local })
     }
 
-    #[inline]
-    fn name_get(&mut self, attr: bool, i: u32) -> Result<QName<'a>> {
+    #[inline(always)]
+    fn name_get(&mut self, attr: bool, i: u32) -> Res<QName<'a>> {
         let t = if attr { &self.t.attributes } else { &self.t.elements };
         match t.get(i as usize - 1) {
             Some(q) => {
@@ -933,9 +938,10 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    fn element(&mut self, b: u8) -> Result<Event<'a>> {
+    #[inline]
+    fn element(&mut self, b: u8) -> Res<Event<'a>> {
         if self.depth >= self.limits.max_depth {
-            return Err(Error::limit(FORMAT, self.src.pos() - 1, format!("elements nested deeper than {}", self.limits.max_depth)));
+            return Err(Box::new(Error::limit(FORMAT, self.src.pos() - 1, format!("elements nested deeper than {}", self.limits.max_depth))));
         }
         let attrs = b & 0x40 != 0;
         let mut nb = b;
@@ -973,7 +979,8 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         Ok(Event::StartElement(q))
     }
 
-    fn attribute(&mut self, b: u8) -> Result<Event<'a>> {
+    #[inline]
+    fn attribute(&mut self, b: u8) -> Res<Event<'a>> {
         let name = if b & 0x7C == 0x78 {
             let q = self.literal_qname(b & 3)?;
             self.name_add(true, q.clone())?;
@@ -988,7 +995,8 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         Ok(Event::Attribute { name, value })
     }
 
-    fn chunk(&mut self, b: u8) -> Result<Event<'a>> {
+    #[inline]
+    fn chunk(&mut self, b: u8) -> Res<Event<'a>> {
         if b & 0x20 != 0 {
             let i = self.int_4th(b)?;
             let text = self.table_get(StrTab::Chunk, i)?;
@@ -1033,7 +1041,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         })
     }
 
-    fn end_of_level(&mut self) -> Result<Event<'a>> {
+    fn end_of_level(&mut self) -> Res<Event<'a>> {
         if self.depth > 0 {
             self.depth -= 1;
             Ok(Event::EndElement)
@@ -1046,13 +1054,13 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             }
             self.phase = Phase::Done;
             if !self.src.at_end()? {
-                return Err(Error::malformed(FORMAT, self.src.pos(), "data after the end of the document"));
+                return Err(Box::new(Error::malformed(FORMAT, self.src.pos(), "data after the end of the document")));
             }
             Ok(Event::EndDocument)
         }
     }
 
-    fn doctype(&mut self, b: u8) -> Result<Event<'a>> {
+    fn doctype(&mut self, b: u8) -> Res<Event<'a>> {
         if self.doctype_seen || self.root_seen {
             return Err(self.err("document type declaration in the wrong place"));
         }
@@ -1094,7 +1102,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         Ok(Event::DocType(dt))
     }
 
-    fn next(&mut self) -> Result<Option<Event<'a>>> {
+    fn next(&mut self) -> Res<Option<Event<'a>>> {
         if let Some(e) = self.queue.pop_front() {
             return Ok(Some(e));
         }
@@ -1212,7 +1220,7 @@ impl<'a> FiDecoder<'a> {
 impl<'a> Decoder<'a> for FiDecoder<'a> {
     #[inline]
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
-        self.core.next()
+        self.core.next().map_err(|e| *e)
     }
     fn offset(&self) -> u64 {
         self.core.last
@@ -1248,7 +1256,7 @@ impl<R: Read> FiReadDecoder<R> {
 impl<R: Read> Decoder<'static> for FiReadDecoder<R> {
     fn next_event(&mut self) -> Result<Option<Event<'static>>> {
         let before = self.core.src.consumed;
-        let r = self.core.next();
+        let r = self.core.next().map_err(|e| *e);
         // the expansion budget grows with the input read so far
         if self.core.limits.max_expansion_ratio != 0 {
             let read = self.core.src.consumed.max(before) as usize;

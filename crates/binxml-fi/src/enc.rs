@@ -6,7 +6,7 @@ use std::sync::Arc;
 use binxml_core::{Encoder, Error, Event, Result, StreamChecker, Typed, XMLNS_NS, XML_NS};
 
 use crate::algo;
-use crate::hash::FastMap;
+use crate::hash::{str_eq, FastMap};
 use crate::vocab::Vocabulary;
 use crate::FORMAT;
 
@@ -505,7 +505,7 @@ impl<W: Write> FiEncoder<W> {
         self.name = PendingName::Literal;
         if let Some(e) = self.t.names.get(&*q.local) {
             for (p, n, i) in &e.elements {
-                if **p == *q.prefix && **n == *q.namespace {
+                if str_eq(p, &q.prefix) && str_eq(n, &q.namespace) {
                     self.name = PendingName::Index(*i);
                     break;
                 }
@@ -593,7 +593,7 @@ impl<W: Write> FiEncoder<W> {
         let mut found = None;
         if let Some(e) = self.t.names.get(&*name.local) {
             for (p, n, i) in &e.attributes {
-                if **p == *name.prefix && **n == *name.namespace {
+                if str_eq(p, &name.prefix) && str_eq(n, &name.namespace) {
                     found = Some(*i);
                     break;
                 }

@@ -368,3 +368,58 @@ fn size_report() {
     }
     eprintln!("binxml {ours_total} Java {java_total}; {larger} larger");
 }
+
+/// Throughput against the reference (run in release): `FI_PERF=<xml file> cargo test --release
+/// -p binxml-fi --test interop_java perf_report -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn perf_report() {
+    let Ok(path) = std::env::var("FI_PERF") else { return };
+    let Some(mut jvm) = Jvm::start() else { return };
+    let xml = std::fs::read(&path).unwrap();
+    let ev = binxml_xml::parse_events(&xml).unwrap();
+    let fi = encode(&ev, FiOptions::default()).unwrap();
+    let dir = scratch_dir("fi-perf");
+    let java_fi = dir.join("j.fi");
+    jvm.call(&["encode", &path, s(&java_fi)]).unwrap();
+    let java_bytes = std::fs::read(&java_fi).unwrap();
+    let mb = xml.len() as f64 / 1e6;
+    let time = |f: &mut dyn FnMut()| {
+        for _ in 0..5 {
+            f();
+        }
+        let n = 50;
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            f();
+        }
+        t.elapsed().as_secs_f64() / n as f64
+    };
+    let mut count = 0usize;
+    let dec = time(&mut || {
+        let mut d = FiDecoder::new(&java_bytes);
+        while let Some(e) = d.next_event().unwrap() {
+            count += matches!(e, Event::StartElement(_)) as usize;
+        }
+    });
+    let dec_ours = time(&mut || {
+        let mut d = FiDecoder::new(&fi);
+        while let Some(e) = d.next_event().unwrap() {
+            count += matches!(e, Event::StartElement(_)) as usize;
+        }
+    });
+    let mut out = Vec::with_capacity(fi.len() * 2);
+    let enc = time(&mut || {
+        out.clear();
+        let mut e = FiEncoder::new(&mut out);
+        for x in &ev {
+            e.write_event(x).unwrap();
+        }
+        e.finish().unwrap();
+    });
+    let jdec: f64 = jvm.call(&["time-decode", s(&java_fi), "200"]).unwrap().parse::<f64>().unwrap() / 1e9;
+    let jenc: f64 = jvm.call(&["time-encode", &path, "200"]).unwrap().parse::<f64>().unwrap() / 1e9;
+    eprintln!("{path}: {} bytes XML, binxml FI {} bytes, Java FI {} bytes ({count})", xml.len(), fi.len(), java_bytes.len());
+    eprintln!("decode (Java's FI) binxml {:.0} MB/s, (own FI) {:.0} MB/s, Java {:.0} MB/s", mb / dec, mb / dec_ours, mb / jdec);
+    eprintln!("encode binxml {:.0} MB/s, Java {:.0} MB/s (MB of XML-equivalent per second)", mb / enc, mb / jenc);
+}
