@@ -98,29 +98,27 @@ pub(crate) static TYPE_CHAR: [bool; 256] = {
     t
 };
 
-pub(crate) const NOT_TYPE: u8 = 0xff;
-
-const fn kind_table(json: bool) -> [u8; 256] {
-    let mut t = [NOT_TYPE; 256];
-    t[b'<' as usize] = UnitKind::Element as u8;
-    t[b'=' as usize] = UnitKind::Attributes as u8;
-    t[b'[' as usize] = if json { UnitKind::Array as u8 } else { UnitKind::Text as u8 };
-    t[b']' as usize] = UnitKind::CData as u8;
-    t[b'!' as usize] = UnitKind::Doctype as u8;
-    t[b'+' as usize] = UnitKind::Comment as u8;
-    t[b'?' as usize] = UnitKind::ProcessingInstruction as u8;
-    t[b'&' as usize] = UnitKind::EntityRef as u8;
-    t[b'{' as usize] = UnitKind::Object as u8;
-    t[b'\'' as usize] = UnitKind::String as u8;
-    t[b'#' as usize] = UnitKind::Number as u8;
-    t[b'~' as usize] = UnitKind::Literal as u8;
+const fn kind_table(json: bool) -> [Option<UnitKind>; 256] {
+    let mut t = [None; 256];
+    t[b'<' as usize] = Some(UnitKind::Element);
+    t[b'=' as usize] = Some(UnitKind::Attributes);
+    t[b'[' as usize] = Some(if json { UnitKind::Array } else { UnitKind::Text });
+    t[b']' as usize] = Some(UnitKind::CData);
+    t[b'!' as usize] = Some(UnitKind::Doctype);
+    t[b'+' as usize] = Some(UnitKind::Comment);
+    t[b'?' as usize] = Some(UnitKind::ProcessingInstruction);
+    t[b'&' as usize] = Some(UnitKind::EntityRef);
+    t[b'{' as usize] = Some(UnitKind::Object);
+    t[b'\'' as usize] = Some(UnitKind::String);
+    t[b'#' as usize] = Some(UnitKind::Number);
+    t[b'~' as usize] = Some(UnitKind::Literal);
     t
 }
 
-/// Unit kind of each byte as a type character (`NOT_TYPE` for name bytes), in XML context and
-/// in JSON context (where `[` is an array).
-pub(crate) static KIND_XML: [u8; 256] = kind_table(false);
-pub(crate) static KIND_JSON: [u8; 256] = kind_table(true);
+/// Unit kind of each byte as a type character (`None` for name bytes), in XML context and in
+/// JSON context (where `[` is an array).
+pub(crate) static KIND_XML: [Option<UnitKind>; 256] = kind_table(false);
+pub(crate) static KIND_JSON: [Option<UnitKind>; 256] = kind_table(true);
 
 /// A unit's name as it appears in the input: `quoted` when it used the `"` form (the `"` itself
 /// excluded from `raw`; `\` escapes still in).
@@ -278,18 +276,14 @@ impl<'a> Lexer<'a> {
         // The name, up to the type character.
         let quoted = b.get(p) == Some(&b'"');
         let name_start = p + quoted as usize;
-        let k;
+        let kind;
         if !quoted {
-            loop {
-                let Some(&c) = b.get(p) else {
-                    return Err(cold("missing type character (unit runs to the end of input)", name_start));
-                };
-                let t = table[c as usize];
-                if t != NOT_TYPE {
-                    k = t;
-                    break;
+            match b[p..].iter().position(|&c| table[c as usize].is_some()) {
+                Some(i) => {
+                    p += i;
+                    kind = table[b[p] as usize].unwrap();
                 }
-                p += 1;
+                None => return Err(cold("missing type character (unit runs to the end of input)", name_start)),
             }
         } else {
             p += 1;
@@ -301,16 +295,14 @@ impl<'a> Lexer<'a> {
                     p += 2;
                     continue;
                 }
-                let t = table[c as usize];
-                if t != NOT_TYPE {
-                    k = t;
+                if let Some(t) = table[c as usize] {
+                    kind = t;
                     break;
                 }
                 p += 1;
             }
         }
         let name_end = p;
-        let kind = UnitKind::from_u8(k);
         p += 1;
         let n = n as usize;
         if kind.is_structured() {
