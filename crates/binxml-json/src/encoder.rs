@@ -217,6 +217,12 @@ impl<W: Write> JsonEncoder<W> {
     }
 }
 
+/// String equality without a `memcmp` call (short strings).
+#[inline]
+fn eq(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+}
+
 fn is_ws(s: &str) -> bool {
     s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
 }
@@ -316,11 +322,11 @@ impl<W: Write> Encoder for JsonEncoder<W> {
             Event::Attribute { name, value } => {
                 if let Some(p) = self.pending.as_mut()
                     && name.namespace.is_empty() && name.prefix.is_empty() {
-                        if name.local == TYPE_ATTR {
+                        if eq(&name.local, TYPE_ATTR) {
                             p.ty = Some(JsonType::from_attr(value).ok_or_else(|| {
                                 Error::invalid_events(FORMAT, format!("unknown JSON type t={value:?}"))
                             })?);
-                        } else if name.local == KEY_ATTR {
+                        } else if eq(&name.local, KEY_ATTR) {
                             p.has_key = true;
                             self.name.clear();
                             self.name.push_str(value);

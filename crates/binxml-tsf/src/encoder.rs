@@ -87,6 +87,12 @@ pub struct TsfEncoder<W: Write> {
     lexical: String,
 }
 
+/// String equality without a `memcmp` call (short strings; the call dominates otherwise).
+#[inline]
+pub(crate) fn eq(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+}
+
 #[inline]
 fn push_num(buf: &mut Vec<u8>, mut n: usize) {
     let mut tmp = [0u8; 20];
@@ -213,7 +219,7 @@ impl<W: Write> TsfEncoder<W> {
     // ----- XML -----
 
     fn lookup(&self, prefix: &str) -> Option<&str> {
-        if let Some((_, u)) = self.ns.iter().rev().find(|(p, _)| p == prefix) {
+        if let Some((_, u)) = self.ns.iter().rev().find(|(p, _)| eq(p, prefix)) {
             return Some(u);
         }
         match prefix {
@@ -259,7 +265,7 @@ impl<W: Write> TsfEncoder<W> {
         self.in_start_tag = false;
         let prefix = std::mem::take(&mut self.elem_prefix);
         let ns = std::mem::take(&mut self.elem_ns);
-        if self.lookup(&prefix) != Some(ns.as_str()) {
+        if !self.lookup(&prefix).is_some_and(|u| eq(u, &ns)) {
             if !prefix.is_empty() && ns.is_empty() {
                 return Err(Error::invalid_events(FORMAT, format!("element prefix {prefix:?} without a namespace")));
             }
@@ -351,7 +357,7 @@ impl<W: Write> TsfEncoder<W> {
             Event::Attribute { name, value } => {
                 let mut qn = std::mem::take(&mut self.lexical);
                 let bound = name.namespace.is_empty()
-                    || (!name.prefix.is_empty() && self.lookup(&name.prefix) == Some(&*name.namespace));
+                    || (!name.prefix.is_empty() && self.lookup(&name.prefix).is_some_and(|u| eq(u, &name.namespace)));
                 if bound {
                     qualified_into(name, &mut qn);
                 } else {
@@ -536,11 +542,11 @@ impl<W: Write> TsfEncoder<W> {
             Event::Attribute { name, value } => {
                 if let Some(p) = self.jpending.as_mut()
                     && name.namespace.is_empty() && name.prefix.is_empty() {
-                        if name.local == TYPE_ATTR {
+                        if eq(&name.local, TYPE_ATTR) {
                             *p = Some(JsonType::from_attr(value).ok_or_else(|| {
                                 Error::invalid_events(FORMAT, format!("unknown JSON type t={value:?}"))
                             })?);
-                        } else if name.local == KEY_ATTR {
+                        } else if eq(&name.local, KEY_ATTR) {
                             self.jname.clear();
                             self.jname.push_str(value);
                         }
@@ -634,7 +640,7 @@ impl<W: Write> Encoder for TsfEncoder<W> {
         self.checker.check(FORMAT, event)?;
         if self.mode == Mode::Unknown
             && let Event::StartElement(q) = event {
-                if q.namespace == JSON_NS {
+                if eq(&q.namespace, JSON_NS) {
                     // JSON has no place for comments, PIs or a doctype before the value.
                     self.mode = Mode::Json;
                     self.body.clear();

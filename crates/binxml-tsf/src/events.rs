@@ -451,8 +451,7 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
 
     fn lookup(&self, prefix: &str, off: usize) -> Result<Cow<'a, str>> {
         // Byte-wise: prefixes are short, a memcmp call per binding costs more than the loop.
-        let eq = |p: &str| p.len() == prefix.len() && p.bytes().zip(prefix.bytes()).all(|(a, b)| a == b);
-        if let Some((_, uri)) = self.ns.iter().rev().find(|(p, _)| eq(p)) {
+        if let Some((_, uri)) = self.ns.iter().rev().find(|(p, _)| crate::encoder::eq(p, prefix)) {
             return Ok(uri.clone());
         }
         if prefix.is_empty() {
