@@ -8,9 +8,6 @@ use std::sync::Arc;
 
 use binxml_core::{Decoder, DocType, Error, Event, Limits, QName, Result, Typed, XML_NS};
 
-/// Internal results carry the error boxed: the hot paths return small `Result`s.
-type Res<T> = std::result::Result<T, Box<Error>>;
-
 use crate::algo;
 use crate::vocab::Vocabularies;
 use crate::FORMAT;
@@ -22,17 +19,31 @@ use crate::FORMAT;
 pub(crate) trait Src<'a> {
     /// Offset of the next octet.
     fn pos(&self) -> u64;
-    fn byte(&mut self) -> Res<u8>;
+    fn byte(&mut self) -> Result<u8>;
     /// `n` octets; errors (without allocating) when fewer are left.
-    fn bytes(&mut self, n: usize) -> Res<Cow<'a, [u8]>>;
+    fn bytes(&mut self, n: usize) -> Result<Cow<'a, [u8]>>;
     /// Up to `n` octets from the current position, without consuming them.
-    fn peek(&mut self, n: usize) -> Res<&[u8]>;
+    fn peek(&mut self, n: usize) -> Result<&[u8]>;
     fn skip(&mut self, n: usize);
-    fn at_end(&mut self) -> Res<bool>;
+    fn at_end(&mut self) -> Result<bool>;
 }
 
-fn eof(pos: u64) -> Box<Error> {
-    Box::new(Error::malformed(FORMAT, pos, "unexpected end of input"))
+/// True when the (short) slice is all ASCII; word at a time, no call.
+#[inline(always)]
+fn is_ascii_short(b: &[u8]) -> bool {
+    let mut acc = 0u64;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        acc |= u64::from_ne_bytes(c.try_into().unwrap());
+    }
+    for &x in chunks.remainder() {
+        acc |= x as u64;
+    }
+    acc & 0x8080_8080_8080_8080 == 0
+}
+
+fn eof(pos: u64) -> Error {
+    Error::malformed(FORMAT, pos, "unexpected end of input")
 }
 
 pub(crate) struct SliceSrc<'a> {
@@ -46,7 +57,7 @@ impl<'a> Src<'a> for SliceSrc<'a> {
         self.pos as u64
     }
     #[inline]
-    fn byte(&mut self) -> Res<u8> {
+    fn byte(&mut self) -> Result<u8> {
         match self.data.get(self.pos) {
             Some(&b) => {
                 self.pos += 1;
@@ -56,7 +67,7 @@ impl<'a> Src<'a> for SliceSrc<'a> {
         }
     }
     #[inline]
-    fn bytes(&mut self, n: usize) -> Res<Cow<'a, [u8]>> {
+    fn bytes(&mut self, n: usize) -> Result<Cow<'a, [u8]>> {
         let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len());
         match end {
             Some(end) => {
@@ -64,21 +75,21 @@ impl<'a> Src<'a> for SliceSrc<'a> {
                 self.pos = end;
                 Ok(Cow::Borrowed(s))
             }
-            None => Err(Box::new(Error::malformed(
+            None => Err(Error::malformed(
                 FORMAT,
                 self.pos as u64,
                 format!("length {n} runs past the end of the input ({} octets left)", self.data.len() - self.pos),
-            ))),
+            )),
         }
     }
-    fn peek(&mut self, n: usize) -> Res<&[u8]> {
+    fn peek(&mut self, n: usize) -> Result<&[u8]> {
         let end = (self.pos + n).min(self.data.len());
         Ok(&self.data[self.pos..end])
     }
     fn skip(&mut self, n: usize) {
         self.pos = (self.pos + n).min(self.data.len());
     }
-    fn at_end(&mut self) -> Res<bool> {
+    fn at_end(&mut self) -> Result<bool> {
         Ok(self.pos >= self.data.len())
     }
 }
@@ -96,7 +107,7 @@ const READ_CHUNK: usize = 64 * 1024;
 
 impl<R: Read> ReadSrc<R> {
     /// Makes at least `n` octets available if the input has them; returns how many are.
-    fn fill(&mut self, n: usize) -> Res<usize> {
+    fn fill(&mut self, n: usize) -> Result<usize> {
         while self.end - self.start < n && !self.eof {
             if self.start > 0 && (self.start == self.end || self.buf.len() - self.end < READ_CHUNK) {
                 self.buf.copy_within(self.start..self.end, 0);
@@ -110,7 +121,7 @@ impl<R: Read> ReadSrc<R> {
                 match self.r.read(&mut self.buf[self.end..]) {
                     Ok(g) => break g,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(Box::new(Error::io(FORMAT, e).at(self.consumed))),
+                    Err(e) => return Err(Error::io(FORMAT, e).at(self.consumed)),
                 }
             };
             if got == 0 {
@@ -127,7 +138,7 @@ impl<R: Read> Src<'static> for ReadSrc<R> {
         self.consumed
     }
     #[inline]
-    fn byte(&mut self) -> Res<u8> {
+    fn byte(&mut self) -> Result<u8> {
         if self.start == self.end && self.fill(1)? == 0 {
             return Err(eof(self.consumed));
         }
@@ -136,14 +147,14 @@ impl<R: Read> Src<'static> for ReadSrc<R> {
         self.consumed += 1;
         Ok(b)
     }
-    fn bytes(&mut self, n: usize) -> Res<Cow<'static, [u8]>> {
+    fn bytes(&mut self, n: usize) -> Result<Cow<'static, [u8]>> {
         // read in steps so that a huge claimed length costs no more memory than the input has
         let mut out = Vec::with_capacity(n.min(READ_CHUNK));
         while out.len() < n {
             let want = (n - out.len()).min(READ_CHUNK);
             let have = self.fill(want)?;
             if have == 0 {
-                return Err(Box::new(Error::malformed(FORMAT, self.consumed, format!("length {n} runs past the end of the input"))));
+                return Err(Error::malformed(FORMAT, self.consumed, format!("length {n} runs past the end of the input")));
             }
             let take = have.min(want);
             out.extend_from_slice(&self.buf[self.start..self.start + take]);
@@ -152,7 +163,7 @@ impl<R: Read> Src<'static> for ReadSrc<R> {
         }
         Ok(Cow::Owned(out))
     }
-    fn peek(&mut self, n: usize) -> Res<&[u8]> {
+    fn peek(&mut self, n: usize) -> Result<&[u8]> {
         let have = self.fill(n)?;
         Ok(&self.buf[self.start..self.start + have.min(n)])
     }
@@ -161,7 +172,7 @@ impl<R: Read> Src<'static> for ReadSrc<R> {
         self.start += k;
         self.consumed += k as u64;
     }
-    fn at_end(&mut self) -> Res<bool> {
+    fn at_end(&mut self) -> Result<bool> {
         Ok(self.fill(1)? == 0)
     }
 }
@@ -279,20 +290,20 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     #[inline]
-    fn err(&self, msg: impl Into<String>) -> Box<Error> {
-        Box::new(Error::malformed(FORMAT, self.src.pos().saturating_sub(1), msg))
+    fn err(&self, msg: impl Into<String>) -> Error {
+        Error::malformed(FORMAT, self.src.pos().saturating_sub(1), msg)
     }
 
     #[inline]
-    fn err_at(&self, at: u64, msg: impl Into<String>) -> Box<Error> {
-        Box::new(Error::malformed(FORMAT, at, msg))
+    fn err_at(&self, at: u64, msg: impl Into<String>) -> Error {
+        Error::malformed(FORMAT, at, msg)
     }
 
     // ---- integers and lengths ----
 
     /// Integer starting on the 2nd bit (C.25/C.26), first octet `b`.
     #[inline(always)]
-    fn int_2nd(&mut self, b: u8) -> Res<u32> {
+    fn int_2nd(&mut self, b: u8) -> Result<u32> {
         if b & 0x40 == 0 {
             Ok((b & 0x3F) as u32 + 1)
         } else if b & 0x20 == 0 {
@@ -308,7 +319,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     /// Integer starting on the 3rd bit (C.27); the caller has excluded the literal forms.
     #[inline(always)]
-    fn int_3rd(&mut self, b: u8) -> Res<u32> {
+    fn int_3rd(&mut self, b: u8) -> Result<u32> {
         match b & 0x38 {
             0x00 | 0x08 | 0x10 | 0x18 => Ok((b & 0x1F) as u32 + 1),
             0x20 => Ok((((b & 0x07) as u32) << 8 | self.src.byte()? as u32) + 33),
@@ -333,7 +344,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     /// Integer starting on the 4th bit (C.28).
     #[inline(always)]
-    fn int_4th(&mut self, b: u8) -> Res<u32> {
+    fn int_4th(&mut self, b: u8) -> Result<u32> {
         match b & 0x1C {
             0x00 | 0x04 | 0x08 | 0x0C => Ok((b & 0x0F) as u32 + 1),
             0x10 => Ok((((b & 0x03) as u32) << 8 | self.src.byte()? as u32) + 17),
@@ -356,7 +367,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    fn u32_len(&mut self) -> Res<usize> {
+    fn u32_len(&mut self) -> Result<usize> {
         let mut v = 0u32;
         for _ in 0..4 {
             v = v << 8 | self.src.byte()? as u32;
@@ -366,7 +377,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     /// Length starting on the 2nd bit (C.22).
     #[inline(always)]
-    fn len_2nd(&mut self, b: u8) -> Res<usize> {
+    fn len_2nd(&mut self, b: u8) -> Result<usize> {
         if b & 0x40 == 0 {
             Ok((b & 0x3F) as usize + 1)
         } else if b & 0x7F == 0x40 {
@@ -380,7 +391,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     /// Length starting on the 5th bit (C.23).
     #[inline(always)]
-    fn len_5th(&mut self, b: u8) -> Res<usize> {
+    fn len_5th(&mut self, b: u8) -> Result<usize> {
         if b & 0x08 == 0 {
             Ok((b & 0x07) as usize + 1)
         } else if b & 0x0F == 0x08 {
@@ -394,7 +405,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     /// Length starting on the 7th bit (C.24).
     #[inline(always)]
-    fn len_7th(&mut self, b: u8) -> Res<usize> {
+    fn len_7th(&mut self, b: u8) -> Result<usize> {
         match b & 0x03 {
             0 | 1 => Ok((b & 0x01) as usize + 1),
             2 => Ok(self.src.byte()? as usize + 3),
@@ -405,17 +416,21 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     // ---- strings ----
 
     #[inline(always)]
-    fn octets(&mut self, len: usize) -> Res<Cow<'a, [u8]>> {
+    fn octets(&mut self, len: usize) -> Result<Cow<'a, [u8]>> {
         if len > self.limits.max_string_len {
-            return Err(Box::new(Error::limit(FORMAT, self.src.pos(), format!("string of {len} octets exceeds the limit"))));
+            return Err(Error::limit(FORMAT, self.src.pos(), format!("string of {len} octets exceeds the limit")));
         }
         self.src.bytes(len)
     }
 
     #[inline(always)]
-    fn utf8(&mut self, len: usize) -> Res<Cow<'a, str>> {
+    fn utf8(&mut self, len: usize) -> Result<Cow<'a, str>> {
         let at = self.src.pos();
         match self.octets(len)? {
+            Cow::Borrowed(b) if b.len() <= 32 && is_ascii_short(b) => {
+                // SAFETY: every octet is below 0x80, so the slice is ASCII and valid UTF-8.
+                Ok(Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(b) }))
+            }
             Cow::Borrowed(b) => match std::str::from_utf8(b) {
                 Ok(s) => Ok(Cow::Borrowed(s)),
                 Err(e) => Err(self.err_at(at + e.valid_up_to() as u64, "invalid UTF-8")),
@@ -427,7 +442,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    fn utf16(&mut self, len: usize) -> Res<Cow<'a, str>> {
+    fn utf16(&mut self, len: usize) -> Result<Cow<'a, str>> {
         let at = self.src.pos();
         let b = self.octets(len)?;
         if b.len() % 2 != 0 {
@@ -445,7 +460,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     #[inline(always)]
-    fn table_get(&mut self, tab: StrTab, i: u32) -> Res<Cow<'a, str>> {
+    fn table_get(&mut self, tab: StrTab, i: u32) -> Result<Cow<'a, str>> {
         let t = &self.t.strs[tab as usize];
         match t.get(i as usize - 1) {
             Some(s) => {
@@ -462,19 +477,19 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     #[inline(always)]
-    fn charge(&mut self, n: usize) -> Res<()> {
+    fn charge(&mut self, n: usize) -> Result<()> {
         self.expanded += n;
         if self.expanded > self.budget {
-            return Err(Box::new(Error::limit(FORMAT, self.src.pos(), "decoded data exceeds the expansion budget")));
+            return Err(Error::limit(FORMAT, self.src.pos(), "decoded data exceeds the expansion budget"));
         }
         Ok(())
     }
 
     #[inline(always)]
-    fn table_add(&mut self, tab: StrTab, s: Cow<'a, str>) -> Res<()> {
+    fn table_add(&mut self, tab: StrTab, s: Cow<'a, str>) -> Result<()> {
         let t = &mut self.t.strs[tab as usize];
         if t.len() >= self.limits.max_table_entries.min(1 << 20) {
-            return Err(Box::new(Error::limit(FORMAT, self.src.pos(), format!("the {} table is full", TABLE_NAMES[tab as usize]))));
+            return Err(Error::limit(FORMAT, self.src.pos(), format!("the {} table is full", TABLE_NAMES[tab as usize])));
         }
         t.push(s);
         Ok(())
@@ -482,7 +497,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     /// Identifying string or index on the first bit (C.13).
     #[inline(always)]
-    fn ident(&mut self, tab: StrTab) -> Res<Cow<'a, str>> {
+    fn ident(&mut self, tab: StrTab) -> Result<Cow<'a, str>> {
         let b = self.src.byte()?;
         if b & 0x80 != 0 {
             let i = self.int_2nd(b)?;
@@ -496,7 +511,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     /// A non-empty octet string on the 2nd bit (C.22), first bit padding.
-    fn octet_string_2nd(&mut self) -> Res<Cow<'a, str>> {
+    fn octet_string_2nd(&mut self) -> Result<Cow<'a, str>> {
         let b = self.src.byte()?;
         if b & 0x80 != 0 {
             return Err(self.err("padding bit set"));
@@ -505,7 +520,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         self.utf8(len)
     }
 
-    fn alphabet(&self, wire: u8) -> Res<&[char]> {
+    fn alphabet(&self, wire: u8) -> Result<&[char]> {
         if wire < 2 {
             Ok(&self.alphabet_cache[wire as usize])
         } else if wire >= algo::APPLICATION_START {
@@ -518,7 +533,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    fn alphabet_string(&mut self, wire: u8, len: usize) -> Res<Cow<'a, str>> {
+    fn alphabet_string(&mut self, wire: u8, len: usize) -> Result<Cow<'a, str>> {
         let at = self.src.pos();
         let data = self.octets(len)?;
         let a = self.alphabet(wire)?;
@@ -528,7 +543,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    fn algorithm_data(&mut self, wire: u8, len: usize) -> Res<NiStr<'a>> {
+    fn algorithm_data(&mut self, wire: u8, len: usize) -> Result<NiStr<'a>> {
         let at = self.src.pos();
         if wire == algo::CDATA {
             return Ok(NiStr::Cdata(self.utf8(len)?));
@@ -553,7 +568,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     /// Non-identifying string on the first bit (C.14).
     #[inline]
-    fn nistring(&mut self, tab: StrTab) -> Res<NiStr<'a>> {
+    fn nistring(&mut self, tab: StrTab) -> Result<NiStr<'a>> {
         let b = self.src.byte()?;
         if b & 0x80 != 0 {
             if b == 0xFF {
@@ -590,7 +605,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     #[inline(always)]
-    fn nistring_text(&mut self, tab: StrTab) -> Res<Cow<'a, str>> {
+    fn nistring_text(&mut self, tab: StrTab) -> Result<Cow<'a, str>> {
         Ok(match self.nistring(tab)? {
             NiStr::Str(s) | NiStr::Cdata(s) => s,
             NiStr::Typed(t) => Cow::Owned(t.lexical()),
@@ -599,14 +614,14 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     // ---- header ----
 
-    fn header(&mut self) -> Res<Event<'a>> {
+    fn header(&mut self) -> Result<Event<'a>> {
         let mut decl_version = None;
         let mut decl_standalone = None;
         let head = self.src.peek(4)?;
         if head.starts_with(b"<?xm") {
             let text = self.src.peek(80)?.to_vec();
             let Some(end) = text.windows(2).position(|w| w == b"?>") else {
-                return Err(Box::new(Error::malformed(FORMAT, 0, "unterminated XML declaration")));
+                return Err(Error::malformed(FORMAT, 0, "unterminated XML declaration"));
             };
             let decl = std::str::from_utf8(&text[..end + 2])
                 .map_err(|_| Error::malformed(FORMAT, 0, "bad XML declaration"))?;
@@ -621,7 +636,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 Some(rest[..rest.find(q)?].to_string())
             };
             if !decl.starts_with("<?xml ") || attr("encoding").as_deref() != Some("finf") {
-                return Err(Box::new(Error::malformed(FORMAT, 0, "not a Fast Infoset document: XML declaration without encoding='finf'")));
+                return Err(Error::malformed(FORMAT, 0, "not a Fast Infoset document: XML declaration without encoding='finf'"));
             }
             decl_version = attr("version");
             decl_standalone = attr("standalone").map(|s| s == "yes");
@@ -633,10 +648,10 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             *m = self.src.byte().map_err(|_| Error::malformed(FORMAT, at, "not a Fast Infoset document: too short"))?;
         }
         if magic[..2] != [0xE0, 0x00] {
-            return Err(Box::new(Error::malformed(FORMAT, at, "not a Fast Infoset document: bad identification octets")));
+            return Err(Error::malformed(FORMAT, at, "not a Fast Infoset document: bad identification octets"));
         }
         if magic[2..] != [0x00, 0x01] {
-            return Err(Box::new(Error::malformed(FORMAT, at + 2, format!("unsupported Fast Infoset version {}", u16::from_be_bytes([magic[2], magic[3]])))));
+            return Err(Error::malformed(FORMAT, at + 2, format!("unsupported Fast Infoset version {}", u16::from_be_bytes([magic[2], magic[3]]))));
         }
         let flags = self.src.byte()?;
         if flags & 0x80 != 0 {
@@ -705,7 +720,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     /// Number of items of a sequence (C.21).
-    fn seq_len(&mut self) -> Res<usize> {
+    fn seq_len(&mut self) -> Result<usize> {
         let b = self.src.byte()?;
         if b & 0x80 == 0 {
             Ok(b as usize + 1)
@@ -720,14 +735,14 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    fn vocab_index(&mut self, b: u8) -> Res<u32> {
+    fn vocab_index(&mut self, b: u8) -> Result<u32> {
         if b & 0x80 != 0 {
             return Err(self.err("padding bit set"));
         }
         self.int_2nd(b)
     }
 
-    fn initial_vocabulary(&mut self) -> Res<()> {
+    fn initial_vocabulary(&mut self) -> Result<()> {
         let b1 = self.src.byte()?;
         let b2 = self.src.byte()?;
         if b1 & 0xE0 != 0 {
@@ -758,11 +773,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 false
             };
             if !found {
-                return Err(Box::new(Error::unsupported(
+                return Err(Error::unsupported(
                     FORMAT,
                     format!("the document uses the external vocabulary {uri:?}, which this decoder was not given"),
                 )
-                .at(at)));
+                .at(at));
             }
         }
         if b1 & 0x08 != 0 {
@@ -899,10 +914,10 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    fn name_add(&mut self, attr: bool, q: QName<'a>) -> Res<()> {
+    fn name_add(&mut self, attr: bool, q: QName<'a>) -> Result<()> {
         let t = if attr { &mut self.t.attributes } else { &mut self.t.elements };
         if t.len() >= self.limits.max_table_entries.min(1 << 20) {
-            return Err(Box::new(Error::limit(FORMAT, self.src.pos(), "a name-surrogate table is full")));
+            return Err(Error::limit(FORMAT, self.src.pos(), "a name-surrogate table is full"));
         }
         t.push(q);
         Ok(())
@@ -911,7 +926,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     // ---- body ----
 
     /// A literal qualified name (C.18 / C.17 after the `1111`/`11110` marker), `pn` = flags.
-    fn literal_qname(&mut self, pn: u8) -> Res<QName<'a>> {
+    fn literal_qname(&mut self, pn: u8) -> Result<QName<'a>> {
         let prefix = if pn & 2 != 0 { self.ident(StrTab::Prefix)? } else { Cow::Borrowed("") };
         let namespace = if pn & 1 != 0 { self.ident(StrTab::Namespace)? } else { Cow::Borrowed("") };
         if pn == 2 {
@@ -922,7 +937,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     #[inline(always)]
-    fn name_get(&mut self, attr: bool, i: u32) -> Res<QName<'a>> {
+    fn name_get(&mut self, attr: bool, i: u32) -> Result<QName<'a>> {
         let t = if attr { &self.t.attributes } else { &self.t.elements };
         match t.get(i as usize - 1) {
             Some(q) => {
@@ -939,9 +954,9 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     }
 
     #[inline]
-    fn element(&mut self, b: u8) -> Res<Event<'a>> {
+    fn element(&mut self, b: u8) -> Result<Option<Event<'a>>> {
         if self.depth >= self.limits.max_depth {
-            return Err(Box::new(Error::limit(FORMAT, self.src.pos() - 1, format!("elements nested deeper than {}", self.limits.max_depth))));
+            return Err(Error::limit(FORMAT, self.src.pos() - 1, format!("elements nested deeper than {}", self.limits.max_depth)));
         }
         let attrs = b & 0x40 != 0;
         let mut nb = b;
@@ -976,11 +991,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         self.depth += 1;
         self.in_attrs = attrs;
         self.root_seen = true;
-        Ok(Event::StartElement(q))
+        Ok(Some(Event::StartElement(q)))
     }
 
     #[inline]
-    fn attribute(&mut self, b: u8) -> Res<Event<'a>> {
+    fn attribute(&mut self, b: u8) -> Result<Option<Event<'a>>> {
         let name = if b & 0x7C == 0x78 {
             let q = self.literal_qname(b & 3)?;
             self.name_add(true, q.clone())?;
@@ -992,15 +1007,15 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             self.name_get(true, i)?
         };
         let value = self.nistring_text(StrTab::AttrValue)?;
-        Ok(Event::Attribute { name, value })
+        Ok(Some(Event::Attribute { name, value }))
     }
 
     #[inline]
-    fn chunk(&mut self, b: u8) -> Res<Event<'a>> {
+    fn chunk(&mut self, b: u8) -> Result<Option<Event<'a>>> {
         if b & 0x20 != 0 {
             let i = self.int_4th(b)?;
             let text = self.table_get(StrTab::Chunk, i)?;
-            return Ok(Event::Characters { text, cdata: false });
+            return Ok(Some(Event::Characters { text, cdata: false }));
         }
         let add = b & 0x10 != 0;
         let v = match (b >> 2) & 3 {
@@ -1019,7 +1034,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 if k == 2 { NiStr::Str(self.alphabet_string(wire, len)?) } else { self.algorithm_data(wire, len)? }
             }
         };
-        Ok(match v {
+        Ok(Some(match v {
             NiStr::Str(text) => {
                 if add {
                     self.table_add(StrTab::Chunk, text.clone())?;
@@ -1038,13 +1053,13 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 }
                 Event::Typed(t)
             }
-        })
+        }))
     }
 
-    fn end_of_level(&mut self) -> Res<Event<'a>> {
+    fn end_of_level(&mut self) -> Result<Option<Event<'a>>> {
         if self.depth > 0 {
             self.depth -= 1;
-            Ok(Event::EndElement)
+            Ok(Some(Event::EndElement))
         } else {
             if self.terms > 0 {
                 return Err(self.err("terminator after the end of the document"));
@@ -1054,13 +1069,13 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             }
             self.phase = Phase::Done;
             if !self.src.at_end()? {
-                return Err(Box::new(Error::malformed(FORMAT, self.src.pos(), "data after the end of the document")));
+                return Err(Error::malformed(FORMAT, self.src.pos(), "data after the end of the document"));
             }
-            Ok(Event::EndDocument)
+            Ok(Some(Event::EndDocument))
         }
     }
 
-    fn doctype(&mut self, b: u8) -> Res<Event<'a>> {
+    fn doctype(&mut self, b: u8) -> Result<Event<'a>> {
         if self.doctype_seen || self.root_seen {
             return Err(self.err("document type declaration in the wrong place"));
         }
@@ -1102,9 +1117,10 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         Ok(Event::DocType(dt))
     }
 
-    fn next(&mut self) -> Res<Option<Event<'a>>> {
-        if let Some(e) = self.queue.pop_front() {
-            return Ok(Some(e));
+    #[inline(always)]
+    fn next(&mut self) -> Result<Option<Event<'a>>> {
+        if !self.queue.is_empty() {
+            return Ok(self.queue.pop_front());
         }
         if self.ns_pos < self.ns.len() {
             let (p, u) = &self.ns[self.ns_pos];
@@ -1129,23 +1145,23 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         self.last = self.src.pos();
         if self.terms > 0 {
             self.terms -= 1;
-            return self.end_of_level().map(Some);
+            return self.end_of_level();
         }
         if self.in_attrs {
             let b = self.src.byte()?;
             if b & 0x80 == 0 {
-                return self.attribute(b).map(Some);
+                return self.attribute(b);
             }
             self.in_attrs = false;
             match b {
                 0xF0 => {}
-                0xFF => return self.end_of_level().map(Some),
+                0xFF => return self.end_of_level(),
                 _ => return Err(self.err(format!("bad octet {b:#04x} in an attribute list"))),
             }
             self.last = self.src.pos();
         }
         let b = self.src.byte()?;
-        let e = match b {
+        match b {
             0x00..=0x7F => {
                 if self.depth == 0 && self.root_seen {
                     return Err(self.err("a second document element"));
@@ -1155,38 +1171,37 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                     let decls = std::mem::take(&mut self.decls);
                     let el = self.element(b)?;
                     self.queue.extend(decls);
-                    self.queue.push_back(el);
+                    self.queue.extend(el);
                     return Ok(Some(Event::DocType(DocType::default())));
                 }
-                self.element(b)?
+                self.element(b)
             }
             0x80..=0xBF => {
                 if self.depth == 0 {
                     return Err(self.err("character data outside the document element"));
                 }
-                self.chunk(b)?
+                self.chunk(b)
             }
             0xE1 => {
                 let target = self.ident(StrTab::OtherNcname)?;
                 let data = self.nistring_text(StrTab::OtherString)?;
-                Event::ProcessingInstruction { target, data }
+                Ok(Some(Event::ProcessingInstruction { target, data }))
             }
-            0xE2 => Event::Comment(self.nistring_text(StrTab::OtherString)?),
-            0xC4..=0xC7 if self.depth == 0 => self.doctype(b)?,
+            0xE2 => Ok(Some(Event::Comment(self.nistring_text(StrTab::OtherString)?))),
+            0xC4..=0xC7 if self.depth == 0 => self.doctype(b).map(Some),
             0xC8..=0xCB if self.depth > 0 => {
                 let name = self.ident(StrTab::OtherNcname)?;
                 let system_id = if b & 2 != 0 { Some(self.ident(StrTab::OtherUri)?) } else { None };
                 let public_id = if b & 1 != 0 { Some(self.ident(StrTab::OtherUri)?) } else { None };
-                Event::EntityReference { name, public_id, system_id }
+                Ok(Some(Event::EntityReference { name, public_id, system_id }))
             }
-            0xF0 => self.end_of_level()?,
+            0xF0 => self.end_of_level(),
             0xFF => {
                 self.terms += 1;
-                self.end_of_level()?
+                self.end_of_level()
             }
-            _ => return Err(self.err(format!("unexpected octet {b:#04x}"))),
-        };
-        Ok(Some(e))
+            _ => Err(self.err(format!("unexpected octet {b:#04x}"))),
+        }
     }
 }
 
@@ -1206,7 +1221,12 @@ impl<'a> FiDecoder<'a> {
 
     pub fn with_limits(input: &'a [u8], limits: Limits) -> Self {
         let budget = limits.decoded_budget(input.len());
-        FiDecoder { core: Core::new(SliceSrc { data: input, pos: 0 }, limits, budget) }
+        let mut core = Core::new(SliceSrc { data: input, pos: 0 }, limits, budget);
+        // room for the tables that grow with the document (bounded by the input's length)
+        let hint = (input.len() / 16).min(1 << 16);
+        core.t.strs[StrTab::Chunk as usize].reserve(hint);
+        core.t.strs[StrTab::AttrValue as usize].reserve(hint / 2);
+        FiDecoder { core }
     }
 
     /// The external vocabularies this decoder accepts, by URI. A document that references a
@@ -1220,7 +1240,7 @@ impl<'a> FiDecoder<'a> {
 impl<'a> Decoder<'a> for FiDecoder<'a> {
     #[inline]
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
-        self.core.next().map_err(|e| *e)
+        self.core.next()
     }
     fn offset(&self) -> u64 {
         self.core.last
@@ -1256,7 +1276,7 @@ impl<R: Read> FiReadDecoder<R> {
 impl<R: Read> Decoder<'static> for FiReadDecoder<R> {
     fn next_event(&mut self) -> Result<Option<Event<'static>>> {
         let before = self.core.src.consumed;
-        let r = self.core.next().map_err(|e| *e);
+        let r = self.core.next();
         // the expansion budget grows with the input read so far
         if self.core.limits.max_expansion_ratio != 0 {
             let read = self.core.src.consumed.max(before) as usize;
