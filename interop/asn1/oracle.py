@@ -85,6 +85,7 @@ def xml_to_value(path):
            'character-encoding-scheme': S(''), 'all-declarations-processed': True,
            'component-strings': [], 'common-names': []}
     stack = []  # (element dict, children list, in-scope dict)
+    dtd = []  # the open DOCTYPE's value while expat is inside it
     text = []
     pending_ns = []
 
@@ -117,6 +118,10 @@ def xml_to_value(path):
         if pubid is not None:
             v['public-identifier'] = U(pubid)
         doc['children'].append(('document-type-declaration', v))
+        dtd.append(v)
+
+    def end_doctype():
+        dtd.clear()
 
     def notation(name, base, sysid, pubid):
         v = {'name': N(name)}
@@ -176,14 +181,20 @@ def xml_to_value(path):
             text.append(s)
 
     def comment(c):
+        if dtd:  # comments of the internal subset are no information items
+            return
         add('comment', 'comment', {'content': S(c)})
 
     def pi(target, data):
-        add('processing-instruction', 'processing-instruction',
-            {'target': N(target), 'content': S(data), 'base-URI': ('same-as-parent', None)})
+        v = {'target': N(target), 'content': S(data), 'base-URI': ('same-as-parent', None)}
+        if dtd:
+            dtd[-1]['children'].append(v)
+        else:
+            add('processing-instruction', 'processing-instruction', v)
 
     p.XmlDeclHandler = xmldecl
     p.StartDoctypeDeclHandler = doctype
+    p.EndDoctypeDeclHandler = end_doctype
     p.NotationDeclHandler = notation
     p.UnparsedEntityDeclHandler = unparsed
     p.StartNamespaceDeclHandler = start_ns

@@ -65,6 +65,10 @@ impl BerWriter {
 
     /// Encodes `v` of type `ty`, with context tag `[ctx]` (None: the universal tag).
     pub fn encode(&mut self, ty: TyId, v: &V<'_>, ctx: Option<u8>) -> Result<()> {
+        crate::deep(|| self.encode_inner(ty, v, ctx))
+    }
+
+    fn encode_inner(&mut self, ty: TyId, v: &V<'_>, ctx: Option<u8>) -> Result<()> {
         let t = &TYPES[ty];
         let start = self.rev.len();
         match (t, v) {
@@ -245,7 +249,7 @@ impl<'a> BerReader<'a> {
         if self.depth > self.max_depth {
             return Err(Error::limit(self.format, self.pos as u64, "nesting too deep"));
         }
-        let r = self.decode_inner(ty, ctx, limit);
+        let r = crate::deep(|| self.decode_inner(ty, ctx, limit));
         self.depth -= 1;
         r
     }

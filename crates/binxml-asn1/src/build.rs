@@ -396,7 +396,16 @@ impl Builder {
         let mut cs = vec![];
         let mut str_perm = vec![];
         if self.opts.strings_table {
-            let (order, perm) = self.strings.order();
+            let (mut order, mut perm) = self.strings.order();
+            if self.opts.inline_singletons {
+                // strings used once past LargeIndex's root range cost 25 bits more as indexes
+                let repeated = order.iter().take_while(|&&id| self.strings.strings[id as usize].1 > 1).count();
+                let keep = repeated.max(order.len().min(2048));
+                for &id in &order[keep..] {
+                    perm[id as usize] = crate::value::INLINE;
+                }
+                order.truncate(keep);
+            }
             str_perm = perm;
             let block = table::build_block(order.iter().map(|&id| &*self.strings.strings[id as usize].0));
             stats.strings = order.len();
@@ -422,7 +431,8 @@ impl Builder {
             Some(V::List(common)),
         ]);
         if self.opts.strings_table || self.opts.names_table {
-            doc.resolve(&str_perm, &name_perm);
+            let texts: Vec<&str> = self.strings.strings.iter().map(|(s, _)| &**s).collect();
+            doc.resolve(&str_perm, &texts, &name_perm);
         }
         Ok((doc, stats))
     }

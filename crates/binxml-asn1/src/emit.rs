@@ -260,6 +260,10 @@ impl<'a> Emitter<'a> {
     }
 
     fn element(&mut self, v: V<'a>, parent_ns: &Cow<'a, str>, depth: usize) -> Result<()> {
+        crate::deep(|| self.element_inner(v, parent_ns, depth))
+    }
+
+    fn element_inner(&mut self, v: V<'a>, parent_ns: &Cow<'a, str>, depth: usize) -> Result<()> {
         if depth > self.limits.max_depth {
             return Err(Error::limit(self.format, 0, "elements nested too deep"));
         }

@@ -25,6 +25,13 @@ pub use build::Stats;
 pub use table::Compression;
 pub use value::V;
 
+/// Runs a step of a recursive walk, growing the stack first when little is left (values nest
+/// five levels per element, up to `Limits::max_depth` elements).
+#[inline]
+pub(crate) fn deep<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(32 * 1024, 1024 * 1024, f)
+}
+
 /// The module's text.
 pub const MODULE: &str = include_str!("../asn1/XML-Infoset.asn");
 
@@ -70,6 +77,10 @@ pub struct Options {
     pub element_content_characters: bool,
     /// Compression of the component-strings block (needs `strings_table`).
     pub compression: Compression,
+    /// Not in the paper: strings used only once that would fall outside `LargeIndex`'s root
+    /// range (positions 2048 and up) are written inline instead of as table indexes, which
+    /// saves 25 bits each in PER (a useful trade only without compression).
+    pub inline_singletons: bool,
     /// `same-as-parent-element` for every element's in-scope namespaces, signalled by the root's
     /// `same-as-parent-element` (the in-scope namespaces follow the Namespaces in XML scoping
     /// rules from the namespace attributes). Off: every element lists its in-scope namespaces.
@@ -86,7 +97,14 @@ impl Options {
             element_content_characters: true,
             compression: Compression::None,
             scoped_namespaces: true,
+            inline_singletons: false,
         }
+    }
+
+    /// Every feature on, no compression, and strings used once past the table's first 2048
+    /// written inline: the smallest uncompressed encoding.
+    pub fn compact(rule: Rule) -> Self {
+        Options { inline_singletons: true, ..Options::new(rule) }
     }
 
     /// Every feature off: strings and names inline, explicit in-scope namespaces.
@@ -98,6 +116,7 @@ impl Options {
             element_content_characters: false,
             compression: Compression::None,
             scoped_namespaces: false,
+            inline_singletons: false,
         }
     }
 

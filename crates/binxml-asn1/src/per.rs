@@ -148,6 +148,10 @@ impl PerWriter {
     }
 
     pub fn encode(&mut self, ty: TyId, v: &V<'_>) -> Result<()> {
+        crate::deep(|| self.encode_inner(ty, v))
+    }
+
+    fn encode_inner(&mut self, ty: TyId, v: &V<'_>) -> Result<()> {
         match (&TYPES[ty], v) {
             (Ty::Seq(fields), V::Seq(vals)) if vals.len() == fields.len() => {
                 for ((_, opt), val) in fields.iter().zip(vals) {
@@ -379,7 +383,7 @@ impl<'a> PerReader<'a> {
         if self.depth > self.max_depth {
             return Err(Error::limit(self.format, 0, "nesting too deep").at_bit(self.pos as u64));
         }
-        let r = self.decode_inner(ty);
+        let r = crate::deep(|| self.decode_inner(ty));
         self.depth -= 1;
         r
     }

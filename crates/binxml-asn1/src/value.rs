@@ -7,6 +7,9 @@ use std::borrow::Cow;
 /// `Choice(alternative, value)`, `Int` (INTEGER, with the bit offset where a decoder found it,
 /// 0 when built by an encoder), `Enum`, `Bool`, `Null`, `Text` (UTF8String), `Bytes` (OCTET
 /// STRING, and RELATIVE-OID contents octets).
+/// A string position meaning "not in the table, written inline".
+pub const INLINE: u32 = u32::MAX;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum V<'a> {
     Null,
@@ -36,21 +39,34 @@ impl<'a> V<'a> {
         V::Text(s.into())
     }
     /// Replaces the encoder-internal references by final indexes.
-    pub fn resolve(&mut self, strings: &[u32], names: &[u32]) {
+    /// `strings[id]` is the table position of string `id`, or [`INLINE`] to write `texts[id]`
+    /// inline.
+    pub fn resolve(&mut self, strings: &[u32], texts: &[&str], names: &[u32]) {
+        crate::deep(|| self.resolve_inner(strings, texts, names))
+    }
+
+    fn resolve_inner(&mut self, strings: &[u32], texts: &[&str], names: &[u32]) {
         match self {
-            V::StrRef(id) => *self = V::choice(1, V::int(strings[*id as usize] as u64)),
+            V::StrRef(id) => {
+                let pos = strings[*id as usize];
+                *self = if pos == INLINE {
+                    V::choice(0, V::Text(Cow::Owned(texts[*id as usize].to_owned())))
+                } else {
+                    V::choice(1, V::int(pos as u64))
+                }
+            }
             V::NameRef(id) => *self = V::int(names[*id as usize] as u64),
             V::Seq(items) => {
                 for v in items.iter_mut().flatten() {
-                    v.resolve(strings, names);
+                    v.resolve(strings, texts, names);
                 }
             }
             V::List(items) => {
                 for v in items.iter_mut() {
-                    v.resolve(strings, names);
+                    v.resolve(strings, texts, names);
                 }
             }
-            V::Choice(_, v) => v.resolve(strings, names),
+            V::Choice(_, v) => v.resolve(strings, texts, names),
             _ => {}
         }
     }
