@@ -278,10 +278,17 @@ impl<'a> Lexer<'a> {
         let name_start = p + quoted as usize;
         let kind;
         if !quoted {
-            match b[p..].iter().position(|&c| table[c as usize].is_some()) {
-                Some(i) => {
+            let mut found = None;
+            for (i, &c) in b[p..].iter().enumerate() {
+                if let Some(k) = table[c as usize] {
+                    found = Some((i, k));
+                    break;
+                }
+            }
+            match found {
+                Some((i, k)) => {
                     p += i;
-                    kind = table[b[p] as usize].unwrap();
+                    kind = k;
                 }
                 None => return Err(cold("missing type character (unit runs to the end of input)", name_start)),
             }

@@ -223,3 +223,59 @@ fn json_conformance_y_files_through_tsf() {
     }
     assert_eq!(n, 95);
 }
+
+#[test]
+fn mutated_real_documents_never_panic() {
+    let xml = std::fs::read(corpus_dir().join("tsf_paper/future001.xml")).unwrap();
+    let mut seeds = vec![xml_to_tsf(&xml)];
+    let json = std::fs::read(corpus_dir().join("json/bench/github_events.json")).unwrap();
+    let mut enc = TsfEncoder::new(Vec::new());
+    transcode(&mut binxml_json::JsonDecoder::new(&json), &mut enc).unwrap();
+    seeds.push(enc.into_inner());
+    let mut rng = 0x9E3779B97F4A7C15u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let alphabet = b"0123456789<=[]!+?&{'#~\"\\ax\xc3\xa9";
+    for seed in &seeds {
+        for round in 0..300 {
+            let mut m = seed.clone();
+            if round % 3 == 0 {
+                m.truncate((next() as usize) % m.len());
+            } else {
+                for _ in 0..1 + next() % 4 {
+                    let i = (next() as usize) % m.len();
+                    m[i] = alphabet[(next() as usize) % alphabet.len()];
+                }
+            }
+            let a = collect_events(&mut TsfDecoder::new(&m)).map(|v| v.len());
+            let b = Tam::parse(&m).and_then(|t| collect_events(&mut t.events()).map(|v| v.len()));
+            // The tree and the stream agree on what is valid.
+            match (&a, &b) {
+                (Ok(x), Ok(y)) => assert_eq!(x, y),
+                (Err(e), Err(f)) => assert!(e.offset.is_some() && f.offset.is_some(), "{e} / {f}"),
+                _ => panic!("stream {a:?} but tree {b:?}"),
+            }
+            let _ = collect_events(&mut TsfDecoder::with_options(&m, TsfOptions::reference()));
+        }
+    }
+}
+
+#[test]
+fn detection_hints() {
+    assert!(binxml_tsf::looks_like_tsf(b"0project<"));
+    assert!(binxml_tsf::looks_like_tsf(b"5=9?peri rset"));
+    assert!(binxml_tsf::looks_like_tsf(b"25specification<1[\n"));
+    assert!(binxml_tsf::looks_like_tsf(b"2{4a[1#1"));
+    assert!(!binxml_tsf::looks_like_tsf(b"<?xml version='1.0'?><a/>"));
+    assert!(!binxml_tsf::looks_like_tsf(b"{\"a\":1}"));
+    assert!(!binxml_tsf::looks_like_tsf(b"12345"));
+    assert!(!binxml_tsf::looks_like_tsf(b"12.5"));
+    for (xml, tsf) in paper_files() {
+        let _ = xml;
+        assert!(binxml_tsf::looks_like_tsf(&std::fs::read(tsf).unwrap()[..64]));
+    }
+}
