@@ -32,10 +32,9 @@ pub fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>> {
         }
         return Ok(Cow::Owned(text.into_owned().into_bytes()));
     }
-    let label = declared_encoding(input);
-    let Some(label) = label else { return Ok(Cow::Borrowed(input)) };
+    let Some((label, at)) = declared_encoding(input) else { return Ok(Cow::Borrowed(input)) };
     let enc = encoding_rs::Encoding::for_label(label.as_bytes())
-        .ok_or_else(|| Error::unsupported("xml", format!("unsupported encoding {label:?}")))?;
+        .ok_or_else(|| Error::unsupported("xml", format!("unsupported encoding {label:?}")).at(at as u64).with_line_col(1, at as u64 + 1))?;
     if enc == encoding_rs::UTF_8 || label.eq_ignore_ascii_case("us-ascii") || label.eq_ignore_ascii_case("ascii") {
         return Ok(Cow::Borrowed(input));
     }
@@ -49,9 +48,10 @@ pub fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>> {
     Ok(Cow::Owned(text.into_owned().into_bytes()))
 }
 
-/// The `encoding` pseudo-attribute of the XML declaration, if any.
-fn declared_encoding(input: &[u8]) -> Option<String> {
-    let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+/// The `encoding` pseudo-attribute of the XML declaration, if any, and its byte offset.
+fn declared_encoding(input: &[u8]) -> Option<(String, usize)> {
+    let bom = if input.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let input = &input[bom..];
     if !input.starts_with(b"<?xml") {
         return None;
     }
@@ -64,7 +64,8 @@ fn declared_encoding(input: &[u8]) -> Option<String> {
         return None;
     }
     let val = &rest[1..];
-    Some(val[..val.find(q)?].to_string())
+    let at = bom + (val.as_ptr() as usize - decl.as_ptr() as usize);
+    Some((val[..val.find(q)?].to_string(), at))
 }
 
 /// Parses a whole document into owned events.
@@ -159,6 +160,8 @@ mod tests {
         let e = parse_events(b"<a>\xff</a>").unwrap_err();
         assert_eq!(e.offset, Some(3));
         assert!(e.message.contains("UTF-8"));
+        let e = parse_events(b"<?xml version='1.0' encoding='UTF%8'?><a/>").unwrap_err();
+        assert_eq!(e.to_string(), "xml: unsupported encoding \"UTF%8\" at byte 30 (line 1, column 31)");
     }
 
     use binxml_core::QName;
