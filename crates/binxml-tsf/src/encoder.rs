@@ -59,6 +59,17 @@ struct TextRun {
     cdata: bool,
 }
 
+/// Encoder options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TsfEncoderOptions {
+    /// Write primitive lengths as UTF-16 code units, as the paper's reference converter did
+    /// (read such files back with [`crate::TsfOptions::utf16_lengths`]).
+    pub utf16_lengths: bool,
+    /// Write each element's attributes (namespace declarations included) sorted by name, as the
+    /// reference converter did.
+    pub sort_attributes: bool,
+}
+
 /// Writes events as TSF: XML documents in TSF's XML vocabulary, events in the JSON mapping (root
 /// element in [`crate::JSON_NS`]) in its JSON vocabulary. Lengths are UTF-8 byte counts.
 pub struct TsfEncoder<W: Write> {
@@ -79,6 +90,9 @@ pub struct TsfEncoder<W: Write> {
     text: Option<TextRun>,
     doctype: Option<(usize, DocType<'static>)>,
     gen_prefix: usize,
+    opts: TsfEncoderOptions,
+    /// Attributes held back for sorting.
+    sorted: Vec<(String, String)>,
     // JSON
     jpending: Option<Option<JsonType>>,
     jname: String,
@@ -91,6 +105,11 @@ pub struct TsfEncoder<W: Write> {
 #[inline]
 pub(crate) fn eq(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+}
+
+/// The number of UTF-16 code units of UTF-8 text.
+fn utf16_len(data: &[u8]) -> usize {
+    data.iter().map(|&b| if (b as i8) >= -0x40 { 1 + (b >= 0xf0) as usize } else { 0 }).sum()
 }
 
 #[inline]
@@ -146,6 +165,10 @@ fn qualified_into(q: &QName<'_>, out: &mut String) {
 
 impl<W: Write> TsfEncoder<W> {
     pub fn new(out: W) -> Self {
+        Self::with_options(out, TsfEncoderOptions::default())
+    }
+
+    pub fn with_options(out: W, opts: TsfEncoderOptions) -> Self {
         TsfEncoder {
             out: Some(out),
             body: Vec::with_capacity(1 << 16),
@@ -163,6 +186,8 @@ impl<W: Write> TsfEncoder<W> {
             text: None,
             doctype: None,
             gen_prefix: 0,
+            opts,
+            sorted: Vec::new(),
             jpending: None,
             jname: String::new(),
             scalar_name: String::new(),
@@ -207,13 +232,19 @@ impl<W: Write> TsfEncoder<W> {
 
     /// A primitive unit whose data is known: `{len}{name}{type}{data}`.
     fn plu(&mut self, name: &str, ty: u8, data: &[&[u8]]) {
-        let len: usize = data.iter().map(|d| d.len()).sum();
+        let len: usize = data.iter().map(|d| self.len_of(d)).sum();
         push_num(&mut self.body, len);
         push_name(&mut self.body, name);
         self.body.push(ty);
         for d in data {
             self.body.extend_from_slice(d);
         }
+    }
+
+    /// The length written for `data`: bytes, or UTF-16 units.
+    #[inline]
+    fn len_of(&self, data: &[u8]) -> usize {
+        if self.opts.utf16_lengths { utf16_len(data) } else { data.len() }
     }
 
     // ----- XML -----
@@ -244,6 +275,14 @@ impl<W: Write> TsfEncoder<W> {
     }
 
     fn attr_unit(&mut self, name: &str, value: &str) {
+        if self.opts.sort_attributes {
+            self.sorted.push((name.to_string(), value.to_string()));
+            return;
+        }
+        self.write_attr(name, value);
+    }
+
+    fn write_attr(&mut self, name: &str, value: &str) {
         let i = self.open_attrs();
         if let Insert::Count { n, .. } = &mut self.ins[i] {
             *n += 1;
@@ -273,13 +312,22 @@ impl<W: Write> TsfEncoder<W> {
         }
         self.elem_prefix = prefix;
         self.elem_ns = ns;
+        if !self.sorted.is_empty() {
+            let mut sorted = std::mem::take(&mut self.sorted);
+            sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            for (n, v) in &sorted {
+                self.write_attr(n, v);
+            }
+            sorted.clear();
+            self.sorted = sorted;
+        }
         self.attrs_ins = None;
         Ok(())
     }
 
     fn end_text(&mut self) {
         if let Some(t) = self.text.take() {
-            let len = self.body.len() - t.start;
+            let len = self.len_of(&self.body[t.start..]);
             self.set_count(t.ins, len);
         }
     }
@@ -331,7 +379,7 @@ impl<W: Write> TsfEncoder<W> {
                         let mut s = String::new();
                         doctype_text(&dt, &qn, &mut s);
                         let mut bytes = Vec::new();
-                        push_num(&mut bytes, s.len());
+                        push_num(&mut bytes, self.len_of(s.as_bytes()));
                         bytes.push(b'!');
                         bytes.extend_from_slice(s.as_bytes());
                         self.ins[idx] = Insert::Bytes { pos: self.ins[idx].pos(), bytes };
@@ -580,7 +628,7 @@ impl<W: Write> TsfEncoder<W> {
                 let o = self.stack.pop().unwrap();
                 match o.kind {
                     OpenKind::String(start) => {
-                        let len = self.body.len() - start;
+                        let len = self.len_of(&self.body[start..]);
                         self.set_count(o.ins, len);
                     }
                     OpenKind::Scalar(t) => {
@@ -663,7 +711,7 @@ impl<W: Write> Encoder for TsfEncoder<W> {
             let mut s = String::new();
             doctype_text(&dt, "", &mut s);
             let mut bytes = Vec::new();
-            push_num(&mut bytes, s.len());
+            push_num(&mut bytes, self.len_of(s.as_bytes()));
             bytes.push(b'!');
             bytes.extend_from_slice(s.as_bytes());
             self.ins[idx] = Insert::Bytes { pos: self.ins[idx].pos(), bytes };

@@ -27,7 +27,7 @@ mod lex;
 mod tam;
 
 pub use decoder::{parse_events, parse_events_with, TsfDecoder};
-pub use encoder::{write_events, TsfEncoder};
+pub use encoder::{write_events, TsfEncoder, TsfEncoderOptions};
 pub use jsonmap::{JsonType, JSON_NS};
 pub use lex::{RawName, UnitKind};
 pub use tam::{Descendants, Node, Tam, TamDecoder, Units};
