@@ -34,6 +34,11 @@ impl<'a> TsfDecoder<'a> {
         Self::with_options(input, TsfOptions::default())
     }
 
+    /// UTF-8 lengths, the given limits.
+    pub fn with_limits(input: &'a [u8], limits: binxml_core::Limits) -> Self {
+        Self::with_options(input, TsfOptions { limits, ..TsfOptions::default() })
+    }
+
     pub fn with_options(input: &'a [u8], opts: TsfOptions) -> Self {
         let inner = match Lexer::new(input, opts.utf16_lengths) {
             Ok(lex) => Ok(EventGen::new(lex, opts.limits)),

@@ -231,7 +231,7 @@ impl<'a> Tam<'a> {
 
     /// The document's root: its root element (XML) or its value (JSON).
     pub fn root(&self) -> Option<Node<'_, 'a>> {
-        self.items().find(|n| n.kind() != UnitKind::Comment && n.kind() != UnitKind::ProcessingInstruction && n.kind() != UnitKind::Doctype && n.kind() != UnitKind::Text && n.kind() != UnitKind::CData)
+        self.items().find(|n| named_kind(n.kind()))
     }
 
     /// The unit at a row index (as given by [`Node::index`]).
@@ -374,9 +374,37 @@ impl<'t, 'a> Node<'t, 'a> {
         }
     }
 
-    /// The value of the attribute named `name` (its qualified name as written).
+    /// The local part of an XML name (after the prefix's colon); a JSON member's whole name.
+    pub fn local_name(&self) -> Cow<'a, str> {
+        let n = self.name();
+        if !matches!(self.kind(), UnitKind::Element | UnitKind::Attribute) {
+            return n;
+        }
+        match n {
+            Cow::Borrowed(s) => Cow::Borrowed(s.rsplit(':').next().unwrap_or(s)),
+            Cow::Owned(s) => Cow::Owned(s.rsplit(':').next().unwrap_or(&s).to_string()),
+        }
+    }
+
+    /// True when `name` is the unit's name as written (`ns:person`) or, for XML names and a
+    /// `name` without a colon, its local part (`person`), as in binxml-tree.
+    pub fn matches(&self, name: &str) -> bool {
+        if self.has_name(name) {
+            return true;
+        }
+        matches!(self.kind(), UnitKind::Element | UnitKind::Attribute)
+            && !name.contains(':')
+            && self.local_name() == name
+    }
+
+    /// The value of the attribute named `name` (see [`Node::matches`]).
     pub fn attribute(&self, name: &str) -> Option<&'a str> {
-        self.attributes().find(|a| a.has_name(name)).map(|a| a.value())
+        self.attributes().find(|a| a.matches(name)).map(|a| a.value())
+    }
+
+    /// The child elements (or, for a JSON object or array, its values).
+    pub fn elements(&self) -> impl Iterator<Item = Node<'t, 'a>> + use<'t, 'a> {
+        self.children().filter(|c| named_kind(c.kind()))
     }
 
     /// Character data: a primitive unit's data, or the text and CDATA children of an element
@@ -397,22 +425,24 @@ impl<'t, 'a> Node<'t, 'a> {
         out.unwrap_or(Cow::Borrowed(""))
     }
 
-    /// The first child element (or JSON member) named `name`.
+    /// The first child element (or JSON member) named `name` (see [`Node::matches`]).
     pub fn child(&self, name: &str) -> Option<Node<'t, 'a>> {
         self.children_named(name).next()
     }
 
     /// The child elements (or JSON members) named `name`.
-    pub fn children_named<'n>(&self, name: &'n str) -> impl Iterator<Item = Node<'t, 'a>> + 'n
-    where
-        't: 'n,
-    {
-        self.children().filter(move |c| c.kind() != UnitKind::Attribute && c.has_name(name) && named_kind(c.kind()))
+    pub fn children_named<'n>(&self, name: &'n str) -> impl Iterator<Item = Node<'t, 'a>> + use<'t, 'a, 'n> {
+        self.children().filter(move |c| named_kind(c.kind()) && c.matches(name))
     }
 
     /// The first descendant element (or JSON member) named `name`, in document order.
     pub fn find(&self, name: &str) -> Option<Node<'t, 'a>> {
-        self.descendants().find(|n| named_kind(n.kind()) && n.has_name(name))
+        self.find_all(name).next()
+    }
+
+    /// Every descendant element (or JSON member) named `name`, in document order.
+    pub fn find_all<'n>(&self, name: &'n str) -> impl Iterator<Item = Node<'t, 'a>> + use<'t, 'a, 'n> {
+        self.descendants().filter(move |n| named_kind(n.kind()) && n.matches(name))
     }
 
     /// Every unit below this one in document order (attribute lists and attributes included).

@@ -226,6 +226,15 @@ fn tam_navigation() {
     assert_eq!(c.parent().unwrap(), root);
     assert_eq!(root.parent(), None);
     assert_eq!(root.find("child").unwrap(), c);
+    assert_eq!(root.find_all("child").count(), 2);
+    assert_eq!(root.elements().count(), 2);
+    // Local-name matching, as in binxml-tree.
+    let tam2 = Tam::parse(b"2p:r<2=5xmlns:p[urn:x1p:a[10p:c<").unwrap();
+    let r2 = tam2.root().unwrap();
+    assert_eq!(r2.local_name(), "r");
+    assert_eq!(r2.attribute("a"), Some("1"));
+    assert_eq!(r2.attribute("p:a"), Some("1"));
+    assert!(r2.child("c").is_some() && r2.child("p:c").is_some() && r2.child("q:c").is_none());
     assert_eq!(tam.len(), 2 + 4 + 2 + 1 + 1);
     // Names and values point into the input.
     let v = root.attribute("b").unwrap();
