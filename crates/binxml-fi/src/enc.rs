@@ -6,7 +6,7 @@ use std::sync::Arc;
 use binxml_core::{Encoder, Error, Event, Result, StreamChecker, Typed, XMLNS_NS, XML_NS};
 
 use crate::algo;
-use crate::hash::{str_eq, FastMap};
+use crate::hash::{hash_bytes, str_eq, FastMap};
 use crate::vocab::Vocabulary;
 use crate::FORMAT;
 
@@ -65,27 +65,86 @@ impl Default for FiOptions {
 
 const MAX_TABLE: u32 = 1 << 20;
 
-/// A string table: string -> index (1-based), and the next index.
+/// A string table: string -> index (1-based). The strings live in one arena and the index is
+/// an open-addressing hash table of (hash, entry) pairs: no allocation per entry.
 #[derive(Default)]
 struct StrTable {
-    map: FastMap<Box<str>, u32>,
+    arena: Vec<u8>,
+    /// (offset, length) in `arena` of entry i+1
+    entries: Vec<(u32, u32)>,
+    /// (hash, entry number) — entry number 0 marks an empty slot
+    slots: Vec<(u32, u32)>,
     len: u32,
 }
 
 impl StrTable {
     #[inline]
-    fn get(&self, s: &str) -> Option<u32> {
-        self.map.get(s).copied()
-    }
-    /// Adds a string (a literal written with its add-to-table bit, or an identifying literal).
-    #[inline]
-    fn add(&mut self, s: &str) {
-        if self.len < MAX_TABLE {
-            self.len += 1;
-            // an identifying string written twice as a literal keeps its first index
-            self.map.entry(s.into()).or_insert(self.len);
+    fn slot_of(&self, s: &[u8], h: u32) -> (usize, Option<u32>) {
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let (sh, e) = self.slots[i];
+            if e == 0 {
+                return (i, None);
+            }
+            if sh == h {
+                let (off, len) = self.entries[e as usize - 1];
+                if self.arena[off as usize..(off + len) as usize] == *s {
+                    return (i, Some(e));
+                }
+            }
+            i = (i + 1) & mask;
         }
     }
+
+    fn grow(&mut self) {
+        let cap = (self.slots.len() * 2).max(64);
+        let mut slots = vec![(0u32, 0u32); cap];
+        let mask = cap - 1;
+        for &(h, e) in &self.slots {
+            if e != 0 {
+                let mut i = h as usize & mask;
+                while slots[i].1 != 0 {
+                    i = (i + 1) & mask;
+                }
+                slots[i] = (h, e);
+            }
+        }
+        self.slots = slots;
+    }
+
+    /// The index of `s`, or `None` after adding it (when the table is not full).
+    #[inline]
+    fn find_or_add(&mut self, s: &str) -> Option<u32> {
+        if (self.entries.len() + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let b = s.as_bytes();
+        let h = hash_bytes(b);
+        let (slot, found) = self.slot_of(b, h);
+        if found.is_some() {
+            return found;
+        }
+        if self.len < MAX_TABLE {
+            self.len += 1;
+            self.entries.push((self.arena.len() as u32, b.len() as u32));
+            self.arena.extend_from_slice(b);
+            self.slots[slot] = (h, self.len);
+        }
+        None
+    }
+
+    /// Adds a string (a literal written with its add-to-table bit, or an identifying literal).
+    /// A string already present keeps its first index; the table still counts the new entry.
+    #[inline]
+    fn add(&mut self, s: &str) {
+        if self.find_or_add(s).is_some() && self.len < MAX_TABLE {
+            // a duplicate literal takes an index of its own on the decoder's side
+            self.len += 1;
+            self.entries.push((0, 0));
+        }
+    }
+
     fn full(&self) -> bool {
         self.len >= MAX_TABLE
     }
@@ -417,11 +476,10 @@ impl<W: Write> FiEncoder<W> {
         };
         let add = short_enough(s, max_chars) && !tab.full();
         if add {
-            if let Some(i) = tab.get(s) {
+            if let Some(i) = tab.find_or_add(s) {
                 int_2nd(&mut self.buf, 0x80, i);
                 return;
             }
-            tab.add(s);
         }
         let addbit = if add { 0x40 } else { 0 };
         if self.opts.utf16 {
@@ -441,7 +499,7 @@ impl<W: Write> FiEncoder<W> {
         let max = self.opts.max_indexed_chunk;
         let add = short_enough(s, max) && !self.t.chunks.full();
         if add {
-            if let Some(i) = self.t.chunks.get(s) {
+            if let Some(i) = self.t.chunks.find_or_add(s) {
                 int_4th(&mut self.buf, 0xA0, i);
                 return;
             }
@@ -457,9 +515,6 @@ impl<W: Write> FiEncoder<W> {
                 let chars: Vec<char> = alphabet.chars().collect();
                 self.scratch.clear();
                 if algo::alphabet_encode(&chars, s, &mut self.scratch) {
-                    if add {
-                        self.t.chunks.add(s);
-                    }
                     let addbit = if add { 0x10 } else { 0 };
                     self.buf.push(0x80 | addbit | 0x08 | (wire >> 6));
                     len_7th(&mut self.buf, (wire & 0x3F) << 2, self.scratch.len());
@@ -467,9 +522,6 @@ impl<W: Write> FiEncoder<W> {
                     return;
                 }
             }
-        }
-        if add {
-            self.t.chunks.add(s);
         }
         let addbit = if add { 0x10 } else { 0 };
         if self.opts.utf16 {
@@ -899,12 +951,11 @@ fn short_enough(s: &str, max: usize) -> bool {
 /// Identifying string or index on the first bit (C.13).
 #[inline]
 fn ident(buf: &mut Vec<u8>, t: &mut StrTable, s: &str) {
-    match t.get(s) {
+    match t.find_or_add(s) {
         Some(i) => int_2nd(buf, 0x80, i),
         None => {
             len_2nd(buf, 0, s.len());
             buf.extend_from_slice(s.as_bytes());
-            t.add(s);
         }
     }
 }

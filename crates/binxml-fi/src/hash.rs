@@ -81,3 +81,12 @@ pub fn str_eq(a: &str, b: &str) -> bool {
     }
     ca.remainder() == cb.remainder()
 }
+
+/// A 32-bit hash of a byte string for the encoder's open-addressing tables.
+#[inline]
+pub fn hash_bytes(b: &[u8]) -> u32 {
+    let mut h = FastHasher::default();
+    h.write(b);
+    h.write_usize(b.len());
+    h.finish() as u32
+}
