@@ -785,8 +785,8 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             for _ in 0..n {
                 let s = self.octet_string_2nd()?;
                 let chars: Vec<char> = s.chars().collect();
-                if chars.len() < 2 {
-                    return Err(self.err("restricted alphabet of fewer than 2 characters"));
+                if chars.len() < 2 || chars.len() > 1 << 16 {
+                    return Err(self.err("a restricted alphabet needs 2 to 65536 characters"));
                 }
                 self.t.alphabets.push(chars);
             }

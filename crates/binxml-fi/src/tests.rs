@@ -526,3 +526,53 @@ fn split_text_pieces() {
 fn enc_split_piece(s: &str) -> usize {
     crate::enc::split_piece_for_tests(s.as_bytes())
 }
+
+#[test]
+fn random_mutations_never_panic() {
+    // a small deterministic fuzz: overwrite, insert and delete octets of valid encodings
+    let ev = doc(vec![
+        Event::Comment("c".into()),
+        Event::StartElement(QName::new("p", "urn:a", "root")),
+        Event::Namespace { prefix: "p".into(), uri: "urn:a".into() },
+        attr("a", "1"),
+        Event::Typed(Typed::List(vec![Typed::Bool(true), Typed::Bool(false)])),
+        Event::Typed(Typed::Double(1.5)),
+        se("x"),
+        text("hello\n    world & more"),
+        ee(),
+        se("x"),
+        text("hello"),
+        ee(),
+        Event::EntityReference { name: "e".into(), public_id: None, system_id: Some("s".into()) },
+        ee(),
+    ]);
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for opts in [FiOptions::default(), FiOptions { utf16: true, numeric_alphabet: true, ..Default::default() }] {
+        let b = encode_events(&ev, opts).unwrap();
+        for _ in 0..3000 {
+            let mut c = b.clone();
+            for _ in 0..(1 + rnd() % 3) {
+                let i = (rnd() as usize) % c.len();
+                match rnd() % 3 {
+                    0 => c[i] = rnd() as u8,
+                    1 => c.insert(i, rnd() as u8),
+                    _ => {
+                        c.remove(i);
+                    }
+                }
+                if c.is_empty() {
+                    break;
+                }
+            }
+            if let Err(e) = decode_all(&c) {
+                assert!(e.offset.is_some() || e.kind == ErrorKind::Unsupported, "{e}");
+            }
+        }
+    }
+}
