@@ -1,7 +1,6 @@
 //! The JSON reader: strict RFC 8259 JSON over a byte slice, as events (see [`crate::mapping`]).
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
 
 use binxml_core::{Decoder, Error, Event, Limits, QName, Result, Typed};
 
@@ -31,7 +30,7 @@ pub struct JsonDecoder<'a> {
     /// `true` for an object, `false` for an array, one per open container.
     stack: Vec<bool>,
     state: State,
-    pending: VecDeque<(u64, Event<'a>)>,
+    pend: Option<Pend<'a>>,
     /// The member name for the value about to be read.
     key: Option<Cow<'a, str>>,
     last_offset: u64,
@@ -50,7 +49,7 @@ impl<'a> JsonDecoder<'a> {
             pos: 0,
             stack: Vec::new(),
             state: State::Start,
-            pending: VecDeque::with_capacity(8),
+            pend: None,
             key: None,
             last_offset: 0,
             limits,
@@ -82,12 +81,9 @@ impl<'a> JsonDecoder<'a> {
         }
     }
 
-    fn push(&mut self, off: usize, ev: Event<'a>) {
-        self.pending.push_back((off as u64, ev));
-    }
-
-    /// Queues the start of a value's element: StartElement, the root's namespace, `t`, `key`.
-    fn start_value(&mut self, off: usize, ty: JsonType) {
+    /// Starts a value's element: returns its StartElement and leaves the rest of its events
+    /// (the root's namespace, `t`, `key`, content, EndElement) in `self.pend`.
+    fn begin(&mut self, off: usize, ty: JsonType, content: Content<'a>) -> Event<'a> {
         let root = self.stack.is_empty();
         let key = self.key.take();
         let (local, key_attr): (Cow<'a, str>, Option<Cow<'a, str>>) = match key {
@@ -98,26 +94,19 @@ impl<'a> JsonDecoder<'a> {
                 esc => (Cow::Owned(esc.into_owned()), Some(k)),
             },
         };
-        self.push(off, Event::StartElement(QName::new("", JSON_NS, local)));
-        if root {
-            self.push(off, Event::Namespace { prefix: Cow::Borrowed(""), uri: Cow::Borrowed(JSON_NS) });
-        }
-        if let Some(t) = ty.attr_value() {
-            self.push(off, Event::Attribute { name: QName::local(TYPE_ATTR), value: Cow::Borrowed(t) });
-        }
-        if let Some(k) = key_attr {
-            self.push(off, Event::Attribute { name: QName::local(KEY_ATTR), value: k });
-        }
+        self.pend = Some(Pend { phase: 0, root, ty, key: key_attr, content, off, end: self.pos });
+        self.last_offset = off as u64;
+        Event::StartElement(QName::new("", JSON_NS, local))
     }
 
-    /// Reads one value at `self.pos` (whitespace skipped) and queues its events.
-    fn value(&mut self) -> Result<()> {
+    /// Reads one value at `self.pos` (whitespace skipped); returns its StartElement.
+    fn value(&mut self) -> Result<Event<'a>> {
         self.skip_ws();
         let off = self.pos;
         let Some(&b) = self.input.get(off) else {
             return Err(self.err(off, "expected a value, found the end of input"));
         };
-        match b {
+        let (ty, content) = match b {
             b'{' | b'[' => {
                 if self.stack.len() >= self.limits.max_depth {
                     return Err(Error::limit(
@@ -127,26 +116,16 @@ impl<'a> JsonDecoder<'a> {
                     ));
                 }
                 let obj = b == b'{';
-                self.start_value(off, if obj { JsonType::Object } else { JsonType::Array });
-                self.stack.push(obj);
                 self.pos += 1;
+                let ev = self.begin(off, if obj { JsonType::Object } else { JsonType::Array }, Content::Open);
+                self.stack.push(obj);
                 self.state = if obj { State::ObjectFirst } else { State::ArrayFirst };
-                return Ok(());
+                return Ok(ev);
             }
-            b'"' => {
-                let s = self.string()?;
-                self.start_value(off, JsonType::String);
-                if !s.is_empty() {
-                    self.push(off, Event::Characters { text: s, cdata: false });
-                }
-            }
-            b'-' | b'0'..=b'9' => {
-                let text = self.number()?;
-                self.start_value(off, JsonType::Number);
-                self.push(off, Event::Typed(Typed::Number(Cow::Borrowed(text))));
-            }
+            b'"' => (JsonType::String, Content::Str(self.string()?)),
+            b'-' | b'0'..=b'9' => (JsonType::Number, Content::Typed(Typed::Number(Cow::Borrowed(self.number()?)))),
             b't' | b'f' | b'n' => {
-                let (lit, ty, ev): (&[u8], _, _) = match b {
+                let (lit, ty, t): (&[u8], _, _) = match b {
                     b't' => (b"true", JsonType::Boolean, Typed::Bool(true)),
                     b'f' => (b"false", JsonType::Boolean, Typed::Bool(false)),
                     _ => (b"null", JsonType::Null, Typed::Null),
@@ -155,14 +134,12 @@ impl<'a> JsonDecoder<'a> {
                     return Err(self.err(off, format!("invalid literal (expected `{}`)", std::str::from_utf8(lit).unwrap())));
                 }
                 self.pos += lit.len();
-                self.start_value(off, ty);
-                self.push(off, Event::Typed(ev));
+                (ty, Content::Typed(t))
             }
             _ => return Err(self.err(off, format!("expected a value, found {}", self.describe(off)))),
-        }
-        self.push(self.pos, Event::EndElement);
+        };
         self.state = State::AfterValue;
-        Ok(())
+        Ok(self.begin(off, ty, content))
     }
 
     /// Reads a number; returns its exact text.
@@ -317,39 +294,41 @@ impl<'a> JsonDecoder<'a> {
         Ok(())
     }
 
-    fn close(&mut self) {
+    fn close(&mut self) -> Event<'a> {
         self.stack.pop();
+        self.last_offset = self.pos as u64;
         self.pos += 1;
-        self.push(self.pos - 1, Event::EndElement);
         self.state = State::AfterValue;
+        Event::EndElement
     }
 
-    /// Advances the parser until at least one event is queued.
-    fn step(&mut self) -> Result<()> {
-        match self.state {
+    /// Advances the parser to its next event.
+    fn step(&mut self) -> Result<Event<'a>> {
+        Ok(match self.state {
             State::Start => {
                 if self.input.starts_with(b"\xEF\xBB\xBF") {
                     self.pos = 3;
                 }
-                self.push(0, Event::start_document());
                 self.state = State::Value;
+                self.last_offset = 0;
+                Event::start_document()
             }
             State::Value => self.value()?,
             State::ObjectFirst => {
                 self.skip_ws();
                 if self.input.get(self.pos) == Some(&b'}') {
-                    self.close();
+                    self.close()
                 } else {
                     self.member_key()?;
-                    self.value()?;
+                    self.value()?
                 }
             }
             State::ArrayFirst => {
                 self.skip_ws();
                 if self.input.get(self.pos) == Some(&b']') {
-                    self.close();
+                    self.close()
                 } else {
-                    self.value()?;
+                    self.value()?
                 }
             }
             State::AfterValue => {
@@ -360,8 +339,9 @@ impl<'a> JsonDecoder<'a> {
                         if p != self.input.len() {
                             return Err(self.err(p, format!("unexpected {} after the JSON value", self.describe(p))));
                         }
-                        self.push(p, Event::EndDocument);
                         self.state = State::Done;
+                        self.last_offset = p as u64;
+                        Event::EndDocument
                     }
                     Some(&obj) => match self.input.get(p) {
                         Some(b',') => {
@@ -369,7 +349,7 @@ impl<'a> JsonDecoder<'a> {
                             if obj {
                                 self.member_key()?;
                             }
-                            self.value()?;
+                            self.value()?
                         }
                         Some(b'}') if obj => self.close(),
                         Some(b']') if !obj => self.close(),
@@ -380,25 +360,96 @@ impl<'a> JsonDecoder<'a> {
                     },
                 }
             }
-            State::Done => {}
+            State::Done => unreachable!("step after the end"),
+        })
+    }
+}
+
+/// A value's content in waiting.
+enum Content<'a> {
+    /// An object or array: its members follow.
+    Open,
+    Str(Cow<'a, str>),
+    Typed(Typed<'a>),
+}
+
+/// The events of a value after its StartElement.
+struct Pend<'a> {
+    phase: u8,
+    root: bool,
+    ty: JsonType,
+    key: Option<Cow<'a, str>>,
+    content: Content<'a>,
+    off: usize,
+    end: usize,
+}
+
+impl<'a> Pend<'a> {
+    /// The next event and its offset; `None` when the value has no more.
+    #[inline]
+    fn next(&mut self) -> Option<(usize, Event<'a>)> {
+        loop {
+            match self.phase {
+                0 => {
+                    self.phase = 1;
+                    if self.root {
+                        return Some((self.off, Event::Namespace { prefix: Cow::Borrowed(""), uri: Cow::Borrowed(JSON_NS) }));
+                    }
+                }
+                1 => {
+                    self.phase = 2;
+                    if let Some(t) = self.ty.attr_value() {
+                        return Some((self.off, Event::Attribute { name: QName::local(TYPE_ATTR), value: Cow::Borrowed(t) }));
+                    }
+                }
+                2 => {
+                    self.phase = 3;
+                    if let Some(k) = self.key.take() {
+                        return Some((self.off, Event::Attribute { name: QName::local(KEY_ATTR), value: k }));
+                    }
+                }
+                3 => {
+                    self.phase = 4;
+                    match std::mem::replace(&mut self.content, Content::Open) {
+                        Content::Open => {
+                            self.phase = 5;
+                            return None;
+                        }
+                        Content::Str(s) => {
+                            if !s.is_empty() {
+                                return Some((self.off, Event::Characters { text: s, cdata: false }));
+                            }
+                        }
+                        Content::Typed(t) => return Some((self.off, Event::Typed(t))),
+                    }
+                }
+                4 => {
+                    self.phase = 5;
+                    return Some((self.end, Event::EndElement));
+                }
+                _ => return None,
+            }
         }
-        Ok(())
     }
 }
 
 impl<'a> Decoder<'a> for JsonDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
-        loop {
-            if let Some((off, ev)) = self.pending.pop_front() {
-                self.last_offset = off;
+        if let Some(p) = &mut self.pend {
+            if let Some((off, ev)) = p.next() {
+                self.last_offset = off as u64;
                 return Ok(Some(ev));
             }
-            if self.state == State::Done || self.failed {
-                return Ok(None);
-            }
-            if let Err(e) = self.step() {
+            self.pend = None;
+        }
+        if self.state == State::Done || self.failed {
+            return Ok(None);
+        }
+        match self.step() {
+            Ok(ev) => Ok(Some(ev)),
+            Err(e) => {
                 self.failed = true;
-                return Err(e);
+                Err(e)
             }
         }
     }
