@@ -398,13 +398,30 @@ impl Builder {
         if self.opts.strings_table {
             let (mut order, mut perm) = self.strings.order();
             if self.opts.inline_singletons {
-                // strings used once past LargeIndex's root range cost 25 bits more as indexes
-                let repeated = order.iter().take_while(|&&id| self.strings.strings[id as usize].1 > 1).count();
-                let keep = repeated.max(order.len().min(2048));
-                for &id in &order[keep..] {
-                    perm[id as usize] = crate::value::INLINE;
+                // Per string, in frequency order: its UPER cost in the table (length and bytes
+                // once, an index per use: 12 bits in LargeIndex's root, 25 or more past it)
+                // against inline (a length determinant and the bytes per use); the cheaper wins.
+                let mut kept = Vec::with_capacity(order.len());
+                for &id in &order {
+                    let (s, c) = &self.strings.strings[id as usize];
+                    let (l, c, p) = (s.len() as u64, *c as u64, kept.len() as u64);
+                    let index = match p {
+                        0..2048 => 12,
+                        2048..32768 => 25,
+                        32768..8388608 => 33,
+                        _ => 41,
+                    };
+                    let leb = 8 * (64 - l.max(1).leading_zeros() as u64).div_ceil(7);
+                    let table_cost = leb + 8 * l + c * index;
+                    let inline_cost = c * (if l < 128 { 8 } else { 16 } + 8 * l);
+                    if inline_cost < table_cost {
+                        perm[id as usize] = crate::value::INLINE;
+                    } else {
+                        perm[id as usize] = p as u32;
+                        kept.push(id);
+                    }
                 }
-                order.truncate(keep);
+                order = kept;
             }
             str_perm = perm;
             let block = table::build_block(order.iter().map(|&id| &*self.strings.strings[id as usize].0));

@@ -77,9 +77,9 @@ pub struct Options {
     pub element_content_characters: bool,
     /// Compression of the component-strings block (needs `strings_table`).
     pub compression: Compression,
-    /// Not in the paper: strings used only once that would fall outside `LargeIndex`'s root
-    /// range (positions 2048 and up) are written inline instead of as table indexes, which
-    /// saves 25 bits each in PER (a useful trade only without compression).
+    /// Not in the paper: a string is written inline instead of as a table index when that is
+    /// smaller in UPER (every string used once: 11 bits saved, 25 past `LargeIndex`'s root
+    /// range; repeated strings keep the root range). A useful trade only without compression.
     pub inline_singletons: bool,
     /// `same-as-parent-element` for every element's in-scope namespaces, signalled by the root's
     /// `same-as-parent-element` (the in-scope namespaces follow the Namespaces in XML scoping
@@ -101,8 +101,8 @@ impl Options {
         }
     }
 
-    /// Every feature on, no compression, and strings used once past the table's first 2048
-    /// written inline: the smallest uncompressed encoding.
+    /// Every feature on, no compression, and strings inline wherever that is smaller: the
+    /// smallest uncompressed encoding.
     pub fn compact(rule: Rule) -> Self {
         Options { inline_singletons: true, ..Options::new(rule) }
     }

@@ -33,6 +33,8 @@ fn extra_configs() -> Vec<(String, Options)> {
     o.element_content_characters = true;
     o.scoped_namespaces = true;
     v.push(("asn1-aper/ecc+scoped-only".into(), o));
+    v.push(("asn1-uper/compact".into(), Options::compact(Rule::Uper)));
+    v.push(("asn1-aper/compact".into(), Options::compact(Rule::Aper)));
     v.push(("asn1-uper/Zstd".into(), Options::new(Rule::Uper).with_compression(Compression::Zstd)));
     v.push(("asn1-uper/Deflate".into(), Options::new(Rule::Uper).with_compression(Compression::Deflate)));
     v
