@@ -2,7 +2,6 @@
 //! streaming decoder (units from the lexer) and the TAM (units from the tree).
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
 
 use binxml_core::{DocType, Error, Event, Limits, QName, Result, Typed, XML_NS};
 
@@ -41,7 +40,8 @@ enum State {
 pub(crate) struct EventGen<'a, S> {
     pub src: S,
     stack: Vec<Frame>,
-    queue: VecDeque<(u64, Event<'a>)>,
+    /// The rest of the current JSON value's events.
+    pend: Option<Pend<'a>>,
     ns: Vec<(Cow<'a, str>, Cow<'a, str>)>,
     attrs: Vec<AttrItem<'a>>,
     /// Next index in `attrs` to emit (`usize::MAX`: none pending).
@@ -250,7 +250,7 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
         EventGen {
             src,
             stack: Vec::new(),
-            queue: VecDeque::with_capacity(16),
+            pend: None,
             ns: Vec::new(),
             attrs: Vec::new(),
             attr_next: usize::MAX,
@@ -279,9 +279,12 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
     #[inline]
     fn next_inner(&mut self) -> Result<Option<Event<'a>>> {
         loop {
-            if let Some((off, ev)) = self.queue.pop_front() {
-                self.last_off = off;
-                return Ok(Some(ev));
+            if let Some(p) = &mut self.pend {
+                if let Some(ev) = p.next() {
+                    self.last_off = p.off as u64;
+                    return Ok(Some(ev));
+                }
+                self.pend = None;
             }
             if self.attr_next != usize::MAX
                 && let Some(ev) = self.attr_event()? {
@@ -294,11 +297,6 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
                 return Ok(Some(ev));
             }
         }
-    }
-
-    #[inline]
-    fn push(&mut self, off: usize, ev: Event<'a>) {
-        self.queue.push_back((off as u64, ev));
     }
 
     #[inline]
@@ -399,8 +397,7 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
                     None => self.src.unit(ctx_json)?,
                 };
                 if self.json {
-                    self.json_unit(u, parent)?;
-                    Ok(None)
+                    self.json_unit(u, parent).map(Some)
                 } else {
                     self.xml_unit(u, parent)
                 }
@@ -519,7 +516,8 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
         self.ret(off, Event::StartElement(QName { prefix, namespace: uri, local }))
     }
 
-    fn start_value(&mut self, off: usize, key: Option<Cow<'a, str>>, root: bool, ty: JsonType) {
+    /// A JSON value's StartElement; the rest of its events wait in `self.pend`.
+    fn begin(&mut self, off: usize, key: Option<Cow<'a, str>>, root: bool, ty: JsonType, content: Content<'a>) -> Event<'a> {
         let (local, key_attr): (Cow<'a, str>, Option<Cow<'a, str>>) = match key {
             None => (Cow::Borrowed(if root { ROOT_NAME } else { ITEM_NAME }), None),
             Some(k) => match element_name(&k) {
@@ -528,61 +526,109 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
                 esc => (Cow::Owned(esc.into_owned()), Some(k)),
             },
         };
-        self.push(off, Event::StartElement(QName::new("", JSON_NS, local)));
-        if root {
-            self.push(off, Event::Namespace { prefix: Cow::Borrowed(""), uri: Cow::Borrowed(JSON_NS) });
-        }
-        if let Some(t) = ty.attr_value() {
-            self.push(off, Event::Attribute { name: QName::local(TYPE_ATTR), value: Cow::Borrowed(t) });
-        }
-        if let Some(k) = key_attr {
-            self.push(off, Event::Attribute { name: QName::local(KEY_ATTR), value: k });
-        }
+        self.pend = Some(Pend { phase: 0, root, ty, key: key_attr, content, off });
+        self.last_off = off as u64;
+        Event::StartElement(QName::new("", JSON_NS, local))
     }
 
-    fn json_unit(&mut self, u: Unit<'a>, parent: FrameKind) -> Result<()> {
+    fn json_unit(&mut self, u: Unit<'a>, parent: FrameKind) -> Result<Event<'a>> {
         let off = u.off;
         let root = parent == FrameKind::Root;
         let key = if parent == FrameKind::Object { Some(u.name.get()) } else { None };
-        match u.kind {
+        let (ty, content) = match u.kind {
             UnitKind::Object | UnitKind::Array => {
                 self.depth_check(off)?;
                 let obj = u.kind == UnitKind::Object;
-                self.start_value(off, key, root, if obj { JsonType::Object } else { JsonType::Array });
+                let ev = self.begin(off, key, root, if obj { JsonType::Object } else { JsonType::Array }, Content::Open);
                 self.stack.push(Frame {
                     kind: if obj { FrameKind::Object } else { FrameKind::Array },
                     remaining: u.count,
                     ns_len: 0,
                 });
-                return Ok(());
+                return Ok(ev);
             }
-            UnitKind::String => {
-                self.start_value(off, key, root, JsonType::String);
-                if !u.value.is_empty() {
-                    self.push(off, Event::Characters { text: Cow::Borrowed(u.value), cdata: false });
-                }
-            }
+            UnitKind::String => (JsonType::String, Content::Str(u.value)),
             UnitKind::Number => {
                 if !is_json_number(u.value) {
                     return Err(Error::malformed(FORMAT, off as u64, format!("{:?} is not a JSON number", u.value)));
                 }
-                self.start_value(off, key, root, JsonType::Number);
-                self.push(off, Event::Typed(Typed::Number(Cow::Borrowed(u.value))));
+                (JsonType::Number, Content::Typed(Typed::Number(Cow::Borrowed(u.value))))
             }
-            UnitKind::Literal => {
-                let (ty, t) = match u.value {
-                    "true" => (JsonType::Boolean, Typed::Bool(true)),
-                    "false" => (JsonType::Boolean, Typed::Bool(false)),
-                    "null" => (JsonType::Null, Typed::Null),
-                    v => return Err(Error::malformed(FORMAT, off as u64, format!("{v:?} is not true, false or null"))),
-                };
-                self.start_value(off, key, root, ty);
-                self.push(off, Event::Typed(t));
-            }
+            UnitKind::Literal => match u.value {
+                "true" => (JsonType::Boolean, Content::Typed(Typed::Bool(true))),
+                "false" => (JsonType::Boolean, Content::Typed(Typed::Bool(false))),
+                "null" => (JsonType::Null, Content::Typed(Typed::Null)),
+                v => return Err(Error::malformed(FORMAT, off as u64, format!("{v:?} is not true, false or null"))),
+            },
             _ => return Err(Error::malformed(FORMAT, off as u64, "an XML unit in a JSON document")),
+        };
+        Ok(self.begin(off, key, root, ty, content))
+    }
+}
+
+/// A JSON value's content in waiting.
+enum Content<'a> {
+    /// An object or array: its members follow.
+    Open,
+    Str(&'a str),
+    Typed(Typed<'a>),
+}
+
+/// The events of a JSON value after its StartElement.
+struct Pend<'a> {
+    phase: u8,
+    root: bool,
+    ty: JsonType,
+    key: Option<Cow<'a, str>>,
+    content: Content<'a>,
+    off: usize,
+}
+
+impl<'a> Pend<'a> {
+    #[inline]
+    fn next(&mut self) -> Option<Event<'a>> {
+        loop {
+            match self.phase {
+                0 => {
+                    self.phase = 1;
+                    if self.root {
+                        return Some(Event::Namespace { prefix: Cow::Borrowed(""), uri: Cow::Borrowed(JSON_NS) });
+                    }
+                }
+                1 => {
+                    self.phase = 2;
+                    if let Some(t) = self.ty.attr_value() {
+                        return Some(Event::Attribute { name: QName::local(TYPE_ATTR), value: Cow::Borrowed(t) });
+                    }
+                }
+                2 => {
+                    self.phase = 3;
+                    if let Some(k) = self.key.take() {
+                        return Some(Event::Attribute { name: QName::local(KEY_ATTR), value: k });
+                    }
+                }
+                3 => {
+                    self.phase = 4;
+                    match std::mem::replace(&mut self.content, Content::Open) {
+                        Content::Open => {
+                            self.phase = 5;
+                            return None;
+                        }
+                        Content::Str(s) => {
+                            if !s.is_empty() {
+                                return Some(Event::Characters { text: Cow::Borrowed(s), cdata: false });
+                            }
+                        }
+                        Content::Typed(t) => return Some(Event::Typed(t)),
+                    }
+                }
+                4 => {
+                    self.phase = 5;
+                    return Some(Event::EndElement);
+                }
+                _ => return None,
+            }
         }
-        self.push(off, Event::EndElement);
-        Ok(())
     }
 }
 
