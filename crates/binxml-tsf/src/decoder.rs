@@ -3,7 +3,7 @@
 use binxml_core::{Decoder, Error, Event, Result};
 
 use crate::events::{EventGen, Source};
-use crate::lex::{Lexer, Unit, FORMAT};
+use crate::lex::{Lexer, Unit};
 use crate::TsfOptions;
 
 impl<'a> Source<'a> for Lexer<'a> {
@@ -13,11 +13,7 @@ impl<'a> Source<'a> for Lexer<'a> {
     }
 
     fn end(&mut self) -> Result<()> {
-        if self.at_end() {
-            Ok(())
-        } else {
-            Err(Error::malformed(FORMAT, self.pos as u64, "data after the end of the document"))
-        }
+        self.check_end(self.pos)
     }
 }
 

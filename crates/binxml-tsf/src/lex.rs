@@ -228,9 +228,13 @@ impl<'a> Lexer<'a> {
         Ok(Lexer { input, pos: 0, utf16 })
     }
 
-    #[inline]
-    pub fn at_end(&self) -> bool {
-        self.pos >= self.input.len()
+    /// After the document's last unit at `pos`: only white space may follow (a text editor's or
+    /// `echo`'s final newline).
+    pub fn check_end(&self, pos: usize) -> Result<()> {
+        match self.input.as_bytes()[pos..].iter().position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
+            None => Ok(()),
+            Some(i) => Err(Error::malformed(FORMAT, (pos + i) as u64, "data after the end of the document")),
+        }
     }
 
     /// Reads the number, name and type character of the next unit, and the data of a primitive

@@ -199,9 +199,7 @@ impl<'a> Tam<'a> {
                 rows[r as usize] = row;
             }
         }
-        if pos != input.len() {
-            return Err(Error::malformed(FORMAT, pos as u64, "data after the end of the document"));
-        }
+        lex.check_end(pos)?;
         Ok(Tam { input: lex.input, rows, top, root_message, json, limits: opts.limits })
     }
 

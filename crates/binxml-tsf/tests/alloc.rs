@@ -36,6 +36,7 @@ fn tsf_of(path: &str) -> Vec<u8> {
     enc.into_inner()
 }
 
+#[allow(clippy::ptr_arg)] // it inspects the Cow itself
 fn borrowed(s: &Cow<'_, str>) -> bool {
     matches!(s, Cow::Borrowed(_))
 }

@@ -295,6 +295,7 @@ fn hostile_input() {
         (b"2=1+a3abc", 6),                      // name runs to the end
         (b"x", 0),                              // no digits
         (b"0r<junk", 3),                        // trailing data
+        (b"0r<\n x", 5),                        // trailing data after white space
         (b"1r<1=1[v", 5),                       // attribute without a name (offset of the attribute)
         (b"2r<1[a1=1a[v", 6),                   // attribute list not first
         (b"1r<2#12", 3),                        // JSON unit in XML
@@ -374,6 +375,12 @@ fn hostile_input_fuzz_never_panics() {
             }
         }
     }
+}
+
+#[test]
+fn trailing_white_space_is_allowed() {
+    assert_eq!(parse_events(b"0project<\n").unwrap(), doc(vec![el("project"), end()]));
+    assert_eq!(Tam::parse(b"0project<\r\n").unwrap().len(), 1);
 }
 
 #[test]
