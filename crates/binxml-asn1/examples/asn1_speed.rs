@@ -33,6 +33,11 @@ fn main() {
         let wu = best(n, || encode(&events, Options::new(Rule::Uper)).unwrap().len());
         let ruc = best(n, || decode(&uperc, Rule::Uper).unwrap().len());
         let wuc = best(n, || encode(&events, Options::new(Rule::Uper).with_compression(Compression::Bzip2)).unwrap().len());
+        if std::env::var("SPLIT").is_ok() {
+            let dv = best(n, || binxml_asn1::decode_value(Rule::Uper, &uper, &Default::default()).unwrap());
+            let dvd = best(n, || drop(binxml_asn1::decode_value(Rule::Uper, &uper, &Default::default()).unwrap()));
+            eprintln!("decode_value {dv:.2} (with drop {dvd:.2})");
+        }
         let name = std::path::Path::new(&f).file_name().unwrap().to_string_lossy().to_string();
         println!("{name}\t{rx:.2}\t{ru:.2}\t{ra:.2}\t{wx:.2}\t{wu:.2}\t{ruc:.2}\t{wuc:.2}\t{:.2}", rx / ru);
     }

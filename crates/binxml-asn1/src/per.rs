@@ -259,19 +259,19 @@ impl<'a> PerReader<'a> {
         if n as usize > self.remaining() {
             return Err(self.err(self.pos, format!("truncated: {n} more bits needed, {} left", self.remaining())));
         }
-        let mut v = 0u64;
-        let mut left = n;
-        while left > 0 {
-            let byte = self.data[self.pos / 8];
-            let off = (self.pos % 8) as u32;
-            let avail = 8 - off;
-            let take = avail.min(left);
-            let bits = ((byte as u32) >> (avail - take)) & ((1u32 << take) - 1);
-            v = (v << take) | bits as u64;
-            self.pos += take as usize;
-            left -= take;
+        if n == 0 {
+            return Ok(0);
         }
-        Ok(v)
+        debug_assert!(n <= 56);
+        // a big-endian 64-bit window at the current byte (zero-filled past the end)
+        let byte = self.pos / 8;
+        let off = (self.pos % 8) as u32;
+        let mut buf = [0u8; 8];
+        let avail = (self.data.len() - byte).min(8);
+        buf[..avail].copy_from_slice(&self.data[byte..byte + avail]);
+        let w = u64::from_be_bytes(buf);
+        self.pos += n as usize;
+        Ok((w << off) >> (64 - n))
     }
 
     fn align(&mut self) -> Result<()> {
@@ -291,10 +291,12 @@ impl<'a> PerReader<'a> {
             self.pos += n * 8;
             Ok(Cow::Borrowed(&self.data[s..s + n]))
         } else {
-            let mut out = Vec::with_capacity(n);
-            for _ in 0..n {
-                out.push(self.get(8)? as u8);
-            }
+            // n <= remaining bits / 8, checked above
+            let s = self.pos / 8;
+            let off = (self.pos % 8) as u32;
+            let d = &self.data[s..s + n + 1];
+            let out: Vec<u8> = d.windows(2).map(|w| (w[0] << off) | (w[1] >> (8 - off))).collect();
+            self.pos += n * 8;
             Ok(Cow::Owned(out))
         }
     }
@@ -420,7 +422,9 @@ impl<'a> PerReader<'a> {
                     if n > self.remaining() {
                         return Err(self.err(self.pos, format!("count {n} exceeds the bits left")));
                     }
-                    items.reserve(n);
+                    // grow with the items actually decoded: nested lists that each claim a big
+                    // count must not reserve memory for items that never come
+                    items.reserve(n.min(256));
                     for _ in 0..n {
                         items.push(self.decode(*item)?);
                     }

@@ -263,3 +263,4 @@ fn default_depth_limit_fits_the_stack() {
         assert_eq!(decode(&bytes, o.rule).unwrap_err().kind, ErrorKind::Limit);
     }
 }
+
