@@ -60,7 +60,7 @@ pub fn looks_like_tsf(input: &[u8]) -> bool {
     }
     let rest = &input[digits..];
     match rest.first() {
-        Some(b'=' | b'<' | b'{' | b'[' | b'!' | b'+' | b'?' | b'\'' | b'"') => true,
+        Some(&c) if lex_type_char(c) || c == b'"' => true,
         Some(c) if c.is_ascii_alphabetic() || *c == b'_' || *c == b':' => {
             // A name, then a type character.
             rest.iter()

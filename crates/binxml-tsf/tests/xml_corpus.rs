@@ -270,6 +270,8 @@ fn detection_hints() {
     assert!(binxml_tsf::looks_like_tsf(b"5=9?peri rset"));
     assert!(binxml_tsf::looks_like_tsf(b"25specification<1[\n"));
     assert!(binxml_tsf::looks_like_tsf(b"2{4a[1#1"));
+    assert!(binxml_tsf::looks_like_tsf(b"2#42"));
+    assert!(binxml_tsf::looks_like_tsf(b"4~true"));
     assert!(!binxml_tsf::looks_like_tsf(b"<?xml version='1.0'?><a/>"));
     assert!(!binxml_tsf::looks_like_tsf(b"{\"a\":1}"));
     assert!(!binxml_tsf::looks_like_tsf(b"12345"));
