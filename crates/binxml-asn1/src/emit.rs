@@ -77,15 +77,28 @@ impl<'a> Emitter<'a> {
         v.map(|v| self.s(v)).transpose()
     }
 
-    fn common(&self, v: &V<'a>) -> Result<Name<'a>> {
+    /// A common name (its copy counts against the expansion budget).
+    fn common(&mut self, v: &V<'a>) -> Result<Name<'a>> {
         match v {
-            V::Int(i, pos) => self
-                .names
-                .get(*i as usize)
-                .cloned()
-                .ok_or_else(|| self.err_at(*pos, format!("common-name-index {i} outside the table of {}", self.names.len()))),
+            V::Int(i, pos) => {
+                let n = self
+                    .names
+                    .get(*i as usize)
+                    .cloned()
+                    .ok_or_else(|| self.err_at(*pos, format!("common-name-index {i} outside the table of {}", self.names.len())))?;
+                self.charge(n.0.len() + n.1.len() + n.2.len())?;
+                Ok(n)
+            }
             _ => Err(self.shape()),
         }
+    }
+
+    /// A copy of a namespace name given by reference (same-as-...).
+    fn copy(&mut self, s: &Cow<'a, str>) -> Result<Cow<'a, str>> {
+        if let Cow::Owned(o) = s {
+            self.charge(o.len())?;
+        }
+        Ok(s.clone())
     }
 
     pub fn document(&mut self, doc: V<'a>) -> Result<()> {
@@ -112,7 +125,7 @@ impl<'a> Emitter<'a> {
                     None => Cow::Borrowed(""),
                     Some(V::Choice(0, x)) => self.s(*x)?,
                     Some(V::Choice(1, _)) => match &prev {
-                        Some(p) => p.0.clone(),
+                        Some(p) => self.copy(&p.0)?,
                         None => return Err(Error::malformed(self.format, 0, "same-as-previous-item in the first common name")),
                     },
                     _ => return Err(self.shape()),
@@ -122,7 +135,7 @@ impl<'a> Emitter<'a> {
                     None => Cow::Borrowed(""),
                     Some(V::Choice(0, x)) => self.s(*x)?,
                     Some(V::Choice(1, _)) => match &prev {
-                        Some(p) => p.2.clone(),
+                        Some(p) => self.copy(&p.2)?,
                         None => return Err(Error::malformed(self.format, 0, "same-as-previous-item in the first common name")),
                     },
                     _ => return Err(self.shape()),
@@ -220,9 +233,9 @@ impl<'a> Emitter<'a> {
                 let ns = match f[0].take() {
                     None => Cow::Borrowed(""),
                     Some(V::Choice(0, x)) => self.s(*x)?,
-                    Some(V::Choice(1, _)) => same.clone(),
+                    Some(V::Choice(1, _)) => self.copy(same)?,
                     Some(V::Choice(2, _)) => match prev {
-                        Some(p) => p.clone(),
+                        Some(p) => self.copy(p)?,
                         None => return Err(Error::malformed(self.format, 0, "same-as-previous-attribute on the first attribute")),
                     },
                     _ => return Err(self.shape()),

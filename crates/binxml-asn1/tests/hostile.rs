@@ -264,3 +264,38 @@ fn default_depth_limit_fits_the_stack() {
     }
 }
 
+
+/// A small input that references one big (well compressed) table string many times stops at
+/// the expansion budget.
+#[test]
+fn repeated_references_hit_the_expansion_budget() {
+    let big = "a".repeat(1 << 20);
+    let block = table::compress("asn1-uper", Compression::Zstd, table::build_block([big.as_str()].into_iter())).unwrap();
+    let cs = V::Seq(vec![Some(V::text(table::ZSTD)), Some(V::Bytes(Cow::Owned(block)))]);
+    let chars = V::Seq(vec![Some(V::choice(0, V::choice(1, V::int(0)))), Some(V::Bool(false))]);
+    let el = V::Seq(vec![
+        Some(inline_name()),
+        Some(V::choice(1, V::List(vec![V::choice(3, chars); 200]))),
+        None,
+        None,
+        Some(V::choice(1, V::Null)),
+        None,
+    ]);
+    let v = V::Seq(vec![
+        Some(V::List(vec![V::choice(0, el)])),
+        Some(V::List(vec![])),
+        Some(V::List(vec![])),
+        None,
+        Some(V::choice(0, V::text(""))),
+        None,
+        None,
+        Some(V::Bool(true)),
+        Some(V::List(vec![cs])),
+        Some(V::List(vec![])),
+    ]);
+    for r in Rule::ALL {
+        let bytes = encode_value(r, &v).unwrap();
+        assert!(bytes.len() < 4000, "{}", bytes.len());
+        assert_eq!(decode(&bytes, r).unwrap_err().kind, ErrorKind::Limit);
+    }
+}
