@@ -5,7 +5,7 @@ use binxml_core::Decoder;
 
 use crate::measure::{self, mbps, row, Config, Report};
 
-fn quick_xml_events(doc: &[u8]) -> usize {
+pub fn quick_xml_events(doc: &[u8]) -> usize {
     let mut r = quick_xml::Reader::from_reader(doc);
     let mut n = 0;
     loop {
@@ -19,7 +19,7 @@ fn quick_xml_events(doc: &[u8]) -> usize {
 
 /// quick-xml doing the work binxml's decoder does: namespaces resolved, every attribute parsed
 /// and unescaped, text with line ends normalized.
-fn quick_xml_full(doc: &[u8]) -> usize {
+pub fn quick_xml_full(doc: &[u8]) -> usize {
     let mut r = quick_xml::NsReader::from_reader(doc);
     let mut n = 0;
     loop {
@@ -51,10 +51,10 @@ fn binxml_events(doc: &[u8]) -> usize {
 
 fn binxml_tree(doc: &[u8]) -> usize {
     let mut d = binxml_xml::XmlDecoder::new(doc);
-    binxml_tree::Document::parse(&mut d).unwrap().len()
+    binxml_tree::Document::parse_sized(&mut d, doc.len()).unwrap().len()
 }
 
-fn roxmltree(doc: &[u8]) -> Option<usize> {
+pub fn roxmltree_parse(doc: &[u8]) -> Option<usize> {
     let text = std::str::from_utf8(doc).ok()?;
     let opts = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
     roxmltree::Document::parse_with_options(text, opts).ok().map(|d| d.descendants().count())
@@ -74,8 +74,8 @@ pub fn run(cfg: &Config, report: &mut Report) {
         tf += f;
         report.raw("xmlread", "quick-xml full", name, "seconds", f);
         let t = measure::time(cfg, || binxml_tree(doc));
-        let rox_ok = roxmltree(doc).is_some();
-        let r = if rox_ok { Some(measure::time(cfg, || roxmltree(doc))) } else { None };
+        let rox_ok = roxmltree_parse(doc).is_some();
+        let r = if rox_ok { Some(measure::time(cfg, || roxmltree_parse(doc))) } else { None };
         tq += q;
         tb += b;
         bytes_all += doc.len();

@@ -110,7 +110,21 @@ impl<'a> Document<'a> {
 
     /// Builds the tree from every event of `decoder`.
     pub fn parse(decoder: &mut dyn Decoder<'a>) -> Result<Document<'a>> {
+        Self::parse_sized(decoder, 0)
+    }
+
+    /// Builds the tree from every event of `decoder`, reserving room for a document encoded in
+    /// `input_len` bytes (reserved memory that a small document does not use is never touched,
+    /// and a large one is not copied as the arena grows).
+    pub fn parse_sized(decoder: &mut dyn Decoder<'a>, input_len: usize) -> Result<Document<'a>> {
         let mut b = Builder::new();
+        // Rough upper bounds from the densest real documents: a node every 12 bytes, an
+        // attribute every 24; capped so a huge input does not reserve more than it could fill.
+        let nodes = (input_len / 12).min(1 << 26);
+        b.doc.nodes.reserve(nodes);
+        b.doc.children.reserve(nodes);
+        b.doc.attributes.reserve((input_len / 24).min(1 << 25));
+        b.pending.reserve(256);
         while let Some(ev) = decoder.next_event()? {
             b.event(ev)?;
         }

@@ -250,7 +250,7 @@ pub fn convert(input: &[u8], from: Option<Format>, to: Format) -> Result<Vec<u8>
 /// Parses a document of any format into the tree.
 pub fn parse_tree<'a>(format: Format, input: &'a [u8]) -> Result<Document<'a>> {
     let mut dec = decoder(format, input, &DecodeOptions::default())?;
-    Document::parse(&mut dec)
+    Document::parse_sized(&mut dec, input.len())
 }
 
 #[cfg(test)]
