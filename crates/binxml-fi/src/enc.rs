@@ -6,7 +6,7 @@ use std::sync::Arc;
 use binxml_core::{Encoder, Error, Event, Result, StreamChecker, Typed, XMLNS_NS, XML_NS};
 
 use crate::algo;
-use crate::hash::{hash_bytes, str_eq, FastMap};
+use crate::hash::{bytes_eq, hash_bytes, str_eq};
 use crate::vocab::Vocabulary;
 use crate::FORMAT;
 
@@ -78,7 +78,7 @@ struct StrTable {
 }
 
 impl StrTable {
-    #[inline]
+    #[inline(always)]
     fn slot_of(&self, s: &[u8], h: u32) -> (usize, Option<u32>) {
         let mask = self.slots.len() - 1;
         let mut i = h as usize & mask;
@@ -89,12 +89,20 @@ impl StrTable {
             }
             if sh == h {
                 let (off, len) = self.entries[e as usize - 1];
-                if self.arena[off as usize..(off + len) as usize] == *s {
+                if bytes_eq(&self.arena[off as usize..(off + len) as usize], s) {
                     return (i, Some(e));
                 }
             }
             i = (i + 1) & mask;
         }
+    }
+
+    #[inline(always)]
+    fn get(&self, s: &str) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        self.slot_of(s.as_bytes(), hash_bytes(s.as_bytes())).1
     }
 
     fn grow(&mut self) {
@@ -114,7 +122,7 @@ impl StrTable {
     }
 
     /// The index of `s`, or `None` after adding it (when the table is not full).
-    #[inline]
+    #[inline(always)]
     fn find_or_add(&mut self, s: &str) -> Option<u32> {
         if (self.entries.len() + 1) * 2 > self.slots.len() {
             self.grow();
@@ -162,7 +170,9 @@ struct NameEntry {
 struct Tables {
     prefixes: StrTable,
     namespaces: StrTable,
-    names: FastMap<Box<str>, NameEntry>,
+    /// local name -> key k, with `names[k - 1]` its entry
+    name_keys: StrTable,
+    names: Vec<NameEntry>,
     local_len: u32,
     element_len: u32,
     attribute_len: u32,
@@ -215,13 +225,20 @@ impl Tables {
         }
     }
 
+    #[inline(always)]
+    fn name(&self, local: &str) -> Option<&NameEntry> {
+        self.name_keys.get(local).map(|k| &self.names[k as usize - 1])
+    }
+
     fn add_local(&mut self, s: &str) -> bool {
         if self.local_len >= MAX_TABLE {
             return false;
         }
         self.local_len += 1;
         let len = self.local_len;
-        self.names.entry(s.into()).or_insert_with(|| NameEntry { local: len, ..Default::default() });
+        if self.name_keys.find_or_add(s).is_none() {
+            self.names.push(NameEntry { local: len, ..Default::default() });
+        }
         true
     }
 
@@ -232,7 +249,8 @@ impl Tables {
         }
         *counter += 1;
         let idx = *counter;
-        if let Some(e) = self.names.get_mut(l) {
+        if let Some(k) = self.name_keys.get(l) {
+            let e = &mut self.names[k as usize - 1];
             let list = if attr { &mut e.attributes } else { &mut e.elements };
             list.push((p.into(), n.into(), idx));
         }
@@ -278,7 +296,6 @@ pub struct FiEncoder<W: Write> {
     lit_local: String,
     scratch: Vec<u8>,
     text: String,
-    io_error: Option<std::io::Error>,
 }
 
 const FLUSH_AT: usize = 1 << 16;
@@ -312,7 +329,6 @@ impl<W: Write> FiEncoder<W> {
             lit_local: String::new(),
             scratch: Vec::new(),
             text: String::new(),
-            io_error: None,
         }
     }
 
@@ -335,7 +351,7 @@ impl<W: Write> FiEncoder<W> {
 
     // ---- terminators ----
 
-    #[inline]
+    #[inline(always)]
     fn terminate(&mut self) {
         if self.terms == 2 {
             self.buf.push(0xFF);
@@ -345,7 +361,7 @@ impl<W: Write> FiEncoder<W> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn flush_terms(&mut self) {
         match self.terms {
             0 => {}
@@ -465,6 +481,7 @@ impl<W: Write> FiEncoder<W> {
     // ---- strings ----
 
     /// Non-identifying string on the first bit (C.14): index, or literal with add-to-table bit.
+    #[inline]
     fn nistring_first(&mut self, s: &str, table: Table, max_chars: usize) {
         if s.is_empty() {
             self.buf.push(0xFF);
@@ -495,6 +512,7 @@ impl<W: Write> FiEncoder<W> {
         }
     }
 
+    #[inline]
     fn chunk(&mut self, s: &str) {
         let max = self.opts.max_indexed_chunk;
         let add = short_enough(s, max) && !self.t.chunks.full();
@@ -546,6 +564,7 @@ impl<W: Write> FiEncoder<W> {
 
     // ---- elements ----
 
+    #[inline]
     fn start_element(&mut self, q: &binxml_core::QName<'_>) -> Result<()> {
         if !q.prefix.is_empty() && q.namespace.is_empty() {
             return Err(Error::invalid_events(FORMAT, format!("element {q} has a prefix but no namespace name")));
@@ -555,7 +574,7 @@ impl<W: Write> FiEncoder<W> {
         self.attrs_started = false;
         self.ns_buf.clear();
         self.name = PendingName::Literal;
-        if let Some(e) = self.t.names.get(&*q.local) {
+        if let Some(e) = self.t.name(&q.local) {
             for (p, n, i) in &e.elements {
                 if str_eq(p, &q.prefix) && str_eq(n, &q.namespace) {
                     self.name = PendingName::Index(*i);
@@ -575,6 +594,7 @@ impl<W: Write> FiEncoder<W> {
     }
 
     /// Writes the element's identification octet, namespace attributes and name.
+    #[inline]
     fn element_head(&mut self, attrs: bool) {
         let a = if attrs { 0x40 } else { 0 };
         let first = if self.ns_buf.is_empty() {
@@ -612,7 +632,7 @@ impl<W: Write> FiEncoder<W> {
         if !n.is_empty() {
             ident(&mut self.buf, &mut self.t.namespaces, n);
         }
-        match self.t.names.get(l) {
+        match self.t.name(l) {
             Some(e) => int_2nd(&mut self.buf, 0x80, e.local),
             None => {
                 len_2nd(&mut self.buf, 0, l.len());
@@ -622,6 +642,7 @@ impl<W: Write> FiEncoder<W> {
         }
     }
 
+    #[inline(always)]
     fn close_start_tag(&mut self) {
         if self.in_start_tag {
             self.in_start_tag = false;
@@ -634,6 +655,7 @@ impl<W: Write> FiEncoder<W> {
         }
     }
 
+    #[inline]
     fn attribute(&mut self, name: &binxml_core::QName<'_>, value: &str) -> Result<()> {
         if !self.attrs_started {
             self.attrs_started = true;
@@ -643,7 +665,7 @@ impl<W: Write> FiEncoder<W> {
             return Err(Error::invalid_events(FORMAT, format!("attribute {name} has a prefix but no namespace name")));
         }
         let mut found = None;
-        if let Some(e) = self.t.names.get(&*name.local) {
+        if let Some(e) = self.t.name(&name.local) {
             for (p, n, i) in &e.attributes {
                 if str_eq(p, &name.prefix) && str_eq(n, &name.namespace) {
                     found = Some(*i);
@@ -709,6 +731,7 @@ impl<W: Write> FiEncoder<W> {
     }
 
     /// One event of the body (after the header).
+    #[inline(always)]
     fn body_event(&mut self, ev: &Event<'_>) -> Result<()> {
         match ev {
             Event::StartElement(q) => {
@@ -1053,9 +1076,6 @@ pub(crate) fn len_7th(buf: &mut Vec<u8>, first: u8, len: usize) {
 impl<W: Write> Encoder for FiEncoder<W> {
     fn write_event(&mut self, ev: &Event<'_>) -> Result<()> {
         self.checker.check(FORMAT, ev)?;
-        if let Some(e) = self.io_error.take() {
-            return Err(Error::io(FORMAT, e));
-        }
         match self.phase {
             Phase::Start => {
                 self.start_doc = Some(ev.clone().into_owned());
