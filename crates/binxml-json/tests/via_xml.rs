@@ -66,3 +66,10 @@ fn conformance_y_files_through_xml() {
 fn not_xml(c: char) -> bool {
     !matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
+
+#[test]
+fn white_space_and_line_ends_survive_xml() {
+    let json = br#"{"a":"a\r\nb","b":"\t","c":"  x  ","d":" ","e":"\r","f":["",{},[]],"g":"<&>\"'"}"#;
+    let back = xml_to_json(&json_to_xml(json));
+    assert_eq!(String::from_utf8(back).unwrap(), String::from_utf8(json.to_vec()).unwrap());
+}
