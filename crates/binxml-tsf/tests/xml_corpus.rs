@@ -128,9 +128,11 @@ fn paper_reference_files_decode_to_the_xml_infoset() {
                 &want[i..(i + 3).min(want.len())]
             );
         }
-        // The TAM reads them too.
+        // The TAM reads them too, to the same events.
         let tam = Tam::parse_with(&tsf_bytes, TsfOptions::reference()).unwrap();
         assert!(tam.root().is_some());
+        let streamed = collect_events(&mut TsfDecoder::with_options(&tsf_bytes, TsfOptions::reference())).unwrap();
+        assert_eq!(collect_events(&mut tam.events()).unwrap(), streamed, "{}", tsf.display());
     }
 }
 
