@@ -13,20 +13,14 @@ use crate::events::doctype_text;
 use crate::jsonmap::{JsonType, JSON_NS, KEY_ATTR, TYPE_ATTR};
 use crate::lex::{FORMAT, TYPE_CHAR};
 
-/// A number (or, for a doctype whose name is only known at the root element, a whole unit) to
-/// splice into the body at `pos`.
-enum Insert {
-    Count { pos: usize, n: usize },
-    Bytes { pos: usize, bytes: Vec<u8> },
+/// A number to splice into the body at `pos` (or, when `n` is [`DOCTYPE`], the doctype unit
+/// whose name was only known at the root element).
+struct Insert {
+    pos: usize,
+    n: usize,
 }
 
-impl Insert {
-    fn pos(&self) -> usize {
-        match self {
-            Insert::Count { pos, .. } | Insert::Bytes { pos, .. } => *pos,
-        }
-    }
-}
+const DOCTYPE: usize = usize::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum OpenKind {
@@ -88,7 +82,9 @@ pub struct TsfEncoder<W: Write> {
     elem_ns: String,
     ns: Vec<(String, String)>,
     text: Option<TextRun>,
-    doctype: Option<(usize, DocType<'static>)>,
+    /// A nameless doctype waiting for the root element's name.
+    doctype: Option<DocType<'static>>,
+    doctype_bytes: Vec<u8>,
     gen_prefix: usize,
     opts: TsfEncoderOptions,
     /// Attributes held back for sorting.
@@ -185,6 +181,7 @@ impl<W: Write> TsfEncoder<W> {
             ns: Vec::new(),
             text: None,
             doctype: None,
+            doctype_bytes: Vec::new(),
             gen_prefix: 0,
             opts,
             sorted: Vec::new(),
@@ -210,24 +207,20 @@ impl<W: Write> TsfEncoder<W> {
                 self.root_implied = self.root_items == 1 && slu;
             }
             Some(o) => {
-                if let Insert::Count { n, .. } = &mut self.ins[o.ins] {
-                    *n += 1;
-                }
+                self.ins[o.ins].n += 1;
             }
         }
     }
 
     #[inline]
     fn new_insert(&mut self) -> usize {
-        self.ins.push(Insert::Count { pos: self.body.len(), n: 0 });
+        self.ins.push(Insert { pos: self.body.len(), n: 0 });
         self.ins.len() - 1
     }
 
     #[inline]
     fn set_count(&mut self, idx: usize, v: usize) {
-        if let Insert::Count { n, .. } = &mut self.ins[idx] {
-            *n = v;
-        }
+        self.ins[idx].n = v;
     }
 
     /// A primitive unit whose data is known: `{len}{name}{type}{data}`.
@@ -265,9 +258,7 @@ impl<W: Write> TsfEncoder<W> {
             return i;
         }
         let elem = self.stack.last().unwrap().ins;
-        if let Insert::Count { n, .. } = &mut self.ins[elem] {
-            *n += 1;
-        }
+        self.ins[elem].n += 1;
         let i = self.new_insert();
         self.body.push(b'=');
         self.attrs_ins = Some(i);
@@ -284,9 +275,7 @@ impl<W: Write> TsfEncoder<W> {
 
     fn write_attr(&mut self, name: &str, value: &str) {
         let i = self.open_attrs();
-        if let Insert::Count { n, .. } = &mut self.ins[i] {
-            *n += 1;
-        }
+        self.ins[i].n += 1;
         self.plu(name, b'[', &[value.as_bytes()]);
     }
 
@@ -375,14 +364,8 @@ impl<W: Write> TsfEncoder<W> {
                 push_name(&mut self.body, &qn);
                 self.body.push(b'<');
                 if self.stack.is_empty()
-                    && let Some((idx, dt)) = self.doctype.take() {
-                        let mut s = String::new();
-                        doctype_text(&dt, &qn, &mut s);
-                        let mut bytes = Vec::new();
-                        push_num(&mut bytes, self.len_of(s.as_bytes()));
-                        bytes.push(b'!');
-                        bytes.extend_from_slice(s.as_bytes());
-                        self.ins[idx] = Insert::Bytes { pos: self.ins[idx].pos(), bytes };
+                    && let Some(dt) = self.doctype.take() {
+                        self.doctype_unit(&dt, &qn);
                     }
                 self.lexical = qn;
                 self.stack.push(Open { ins, kind: OpenKind::Element, ns_len: self.ns.len() });
@@ -474,9 +457,8 @@ impl<W: Write> TsfEncoder<W> {
                 self.content()?;
                 self.add_unit(false);
                 if d.name.is_empty() {
-                    let pos = self.body.len();
-                    self.ins.push(Insert::Bytes { pos, bytes: Vec::new() });
-                    self.doctype = Some((self.ins.len() - 1, d.clone().into_owned()));
+                    self.ins.push(Insert { pos: self.body.len(), n: DOCTYPE });
+                    self.doctype = Some(d.clone().into_owned());
                 } else {
                     let mut s = String::new();
                     doctype_text(d, "", &mut s);
@@ -661,25 +643,43 @@ impl<W: Write> TsfEncoder<W> {
         Ok(())
     }
 
-    fn assemble(&mut self) -> Vec<u8> {
+    /// The doctype unit of a nameless doctype, named after the root element.
+    fn doctype_unit(&mut self, dt: &DocType<'_>, root_name: &str) {
+        let mut s = String::new();
+        doctype_text(dt, root_name, &mut s);
+        let mut bytes = Vec::new();
+        push_num(&mut bytes, self.len_of(s.as_bytes()));
+        bytes.push(b'!');
+        bytes.extend_from_slice(s.as_bytes());
+        self.doctype_bytes = bytes;
+    }
+
+    /// Writes the body with the numbers spliced in, through a 64 KiB buffer.
+    fn assemble(&mut self) -> std::io::Result<()> {
         let body = std::mem::take(&mut self.body);
-        let mut out = Vec::with_capacity(body.len() + self.ins.len() * 3 + 16);
+        let w = self.out.as_mut().expect("finish called once");
+        let mut out = Vec::with_capacity(1 << 16);
         if !(self.root_items == 1 && self.root_implied) {
             push_num(&mut out, self.root_items);
             out.push(b'=');
         }
         let mut last = 0;
         for i in &self.ins {
-            let pos = i.pos();
-            out.extend_from_slice(&body[last..pos]);
-            match i {
-                Insert::Count { n, .. } => push_num(&mut out, *n),
-                Insert::Bytes { bytes, .. } => out.extend_from_slice(bytes),
+            out.extend_from_slice(&body[last..i.pos]);
+            if i.n == DOCTYPE {
+                out.extend_from_slice(&self.doctype_bytes);
+            } else {
+                push_num(&mut out, i.n);
             }
-            last = pos;
+            last = i.pos;
+            if out.len() >= 1 << 16 {
+                w.write_all(&out)?;
+                out.clear();
+            }
         }
         out.extend_from_slice(&body[last..]);
-        out
+        w.write_all(&out)?;
+        w.flush()
     }
 }
 
@@ -706,20 +706,11 @@ impl<W: Write> Encoder for TsfEncoder<W> {
     }
 
     fn finish(&mut self) -> Result<()> {
-        if let Some((idx, dt)) = self.doctype.take() {
+        if let Some(dt) = self.doctype.take() {
             // A nameless doctype and no root element: keep it nameless.
-            let mut s = String::new();
-            doctype_text(&dt, "", &mut s);
-            let mut bytes = Vec::new();
-            push_num(&mut bytes, self.len_of(s.as_bytes()));
-            bytes.push(b'!');
-            bytes.extend_from_slice(s.as_bytes());
-            self.ins[idx] = Insert::Bytes { pos: self.ins[idx].pos(), bytes };
+            self.doctype_unit(&dt, "");
         }
-        let out = self.assemble();
-        let w = self.out.as_mut().expect("finish called once");
-        w.write_all(&out).map_err(|e| Error::io(FORMAT, e))?;
-        w.flush().map_err(|e| Error::io(FORMAT, e))
+        self.assemble().map_err(|e| Error::io(FORMAT, e))
     }
 }
 

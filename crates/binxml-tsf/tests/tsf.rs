@@ -395,3 +395,16 @@ fn decoder_offsets() {
     assert_eq!(offs[2], ("Comment", 13));
     assert_eq!(offs[3], ("StartElement", 28));
 }
+
+#[test]
+fn nameless_doctype_takes_the_root_name() {
+    let dt = DocType { name: "".into(), system_id: Some("a.dtd".into()), ..Default::default() };
+    let ev = doc(vec![Event::DocType(dt), comment("c"), el("root"), end()]);
+    let out = tsf(&ev);
+    assert_eq!(out, "3=19!root SYSTEM \"a.dtd\"1+c0root<");
+    let back = parse_events(out.as_bytes()).unwrap();
+    assert_eq!(back[1], Event::DocType(DocType { name: "root".into(), system_id: Some("a.dtd".into()), ..Default::default() }));
+    // No root element at all: it stays nameless.
+    let ev = doc(vec![Event::DocType(DocType { name: "".into(), ..Default::default() })]);
+    assert_eq!(tsf(&ev), "1=0!");
+}
