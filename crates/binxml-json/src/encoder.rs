@@ -5,7 +5,7 @@ use std::io::Write;
 
 use binxml_core::{Encoder, Error, Event, Result, StreamChecker, Typed};
 
-use crate::mapping::{JsonType, KEY_ATTR, TYPE_ATTR};
+use crate::mapping::{JsonType, JSON_NS, KEY_ATTR, TYPE_ATTR};
 
 const FORMAT: &str = "json";
 
@@ -43,6 +43,18 @@ pub struct JsonEncoder<W: Write> {
     checker: StreamChecker,
     root_done: bool,
     pretty: bool,
+    /// Set when the root element is not in the JSON mapping: the document is written as JsonML.
+    jsonml: Option<JsonMl>,
+}
+
+/// JsonML state (`["name", {"attr": "value"}, "text", ["child"]]`).
+#[derive(Default)]
+struct JsonMl {
+    depth: usize,
+    in_start: bool,
+    attrs_open: bool,
+    text: String,
+    qname: String,
 }
 
 impl<W: Write> JsonEncoder<W> {
@@ -57,6 +69,7 @@ impl<W: Write> JsonEncoder<W> {
             checker: StreamChecker::new(true),
             root_done: false,
             pretty: false,
+            jsonml: None,
         }
     }
 
@@ -159,6 +172,101 @@ impl<W: Write> JsonEncoder<W> {
             }
         };
         self.stack.push(Frame { kind, count: 0 });
+        Ok(())
+    }
+
+    /// Any XML that is not in the JSON mapping, as JsonML: an element is an array of its
+    /// qualified name, an object of its attributes (namespace declarations as `xmlns`
+    /// attributes; omitted when there are none), and its content (strings and elements).
+    /// Comments, processing instructions and the doctype are dropped.
+    fn jsonml_event(&mut self, event: &Event<'_>) -> Result<()> {
+        let ml = self.jsonml.as_mut().unwrap();
+        let buf = &mut self.buf;
+        fn close_start(ml: &mut JsonMl, buf: &mut Vec<u8>) {
+            if ml.in_start {
+                if ml.attrs_open {
+                    buf.push(b'}');
+                }
+                ml.in_start = false;
+                ml.attrs_open = false;
+            }
+        }
+        fn flush_text(ml: &mut JsonMl, buf: &mut Vec<u8>) {
+            if !ml.text.is_empty() {
+                buf.push(b',');
+                write_string(buf, &ml.text);
+                ml.text.clear();
+            }
+        }
+        fn attr(ml: &mut JsonMl, buf: &mut Vec<u8>, name: &str, value: &str) {
+            buf.extend_from_slice(if ml.attrs_open { b"," } else { b",{" });
+            ml.attrs_open = true;
+            write_string(buf, name);
+            buf.push(b':');
+            write_string(buf, value);
+        }
+        match event {
+            Event::StartElement(q) => {
+                if ml.depth == 0 && self.root_done {
+                    return Err(Error::invalid_events(FORMAT, "more than one root element"));
+                }
+                close_start(ml, buf);
+                flush_text(ml, buf);
+                if ml.depth > 0 {
+                    buf.push(b',');
+                }
+                ml.qname.clear();
+                if !q.prefix.is_empty() {
+                    ml.qname.push_str(&q.prefix);
+                    ml.qname.push(':');
+                }
+                ml.qname.push_str(&q.local);
+                buf.push(b'[');
+                write_string(buf, &ml.qname);
+                ml.depth += 1;
+                ml.in_start = true;
+                self.root_done = true;
+            }
+            Event::Namespace { prefix, uri } => {
+                if prefix.is_empty() {
+                    attr(ml, buf, "xmlns", uri);
+                } else {
+                    let n = format!("xmlns:{prefix}");
+                    attr(ml, buf, &n, uri);
+                }
+            }
+            Event::Attribute { name, value } => {
+                let n = name.qualified();
+                attr(ml, buf, &n, value);
+            }
+            Event::Characters { text, .. } => {
+                if ml.depth > 0 {
+                    close_start(ml, buf);
+                    ml.text.push_str(text);
+                }
+            }
+            Event::Typed(t) => {
+                if ml.depth > 0 {
+                    close_start(ml, buf);
+                    t.write_lexical(&mut ml.text);
+                }
+            }
+            Event::EntityReference { name, .. } => {
+                if ml.depth > 0 {
+                    close_start(ml, buf);
+                    ml.text.push('&');
+                    ml.text.push_str(name);
+                    ml.text.push(';');
+                }
+            }
+            Event::EndElement => {
+                close_start(ml, buf);
+                flush_text(ml, buf);
+                buf.push(b']');
+                ml.depth -= 1;
+            }
+            _ => {}
+        }
         Ok(())
     }
 
@@ -305,6 +413,19 @@ fn write_escaped(buf: &mut Vec<u8>, s: &str) {
 impl<W: Write> Encoder for JsonEncoder<W> {
     fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
         self.checker.check(FORMAT, event)?;
+        if !self.root_done && self.stack.is_empty() && self.pending.is_none() && self.jsonml.is_none()
+            && let Event::StartElement(q) = event
+            && !eq(&q.namespace, JSON_NS)
+        {
+            self.jsonml = Some(JsonMl::default());
+        }
+        if self.jsonml.is_some() {
+            self.jsonml_event(event)?;
+            if self.buf.len() >= 1 << 16 {
+                self.flush_buf()?;
+            }
+            return Ok(());
+        }
         match event {
             Event::StartElement(q) => {
                 if self.pending.is_some() {

@@ -98,7 +98,7 @@ fn xml_like_events_without_typed_content() {
 fn bad_events_are_rejected() {
     let ev: Vec<Event<'static>> = vec![
         Event::start_document(),
-        Event::StartElement(QName::local("x")),
+        Event::StartElement(QName::new("", JSON_NS, "x")),
         Event::Attribute { name: QName::local("t"), value: "number".into() },
         Event::text("12a"),
         Event::EndElement,

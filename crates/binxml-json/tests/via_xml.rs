@@ -73,3 +73,23 @@ fn white_space_and_line_ends_survive_xml() {
     let back = xml_to_json(&json_to_xml(json));
     assert_eq!(String::from_utf8(back).unwrap(), String::from_utf8(json.to_vec()).unwrap());
 }
+
+#[test]
+fn other_xml_is_written_as_jsonml() {
+    let xml = br#"<?xml version="1.0"?><!-- c --><p:doc xmlns:p="urn:p" a="1"><t>x &amp; y</t><e/><?pi d?>tail</p:doc>"#;
+    let ev = binxml_xml::parse_events(xml).unwrap();
+    let json = String::from_utf8(write_events(&ev).unwrap()).unwrap();
+    assert_eq!(json, r#"["p:doc",{"xmlns:p":"urn:p","a":"1"},["t","x & y"],["e"],"tail"]"#);
+    // It is JSON.
+    parse_events(json.as_bytes()).unwrap();
+}
+
+#[test]
+fn corpus_xml_as_jsonml_is_json() {
+    for f in binxml_testkit::corpus_xml_files().iter().step_by(7) {
+        let xml = std::fs::read(f).unwrap();
+        let ev = binxml_xml::parse_events(&xml).unwrap();
+        let json = write_events(&ev).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        parse_events(&json).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+    }
+}
