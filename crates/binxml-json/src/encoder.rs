@@ -239,26 +239,23 @@ impl<W: Write> JsonEncoder<W> {
                 let n = name.qualified();
                 attr(ml, buf, &n, value);
             }
-            Event::Characters { text, .. } => {
-                if ml.depth > 0 {
+            Event::Characters { text, .. }
+                if ml.depth > 0 => {
                     close_start(ml, buf);
                     ml.text.push_str(text);
                 }
-            }
-            Event::Typed(t) => {
-                if ml.depth > 0 {
+            Event::Typed(t)
+                if ml.depth > 0 => {
                     close_start(ml, buf);
                     t.write_lexical(&mut ml.text);
                 }
-            }
-            Event::EntityReference { name, .. } => {
-                if ml.depth > 0 {
+            Event::EntityReference { name, .. }
+                if ml.depth > 0 => {
                     close_start(ml, buf);
                     ml.text.push('&');
                     ml.text.push_str(name);
                     ml.text.push(';');
                 }
-            }
             Event::EndElement => {
                 close_start(ml, buf);
                 flush_text(ml, buf);
