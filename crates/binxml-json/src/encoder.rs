@@ -45,6 +45,7 @@ pub struct JsonEncoder<W: Write> {
     pretty: bool,
     /// Set when the root element is not in the JSON mapping: the document is written as JsonML.
     jsonml: Option<JsonMl>,
+    jsonml_allowed: bool,
 }
 
 /// JsonML state (`["name", {"attr": "value"}, "text", ["child"]]`).
@@ -70,12 +71,20 @@ impl<W: Write> JsonEncoder<W> {
             root_done: false,
             pretty: false,
             jsonml: None,
+            jsonml_allowed: true,
         }
     }
 
     /// Indents the output with two spaces per level.
     pub fn pretty(mut self, on: bool) -> Self {
         self.pretty = on;
+        self
+    }
+
+    /// Whether XML outside the JSON mapping is written as JsonML (the default) or rejected as
+    /// [`ErrorKind::InvalidEvents`](binxml_core::ErrorKind::InvalidEvents).
+    pub fn xml_as_jsonml(mut self, on: bool) -> Self {
+        self.jsonml_allowed = on;
         self
     }
 
@@ -410,7 +419,11 @@ fn write_escaped(buf: &mut Vec<u8>, s: &str) {
 impl<W: Write> Encoder for JsonEncoder<W> {
     fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
         self.checker.check(FORMAT, event)?;
-        if !self.root_done && self.stack.is_empty() && self.pending.is_none() && self.jsonml.is_none()
+        if self.jsonml_allowed
+            && !self.root_done
+            && self.stack.is_empty()
+            && self.pending.is_none()
+            && self.jsonml.is_none()
             && let Event::StartElement(q) = event
             && !eq(&q.namespace, JSON_NS)
         {

@@ -82,6 +82,10 @@ fn other_xml_is_written_as_jsonml() {
     assert_eq!(json, r#"["p:doc",{"xmlns:p":"urn:p","a":"1"},["t","x & y"],["e"],"tail"]"#);
     // It is JSON.
     parse_events(json.as_bytes()).unwrap();
+    // Or, on request, an error.
+    let mut enc = binxml_json::JsonEncoder::new(Vec::new()).xml_as_jsonml(false);
+    let r = ev.iter().try_for_each(|e| binxml_core::Encoder::write_event(&mut enc, e));
+    assert_eq!(r.unwrap_err().kind, binxml_core::ErrorKind::InvalidEvents);
 }
 
 #[test]
