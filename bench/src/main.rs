@@ -1,29 +1,82 @@
 //! `binxml-bench`: runs binxml and its peers on the same documents in one run and writes
-//! `bench/results/<date>-<host>.md` (tables, ratios to a baseline measured in the same run) and
-//! the raw figures as JSON beside it.
+//! `bench/results/<date>-<host>.md` (tables, SVG plots, ratios to a baseline measured in the same
+//! run) and the raw figures as JSON beside it.
 //!
-//! Methodology: every measurement is warmed up, then repeated until at least `min_time` has
-//! passed, in `samples` batches; the median batch gives the time per iteration. Ratios compare
-//! figures taken in the same run on the same machine. `BINXML_BENCH_SMOKE=1` runs one tiny
-//! document once (CI uses it so the harness cannot rot; its figures mean nothing).
+//! Sections: sizes (every format, compressed four ways, seed 002's transmission model), speed
+//! (every format's encoder and decoder beside quick-xml, roxmltree, libexpat, libxml2, the Java
+//! Fast Infoset reference and EXIficient), FI Mark (seed 004's document life cycle), memory (peak
+//! resident memory of decodes, in child processes), and XML reading against quick-xml and
+//! roxmltree (issue 2's budget).
+//!
+//! Methodology: every measurement is warmed up, then repeated; the median gives the time. Ratios
+//! compare figures taken in the same run on the same machine. `BINXML_BENCH_SMOKE=1` runs one
+//! tiny document once (CI uses it so the harness cannot rot; its figures mean nothing).
+//!
+//! Usage: `binxml-bench [--out DIR] [--only size,speed,fimark,memory,xmlread]`;
+//! `binxml-bench mem SUBJECT MODE FILE` is the memory child.
 
+mod corpus;
+mod fimark;
 mod measure;
+mod memory;
+mod peers;
+mod sizes;
+mod speed;
+mod svg;
 mod xmlread;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 fn main() {
-    let smoke = std::env::var_os("BINXML_BENCH_SMOKE").is_some();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let out_dir = args
-        .iter()
-        .position(|a| a == "--out")
-        .and_then(|i| args.get(i + 1))
-        .map(PathBuf::from)
-        .unwrap_or_else(|| measure::root().join("bench/results"));
+    if args.first().map(|s| s.as_str()) == Some("mem") {
+        std::process::exit(memory::child(&args[1..]));
+    }
+    let smoke = std::env::var_os("BINXML_BENCH_SMOKE").is_some();
+    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    let out_dir = value("--out").map(PathBuf::from).unwrap_or_else(|| measure::root().join("bench/results"));
+    let only: Option<Vec<String>> = value("--only").map(|s| s.split(',').map(|x| x.trim().to_string()).collect());
+    let want = |s: &str| only.as_ref().is_none_or(|o| o.iter().any(|x| x == s));
     let cfg = if smoke { measure::Config::smoke() } else { measure::Config::default() };
     let mut report = measure::Report::new(&cfg);
-    xmlread::run(&cfg, &mut report);
+    let t = std::time::Instant::now();
+    let corpus = corpus::load(&cfg);
+    eprintln!("corpus: {} documents encoded in every format ({:.1} s)", corpus.docs.len(), t.elapsed().as_secs_f64());
+
+    // Speed runs first (the Java peers' encoded sizes join the size table), but its section is
+    // shown after the size sections.
+    let mut extra = Vec::new();
+    let mut speed_sections = Vec::new();
+    if want("speed") {
+        let t = std::time::Instant::now();
+        extra = speed::run(&cfg, &mut report, &corpus);
+        speed_sections = report.sections.split_off(0);
+        eprintln!("speed: {:.1} s", t.elapsed().as_secs_f64());
+    }
+    if want("size") {
+        let t = std::time::Instant::now();
+        sizes::run(&cfg, &mut report, &corpus, &extra);
+        eprintln!("size: {:.1} s", t.elapsed().as_secs_f64());
+    }
+    report.sections.extend(speed_sections);
+    if want("fimark") {
+        let t = std::time::Instant::now();
+        fimark::run(&cfg, &mut report);
+        eprintln!("fimark: {:.1} s", t.elapsed().as_secs_f64());
+    }
+    if want("memory") {
+        let t = std::time::Instant::now();
+        memory::run(&cfg, &mut report, &corpus);
+        eprintln!("memory: {:.1} s", t.elapsed().as_secs_f64());
+    }
+    if want("xmlread") {
+        let t = std::time::Instant::now();
+        // Shorter samples than the default: this section times every document separately.
+        let xcfg = if smoke { cfg } else { measure::Config { smoke: false, min_time: Duration::from_millis(20), samples: 3 } };
+        xmlread::run(&xcfg, &mut report);
+        eprintln!("xmlread: {:.1} s", t.elapsed().as_secs_f64());
+    }
     let path = report.write(&out_dir, smoke).expect("write the results");
     eprintln!("results: {}", path.display());
 }

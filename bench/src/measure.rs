@@ -100,11 +100,40 @@ pub struct Report {
     pub sections: Vec<String>,
     pub json: Vec<String>,
     pub machine: String,
+    /// SVG plots: (file name suffix, content); written beside the markdown file.
+    pub svgs: Vec<(String, String)>,
+    pub stem: String,
+    pub started: std::time::Instant,
+    pub load_start: String,
+    /// One-line summaries shown at the top of the results file.
+    pub headlines: Vec<String>,
 }
 
 impl Report {
-    pub fn new(_cfg: &Config) -> Self {
-        Report { sections: Vec::new(), json: Vec::new(), machine: machine() }
+    pub fn new(cfg: &Config) -> Self {
+        let stem = if cfg.smoke { format!("smoke-{}", hostname()) } else { format!("{}-{}", today(), hostname()) };
+        Report {
+            sections: Vec::new(),
+            json: Vec::new(),
+            machine: machine(),
+            svgs: Vec::new(),
+            stem,
+            started: std::time::Instant::now(),
+            load_start: load_average(),
+            headlines: Vec::new(),
+        }
+    }
+
+    /// Adds an SVG plot and returns the markdown that shows it.
+    pub fn svg(&mut self, name: &str, alt: &str, content: String) -> String {
+        let file = format!("{}-{name}.svg", self.stem);
+        self.svgs.push((file.clone(), content));
+        format!("![{alt}]({file})\n\n")
+    }
+
+    /// A raw record (already JSON) for the JSON file.
+    pub fn raw_json(&mut self, json: String) {
+        self.json.push(json);
     }
 
     pub fn section(&mut self, md: String) {
@@ -120,14 +149,32 @@ impl Report {
 
     pub fn write(&self, dir: &Path, smoke: bool) -> std::io::Result<PathBuf> {
         std::fs::create_dir_all(dir)?;
-        let host = hostname();
         let date = today();
-        let stem = if smoke { format!("smoke-{host}") } else { format!("{date}-{host}") };
+        let stem = &self.stem;
         let md_path = dir.join(format!("{stem}.md"));
         let mut md = String::new();
         let _ = writeln!(md, "# binxml benchmarks, {date}\n");
         let _ = writeln!(md, "Machine: {}\n", self.machine);
-        let _ = writeln!(md, "Command: `scripts/bench` (release build). Times are medians of repeated runs after warm-up; ratios compare figures from this same run.\n");
+        let _ = writeln!(
+            md,
+            "Commit: {}. Load average (1, 5, 15 min) at the start: {}, at the end: {}. Whole run: {:.0} s.\n",
+            commit(),
+            self.load_start,
+            load_average(),
+            self.started.elapsed().as_secs_f64()
+        );
+        if smoke {
+            let _ = writeln!(md, "Command: `BINXML_BENCH_SMOKE=1 scripts/bench` (debug build).\n");
+        } else {
+            let _ = writeln!(md, "Command: `scripts/bench` (release build). Times are medians of repeated runs after warm-up; ratios compare figures from this same run.\n");
+        }
+        if !self.headlines.is_empty() {
+            md.push_str("## Headlines\n\n");
+            for h in &self.headlines {
+                let _ = writeln!(md, "- {h}");
+            }
+            md.push('\n');
+        }
         if smoke {
             let _ = writeln!(md, "**Smoke mode: one tiny document, one iteration. These figures mean nothing.**\n");
         }
@@ -136,9 +183,34 @@ impl Report {
             md.push('\n');
         }
         std::fs::write(&md_path, md)?;
+        for (file, content) in &self.svgs {
+            std::fs::write(dir.join(file), content)?;
+        }
         std::fs::write(dir.join(format!("{stem}.json")), format!("[\n{}\n]\n", self.json.join(",\n")))?;
         Ok(md_path)
     }
+}
+
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(", "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+fn commit() -> String {
+    let out = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(root())
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default()
+    };
+    let head = out(&["rev-parse", "--short", "HEAD"]);
+    let dirty = !out(&["status", "--porcelain", "--untracked-files=no"]).is_empty();
+    if head.is_empty() { "unknown".into() } else if dirty { format!("{head} (with uncommitted changes in the work tree)") } else { head }
 }
 
 fn hostname() -> String {
@@ -176,4 +248,96 @@ pub fn row(cells: &[String]) -> String {
 
 pub fn mbps(bytes: usize, secs: f64) -> f64 {
     bytes as f64 / secs / 1e6
+}
+
+/// Geometric mean (of positive values); `None` for an empty list.
+pub fn geomean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let (mut sum, mut n) = (0.0, 0usize);
+    for v in values {
+        sum += v.ln();
+        n += 1;
+    }
+    (n > 0).then(|| (sum / n as f64).exp())
+}
+
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Where scripts/bench puts the peers it built (C drivers, Java classes and jars).
+pub fn peers_dir() -> PathBuf {
+    std::env::var_os("BINXML_BENCH_PEERS").map(PathBuf::from).unwrap_or_else(|| root().join("bench/.peers"))
+}
+
+/// A JSON string literal.
+pub fn js(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(o, "\\u{:04x}", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+/// A JSON number (null for non-finite values).
+pub fn jn(v: f64) -> String {
+    if v.is_finite() { format!("{v}") } else { "null".into() }
+}
+
+/// Runs `f`, turning a panic into an error message.
+pub fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(p) => Err(format!(
+            "panicked: {}",
+            p.downcast_ref::<String>().map(|s| s.as_str()).or_else(|| p.downcast_ref::<&str>().copied()).unwrap_or("?")
+        )),
+    }
+}
+
+/// Times a function over a set of documents the way every peer driver does: warm-up (one pass,
+/// then more until `warmup` has passed), then `passes` passes; in each pass document `i` is
+/// processed `reps[i]` times in a row. Returns, per document, the median seconds per operation,
+/// or the error of its first failure.
+pub fn time_docs(n: usize, reps: &[u32], passes: usize, warmup: Duration, mut f: impl FnMut(usize) -> Result<usize, String>) -> Vec<Result<f64, String>> {
+    let mut failed: Vec<Option<String>> = vec![None; n];
+    let t0 = Instant::now();
+    let mut first = true;
+    while first || t0.elapsed() < warmup {
+        for i in 0..n {
+            if failed[i].is_none() {
+                if let Err(e) = guarded(|| f(i)) {
+                    failed[i] = Some(e);
+                }
+            }
+        }
+        first = false;
+    }
+    let mut per = vec![Vec::with_capacity(passes); n];
+    for _ in 0..passes {
+        for i in 0..n {
+            if failed[i].is_some() {
+                continue;
+            }
+            let t = Instant::now();
+            for _ in 0..reps[i] {
+                let _ = std::hint::black_box(f(i));
+            }
+            per[i].push(t.elapsed().as_secs_f64() / reps[i] as f64);
+        }
+    }
+    (0..n)
+        .map(|i| match failed[i].take() {
+            Some(e) => Err(e),
+            None => Ok(median(&mut per[i])),
+        })
+        .collect()
 }

@@ -1,0 +1,230 @@
+// Java peers of binxml's benchmarks, in one warmed JVM that times its own loops (the same
+// methodology as the Rust harness and the C drivers):
+//
+//   java BenchPeers MANIFEST PASSES WARMUP_MS MODE...
+//
+// MANIFEST: one "path<TAB>reps" a line (UTF-8 XML documents). Modes:
+//   java-sax      the JDK's SAX parser (namespace aware, no external DTD), empty handler
+//   fi-encode    SAX events recorded once, replayed into the Fast Infoset reference serializer
+//   fi-decode    the Fast Infoset reference SAX parser (FastInfoset 2.1.1), empty handler
+//   exi-encode   recorded SAX events replayed into EXIficient (default options: schema-less,
+//                bit-packed, default fidelity)
+//   exi-decode   EXIficient's SAX reader, empty handler
+// For each mode, warm-up passes over every document until WARMUP_MS has passed (at least one),
+// then PASSES passes; each document is parsed REPS times in a row per pass. Prints one line a
+// document: "ok<TAB>MODE<TAB>INDEX<TAB>NS_PER_OP[<TAB>ENCODED_BYTES]" (median over the passes) or
+// "err<TAB>MODE<TAB>INDEX<TAB>MESSAGE".
+
+import com.siemens.ct.exi.core.EXIFactory;
+import com.siemens.ct.exi.core.helpers.DefaultEXIFactory;
+import com.siemens.ct.exi.main.api.sax.EXIResult;
+import com.siemens.ct.exi.main.api.sax.SAXFactory;
+import com.sun.xml.fastinfoset.sax.SAXDocumentParser;
+import com.sun.xml.fastinfoset.sax.SAXDocumentSerializer;
+import org.xml.sax.Attributes;
+import org.xml.sax.ContentHandler;
+import org.xml.sax.InputSource;
+import org.xml.sax.SAXException;
+import org.xml.sax.XMLReader;
+import org.xml.sax.ext.DefaultHandler2;
+import org.xml.sax.ext.LexicalHandler;
+import org.xml.sax.helpers.AttributesImpl;
+import org.xml.sax.helpers.DefaultHandler;
+
+import javax.xml.parsers.SAXParserFactory;
+import java.io.*;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.*;
+
+public class BenchPeers {
+    static final String LEXICAL = "http://xml.org/sax/properties/lexical-handler";
+
+    /** SAX events kept in memory, to be replayed into a serializer. */
+    static final class Events extends DefaultHandler2 {
+        final List<Object[]> ops = new ArrayList<>();
+
+        @Override public void startPrefixMapping(String p, String u) { ops.add(new Object[]{0, p, u}); }
+        @Override public void endPrefixMapping(String p) { ops.add(new Object[]{1, p}); }
+        @Override public void startElement(String u, String l, String q, Attributes a) { ops.add(new Object[]{2, u, l, q, new AttributesImpl(a)}); }
+        @Override public void endElement(String u, String l, String q) { ops.add(new Object[]{3, u, l, q}); }
+        @Override public void characters(char[] c, int s, int n) { ops.add(new Object[]{4, Arrays.copyOfRange(c, s, s + n)}); }
+        @Override public void ignorableWhitespace(char[] c, int s, int n) { characters(c, s, n); }
+        @Override public void processingInstruction(String t, String d) { ops.add(new Object[]{5, t, d}); }
+        @Override public void comment(char[] c, int s, int n) { ops.add(new Object[]{6, Arrays.copyOfRange(c, s, s + n)}); }
+
+        void replay(ContentHandler h) throws SAXException {
+            LexicalHandler lex = h instanceof LexicalHandler ? (LexicalHandler) h : null;
+            h.startDocument();
+            for (Object[] o : ops) {
+                switch ((Integer) o[0]) {
+                    case 0: h.startPrefixMapping((String) o[1], (String) o[2]); break;
+                    case 1: h.endPrefixMapping((String) o[1]); break;
+                    case 2: h.startElement((String) o[1], (String) o[2], (String) o[3], (Attributes) o[4]); break;
+                    case 3: h.endElement((String) o[1], (String) o[2], (String) o[3]); break;
+                    case 4: { char[] c = (char[]) o[1]; h.characters(c, 0, c.length); break; }
+                    case 5: h.processingInstruction((String) o[1], (String) o[2]); break;
+                    case 6: if (lex != null) { char[] c = (char[]) o[1]; lex.comment(c, 0, c.length); } break;
+                    default: throw new IllegalStateException();
+                }
+            }
+            h.endDocument();
+        }
+    }
+
+    static XMLReader jdkReader() throws Exception {
+        SAXParserFactory f = SAXParserFactory.newInstance();
+        f.setNamespaceAware(true);
+        f.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false);
+        return f.newSAXParser().getXMLReader();
+    }
+
+    interface Op { int run(int doc) throws Exception; }
+
+    static byte[][] xml;
+    static Events[] events;
+    static byte[][] fi, exi;
+    static String[] broken;
+    static final DefaultHandler EMPTY = new DefaultHandler();
+    static final EXIFactory EXI = DefaultEXIFactory.newInstance();
+    static XMLReader jdk;
+    static SAXDocumentParser fiParser;
+    static SAXDocumentSerializer fiSerializer;
+    static XMLReader exiReader;
+    static final ByteArrayOutputStream OUT = new ByteArrayOutputStream(1 << 20);
+
+    static Op op(String mode) throws Exception {
+        switch (mode) {
+            case "java-sax":
+                jdk = jdkReader();
+                jdk.setContentHandler(EMPTY);
+                return d -> { jdk.parse(new InputSource(new ByteArrayInputStream(xml[d]))); return 0; };
+            case "fi-encode":
+                fiSerializer = new SAXDocumentSerializer();
+                return d -> {
+                    OUT.reset();
+                    fiSerializer.reset();
+                    fiSerializer.setOutputStream(OUT);
+                    events[d].replay(fiSerializer);
+                    return OUT.size();
+                };
+            case "fi-decode":
+                fiParser = new SAXDocumentParser();
+                fiParser.setContentHandler(EMPTY);
+                return d -> { fiParser.parse(new ByteArrayInputStream(fi[d])); return 0; };
+            case "exi-encode":
+                return d -> {
+                    OUT.reset();
+                    EXIResult r = new EXIResult(EXI);
+                    r.setOutputStream(OUT);
+                    events[d].replay(r.getHandler());
+                    return OUT.size();
+                };
+            case "exi-decode":
+                exiReader = new SAXFactory(EXI).createEXIReader();
+                exiReader.setContentHandler(EMPTY);
+                return d -> { exiReader.parse(new InputSource(new ByteArrayInputStream(exi[d]))); return 0; };
+            default:
+                throw new IllegalArgumentException("unknown mode " + mode);
+        }
+    }
+
+    static String message(Throwable e) {
+        String m = String.valueOf(e);
+        return m.replace('\n', ' ').replace('\t', ' ').replace('\r', ' ');
+    }
+
+    public static void main(String[] args) throws Exception {
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, "UTF-8");
+        List<String> paths = new ArrayList<>();
+        List<Integer> reps = new ArrayList<>();
+        for (String line : Files.readAllLines(Paths.get(args[0]), StandardCharsets.UTF_8)) {
+            String[] f = line.split("\t");
+            if (f.length < 2) continue;
+            paths.add(f[0]);
+            reps.add(Math.max(1, Integer.parseInt(f[1])));
+        }
+        int passes = Integer.parseInt(args[1]);
+        long warmupNs = Long.parseLong(args[2]) * 1_000_000L;
+        int n = paths.size();
+        xml = new byte[n][];
+        events = new Events[n];
+        fi = new byte[n][];
+        exi = new byte[n][];
+        broken = new String[n];
+        for (int i = 0; i < n; i++) {
+            try {
+                xml[i] = Files.readAllBytes(Paths.get(paths.get(i)));
+                Events ev = new Events();
+                XMLReader r = jdkReader();
+                r.setContentHandler(ev);
+                r.setProperty(LEXICAL, ev);
+                r.parse(new InputSource(new ByteArrayInputStream(xml[i])));
+                events[i] = ev;
+            } catch (Throwable e) {
+                broken[i] = "JDK parser: " + message(e);
+            }
+        }
+        for (int a = 3; a < args.length; a++) {
+            String mode = args[a];
+            Op op = op(mode);
+            String[] failed = broken.clone();
+            long[] sizes = new long[n];
+            // Prepare the inputs the decoders need (encoded by the same reference encoder).
+            for (int i = 0; i < n; i++) {
+                if (failed[i] != null) continue;
+                try {
+                    if (mode.equals("fi-decode") && fi[i] == null) {
+                        ByteArrayOutputStream b = new ByteArrayOutputStream();
+                        SAXDocumentSerializer s = new SAXDocumentSerializer();
+                        s.setOutputStream(b);
+                        events[i].replay(s);
+                        fi[i] = b.toByteArray();
+                    }
+                    if (mode.equals("exi-decode") && exi[i] == null) {
+                        ByteArrayOutputStream b = new ByteArrayOutputStream();
+                        EXIResult r = new EXIResult(EXI);
+                        r.setOutputStream(b);
+                        events[i].replay(r.getHandler());
+                        exi[i] = b.toByteArray();
+                    }
+                } catch (Throwable e) {
+                    failed[i] = "encoding the input: " + message(e);
+                }
+            }
+            long t0 = System.nanoTime();
+            boolean first = true;
+            while (first || System.nanoTime() - t0 < warmupNs) {
+                for (int i = 0; i < n; i++) {
+                    if (failed[i] != null) continue;
+                    try {
+                        sizes[i] = op.run(i);
+                    } catch (Throwable e) {
+                        failed[i] = message(e);
+                    }
+                }
+                first = false;
+            }
+            double[][] per = new double[n][passes];
+            for (int p = 0; p < passes; p++) {
+                for (int i = 0; i < n; i++) {
+                    if (failed[i] != null) continue;
+                    int r = reps.get(i);
+                    long s = System.nanoTime();
+                    for (int k = 0; k < r; k++) op.run(i);
+                    per[i][p] = (System.nanoTime() - s) / (double) r;
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                if (failed[i] != null) {
+                    out.println("err\t" + mode + "\t" + i + "\t" + failed[i]);
+                    continue;
+                }
+                Arrays.sort(per[i]);
+                String size = mode.endsWith("-encode") ? "\t" + sizes[i] : "";
+                out.printf(Locale.ROOT, "ok\t%s\t%d\t%.0f%s%n", mode, i, per[i][passes / 2], size);
+            }
+        }
+    }
+}

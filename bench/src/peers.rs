@@ -1,0 +1,138 @@
+//! The external peers: the C drivers (libexpat, libxml2) and the Java driver (the Fast Infoset
+//! reference and EXIficient in one JVM), built by scripts/bench into bench/.peers/. Each times
+//! its own loops with the harness's methodology and prints one line per document.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::measure::{self, Config};
+
+/// Per-document results of one peer mode: median seconds per operation (and, for encoders, the
+/// encoded size), or the error.
+#[derive(Clone)]
+pub struct ModeResult {
+    pub times: Vec<Result<f64, String>>,
+    pub sizes: Vec<Option<usize>>,
+}
+
+/// A peer mode's outcome: results, or why it did not run.
+pub type Outcome = Result<ModeResult, String>;
+
+pub struct Job<'a> {
+    pub paths: &'a [PathBuf],
+    pub reps: &'a [u32],
+    pub passes: usize,
+    pub warmup_ms: u64,
+}
+
+fn status_reason(name: &str) -> Option<String> {
+    let p = measure::peers_dir().join("status").join(format!("{name}.txt"));
+    std::fs::read_to_string(p).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+fn write_manifest(job: &Job) -> PathBuf {
+    let p = measure::peers_dir().join("work/manifest.tsv");
+    let mut s = String::new();
+    for (path, r) in job.paths.iter().zip(job.reps) {
+        s.push_str(&format!("{}\t{r}\n", path.display()));
+    }
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+fn parse_output(out: &str, modes: &[&str], n: usize) -> Vec<Outcome> {
+    let mut res: Vec<ModeResult> = modes.iter().map(|_| ModeResult { times: vec![Err("no result from the driver".into()); n], sizes: vec![None; n] }).collect();
+    for line in out.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() < 4 {
+            continue;
+        }
+        let Some(m) = modes.iter().position(|m| *m == f[1]) else { continue };
+        let Ok(i) = f[2].parse::<usize>() else { continue };
+        if i >= n {
+            continue;
+        }
+        match f[0] {
+            "ok" => {
+                res[m].times[i] = f[3].parse::<f64>().map(|ns| ns / 1e9).map_err(|e| e.to_string());
+                res[m].sizes[i] = f.get(4).and_then(|s| s.parse().ok());
+            }
+            _ => res[m].times[i] = Err(f[3..].join(" ")),
+        }
+    }
+    res.into_iter().map(Ok).collect()
+}
+
+fn run(cmd: &mut Command, modes: &[&str], n: usize) -> Vec<Outcome> {
+    match cmd.output() {
+        Err(e) => modes.iter().map(|_| Err(format!("cannot start: {e}"))).collect(),
+        Ok(o) => {
+            let out = String::from_utf8_lossy(&o.stdout);
+            if !o.status.success() && out.trim().is_empty() {
+                let err = String::from_utf8_lossy(&o.stderr);
+                let msg = format!("driver failed ({}): {}", o.status, err.lines().last().unwrap_or(""));
+                return modes.iter().map(|_| Err(msg.clone())).collect();
+            }
+            parse_output(&out, modes, n)
+        }
+    }
+}
+
+/// A C driver (`expat_peer` or `libxml2_peer`): each mode in its own process.
+pub fn c_driver(cfg: &Config, name: &str, modes: &[&str], job: &Job) -> Vec<Outcome> {
+    let bin = measure::peers_dir().join("bin").join(name);
+    if !bin.exists() {
+        let why = status_reason(name).unwrap_or_else(|| "not built (scripts/bench builds it)".into());
+        return modes.iter().map(|_| Err(format!("not available: {why}"))).collect();
+    }
+    let _ = cfg;
+    let manifest = write_manifest(job);
+    modes
+        .iter()
+        .map(|m| {
+            let mut cmd = Command::new(&bin);
+            cmd.arg("time").arg(m).arg(&manifest).arg(job.passes.to_string()).arg(job.warmup_ms.to_string());
+            run(&mut cmd, &[m], job.paths.len()).pop().unwrap()
+        })
+        .collect()
+}
+
+/// The Java driver: every mode in one JVM.
+pub fn java(cfg: &Config, modes: &[&str], job: &Job) -> Vec<Outcome> {
+    if cfg.smoke {
+        return modes.iter().map(|_| Err("not run in smoke mode".into())).collect();
+    }
+    let dir = measure::peers_dir();
+    let cp = match std::fs::read_to_string(dir.join("java.classpath")) {
+        Ok(cp) => cp.trim().to_string(),
+        Err(_) => {
+            let why = status_reason("java").unwrap_or_else(|| "not built (scripts/bench fetches the jars and compiles the driver)".into());
+            return modes.iter().map(|_| Err(format!("not available: {why}"))).collect();
+        }
+    };
+    let manifest = write_manifest(job);
+    let mut cmd = Command::new("java");
+    cmd.arg("-Xss16m").arg("-cp").arg(&cp).arg("BenchPeers").arg(&manifest).arg(job.passes.to_string()).arg(job.warmup_ms.to_string());
+    cmd.args(modes);
+    run(&mut cmd, modes, job.paths.len())
+}
+
+/// Peak resident memory of one parse by a C driver: (HWM before, HWM after) in KiB.
+pub fn c_mem(name: &str, mode: &str, file: &Path) -> Result<(u64, u64), String> {
+    let bin = measure::peers_dir().join("bin").join(name);
+    if !bin.exists() {
+        return Err(format!("not available: {}", status_reason(name).unwrap_or_else(|| "not built".into())));
+    }
+    let o = Command::new(&bin).arg("mem").arg(mode).arg(file).output().map_err(|e| e.to_string())?;
+    parse_mem(&String::from_utf8_lossy(&o.stdout))
+}
+
+pub fn parse_mem(out: &str) -> Result<(u64, u64), String> {
+    let line = out.lines().find(|l| l.starts_with("ok\t") || l.starts_with("err")).ok_or_else(|| format!("no answer: {out}"))?;
+    let f: Vec<&str> = line.split('\t').collect();
+    if f[0] != "ok" || f.len() < 3 {
+        return Err(f[1..].join(" "));
+    }
+    Ok((f[1].parse().map_err(|_| "bad number")?, f[2].parse().map_err(|_| "bad number")?))
+}

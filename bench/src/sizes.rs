@@ -1,0 +1,442 @@
+//! Sizes: every corpus document in every format, each also compressed with gzip, bzip2, zstd
+//! and xz, and seed 002's transmission-time model (64 and 256 kbit/s links).
+
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+
+use binxml::Format;
+
+use crate::corpus::{self, Corpus, Doc};
+use crate::measure::{self, geomean, js, jn, row, Config, Report};
+use crate::svg;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Comp {
+    Gzip,
+    Bzip2,
+    Zstd,
+    Xz,
+}
+
+pub const COMPS: [Comp; 4] = [Comp::Gzip, Comp::Bzip2, Comp::Zstd, Comp::Xz];
+
+impl Comp {
+    pub fn name(self) -> &'static str {
+        match self {
+            Comp::Gzip => "gzip",
+            Comp::Bzip2 => "bzip2",
+            Comp::Zstd => "zstd",
+            Comp::Xz => "xz",
+        }
+    }
+}
+
+/// Compression levels: gzip 6, bzip2 9, zstd 3, xz 6 (each tool's default).
+pub fn compress(c: Comp, data: &[u8]) -> Vec<u8> {
+    match c {
+        Comp::Gzip => {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        }
+        Comp::Bzip2 => {
+            let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(9));
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        }
+        Comp::Zstd => zstd::bulk::compress(data, 3).unwrap(),
+        Comp::Xz => {
+            let mut e = xz2::write::XzEncoder::new(Vec::new(), 6);
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        }
+    }
+}
+
+pub fn decompress(c: Comp, data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    match c {
+        Comp::Gzip => {
+            flate2::read::GzDecoder::new(data).read_to_end(&mut out).unwrap();
+        }
+        Comp::Bzip2 => {
+            bzip2::read::BzDecoder::new(data).read_to_end(&mut out).unwrap();
+        }
+        Comp::Zstd => out = zstd::stream::decode_all(data).unwrap(),
+        Comp::Xz => {
+            xz2::read::XzDecoder::new(data).read_to_end(&mut out).unwrap();
+        }
+    }
+    out
+}
+
+/// Sizes of one variant of one document: raw, then per compressor.
+#[derive(Clone, Copy, Default)]
+struct Sizes {
+    raw: usize,
+    comp: [usize; 4],
+}
+
+fn sizes_of(data: &[u8]) -> Sizes {
+    let mut comp = [0; 4];
+    for (k, c) in COMPS.iter().enumerate() {
+        comp[k] = compress(*c, data).len();
+    }
+    Sizes { raw: data.len(), comp }
+}
+
+/// Compressed sizes are deterministic: they are kept between runs in
+/// `bench/.peers/cache/compressed-sizes.tsv`, keyed by a hash of the content and its length,
+/// so that a run compresses only what changed.
+struct SizeCache {
+    map: std::collections::HashMap<(u64, usize), [usize; 4]>,
+    path: std::path::PathBuf,
+}
+
+fn content_key(data: &[u8]) -> (u64, usize) {
+    // FNV-1a over the bytes, with the length: stable across builds and runs.
+    let mut f: u64 = 0xcbf29ce484222325;
+    for &b in data {
+        f = (f ^ b as u64).wrapping_mul(0x100000001b3);
+    }
+    (f, data.len())
+}
+
+impl SizeCache {
+    fn load() -> Self {
+        let path = measure::peers_dir().join("cache/compressed-sizes.tsv");
+        let mut map = std::collections::HashMap::new();
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            for line in text.lines() {
+                let v: Vec<u64> = line.split('\t').filter_map(|x| x.parse().ok()).collect();
+                if v.len() == 6 {
+                    map.insert((v[0], v[1] as usize), [v[2] as usize, v[3] as usize, v[4] as usize, v[5] as usize]);
+                }
+            }
+        }
+        SizeCache { map, path }
+    }
+
+    fn save(&self) {
+        let mut s = String::new();
+        for ((h, n), c) in &self.map {
+            let _ = writeln!(s, "{h}\t{n}\t{}\t{}\t{}\t{}", c[0], c[1], c[2], c[3]);
+        }
+        let _ = std::fs::create_dir_all(self.path.parent().unwrap());
+        let _ = std::fs::write(&self.path, s);
+    }
+}
+
+/// Extra rows measured elsewhere (the Java peers' encodings): name and per-document size.
+pub struct ExtraSizes {
+    pub name: String,
+    pub sizes: Vec<Option<usize>>,
+    pub note: String,
+}
+
+/// Formats whose encoding failed on more than a tenth of the documents are left out of the
+/// common document set (their figures cover the documents they could encode).
+pub fn reliable(corpus: &Corpus) -> Vec<bool> {
+    let n = corpus.docs.len().max(1);
+    (0..Format::ALL.len()).map(|k| corpus.docs.iter().filter(|d| d.enc[k].is_err()).count() * 10 <= n).collect()
+}
+
+pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSizes]) {
+    let nf = Format::ALL.len();
+    let docs = &corpus.docs;
+    // sizes[d][0] = the XML document, sizes[d][1 + k] = format k.
+    let mut sizes: Vec<Vec<Option<Sizes>>> = vec![Vec::new(); docs.len()];
+    let threads = if cfg.smoke { 1 } else { 2 };
+    let cache = std::sync::Mutex::new(SizeCache::load());
+    let cached_before = cache.lock().unwrap().map.len();
+    let sizes_of = |data: &[u8]| -> Sizes {
+        let key = content_key(data);
+        if let Some(c) = cache.lock().unwrap().map.get(&key) {
+            return Sizes { raw: data.len(), comp: *c };
+        }
+        let s = sizes_of(data);
+        cache.lock().unwrap().map.insert(key, s.comp);
+        s
+    };
+    let sizes_of = &sizes_of;
+    std::thread::scope(|s| {
+        let chunks: Vec<_> = sizes.chunks_mut(docs.len().div_ceil(threads).max(1)).enumerate().collect();
+        let per = docs.len().div_ceil(threads).max(1);
+        for (c, chunk) in chunks {
+            s.spawn(move || {
+                for (j, slot) in chunk.iter_mut().enumerate() {
+                    let d = &docs[c * per + j];
+                    let mut v = vec![Some(sizes_of(&d.xml))];
+                    for k in 0..nf {
+                        v.push(d.enc[k].as_ref().ok().map(|b| sizes_of(b)));
+                    }
+                    *slot = v;
+                }
+            });
+        }
+    });
+    let cache = cache.into_inner().unwrap();
+    let newly = cache.map.len() - cached_before;
+    if !cfg.smoke {
+        cache.save();
+    }
+    let ok_fmt = reliable(corpus);
+    let common: Vec<usize> = (0..docs.len()).filter(|&d| (0..nf).all(|k| !ok_fmt[k] || sizes[d][1 + k].is_some())).collect();
+
+    for (d, doc) in docs.iter().enumerate() {
+        let mut j = format!("{{\"bench\":\"size\",\"doc\":{},\"xml\":{}", js(&doc.name), sizes[d][0].unwrap().raw);
+        for (v, s) in sizes[d].iter().enumerate() {
+            let name = if v == 0 { "xml-original" } else { Format::ALL[v - 1].name() };
+            match s {
+                Some(s) => {
+                    let _ = write!(j, ",{}:{{\"raw\":{}", js(name), s.raw);
+                    for (k, c) in COMPS.iter().enumerate() {
+                        let _ = write!(j, ",\"{}\":{}", c.name(), s.comp[k]);
+                    }
+                    j.push('}');
+                }
+                None => {
+                    let _ = write!(j, ",{}:{{\"error\":{}}}", js(name), js(doc.enc[v - 1].as_ref().err().map_or("", |e| e.as_str())));
+                }
+            }
+        }
+        for e in extra {
+            if let Some(s) = e.sizes.get(d).copied().flatten() {
+                let _ = write!(j, ",{}:{{\"raw\":{s}}}", js(&e.name));
+            }
+        }
+        j.push('}');
+        report.raw_json(j);
+    }
+
+    let mut md = String::from("## Size\n\n");
+    let _ = writeln!(
+        md,
+        "{} documents: the corpus's XML documents (those binxml-testkit's `corpus_xml_files` selects), as UTF-8. Every document is encoded in every binxml format from binxml's XML decoder's events and decoded back (a result whose element count differs from the XML's counts as a failure). Compressors at their tools' default levels: gzip 6, bzip2 9, zstd 3, xz 6 (compressed sizes are deterministic and kept between runs by content hash in `bench/.peers/cache/`; this run compressed {newly} new contents).\n",
+        docs.len()
+    );
+    let _ = writeln!(
+        md,
+        "Ratios are geometric means over the {} documents every format encodes{}; `× XML` is the format's size over the XML document's, `+gzip` etc. the compressed format over the **uncompressed** XML, and the second table compares each compressed format with the XML compressed the same way.\n",
+        common.len(),
+        if ok_fmt.iter().all(|&b| b) { String::new() } else { " (formats marked † fail on more than a tenth of the documents; their figures cover only the documents they encode)".into() }
+    );
+    let gm = |d_set: &[usize], f: &dyn Fn(usize) -> Option<f64>| geomean(d_set.iter().filter_map(|&d| f(d)));
+    let fmt_r = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
+    md.push_str(&row(&["format".into(), "docs".into(), "bytes (all docs)".into(), "× XML".into(), "+gzip".into(), "+bzip2".into(), "+zstd".into(), "+xz".into()]));
+    md.push_str(&row(&vec!["---".to_string(); 8]));
+    let mut chart_raw = Vec::new();
+    let mut chart_gz = Vec::new();
+    let mut chart_xz = Vec::new();
+    let mut cats = Vec::new();
+    for v in 0..=nf {
+        let set: Vec<usize> = if v == 0 || ok_fmt[v - 1] { common.clone() } else { (0..docs.len()).filter(|&d| sizes[d][v].is_some()).collect() };
+        let name = if v == 0 { "XML (the document)".to_string() } else { format!("{}{}", Format::ALL[v - 1].name(), if ok_fmt[v - 1] { "" } else { " †" }) };
+        let n_ok = (0..docs.len()).filter(|&d| sizes[d][v].is_some()).count();
+        let total: usize = (0..docs.len()).filter_map(|d| sizes[d][v].map(|s| s.raw)).sum();
+        let xml = |d: usize| sizes[d][0].unwrap().raw as f64;
+        let raw = gm(&set, &|d| sizes[d][v].map(|s| s.raw as f64 / xml(d)));
+        let comp: Vec<Option<f64>> = (0..4).map(|k| gm(&set, &|d| sizes[d][v].map(|s| s.comp[k] as f64 / xml(d)))).collect();
+        let mut cells = vec![name.clone(), format!("{n_ok}/{}", docs.len()), format!("{total}"), fmt_r(raw)];
+        cells.extend(comp.iter().map(|c| fmt_r(*c)));
+        md.push_str(&row(&cells));
+        report.raw_json(format!(
+            "{{\"bench\":\"size-summary\",\"subject\":{},\"docs\":{n_ok},\"bytes\":{total},\"ratio\":{},\"gzip\":{},\"bzip2\":{},\"zstd\":{},\"xz\":{}}}",
+            js(&name),
+            jn(raw.unwrap_or(f64::NAN)),
+            jn(comp[0].unwrap_or(f64::NAN)),
+            jn(comp[1].unwrap_or(f64::NAN)),
+            jn(comp[2].unwrap_or(f64::NAN)),
+            jn(comp[3].unwrap_or(f64::NAN))
+        ));
+        cats.push(if v == 0 { "xml".to_string() } else { name });
+        chart_raw.push(raw);
+        chart_gz.push(comp[0]);
+        chart_xz.push(comp[3]);
+    }
+    for e in extra {
+        let set: Vec<usize> = (0..docs.len()).filter(|&d| e.sizes.get(d).copied().flatten().is_some()).collect();
+        let raw = gm(&set, &|d| e.sizes[d].map(|s| s as f64 / sizes[d][0].unwrap().raw as f64));
+        let total: usize = set.iter().filter_map(|&d| e.sizes[d]).sum();
+        let mut cells = vec![format!("{} (peer)", e.name), format!("{}/{}", set.len(), docs.len()), format!("{total}"), fmt_r(raw)];
+        cells.extend((0..4).map(|_| "not measured".to_string()));
+        md.push_str(&row(&cells));
+        cats.push(format!("{} (peer)", e.name));
+        chart_raw.push(raw);
+        chart_gz.push(None);
+        chart_xz.push(None);
+    }
+    md.push('\n');
+    for e in extra {
+        if !e.note.is_empty() {
+            let _ = writeln!(md, "- {}: {}", e.name, e.note);
+        }
+    }
+    md.push('\n');
+    let chart = svg::bars(
+        "Size relative to the XML document (geometric mean)",
+        "size / XML size; lower is smaller",
+        &cats,
+        &[("raw".into(), chart_raw), ("+gzip".into(), chart_gz), ("+xz".into(), chart_xz)],
+        false,
+        Some(1.0),
+    );
+    md.push_str(&report.svg("sizes", "sizes relative to XML", chart));
+
+    // Compressed against compressed XML.
+    md.push_str("Each format compressed, over the XML compressed the same way (geometric means; below 1: the format still wins after compression):\n\n");
+    md.push_str(&row(&["format".into(), "gzip".into(), "bzip2".into(), "zstd".into(), "xz".into()]));
+    md.push_str(&row(&vec!["---".to_string(); 5]));
+    for v in 1..=nf {
+        let set: Vec<usize> = if ok_fmt[v - 1] { common.clone() } else { (0..docs.len()).filter(|&d| sizes[d][v].is_some()).collect() };
+        let mut cells = vec![Format::ALL[v - 1].name().to_string()];
+        for k in 0..4 {
+            cells.push(fmt_r(gm(&set, &|d| sizes[d][v].map(|s| s.comp[k] as f64 / sizes[d][0].unwrap().comp[k] as f64))));
+        }
+        md.push_str(&row(&cells));
+    }
+    md.push('\n');
+
+    // Failures: listed one by one for the reliable formats, summarized for the others.
+    let mut failures: Vec<String> = Vec::new();
+    for k in 0..nf {
+        let failed: Vec<(&str, &str)> = docs.iter().filter_map(|d| d.enc[k].as_ref().err().map(|e| (d.name.as_str(), e.as_str()))).collect();
+        if failed.is_empty() {
+            continue;
+        }
+        if ok_fmt[k] {
+            for (doc, e) in failed {
+                failures.push(format!("- `{doc}` in {}: {}", Format::ALL[k].name(), e.chars().take(200).collect::<String>()));
+            }
+        } else {
+            let mut kinds: Vec<&str> = failed.iter().map(|f| f.1).collect();
+            kinds.sort();
+            kinds.dedup();
+            failures.push(format!(
+                "- {}: fails on {} of {} documents; the errors: {}",
+                Format::ALL[k].name(),
+                failed.len(),
+                docs.len(),
+                kinds.iter().take(4).map(|e| format!("\"{}\"", e.chars().take(160).collect::<String>())).collect::<Vec<_>>().join("; ")
+            ));
+        }
+    }
+    if !failures.is_empty() {
+        let _ = writeln!(md, "<details><summary>Failed encodings (codec or round-trip errors)</summary>\n");
+        for f in &failures {
+            md.push_str(f);
+            md.push('\n');
+        }
+        md.push_str("\n</details>\n\n");
+    }
+
+    // Per-document details.
+    md.push_str("<details><summary>Every document: bytes, and the ratio to XML</summary>\n\n");
+    let mut head = vec!["document".to_string(), "XML bytes".into(), "XML+gzip".into()];
+    head.extend(Format::ALL.iter().map(|f| f.name().to_string()));
+    md.push_str(&row(&head));
+    md.push_str(&row(&vec!["---".to_string(); head.len()]));
+    for (d, doc) in docs.iter().enumerate() {
+        let x = sizes[d][0].unwrap();
+        let mut cells = vec![format!("`{}`", doc.name), x.raw.to_string(), format!("{} ({:.2})", x.comp[0], x.comp[0] as f64 / x.raw as f64)];
+        for v in 1..=nf {
+            cells.push(sizes[d][v].map_or("fails".into(), |s| format!("{} ({:.2})", s.raw, s.raw as f64 / x.raw as f64)));
+        }
+        md.push_str(&row(&cells));
+    }
+    md.push_str("\nCompressed sizes of every document in every format are in the JSON file (`\"bench\":\"size\"`).\n\n</details>\n\n");
+    report.section(md);
+
+    transmission(cfg, report, docs, &sizes);
+}
+
+/// Seed 002's model: the time to produce, send and read a document over a 64 or 256 kbit/s
+/// link: encode + bits / rate + decode (with compression: + compress + decompress).
+fn transmission(cfg: &Config, report: &mut Report, docs: &[Doc], sizes: &[Vec<Option<Sizes>>]) {
+    let picks: Vec<usize> = {
+        let want = ["exi_w3c_testsuite/data/Invoice/inv1.xml", "exi_w3c_testsuite/data/Invoice/inv10.xml", "exi_w3c_testsuite/data/Invoice/inv100.xml"];
+        let p: Vec<usize> = want.iter().filter_map(|w| docs.iter().position(|d| d.name == *w)).collect();
+        if p.is_empty() { (0..docs.len().min(1)).collect() } else { p }
+    };
+    let rates = [64_000.0, 256_000.0];
+    let tcfg = Config { smoke: cfg.smoke, min_time: cfg.min_time / 3, samples: cfg.samples };
+    let mut md = String::from("## Transmission time (seed 002's model)\n\n");
+    md.push_str("Milliseconds to encode a document, send it over a 64 kbit/s / 256 kbit/s link (no packet loss, no protocol overhead) and decode it at the other end, as seed 002's tables 2 and 3 compute them; `+gzip` adds the compression and decompression times. XML is encoded by binxml's XML writer and read by its decoder. The documents are the invoices of increasing size (seed 002's simple, semi-complex and complex cases). The last column sends every corpus document (transmission only, seconds at 64 kbit/s).\n\n");
+    let mut head = vec!["format".to_string()];
+    for &p in &picks {
+        head.push(format!("`{}` ({} B)", docs[p].name.rsplit('/').next().unwrap_or(""), docs[p].xml.len()));
+    }
+    head.push("all docs @64k (s)".into());
+    md.push_str(&row(&head));
+    md.push_str(&row(&vec!["---".to_string(); head.len()]));
+    let mut chart_cats = Vec::new();
+    let mut chart_vals = Vec::new();
+    for k in 0..Format::ALL.len() {
+        let f = Format::ALL[k];
+        for gz in [false, true] {
+            let name = format!("{}{}", f.name(), if gz { "+gzip" } else { "" });
+            let mut cells = vec![name.clone()];
+            let mut last_64 = None;
+            for &p in &picks {
+                let d = &docs[p];
+                let Ok(bytes) = d.encoded(f) else {
+                    cells.push("fails".into());
+                    continue;
+                };
+                let events = corpus::xml_events(&d.xml).unwrap();
+                let t_enc = measure::time(&tcfg, || corpus::encode(f, &events).unwrap().len());
+                let t_dec = measure::time(&tcfg, || {
+                    let mut dec = binxml::decoder(f, bytes, &binxml::DecodeOptions::default()).unwrap();
+                    let mut n = 0;
+                    while let Some(_e) = dec.next_event().unwrap() {
+                        n += 1;
+                    }
+                    n
+                });
+                let (size, t_c, t_d) = if gz {
+                    let z = compress(Comp::Gzip, bytes);
+                    let tc = measure::time(&tcfg, || compress(Comp::Gzip, bytes).len());
+                    let td = measure::time(&tcfg, || decompress(Comp::Gzip, &z).len());
+                    (z.len(), tc, td)
+                } else {
+                    (bytes.len(), 0.0, 0.0)
+                };
+                let ms: Vec<f64> = rates.iter().map(|r| (t_enc + t_c + t_d + t_dec) * 1e3 + size as f64 * 8.0 / r * 1e3).collect();
+                last_64 = Some(ms[0]);
+                cells.push(format!("{:.1} / {:.1}", ms[0], ms[1]));
+                report.raw_json(format!(
+                    "{{\"bench\":\"transmission\",\"subject\":{},\"doc\":{},\"bytes\":{size},\"encode_s\":{},\"decode_s\":{},\"compress_s\":{},\"decompress_s\":{},\"ms_64k\":{},\"ms_256k\":{}}}",
+                    js(&name),
+                    js(&d.name),
+                    jn(t_enc),
+                    jn(t_dec),
+                    jn(t_c),
+                    jn(t_d),
+                    jn(ms[0]),
+                    jn(ms[1])
+                ));
+            }
+            let total: usize = sizes.iter().filter_map(|s| s[1 + k].map(|s| if gz { s.comp[0] } else { s.raw })).sum();
+            let n_ok = sizes.iter().filter(|s| s[1 + k].is_some()).count();
+            cells.push(format!("{:.0}{}", total as f64 * 8.0 / 64_000.0, if n_ok < sizes.len() { format!(" ({n_ok} docs)") } else { String::new() }));
+            md.push_str(&row(&cells));
+            chart_cats.push(name);
+            chart_vals.push(last_64);
+        }
+    }
+    let total_xml: usize = sizes.iter().map(|s| s[0].unwrap().raw).sum();
+    let total_xml_gz: usize = sizes.iter().map(|s| s[0].unwrap().comp[0]).sum();
+    let _ = writeln!(md, "\nThe XML documents themselves (not re-encoded): all docs @64k {:.0} s, gzipped {:.0} s.\n", total_xml as f64 * 8.0 / 64_000.0, total_xml_gz as f64 * 8.0 / 64_000.0);
+    if let Some(&p) = picks.last() {
+        let chart = svg::bars(
+            &format!("Encode + send at 64 kbit/s + decode: {}", docs[p].name.rsplit('/').next().unwrap_or("")),
+            "milliseconds; lower is faster",
+            &chart_cats,
+            &[("ms".into(), chart_vals)],
+            false,
+            None,
+        );
+        md.push_str(&report.svg("transmission", "transmission time at 64 kbit/s", chart));
+    }
+    report.section(md);
+}

@@ -1,0 +1,244 @@
+//! Speed: encode and decode throughput of every binxml format beside the peers users would
+//! otherwise pick (quick-xml, roxmltree, libexpat, libxml2, the Java Fast Infoset reference,
+//! EXIficient), all on the same documents with the same loop.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use binxml::{Decoder, Format};
+
+use crate::corpus::{self, Corpus, Doc};
+use crate::measure::{self, js, jn, row, time_docs, Config, Report};
+use crate::peers::{self, Job};
+use crate::sizes::{self, ExtraSizes};
+use crate::svg;
+
+/// Documents below this size count as small (messages), reported as documents per second.
+const SMALL: usize = 16 * 1024;
+
+struct Subject {
+    name: String,
+    what: String,
+    times: Result<Vec<Result<f64, String>>, String>,
+}
+
+fn quick_xml_writer_events(doc: &[u8]) -> Result<Vec<quick_xml::events::Event<'static>>, String> {
+    let mut r = quick_xml::Reader::from_reader(doc);
+    let mut v = Vec::new();
+    loop {
+        match r.read_event().map_err(|e| e.to_string())? {
+            quick_xml::events::Event::Eof => return Ok(v),
+            e => v.push(e.into_owned()),
+        }
+    }
+}
+
+fn decode_events(f: Format, bytes: &[u8]) -> Result<usize, String> {
+    let mut d = binxml::decoder(f, bytes, &binxml::DecodeOptions::default()).map_err(|e| e.to_string())?;
+    let mut n = 0;
+    while let Some(_e) = d.next_event().map_err(|e| e.to_string())? {
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// The documents of the speed runs: every document binxml's XML decoder, every format that works
+/// on nine documents in ten or more, and roxmltree read.
+fn speed_docs<'c>(corpus: &'c Corpus) -> (Vec<usize>, Vec<String>) {
+    let ok_fmt = sizes::reliable(corpus);
+    let mut picked = Vec::new();
+    let mut left = Vec::new();
+    for (i, d) in corpus.docs.iter().enumerate() {
+        if d.elements == 0 {
+            left.push(format!("`{}`: binxml cannot read it", d.name));
+            continue;
+        }
+        if let Some(k) = (0..Format::ALL.len()).find(|&k| ok_fmt[k] && d.enc[k].is_err()) {
+            left.push(format!("`{}`: {} fails", d.name, Format::ALL[k].name()));
+            continue;
+        }
+        if crate::xmlread::roxmltree_parse(&d.xml).is_none() {
+            left.push(format!("`{}`: roxmltree cannot parse it", d.name));
+            continue;
+        }
+        picked.push(i);
+    }
+    (picked, left)
+}
+
+pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes> {
+    let (picked, left_out) = speed_docs(corpus);
+    let docs: Vec<&Doc> = picked.iter().map(|&i| &corpus.docs[i]).collect();
+    let n = docs.len();
+    let reps: Vec<u32> = docs.iter().map(|d| if cfg.smoke { 1 } else { (64 * 1024 / d.xml.len().max(1)).clamp(1, 64) as u32 }).collect();
+    let passes = if cfg.smoke { 1 } else { 5 };
+    let warmup = if cfg.smoke { Duration::ZERO } else { Duration::from_millis(200) };
+    let ok_fmt = sizes::reliable(corpus);
+    let formats: Vec<Format> = Format::ALL.iter().copied().enumerate().filter(|&(k, _)| ok_fmt[k]).map(|(_, f)| f).collect();
+    let skipped: Vec<Format> = Format::ALL.iter().copied().enumerate().filter(|&(k, _)| !ok_fmt[k]).map(|(_, f)| f).collect();
+    eprintln!("speed: {n} documents, {} formats", formats.len());
+
+    // ---- decoding / parsing ----
+    let mut dec: Vec<Subject> = Vec::new();
+    for &f in &formats {
+        let times = time_docs(n, &reps, passes, warmup, |i| decode_events(f, docs[i].encoded(f).map_err(|e| e.to_string())?));
+        dec.push(Subject { name: format!("binxml {}", f.name()), what: "events".into(), times: Ok(times) });
+    }
+    for &f in &formats {
+        let times = time_docs(n, &reps, passes, warmup, |i| {
+            binxml::parse_tree(f, docs[i].encoded(f).map_err(|e| e.to_string())?).map(|d| d.len()).map_err(|e| e.to_string())
+        });
+        dec.push(Subject { name: format!("binxml {}", f.name()), what: "tree".into(), times: Ok(times) });
+    }
+    let t = time_docs(n, &reps, passes, warmup, |i| Ok(crate::xmlread::quick_xml_events(&docs[i].xml)));
+    dec.push(Subject { name: "quick-xml".into(), what: "raw events (no namespaces, attributes not parsed)".into(), times: Ok(t) });
+    let t = time_docs(n, &reps, passes, warmup, |i| Ok(crate::xmlread::quick_xml_full(&docs[i].xml)));
+    dec.push(Subject { name: "quick-xml NsReader".into(), what: "events, namespaces resolved, attributes and text unescaped".into(), times: Ok(t) });
+    let t = time_docs(n, &reps, passes, warmup, |i| crate::xmlread::roxmltree_parse(&docs[i].xml).ok_or_else(|| "roxmltree cannot parse it".to_string()));
+    dec.push(Subject { name: "roxmltree".into(), what: "tree".into(), times: Ok(t) });
+
+    // External peers.
+    let paths = corpus::write_peer_docs(&docs);
+    let job = Job { paths: &paths, reps: &reps, passes, warmup_ms: if cfg.smoke { 0 } else { 300 } };
+    let expat = peers::c_driver(cfg, "expat_peer", &["expat-empty", "expat-tree"], &job);
+    let lx = peers::c_driver(cfg, "libxml2_peer", &["libxml2-sax", "libxml2-tree", "libxml2-serialize"], &job);
+    let java_job = Job { warmup_ms: if cfg.smoke { 0 } else { 3000 }, ..job };
+    let java = peers::java(cfg, &["java-sax", "fi-decode", "exi-decode", "fi-encode", "exi-encode"], &java_job);
+    let times = |o: &peers::Outcome| o.as_ref().map(|r| r.times.clone()).map_err(|e| e.clone());
+    dec.push(Subject { name: "libexpat".into(), what: "empty handlers (namespace processing on)".into(), times: times(&expat[0]) });
+    dec.push(Subject { name: "libexpat".into(), what: "tree (elements, attributes, text, built in C)".into(), times: times(&expat[1]) });
+    dec.push(Subject { name: "libxml2".into(), what: "SAX2, empty handlers".into(), times: times(&lx[0]) });
+    dec.push(Subject { name: "libxml2".into(), what: "tree (xmlReadMemory + xmlFreeDoc)".into(), times: times(&lx[1]) });
+    dec.push(Subject { name: "Java SAX (JAXP)".into(), what: "XML, empty handler (warmed JVM)".into(), times: times(&java[0]) });
+    dec.push(Subject { name: "Java FI reference".into(), what: "FI SAX parser, empty handler (warmed JVM)".into(), times: times(&java[1]) });
+    dec.push(Subject { name: "EXIficient".into(), what: "EXI SAX reader, empty handler (warmed JVM)".into(), times: times(&java[2]) });
+
+    // ---- encoding ----
+    let events: Vec<Vec<binxml::Event<'_>>> = docs.iter().map(|d| corpus::xml_events(&d.xml).unwrap()).collect();
+    let mut enc: Vec<Subject> = Vec::new();
+    for &f in &formats {
+        let times = time_docs(n, &reps, passes, warmup, |i| corpus::encode(f, &events[i]).map(|b| b.len()));
+        enc.push(Subject { name: format!("binxml {}", f.name()), what: "events -> bytes".into(), times: Ok(times) });
+    }
+    let qx: Vec<_> = docs.iter().map(|d| quick_xml_writer_events(&d.xml)).collect();
+    let t = time_docs(n, &reps, passes, warmup, |i| {
+        let evs = qx[i].as_ref().map_err(|e| e.clone())?;
+        let mut w = quick_xml::Writer::new(Vec::with_capacity(docs[i].xml.len()));
+        for e in evs {
+            w.write_event(e.borrow()).map_err(|e| e.to_string())?;
+        }
+        Ok(w.into_inner().len())
+    });
+    enc.push(Subject { name: "quick-xml Writer".into(), what: "its own events -> XML".into(), times: Ok(t) });
+    enc.push(Subject { name: "libxml2".into(), what: "tree -> XML (xmlDocDumpMemory)".into(), times: times(&lx[2]) });
+    enc.push(Subject { name: "Java FI reference".into(), what: "SAX events -> FI (warmed JVM)".into(), times: times(&java[3]) });
+    enc.push(Subject { name: "EXIficient".into(), what: "SAX events -> EXI (warmed JVM)".into(), times: times(&java[4]) });
+
+    let mut md = String::from("## Speed\n\n");
+    let _ = writeln!(
+        md,
+        "{n} documents ({:.1} MB of XML), the same for every subject. Each subject processes every document {} per pass{}, {passes} passes after a warm-up pass (the JVM: {} ms of warm-up passes first); a document's time is the median over the passes. Totals sum the per-document medians. **MB/s** is megabytes of XML (the document's UTF-8 size) per second, whatever the format read or written; **docs/s** counts all documents, **small docs/s** those under 16 KB ({} documents); **× binxml xml** is the speed over binxml's own XML decoder (encoder) on the same documents (above 1: faster).\n",
+        docs.iter().map(|d| d.xml.len()).sum::<usize>() as f64 / 1e6,
+        if cfg.smoke { "once" } else { "several times in a row" },
+        if cfg.smoke { "" } else { " (64 KB / its size times, at least once, at most 64: each timing covers about 64 KB)" },
+        java_job.warmup_ms,
+        docs.iter().filter(|d| d.xml.len() < SMALL).count()
+    );
+    if !skipped.is_empty() {
+        let _ = writeln!(md, "Not timed (they fail on more than a tenth of the documents, see the size section): {}.\n", skipped.iter().map(|f| f.name()).collect::<Vec<_>>().join(", "));
+    }
+    if !left_out.is_empty() {
+        let _ = writeln!(md, "<details><summary>{} corpus documents left out of the speed runs</summary>\n\n{}\n\n</details>\n", left_out.len(), left_out.join("\n"));
+    }
+    md.push_str("### Decoding and parsing\n\n");
+    let (cats, vals) = table(&mut md, report, "decode", &dec, &docs);
+    md.push_str(&report.svg("decode", "decoding throughput", svg::bars("Decoding / parsing throughput", "MB of XML per second (higher is faster)", &cats, &[("MB/s".into(), vals)], true, None)));
+    md.push_str("### Encoding and serializing\n\n");
+    let (cats, vals) = table(&mut md, report, "encode", &enc, &docs);
+    md.push_str(&report.svg("encode", "encoding throughput", svg::bars("Encoding / serializing throughput", "MB of XML per second (higher is faster)", &cats, &[("MB/s".into(), vals)], true, None)));
+    md.push_str("binxml encoders are timed from the events already in memory (the XML decoder's, collected once); the Java encoders from SAX events recorded once. Peer figures come from the peers' own loops (C: `bench/peers/c`, Java: `bench/peers/java/BenchPeers.java`) with the same passes and repetitions.\n\n");
+    report.section(md);
+
+    // Sizes the Java encoders produced, for the size table.
+    let mut extra = Vec::new();
+    for (k, name, note) in [
+        (3usize, "FI (Java reference)", "FastInfoset 2.1.1's SAXDocumentSerializer, default options, from the JDK SAX parser's events"),
+        (4, "EXI (EXIficient)", "EXIficient 1.0.7, default options: schema-less, bit-packed, comments, processing instructions, DTDs and prefixes not preserved"),
+    ] {
+        if let Ok(r) = &java[k] {
+            let mut s = vec![None; corpus.docs.len()];
+            for (j, &i) in picked.iter().enumerate() {
+                s[i] = r.sizes[j];
+            }
+            if s.iter().any(|x| x.is_some()) {
+                extra.push(ExtraSizes { name: name.into(), sizes: s, note: format!("{note}; the speed set's documents only") });
+            }
+        }
+    }
+    extra
+}
+
+/// Writes one speed table; returns the chart's categories and MB/s values.
+fn table(md: &mut String, report: &mut Report, bench: &str, subjects: &[Subject], docs: &[&Doc]) -> (Vec<String>, Vec<Option<f64>>) {
+    md.push_str(&row(&["subject".into(), "what".into(), "docs".into(), "MB/s".into(), "docs/s".into(), "small docs/s".into(), "× binxml xml".into()]));
+    md.push_str(&row(&vec!["---".to_string(); 7]));
+    let base = subjects[0].times.as_ref().ok();
+    let mut cats = Vec::new();
+    let mut vals = Vec::new();
+    for s in subjects {
+        let label = format!("{} ({})", s.name, s.what.split([',', '(']).next().unwrap_or("").trim());
+        match &s.times {
+            Err(e) => {
+                md.push_str(&row(&[s.name.clone(), s.what.clone(), "-".into(), format!("{e}"), "-".into(), "-".into(), "-".into()]));
+                report.raw_json(format!("{{\"bench\":{},\"subject\":{},\"what\":{},\"error\":{}}}", js(bench), js(&s.name), js(&s.what), js(e)));
+                cats.push(label);
+                vals.push(None);
+            }
+            Ok(t) => {
+                let ok: Vec<usize> = (0..docs.len()).filter(|&i| t[i].is_ok()).collect();
+                let secs: f64 = ok.iter().map(|&i| *t[i].as_ref().unwrap()).sum();
+                let bytes: usize = ok.iter().map(|&i| docs[i].xml.len()).sum();
+                let small: Vec<usize> = ok.iter().copied().filter(|&i| docs[i].xml.len() < SMALL).collect();
+                let small_secs: f64 = small.iter().map(|&i| *t[i].as_ref().unwrap()).sum();
+                let mbps = measure::mbps(bytes, secs);
+                let rel = base.and_then(|b| {
+                    let both: Vec<usize> = ok.iter().copied().filter(|&i| b[i].is_ok()).collect();
+                    let bs: f64 = both.iter().map(|&i| *b[i].as_ref().unwrap()).sum();
+                    let ss: f64 = both.iter().map(|&i| *t[i].as_ref().unwrap()).sum();
+                    (ss > 0.0 && !both.is_empty()).then(|| bs / ss)
+                });
+                let mut docs_cell = format!("{}", ok.len());
+                if ok.len() < docs.len() {
+                    let first = t.iter().find_map(|r| r.as_ref().err()).unwrap();
+                    docs_cell = format!("{} of {} (fails: {})", ok.len(), docs.len(), first.chars().take(120).collect::<String>());
+                }
+                md.push_str(&row(&[
+                    s.name.clone(),
+                    s.what.clone(),
+                    docs_cell,
+                    if ok.is_empty() { "-".into() } else { format!("{mbps:.1}") },
+                    if ok.is_empty() { "-".into() } else { format!("{:.0}", ok.len() as f64 / secs) },
+                    if small.is_empty() { "-".into() } else { format!("{:.0}", small.len() as f64 / small_secs) },
+                    rel.map_or("-".into(), |r| format!("{r:.2}")),
+                ]));
+                let per_doc: Vec<String> =
+                    t.iter().enumerate().map(|(i, r)| format!("{{\"doc\":{},\"s\":{}}}", js(&docs[i].name), r.as_ref().map_or("null".into(), |v| jn(*v)))).collect();
+                report.raw_json(format!(
+                    "{{\"bench\":{},\"subject\":{},\"what\":{},\"docs\":{},\"mb_per_s\":{},\"docs_per_s\":{},\"relative_to_binxml_xml\":{},\"per_doc\":[{}]}}",
+                    js(bench),
+                    js(&s.name),
+                    js(&s.what),
+                    ok.len(),
+                    jn(mbps),
+                    jn(ok.len() as f64 / secs),
+                    jn(rel.unwrap_or(f64::NAN)),
+                    per_doc.join(",")
+                ));
+                cats.push(label);
+                vals.push((!ok.is_empty()).then_some(mbps));
+            }
+        }
+    }
+    md.push('\n');
+    (cats, vals)
+}
