@@ -90,7 +90,7 @@ pub fn compress(format: &'static str, c: Compression, block: Vec<u8>) -> Result<
 /// Decompresses one block, reading at most `budget` bytes.
 pub fn decompress(format: &'static str, uri: &str, block: &[u8], budget: usize, at: u64) -> Result<Vec<u8>> {
     let mut out = Vec::new();
-    let cap = budget as u64 + 1;
+    let cap = (budget as u64).saturating_add(1);
     let bad = |e: std::io::Error| Error::malformed(format, at, format!("corrupt {uri} block: {e}"));
     match uri {
         IDENTITY => return Ok(block.to_vec()),
