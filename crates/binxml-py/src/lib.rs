@@ -1,0 +1,188 @@
+//! The Python binding: a thin layer over the `binxml` facade. The ElementTree-style API lives in
+//! `python/binxml/__init__.py`; this module gives it conversion, detection and event streams.
+
+use std::borrow::Cow;
+
+use binxml::{DecodeOptions, DocType, EncodeOptions, Event, Format, QName};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple};
+
+create_exception!(_binxml, BinxmlError, PyValueError, "A document could not be decoded or encoded.");
+
+fn format(name: &str) -> PyResult<Format> {
+    name.parse::<Format>().map_err(PyValueError::new_err)
+}
+
+fn err(e: binxml::Error) -> PyErr {
+    BinxmlError::new_err(e.to_string())
+}
+
+/// Every format as (name, extension, description).
+#[pyfunction]
+fn formats() -> Vec<(&'static str, &'static str, &'static str)> {
+    Format::ALL.iter().map(|f| (f.name(), f.extension(), f.description())).collect()
+}
+
+/// The format of a document from its first bytes, or None.
+#[pyfunction]
+fn detect(data: &[u8]) -> Option<&'static str> {
+    binxml::detect(data).map(Format::name)
+}
+
+fn resolve(data: &[u8], from: Option<&str>) -> PyResult<Format> {
+    match from {
+        Some(f) => format(f),
+        None => binxml::detect(data).ok_or_else(|| BinxmlError::new_err("cannot detect the input format; pass from_=")),
+    }
+}
+
+/// Converts a document between formats (the GIL is released meanwhile).
+#[pyfunction]
+#[pyo3(signature = (data, to, from_=None, indent=None))]
+fn convert<'py>(py: Python<'py>, data: &[u8], to: &str, from_: Option<&str>, indent: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
+    let from = resolve(data, from_)?;
+    let to = format(to)?;
+    let out = py
+        .allow_threads(|| -> binxml::Result<Vec<u8>> {
+            let prepared = binxml::prepare(from, data)?;
+            let mut dec = binxml::decoder(from, &prepared, &DecodeOptions::default())?;
+            let mut out = Vec::new();
+            {
+                let opts = EncodeOptions { indent, ..Default::default() };
+                let mut enc = binxml::encoder(to, Box::new(&mut out), &opts)?;
+                binxml::transcode(&mut dec, &mut enc)?;
+            }
+            Ok(out)
+        })
+        .map_err(err)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+fn opt(s: &Option<Cow<'_, str>>) -> Option<String> {
+    s.as_ref().map(|s| s.to_string())
+}
+
+/// The document's events as tuples:
+/// `("start_document", version, encoding, standalone)`, `("doctype", name, public_id,
+/// system_id, internal_subset)`, `("start", namespace, local, prefix)`, `("ns", prefix, uri)`,
+/// `("attr", namespace, local, prefix, value)`, `("text", text, cdata)`, `("comment", text)`,
+/// `("pi", target, data)`, `("entity_ref", name)`, `("end",)`, `("end_document",)`; typed values
+/// come as `("text", lexical_form, False)`.
+#[pyfunction]
+#[pyo3(signature = (data, format=None))]
+fn events<'py>(py: Python<'py>, data: &[u8], format: Option<&str>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+    let from = resolve(data, format)?;
+    let prepared = binxml::prepare(from, data).map_err(err)?;
+    let mut dec = binxml::decoder(from, &prepared, &DecodeOptions::default()).map_err(err)?;
+    let mut out = Vec::new();
+    while let Some(ev) = dec.next_event().map_err(err)? {
+        let t = match ev {
+            Event::StartDocument { version, encoding, standalone } => {
+                ("start_document", opt(&version), opt(&encoding), standalone).into_pyobject(py)?
+            }
+            Event::EndDocument => PyTuple::new(py, ["end_document"])?,
+            Event::DocType(d) => (
+                "doctype",
+                d.name.to_string(),
+                opt(&d.public_id),
+                opt(&d.system_id),
+                opt(&d.internal_subset),
+            )
+                .into_pyobject(py)?,
+            Event::StartElement(q) => ("start", q.namespace.as_ref(), q.local.as_ref(), q.prefix.as_ref()).into_pyobject(py)?,
+            Event::EndElement => PyTuple::new(py, ["end"])?,
+            Event::Namespace { prefix, uri } => ("ns", prefix.as_ref(), uri.as_ref()).into_pyobject(py)?,
+            Event::Attribute { name, value } => {
+                ("attr", name.namespace.as_ref(), name.local.as_ref(), name.prefix.as_ref(), value.as_ref()).into_pyobject(py)?
+            }
+            Event::Characters { text, cdata } => ("text", text.as_ref(), cdata).into_pyobject(py)?,
+            Event::Typed(t) => ("text", t.lexical(), false).into_pyobject(py)?,
+            Event::Comment(c) => ("comment", c.as_ref()).into_pyobject(py)?,
+            Event::ProcessingInstruction { target, data } => ("pi", target.as_ref(), data.as_ref()).into_pyobject(py)?,
+            Event::EntityReference { name, .. } => ("entity_ref", name.as_ref()).into_pyobject(py)?,
+            Event::Notation { .. } | Event::UnparsedEntity { .. } => continue,
+        };
+        out.push(t);
+    }
+    Ok(out)
+}
+
+fn s(t: &Bound<'_, PyTuple>, i: usize) -> PyResult<String> {
+    t.get_item(i)?.extract()
+}
+
+fn os(t: &Bound<'_, PyTuple>, i: usize) -> PyResult<Option<String>> {
+    if i >= t.len() {
+        return Ok(None);
+    }
+    t.get_item(i)?.extract()
+}
+
+/// Encodes a list of event tuples (the shapes `events` returns) in a format.
+#[pyfunction]
+#[pyo3(signature = (events, to, indent=None))]
+fn encode<'py>(py: Python<'py>, events: Vec<Bound<'py, PyTuple>>, to: &str, indent: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
+    let to = format(to)?;
+    let mut evs: Vec<Event<'static>> = Vec::with_capacity(events.len());
+    for t in &events {
+        let kind = s(t, 0)?;
+        let ev = match kind.as_str() {
+            "start_document" => Event::StartDocument {
+                version: os(t, 1)?.map(Cow::Owned),
+                encoding: os(t, 2)?.map(Cow::Owned),
+                standalone: if t.len() > 3 { t.get_item(3)?.extract()? } else { None },
+            },
+            "end_document" => Event::EndDocument,
+            "doctype" => Event::DocType(DocType {
+                name: Cow::Owned(s(t, 1)?),
+                public_id: os(t, 2)?.map(Cow::Owned),
+                system_id: os(t, 3)?.map(Cow::Owned),
+                internal_subset: os(t, 4)?.map(Cow::Owned),
+            }),
+            "start" => Event::StartElement(QName::new(os(t, 3)?.unwrap_or_default(), s(t, 1)?, s(t, 2)?)),
+            "end" => Event::EndElement,
+            "ns" => Event::Namespace { prefix: Cow::Owned(s(t, 1)?), uri: Cow::Owned(s(t, 2)?) },
+            "attr" => Event::Attribute {
+                name: QName::new(s(t, 3)?, s(t, 1)?, s(t, 2)?),
+                value: Cow::Owned(s(t, 4)?),
+            },
+            "text" => Event::Characters {
+                text: Cow::Owned(s(t, 1)?),
+                cdata: if t.len() > 2 { t.get_item(2)?.extract()? } else { false },
+            },
+            "comment" => Event::Comment(Cow::Owned(s(t, 1)?)),
+            "pi" => Event::ProcessingInstruction { target: Cow::Owned(s(t, 1)?), data: Cow::Owned(os(t, 2)?.unwrap_or_default()) },
+            "entity_ref" => Event::EntityReference { name: Cow::Owned(s(t, 1)?), public_id: None, system_id: None },
+            other => return Err(PyValueError::new_err(format!("unknown event kind {other:?}"))),
+        };
+        evs.push(ev);
+    }
+    let out = py
+        .allow_threads(|| -> binxml::Result<Vec<u8>> {
+            let mut out = Vec::new();
+            {
+                let opts = EncodeOptions { indent, ..Default::default() };
+                let mut enc = binxml::encoder(to, Box::new(&mut out), &opts)?;
+                for e in &evs {
+                    enc.write_event(e)?;
+                }
+                enc.finish()?;
+            }
+            Ok(out)
+        })
+        .map_err(err)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+#[pymodule]
+fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("BinxmlError", m.py().get_type::<BinxmlError>())?;
+    m.add_function(wrap_pyfunction!(formats, m)?)?;
+    m.add_function(wrap_pyfunction!(detect, m)?)?;
+    m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_function(wrap_pyfunction!(events, m)?)?;
+    m.add_function(wrap_pyfunction!(encode, m)?)?;
+    Ok(())
+}
