@@ -33,6 +33,10 @@ pub struct FiOptions {
     /// An external vocabulary, referenced by this URI; the decoder must be given the same
     /// vocabulary under the same URI.
     pub external_vocabulary: Option<(String, Arc<Vocabulary>)>,
+    /// A vocabulary written into the document's header (X.891 initial vocabulary: every table
+    /// listed in full), after the external vocabulary's tables when both are given. The decoder
+    /// needs nothing to read it.
+    pub initial_vocabulary: Option<Arc<Vocabulary>>,
     /// Start the document with `<?xml encoding='finf'?>` (or the form with the version and
     /// standalone of the `StartDocument` event, when it has them).
     pub xml_declaration: bool,
@@ -56,6 +60,7 @@ impl Default for FiOptions {
             numeric_alphabet: false,
             date_time_alphabet: false,
             external_vocabulary: None,
+            initial_vocabulary: None,
             xml_declaration: false,
             document_properties: false,
             split_text: true,
@@ -310,6 +315,9 @@ impl<W: Write> FiEncoder<W> {
         if let Some((_, v)) = &opts.external_vocabulary {
             t.load(v);
         }
+        if let Some(v) = &opts.initial_vocabulary {
+            t.load(v);
+        }
         FiEncoder {
             out,
             buf: Vec::with_capacity(FLUSH_AT + 1024),
@@ -400,7 +408,7 @@ impl<W: Write> FiEncoder<W> {
             self.prolog.iter().filter(|e| matches!(e, Event::UnparsedEntity { .. })).cloned().collect();
         let props = self.opts.document_properties;
         let mut flags = 0u8;
-        if self.opts.external_vocabulary.is_some() {
+        if self.opts.external_vocabulary.is_some() || self.opts.initial_vocabulary.is_some() {
             flags |= 0x20;
         }
         if !notations.is_empty() {
@@ -422,12 +430,8 @@ impl<W: Write> FiEncoder<W> {
             flags |= 0x01;
         }
         self.buf.push(flags);
-        if let Some((uri, _)) = &self.opts.external_vocabulary {
-            // 3 padding bits and 13 presence bits: only external-vocabulary
-            self.buf.extend_from_slice(&[0x10, 0x00]);
-            let uri = uri.clone();
-            len_2nd(&mut self.buf, 0, uri.len());
-            self.buf.extend_from_slice(uri.as_bytes());
+        if flags & 0x20 != 0 {
+            self.write_initial_vocabulary();
         }
         for n in &notations {
             if let Event::Notation { name, public_id, system_id } = n {
@@ -476,6 +480,79 @@ impl<W: Write> FiEncoder<W> {
             self.body_event(e)?;
         }
         Ok(())
+    }
+
+    /// The initial-vocabulary component (C.2.5): 3 padding bits and 13 presence bits, the
+    /// external vocabulary's URI, then each non-empty table of the inline vocabulary.
+    fn write_initial_vocabulary(&mut self) {
+        let ext = self.opts.external_vocabulary.clone();
+        let init = self.opts.initial_vocabulary.clone();
+        let empty = Vocabulary::default();
+        let r = init.as_deref().unwrap_or(&empty).resolved();
+        let has = |v: &Vec<&str>| !v.is_empty();
+        let mut b1 = 0u8;
+        let mut b2 = 0u8;
+        if ext.is_some() {
+            b1 |= 0x10;
+        }
+        for (bit, on) in [(0x08, has(&r.alphabets)), (0x04, has(&r.algorithms)), (0x02, has(&r.prefixes)), (0x01, has(&r.namespaces))] {
+            if on {
+                b1 |= bit;
+            }
+        }
+        for (bit, on) in [
+            (0x80, has(&r.locals)),
+            (0x40, has(&r.other_ncnames)),
+            (0x20, has(&r.other_uris)),
+            (0x10, has(&r.attr_values)),
+            (0x08, has(&r.chunks)),
+            (0x04, has(&r.other_strings)),
+            (0x02, !r.elements.is_empty()),
+            (0x01, !r.attributes.is_empty()),
+        ] {
+            if on {
+                b2 |= bit;
+            }
+        }
+        self.buf.extend_from_slice(&[b1, b2]);
+        if let Some((uri, _)) = &ext {
+            len_2nd(&mut self.buf, 0, uri.len());
+            self.buf.extend_from_slice(uri.as_bytes());
+        }
+        for list in [&r.alphabets, &r.algorithms, &r.prefixes, &r.namespaces, &r.locals, &r.other_ncnames, &r.other_uris] {
+            if !list.is_empty() {
+                seq_len(&mut self.buf, list.len());
+                for s in list.iter() {
+                    len_2nd(&mut self.buf, 0, s.len());
+                    self.buf.extend_from_slice(s.as_bytes());
+                }
+            }
+        }
+        for list in [&r.attr_values, &r.chunks, &r.other_strings] {
+            if !list.is_empty() {
+                seq_len(&mut self.buf, list.len());
+                for s in list.iter() {
+                    // EncodedCharacterString on the 3rd bit: padding '00', UTF-8, length
+                    len_5th(&mut self.buf, 0, s.len());
+                    self.buf.extend_from_slice(s.as_bytes());
+                }
+            }
+        }
+        for names in [&r.elements, &r.attributes] {
+            if !names.is_empty() {
+                seq_len(&mut self.buf, names.len());
+                for &(p, n, l) in names.iter() {
+                    self.buf.push(((!p.is_empty()) as u8) << 1 | (!n.is_empty()) as u8);
+                    if !p.is_empty() {
+                        int_2nd(&mut self.buf, 0, self.t.prefixes.get(p).unwrap_or(1));
+                    }
+                    if !n.is_empty() {
+                        int_2nd(&mut self.buf, 0, self.t.namespaces.get(n).unwrap_or(1));
+                    }
+                    int_2nd(&mut self.buf, 0, self.t.name(l).map_or(1, |e| e.local));
+                }
+            }
+        }
     }
 
     // ---- strings ----
@@ -980,6 +1057,16 @@ fn ident(buf: &mut Vec<u8>, t: &mut StrTable, s: &str) {
             len_2nd(buf, 0, s.len());
             buf.extend_from_slice(s.as_bytes());
         }
+    }
+}
+
+/// Number of items of a sequence (C.21), 1..2^20.
+fn seq_len(buf: &mut Vec<u8>, n: usize) {
+    if n <= 128 {
+        buf.push((n - 1) as u8);
+    } else {
+        let m = n - 129;
+        buf.extend_from_slice(&[0x80 | (m >> 16) as u8 & 0x0F, (m >> 8) as u8, m as u8]);
     }
 }
 

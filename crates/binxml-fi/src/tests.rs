@@ -576,3 +576,36 @@ fn random_mutations_never_panic() {
         }
     }
 }
+
+#[test]
+fn inline_initial_vocabulary() {
+    let mut v = sample_vocab();
+    // enough entries for a 3-octet sequence length
+    v.local_names.extend((0..200).map(|i| format!("l{i}")));
+    v.attribute_values.push("a long attribute value".into());
+    v.other_strings.push("c".into());
+    let v = Arc::new(v);
+    let ev = doc(vec![
+        Event::StartElement(QName::new("p", "urn:a", "root")),
+        Event::Namespace { prefix: "p".into(), uri: "urn:a".into() },
+        attr("id", "1"),
+        Event::Comment("c".into()),
+        se("item"),
+        text("hello"),
+        ee(),
+        se("l150"),
+        attr("x", "a long attribute value"),
+        ee(),
+        ee(),
+    ]);
+    let b = roundtrip(&ev, FiOptions { initial_vocabulary: Some(v.clone()), ..Default::default() });
+    assert_eq!(b[4], 0x20);
+    // with an external vocabulary as well: both sets of tables, external first
+    let ext = Arc::new(sample_vocab());
+    let opts = FiOptions { initial_vocabulary: Some(v), external_vocabulary: Some(("urn:x".into(), ext.clone())), ..Default::default() };
+    let b = encode_events(&ev, opts).unwrap();
+    let mut vocabs = Vocabularies::new();
+    vocabs.insert("urn:x".into(), (*ext).clone());
+    let back = binxml_core::collect_events(&mut FiDecoder::new(&b).with_vocabularies(&vocabs)).unwrap();
+    assert_eq!(back, ev);
+}
