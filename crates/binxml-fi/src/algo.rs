@@ -101,14 +101,18 @@ pub fn builtin_alphabet(wire: u8) -> Option<&'static str> {
 }
 
 fn chunks<const N: usize>(data: &[u8]) -> Option<impl Iterator<Item = [u8; N]> + '_> {
-    if data.is_empty() || data.len() % N != 0 {
+    if data.is_empty() || !data.len().is_multiple_of(N) {
         return None;
     }
     Some(data.chunks_exact(N).map(|c| c.try_into().unwrap()))
 }
 
 fn one_or_list<'a>(mut v: Vec<Typed<'a>>) -> Typed<'a> {
-    if v.len() == 1 { v.pop().unwrap() } else { Typed::List(v) }
+    if v.len() == 1 {
+        v.pop().unwrap()
+    } else {
+        Typed::List(v)
+    }
 }
 
 /// Decodes the octets of built-in algorithm `wire` (not cdata) to a typed value.
@@ -119,11 +123,17 @@ pub fn decode_builtin<'a>(wire: u8, data: Cow<'a, [u8]>) -> Result<Typed<'a>, &'
         HEX => Typed::Hex(data),
         BASE64 => Typed::Base64(data),
         SHORT => match chunks::<2>(&data) {
-            Some(it) => one_or_list(it.map(|b| Typed::Int(i16::from_be_bytes(b) as i64)).collect()),
+            Some(it) => one_or_list(
+                it.map(|b| Typed::Int(i16::from_be_bytes(b) as i64))
+                    .collect(),
+            ),
             None => return bad("short data length is not a multiple of 2"),
         },
         INT => match chunks::<4>(&data) {
-            Some(it) => one_or_list(it.map(|b| Typed::Int(i32::from_be_bytes(b) as i64)).collect()),
+            Some(it) => one_or_list(
+                it.map(|b| Typed::Int(i32::from_be_bytes(b) as i64))
+                    .collect(),
+            ),
             None => return bad("int data length is not a multiple of 4"),
         },
         LONG => match chunks::<8>(&data) {

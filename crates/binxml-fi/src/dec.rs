@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use binxml_core::{Decoder, DocType, Error, Event, Limits, QName, Result, Typed, XML_NS};
 
+use crate::FORMAT;
 use crate::algo;
 use crate::vocab::Vocabularies;
-use crate::FORMAT;
 
 // ---------------------------------------------------------------------------------------------
 // Input sources
@@ -78,7 +78,10 @@ impl<'a> Src<'a> for SliceSrc<'a> {
             None => Err(Error::malformed(
                 FORMAT,
                 self.pos as u64,
-                format!("length {n} runs past the end of the input ({} octets left)", self.data.len() - self.pos),
+                format!(
+                    "length {n} runs past the end of the input ({} octets left)",
+                    self.data.len() - self.pos
+                ),
             )),
         }
     }
@@ -109,7 +112,8 @@ impl<R: Read> ReadSrc<R> {
     /// Makes at least `n` octets available if the input has them; returns how many are.
     fn fill(&mut self, n: usize) -> Result<usize> {
         while self.end - self.start < n && !self.eof {
-            if self.start > 0 && (self.start == self.end || self.buf.len() - self.end < READ_CHUNK) {
+            if self.start > 0 && (self.start == self.end || self.buf.len() - self.end < READ_CHUNK)
+            {
                 self.buf.copy_within(self.start..self.end, 0);
                 self.end -= self.start;
                 self.start = 0;
@@ -154,7 +158,11 @@ impl<R: Read> Src<'static> for ReadSrc<R> {
             let want = (n - out.len()).min(READ_CHUNK);
             let have = self.fill(want)?;
             if have == 0 {
-                return Err(Error::malformed(FORMAT, self.consumed, format!("length {n} runs past the end of the input")));
+                return Err(Error::malformed(
+                    FORMAT,
+                    self.consumed,
+                    format!("length {n} runs past the end of the input"),
+                ));
             }
             let take = have.min(want);
             out.extend_from_slice(&self.buf[self.start..self.start + take]);
@@ -285,7 +293,10 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             last: 0,
             shared_vocabs: None,
             borrowed_vocabs: None,
-            alphabet_cache: [algo::NUMERIC.chars().collect(), algo::DATE_TIME.chars().collect()],
+            alphabet_cache: [
+                algo::NUMERIC.chars().collect(),
+                algo::DATE_TIME.chars().collect(),
+            ],
         }
     }
 
@@ -418,7 +429,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     #[inline(always)]
     fn octets(&mut self, len: usize) -> Result<Cow<'a, [u8]>> {
         if len > self.limits.max_string_len {
-            return Err(Error::limit(FORMAT, self.src.pos(), format!("string of {len} octets exceeds the limit")));
+            return Err(Error::limit(
+                FORMAT,
+                self.src.pos(),
+                format!("string of {len} octets exceeds the limit"),
+            ));
         }
         self.src.bytes(len)
     }
@@ -437,7 +452,9 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             },
             Cow::Owned(v) => match String::from_utf8(v) {
                 Ok(s) => Ok(Cow::Owned(s)),
-                Err(e) => Err(self.err_at(at + e.utf8_error().valid_up_to() as u64, "invalid UTF-8")),
+                Err(e) => {
+                    Err(self.err_at(at + e.utf8_error().valid_up_to() as u64, "invalid UTF-8"))
+                }
             },
         }
     }
@@ -480,7 +497,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     fn charge(&mut self, n: usize) -> Result<()> {
         self.expanded += n;
         if self.expanded > self.budget {
-            return Err(Error::limit(FORMAT, self.src.pos(), "decoded data exceeds the expansion budget"));
+            return Err(Error::limit(
+                FORMAT,
+                self.src.pos(),
+                "decoded data exceeds the expansion budget",
+            ));
         }
         Ok(())
     }
@@ -489,7 +510,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     fn table_add(&mut self, tab: StrTab, s: Cow<'a, str>) -> Result<()> {
         let t = &mut self.t.strs[tab as usize];
         if t.len() >= self.limits.max_table_entries.min(1 << 20) {
-            return Err(Error::limit(FORMAT, self.src.pos(), format!("the {} table is full", TABLE_NAMES[tab as usize])));
+            return Err(Error::limit(
+                FORMAT,
+                self.src.pos(),
+                format!("the {} table is full", TABLE_NAMES[tab as usize]),
+            ));
         }
         t.push(s);
         Ok(())
@@ -524,12 +549,22 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         if wire < 2 {
             Ok(&self.alphabet_cache[wire as usize])
         } else if wire >= algo::APPLICATION_START {
-            match self.t.alphabets.get((wire - algo::APPLICATION_START) as usize) {
+            match self
+                .t
+                .alphabets
+                .get((wire - algo::APPLICATION_START) as usize)
+            {
                 Some(a) => Ok(a),
-                None => Err(self.err(format!("restricted alphabet {} is not in the vocabulary", wire as u32 + 1))),
+                None => Err(self.err(format!(
+                    "restricted alphabet {} is not in the vocabulary",
+                    wire as u32 + 1
+                ))),
             }
         } else {
-            Err(self.err(format!("restricted alphabet {} is reserved", wire as u32 + 1)))
+            Err(self.err(format!(
+                "restricted alphabet {} is reserved",
+                wire as u32 + 1
+            )))
         }
     }
 
@@ -550,9 +585,19 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
         if wire > algo::CDATA {
             let what = if wire >= algo::APPLICATION_START {
-                match self.t.algorithms.get((wire - algo::APPLICATION_START) as usize) {
-                    Some(uri) => format!("application encoding algorithm {} ({uri}) is not supported", wire as u32 + 1),
-                    None => format!("encoding algorithm {} is not in the vocabulary", wire as u32 + 1),
+                match self
+                    .t
+                    .algorithms
+                    .get((wire - algo::APPLICATION_START) as usize)
+                {
+                    Some(uri) => format!(
+                        "application encoding algorithm {} ({uri}) is not supported",
+                        wire as u32 + 1
+                    ),
+                    None => format!(
+                        "encoding algorithm {} is not in the vocabulary",
+                        wire as u32 + 1
+                    ),
                 }
             } else {
                 format!("encoding algorithm {} is reserved", wire as u32 + 1)
@@ -591,7 +636,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 let b2 = self.src.byte()?;
                 let wire = (b & 0x0F) << 4 | b2 >> 4;
                 let len = self.len_5th(b2)?;
-                if k == 2 { NiStr::Str(self.alphabet_string(wire, len)?) } else { self.algorithm_data(wire, len)? }
+                if k == 2 {
+                    NiStr::Str(self.alphabet_string(wire, len)?)
+                } else {
+                    self.algorithm_data(wire, len)?
+                }
             }
         };
         if add {
@@ -627,7 +676,10 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 .map_err(|_| Error::malformed(FORMAT, 0, "bad XML declaration"))?;
             let attr = |name: &str| -> Option<String> {
                 let i = decl.find(name)?;
-                let rest = decl[i + name.len()..].trim_start().strip_prefix('=')?.trim_start();
+                let rest = decl[i + name.len()..]
+                    .trim_start()
+                    .strip_prefix('=')?
+                    .trim_start();
                 let q = rest.chars().next()?;
                 if q != '\'' && q != '"' {
                     return None;
@@ -636,7 +688,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 Some(rest[..rest.find(q)?].to_string())
             };
             if !decl.starts_with("<?xml ") || attr("encoding").as_deref() != Some("finf") {
-                return Err(Error::malformed(FORMAT, 0, "not a Fast Infoset document: XML declaration without encoding='finf'"));
+                return Err(Error::malformed(
+                    FORMAT,
+                    0,
+                    "not a Fast Infoset document: XML declaration without encoding='finf'",
+                ));
             }
             decl_version = attr("version");
             decl_standalone = attr("standalone").map(|s| s == "yes");
@@ -645,13 +701,26 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         let at = self.src.pos();
         let mut magic = [0u8; 4];
         for m in &mut magic {
-            *m = self.src.byte().map_err(|_| Error::malformed(FORMAT, at, "not a Fast Infoset document: too short"))?;
+            *m = self.src.byte().map_err(|_| {
+                Error::malformed(FORMAT, at, "not a Fast Infoset document: too short")
+            })?;
         }
         if magic[..2] != [0xE0, 0x00] {
-            return Err(Error::malformed(FORMAT, at, "not a Fast Infoset document: bad identification octets"));
+            return Err(Error::malformed(
+                FORMAT,
+                at,
+                "not a Fast Infoset document: bad identification octets",
+            ));
         }
         if magic[2..] != [0x00, 0x01] {
-            return Err(Error::malformed(FORMAT, at + 2, format!("unsupported Fast Infoset version {}", u16::from_be_bytes([magic[2], magic[3]]))));
+            return Err(Error::malformed(
+                FORMAT,
+                at + 2,
+                format!(
+                    "unsupported Fast Infoset version {}",
+                    u16::from_be_bytes([magic[2], magic[3]])
+                ),
+            ));
         }
         let flags = self.src.byte()?;
         if flags & 0x80 != 0 {
@@ -680,9 +749,21 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                     return Err(self.err(format!("bad notation octet {b:#04x}")));
                 }
                 let name = self.ident(StrTab::OtherNcname)?;
-                let system_id = if b & 2 != 0 { Some(self.ident(StrTab::OtherUri)?) } else { None };
-                let public_id = if b & 1 != 0 { Some(self.ident(StrTab::OtherUri)?) } else { None };
-                self.decls.push(Event::Notation { name, public_id, system_id });
+                let system_id = if b & 2 != 0 {
+                    Some(self.ident(StrTab::OtherUri)?)
+                } else {
+                    None
+                };
+                let public_id = if b & 1 != 0 {
+                    Some(self.ident(StrTab::OtherUri)?)
+                } else {
+                    None
+                };
+                self.decls.push(Event::Notation {
+                    name,
+                    public_id,
+                    system_id,
+                });
             }
         }
         if flags & 0x08 != 0 {
@@ -696,12 +777,25 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 }
                 let name = self.ident(StrTab::OtherNcname)?;
                 let system_id = self.ident(StrTab::OtherUri)?;
-                let public_id = if b & 1 != 0 { Some(self.ident(StrTab::OtherUri)?) } else { None };
+                let public_id = if b & 1 != 0 {
+                    Some(self.ident(StrTab::OtherUri)?)
+                } else {
+                    None
+                };
                 let notation = self.ident(StrTab::OtherNcname)?;
-                self.decls.push(Event::UnparsedEntity { name, public_id, system_id, notation });
+                self.decls.push(Event::UnparsedEntity {
+                    name,
+                    public_id,
+                    system_id,
+                    notation,
+                });
             }
         }
-        let encoding = if flags & 0x04 != 0 { Some(self.octet_string_2nd()?) } else { None };
+        let encoding = if flags & 0x04 != 0 {
+            Some(self.octet_string_2nd()?)
+        } else {
+            None
+        };
         let standalone = if flags & 0x02 != 0 {
             match self.src.byte()? {
                 0 => Some(false),
@@ -716,7 +810,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         } else {
             decl_version.map(Cow::Owned)
         };
-        Ok(Event::StartDocument { version, encoding, standalone })
+        Ok(Event::StartDocument {
+            version,
+            encoding,
+            standalone,
+        })
     }
 
     /// Number of items of a sequence (C.21).
@@ -813,7 +911,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 }
             }
         }
-        for (flag, tab) in [(0x10, StrTab::AttrValue), (0x08, StrTab::Chunk), (0x04, StrTab::OtherString)] {
+        for (flag, tab) in [
+            (0x10, StrTab::AttrValue),
+            (0x08, StrTab::Chunk),
+            (0x04, StrTab::OtherString),
+        ] {
             if b2 & flag != 0 {
                 let n = self.seq_len()?;
                 for _ in 0..n {
@@ -871,12 +973,18 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                         Cow::Borrowed("")
                     };
                     if b & 2 != 0 && b & 1 == 0 {
-                        return Err(self.err("a name surrogate with a prefix needs a namespace name"));
+                        return Err(
+                            self.err("a name surrogate with a prefix needs a namespace name")
+                        );
                     }
                     let x = self.src.byte()?;
                     let i = self.vocab_index(x)?;
                     let local = self.table_get(StrTab::Local, i)?;
-                    let q = QName { prefix, namespace, local };
+                    let q = QName {
+                        prefix,
+                        namespace,
+                        local,
+                    };
                     self.name_add(attr, q)?;
                 }
             }
@@ -907,17 +1015,33 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             self.t.algorithms.push(a.to_string());
         }
         for &(p, n, l) in &r.elements {
-            self.t.elements.push(QName { prefix: conv(p), namespace: conv(n), local: conv(l) });
+            self.t.elements.push(QName {
+                prefix: conv(p),
+                namespace: conv(n),
+                local: conv(l),
+            });
         }
         for &(p, n, l) in &r.attributes {
-            self.t.attributes.push(QName { prefix: conv(p), namespace: conv(n), local: conv(l) });
+            self.t.attributes.push(QName {
+                prefix: conv(p),
+                namespace: conv(n),
+                local: conv(l),
+            });
         }
     }
 
     fn name_add(&mut self, attr: bool, q: QName<'a>) -> Result<()> {
-        let t = if attr { &mut self.t.attributes } else { &mut self.t.elements };
+        let t = if attr {
+            &mut self.t.attributes
+        } else {
+            &mut self.t.elements
+        };
         if t.len() >= self.limits.max_table_entries.min(1 << 20) {
-            return Err(Error::limit(FORMAT, self.src.pos(), "a name-surrogate table is full"));
+            return Err(Error::limit(
+                FORMAT,
+                self.src.pos(),
+                "a name-surrogate table is full",
+            ));
         }
         t.push(q);
         Ok(())
@@ -927,18 +1051,34 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     /// A literal qualified name (C.18 / C.17 after the `1111`/`11110` marker), `pn` = flags.
     fn literal_qname(&mut self, pn: u8) -> Result<QName<'a>> {
-        let prefix = if pn & 2 != 0 { self.ident(StrTab::Prefix)? } else { Cow::Borrowed("") };
-        let namespace = if pn & 1 != 0 { self.ident(StrTab::Namespace)? } else { Cow::Borrowed("") };
+        let prefix = if pn & 2 != 0 {
+            self.ident(StrTab::Prefix)?
+        } else {
+            Cow::Borrowed("")
+        };
+        let namespace = if pn & 1 != 0 {
+            self.ident(StrTab::Namespace)?
+        } else {
+            Cow::Borrowed("")
+        };
         if pn == 2 {
             return Err(self.err("a qualified name with a prefix needs a namespace name"));
         }
         let local = self.ident(StrTab::Local)?;
-        Ok(QName { prefix, namespace, local })
+        Ok(QName {
+            prefix,
+            namespace,
+            local,
+        })
     }
 
     #[inline(always)]
     fn name_get(&mut self, attr: bool, i: u32) -> Result<QName<'a>> {
-        let t = if attr { &self.t.attributes } else { &self.t.elements };
+        let t = if attr {
+            &self.t.attributes
+        } else {
+            &self.t.elements
+        };
         match t.get(i as usize - 1) {
             Some(q) => {
                 let q = q.clone();
@@ -947,7 +1087,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             }
             None => Err(self.err(format!(
                 "index {i} past the end of the {} table ({} entries)",
-                if attr { "attribute-name" } else { "element-name" },
+                if attr {
+                    "attribute-name"
+                } else {
+                    "element-name"
+                },
                 t.len()
             ))),
         }
@@ -956,7 +1100,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     #[inline]
     fn element(&mut self, b: u8) -> Result<Option<Event<'a>>> {
         if self.depth >= self.limits.max_depth {
-            return Err(Error::limit(FORMAT, self.src.pos() - 1, format!("elements nested deeper than {}", self.limits.max_depth)));
+            return Err(Error::limit(
+                FORMAT,
+                self.src.pos() - 1,
+                format!("elements nested deeper than {}", self.limits.max_depth),
+            ));
         }
         let attrs = b & 0x40 != 0;
         let mut nb = b;
@@ -971,8 +1119,16 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 if c & 0xFC != 0xCC {
                     return Err(self.err(format!("bad namespace-attribute octet {c:#04x}")));
                 }
-                let prefix = if c & 2 != 0 { self.ident(StrTab::Prefix)? } else { Cow::Borrowed("") };
-                let uri = if c & 1 != 0 { self.ident(StrTab::Namespace)? } else { Cow::Borrowed("") };
+                let prefix = if c & 2 != 0 {
+                    self.ident(StrTab::Prefix)?
+                } else {
+                    Cow::Borrowed("")
+                };
+                let uri = if c & 1 != 0 {
+                    self.ident(StrTab::Namespace)?
+                } else {
+                    Cow::Borrowed("")
+                };
                 self.ns.push((prefix, uri));
             }
             nb = self.src.byte()?;
@@ -1031,7 +1187,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 let b2 = self.src.byte()?;
                 let wire = (b & 0x03) << 6 | b2 >> 2;
                 let len = self.len_7th(b2)?;
-                if k == 2 { NiStr::Str(self.alphabet_string(wire, len)?) } else { self.algorithm_data(wire, len)? }
+                if k == 2 {
+                    NiStr::Str(self.alphabet_string(wire, len)?)
+                } else {
+                    self.algorithm_data(wire, len)?
+                }
             }
         };
         Ok(Some(match v {
@@ -1069,7 +1229,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             }
             self.phase = Phase::Done;
             if !self.src.at_end()? {
-                return Err(Error::malformed(FORMAT, self.src.pos(), "data after the end of the document"));
+                return Err(Error::malformed(
+                    FORMAT,
+                    self.src.pos(),
+                    "data after the end of the document",
+                ));
             }
             Ok(Some(Event::EndDocument))
         }
@@ -1080,8 +1244,16 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             return Err(self.err("document type declaration in the wrong place"));
         }
         self.doctype_seen = true;
-        let system_id = if b & 2 != 0 { Some(self.ident(StrTab::OtherUri)?) } else { None };
-        let public_id = if b & 1 != 0 { Some(self.ident(StrTab::OtherUri)?) } else { None };
+        let system_id = if b & 2 != 0 {
+            Some(self.ident(StrTab::OtherUri)?)
+        } else {
+            None
+        };
+        let public_id = if b & 1 != 0 {
+            Some(self.ident(StrTab::OtherUri)?)
+        } else {
+            None
+        };
         // its children: processing instructions of the internal subset
         let mut subset = String::new();
         loop {
@@ -1103,14 +1275,22 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                     self.terms += 1;
                     break;
                 }
-                _ => return Err(self.err(format!("bad octet {c:#04x} in a document type declaration"))),
+                _ => {
+                    return Err(
+                        self.err(format!("bad octet {c:#04x} in a document type declaration"))
+                    );
+                }
             }
         }
         let dt = DocType {
             name: Cow::Borrowed(""),
             public_id,
             system_id,
-            internal_subset: if subset.is_empty() { None } else { Some(Cow::Owned(subset)) },
+            internal_subset: if subset.is_empty() {
+                None
+            } else {
+                Some(Cow::Owned(subset))
+            },
         };
         let decls = std::mem::take(&mut self.decls);
         self.queue.extend(decls);
@@ -1124,7 +1304,10 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
         if self.ns_pos < self.ns.len() {
             let (p, u) = &self.ns[self.ns_pos];
-            let e = Event::Namespace { prefix: p.clone(), uri: u.clone() };
+            let e = Event::Namespace {
+                prefix: p.clone(),
+                uri: u.clone(),
+            };
             self.ns_pos += 1;
             if self.ns_pos == self.ns.len() {
                 self.ns.clear();
@@ -1187,13 +1370,27 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 let data = self.nistring_text(StrTab::OtherString)?;
                 Ok(Some(Event::ProcessingInstruction { target, data }))
             }
-            0xE2 => Ok(Some(Event::Comment(self.nistring_text(StrTab::OtherString)?))),
+            0xE2 => Ok(Some(Event::Comment(
+                self.nistring_text(StrTab::OtherString)?,
+            ))),
             0xC4..=0xC7 if self.depth == 0 => self.doctype(b).map(Some),
             0xC8..=0xCB if self.depth > 0 => {
                 let name = self.ident(StrTab::OtherNcname)?;
-                let system_id = if b & 2 != 0 { Some(self.ident(StrTab::OtherUri)?) } else { None };
-                let public_id = if b & 1 != 0 { Some(self.ident(StrTab::OtherUri)?) } else { None };
-                Ok(Some(Event::EntityReference { name, public_id, system_id }))
+                let system_id = if b & 2 != 0 {
+                    Some(self.ident(StrTab::OtherUri)?)
+                } else {
+                    None
+                };
+                let public_id = if b & 1 != 0 {
+                    Some(self.ident(StrTab::OtherUri)?)
+                } else {
+                    None
+                };
+                Ok(Some(Event::EntityReference {
+                    name,
+                    public_id,
+                    system_id,
+                }))
             }
             0xF0 => self.end_of_level(),
             0xFF => {
@@ -1221,7 +1418,14 @@ impl<'a> FiDecoder<'a> {
 
     pub fn with_limits(input: &'a [u8], limits: Limits) -> Self {
         let budget = limits.decoded_budget(input.len());
-        let mut core = Core::new(SliceSrc { data: input, pos: 0 }, limits, budget);
+        let mut core = Core::new(
+            SliceSrc {
+                data: input,
+                pos: 0,
+            },
+            limits,
+            budget,
+        );
         // room for the tables that grow with the document (bounded by the input's length)
         let hint = (input.len() / 16).min(1 << 16);
         core.t.strs[StrTab::Chunk as usize].reserve(hint);
@@ -1260,8 +1464,19 @@ impl<R: Read> FiReadDecoder<R> {
 
     pub fn with_limits(reader: R, limits: Limits) -> Self {
         // the input length is unknown: the budget is the limits' floor unless unlimited
-        let budget = if limits.max_expansion_ratio == 0 { usize::MAX } else { limits.decoded_budget(0) };
-        let src = ReadSrc { r: reader, buf: Vec::new(), start: 0, end: 0, consumed: 0, eof: false };
+        let budget = if limits.max_expansion_ratio == 0 {
+            usize::MAX
+        } else {
+            limits.decoded_budget(0)
+        };
+        let src = ReadSrc {
+            r: reader,
+            buf: Vec::new(),
+            start: 0,
+            end: 0,
+            consumed: 0,
+            eof: false,
+        };
         let mut core = Core::new(src, limits, budget);
         core.budget = budget;
         FiReadDecoder { core }

@@ -3,12 +3,12 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use binxml_core::{Encoder, Error, Event, Result, StreamChecker, Typed, XMLNS_NS, XML_NS};
+use binxml_core::{Encoder, Error, Event, Result, StreamChecker, Typed, XML_NS, XMLNS_NS};
 
+use crate::FORMAT;
 use crate::algo;
 use crate::hash::{bytes_eq, hash_bytes, str_eq};
 use crate::vocab::Vocabulary;
-use crate::FORMAT;
 
 /// Encoder policies.
 #[derive(Clone, Debug)]
@@ -232,7 +232,9 @@ impl Tables {
 
     #[inline(always)]
     fn name(&self, local: &str) -> Option<&NameEntry> {
-        self.name_keys.get(local).map(|k| &self.names[k as usize - 1])
+        self.name_keys
+            .get(local)
+            .map(|k| &self.names[k as usize - 1])
     }
 
     fn add_local(&mut self, s: &str) -> bool {
@@ -242,13 +244,20 @@ impl Tables {
         self.local_len += 1;
         let len = self.local_len;
         if self.name_keys.find_or_add(s).is_none() {
-            self.names.push(NameEntry { local: len, ..Default::default() });
+            self.names.push(NameEntry {
+                local: len,
+                ..Default::default()
+            });
         }
         true
     }
 
     fn add_qname(&mut self, attr: bool, p: &str, n: &str, l: &str) {
-        let counter = if attr { &mut self.attribute_len } else { &mut self.element_len };
+        let counter = if attr {
+            &mut self.attribute_len
+        } else {
+            &mut self.element_len
+        };
         if *counter >= MAX_TABLE {
             return;
         }
@@ -256,7 +265,11 @@ impl Tables {
         let idx = *counter;
         if let Some(k) = self.name_keys.get(l) {
             let e = &mut self.names[k as usize - 1];
-            let list = if attr { &mut e.attributes } else { &mut e.elements };
+            let list = if attr {
+                &mut e.attributes
+            } else {
+                &mut e.elements
+            };
             list.push((p.into(), n.into(), idx));
         }
     }
@@ -351,7 +364,9 @@ impl<W: Write> FiEncoder<W> {
 
     fn flush_buf(&mut self) -> Result<()> {
         if !self.buf.is_empty() {
-            self.out.write_all(&self.buf).map_err(|e| Error::io(FORMAT, e))?;
+            self.out
+                .write_all(&self.buf)
+                .map_err(|e| Error::io(FORMAT, e))?;
             self.buf.clear();
         }
         Ok(())
@@ -383,9 +398,11 @@ impl<W: Write> FiEncoder<W> {
 
     fn write_header(&mut self) -> Result<()> {
         let (version, encoding, standalone) = match &self.start_doc {
-            Some(Event::StartDocument { version, encoding, standalone }) => {
-                (version.clone(), encoding.clone(), *standalone)
-            }
+            Some(Event::StartDocument {
+                version,
+                encoding,
+                standalone,
+            }) => (version.clone(), encoding.clone(), *standalone),
             _ => (None, None, None),
         };
         if self.opts.xml_declaration {
@@ -399,13 +416,22 @@ impl<W: Write> FiEncoder<W> {
                 Some(false) => " standalone='no'",
                 None => "",
             };
-            self.buf.extend_from_slice(format!("<?xml{v} encoding='finf'{s}?>").as_bytes());
+            self.buf
+                .extend_from_slice(format!("<?xml{v} encoding='finf'{s}?>").as_bytes());
         }
         self.buf.extend_from_slice(&crate::MAGIC);
-        let notations: Vec<Event<'static>> =
-            self.prolog.iter().filter(|e| matches!(e, Event::Notation { .. })).cloned().collect();
-        let entities: Vec<Event<'static>> =
-            self.prolog.iter().filter(|e| matches!(e, Event::UnparsedEntity { .. })).cloned().collect();
+        let notations: Vec<Event<'static>> = self
+            .prolog
+            .iter()
+            .filter(|e| matches!(e, Event::Notation { .. }))
+            .cloned()
+            .collect();
+        let entities: Vec<Event<'static>> = self
+            .prolog
+            .iter()
+            .filter(|e| matches!(e, Event::UnparsedEntity { .. }))
+            .cloned()
+            .collect();
         let props = self.opts.document_properties;
         let mut flags = 0u8;
         if self.opts.external_vocabulary.is_some() || self.opts.initial_vocabulary.is_some() {
@@ -434,10 +460,16 @@ impl<W: Write> FiEncoder<W> {
             self.write_initial_vocabulary();
         }
         for n in &notations {
-            if let Event::Notation { name, public_id, system_id } = n {
+            if let Event::Notation {
+                name,
+                public_id,
+                system_id,
+            } = n
+            {
                 let sys = system_id.as_deref().filter(|s| !s.is_empty());
                 let publ = public_id.as_deref().filter(|s| !s.is_empty());
-                self.buf.push(0xC0 | (sys.is_some() as u8) << 1 | publ.is_some() as u8);
+                self.buf
+                    .push(0xC0 | (sys.is_some() as u8) << 1 | publ.is_some() as u8);
                 ident(&mut self.buf, &mut self.t.other_ncnames, name);
                 if let Some(s) = sys {
                     ident(&mut self.buf, &mut self.t.other_uris, s);
@@ -451,7 +483,13 @@ impl<W: Write> FiEncoder<W> {
             self.buf.push(0xF0);
         }
         for u in &entities {
-            if let Event::UnparsedEntity { name, public_id, system_id, notation } = u {
+            if let Event::UnparsedEntity {
+                name,
+                public_id,
+                system_id,
+                notation,
+            } = u
+            {
                 let publ = public_id.as_deref().filter(|s| !s.is_empty());
                 self.buf.push(0xD0 | publ.is_some() as u8);
                 ident(&mut self.buf, &mut self.t.other_ncnames, name);
@@ -495,7 +533,12 @@ impl<W: Write> FiEncoder<W> {
         if ext.is_some() {
             b1 |= 0x10;
         }
-        for (bit, on) in [(0x08, has(&r.alphabets)), (0x04, has(&r.algorithms)), (0x02, has(&r.prefixes)), (0x01, has(&r.namespaces))] {
+        for (bit, on) in [
+            (0x08, has(&r.alphabets)),
+            (0x04, has(&r.algorithms)),
+            (0x02, has(&r.prefixes)),
+            (0x01, has(&r.namespaces)),
+        ] {
             if on {
                 b1 |= bit;
             }
@@ -519,7 +562,15 @@ impl<W: Write> FiEncoder<W> {
             len_2nd(&mut self.buf, 0, uri.len());
             self.buf.extend_from_slice(uri.as_bytes());
         }
-        for list in [&r.alphabets, &r.algorithms, &r.prefixes, &r.namespaces, &r.locals, &r.other_ncnames, &r.other_uris] {
+        for list in [
+            &r.alphabets,
+            &r.algorithms,
+            &r.prefixes,
+            &r.namespaces,
+            &r.locals,
+            &r.other_ncnames,
+            &r.other_uris,
+        ] {
             if !list.is_empty() {
                 seq_len(&mut self.buf, list.len());
                 for s in list.iter() {
@@ -542,7 +593,8 @@ impl<W: Write> FiEncoder<W> {
             if !names.is_empty() {
                 seq_len(&mut self.buf, names.len());
                 for &(p, n, l) in names.iter() {
-                    self.buf.push(((!p.is_empty()) as u8) << 1 | (!n.is_empty()) as u8);
+                    self.buf
+                        .push(((!p.is_empty()) as u8) << 1 | (!n.is_empty()) as u8);
                     if !p.is_empty() {
                         int_2nd(&mut self.buf, 0, self.t.prefixes.get(p).unwrap_or(1));
                     }
@@ -569,11 +621,9 @@ impl<W: Write> FiEncoder<W> {
             Table::OtherStrings => &mut self.t.other_strings,
         };
         let add = short_enough(s, max_chars) && !tab.full();
-        if add {
-            if let Some(i) = tab.find_or_add(s) {
-                int_2nd(&mut self.buf, 0x80, i);
-                return;
-            }
+        if add && let Some(i) = tab.find_or_add(s) {
+            int_2nd(&mut self.buf, 0x80, i);
+            return;
         }
         let addbit = if add { 0x40 } else { 0 };
         if self.opts.utf16 {
@@ -593,11 +643,9 @@ impl<W: Write> FiEncoder<W> {
     fn chunk(&mut self, s: &str) {
         let max = self.opts.max_indexed_chunk;
         let add = short_enough(s, max) && !self.t.chunks.full();
-        if add {
-            if let Some(i) = self.t.chunks.find_or_add(s) {
-                int_4th(&mut self.buf, 0xA0, i);
-                return;
-            }
+        if add && let Some(i) = self.t.chunks.find_or_add(s) {
+            int_4th(&mut self.buf, 0xA0, i);
+            return;
         }
         if (self.opts.numeric_alphabet || self.opts.date_time_alphabet) && s.len() > 2 {
             for (on, wire, alphabet) in [
@@ -634,7 +682,11 @@ impl<W: Write> FiEncoder<W> {
 
     fn algorithm_chunk(&mut self, wire: u8, data_from_scratch: bool, data: &[u8]) {
         self.buf.push(0x80 | 0x0C | (wire >> 6));
-        let d: &[u8] = if data_from_scratch { &self.scratch } else { data };
+        let d: &[u8] = if data_from_scratch {
+            &self.scratch
+        } else {
+            data
+        };
         len_7th(&mut self.buf, (wire & 0x3F) << 2, d.len());
         self.buf.extend_from_slice(d);
     }
@@ -644,7 +696,10 @@ impl<W: Write> FiEncoder<W> {
     #[inline]
     fn start_element(&mut self, q: &binxml_core::QName<'_>) -> Result<()> {
         if !q.prefix.is_empty() && q.namespace.is_empty() {
-            return Err(Error::invalid_events(FORMAT, format!("element {q} has a prefix but no namespace name")));
+            return Err(Error::invalid_events(
+                FORMAT,
+                format!("element {q} has a prefix but no namespace name"),
+            ));
         }
         self.flush_terms();
         self.in_start_tag = true;
@@ -739,7 +794,10 @@ impl<W: Write> FiEncoder<W> {
             self.element_head(true);
         }
         if !name.prefix.is_empty() && name.namespace.is_empty() {
-            return Err(Error::invalid_events(FORMAT, format!("attribute {name} has a prefix but no namespace name")));
+            return Err(Error::invalid_events(
+                FORMAT,
+                format!("attribute {name} has a prefix but no namespace name"),
+            ));
         }
         let mut found = None;
         if let Some(e) = self.t.name(&name.local) {
@@ -757,10 +815,15 @@ impl<W: Write> FiEncoder<W> {
                 let nbit = if name.namespace.is_empty() { 0 } else { 1 };
                 self.buf.push(0x78 | pbit | nbit);
                 self.qname_parts(&name.prefix, &name.namespace, &name.local);
-                self.t.add_qname(true, &name.prefix, &name.namespace, &name.local);
+                self.t
+                    .add_qname(true, &name.prefix, &name.namespace, &name.local);
             }
         }
-        self.nistring_first(value, Table::AttrValues, self.opts.max_indexed_attribute_value);
+        self.nistring_first(
+            value,
+            Table::AttrValues,
+            self.opts.max_indexed_attribute_value,
+        );
         Ok(())
     }
 
@@ -788,7 +851,13 @@ impl<W: Write> FiEncoder<W> {
         if !text.is_empty() {
             let date_time = matches!(t, Typed::DateTime(_));
             let numeric = matches!(t, Typed::Number(_));
-            let wire = if numeric { Some(0u8) } else if date_time { Some(1u8) } else { None };
+            let wire = if numeric {
+                Some(0u8)
+            } else if date_time {
+                Some(1u8)
+            } else {
+                None
+            };
             let mut done = false;
             if let Some(w) = wire {
                 let alphabet: Vec<char> = algo::builtin_alphabet(w).unwrap().chars().collect();
@@ -864,7 +933,10 @@ impl<W: Write> FiEncoder<W> {
             }
             Event::ProcessingInstruction { target, data } => {
                 if target.is_empty() {
-                    return Err(Error::invalid_events(FORMAT, "processing instruction without a target"));
+                    return Err(Error::invalid_events(
+                        FORMAT,
+                        "processing instruction without a target",
+                    ));
                 }
                 self.close_start_tag();
                 self.flush_terms();
@@ -872,12 +944,17 @@ impl<W: Write> FiEncoder<W> {
                 ident(&mut self.buf, &mut self.t.other_ncnames, target);
                 self.nistring_first(data, Table::OtherStrings, self.opts.max_indexed_chunk);
             }
-            Event::EntityReference { name, public_id, system_id } => {
+            Event::EntityReference {
+                name,
+                public_id,
+                system_id,
+            } => {
                 self.close_start_tag();
                 self.flush_terms();
                 let sys = system_id.as_deref().filter(|s| !s.is_empty());
                 let publ = public_id.as_deref().filter(|s| !s.is_empty());
-                self.buf.push(0xC8 | (sys.is_some() as u8) << 1 | publ.is_some() as u8);
+                self.buf
+                    .push(0xC8 | (sys.is_some() as u8) << 1 | publ.is_some() as u8);
                 ident(&mut self.buf, &mut self.t.other_ncnames, name);
                 if let Some(s) = sys {
                     ident(&mut self.buf, &mut self.t.other_uris, s);
@@ -890,7 +967,8 @@ impl<W: Write> FiEncoder<W> {
                 self.flush_terms();
                 let sys = d.system_id.as_deref().filter(|s| !s.is_empty());
                 let publ = d.public_id.as_deref().filter(|s| !s.is_empty());
-                self.buf.push(0xC4 | (sys.is_some() as u8) << 1 | publ.is_some() as u8);
+                self.buf
+                    .push(0xC4 | (sys.is_some() as u8) << 1 | publ.is_some() as u8);
                 if let Some(s) = sys {
                     ident(&mut self.buf, &mut self.t.other_uris, s);
                 }
@@ -907,7 +985,11 @@ impl<W: Write> FiEncoder<W> {
                             SubsetItem::Pi(target, data) => {
                                 self.buf.push(0xE1);
                                 ident(&mut self.buf, &mut self.t.other_ncnames, target);
-                                self.nistring_first(data, Table::OtherStrings, self.opts.max_indexed_chunk);
+                                self.nistring_first(
+                                    data,
+                                    Table::OtherStrings,
+                                    self.opts.max_indexed_chunk,
+                                );
                             }
                             SubsetItem::Comment(c) => comments.push(c),
                         }
@@ -945,16 +1027,23 @@ fn subset_items(s: &str) -> Vec<SubsetItem<'_>> {
     let mut i = 0;
     while i < b.len() {
         if b[i..].starts_with(b"<!--") {
-            let Some(end) = s[i + 4..].find("-->") else { break };
+            let Some(end) = s[i + 4..].find("-->") else {
+                break;
+            };
             out.push(SubsetItem::Comment(&s[i + 4..i + 4 + end]));
             i += 4 + end + 3;
         } else if b[i..].starts_with(b"<?") {
-            let Some(end) = s[i + 2..].find("?>") else { break };
+            let Some(end) = s[i + 2..].find("?>") else {
+                break;
+            };
             let body = &s[i + 2..i + 2 + end];
             let t_end = body.find([' ', '\t', '\r', '\n']).unwrap_or(body.len());
             let (target, data) = body.split_at(t_end);
             if !target.is_empty() {
-                out.push(SubsetItem::Pi(target, data.trim_start_matches([' ', '\t', '\r', '\n'])));
+                out.push(SubsetItem::Pi(
+                    target,
+                    data.trim_start_matches([' ', '\t', '\r', '\n']),
+                ));
             }
             i += 2 + end + 2;
         } else if b[i..].starts_with(b"<!") {
@@ -1011,7 +1100,11 @@ fn split_piece(b: &[u8], max: usize) -> usize {
             nl |= is_nl;
             j += 1;
         }
-        if nl && j - i >= 3 && j - i < max { j - i } else { 0 }
+        if nl && j - i >= 3 && j - i < max {
+            j - i
+        } else {
+            0
+        }
     }
     if matches!(b[0], b'<' | b'&' | b'>') {
         return 1;
@@ -1189,12 +1282,10 @@ impl<W: Write> Encoder for FiEncoder<W> {
             Phase::Body => {}
             Phase::Done => return Err(Error::invalid_events(FORMAT, "event after EndDocument")),
         }
-        if let Event::Characters { text, .. } = ev {
-            if self.checker.depth() == 0 && !self.in_start_tag {
-                // whitespace between top-level items has no place in the infoset
-                let _ = text;
-                return Ok(());
-            }
+        if matches!(ev, Event::Characters { .. }) && self.checker.depth() == 0 && !self.in_start_tag
+        {
+            // whitespace between top-level items has no place in the infoset
+            return Ok(());
         }
         self.body_event(ev)?;
         if matches!(ev, Event::EndDocument) {

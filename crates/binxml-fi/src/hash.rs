@@ -22,15 +22,23 @@ impl Hasher for FastHasher {
     fn write(&mut self, bytes: &[u8]) {
         let mut b = bytes;
         while b.len() >= 8 {
-            self.add(u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]));
+            self.add(u64::from_le_bytes([
+                b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+            ]));
             b = &b[8..];
         }
         if b.len() >= 4 {
             let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
-            let hi = u32::from_le_bytes([b[b.len() - 4], b[b.len() - 3], b[b.len() - 2], b[b.len() - 1]]) as u64;
+            let hi = u32::from_le_bytes([
+                b[b.len() - 4],
+                b[b.len() - 3],
+                b[b.len() - 2],
+                b[b.len() - 1],
+            ]) as u64;
             self.add(lo | (hi << 32));
         } else if !b.is_empty() {
-            let v = (b[0] as u64) | ((b[b.len() / 2] as u64) << 8) | ((b[b.len() - 1] as u64) << 16);
+            let v =
+                (b[0] as u64) | ((b[b.len() / 2] as u64) << 8) | ((b[b.len() - 1] as u64) << 16);
             self.add(v);
         }
     }
@@ -60,7 +68,6 @@ impl Hasher for FastHasher {
         x
     }
 }
-
 
 /// Byte-string equality in plain scalar code. The libc `memcmp` this replaces uses wide vector
 /// instructions whose start-up cost dominated the encoder's profile for these short strings.

@@ -46,7 +46,10 @@ pub fn detect(prefix: &[u8]) -> bool {
 }
 
 /// Encodes a whole event stream to a Fast Infoset document with the given options.
-pub fn encode_events(events: &[binxml_core::Event<'_>], options: FiOptions) -> binxml_core::Result<Vec<u8>> {
+pub fn encode_events(
+    events: &[binxml_core::Event<'_>],
+    options: FiOptions,
+) -> binxml_core::Result<Vec<u8>> {
     use binxml_core::Encoder;
     let mut enc = FiEncoder::with_options(Vec::new(), options);
     for e in events {

@@ -16,7 +16,10 @@ fn se(name: &str) -> Event<'static> {
 }
 
 fn attr(name: &str, value: &str) -> Event<'static> {
-    Event::Attribute { name: QName::local(name.to_string()), value: Cow::Owned(value.to_string()) }
+    Event::Attribute {
+        name: QName::local(name.to_string()),
+        value: Cow::Owned(value.to_string()),
+    }
 }
 
 fn text(s: &str) -> Event<'static> {
@@ -30,7 +33,13 @@ fn ee() -> Event<'static> {
 fn roundtrip(ev: &[Event<'_>], opts: FiOptions) -> Vec<u8> {
     let b = encode_events(ev, opts).unwrap();
     let back = decode_events(&b).unwrap();
-    assert_eq!(back, ev.iter().map(|e| e.clone().into_owned()).collect::<Vec<_>>(), "bytes {b:02X?}");
+    assert_eq!(
+        back,
+        ev.iter()
+            .map(|e| e.clone().into_owned())
+            .collect::<Vec<_>>(),
+        "bytes {b:02X?}"
+    );
     let mut rd = FiReadDecoder::new(&b[..]);
     let mut streamed = Vec::new();
     while let Some(e) = rd.next_event().unwrap() {
@@ -80,7 +89,10 @@ fn notes_example_bytes() {
 #[test]
 fn xml_declaration_and_attribute_only_element() {
     let ev = doc(vec![se("a"), attr("x", "1"), ee()]);
-    let opts = FiOptions { xml_declaration: true, ..Default::default() };
+    let opts = FiOptions {
+        xml_declaration: true,
+        ..Default::default()
+    };
     let b = encode_events(&ev, opts).unwrap();
     assert!(b.starts_with(b"<?xml encoding='finf'?>\xE0\x00\x00\x01"));
     assert!(detect(&b));
@@ -93,12 +105,27 @@ fn xml_declaration_and_attribute_only_element() {
 fn namespaces_prefixes_and_xml_attributes() {
     let ev = doc(vec![
         Event::StartElement(QName::new("p", "urn:a", "root")),
-        Event::Namespace { prefix: "p".into(), uri: "urn:a".into() },
-        Event::Namespace { prefix: "".into(), uri: "urn:d".into() },
-        Event::Attribute { name: QName::new("xml", binxml_core::XML_NS, "lang"), value: "en".into() },
-        Event::Attribute { name: QName::new("p", "urn:a", "at"), value: "".into() },
+        Event::Namespace {
+            prefix: "p".into(),
+            uri: "urn:a".into(),
+        },
+        Event::Namespace {
+            prefix: "".into(),
+            uri: "urn:d".into(),
+        },
+        Event::Attribute {
+            name: QName::new("xml", binxml_core::XML_NS, "lang"),
+            value: "en".into(),
+        },
+        Event::Attribute {
+            name: QName::new("p", "urn:a", "at"),
+            value: "".into(),
+        },
         Event::StartElement(QName::new("", "urn:d", "child")),
-        Event::Namespace { prefix: "".into(), uri: "".into() },
+        Event::Namespace {
+            prefix: "".into(),
+            uri: "".into(),
+        },
         ee(),
         Event::StartElement(QName::new("p", "urn:a", "root")),
         ee(),
@@ -125,7 +152,10 @@ fn every_index_width() {
         body.push(attr(&format!("a{i}"), &format!("v{i}")));
         body.push(text(&format!("t{i}")));
         body.push(Event::Comment(format!("c{}", i % 100).into()));
-        body.push(Event::ProcessingInstruction { target: format!("pi{}", i % 3000).into(), data: "d".into() });
+        body.push(Event::ProcessingInstruction {
+            target: format!("pi{}", i % 3000).into(),
+            data: "d".into(),
+        });
         body.push(ee());
     }
     body.push(ee());
@@ -134,26 +164,49 @@ fn every_index_width() {
 
 #[test]
 fn every_length_width() {
-    for len in [1usize, 2, 3, 8, 9, 64, 65, 258, 259, 264, 265, 320, 321, 70_000] {
+    for len in [
+        1usize, 2, 3, 8, 9, 64, 65, 258, 259, 264, 265, 320, 321, 70_000,
+    ] {
         let s: String = "x".repeat(len);
         let ev = doc(vec![
             se(&s),
             attr(&format!("a{s}"), &s),
             text(&s),
             Event::Comment(s.clone().into()),
-            Event::ProcessingInstruction { target: format!("t{s}").into(), data: s.clone().into() },
+            Event::ProcessingInstruction {
+                target: format!("t{s}").into(),
+                data: s.clone().into(),
+            },
             ee(),
         ]);
         roundtrip(&ev, FiOptions::default());
-        roundtrip(&ev, FiOptions { utf16: true, ..Default::default() });
+        roundtrip(
+            &ev,
+            FiOptions {
+                utf16: true,
+                ..Default::default()
+            },
+        );
     }
 }
 
 #[test]
 fn utf16_and_non_ascii() {
-    let ev = doc(vec![se("é"), attr("ü", "日本語 😀"), text("ŝtring ✓ 😀"), Event::Comment("ç".into()), ee()]);
+    let ev = doc(vec![
+        se("é"),
+        attr("ü", "日本語 😀"),
+        text("ŝtring ✓ 😀"),
+        Event::Comment("ç".into()),
+        ee(),
+    ]);
     let b8 = roundtrip(&ev, FiOptions::default());
-    let b16 = roundtrip(&ev, FiOptions { utf16: true, ..Default::default() });
+    let b16 = roundtrip(
+        &ev,
+        FiOptions {
+            utf16: true,
+            ..Default::default()
+        },
+    );
     assert_ne!(b8, b16);
 }
 
@@ -163,7 +216,12 @@ fn typed_values_through_algorithms() {
         Typed::Int(42),
         Typed::Int(-5_000_000_000),
         Typed::Bool(true),
-        Typed::List(vec![Typed::Bool(true), Typed::Bool(false), Typed::Bool(true), Typed::Bool(true)]),
+        Typed::List(vec![
+            Typed::Bool(true),
+            Typed::Bool(false),
+            Typed::Bool(true),
+            Typed::Bool(true),
+        ]),
         Typed::List((0..13).map(|i| Typed::Bool(i % 3 == 0)).collect()),
         Typed::Float(1.5),
         Typed::Double(-2.25e100),
@@ -202,9 +260,21 @@ fn typed_text_uses_restricted_alphabets() {
 
 #[test]
 fn numeric_alphabet_option() {
-    let ev = doc(vec![se("r"), text("1234567890.5"), text("12"), text("abc"), ee()]);
+    let ev = doc(vec![
+        se("r"),
+        text("1234567890.5"),
+        text("12"),
+        text("abc"),
+        ee(),
+    ]);
     let plain = roundtrip(&ev, FiOptions::default());
-    let packed = roundtrip(&ev, FiOptions { numeric_alphabet: true, ..Default::default() });
+    let packed = roundtrip(
+        &ev,
+        FiOptions {
+            numeric_alphabet: true,
+            ..Default::default()
+        },
+    );
     assert!(packed.len() < plain.len());
 }
 
@@ -220,13 +290,24 @@ fn alphabet_codec() {
     for s in ["a", "abcde", "eeeeeeee", "abcdeabcdeab"] {
         let mut out = Vec::new();
         assert!(algo::alphabet_encode(&abc, s, &mut out));
-        assert_eq!(algo::alphabet_decode(&abc, &out).as_deref(), Some(s), "{out:02X?}");
+        assert_eq!(
+            algo::alphabet_decode(&abc, &out).as_deref(),
+            Some(s),
+            "{out:02X?}"
+        );
     }
 }
 
 #[test]
 fn cdata_is_algorithm_10() {
-    let ev = doc(vec![se("r"), Event::Characters { text: "x<y".into(), cdata: true }, ee()]);
+    let ev = doc(vec![
+        se("r"),
+        Event::Characters {
+            text: "x<y".into(),
+            cdata: true,
+        },
+        ee(),
+    ]);
     let b = roundtrip(&ev, FiOptions::default());
     assert!(b.windows(3).any(|w| w == [0x8C, 0x26, 0x00]), "{b:02X?}");
 }
@@ -234,7 +315,11 @@ fn cdata_is_algorithm_10() {
 #[test]
 fn prolog_doctype_notations_entities() {
     let ev = vec![
-        Event::StartDocument { version: Some("1.0".into()), encoding: Some("UTF-8".into()), standalone: Some(true) },
+        Event::StartDocument {
+            version: Some("1.0".into()),
+            encoding: Some("UTF-8".into()),
+            standalone: Some(true),
+        },
         Event::Comment("before".into()),
         Event::DocType(DocType {
             name: "".into(),
@@ -242,16 +327,35 @@ fn prolog_doctype_notations_entities() {
             system_id: Some("s.dtd".into()),
             internal_subset: None,
         }),
-        Event::Notation { name: "gif".into(), public_id: None, system_id: Some("image/gif".into()) },
-        Event::UnparsedEntity { name: "pic".into(), public_id: None, system_id: "a.gif".into(), notation: "gif".into() },
-        Event::ProcessingInstruction { target: "pi".into(), data: "".into() },
+        Event::Notation {
+            name: "gif".into(),
+            public_id: None,
+            system_id: Some("image/gif".into()),
+        },
+        Event::UnparsedEntity {
+            name: "pic".into(),
+            public_id: None,
+            system_id: "a.gif".into(),
+            notation: "gif".into(),
+        },
+        Event::ProcessingInstruction {
+            target: "pi".into(),
+            data: "".into(),
+        },
         se("r"),
-        Event::EntityReference { name: "ext".into(), public_id: None, system_id: Some("e.xml".into()) },
+        Event::EntityReference {
+            name: "ext".into(),
+            public_id: None,
+            system_id: Some("e.xml".into()),
+        },
         ee(),
         Event::Comment("after".into()),
         Event::EndDocument,
     ];
-    let opts = FiOptions { document_properties: true, ..Default::default() };
+    let opts = FiOptions {
+        document_properties: true,
+        ..Default::default()
+    };
     let b = roundtrip(&ev, opts);
     // the DOCTYPE item: system then public identifier (C4 | 02 | 01)
     assert!(b.contains(&0xC7));
@@ -262,7 +366,14 @@ fn prolog_doctype_notations_entities() {
 
 #[test]
 fn pi_bare_is_empty_string() {
-    let ev = doc(vec![Event::ProcessingInstruction { target: "bare".into(), data: "".into() }, se("a"), ee()]);
+    let ev = doc(vec![
+        Event::ProcessingInstruction {
+            target: "bare".into(),
+            data: "".into(),
+        },
+        se("a"),
+        ee(),
+    ]);
     let b = roundtrip(&ev, FiOptions::default());
     assert_eq!(&b[5..12], &[0xE1, 0x03, b'b', b'a', b'r', b'e', 0xFF]);
 }
@@ -270,12 +381,31 @@ fn pi_bare_is_empty_string() {
 #[test]
 fn indexing_policy() {
     let long = "y".repeat(40);
-    let ev = doc(vec![se("r"), attr("a", &long), se("r"), attr("a", &long), ee(), ee()]);
+    let ev = doc(vec![
+        se("r"),
+        attr("a", &long),
+        se("r"),
+        attr("a", &long),
+        ee(),
+        ee(),
+    ]);
     let b = roundtrip(&ev, FiOptions::default());
     assert_eq!(b.windows(40).filter(|w| *w == long.as_bytes()).count(), 2);
-    let b = roundtrip(&ev, FiOptions { max_indexed_attribute_value: 64, ..Default::default() });
+    let b = roundtrip(
+        &ev,
+        FiOptions {
+            max_indexed_attribute_value: 64,
+            ..Default::default()
+        },
+    );
     assert_eq!(b.windows(40).filter(|w| *w == long.as_bytes()).count(), 1);
-    let b = roundtrip(&doc(vec![se("r"), text("z"), text("z"), ee()]), FiOptions { max_indexed_chunk: 0, ..Default::default() });
+    let b = roundtrip(
+        &doc(vec![se("r"), text("z"), text("z"), ee()]),
+        FiOptions {
+            max_indexed_chunk: 0,
+            ..Default::default()
+        },
+    );
     assert_eq!(b.iter().filter(|&&x| x == b'z').count(), 2);
 }
 
@@ -283,7 +413,10 @@ fn sample_vocab() -> Vocabulary {
     let mut vb = VocabularyBuilder::new();
     let sample = doc(vec![
         Event::StartElement(QName::new("p", "urn:a", "root")),
-        Event::Namespace { prefix: "p".into(), uri: "urn:a".into() },
+        Event::Namespace {
+            prefix: "p".into(),
+            uri: "urn:a".into(),
+        },
         attr("id", "1"),
         se("item"),
         text("hello"),
@@ -299,7 +432,10 @@ fn external_vocabulary() {
     let v = Arc::new(sample_vocab());
     let ev = doc(vec![
         Event::StartElement(QName::new("p", "urn:a", "root")),
-        Event::Namespace { prefix: "p".into(), uri: "urn:a".into() },
+        Event::Namespace {
+            prefix: "p".into(),
+            uri: "urn:a".into(),
+        },
         attr("id", "1"),
         se("item"),
         text("hello"),
@@ -308,10 +444,18 @@ fn external_vocabulary() {
         ee(),
         ee(),
     ]);
-    let opts = FiOptions { external_vocabulary: Some(("urn:voc".into(), v.clone())), ..Default::default() };
+    let opts = FiOptions {
+        external_vocabulary: Some(("urn:voc".into(), v.clone())),
+        ..Default::default()
+    };
     let with = encode_events(&ev, opts).unwrap();
     let without = encode_events(&ev, FiOptions::default()).unwrap();
-    assert!(with.len() < without.len(), "{} vs {}", with.len(), without.len());
+    assert!(
+        with.len() < without.len(),
+        "{} vs {}",
+        with.len(),
+        without.len()
+    );
     assert_eq!(&with[4..8], &[0x20, 0x10, 0x00, 0x06]);
     // refused without the vocabulary
     let e = decode_events(&with).unwrap_err();
@@ -352,14 +496,25 @@ fn initial_vocabulary_in_document() {
     b.extend_from_slice(&[0x78, 0x00, 0x61, 0x80, 0xFF, 0xF0]);
     let ev = decode_events(&b).unwrap();
     assert_eq!(ev[1], Event::StartElement(QName::new("p", "urn:a", "x")));
-    assert_eq!(ev[2], Event::Namespace { prefix: "p".into(), uri: "urn:a".into() });
+    assert_eq!(
+        ev[2],
+        Event::Namespace {
+            prefix: "p".into(),
+            uri: "urn:a".into()
+        }
+    );
     assert_eq!(ev[3], attr("a", "v"));
     assert_eq!(ev.len(), 6);
 }
 
 #[test]
 fn borrows_utf8_literals() {
-    let ev = doc(vec![se("root"), attr("a", "value"), text("some text"), ee()]);
+    let ev = doc(vec![
+        se("root"),
+        attr("a", "value"),
+        text("some text"),
+        ee(),
+    ]);
     let b = encode_events(&ev, FiOptions::default()).unwrap();
     let mut d = FiDecoder::new(&b);
     let mut borrowed = 0;
@@ -393,7 +548,14 @@ fn decode_all(b: &[u8]) -> binxml_core::Result<usize> {
 
 #[test]
 fn bad_magic() {
-    for b in [&b""[..], b"\xE0", b"\xE0\x00\x00\x02\x00", b"<?xml version='1.0'?><a/>", b"PK\x03\x04", b"<?xml encoding='finf'"] {
+    for b in [
+        &b""[..],
+        b"\xE0",
+        b"\xE0\x00\x00\x02\x00",
+        b"<?xml version='1.0'?><a/>",
+        b"PK\x03\x04",
+        b"<?xml encoding='finf'",
+    ] {
         let e = decode_all(b).unwrap_err();
         assert!(e.offset.is_some(), "{e}");
     }
@@ -402,19 +564,44 @@ fn bad_magic() {
 #[test]
 fn truncations_and_corruptions_never_panic() {
     let docs = [
-        doc(vec![se("r"), attr("k", "v"), text("t"), se("i"), attr("k", "v"), text("t"), ee(), ee()]),
+        doc(vec![
+            se("r"),
+            attr("k", "v"),
+            text("t"),
+            se("i"),
+            attr("k", "v"),
+            text("t"),
+            ee(),
+            ee(),
+        ]),
         doc(vec![
             Event::Comment("c".into()),
             Event::StartElement(QName::new("p", "urn:a", "root")),
-            Event::Namespace { prefix: "p".into(), uri: "urn:a".into() },
+            Event::Namespace {
+                prefix: "p".into(),
+                uri: "urn:a".into(),
+            },
             Event::Typed(Typed::List(vec![Typed::Int(1), Typed::Int(2)])),
-            Event::Characters { text: "cd".into(), cdata: true },
-            Event::ProcessingInstruction { target: "t".into(), data: "d".into() },
+            Event::Characters {
+                text: "cd".into(),
+                cdata: true,
+            },
+            Event::ProcessingInstruction {
+                target: "t".into(),
+                data: "d".into(),
+            },
             ee(),
         ]),
     ];
     for ev in &docs {
-        for opts in [FiOptions::default(), FiOptions { utf16: true, numeric_alphabet: true, ..Default::default() }] {
+        for opts in [
+            FiOptions::default(),
+            FiOptions {
+                utf16: true,
+                numeric_alphabet: true,
+                ..Default::default()
+            },
+        ] {
             let b = encode_events(ev, opts).unwrap();
             for cut in 0..b.len() {
                 let e = decode_all(&b[..cut]).unwrap_err();
@@ -442,7 +629,9 @@ fn index_past_table_end() {
     assert!(e.message.contains("element-name"), "{e}");
     assert_eq!(e.offset, Some(5));
     // attribute value index 3
-    let b = [0xE0, 0x00, 0x00, 0x01, 0x00, 0x7C, 0x00, 0x61, 0x78, 0x00, 0x62, 0x82, 0xFF, 0xF0];
+    let b = [
+        0xE0, 0x00, 0x00, 0x01, 0x00, 0x7C, 0x00, 0x61, 0x78, 0x00, 0x62, 0x82, 0xFF, 0xF0,
+    ];
     let e = decode_all(&b).unwrap_err();
     assert!(e.message.contains("attribute-value"), "{e}");
 }
@@ -450,11 +639,15 @@ fn index_past_table_end() {
 #[test]
 fn huge_lengths() {
     // chunk with a 4-octet length of ~4 GB
-    let b = [0xE0, 0x00, 0x00, 0x01, 0x00, 0x3C, 0x00, 0x61, 0x83, 0xFF, 0xFF, 0xFF, 0xF0, b'x'];
+    let b = [
+        0xE0, 0x00, 0x00, 0x01, 0x00, 0x3C, 0x00, 0x61, 0x83, 0xFF, 0xFF, 0xFF, 0xF0, b'x',
+    ];
     let e = decode_all(&b).unwrap_err();
     assert!(e.offset.is_some(), "{e}");
     // unknown encoding algorithm 33 (application-defined, no table)
-    let b = [0xE0, 0x00, 0x00, 0x01, 0x00, 0x3C, 0x00, 0x61, 0x8C, 0x80, 0x41, 0xFF, 0xF0];
+    let b = [
+        0xE0, 0x00, 0x00, 0x01, 0x00, 0x3C, 0x00, 0x61, 0x8C, 0x80, 0x41, 0xFF, 0xF0,
+    ];
     let e = decode_all(&b).unwrap_err();
     assert!(e.message.contains("encoding algorithm"), "{e}");
 }
@@ -480,7 +673,8 @@ fn encoder_rejects_bad_streams() {
     assert!(enc.write_event(&se("a")).is_err());
     let mut enc = FiEncoder::new(Vec::new());
     enc.write_event(&Event::start_document()).unwrap();
-    enc.write_event(&Event::StartElement(QName::new("p", "", "a"))).unwrap_err();
+    enc.write_event(&Event::StartElement(QName::new("p", "", "a")))
+        .unwrap_err();
 }
 
 #[test]
@@ -497,7 +691,15 @@ fn internal_subset_comments_and_pis() {
     ]);
     let b = encode_events(&ev, FiOptions::default()).unwrap();
     let back = decode_events(&b).unwrap();
-    assert_eq!(back[1], Event::DocType(DocType { name: "".into(), public_id: None, system_id: None, internal_subset: Some("<?pi data?>".into()) }));
+    assert_eq!(
+        back[1],
+        Event::DocType(DocType {
+            name: "".into(),
+            public_id: None,
+            system_id: None,
+            internal_subset: Some("<?pi data?>".into())
+        })
+    );
     assert_eq!(back[2], Event::Comment(" yes ".into()));
 }
 
@@ -514,12 +716,18 @@ fn split_text_pieces() {
         v
     }
     assert_eq!(split(" \n  \n  "), [" \n  ", "\n  "]);
-    assert_eq!(split("\n\t\t\n\t\t\n      "), ["\n\t\t", "\n\t\t", "\n      "]);
+    assert_eq!(
+        split("\n\t\t\n\t\t\n      "),
+        ["\n\t\t", "\n\t\t", "\n      "]
+    );
     assert_eq!(split("\n\n\n  x"), ["\n\n\n  ", "x"]);
     assert_eq!(split("x\ny\nz"), ["x\ny\nz"]);
     assert_eq!(split("\n\n  ab  \n cd"), ["\n\n  ", "ab", "  \n ", "cd"]);
     assert_eq!(split("aa&bb<cc>"), ["aa", "&", "bb", "<", "cc", ">"]);
-    assert_eq!(split("\n\t\t\tinformation.\n\t\t\t"), ["\n\t\t\t", "information.", "\n\t\t\t"]);
+    assert_eq!(
+        split("\n\t\t\tinformation.\n\t\t\t"),
+        ["\n\t\t\t", "information.", "\n\t\t\t"]
+    );
     assert_eq!(split("a b\n"), ["a b\n"]);
 }
 
@@ -533,7 +741,10 @@ fn random_mutations_never_panic() {
     let ev = doc(vec![
         Event::Comment("c".into()),
         Event::StartElement(QName::new("p", "urn:a", "root")),
-        Event::Namespace { prefix: "p".into(), uri: "urn:a".into() },
+        Event::Namespace {
+            prefix: "p".into(),
+            uri: "urn:a".into(),
+        },
         attr("a", "1"),
         Event::Typed(Typed::List(vec![Typed::Bool(true), Typed::Bool(false)])),
         Event::Typed(Typed::Double(1.5)),
@@ -543,7 +754,11 @@ fn random_mutations_never_panic() {
         se("x"),
         text("hello"),
         ee(),
-        Event::EntityReference { name: "e".into(), public_id: None, system_id: Some("s".into()) },
+        Event::EntityReference {
+            name: "e".into(),
+            public_id: None,
+            system_id: Some("s".into()),
+        },
         ee(),
     ]);
     let mut seed = 0x2545_F491_4F6C_DD1Du64;
@@ -553,7 +768,14 @@ fn random_mutations_never_panic() {
         seed ^= seed << 17;
         seed
     };
-    for opts in [FiOptions::default(), FiOptions { utf16: true, numeric_alphabet: true, ..Default::default() }] {
+    for opts in [
+        FiOptions::default(),
+        FiOptions {
+            utf16: true,
+            numeric_alphabet: true,
+            ..Default::default()
+        },
+    ] {
         let b = encode_events(&ev, opts).unwrap();
         for _ in 0..3000 {
             let mut c = b.clone();
@@ -571,7 +793,10 @@ fn random_mutations_never_panic() {
                 }
             }
             if let Err(e) = decode_all(&c) {
-                assert!(e.offset.is_some() || e.kind == ErrorKind::Unsupported, "{e}");
+                assert!(
+                    e.offset.is_some() || e.kind == ErrorKind::Unsupported,
+                    "{e}"
+                );
             }
         }
     }
@@ -587,7 +812,10 @@ fn inline_initial_vocabulary() {
     let v = Arc::new(v);
     let ev = doc(vec![
         Event::StartElement(QName::new("p", "urn:a", "root")),
-        Event::Namespace { prefix: "p".into(), uri: "urn:a".into() },
+        Event::Namespace {
+            prefix: "p".into(),
+            uri: "urn:a".into(),
+        },
         attr("id", "1"),
         Event::Comment("c".into()),
         se("item"),
@@ -598,14 +826,25 @@ fn inline_initial_vocabulary() {
         ee(),
         ee(),
     ]);
-    let b = roundtrip(&ev, FiOptions { initial_vocabulary: Some(v.clone()), ..Default::default() });
+    let b = roundtrip(
+        &ev,
+        FiOptions {
+            initial_vocabulary: Some(v.clone()),
+            ..Default::default()
+        },
+    );
     assert_eq!(b[4], 0x20);
     // with an external vocabulary as well: both sets of tables, external first
     let ext = Arc::new(sample_vocab());
-    let opts = FiOptions { initial_vocabulary: Some(v), external_vocabulary: Some(("urn:x".into(), ext.clone())), ..Default::default() };
+    let opts = FiOptions {
+        initial_vocabulary: Some(v),
+        external_vocabulary: Some(("urn:x".into(), ext.clone())),
+        ..Default::default()
+    };
     let b = encode_events(&ev, opts).unwrap();
     let mut vocabs = Vocabularies::new();
     vocabs.insert("urn:x".into(), (*ext).clone());
-    let back = binxml_core::collect_events(&mut FiDecoder::new(&b).with_vocabularies(&vocabs)).unwrap();
+    let back =
+        binxml_core::collect_events(&mut FiDecoder::new(&b).with_vocabularies(&vocabs)).unwrap();
     assert_eq!(back, ev);
 }

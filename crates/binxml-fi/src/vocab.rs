@@ -91,14 +91,21 @@ impl Vocabulary {
         for s in &self.local_names {
             add_unique(&mut r.locals, &mut lseen, s);
         }
-        for (names, out) in [(&self.element_names, &mut r.elements), (&self.attribute_names, &mut r.attributes)] {
+        for (names, out) in [
+            (&self.element_names, &mut r.elements),
+            (&self.attribute_names, &mut r.attributes),
+        ] {
             let mut qseen = HashSet::new();
             for q in names.iter() {
                 if q.local.is_empty() {
                     continue;
                 }
                 // a prefix needs a namespace name
-                let prefix: &str = if q.namespace.is_empty() { "" } else { &q.prefix };
+                let prefix: &str = if q.namespace.is_empty() {
+                    ""
+                } else {
+                    &q.prefix
+                };
                 if !qseen.insert((&*q.namespace, &*q.local)) {
                     continue;
                 }
@@ -160,13 +167,24 @@ impl Vocabulary {
             let table = parts.next().unwrap_or("");
             let vals: Vec<String> = parts.map(unescape).collect();
             let one = || -> Result<String, String> {
-                if vals.len() == 1 { Ok(vals[0].clone()) } else { Err(format!("line {}: expected one value", n + 1)) }
+                if vals.len() == 1 {
+                    Ok(vals[0].clone())
+                } else {
+                    Err(format!("line {}: expected one value", n + 1))
+                }
             };
             let qname = || -> Result<QName<'static>, String> {
                 if vals.len() == 3 {
-                    Ok(QName::new(vals[0].clone(), vals[1].clone(), vals[2].clone()))
+                    Ok(QName::new(
+                        vals[0].clone(),
+                        vals[1].clone(),
+                        vals[2].clone(),
+                    ))
                 } else {
-                    Err(format!("line {}: expected prefix, namespace and local name", n + 1))
+                    Err(format!(
+                        "line {}: expected prefix, namespace and local name",
+                        n + 1
+                    ))
                 }
             };
             match table {
@@ -236,7 +254,12 @@ pub struct VocabularyBuilder {
 
 impl Default for VocabularyBuilder {
     fn default() -> Self {
-        VocabularyBuilder { v: Vocabulary::default(), max_value_chars: 32, seen: Default::default(), qseen: Default::default() }
+        VocabularyBuilder {
+            v: Vocabulary::default(),
+            max_value_chars: 32,
+            seen: Default::default(),
+            qseen: Default::default(),
+        }
     }
 }
 
@@ -281,7 +304,11 @@ impl VocabularyBuilder {
         let key = (q.namespace.to_string(), q.local.to_string());
         if self.qseen[k].insert(key) {
             let q = q.clone().into_owned();
-            if attr { self.v.attribute_names.push(q) } else { self.v.element_names.push(q) }
+            if attr {
+                self.v.attribute_names.push(q)
+            } else {
+                self.v.element_names.push(q)
+            }
         }
     }
 
@@ -302,16 +329,8 @@ impl VocabularyBuilder {
                 self.add(0, prefix);
                 self.add(1, uri);
             }
-            Event::Characters { text, cdata: false } => {
-                if self.small(text) {
-                    self.add(6, text);
-                }
-            }
-            Event::Comment(c) => {
-                if self.small(c) {
-                    self.add(7, c);
-                }
-            }
+            Event::Characters { text, cdata: false } if self.small(text) => self.add(6, text),
+            Event::Comment(c) if self.small(c) => self.add(7, c),
             Event::ProcessingInstruction { target, data } => {
                 self.add(3, target);
                 if self.small(data) {

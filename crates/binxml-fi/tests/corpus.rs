@@ -4,7 +4,7 @@
 
 use binxml_core::{Decoder, Encoder, Event};
 use binxml_fi::{FiDecoder, FiEncoder, FiOptions, FiReadDecoder};
-use binxml_testkit::{corpus_xml_files, scratch_dir, C14nOracle};
+use binxml_testkit::{C14nOracle, corpus_xml_files, scratch_dir};
 
 fn encode(ev: &[Event<'_>], opts: FiOptions) -> binxml_core::Result<Vec<u8>> {
     let mut enc = FiEncoder::with_options(Vec::new(), opts);
@@ -31,7 +31,15 @@ fn corpus_round_trips_c14n_equal() {
                 continue;
             }
         };
-        let opts = if i % 3 == 1 { FiOptions { utf16: true, xml_declaration: true, ..Default::default() } } else { FiOptions::default() };
+        let opts = if i % 3 == 1 {
+            FiOptions {
+                utf16: true,
+                xml_declaration: true,
+                ..Default::default()
+            }
+        } else {
+            FiOptions::default()
+        };
         let fi = match encode(&ev, opts) {
             Ok(b) => b,
             Err(e) => {
@@ -72,6 +80,15 @@ fn corpus_round_trips_c14n_equal() {
             failures.push(format!("{}: {d}", path.display()));
         }
     }
-    assert!(failures.is_empty(), "{} of {} documents failed:\n{}", failures.len(), files.len(), failures.join("\n"));
-    eprintln!("{} corpus documents round-trip through fi C14N-equal ({xml_total} bytes of XML -> {fi_total} bytes of FI)", files.len());
+    assert!(
+        failures.is_empty(),
+        "{} of {} documents failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+    eprintln!(
+        "{} corpus documents round-trip through fi C14N-equal ({xml_total} bytes of XML -> {fi_total} bytes of FI)",
+        files.len()
+    );
 }

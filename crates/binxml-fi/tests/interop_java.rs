@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use binxml_core::{Decoder, Encoder, Event};
 use binxml_fi::{FiDecoder, FiEncoder, FiOptions, Vocabularies, VocabularyBuilder};
-use binxml_testkit::{corpus_xml_files, scratch_dir, workspace_root, C14nOracle};
+use binxml_testkit::{C14nOracle, corpus_xml_files, scratch_dir, workspace_root};
 
 struct Jvm {
     child: Child,
@@ -34,7 +34,10 @@ impl Jvm {
         let classes = root.join("interop/.cache/fi-classes");
         let ci = std::env::var("CI").map(|v| v == "true").unwrap_or(false);
         if !jar.is_file() || !classes.join("FiDriver.class").is_file() {
-            let msg = format!("Java FI reference not set up ({} missing): run interop/fi/setup.sh", jar.display());
+            let msg = format!(
+                "Java FI reference not set up ({} missing): run interop/fi/setup.sh",
+                jar.display()
+            );
             if ci {
                 panic!("{msg}");
             }
@@ -59,7 +62,11 @@ impl Jvm {
         };
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        Some(Jvm { child, stdin, stdout })
+        Some(Jvm {
+            child,
+            stdin,
+            stdout,
+        })
     }
 
     fn call(&mut self, fields: &[&str]) -> Result<String, String> {
@@ -94,7 +101,10 @@ fn encode(ev: &[Event<'_>], opts: FiOptions) -> binxml_core::Result<Vec<u8>> {
     Ok(enc.into_inner())
 }
 
-fn decode<'a>(b: &'a [u8], vocabs: Option<&'a Vocabularies>) -> binxml_core::Result<Vec<Event<'a>>> {
+fn decode<'a>(
+    b: &'a [u8],
+    vocabs: Option<&'a Vocabularies>,
+) -> binxml_core::Result<Vec<Event<'a>>> {
     let mut d = FiDecoder::new(b);
     if let Some(v) = vocabs {
         d = d.with_vocabularies(v);
@@ -112,7 +122,10 @@ fn s(p: &Path) -> &str {
 
 /// Index of the first differing octet.
 fn first_diff(a: &[u8], b: &[u8]) -> usize {
-    a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()))
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()))
 }
 
 #[test]
@@ -130,7 +143,11 @@ fn java_reference_interop() {
     let (mut n_a, mut n_b, mut n_d, mut n_c) = (0, 0, 0, 0);
     let (mut ours_total, mut java_total) = (0usize, 0usize);
     for (i, path) in files.iter().enumerate() {
-        let name = path.strip_prefix(workspace_root().join("../shared/corpus")).unwrap_or(path).display().to_string();
+        let name = path
+            .strip_prefix(workspace_root().join("../shared/corpus"))
+            .unwrap_or(path)
+            .display()
+            .to_string();
         let input = std::fs::read(path).unwrap();
         let ev = binxml_xml::parse_events(&input).expect("corpus XML parses");
         // (a) binxml -> Java
@@ -169,14 +186,25 @@ fn java_reference_interop() {
                 // The reference writes a SYSTEM-only DOCTYPE with the public-identifier flag
                 // (its known defect, see docs/fastinfoset.md): DOCTYPE items from it are not
                 // ground truth, and C14N ignores them; leave them out of the XML.
-                let no_dtd: Vec<Event<'_>> = jev.iter().filter(|e| !matches!(e, Event::DocType(_))).cloned().collect();
+                let no_dtd: Vec<Event<'_>> = jev
+                    .iter()
+                    .filter(|e| !matches!(e, Event::DocType(_)))
+                    .cloned()
+                    .collect();
                 let xml = binxml_xml::write_events(&no_dtd).unwrap();
                 match oracle.compare_bytes(path, &xml, &dir.join(format!("{i}.b.xml"))) {
                     Ok(()) => n_b += 1,
                     Err(d) => fail_b.push(format!("{name}: {d}")),
                 }
                 // (d) the same events through binxml's encoder (chunks as given: no splitting)
-                let again = encode(&jev, FiOptions { split_text: false, ..Default::default() }).unwrap();
+                let again = encode(
+                    &jev,
+                    FiOptions {
+                        split_text: false,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
                 if again == java {
                     n_d += 1;
                 } else {
@@ -204,7 +232,14 @@ fn java_reference_interop() {
             let voc = Arc::new(voc);
             let mut ok = true;
             // binxml -> Java
-            let ours_v = encode(&ev, FiOptions { external_vocabulary: Some((uri.clone(), voc.clone())), ..Default::default() }).unwrap();
+            let ours_v = encode(
+                &ev,
+                FiOptions {
+                    external_vocabulary: Some((uri.clone(), voc.clone())),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             let ov_path = dir.join(format!("{i}.bv.fi"));
             std::fs::write(&ov_path, &ours_v).unwrap();
             let cv_xml = dir.join(format!("{i}.cv.xml"));
@@ -230,19 +265,30 @@ fn java_reference_interop() {
             inline.attribute_values.retain(|v| v.len() <= 8);
             inline.element_names.clear();
             inline.attribute_names.clear();
-            let oi = encode(&ev, FiOptions { initial_vocabulary: Some(Arc::new(inline)), ..Default::default() }).unwrap();
+            let oi = encode(
+                &ev,
+                FiOptions {
+                    initial_vocabulary: Some(Arc::new(inline)),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             let oi_path = dir.join(format!("{i}.bi.fi"));
             std::fs::write(&oi_path, &oi).unwrap();
             let ci_xml = dir.join(format!("{i}.ci.xml"));
             match jvm.call(&["decode", s(&oi_path), s(&ci_xml)]) {
                 Ok(_) => {
                     if let Err(d) = oracle.compare(path, &ci_xml) {
-                        fail_c.push(format!("{name}: binxml->Java with an inline vocabulary: {d}"));
+                        fail_c.push(format!(
+                            "{name}: binxml->Java with an inline vocabulary: {d}"
+                        ));
                         ok = false;
                     }
                 }
                 Err(e) => {
-                    fail_c.push(format!("{name}: Java parser with an inline vocabulary: {e}"));
+                    fail_c.push(format!(
+                        "{name}: Java parser with an inline vocabulary: {e}"
+                    ));
                     ok = false;
                 }
             }
@@ -255,26 +301,41 @@ fn java_reference_interop() {
                     vocabs.insert(uri.clone(), (*voc).clone());
                     match decode(&jv, Some(&vocabs)) {
                         Ok(jev) => {
-                            let no_dtd: Vec<Event<'_>> = jev.iter().filter(|e| !matches!(e, Event::DocType(_))).cloned().collect();
+                            let no_dtd: Vec<Event<'_>> = jev
+                                .iter()
+                                .filter(|e| !matches!(e, Event::DocType(_)))
+                                .cloned()
+                                .collect();
                             let xml = binxml_xml::write_events(&no_dtd).unwrap();
-                            if let Err(d) = oracle.compare_bytes(path, &xml, &dir.join(format!("{i}.jv.xml"))) {
+                            if let Err(d) =
+                                oracle.compare_bytes(path, &xml, &dir.join(format!("{i}.jv.xml")))
+                            {
                                 fail_c.push(format!("{name}: Java->binxml with vocabulary: {d}"));
                                 ok = false;
                             }
                             let again = encode(
                                 &jev,
-                                FiOptions { external_vocabulary: Some((uri.clone(), voc.clone())), split_text: false, ..Default::default() },
+                                FiOptions {
+                                    external_vocabulary: Some((uri.clone(), voc.clone())),
+                                    split_text: false,
+                                    ..Default::default()
+                                },
                             )
                             .unwrap();
                             if again != jv {
                                 let at = first_diff(&again, &jv);
-                                diff_d.push(format!("{name} (with vocabulary): first difference at octet {at}"));
+                                diff_d.push(format!(
+                                    "{name} (with vocabulary): first difference at octet {at}"
+                                ));
                             }
                             // without the vocabulary the document is refused, clearly
                             match decode(&jv, None) {
                                 Err(e) if e.message.contains(&uri) => {}
                                 other => {
-                                    fail_c.push(format!("{name}: decoding without the vocabulary gave {:?}", other.map(|v| v.len())));
+                                    fail_c.push(format!(
+                                        "{name}: decoding without the vocabulary gave {:?}",
+                                        other.map(|v| v.len())
+                                    ));
                                     ok = false;
                                 }
                             }
@@ -298,7 +359,10 @@ fn java_reference_interop() {
     let total = files.len();
     eprintln!("(a) binxml -> Java parser, C14N-equal: {n_a}/{total}");
     eprintln!("(b) Java serializer -> binxml, C14N-equal: {n_b}/{total}");
-    eprintln!("(c) external vocabulary both ways, inline vocabulary binxml -> Java: {n_c}/{}", total.div_ceil(5));
+    eprintln!(
+        "(c) external vocabulary both ways, inline vocabulary binxml -> Java: {n_c}/{}",
+        total.div_ceil(5)
+    );
     eprintln!("(d) same events, same bytes: {n_d}/{total}");
     eprintln!("size: binxml {ours_total} octets, Java {java_total} octets");
     for d in &diff_d {
@@ -307,14 +371,22 @@ fn java_reference_interop() {
     for b in bigger.iter().chain(&slightly_bigger) {
         eprintln!("  larger: {b}");
     }
-    assert!(ours_total <= java_total, "binxml's output is larger in total");
+    assert!(
+        ours_total <= java_total,
+        "binxml's output is larger in total"
+    );
     let mut problems = Vec::new();
     problems.extend(fail_a.iter().map(|f| format!("(a) {f}")));
     problems.extend(fail_b.iter().map(|f| format!("(b) {f}")));
     problems.extend(fail_c.iter().map(|f| format!("(c) {f}")));
     problems.extend(diff_d.iter().map(|f| format!("(d) {f}")));
     problems.extend(bigger.iter().map(|f| format!("(size) {f}")));
-    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }
 
 #[allow(dead_code)]
@@ -326,7 +398,9 @@ fn unused(_: PathBuf) {}
 #[test]
 #[ignore]
 fn debug_events() {
-    let Ok(path) = std::env::var("FI_DEBUG") else { return };
+    let Ok(path) = std::env::var("FI_DEBUG") else {
+        return;
+    };
     let Some(mut jvm) = Jvm::start() else { return };
     let dir = scratch_dir("fi-debug");
     let out = dir.join("j.fi");
@@ -338,7 +412,13 @@ fn debug_events() {
     let ours = encode(&ev0, FiOptions::default()).unwrap();
     // compare chunk by chunk: the events binxml's encoding holds
     let ev = decode(&ours, None).unwrap();
-    eprintln!("binxml {} octets, Java {} octets; {} vs {} events", ours.len(), java.len(), ev.len(), jev.len());
+    eprintln!(
+        "binxml {} octets, Java {} octets; {} vs {} events",
+        ours.len(),
+        java.len(),
+        ev.len(),
+        jev.len()
+    );
     let (mut i, mut j) = (0, 0);
     let mut shown = 0;
     while i < ev.len() && j < jev.len() && shown < 40 {
@@ -350,8 +430,11 @@ fn debug_events() {
         eprintln!("ours[{i}] = {:?}\njava[{j}] = {:?}", ev[i], jev[j]);
         shown += 1;
         // resynchronise on text: consume Java chunks that are a prefix of ours
-        if let (Event::Characters { text: a, .. }, Event::Characters { text: b, .. }) = (&ev[i], &jev[j]) {
-            if a.starts_with(b.as_ref()) {
+        if let (Event::Characters { text: a, .. }, Event::Characters { text: b, .. }) =
+            (&ev[i], &jev[j])
+            && a.starts_with(b.as_ref())
+        {
+            {
                 let mut acc = String::new();
                 while j < jev.len() {
                     if let Event::Characters { text, .. } = &jev[j] {
@@ -378,11 +461,15 @@ fn debug_events() {
 #[test]
 #[ignore]
 fn size_report() {
-    let Ok(dir) = std::env::var("FI_JAVA_DIR") else { return };
+    let Ok(dir) = std::env::var("FI_JAVA_DIR") else {
+        return;
+    };
     let files = corpus_xml_files();
     let (mut ours_total, mut java_total, mut larger) = (0usize, 0usize, 0);
     for (i, path) in files.iter().enumerate() {
-        let Ok(java) = std::fs::read(Path::new(&dir).join(format!("{i}.j.fi"))) else { continue };
+        let Ok(java) = std::fs::read(Path::new(&dir).join(format!("{i}.j.fi"))) else {
+            continue;
+        };
         let ev = binxml_xml::parse_events(&std::fs::read(path).unwrap()).unwrap();
         let ours = encode(&ev, FiOptions::default()).unwrap();
         ours_total += ours.len();
@@ -400,7 +487,9 @@ fn size_report() {
 #[test]
 #[ignore]
 fn perf_report() {
-    let Ok(path) = std::env::var("FI_PERF") else { return };
+    let Ok(path) = std::env::var("FI_PERF") else {
+        return;
+    };
     let Some(mut jvm) = Jvm::start() else { return };
     let xml = std::fs::read(&path).unwrap();
     let ev = binxml_xml::parse_events(&xml).unwrap();
@@ -449,11 +538,27 @@ fn perf_report() {
         e.finish().unwrap();
     });
     let best_of = |jvm: &mut Jvm, cmd: &[&str]| {
-        (0..5).map(|_| jvm.call(cmd).unwrap().parse::<f64>().unwrap() / 1e9).fold(f64::MAX, f64::min)
+        (0..5)
+            .map(|_| jvm.call(cmd).unwrap().parse::<f64>().unwrap() / 1e9)
+            .fold(f64::MAX, f64::min)
     };
     let jdec = best_of(&mut jvm, &["time-decode", s(&java_fi), "40"]);
     let jenc = best_of(&mut jvm, &["time-encode", &path, "40"]);
-    eprintln!("{path}: {} bytes XML, binxml FI {} bytes, Java FI {} bytes ({count})", xml.len(), fi.len(), java_bytes.len());
-    eprintln!("decode (Java's FI) binxml {:.0} MB/s, (own FI) {:.0} MB/s, Java {:.0} MB/s", mb / dec, mb / dec_ours, mb / jdec);
-    eprintln!("encode binxml {:.0} MB/s, Java {:.0} MB/s (MB of XML-equivalent per second)", mb / enc, mb / jenc);
+    eprintln!(
+        "{path}: {} bytes XML, binxml FI {} bytes, Java FI {} bytes ({count})",
+        xml.len(),
+        fi.len(),
+        java_bytes.len()
+    );
+    eprintln!(
+        "decode (Java's FI) binxml {:.0} MB/s, (own FI) {:.0} MB/s, Java {:.0} MB/s",
+        mb / dec,
+        mb / dec_ours,
+        mb / jdec
+    );
+    eprintln!(
+        "encode binxml {:.0} MB/s, Java {:.0} MB/s (MB of XML-equivalent per second)",
+        mb / enc,
+        mb / jenc
+    );
 }
