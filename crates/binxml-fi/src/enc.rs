@@ -1014,6 +1014,25 @@ impl<W: Write> FiEncoder<W> {
     }
 }
 
+/// Names that Fast Infoset writes as non-empty strings must not be empty.
+#[inline]
+fn required_names(ev: &Event<'_>) -> Result<()> {
+    let missing = match ev {
+        Event::StartElement(q) => q.local.is_empty(),
+        Event::Attribute { name, .. } => name.local.is_empty(),
+        Event::EntityReference { name, .. } | Event::Notation { name, .. } => name.is_empty(),
+        Event::UnparsedEntity { name, system_id, notation, .. } => {
+            name.is_empty() || system_id.is_empty() || notation.is_empty()
+        }
+        Event::ProcessingInstruction { target, .. } => target.is_empty(),
+        _ => false,
+    };
+    if missing {
+        return Err(Error::invalid_events(FORMAT, format!("{} with an empty name", ev.kind())));
+    }
+    Ok(())
+}
+
 enum SubsetItem<'s> {
     Pi(&'s str, &'s str),
     Comment(&'s str),
@@ -1256,6 +1275,7 @@ pub(crate) fn len_7th(buf: &mut Vec<u8>, first: u8, len: usize) {
 impl<W: Write> Encoder for FiEncoder<W> {
     fn write_event(&mut self, ev: &Event<'_>) -> Result<()> {
         self.checker.check(FORMAT, ev)?;
+        required_names(ev)?;
         match self.phase {
             Phase::Start => {
                 self.start_doc = Some(ev.clone().into_owned());

@@ -848,3 +848,21 @@ fn inline_initial_vocabulary() {
         binxml_core::collect_events(&mut FiDecoder::new(&b).with_vocabularies(&vocabs)).unwrap();
     assert_eq!(back, ev);
 }
+
+#[test]
+fn encoder_rejects_empty_names() {
+    use binxml_core::Encoder;
+    for bad in [
+        Event::StartElement(QName::local("")),
+        Event::ProcessingInstruction { target: "".into(), data: "x".into() },
+    ] {
+        let mut enc = FiEncoder::new(Vec::new());
+        enc.write_event(&Event::start_document()).unwrap();
+        assert_eq!(enc.write_event(&bad).unwrap_err().kind, ErrorKind::InvalidEvents);
+    }
+    let mut enc = FiEncoder::new(Vec::new());
+    enc.write_event(&Event::start_document()).unwrap();
+    enc.write_event(&se("a")).unwrap();
+    let e = enc.write_event(&Event::Attribute { name: QName::local(""), value: "v".into() }).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidEvents);
+}
