@@ -22,6 +22,7 @@ impl<'a> Source<'a> for Lexer<'a> {
 /// open elements and namespace bindings.
 pub struct TsfDecoder<'a> {
     inner: Result<EventGen<'a, Lexer<'a>>, Option<Error>>,
+    max_string_len: usize,
 }
 
 impl<'a> TsfDecoder<'a> {
@@ -36,18 +37,32 @@ impl<'a> TsfDecoder<'a> {
     }
 
     pub fn with_options(input: &'a [u8], opts: TsfOptions) -> Self {
+        let max_string_len = opts.limits.max_string_len;
         let inner = match Lexer::new(input, opts.utf16_lengths) {
-            Ok(lex) => Ok(EventGen::new(lex, opts.limits)),
+            Ok(mut lex) => {
+                lex.max_str = opts.limits.max_string_len;
+                Ok(EventGen::new(lex, opts.limits))
+            }
             Err(e) => Err(Some(e)),
         };
-        TsfDecoder { inner }
+        TsfDecoder { inner, max_string_len }
     }
 }
 
 impl<'a> Decoder<'a> for TsfDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         match &mut self.inner {
-            Ok(g) => g.next_event(),
+            Ok(g) => {
+                let ev = g.next_event()?;
+                // `Limits::max_string_len` for every string (they are borrowed from the input).
+                if let Some(e) = &ev {
+                    if longest_string(e) > self.max_string_len {
+                        let msg = format!("string longer than the limit of {} bytes", self.max_string_len);
+                        return Err(Error::limit(crate::lex::FORMAT, g.offset(), msg));
+                    }
+                }
+                Ok(ev)
+            }
             Err(e) => match e.take() {
                 Some(e) => Err(e),
                 None => Ok(None),
@@ -75,4 +90,23 @@ pub fn parse_events_with(input: &[u8], opts: TsfOptions) -> Result<Vec<Event<'st
         v.push(ev.into_owned());
     }
     Ok(v)
+}
+
+/// The length in bytes of the longest string an event carries.
+fn longest_string(ev: &Event<'_>) -> usize {
+    use binxml_core::QName;
+    use std::borrow::Cow;
+    let q = |q: &QName<'_>| q.prefix.len().max(q.namespace.len()).max(q.local.len());
+    let o = |s: &Option<Cow<'_, str>>| s.as_ref().map_or(0, |s| s.len());
+    match ev {
+        Event::StartElement(n) => q(n),
+        Event::Attribute { name, value } => q(name).max(value.len()),
+        Event::Namespace { prefix, uri } => prefix.len().max(uri.len()),
+        Event::Characters { text, .. } | Event::Comment(text) => text.len(),
+        Event::ProcessingInstruction { target, data } => target.len().max(data.len()),
+        Event::DocType(d) => d.name.len().max(o(&d.public_id)).max(o(&d.system_id)).max(o(&d.internal_subset)),
+        Event::EntityReference { name, .. } => name.len(),
+        Event::Typed(binxml_core::Typed::Number(s) | binxml_core::Typed::DateTime(s)) => s.len(),
+        _ => 0,
+    }
 }

@@ -184,6 +184,12 @@ fn cold(msg: &'static str, at: usize) -> Error {
 
 #[cold]
 #[inline(never)]
+fn string_limit(n: usize, max: usize, off: usize) -> Error {
+    Error::limit(FORMAT, off as u64, format!("a name or data of {n} bytes, longer than the limit of {max}"))
+}
+
+#[cold]
+#[inline(never)]
 fn count_error(n: usize, left: usize, off: usize) -> Error {
     Error::malformed(FORMAT, off as u64, format!("count {n} larger than the units the remaining {left} bytes can hold"))
 }
@@ -217,6 +223,8 @@ pub(crate) struct Lexer<'a> {
     pub pos: usize,
     /// Primitive lengths count UTF-16 code units (the reference converter's files).
     pub utf16: bool,
+    /// `Limits::max_string_len`: the longest name or data accepted.
+    pub max_str: usize,
 }
 
 impl<'a> Lexer<'a> {
@@ -225,7 +233,7 @@ impl<'a> Lexer<'a> {
             Ok(s) => s,
             Err(e) => return Err(Error::malformed(FORMAT, e.valid_up_to() as u64, "invalid UTF-8")),
         };
-        Ok(Lexer { input, pos: 0, utf16 })
+        Ok(Lexer { input, pos: 0, utf16, max_str: usize::MAX })
     }
 
     /// After the document's last unit at `pos`: only white space may follow (a text editor's or
@@ -314,6 +322,9 @@ impl<'a> Lexer<'a> {
             }
         }
         let name_end = p;
+        if name_end - name_start > self.max_str {
+            return Err(string_limit(name_end - name_start, self.max_str, off));
+        }
         p += 1;
         let n = n as usize;
         if kind.is_structured() {
@@ -323,6 +334,9 @@ impl<'a> Lexer<'a> {
             }
             Ok(Raw { kind, quoted, name_start, name_end, n, data_start: p, end: p, off })
         } else {
+            if n > self.max_str {
+                return Err(string_limit(n, self.max_str, off));
+            }
             let end = if self.utf16 { self.utf16_end(p, n, off)? } else { p + n };
             if end > b.len() {
                 return Err(length_error(n, b.len() - p, off));

@@ -99,7 +99,8 @@ impl<'a> Tam<'a> {
         if input.len() >= NONE as usize {
             return Err(Error::limit(FORMAT, 0, "TAM holds inputs under 4 GiB"));
         }
-        let lex = Lexer::new(input, opts.utf16_lengths)?;
+        let mut lex = Lexer::new(input, opts.utf16_lengths)?;
+        lex.max_str = opts.limits.max_string_len;
         let max_depth = opts.limits.max_depth;
         let first = lex.raw(0, true)?;
         let root_message = first.kind == UnitKind::Attributes;

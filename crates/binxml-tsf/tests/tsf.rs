@@ -330,6 +330,16 @@ fn hostile_input() {
     }
     jdeep.extend_from_slice(b"0[");
     assert_eq!(decode_err(&jdeep).kind, ErrorKind::Limit);
+    // String length.
+    let long = format!("1r<3000[{}", "x".repeat(3000));
+    let small = TsfOptions { limits: Limits { max_string_len: 1000, ..Limits::default() }, ..Default::default() };
+    for r in [parse_events_with(long.as_bytes(), small.clone()).map(|_| ()), Tam::parse_with(long.as_bytes(), small.clone()).map(|_| ())] {
+        let e = r.unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::Limit, Some(3)));
+    }
+    let long_name = format!("0{}<", "n".repeat(3000));
+    assert_eq!(parse_events_with(long_name.as_bytes(), small).unwrap_err().kind, ErrorKind::Limit);
+    assert!(parse_events(long.as_bytes()).is_ok());
     // Raised limits accept it.
     let opts = TsfOptions { limits: Limits { max_depth: 10_000, ..Limits::default() }, ..Default::default() };
     assert!(parse_events_with(&deep, opts.clone()).is_ok());
