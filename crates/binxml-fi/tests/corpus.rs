@@ -31,14 +31,17 @@ fn corpus_round_trips_c14n_equal() {
                 continue;
             }
         };
-        let opts = if i % 3 == 1 {
-            FiOptions {
-                utf16: true,
-                xml_declaration: true,
+        let opts = match i % 3 {
+            1 => FiOptions { utf16: true, xml_declaration: true, ..Default::default() },
+            2 => FiOptions {
+                numeric_alphabet: true,
+                date_time_alphabet: true,
+                split_text: false,
+                max_indexed_attribute_value: 64,
+                document_properties: true,
                 ..Default::default()
-            }
-        } else {
-            FiOptions::default()
+            },
+            _ => FiOptions::default(),
         };
         let fi = match encode(&ev, opts) {
             Ok(b) => b,
