@@ -55,11 +55,11 @@ impl<'a> Decoder<'a> for TsfDecoder<'a> {
             Ok(g) => {
                 let ev = g.next_event()?;
                 // `Limits::max_string_len` for every string (they are borrowed from the input).
-                if let Some(e) = &ev {
-                    if longest_string(e) > self.max_string_len {
-                        let msg = format!("string longer than the limit of {} bytes", self.max_string_len);
-                        return Err(Error::limit(crate::lex::FORMAT, g.offset(), msg));
-                    }
+                if let Some(e) = &ev
+                    && longest_string(e) > self.max_string_len
+                {
+                    let msg = format!("string longer than the limit of {} bytes", self.max_string_len);
+                    return Err(Error::limit(crate::lex::FORMAT, g.offset(), msg));
                 }
                 Ok(ev)
             }

@@ -135,7 +135,7 @@ impl<'a> RawName<'a> {
     /// escapes).
     #[inline]
     pub fn get(&self) -> Cow<'a, str> {
-        if !self.quoted || !self.raw.as_bytes().contains(&b'\\') {
+        if !self.quoted || memchr::memchr(b'\\', self.raw.as_bytes()).is_none() {
             Cow::Borrowed(self.raw)
         } else {
             unescape(self.raw)
