@@ -1,0 +1,3 @@
+#![no_main]
+//! Bytes -> asn1-uper events to the end: never a panic, hang or unbounded allocation.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| binxml_fuzz::decode_all(binxml::Format::Asn1Uper, data));

@@ -1,0 +1,3 @@
+#![no_main]
+//! Bytes -> json events to the end: never a panic, hang or unbounded allocation.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| binxml_fuzz::decode_all(binxml::Format::Json, data));
