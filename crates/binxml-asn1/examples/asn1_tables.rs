@@ -1,14 +1,16 @@
 //! Reproduces the size figures of the paper's Tables 1-3 for the given XML documents:
 //! `cargo run --release -p binxml-asn1 --example asn1_tables -- [--paper] FILE...`
 //! `--paper`: like the paper's test program, leave out comments, processing instructions and
-//! the document type declaration (and so the internal subset) before writing XML and encoding.
+//! the document type declaration (and so the internal subset) before writing XML and encoding,
+//! and the XML declaration's version, encoding and standalone before encoding (its reference
+//! XML kept the declaration).
 //! Columns: XML (original bytes), XMLw (XML re-written by binxml-xml from the parsed events,
 //! the paper's reference), APER, UPER, APER/C, UPER/C (bzip2 component-strings block), BER,
 //! strings (uncompressed block), strings/C (bzip2), APER-s and UPER-s (minus the block as
 //! carried), and "/Z" = DEFLATE level 9 of the file (standing in for WinZip 8.1).
 use std::io::Write;
 
-use binxml_asn1::{build_value, encode_value, Compression, Options, Rule};
+use binxml_asn1::{Compression, Options, Rule, build_value, encode_value};
 
 fn zip(b: &[u8]) -> usize {
     let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
@@ -22,7 +24,9 @@ fn pct(x: usize, of: usize) -> String {
 
 fn main() {
     let paper = std::env::args().any(|a| a == "--paper");
-    println!("document\tXML\tXMLw\tXMLw/Z\tAPER\tAPER/Z\tUPER\tUPER/Z\tAPER/C\tAPER/C/Z\tUPER/C\tUPER/C/Z\tBER\tstrings\tstrings/C\tAPER-s\tUPER-s\tUPERcompact");
+    println!(
+        "document\tXML\tXMLw\tXMLw/Z\tAPER\tAPER/Z\tUPER\tUPER/Z\tAPER/C\tAPER/C/Z\tUPER/C\tUPER/C/Z\tBER\tstrings\tstrings/C\tAPER-s\tUPER-s\tUPERcompact\tXMLw-CRLF\tUPER/XMLw-CRLF\tUPERcompact/XMLw-CRLF"
+    );
     for f in std::env::args().skip(1).filter(|a| a != "--paper") {
         let raw = std::fs::read(&f).unwrap();
         let utf8 = binxml_xml::to_utf8(&raw).unwrap();
@@ -40,6 +44,17 @@ fn main() {
             });
         }
         let xmlw = binxml_xml::write_events(&events).unwrap();
+        if paper {
+            // the paper's program also ignored the character encoding scheme and version
+            if let Some(binxml_core::Event::StartDocument {
+                version,
+                encoding,
+                standalone,
+            }) = events.first_mut()
+            {
+                (*version, *encoding, *standalone) = (None, None, None);
+            }
+        }
         let enc = |rule, c| {
             let (v, stats) = build_value(&events, Options::new(rule).with_compression(c)).unwrap();
             (encode_value(rule, &v).unwrap(), stats)
@@ -51,20 +66,41 @@ fn main() {
         let (ber, _) = enc(Rule::Ber, Compression::None);
         let (v, _) = build_value(&events, Options::compact(Rule::Uper)).unwrap();
         let compact = encode_value(Rule::Uper, &v).unwrap();
-        let name = std::path::Path::new(&f).file_name().unwrap().to_string_lossy().to_string();
+        let name = std::path::Path::new(&f)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
         let x = xmlw.len();
+        // the same XML with CR LF line ends (the paper's Win32 test program's, we assume)
+        let crlf = x + xmlw.iter().filter(|&&b| b == b'\n').count();
         println!(
-            "{name}\t{}\t{x}\t{} {}\t{} {}\t{}\t{} {}\t{}\t{} {}\t{}\t{} {}\t{}\t{}\t{}\t{}\t{}\t{}\t{} {}",
+            "{name}\t{}\t{x}\t{} {}\t{} {}\t{}\t{} {}\t{}\t{} {}\t{}\t{} {}\t{}\t{}\t{}\t{}\t{}\t{}\t{} {}\t{}\t{:.2}%\t{:.2}%",
             raw.len(),
-            zip(&xmlw), pct(zip(&xmlw), x),
-            aper.len(), pct(aper.len(), x), zip(&aper),
-            uper.len(), pct(uper.len(), x), zip(&uper),
-            aperc.len(), pct(aperc.len(), x), zip(&aperc),
-            uperc.len(), pct(uperc.len(), x), zip(&uperc),
+            zip(&xmlw),
+            pct(zip(&xmlw), x),
+            aper.len(),
+            pct(aper.len(), x),
+            zip(&aper),
+            uper.len(),
+            pct(uper.len(), x),
+            zip(&uper),
+            aperc.len(),
+            pct(aperc.len(), x),
+            zip(&aperc),
+            uperc.len(),
+            pct(uperc.len(), x),
+            zip(&uperc),
             ber.len(),
-            st.strings_block, stc.strings_carried,
-            aper.len() - st.strings_carried, uper.len() - st.strings_carried,
-            compact.len(), pct(compact.len(), x),
+            st.strings_block,
+            stc.strings_carried,
+            aper.len() - st.strings_carried,
+            uper.len() - st.strings_carried,
+            compact.len(),
+            pct(compact.len(), x),
+            crlf,
+            100.0 * uper.len() as f64 / crlf as f64,
+            100.0 * compact.len() as f64 / crlf as f64,
         );
     }
 }

@@ -35,7 +35,10 @@ fn constructed(ty: &Ty) -> bool {
 
 impl BerWriter {
     pub fn new(format: &'static str) -> Self {
-        BerWriter { rev: Vec::new(), format }
+        BerWriter {
+            rev: Vec::new(),
+            format,
+        }
     }
 
     pub fn finish(mut self) -> Vec<u8> {
@@ -60,7 +63,10 @@ impl BerWriter {
     }
 
     fn mismatch(&self, ty: TyId) -> Error {
-        Error::invalid_events(self.format, format!("internal: value does not fit ASN.1 type #{ty}"))
+        Error::invalid_events(
+            self.format,
+            format!("internal: value does not fit ASN.1 type #{ty}"),
+        )
     }
 
     /// Encodes `v` of type `ty`, with context tag `[ctx]` (None: the universal tag).
@@ -161,7 +167,10 @@ impl<'a> BerReader<'a> {
     }
 
     fn byte(&mut self) -> Result<u8> {
-        let b = *self.data.get(self.pos).ok_or_else(|| self.err(self.pos, "truncated"))?;
+        let b = *self
+            .data
+            .get(self.pos)
+            .ok_or_else(|| self.err(self.pos, "truncated"))?;
         self.pos += 1;
         Ok(b)
     }
@@ -198,16 +207,24 @@ impl<'a> BerReader<'a> {
             }
             let mut len = 0usize;
             for _ in 0..n {
-                len = len.checked_shl(8).ok_or_else(|| self.err(at, "length overflow"))? | self.byte()? as usize;
+                len = len
+                    .checked_shl(8)
+                    .ok_or_else(|| self.err(at, "length overflow"))?
+                    | self.byte()? as usize;
             }
             Some(len)
         };
         let end = match end {
             Some(len) => {
                 let e = self.pos.checked_add(len).filter(|&e| e <= self.data.len());
-                let e = e.ok_or_else(|| self.err(at, format!("length {len} runs past the end of the input")))?;
+                let e = e.ok_or_else(|| {
+                    self.err(at, format!("length {len} runs past the end of the input"))
+                })?;
                 if limit.is_some_and(|l| e > l) {
-                    return Err(self.err(at, format!("length {len} runs past the end of the enclosing value")));
+                    return Err(self.err(
+                        at,
+                        format!("length {len} runs past the end of the enclosing value"),
+                    ));
                 }
                 Some(e)
             }
@@ -235,7 +252,10 @@ impl<'a> BerReader<'a> {
 
     fn expect_end(&mut self, h: &Header) -> Result<()> {
         if !self.at_end(h)? {
-            return Err(self.err(self.pos, "unexpected data at the end of a constructed value"));
+            return Err(self.err(
+                self.pos,
+                "unexpected data at the end of a constructed value",
+            ));
         }
         Ok(())
     }
@@ -247,7 +267,11 @@ impl<'a> BerReader<'a> {
     pub fn decode(&mut self, ty: TyId, ctx: Option<u8>, limit: Option<usize>) -> Result<V<'a>> {
         self.depth += 1;
         if self.depth > self.max_depth {
-            return Err(Error::limit(self.format, self.pos as u64, "nesting too deep"));
+            return Err(Error::limit(
+                self.format,
+                self.pos as u64,
+                "nesting too deep",
+            ));
         }
         let r = crate::deep(|| self.decode_inner(ty, ctx, limit));
         self.depth -= 1;
@@ -261,7 +285,10 @@ impl<'a> BerReader<'a> {
                 Some(c) => {
                     let h = self.header(limit)?;
                     if h.tag != 0xA0 | c {
-                        return Err(self.err(h.at, format!("expected tag [{c}] (explicit), found 0x{:02x}", h.tag)));
+                        return Err(self.err(
+                            h.at,
+                            format!("expected tag [{c}] (explicit), found 0x{:02x}", h.tag),
+                        ));
                     }
                     Some(h)
                 }
@@ -269,10 +296,15 @@ impl<'a> BerReader<'a> {
             };
             let inner_limit = outer.as_ref().map_or(limit, Self::limit_of);
             let at = self.pos;
-            let tag = self.peek_tag(inner_limit).ok_or_else(|| self.err(at, "missing CHOICE alternative"))?;
+            let tag = self
+                .peek_tag(inner_limit)
+                .ok_or_else(|| self.err(at, "missing CHOICE alternative"))?;
             let i = (tag & 0x1f) as usize;
             if tag & 0xC0 != 0x80 || i >= alts.len() {
-                return Err(self.err(at, format!("tag 0x{tag:02x} is no alternative of this CHOICE")));
+                return Err(self.err(
+                    at,
+                    format!("tag 0x{tag:02x} is no alternative of this CHOICE"),
+                ));
             }
             let v = self.decode(alts[i], Some(i as u8), inner_limit)?;
             if let Some(h) = outer {
@@ -287,14 +319,19 @@ impl<'a> BerReader<'a> {
         let h = self.header(limit)?;
         let strings = matches!(t, Ty::Utf8 | Ty::Octets | Ty::RelOid);
         if h.tag != expect && !(strings && h.tag == expect | 0x20) {
-            return Err(self.err(h.at, format!("expected tag 0x{expect:02x}, found 0x{:02x}", h.tag)));
+            return Err(self.err(
+                h.at,
+                format!("expected tag 0x{expect:02x}, found 0x{:02x}", h.tag),
+            ));
         }
         let lim = h.end;
         Ok(match t {
             Ty::Seq(fields) => {
                 let mut vals = Vec::with_capacity(fields.len());
                 for (i, (fty, opt)) in fields.iter().enumerate() {
-                    let next = if h.end.is_none() && self.data.get(self.pos..self.pos + 2) == Some(&[0, 0]) {
+                    let next = if h.end.is_none()
+                        && self.data.get(self.pos..self.pos + 2) == Some(&[0, 0])
+                    {
                         None
                     } else {
                         self.peek_tag(lim)
@@ -304,7 +341,9 @@ impl<'a> BerReader<'a> {
                     } else if *opt {
                         vals.push(None);
                     } else {
-                        return Err(self.err(self.pos, format!("missing component {i} of a SEQUENCE")));
+                        return Err(
+                            self.err(self.pos, format!("missing component {i} of a SEQUENCE"))
+                        );
                     }
                 }
                 self.expect_end(&h)?;
@@ -321,12 +360,17 @@ impl<'a> BerReader<'a> {
                 let e = h.end.unwrap_or(self.pos);
                 let b = &self.data[self.pos..e];
                 if b.is_empty() || b[0] & 0x80 != 0 || b.len() > 9 || (b.len() == 9 && b[0] != 0) {
-                    return Err(self.err(h.at, "integer outside 0..2^64 (negative, empty or too long)"));
+                    return Err(self.err(
+                        h.at,
+                        "integer outside 0..2^64 (negative, empty or too long)",
+                    ));
                 }
                 self.pos = e;
                 let x = b.iter().fold(0u64, |a, &x| (a << 8) | x as u64);
                 match t {
-                    Ty::Enum(n) if x >= *n => return Err(self.err(h.at, format!("enumeration value {x} unknown"))),
+                    Ty::Enum(n) if x >= *n => {
+                        return Err(self.err(h.at, format!("enumeration value {x} unknown")));
+                    }
                     Ty::Enum(_) => V::Enum(x),
                     _ => V::Int(x, h.at as u64 * 8),
                 }
@@ -348,10 +392,12 @@ impl<'a> BerReader<'a> {
                 if let Ty::Utf8 = t {
                     match bytes {
                         Cow::Borrowed(b) => V::Text(Cow::Borrowed(
-                            std::str::from_utf8(b).map_err(|_| self.err(h.at, "invalid UTF-8 in UTF8String"))?,
+                            std::str::from_utf8(b)
+                                .map_err(|_| self.err(h.at, "invalid UTF-8 in UTF8String"))?,
                         )),
                         Cow::Owned(b) => V::Text(Cow::Owned(
-                            String::from_utf8(b).map_err(|_| self.err(h.at, "invalid UTF-8 in UTF8String"))?,
+                            String::from_utf8(b)
+                                .map_err(|_| self.err(h.at, "invalid UTF-8 in UTF8String"))?,
                         )),
                     }
                 } else {
@@ -367,7 +413,11 @@ impl<'a> BerReader<'a> {
         if h.tag & 0x20 == 0 {
             let e = h.end.unwrap_or(self.pos);
             if e - self.pos > self.max_string {
-                return Err(Error::limit(self.format, h.at as u64, "string exceeds the length limit"));
+                return Err(Error::limit(
+                    self.format,
+                    h.at as u64,
+                    "string exceeds the length limit",
+                ));
             }
             let b = &self.data[self.pos..e];
             self.pos = e;
@@ -384,7 +434,11 @@ impl<'a> BerReader<'a> {
             }
             let part = self.string_contents(&seg, nest + 1)?;
             if all.len() + part.len() > self.max_string {
-                return Err(Error::limit(self.format, h.at as u64, "string exceeds the length limit"));
+                return Err(Error::limit(
+                    self.format,
+                    h.at as u64,
+                    "string exceeds the length limit",
+                ));
             }
             all.extend_from_slice(&part);
         }
@@ -393,7 +447,13 @@ impl<'a> BerReader<'a> {
 
     pub fn finish(&self) -> Result<()> {
         if self.pos != self.data.len() {
-            return Err(self.err(self.pos, format!("{} trailing bytes after the value", self.data.len() - self.pos)));
+            return Err(self.err(
+                self.pos,
+                format!(
+                    "{} trailing bytes after the value",
+                    self.data.len() - self.pos
+                ),
+            ));
         }
         Ok(())
     }

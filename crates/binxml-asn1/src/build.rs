@@ -5,9 +5,9 @@ use std::collections::HashMap;
 
 use binxml_core::{Error, Event, Result, Typed, XML_NS, XMLNS_NS};
 
-use crate::table::{self, Compression};
-use crate::value::V;
 use crate::Options;
+use crate::table;
+use crate::value::V;
 
 type Val = V<'static>;
 
@@ -35,7 +35,12 @@ impl Interner {
     /// Ids in table order (most frequent first, ties by first occurrence) and the inverse.
     fn order(&self) -> (Vec<u32>, Vec<u32>) {
         let mut order: Vec<u32> = (0..self.strings.len() as u32).collect();
-        order.sort_by(|&a, &b| self.strings[b as usize].1.cmp(&self.strings[a as usize].1).then(a.cmp(&b)));
+        order.sort_by(|&a, &b| {
+            self.strings[b as usize]
+                .1
+                .cmp(&self.strings[a as usize].1)
+                .then(a.cmp(&b))
+        });
         let mut perm = vec![0u32; order.len()];
         for (pos, &id) in order.iter().enumerate() {
             perm[id as usize] = pos as u32;
@@ -60,7 +65,6 @@ struct Frame {
     prev_attr_ns: Option<String>,
     prev_nsattr_ns: Option<String>,
     in_scope: Vec<(String, String)>,
-    in_start_tag: bool,
 }
 
 /// Sizes of the parts of the last encoding (for the paper's Table 2).
@@ -113,7 +117,7 @@ impl Builder {
 
     /// A StringOrIndex / URIOrIndex / NCNameOrIndex.
     fn s(&mut self, text: &str) -> Val {
-        if self.opts.strings_table {
+        if self.opts.strings_table && !text.contains('\0') {
             V::StrRef(self.strings.intern(text))
         } else {
             V::choice(0, V::Text(Cow::Owned(text.to_owned())))
@@ -121,7 +125,11 @@ impl Builder {
     }
 
     fn name_ref(&mut self, ns: &str, local: &str, prefix: &str) -> Val {
-        let key = NameKey { ns: ns.into(), local: local.into(), prefix: prefix.into() };
+        let key = NameKey {
+            ns: ns.into(),
+            local: local.into(),
+            prefix: prefix.into(),
+        };
         let id = match self.names.get(&key) {
             Some(&id) => id,
             None => {
@@ -147,11 +155,23 @@ impl Builder {
             Some(V::choice(0, self.s(ns)))
         };
         let local = self.s(local);
-        let prefix = if prefix.is_empty() { None } else { Some(self.s(prefix)) };
+        let prefix = if prefix.is_empty() {
+            None
+        } else {
+            Some(self.s(prefix))
+        };
         V::choice(0, V::Seq(vec![nsv, Some(local), prefix]))
     }
 
-    fn attribute(&mut self, ns: &str, local: &str, prefix: &str, value: &str, owner_ns: &str, prev: Option<&str>) -> Val {
+    fn attribute(
+        &mut self,
+        ns: &str,
+        local: &str,
+        prefix: &str,
+        value: &str,
+        owner_ns: &str,
+        prev: Option<&str>,
+    ) -> Val {
         let name = if self.opts.names_table {
             self.name_ref(ns, local, prefix)
         } else {
@@ -165,7 +185,11 @@ impl Builder {
                 Some(V::choice(0, self.s(ns)))
             };
             let local = self.s(local);
-            let prefix = if prefix.is_empty() { None } else { Some(self.s(prefix)) };
+            let prefix = if prefix.is_empty() {
+                None
+            } else {
+                Some(self.s(prefix))
+            };
             V::choice(0, V::Seq(vec![nsv, Some(local), prefix]))
         };
         let value = self.s(value);
@@ -179,7 +203,6 @@ impl Builder {
     fn push_child(&mut self, child: Val, el_alt: u8, doc_alt: Option<u8>) -> Result<()> {
         match self.stack.last_mut() {
             Some(f) => {
-                f.in_start_tag = false;
                 f.children.push(V::choice(el_alt, child));
                 Ok(())
             }
@@ -207,7 +230,11 @@ impl Builder {
         let v = self.s(&text);
         self.text = text;
         self.text.clear();
-        self.push_child(V::Seq(vec![Some(V::choice(0, v)), Some(V::Bool(false))]), 3, None)
+        self.push_child(
+            V::Seq(vec![Some(V::choice(0, v)), Some(V::Bool(false))]),
+            3,
+            None,
+        )
     }
 
     pub fn event(&mut self, ev: &Event<'_>) -> Result<()> {
@@ -218,7 +245,10 @@ impl Builder {
             }
             Event::Typed(Typed::Base64(b)) if !self.stack.is_empty() => {
                 self.flush_text()?;
-                let v = V::Seq(vec![Some(V::choice(1, V::Bytes(Cow::Owned(b.to_vec())))), Some(V::Bool(false))]);
+                let v = V::Seq(vec![
+                    Some(V::choice(1, V::Bytes(Cow::Owned(b.to_vec())))),
+                    Some(V::Bool(false)),
+                ]);
                 return self.push_child(v, 3, None);
             }
             Event::Typed(t) => {
@@ -228,7 +258,11 @@ impl Builder {
             _ => self.flush_text()?,
         }
         match ev {
-            Event::StartDocument { version, encoding, standalone } => {
+            Event::StartDocument {
+                version,
+                encoding,
+                standalone,
+            } => {
                 self.version = version.as_ref().map(|s| s.to_string());
                 self.encoding = encoding.as_ref().map(|s| s.to_string());
                 self.standalone = *standalone;
@@ -243,27 +277,47 @@ impl Builder {
                     // instruction with the reserved target `xml-internal-subset`
                     let t = self.s(INTERNAL_SUBSET_TARGET);
                     let c = self.s(subset);
-                    pis.push(V::Seq(vec![Some(t), Some(c), Some(V::choice(1, V::Null)), None]));
+                    pis.push(V::Seq(vec![
+                        Some(t),
+                        Some(c),
+                        Some(V::choice(1, V::Null)),
+                        None,
+                    ]));
                 }
-                self.doc_children.push(V::choice(3, V::Seq(vec![sys, public, Some(V::List(pis))])));
+                self.doc_children
+                    .push(V::choice(3, V::Seq(vec![sys, public, Some(V::List(pis))])));
             }
-            Event::Notation { name, public_id, system_id } => {
+            Event::Notation {
+                name,
+                public_id,
+                system_id,
+            } => {
                 let name = self.s(name);
                 let sys = system_id.as_ref().map(|s| self.s(s));
                 let public = public_id.as_ref().map(|s| self.s(s));
-                self.notations.push(V::Seq(vec![Some(name), sys, public, None]));
+                self.notations
+                    .push(V::Seq(vec![Some(name), sys, public, None]));
             }
-            Event::UnparsedEntity { name, public_id, system_id, notation } => {
+            Event::UnparsedEntity {
+                name,
+                public_id,
+                system_id,
+                notation,
+            } => {
                 let name = self.s(name);
                 let sys = Some(self.s(system_id));
                 let public = public_id.as_ref().map(|s| self.s(s));
                 let notation = self.s(notation);
-                self.unparsed.push(V::Seq(vec![Some(name), sys, public, None, Some(notation), None]));
+                self.unparsed.push(V::Seq(vec![
+                    Some(name),
+                    sys,
+                    public,
+                    None,
+                    Some(notation),
+                    None,
+                ]));
             }
             Event::StartElement(q) => {
-                if let Some(f) = self.stack.last_mut() {
-                    f.in_start_tag = false;
-                }
                 let (parent_ns, in_scope) = match self.stack.last() {
                     Some(f) => (f.ns.clone(), f.in_scope.clone()),
                     None => (String::new(), vec![("xml".to_string(), XML_NS.to_string())]),
@@ -278,13 +332,18 @@ impl Builder {
                     prev_attr_ns: None,
                     prev_nsattr_ns: None,
                     in_scope,
-                    in_start_tag: true,
                 });
             }
             Event::Namespace { prefix, uri } => {
-                let Some(f) = self.stack.last() else { return Err(self.unsupported("namespace outside an element")) };
+                let Some(f) = self.stack.last() else {
+                    return Err(self.unsupported("namespace outside an element"));
+                };
                 let prev = f.prev_nsattr_ns.clone();
-                let (local, p) = if prefix.is_empty() { ("xmlns", "") } else { (&prefix[..], "xmlns") };
+                let (local, p) = if prefix.is_empty() {
+                    ("xmlns", "")
+                } else {
+                    (&prefix[..], "xmlns")
+                };
                 let a = self.attribute(XMLNS_NS, local, p, uri, "", prev.as_deref());
                 let f = self.stack.last_mut().unwrap();
                 f.ns_attrs.push(a);
@@ -295,23 +354,37 @@ impl Builder {
                 }
             }
             Event::Attribute { name, value } => {
-                let Some(f) = self.stack.last() else { return Err(self.unsupported("attribute outside an element")) };
+                let Some(f) = self.stack.last() else {
+                    return Err(self.unsupported("attribute outside an element"));
+                };
                 let (owner, prev) = (f.ns.clone(), f.prev_attr_ns.clone());
-                let a = self.attribute(&name.namespace, &name.local, &name.prefix, value, &owner, prev.as_deref());
+                let a = self.attribute(
+                    &name.namespace,
+                    &name.local,
+                    &name.prefix,
+                    value,
+                    &owner,
+                    prev.as_deref(),
+                );
                 let f = self.stack.last_mut().unwrap();
                 f.attrs.push(a);
                 f.prev_attr_ns = Some(name.namespace.to_string());
             }
             Event::EndElement => {
-                let Some(f) = self.stack.pop() else { return Err(self.unsupported("unbalanced EndElement")) };
-                let _ = f.in_start_tag;
+                let Some(f) = self.stack.pop() else {
+                    return Err(self.unsupported("unbalanced EndElement"));
+                };
                 let children = if self.opts.element_content_characters
                     && f.children.len() == 1
                     && matches!(&f.children[0], V::Choice(3, c) if matches!(&**c, V::Seq(s) if matches!(&s[0], Some(V::Choice(0, _)))))
                 {
-                    let Some(V::Choice(3, c)) = f.children.into_iter().next() else { unreachable!() };
+                    let Some(V::Choice(3, c)) = f.children.into_iter().next() else {
+                        unreachable!()
+                    };
                     let V::Seq(mut s) = *c else { unreachable!() };
-                    let Some(V::Choice(0, v)) = s[0].take() else { unreachable!() };
+                    let Some(V::Choice(0, v)) = s[0].take() else {
+                        unreachable!()
+                    };
                     V::choice(0, *v)
                 } else {
                     V::choice(1, V::List(f.children))
@@ -327,9 +400,24 @@ impl Builder {
                     }
                     V::choice(0, V::List(list))
                 };
-                let attrs = if f.attrs.is_empty() { None } else { Some(V::List(f.attrs)) };
-                let ns_attrs = if f.ns_attrs.is_empty() { None } else { Some(V::List(f.ns_attrs)) };
-                let el = V::Seq(vec![Some(f.name), Some(children), attrs, ns_attrs, Some(in_scope), None]);
+                let attrs = if f.attrs.is_empty() {
+                    None
+                } else {
+                    Some(V::List(f.attrs))
+                };
+                let ns_attrs = if f.ns_attrs.is_empty() {
+                    None
+                } else {
+                    Some(V::List(f.ns_attrs))
+                };
+                let el = V::Seq(vec![
+                    Some(f.name),
+                    Some(children),
+                    attrs,
+                    ns_attrs,
+                    Some(in_scope),
+                    None,
+                ]);
                 self.push_child(el, 0, Some(0))?;
             }
             Event::Comment(c) => {
@@ -342,7 +430,11 @@ impl Builder {
                 let v = V::Seq(vec![Some(t), Some(d), Some(V::choice(1, V::Null)), None]);
                 self.push_child(v, 1, Some(1))?;
             }
-            Event::EntityReference { name, public_id, system_id } => {
+            Event::EntityReference {
+                name,
+                public_id,
+                system_id,
+            } => {
                 let name = self.s(name);
                 let sys = system_id.as_ref().map(|s| V::choice(0, self.s(s)));
                 let public = public_id.as_ref().map(|s| V::choice(0, self.s(s)));
@@ -356,7 +448,10 @@ impl Builder {
     pub fn finish(mut self) -> Result<(Val, Stats)> {
         self.flush_text()?;
         if !self.stack.is_empty() {
-            return Err(Error::invalid_events(self.format, "document ended inside an element"));
+            return Err(Error::invalid_events(
+                self.format,
+                "document ended inside an element",
+            ));
         }
         let mut stats = Stats::default();
         // common names, most frequent first
@@ -364,7 +459,12 @@ impl Builder {
         let mut common = vec![];
         if self.opts.names_table {
             let mut order: Vec<u32> = (0..self.name_list.len() as u32).collect();
-            order.sort_by(|&a, &b| self.name_list[b as usize].1.cmp(&self.name_list[a as usize].1).then(a.cmp(&b)));
+            order.sort_by(|&a, &b| {
+                self.name_list[b as usize]
+                    .1
+                    .cmp(&self.name_list[a as usize].1)
+                    .then(a.cmp(&b))
+            });
             name_perm = vec![0u32; order.len()];
             let list = std::mem::take(&mut self.name_list);
             let mut prev: Option<&NameKey> = None;
@@ -398,7 +498,7 @@ impl Builder {
         if self.opts.strings_table {
             let (mut order, mut perm) = self.strings.order();
             if self.opts.inline_singletons {
-                // Per string, in frequency order: its UPER cost in the table (length and bytes
+                // Per string, in frequency order: its UPER cost in the table (bytes and terminator
                 // once, an index per use: 12 bits in LargeIndex's root, 25 or more past it)
                 // against inline (a length determinant and the bytes per use); the cheaper wins.
                 let mut kept = Vec::with_capacity(order.len());
@@ -411,8 +511,7 @@ impl Builder {
                         32768..8388608 => 33,
                         _ => 41,
                     };
-                    let leb = 8 * (64 - l.max(1).leading_zeros() as u64).div_ceil(7);
-                    let table_cost = leb + 8 * l + c * index;
+                    let table_cost = 8 + 8 * l + c * index; // bytes and zero terminator once
                     let inline_cost = c * (if l < 128 { 8 } else { 16 } + 8 * l);
                     if inline_cost < table_cost {
                         perm[id as usize] = crate::value::INLINE;
@@ -424,17 +523,23 @@ impl Builder {
                 order = kept;
             }
             str_perm = perm;
-            let block = table::build_block(order.iter().map(|&id| &*self.strings.strings[id as usize].0));
+            let block = table::build_block(
+                order
+                    .iter()
+                    .map(|&id| &*self.strings.strings[id as usize].0),
+            );
             stats.strings = order.len();
             stats.strings_block = block.len();
             if !order.is_empty() {
                 let c = self.opts.compression;
                 let carried = table::compress(self.format, c, block)?;
                 stats.strings_carried = carried.len();
-                cs.push(V::Seq(vec![Some(V::text(c.uri())), Some(V::Bytes(Cow::Owned(carried)))]));
+                cs.push(V::Seq(vec![
+                    Some(V::text(c.uri())),
+                    Some(V::Bytes(Cow::Owned(carried))),
+                ]));
             }
         }
-        let _ = Compression::None;
         let mut doc = V::Seq(vec![
             Some(V::List(self.doc_children)),
             Some(V::List(self.notations)),

@@ -13,8 +13,8 @@ pub struct Emitter<'a> {
     format: &'static str,
     /// positions in `V::Int` are bit offsets; BER reports them as byte offsets
     ber: bool,
-    limits: Limits,
-    strings: Vec<String>,
+    pub(crate) limits: Limits,
+    strings: Vec<Cow<'a, str>>,
     names: Vec<Name<'a>>,
     pub out: Vec<Event<'a>>,
     budget: usize,
@@ -31,22 +31,39 @@ fn seq<'a>(v: V<'a>, n: usize, format: &'static str) -> Result<Vec<Option<V<'a>>
 impl<'a> Emitter<'a> {
     pub fn new(format: &'static str, ber: bool, limits: Limits, input_len: usize) -> Self {
         let budget = limits.decoded_budget(input_len);
-        Emitter { format, ber, limits, strings: vec![], names: vec![], out: vec![], budget, used: 0 }
+        Emitter {
+            format,
+            ber,
+            limits,
+            strings: vec![],
+            names: vec![],
+            out: vec![],
+            budget,
+            used: 0,
+        }
     }
 
     fn err_at(&self, pos: u64, msg: String) -> Error {
         let e = Error::malformed(self.format, 0, msg);
-        if self.ber { e.at(pos / 8) } else { e.at_bit(pos) }
+        if self.ber {
+            e.at(pos / 8)
+        } else {
+            e.at_bit(pos)
+        }
     }
 
-    fn shape(&self) -> Error {
+    pub(crate) fn shape(&self) -> Error {
         Error::malformed(self.format, 0, "internal: value shape")
     }
 
     fn charge(&mut self, n: usize) -> Result<()> {
         self.used = self.used.saturating_add(n);
         if self.used > self.budget {
-            return Err(Error::limit(self.format, 0, "decoded text exceeds the expansion limit"));
+            return Err(Error::limit(
+                self.format,
+                0,
+                "decoded text exceeds the expansion limit",
+            ));
         }
         Ok(())
     }
@@ -59,18 +76,27 @@ impl<'a> Emitter<'a> {
                 _ => Err(self.shape()),
             },
             V::Choice(1, b) => match *b {
-                V::Int(i, pos) => {
-                    let Some(s) = self.strings.get(i as usize) else {
-                        return Err(self.err_at(pos, format!("component-string-index {i} outside the table of {}", self.strings.len())));
-                    };
-                    let s = s.clone();
-                    self.charge(s.len())?;
-                    Ok(Cow::Owned(s))
-                }
+                V::Int(i, pos) => self.lookup(i, pos),
                 _ => Err(self.shape()),
             },
             _ => Err(self.shape()),
         }
+    }
+
+    /// Component string `i` (found at bit `pos`).
+    pub(crate) fn lookup(&mut self, i: u64, pos: u64) -> Result<Cow<'a, str>> {
+        let Some(s) = self.strings.get(i as usize) else {
+            return Err(self.err_at(
+                pos,
+                format!(
+                    "component-string-index {i} outside the table of {}",
+                    self.strings.len()
+                ),
+            ));
+        };
+        let s = s.clone();
+        self.charge(s.len())?;
+        Ok(s)
     }
 
     fn opt_s(&mut self, v: Option<V<'a>>) -> Result<Option<Cow<'a, str>>> {
@@ -78,14 +104,18 @@ impl<'a> Emitter<'a> {
     }
 
     /// A common name (its copy counts against the expansion budget).
-    fn common(&mut self, v: &V<'a>) -> Result<Name<'a>> {
+    pub(crate) fn common(&mut self, v: &V<'a>) -> Result<Name<'a>> {
         match v {
             V::Int(i, pos) => {
-                let n = self
-                    .names
-                    .get(*i as usize)
-                    .cloned()
-                    .ok_or_else(|| self.err_at(*pos, format!("common-name-index {i} outside the table of {}", self.names.len())))?;
+                let n = self.names.get(*i as usize).cloned().ok_or_else(|| {
+                    self.err_at(
+                        *pos,
+                        format!(
+                            "common-name-index {i} outside the table of {}",
+                            self.names.len()
+                        ),
+                    )
+                })?;
                 self.charge(n.0.len() + n.1.len() + n.2.len())?;
                 Ok(n)
             }
@@ -94,27 +124,33 @@ impl<'a> Emitter<'a> {
     }
 
     /// A copy of a namespace name given by reference (same-as-...).
-    fn copy(&mut self, s: &Cow<'a, str>) -> Result<Cow<'a, str>> {
+    pub(crate) fn copy(&mut self, s: &Cow<'a, str>) -> Result<Cow<'a, str>> {
         if let Cow::Owned(o) = s {
             self.charge(o.len())?;
         }
         Ok(s.clone())
     }
 
-    pub fn document(&mut self, doc: V<'a>) -> Result<()> {
-        let mut f = seq(doc, 10, self.format)?;
-        // tables first: they come last in the value
-        if let Some(V::List(items)) = f[8].take() {
+    /// Reads the component-strings and common-names tables.
+    pub(crate) fn tables(&mut self, cs: Option<V<'a>>, cn: Option<V<'a>>) -> Result<()> {
+        if let Some(V::List(items)) = cs {
             for it in items {
                 let mut it = seq(it, 2, self.format)?;
-                let (Some(V::Text(uri)), Some(V::Bytes(block))) = (it[0].take(), it[1].take()) else { return Err(self.shape()) };
+                let (Some(V::Text(uri)), Some(V::Bytes(block))) = (it[0].take(), it[1].take())
+                else {
+                    return Err(self.shape());
+                };
                 let room = self.budget.saturating_sub(self.used);
-                let raw = table::decompress(self.format, &uri, &block, room, 0)?;
+                let raw = if &*uri == table::IDENTITY {
+                    block
+                } else {
+                    Cow::Owned(table::decompress(self.format, &uri, &block, room, 0)?)
+                };
                 self.charge(raw.len())?;
-                table::parse_block(self.format, &raw, &mut self.strings, &self.limits, 0)?;
+                table::parse_block_cow(self.format, raw, &mut self.strings, &self.limits, 0)?;
             }
         }
-        if let Some(V::List(items)) = f[9].take() {
+        if let Some(V::List(items)) = cn {
             if items.len() > self.limits.max_table_entries {
                 return Err(Error::limit(self.format, 0, "too many common names"));
             }
@@ -126,7 +162,13 @@ impl<'a> Emitter<'a> {
                     Some(V::Choice(0, x)) => self.s(*x)?,
                     Some(V::Choice(1, _)) => match &prev {
                         Some(p) => self.copy(&p.0)?,
-                        None => return Err(Error::malformed(self.format, 0, "same-as-previous-item in the first common name")),
+                        None => {
+                            return Err(Error::malformed(
+                                self.format,
+                                0,
+                                "same-as-previous-item in the first common name",
+                            ));
+                        }
                     },
                     _ => return Err(self.shape()),
                 };
@@ -136,81 +178,141 @@ impl<'a> Emitter<'a> {
                     Some(V::Choice(0, x)) => self.s(*x)?,
                     Some(V::Choice(1, _)) => match &prev {
                         Some(p) => self.copy(&p.2)?,
-                        None => return Err(Error::malformed(self.format, 0, "same-as-previous-item in the first common name")),
+                        None => {
+                            return Err(Error::malformed(
+                                self.format,
+                                0,
+                                "same-as-previous-item in the first common name",
+                            ));
+                        }
                     },
                     _ => return Err(self.shape()),
                 };
                 self.names.push((ns, local, prefix));
             }
         }
-        let encoding = match f[4].take() {
+        Ok(())
+    }
+
+    /// The `StartDocument` event.
+    pub(crate) fn start(
+        &mut self,
+        ces: Option<V<'a>>,
+        standalone: Option<bool>,
+        version: Option<V<'a>>,
+    ) -> Result<()> {
+        let encoding = match ces {
             Some(v) => Some(self.s(v)?).filter(|s| !s.is_empty()),
             None => None,
         };
-        let version = self.opt_s(f[6].take())?;
-        let standalone = match f[5] {
-            Some(V::Bool(b)) => Some(b),
-            _ => None,
-        };
-        self.out.push(Event::StartDocument { version, encoding, standalone });
-        let Some(V::List(children)) = f[0].take() else { return Err(self.shape()) };
+        let version = self.opt_s(version)?;
+        self.out.push(Event::StartDocument {
+            version,
+            encoding,
+            standalone,
+        });
+        Ok(())
+    }
+
+    /// The notations' and unparsed entities' events.
+    pub(crate) fn decls(
+        &mut self,
+        notations: Option<V<'a>>,
+        unparsed: Option<V<'a>>,
+    ) -> Result<Vec<Event<'a>>> {
         let mut decls = vec![];
-        if let Some(V::List(items)) = f[1].take() {
+        if let Some(V::List(items)) = notations {
             for it in items {
                 let mut it = seq(it, 4, self.format)?;
                 let name = self.s(it[0].take().ok_or_else(|| self.shape())?)?;
                 let system_id = self.opt_s(it[1].take())?;
                 let public_id = self.opt_s(it[2].take())?;
-                decls.push(Event::Notation { name, public_id, system_id });
+                decls.push(Event::Notation {
+                    name,
+                    public_id,
+                    system_id,
+                });
             }
         }
-        if let Some(V::List(items)) = f[2].take() {
+        if let Some(V::List(items)) = unparsed {
             for it in items {
                 let mut it = seq(it, 6, self.format)?;
                 let name = self.s(it[0].take().ok_or_else(|| self.shape())?)?;
                 let system_id = self.opt_s(it[1].take())?.unwrap_or(Cow::Borrowed(""));
                 let public_id = self.opt_s(it[2].take())?;
                 let notation = self.s(it[4].take().ok_or_else(|| self.shape())?)?;
-                decls.push(Event::UnparsedEntity { name, public_id, system_id, notation });
+                decls.push(Event::UnparsedEntity {
+                    name,
+                    public_id,
+                    system_id,
+                    notation,
+                });
             }
         }
+        Ok(decls)
+    }
+
+    /// A DocumentTypeDeclaration, followed by the declarations.
+    pub(crate) fn dtd(&mut self, v: V<'a>, decls: &mut Vec<Event<'a>>) -> Result<()> {
+        let mut d = seq(v, 3, self.format)?;
+        let system_id = self.opt_s(d[0].take())?;
+        let public_id = self.opt_s(d[1].take())?;
+        let mut internal_subset = None;
+        if let Some(V::List(pis)) = d[2].take() {
+            for pi in pis {
+                let mut p = seq(pi, 4, self.format)?;
+                let target = self.s(p[0].take().ok_or_else(|| self.shape())?)?;
+                let content = self.s(p[1].take().ok_or_else(|| self.shape())?)?;
+                // other processing instructions of the DTD have no event
+                if target == crate::build::INTERNAL_SUBSET_TARGET {
+                    internal_subset = Some(content);
+                }
+            }
+        }
+        self.out.push(Event::DocType(DocType {
+            name: Cow::Borrowed(""),
+            public_id,
+            system_id,
+            internal_subset,
+        }));
+        self.out.append(decls);
+        Ok(())
+    }
+
+    pub fn document(&mut self, doc: V<'a>) -> Result<()> {
+        let mut f = seq(doc, 10, self.format)?;
+        // tables first: they come last in the value
+        self.tables(f[8].take(), f[9].take())?;
+        let standalone = match f[5] {
+            Some(V::Bool(b)) => Some(b),
+            _ => None,
+        };
+        self.start(f[4].take(), standalone, f[6].take())?;
+        let Some(V::List(children)) = f[0].take() else {
+            return Err(self.shape());
+        };
+        let mut decls = self.decls(f[1].take(), f[2].take())?;
         let has_dtd = children.iter().any(|c| matches!(c, V::Choice(3, _)));
         if !has_dtd && !decls.is_empty() {
             self.out.push(Event::DocType(DocType::default()));
             self.out.append(&mut decls);
         }
         for c in children {
-            let V::Choice(alt, c) = c else { return Err(self.shape()) };
+            let V::Choice(alt, c) = c else {
+                return Err(self.shape());
+            };
             match alt {
                 0 => self.element(*c, &Cow::Borrowed(""), 1)?,
                 1 => self.pi(*c)?,
                 2 => self.comment(*c)?,
-                _ => {
-                    let mut d = seq(*c, 3, self.format)?;
-                    let system_id = self.opt_s(d[0].take())?;
-                    let public_id = self.opt_s(d[1].take())?;
-                    let mut internal_subset = None;
-                    if let Some(V::List(pis)) = d[2].take() {
-                        for pi in pis {
-                            let mut p = seq(pi, 4, self.format)?;
-                            let target = self.s(p[0].take().ok_or_else(|| self.shape())?)?;
-                            let content = self.s(p[1].take().ok_or_else(|| self.shape())?)?;
-                            // other processing instructions of the DTD have no event
-                            if target == crate::build::INTERNAL_SUBSET_TARGET {
-                                internal_subset = Some(content);
-                            }
-                        }
-                    }
-                    self.out.push(Event::DocType(DocType { name: Cow::Borrowed(""), public_id, system_id, internal_subset }));
-                    self.out.append(&mut decls);
-                }
+                _ => self.dtd(*c, &mut decls)?,
             }
         }
         self.out.push(Event::EndDocument);
         Ok(())
     }
 
-    fn pi(&mut self, v: V<'a>) -> Result<()> {
+    pub(crate) fn pi(&mut self, v: V<'a>) -> Result<()> {
         let mut f = seq(v, 4, self.format)?;
         let target = self.s(f[0].take().ok_or_else(|| self.shape())?)?;
         let data = self.s(f[1].take().ok_or_else(|| self.shape())?)?;
@@ -218,7 +320,7 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
-    fn comment(&mut self, v: V<'a>) -> Result<()> {
+    pub(crate) fn comment(&mut self, v: V<'a>) -> Result<()> {
         let mut f = seq(v, 1, self.format)?;
         let c = self.s(f[0].take().ok_or_else(|| self.shape())?)?;
         self.out.push(Event::Comment(c));
@@ -226,7 +328,12 @@ impl<'a> Emitter<'a> {
     }
 
     /// (namespace, local, prefix) of an element's or attribute's `name` CHOICE.
-    fn name(&mut self, v: V<'a>, same: &Cow<'a, str>, prev: Option<&Cow<'a, str>>) -> Result<Name<'a>> {
+    fn name(
+        &mut self,
+        v: V<'a>,
+        same: &Cow<'a, str>,
+        prev: Option<&Cow<'a, str>>,
+    ) -> Result<Name<'a>> {
         match v {
             V::Choice(0, b) => {
                 let mut f = seq(*b, 3, self.format)?;
@@ -236,7 +343,13 @@ impl<'a> Emitter<'a> {
                     Some(V::Choice(1, _)) => self.copy(same)?,
                     Some(V::Choice(2, _)) => match prev {
                         Some(p) => self.copy(p)?,
-                        None => return Err(Error::malformed(self.format, 0, "same-as-previous-attribute on the first attribute")),
+                        None => {
+                            return Err(Error::malformed(
+                                self.format,
+                                0,
+                                "same-as-previous-attribute on the first attribute",
+                            ));
+                        }
                     },
                     _ => return Err(self.shape()),
                 };
@@ -249,23 +362,52 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn attributes(&mut self, v: Option<V<'a>>, owner: &Cow<'a, str>, nss: &mut Vec<Event<'a>>, attrs: &mut Vec<Event<'a>>) -> Result<()> {
-        let Some(V::List(items)) = v else { return Ok(()) };
+    pub(crate) fn attributes(
+        &mut self,
+        v: Option<V<'a>>,
+        owner: &Cow<'a, str>,
+        nss: &mut Vec<Event<'a>>,
+        attrs: &mut Vec<Event<'a>>,
+    ) -> Result<()> {
+        let Some(V::List(items)) = v else {
+            return Ok(());
+        };
         let mut prev: Option<Cow<'a, str>> = None;
         for it in items {
             let mut f = seq(it, 5, self.format)?;
-            let (ns, local, prefix) = self.name(f[0].take().ok_or_else(|| self.shape())?, owner, prev.as_ref())?;
+            let (ns, local, prefix) = self.name(
+                f[0].take().ok_or_else(|| self.shape())?,
+                owner,
+                prev.as_ref(),
+            )?;
             let value = self.s(f[1].take().ok_or_else(|| self.shape())?)?;
             if ns == XMLNS_NS {
                 if prefix == "xmlns" {
-                    nss.push(Event::Namespace { prefix: local, uri: value });
+                    nss.push(Event::Namespace {
+                        prefix: local,
+                        uri: value,
+                    });
                 } else if prefix.is_empty() && local == "xmlns" {
-                    nss.push(Event::Namespace { prefix: Cow::Borrowed(""), uri: value });
+                    nss.push(Event::Namespace {
+                        prefix: Cow::Borrowed(""),
+                        uri: value,
+                    });
                 } else {
-                    return Err(Error::malformed(self.format, 0, format!("bad namespace attribute {prefix}:{local}")));
+                    return Err(Error::malformed(
+                        self.format,
+                        0,
+                        format!("bad namespace attribute {prefix}:{local}"),
+                    ));
                 }
             } else {
-                attrs.push(Event::Attribute { name: QName { prefix, namespace: ns.clone(), local }, value });
+                attrs.push(Event::Attribute {
+                    name: QName {
+                        prefix,
+                        namespace: ns.clone(),
+                        local,
+                    },
+                    value,
+                });
             }
             prev = Some(ns);
         }
@@ -281,8 +423,13 @@ impl<'a> Emitter<'a> {
             return Err(Error::limit(self.format, 0, "elements nested too deep"));
         }
         let mut f = seq(v, 6, self.format)?;
-        let (namespace, local, prefix) = self.name(f[0].take().ok_or_else(|| self.shape())?, parent_ns, None)?;
-        self.out.push(Event::StartElement(QName { prefix, namespace: namespace.clone(), local }));
+        let (namespace, local, prefix) =
+            self.name(f[0].take().ok_or_else(|| self.shape())?, parent_ns, None)?;
+        self.out.push(Event::StartElement(QName {
+            prefix,
+            namespace: namespace.clone(),
+            local,
+        }));
         let mut nss = vec![];
         let mut attrs = vec![];
         self.attributes(f[3].take(), &namespace, &mut nss, &mut attrs)?;
@@ -295,19 +442,17 @@ impl<'a> Emitter<'a> {
                 self.out.push(Event::Characters { text, cdata: false });
             }
             Some(V::Choice(1, l)) => {
-                let V::List(items) = *l else { return Err(self.shape()) };
+                let V::List(items) = *l else {
+                    return Err(self.shape());
+                };
                 for c in items {
-                    let V::Choice(alt, c) = c else { return Err(self.shape()) };
+                    let V::Choice(alt, c) = c else {
+                        return Err(self.shape());
+                    };
                     match alt {
                         0 => self.element(*c, &namespace, depth + 1)?,
                         1 => self.pi(*c)?,
-                        2 => {
-                            let mut u = seq(*c, 4, self.format)?;
-                            let name = self.s(u[0].take().ok_or_else(|| self.shape())?)?;
-                            let system_id = self.known(u[1].take())?;
-                            let public_id = self.known(u[2].take())?;
-                            self.out.push(Event::EntityReference { name, public_id, system_id });
-                        }
+                        2 => self.uer(*c)?,
                         3 => {
                             let mut ch = seq(*c, 2, self.format)?;
                             match ch[0].take() {
@@ -316,7 +461,9 @@ impl<'a> Emitter<'a> {
                                     self.out.push(Event::Characters { text, cdata: false });
                                 }
                                 Some(V::Choice(1, b)) => {
-                                    let V::Bytes(b) = *b else { return Err(self.shape()) };
+                                    let V::Bytes(b) = *b else {
+                                        return Err(self.shape());
+                                    };
                                     self.out.push(Event::Typed(Typed::Base64(b)));
                                 }
                                 _ => return Err(self.shape()),
@@ -332,8 +479,26 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
+    /// An UnexpandedEntityReference.
+    pub(crate) fn uer(&mut self, v: V<'a>) -> Result<()> {
+        let mut u = seq(v, 4, self.format)?;
+        let name = self.s(u[0].take().ok_or_else(|| self.shape())?)?;
+        let system_id = self.known(u[1].take())?;
+        let public_id = self.known(u[2].take())?;
+        self.out.push(Event::EntityReference {
+            name,
+            public_id,
+            system_id,
+        });
+        Ok(())
+    }
+
+    pub(crate) fn format(&self) -> &'static str {
+        self.format
+    }
+
     /// `CHOICE { x URIOrIndex, unknown NULL } OPTIONAL`.
-    fn known(&mut self, v: Option<V<'a>>) -> Result<Option<Cow<'a, str>>> {
+    pub(crate) fn known(&mut self, v: Option<V<'a>>) -> Result<Option<Cow<'a, str>>> {
         match v {
             Some(V::Choice(0, x)) => Ok(Some(self.s(*x)?)),
             _ => Ok(None),

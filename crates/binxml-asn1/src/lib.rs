@@ -13,9 +13,10 @@ use std::io::Write;
 
 use binxml_core::{Decoder, Encoder, Error, Event, Limits, Result, StreamChecker};
 
+pub mod ber;
 mod build;
 mod emit;
-pub mod ber;
+mod fast;
 pub mod per;
 pub mod schema;
 pub mod table;
@@ -104,7 +105,10 @@ impl Options {
     /// Every feature on, no compression, and strings inline wherever that is smaller: the
     /// smallest uncompressed encoding.
     pub fn compact(rule: Rule) -> Self {
-        Options { inline_singletons: true, ..Options::new(rule) }
+        Options {
+            inline_singletons: true,
+            ..Options::new(rule)
+        }
     }
 
     /// Every feature off: strings and names inline, explicit in-scope namespaces.
@@ -175,8 +179,18 @@ pub fn build_value(events: &[Event<'_>], opts: Options) -> Result<(V<'static>, S
 }
 
 /// Maps an abstract value of `Document` to events.
-pub fn value_to_events<'a>(rule: Rule, v: V<'a>, limits: &Limits, input_len: usize) -> Result<Vec<Event<'a>>> {
-    let mut e = emit::Emitter::new(rule.format_name(), rule == Rule::Ber, limits.clone(), input_len);
+pub fn value_to_events<'a>(
+    rule: Rule,
+    v: V<'a>,
+    limits: &Limits,
+    input_len: usize,
+) -> Result<Vec<Event<'a>>> {
+    let mut e = emit::Emitter::new(
+        rule.format_name(),
+        rule == Rule::Ber,
+        limits.clone(),
+        input_len,
+    );
     e.document(v)?;
     Ok(e.out)
 }
@@ -192,7 +206,22 @@ pub fn decode(input: &[u8], rule: Rule) -> Result<Vec<Event<'_>>> {
     decode_with_limits(input, rule, &Limits::default())
 }
 
-pub fn decode_with_limits<'a>(input: &'a [u8], rule: Rule, limits: &Limits) -> Result<Vec<Event<'a>>> {
+pub fn decode_with_limits<'a>(
+    input: &'a [u8],
+    rule: Rule,
+    limits: &Limits,
+) -> Result<Vec<Event<'a>>> {
+    match rule {
+        Rule::Uper | Rule::Aper => {
+            fast::decode(input, rule == Rule::Aper, rule.format_name(), limits)
+        }
+        Rule::Ber => decode_generic(input, rule, limits),
+    }
+}
+
+/// Decodes through the abstract value of the whole document (the reference path; BER uses it,
+/// PER has a faster path that gives the same events).
+pub fn decode_generic<'a>(input: &'a [u8], rule: Rule, limits: &Limits) -> Result<Vec<Event<'a>>> {
     let v = decode_value(rule, input, limits)?;
     value_to_events(rule, v, limits, input.len())
 }
@@ -240,7 +269,10 @@ impl<W: Write> Encoder for Asn1Encoder<W> {
 
     fn finish(&mut self) -> Result<()> {
         let format = self.opts.rule.format_name();
-        let b = self.builder.take().ok_or_else(|| Error::invalid_events(format, "finish called twice"))?;
+        let b = self
+            .builder
+            .take()
+            .ok_or_else(|| Error::invalid_events(format, "finish called twice"))?;
         let (v, stats) = b.finish()?;
         self.stats = stats;
         let bytes = encode_value(self.opts.rule, &v)?;
@@ -266,7 +298,14 @@ impl<'a> Asn1Decoder<'a> {
     }
 
     pub fn with_limits(input: &'a [u8], rule: Rule, limits: Limits) -> Self {
-        Asn1Decoder { input, rule, limits, events: None, failed: false, count: 0 }
+        Asn1Decoder {
+            input,
+            rule,
+            limits,
+            events: None,
+            failed: false,
+            count: 0,
+        }
     }
 }
 

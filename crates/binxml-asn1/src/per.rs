@@ -19,7 +19,13 @@ pub struct PerWriter {
 
 impl PerWriter {
     pub fn new(aligned: bool, format: &'static str) -> Self {
-        PerWriter { aligned, buf: Vec::new(), acc: 0, nacc: 0, format }
+        PerWriter {
+            aligned,
+            buf: Vec::new(),
+            acc: 0,
+            nacc: 0,
+            format,
+        }
     }
 
     #[inline]
@@ -99,7 +105,11 @@ impl PerWriter {
     }
 
     /// Writes `n` items with general length determinants, fragmenting at 16K (X.691 10.9.3.8).
-    fn fragmented(&mut self, n: usize, mut items: impl FnMut(&mut Self, usize, usize) -> Result<()>) -> Result<()> {
+    fn fragmented(
+        &mut self,
+        n: usize,
+        mut items: impl FnMut(&mut Self, usize, usize) -> Result<()>,
+    ) -> Result<()> {
         let mut i = 0;
         loop {
             let rem = n - i;
@@ -144,7 +154,10 @@ impl PerWriter {
     }
 
     fn mismatch(&self, ty: TyId) -> Error {
-        Error::invalid_events(self.format, format!("internal: value does not fit ASN.1 type #{ty}"))
+        Error::invalid_events(
+            self.format,
+            format!("internal: value does not fit ASN.1 type #{ty}"),
+        )
     }
 
     pub fn encode(&mut self, ty: TyId, v: &V<'_>) -> Result<()> {
@@ -257,7 +270,10 @@ impl<'a> PerReader<'a> {
     #[inline]
     fn get(&mut self, n: u32) -> Result<u64> {
         if n as usize > self.remaining() {
-            return Err(self.err(self.pos, format!("truncated: {n} more bits needed, {} left", self.remaining())));
+            return Err(self.err(
+                self.pos,
+                format!("truncated: {n} more bits needed, {} left", self.remaining()),
+            ));
         }
         if n == 0 {
             return Ok(0);
@@ -266,10 +282,15 @@ impl<'a> PerReader<'a> {
         // a big-endian 64-bit window at the current byte (zero-filled past the end)
         let byte = self.pos / 8;
         let off = (self.pos % 8) as u32;
-        let mut buf = [0u8; 8];
-        let avail = (self.data.len() - byte).min(8);
-        buf[..avail].copy_from_slice(&self.data[byte..byte + avail]);
-        let w = u64::from_be_bytes(buf);
+        let w = match self.data.get(byte..byte + 8) {
+            Some(b) => u64::from_be_bytes(b.try_into().unwrap_or([0; 8])),
+            None => {
+                let mut buf = [0u8; 8];
+                let avail = self.data.len() - byte;
+                buf[..avail].copy_from_slice(&self.data[byte..]);
+                u64::from_be_bytes(buf)
+            }
+        };
         self.pos += n as usize;
         Ok((w << off) >> (64 - n))
     }
@@ -284,7 +305,10 @@ impl<'a> PerReader<'a> {
 
     fn get_bytes(&mut self, n: usize) -> Result<Cow<'a, [u8]>> {
         if n.saturating_mul(8) > self.remaining() {
-            return Err(self.err(self.pos, format!("length {n} runs past the end of the input")));
+            return Err(self.err(
+                self.pos,
+                format!("length {n} runs past the end of the input"),
+            ));
         }
         if self.pos % 8 == 0 {
             let s = self.pos / 8;
@@ -295,7 +319,10 @@ impl<'a> PerReader<'a> {
             let s = self.pos / 8;
             let off = (self.pos % 8) as u32;
             let d = &self.data[s..s + n + 1];
-            let out: Vec<u8> = d.windows(2).map(|w| (w[0] << off) | (w[1] >> (8 - off))).collect();
+            let out: Vec<u8> = d
+                .windows(2)
+                .map(|w| (w[0] << off) | (w[1] >> (8 - off)))
+                .collect();
             self.pos += n * 8;
             Ok(Cow::Owned(out))
         }
@@ -316,7 +343,10 @@ impl<'a> PerReader<'a> {
             self.get(16)?
         };
         if v >= range {
-            return Err(self.err(at, format!("constrained value {v} outside 0..{}", range - 1)));
+            return Err(self.err(
+                at,
+                format!("constrained value {v} outside 0..{}", range - 1),
+            ));
         }
         Ok(v)
     }
@@ -345,7 +375,12 @@ impl<'a> PerReader<'a> {
         let start = self.pos;
         let (n, more) = self.length()?;
         if n > self.max_string {
-            return Err(Error::limit(self.format, 0, format!("string of {n} bytes exceeds the limit")).at_bit(start as u64));
+            return Err(Error::limit(
+                self.format,
+                0,
+                format!("string of {n} bytes exceeds the limit"),
+            )
+            .at_bit(start as u64));
         }
         let first = self.get_bytes(n)?;
         if !more {
@@ -355,7 +390,10 @@ impl<'a> PerReader<'a> {
         loop {
             let (n, more) = self.length()?;
             if all.len() + n > self.max_string {
-                return Err(Error::limit(self.format, 0, "string exceeds the length limit").at_bit(start as u64));
+                return Err(
+                    Error::limit(self.format, 0, "string exceeds the length limit")
+                        .at_bit(start as u64),
+                );
             }
             all.extend_from_slice(&self.get_bytes(n)?);
             if !more {
@@ -368,7 +406,10 @@ impl<'a> PerReader<'a> {
         let at = self.pos;
         let (n, more) = self.length()?;
         if more || n == 0 || n > 9 {
-            return Err(self.err(at, format!("integer of {n} octets outside 0..2^64 (extension value)")));
+            return Err(self.err(
+                at,
+                format!("integer of {n} octets outside 0..2^64 (extension value)"),
+            ));
         }
         let b = self.get_bytes(n)?;
         if b[0] & 0x80 != 0 {
@@ -385,7 +426,11 @@ impl<'a> PerReader<'a> {
         if self.depth > self.max_depth {
             return Err(Error::limit(self.format, 0, "nesting too deep").at_bit(self.pos as u64));
         }
-        let r = crate::deep(|| self.decode_inner(ty));
+        let r = if ty == crate::schema::ELEMENT {
+            crate::deep(|| self.decode_inner(ty))
+        } else {
+            self.decode_inner(ty)
+        };
         self.depth -= 1;
         r
     }
@@ -401,7 +446,11 @@ impl<'a> PerReader<'a> {
                 }
                 let mut vals = Vec::with_capacity(fields.len());
                 for (i, (fty, _)) in fields.iter().enumerate() {
-                    vals.push(if present[i] { Some(self.decode(*fty)?) } else { None });
+                    vals.push(if present[i] {
+                        Some(self.decode(*fty)?)
+                    } else {
+                        None
+                    });
                 }
                 V::Seq(vals)
             }
@@ -453,10 +502,12 @@ impl<'a> PerReader<'a> {
                 let at = self.pos;
                 match self.octets()? {
                     Cow::Borrowed(b) => V::Text(Cow::Borrowed(
-                        std::str::from_utf8(b).map_err(|_| self.err(at, "invalid UTF-8 in UTF8String"))?,
+                        std::str::from_utf8(b)
+                            .map_err(|_| self.err(at, "invalid UTF-8 in UTF8String"))?,
                     )),
                     Cow::Owned(b) => V::Text(Cow::Owned(
-                        String::from_utf8(b).map_err(|_| self.err(at, "invalid UTF-8 in UTF8String"))?,
+                        String::from_utf8(b)
+                            .map_err(|_| self.err(at, "invalid UTF-8 in UTF8String"))?,
                     )),
                 }
             }
@@ -464,11 +515,150 @@ impl<'a> PerReader<'a> {
         })
     }
 
+    pub(crate) fn set_bit_pos(&mut self, pos: usize) {
+        self.pos = pos;
+    }
+
+    pub(crate) fn bit(&mut self) -> Result<bool> {
+        Ok(self.get(1)? == 1)
+    }
+
+    /// A CHOICE index among `n` alternatives.
+    pub(crate) fn choice(&mut self, n: u64) -> Result<u64> {
+        self.constrained(n)
+    }
+
+    /// `INTEGER (lo..hi, ..., 0..MAX)`: the value and the bit offset where it starts.
+    pub(crate) fn int(&mut self, lo: u64, hi: u64) -> Result<(u64, u64)> {
+        let at = self.pos as u64;
+        if self.get(1)? == 0 {
+            Ok((lo + self.constrained(hi - lo + 1)?, at))
+        } else {
+            Ok((self.unconstrained()?, at))
+        }
+    }
+
+    pub(crate) fn utf8(&mut self) -> Result<Cow<'a, str>> {
+        let at = self.pos;
+        match self.octets()? {
+            Cow::Borrowed(b) => {
+                Ok(Cow::Borrowed(std::str::from_utf8(b).map_err(|_| {
+                    self.err(at, "invalid UTF-8 in UTF8String")
+                })?))
+            }
+            Cow::Owned(b) => {
+                Ok(Cow::Owned(String::from_utf8(b).map_err(|_| {
+                    self.err(at, "invalid UTF-8 in UTF8String")
+                })?))
+            }
+        }
+    }
+
+    pub(crate) fn bytes(&mut self) -> Result<Cow<'a, [u8]>> {
+        self.octets()
+    }
+
+    /// The first count of a SEQUENCE OF with `size` (see [`Ty::SeqOf`]): `(n, more fragments)`.
+    pub(crate) fn count_first(&mut self, size: Option<(u64, u64)>) -> Result<(usize, bool)> {
+        if let Some((lb, ub)) = size {
+            if self.get(1)? == 0 {
+                return Ok(((lb + self.constrained(ub - lb + 1)?) as usize, false));
+            }
+        }
+        self.count_next()
+    }
+
+    /// The count of the next fragment.
+    pub(crate) fn count_next(&mut self) -> Result<(usize, bool)> {
+        let (n, more) = self.length()?;
+        if n > self.remaining() {
+            return Err(self.err(self.pos, format!("count {n} exceeds the bits left")));
+        }
+        Ok((n, more))
+    }
+
+    /// Skips a value of `ty` (checking it as `decode` does, UTF-8 aside) without building it.
+    pub(crate) fn skip(&mut self, ty: TyId) -> Result<()> {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(Error::limit(self.format, 0, "nesting too deep").at_bit(self.pos as u64));
+        }
+        // only Element nests without bound
+        let r = if ty == crate::schema::ELEMENT {
+            crate::deep(|| self.skip_inner(ty))
+        } else {
+            self.skip_inner(ty)
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn skip_inner(&mut self, ty: TyId) -> Result<()> {
+        match &TYPES[ty] {
+            Ty::Seq(fields) => {
+                let mut present = [true; 10];
+                for (i, (_, opt)) in fields.iter().enumerate() {
+                    if *opt {
+                        present[i] = self.get(1)? == 1;
+                    }
+                }
+                for (i, (fty, _)) in fields.iter().enumerate() {
+                    if present[i] {
+                        self.skip(*fty)?;
+                    }
+                }
+            }
+            Ty::SeqOf(item, size) => {
+                let (mut n, mut more) = self.count_first(*size)?;
+                loop {
+                    for _ in 0..n {
+                        self.skip(*item)?;
+                    }
+                    if !more {
+                        break;
+                    }
+                    (n, more) = self.count_next()?;
+                }
+            }
+            Ty::Choice(alts) => {
+                let i = self.constrained(alts.len() as u64)? as usize;
+                self.skip(alts[i])?;
+            }
+            Ty::Int(lo, hi) => {
+                self.int(*lo, *hi)?;
+            }
+            Ty::Enum(n) => {
+                self.constrained(*n)?;
+            }
+            Ty::Bool => {
+                self.get(1)?;
+            }
+            Ty::Null => {}
+            Ty::Utf8 | Ty::Octets | Ty::RelOid => loop {
+                let (n, more) = self.length()?;
+                if n.saturating_mul(8) > self.remaining() {
+                    return Err(self.err(
+                        self.pos,
+                        format!("length {n} runs past the end of the input"),
+                    ));
+                }
+                self.pos += n * 8;
+                if !more {
+                    break;
+                }
+            },
+        }
+        Ok(())
+    }
+
     /// Checks that only zero padding follows the value.
     pub fn finish(&self) -> Result<()> {
         let end = self.pos.div_ceil(8).max(1);
         if end < self.data.len() {
-            return Err(self.err(end * 8, format!("{} trailing bytes after the value", self.data.len() - end)));
+            return Err(self.err(
+                end * 8,
+                format!("{} trailing bytes after the value", self.data.len() - end),
+            ));
         }
         Ok(())
     }

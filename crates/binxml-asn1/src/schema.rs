@@ -103,7 +103,14 @@ pub static TYPES: [Ty; 47] = [
     Seq(&[(IDX_OR_NULL, true), (STR_IDX, false), (IDX_OR_NULL, true)]),
     Choice(&[STR_IDX, NULL]),
     // 10 Element
-    Seq(&[(EL_NAME, false), (EL_CHILDREN, false), (ATTRS, true), (ATTRS, true), (INSCOPE, false), (IDX_OR_NULL, true)]),
+    Seq(&[
+        (EL_NAME, false),
+        (EL_CHILDREN, false),
+        (ATTRS, true),
+        (ATTRS, true),
+        (INSCOPE, false),
+        (IDX_OR_NULL, true),
+    ]),
     Choice(&[EL_NAME_SEQ, SMALL]),
     Seq(&[(IDX_OR_NULL, true), (STR_IDX, false), (STR_IDX, true)]),
     Choice(&[STR_IDX, EL_CHILD_LIST]),
@@ -113,7 +120,13 @@ pub static TYPES: [Ty; 47] = [
     Choice(&[NS_LIST, NULL]),
     SeqOf(NAMESPACE, None),
     // 19 Attribute
-    Seq(&[(AT_NAME, false), (STR_IDX, false), (BOOL, true), (AT_TYPE, true), (AT_REFS, true)]),
+    Seq(&[
+        (AT_NAME, false),
+        (STR_IDX, false),
+        (BOOL, true),
+        (AT_TYPE, true),
+        (AT_REFS, true),
+    ]),
     Choice(&[AT_NAME_SEQ, SMALL]),
     Seq(&[(AT_NS, true), (STR_IDX, false), (STR_IDX, true)]),
     Choice(&[STR_IDX, NULL, NULL]),
@@ -122,10 +135,20 @@ pub static TYPES: [Ty; 47] = [
     SeqOf(RELOID, None),
     SeqOf(SMALL, None),
     // 27 ProcessingInstruction
-    Seq(&[(STR_IDX, false), (STR_IDX, false), (IDX_OR_NULL, false), (SMALL_OR_NULL, true)]),
+    Seq(&[
+        (STR_IDX, false),
+        (STR_IDX, false),
+        (IDX_OR_NULL, false),
+        (SMALL_OR_NULL, true),
+    ]),
     Choice(&[SMALL, NULL]),
     // 29 UnexpandedEntityReference
-    Seq(&[(STR_IDX, false), (IDX_OR_NULL, true), (IDX_OR_NULL, true), (IDX_OR_NULL, true)]),
+    Seq(&[
+        (STR_IDX, false),
+        (IDX_OR_NULL, true),
+        (IDX_OR_NULL, true),
+        (IDX_OR_NULL, true),
+    ]),
     // 30 Characters
     Seq(&[(CHARS_CHOICE, false), (BOOL, false)]),
     Choice(&[STR_IDX, OCTETS]),
@@ -135,9 +158,21 @@ pub static TYPES: [Ty; 47] = [
     Seq(&[(STR_IDX, true), (STR_IDX, true), (PI_LIST, false)]),
     SeqOf(PI, None),
     // 35 UnparsedEntity
-    Seq(&[(STR_IDX, false), (STR_IDX, true), (STR_IDX, true), (STR_IDX, true), (STR_IDX, false), (SMALL_OR_NULL, true)]),
+    Seq(&[
+        (STR_IDX, false),
+        (STR_IDX, true),
+        (STR_IDX, true),
+        (STR_IDX, true),
+        (STR_IDX, false),
+        (SMALL_OR_NULL, true),
+    ]),
     // 36 Notation
-    Seq(&[(STR_IDX, false), (STR_IDX, true), (STR_IDX, true), (STR_IDX, true)]),
+    Seq(&[
+        (STR_IDX, false),
+        (STR_IDX, true),
+        (STR_IDX, true),
+        (STR_IDX, true),
+    ]),
     // 37 Namespace
     Seq(&[(STR_IDX, true), (STR_IDX, false)]),
     // 38 StringOrIndex

@@ -2,9 +2,10 @@
 //! `Document.component-strings`.
 //!
 //! Each item of `component-strings` is `(compression-algorithm URI, block)`. The decompressed
-//! block is a concatenation of strings, each an unsigned LEB128 length (in bytes) followed by
-//! that many bytes of UTF-8. The table is the concatenation of all items' strings, in order.
-//! An uncompressed table uses the algorithm URI [`IDENTITY`].
+//! block is a concatenation of strings, each UTF-8 followed by one zero byte (U+0000 is no XML
+//! character, so no infoset string holds one; the encoder keeps any string that does inline).
+//! The table is the concatenation of all items' strings, in order. An uncompressed table uses
+//! the algorithm URI [`IDENTITY`].
 
 use std::io::{Read, Write};
 
@@ -54,17 +55,9 @@ impl Compression {
 pub fn build_block<'s>(strings: impl Iterator<Item = &'s str>) -> Vec<u8> {
     let mut out = Vec::new();
     for s in strings {
-        let mut n = s.len();
-        loop {
-            let b = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                out.push(b);
-                break;
-            }
-            out.push(b | 0x80);
-        }
+        debug_assert!(!s.contains('\0'));
         out.extend_from_slice(s.as_bytes());
+        out.push(0);
     }
     out
 }
@@ -88,63 +81,126 @@ pub fn compress(format: &'static str, c: Compression, block: Vec<u8>) -> Result<
 }
 
 /// Decompresses one block, reading at most `budget` bytes.
-pub fn decompress(format: &'static str, uri: &str, block: &[u8], budget: usize, at: u64) -> Result<Vec<u8>> {
+pub fn decompress(
+    format: &'static str,
+    uri: &str,
+    block: &[u8],
+    budget: usize,
+    at: u64,
+) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     let cap = (budget as u64).saturating_add(1);
     let bad = |e: std::io::Error| Error::malformed(format, at, format!("corrupt {uri} block: {e}"));
     match uri {
         IDENTITY => return Ok(block.to_vec()),
         BZIP2 => {
-            bzip2::read::BzDecoder::new(block).take(cap).read_to_end(&mut out).map_err(bad)?;
+            bzip2::read::BzDecoder::new(block)
+                .take(cap)
+                .read_to_end(&mut out)
+                .map_err(bad)?;
         }
         DEFLATE => {
-            flate2::read::DeflateDecoder::new(block).take(cap).read_to_end(&mut out).map_err(bad)?;
+            flate2::read::DeflateDecoder::new(block)
+                .take(cap)
+                .read_to_end(&mut out)
+                .map_err(bad)?;
         }
         ZSTD => {
             let d = zstd::stream::read::Decoder::with_buffer(block).map_err(bad)?;
             d.take(cap).read_to_end(&mut out).map_err(bad)?;
         }
         _ => {
-            return Err(Error::unsupported(format, format!("unknown compression-algorithm {uri:?}")).at(at));
+            return Err(Error::unsupported(
+                format,
+                format!("unknown compression-algorithm {uri:?}"),
+            )
+            .at(at));
         }
     }
     if out.len() > budget {
-        return Err(Error::limit(format, at, "component-strings block decompresses past the size limit"));
+        return Err(Error::limit(
+            format,
+            at,
+            "component-strings block decompresses past the size limit",
+        ));
     }
     Ok(out)
 }
 
 /// Splits a decompressed block into its strings, appending them to `table`.
-pub fn parse_block(format: &'static str, block: &[u8], table: &mut Vec<String>, limits: &Limits, at: u64) -> Result<()> {
-    let mut p = 0;
-    let bad = |m: String| Error::malformed(format, at, m);
-    while p < block.len() {
-        let mut n: usize = 0;
-        let mut shift = 0;
-        loop {
-            let b = *block.get(p).ok_or_else(|| bad(format!("component-strings block truncated at {p}")))?;
-            p += 1;
-            if shift > 56 {
-                return Err(bad(format!("string length overflow at block offset {p}")));
-            }
-            n |= ((b & 0x7f) as usize) << shift;
-            shift += 7;
-            if b & 0x80 == 0 {
-                break;
-            }
-        }
-        if n > block.len() - p {
-            return Err(bad(format!("string of {n} bytes runs past the end of the block (offset {p})")));
-        }
-        if n > limits.max_string_len {
-            return Err(Error::limit(format, at, "component string exceeds the length limit"));
-        }
-        let s = std::str::from_utf8(&block[p..p + n]).map_err(|_| bad(format!("invalid UTF-8 at block offset {p}")))?;
-        if table.len() >= limits.max_table_entries {
-            return Err(Error::limit(format, at, "too many component strings"));
-        }
+pub fn parse_block(
+    format: &'static str,
+    block: &[u8],
+    table: &mut Vec<String>,
+    limits: &Limits,
+    at: u64,
+) -> Result<()> {
+    for s in split_block(format, block, limits, table.len(), at)? {
         table.push(s.to_owned());
-        p += n;
     }
     Ok(())
+}
+
+/// Like [`parse_block`], borrowing the strings when the block is borrowed (an uncompressed
+/// block of an octet-aligned encoding).
+pub(crate) fn parse_block_cow<'a>(
+    format: &'static str,
+    block: std::borrow::Cow<'a, [u8]>,
+    table: &mut Vec<std::borrow::Cow<'a, str>>,
+    limits: &Limits,
+    at: u64,
+) -> Result<()> {
+    use std::borrow::Cow;
+    match block {
+        Cow::Borrowed(b) => {
+            for s in split_block(format, b, limits, table.len(), at)? {
+                table.push(Cow::Borrowed(s));
+            }
+        }
+        Cow::Owned(v) => {
+            for s in split_block(format, &v, limits, table.len(), at)? {
+                table.push(Cow::Owned(s.to_owned()));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn split_block<'b>(
+    format: &'static str,
+    block: &'b [u8],
+    limits: &Limits,
+    have: usize,
+    at: u64,
+) -> Result<Vec<&'b str>> {
+    let bad = |m: String| Error::malformed(format, at, m);
+    if block.last().is_some_and(|&b| b != 0) {
+        return Err(bad(
+            "component-strings block does not end with a zero byte".into()
+        ));
+    }
+    let mut out = Vec::new();
+    let mut p = 0;
+    while p < block.len() {
+        // the block ends with a zero byte, so one is found
+        let n = block[p..]
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(block.len() - p);
+        if n > limits.max_string_len {
+            return Err(Error::limit(
+                format,
+                at,
+                "component string exceeds the length limit",
+            ));
+        }
+        let s = std::str::from_utf8(&block[p..p + n])
+            .map_err(|_| bad(format!("invalid UTF-8 at block offset {p}")))?;
+        if have + out.len() >= limits.max_table_entries {
+            return Err(Error::limit(format, at, "too many component strings"));
+        }
+        out.push(s);
+        p += n + 1;
+    }
+    Ok(out)
 }

@@ -5,7 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use binxml_asn1::{decode, Rule};
+use binxml_asn1::{Rule, decode};
 
 struct Counting;
 static NOW: AtomicUsize = AtomicUsize::new(0);
@@ -71,5 +71,9 @@ fn claimed_counts_do_not_reserve_memory() {
     let e = decode(&bytes, Rule::Uper).unwrap_err();
     let peak = PEAK.load(Relaxed) - before;
     assert!(e.offset.is_some(), "{e}");
-    assert!(peak < 32 << 20, "peak {peak} bytes for {} bytes of input", bytes.len());
+    assert!(
+        peak < 32 << 20,
+        "peak {peak} bytes for {} bytes of input",
+        bytes.len()
+    );
 }

@@ -17,7 +17,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-use binxml_asn1::{decode, encode, Compression, Options, Rule};
+use binxml_asn1::{Compression, Options, Rule, decode, encode};
 use binxml_core::Event;
 use binxml_testkit::{corpus_xml_files, scratch_dir, workspace_root};
 
@@ -29,7 +29,11 @@ struct Oracle {
 
 impl Oracle {
     fn start() -> Option<Oracle> {
-        let ok = Command::new("python3").args(["-c", "import asn1tools"]).status().map(|s| s.success()).unwrap_or(false);
+        let ok = Command::new("python3")
+            .args(["-c", "import asn1tools"])
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
         if !ok {
             if std::env::var("CI").as_deref() == Ok("true") {
                 panic!("asn1tools is missing: run interop/asn1/setup.sh");
@@ -45,7 +49,11 @@ impl Oracle {
             .expect("start the oracle");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        Some(Oracle { child, stdin, stdout })
+        Some(Oracle {
+            child,
+            stdin,
+            stdout,
+        })
     }
 
     fn ask(&mut self, fields: &[&str]) -> Result<(), String> {
@@ -54,7 +62,11 @@ impl Oracle {
         let mut line = String::new();
         self.stdout.read_line(&mut line).expect("oracle answer");
         let line = line.trim_end();
-        if line == "ok" { Ok(()) } else { Err(line.to_string()) }
+        if line == "ok" {
+            Ok(())
+        } else {
+            Err(line.to_string())
+        }
     }
 }
 
@@ -88,7 +100,9 @@ fn infoset(evs: &[Event<'_>]) -> Vec<String> {
                     text.clear();
                 }
                 match e {
-                    Event::DocType(d) => out.push(format!("DocType {:?} {:?}", d.public_id, d.system_id)),
+                    Event::DocType(d) => {
+                        out.push(format!("DocType {:?} {:?}", d.public_id, d.system_id))
+                    }
                     e => out.push(format!("{e:?}")),
                 }
             }
@@ -109,15 +123,22 @@ fn first_difference(a: &[String], b: &[String]) -> Option<String> {
 /// The XML declaration names an encoding other than UTF-8.
 fn declares_other_encoding(raw: &[u8]) -> bool {
     let head = String::from_utf8_lossy(&raw[..raw.len().min(200)]).to_ascii_lowercase();
-    let Some(decl) = head.strip_prefix("<?xml").and_then(|h| h.split("?>").next()) else { return false };
+    let Some(decl) = head
+        .strip_prefix("<?xml")
+        .and_then(|h| h.split("?>").next())
+    else {
+        return false;
+    };
     decl.contains("encoding") && !decl.contains("utf-8") && !decl.contains("utf8")
 }
 
 #[test]
 fn oracle_agrees_on_the_corpus() {
-    let Some(mut oracle) = Oracle::start() else { return };
+    let Some(mut oracle) = Oracle::start() else {
+        return;
+    };
     let all = std::env::var("BINXML_ASN1_ORACLE").as_deref() == Ok("all");
-    let scratch = scratch_dir("asn1-oracle");
+    let scratch = scratch_dir(&format!("asn1-oracle-{}", std::process::id()));
     let mut failures = vec![];
     let (mut docs, mut checks, mut makes, mut skipped) = (0, 0, 0, 0);
     for (n, path) in corpus_xml_files().iter().enumerate() {
@@ -170,7 +191,12 @@ fn oracle_agrees_on_the_corpus() {
         for &rule in rules {
             let out = scratch.join("theirs.bin");
             makes += 1;
-            if let Err(e) = oracle.ask(&["make", rule_arg(rule), src.to_str().unwrap(), out.to_str().unwrap()]) {
+            if let Err(e) = oracle.ask(&[
+                "make",
+                rule_arg(rule),
+                src.to_str().unwrap(),
+                out.to_str().unwrap(),
+            ]) {
                 failures.push(format!("{} make {rule:?}: {e}", path.display()));
                 continue;
             }
@@ -185,6 +211,13 @@ fn oracle_agrees_on_the_corpus() {
             }
         }
     }
-    eprintln!("{docs} documents: {checks} encodings checked, {makes} oracle encodings decoded, {skipped} not compared (non-UTF-8)");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    eprintln!(
+        "{docs} documents: {checks} encodings checked, {makes} oracle encodings decoded, {skipped} not compared (non-UTF-8)"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

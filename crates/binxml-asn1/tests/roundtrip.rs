@@ -2,17 +2,24 @@
 //! with every feature on, and with each compression of the strings block. All variants must
 //! give byte-identical XML; that XML must be C14N-equal to the original (Python's C14N 2.0).
 
-use binxml_asn1::{decode, encode, Compression, Options, Rule};
-use binxml_testkit::{corpus_xml_files, scratch_dir, C14nOracle};
+use binxml_asn1::{Compression, Options, Rule, decode, encode};
+use binxml_testkit::{C14nOracle, corpus_xml_files, scratch_dir};
 
 /// Every document: the three rules, with every feature off, and with every feature on plus a
 /// compressed strings block.
 fn base_configs() -> Vec<(String, Options)> {
     let mut v = vec![];
-    for (rule, c) in [(Rule::Uper, Compression::Bzip2), (Rule::Aper, Compression::Deflate), (Rule::Ber, Compression::Zstd)] {
+    for (rule, c) in [
+        (Rule::Uper, Compression::Bzip2),
+        (Rule::Aper, Compression::Deflate),
+        (Rule::Ber, Compression::Zstd),
+    ] {
         let n = rule.format_name();
         v.push((format!("{n}/plain"), Options::plain(rule)));
-        v.push((format!("{n}/tables+{c:?}"), Options::new(rule).with_compression(c)));
+        v.push((
+            format!("{n}/tables+{c:?}"),
+            Options::new(rule).with_compression(c),
+        ));
     }
     v
 }
@@ -35,17 +42,29 @@ fn extra_configs() -> Vec<(String, Options)> {
     v.push(("asn1-aper/ecc+scoped-only".into(), o));
     v.push(("asn1-uper/compact".into(), Options::compact(Rule::Uper)));
     v.push(("asn1-aper/compact".into(), Options::compact(Rule::Aper)));
-    v.push(("asn1-uper/Zstd".into(), Options::new(Rule::Uper).with_compression(Compression::Zstd)));
-    v.push(("asn1-uper/Deflate".into(), Options::new(Rule::Uper).with_compression(Compression::Deflate)));
+    v.push((
+        "asn1-uper/Zstd".into(),
+        Options::new(Rule::Uper).with_compression(Compression::Zstd),
+    ));
+    v.push((
+        "asn1-uper/Deflate".into(),
+        Options::new(Rule::Uper).with_compression(Compression::Deflate),
+    ));
     v
 }
 
 fn no_encoding(evs: Vec<binxml_core::Event<'_>>) -> Vec<binxml_core::Event<'_>> {
     evs.into_iter()
         .map(|e| match e {
-            binxml_core::Event::StartDocument { version, standalone, .. } => {
-                binxml_core::Event::StartDocument { version, encoding: None, standalone }
-            }
+            binxml_core::Event::StartDocument {
+                version,
+                standalone,
+                ..
+            } => binxml_core::Event::StartDocument {
+                version,
+                encoding: None,
+                standalone,
+            },
             e => e,
         })
         .collect()
@@ -53,7 +72,7 @@ fn no_encoding(evs: Vec<binxml_core::Event<'_>>) -> Vec<binxml_core::Event<'_>> 
 
 #[test]
 fn corpus_round_trips_are_c14n_equal() {
-    let scratch = scratch_dir("asn1-roundtrip");
+    let scratch = scratch_dir(&format!("asn1-roundtrip-{}", std::process::id()));
     let mut oracle = C14nOracle::start();
     let mut failures = vec![];
     let mut xml_codec_issues: Vec<String> = vec![];
@@ -68,8 +87,11 @@ fn corpus_round_trips_are_c14n_equal() {
             Err(e) => panic!("{}: XML parse: {e}", path.display()),
         };
         let mut first: Option<Vec<u8>> = None;
-        let configs: Vec<_> =
-            if raw.len() <= 500 * 1024 { base.iter().chain(&extra).collect() } else { base.iter().collect() };
+        let configs: Vec<_> = if raw.len() <= 500 * 1024 {
+            base.iter().chain(&extra).collect()
+        } else {
+            base.iter().collect()
+        };
         for (name, opts) in configs {
             let bytes = match encode(&events, *opts) {
                 Ok(b) => b,
@@ -87,11 +109,25 @@ fn corpus_round_trips_are_c14n_equal() {
             };
             // The XML writer writes UTF-8: drop the declared encoding (kept by the codec) so that
             // the oracle reads the bytes as what they are.
+            if opts.rule != Rule::Ber {
+                // the PER fast path and the generic value decoder give the same events
+                let generic =
+                    binxml_asn1::decode_generic(&bytes, opts.rule, &Default::default()).unwrap();
+                if generic != back {
+                    failures.push(format!(
+                        "{} {name}: fast and generic PER decoders differ",
+                        path.display()
+                    ));
+                }
+            }
             let back = no_encoding(back);
             let xml = binxml_xml::write_events(&back).unwrap();
             match &first {
                 None => first = Some(xml),
-                Some(f) if *f != xml => failures.push(format!("{} {name}: XML differs from the first variant", path.display())),
+                Some(f) if *f != xml => failures.push(format!(
+                    "{} {name}: XML differs from the first variant",
+                    path.display()
+                )),
                 _ => {}
             }
         }
@@ -109,11 +145,18 @@ fn corpus_round_trips_are_c14n_equal() {
         }
     }
     if !xml_codec_issues.is_empty() {
-        eprintln!("binxml-xml's own XML -> XML round trip is not C14N-equal on these (not counted):");
+        eprintln!(
+            "binxml-xml's own XML -> XML round trip is not C14N-equal on these (not counted):"
+        );
         for i in &xml_codec_issues {
             eprintln!("  {i}");
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     eprintln!("{} documents round-tripped", files.len());
 }
