@@ -72,6 +72,37 @@ struct CodecArgs {
     /// Xebu: forget mode (no token state kept; each message decodes on its own).
     #[arg(long)]
     xebu_forget: bool,
+    /// Fast Infoset external vocabulary `URI=FILE` (a file written by `binxml fi-vocabulary`):
+    /// encoding references the first one given; decoding accepts every one given.
+    #[arg(long = "fi-vocabulary", value_name = "URI=FILE")]
+    fi_vocabulary: Vec<String>,
+    /// TSF: write the paper's reference-converter dialect (UTF-16 lengths, sorted attributes).
+    #[arg(long)]
+    tsf_reference: bool,
+    /// TSF input: lengths count UTF-16 code units (files of the paper's reference converter).
+    #[arg(long)]
+    tsf_utf16_lengths: bool,
+}
+
+/// Reads `URI=FILE` vocabulary arguments.
+fn load_vocabularies(args: &[String]) -> Result<Vec<(String, binxml::fi::Vocabulary)>, String> {
+    args.iter()
+        .map(|a| {
+            let (uri, file) = a.split_once('=').ok_or_else(|| format!("--fi-vocabulary {a:?}: expected URI=FILE"))?;
+            let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+            let v = binxml::fi::Vocabulary::from_text(&text).map_err(|e| format!("{file}: {e}"))?;
+            Ok((uri.to_string(), v))
+        })
+        .collect()
+}
+
+fn decode_options(limits: &LimitArgs, vocab_args: &[String]) -> Result<DecodeOptions, String> {
+    let vocabs = load_vocabularies(vocab_args)?;
+    Ok(DecodeOptions {
+        limits: limits.limits(),
+        fi_vocabularies: (!vocabs.is_empty()).then(|| std::sync::Arc::new(vocabs.into_iter().collect())),
+        ..Default::default()
+    })
 }
 
 impl CodecArgs {
@@ -83,6 +114,11 @@ impl CodecArgs {
         o.fi.xml_declaration = self.fi_xml_declaration;
         o.fi.numeric_alphabet = self.fi_numeric_alphabet;
         o.xebu.forget = self.xebu_forget;
+        o.tsf.utf16_lengths = self.tsf_reference;
+        o.tsf.sort_attributes = self.tsf_reference;
+        if let Some((uri, v)) = load_vocabularies(&self.fi_vocabulary)?.into_iter().next() {
+            o.fi.external_vocabulary = Some((uri, std::sync::Arc::new(v)));
+        }
         let rule = match to {
             Format::Asn1Aper => binxml::asn1::Rule::Aper,
             Format::Asn1Ber => binxml::asn1::Rule::Ber,
@@ -145,9 +181,23 @@ enum Command {
         from: Option<Format>,
         #[command(flatten)]
         limits: LimitArgs,
+        /// Fast Infoset external vocabulary `URI=FILE` the document may reference.
+        #[arg(long = "fi-vocabulary", value_name = "URI=FILE")]
+        fi_vocabulary: Vec<String>,
     },
     /// Print the detected format of each file.
     Detect { inputs: Vec<PathBuf> },
+    /// Build a Fast Infoset external vocabulary from sample documents (any format): the names,
+    /// namespaces and short repeated values they use. Reference it with
+    /// `convert --fi-vocabulary URI=FILE` on both sides.
+    FiVocabulary {
+        /// Sample documents.
+        #[arg(required = true)]
+        samples: Vec<PathBuf>,
+        /// Where to write the vocabulary.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+    },
 }
 
 /// An input held in memory: a memory map for files (so that documents larger than memory are
@@ -340,6 +390,29 @@ fn run(cli: Cli) -> i32 {
             }
             0
         }
+        Command::FiVocabulary { samples, output } => {
+            let r = guarded(|| {
+                let mut b = binxml::fi::VocabularyBuilder::new();
+                for p in &samples {
+                    let data = read_input(p).map_err(|e| format!("{}: {e}", display(p)))?;
+                    let f = detect_or(None, &data).map_err(|e| format!("{}: {e}", display(p)))?;
+                    let prepared = binxml::prepare(f, &data).map_err(|e| format!("{}: {e}", display(p)))?;
+                    let opts = DecodeOptions::default();
+                    let mut dec = binxml::decoder(f, &prepared, &opts).map_err(|e| format!("{}: {e}", display(p)))?;
+                    while let Some(ev) = dec.next_event().map_err(|e| format!("{}: {e}", display(p)))? {
+                        b.add_event(&ev);
+                    }
+                }
+                std::fs::write(&output, b.build().to_text()).map_err(|e| format!("{}: {e}", output.display()))
+            });
+            match r {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("binxml: error: {e}");
+                    1
+                }
+            }
+        }
         Command::Detect { inputs } => {
             let mut status = 0;
             for p in inputs {
@@ -359,8 +432,14 @@ fn run(cli: Cli) -> i32 {
             }
             status
         }
-        Command::Inspect { input, from, limits } => {
-            let dopts = DecodeOptions { limits: limits.limits() };
+        Command::Inspect { input, from, limits, fi_vocabulary } => {
+            let dopts = match decode_options(&limits, &fi_vocabulary) {
+                Ok(o) => o,
+                Err(e) => {
+                    eprintln!("binxml: error: {e}");
+                    return 2;
+                }
+            };
             let r = guarded(|| {
                 let data = read_input(&input)?;
                 let from = detect_or(from, &data)?;
@@ -399,7 +478,13 @@ fn run(cli: Cli) -> i32 {
             }
         }
         Command::Convert { inputs, to, from, output, out_dir, indent, jobs, limits, codec } => {
-            let dopts = DecodeOptions { limits: limits.limits() };
+            let dopts = match decode_options(&limits, &codec.fi_vocabulary) {
+                Ok(o) => DecodeOptions { tsf_utf16_lengths: codec.tsf_utf16_lengths, ..o },
+                Err(e) => {
+                    eprintln!("binxml: error: {e}");
+                    return 2;
+                }
+            };
             let eopts = match codec.options(indent, to) {
                 Ok(o) => o,
                 Err(e) => {
@@ -449,6 +534,9 @@ fn run(cli: Cli) -> i32 {
             });
             match r {
                 Ok(()) => 0,
+                // The reader of our standard output went away (`| head`): stop quietly, as
+                // Unix tools do.
+                Err(e) if to_stdout && e.contains("Broken pipe") => 0,
                 Err(e) => {
                     eprintln!("binxml: error: {}: {e}", display(input));
                     1

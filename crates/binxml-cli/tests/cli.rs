@@ -142,3 +142,27 @@ fn refuses_binary_output_to_nothing_but_writes_to_a_pipe() {
     assert!(out.status.success());
     assert_eq!(&out.stdout[..4], &[0xE0, 0, 0, 1]);
 }
+
+#[test]
+fn fi_external_vocabulary_round_trip() {
+    let dir = scratch("vocab");
+    let example = binxml_testkit::workspace_root().join("examples/invoice.xml");
+    let vocab = dir.join("invoice.vocab");
+    let out = bin().arg("fi-vocabulary").arg(&example).arg("-o").arg(&vocab).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let arg = format!("urn:example:vocab={}", vocab.display());
+    let with = dir.join("with.fi");
+    let out = bin().arg("convert").arg(&example).args(["-t", "fi", "--fi-vocabulary", &arg, "-o"]).arg(&with).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let without = dir.join("without.fi");
+    assert!(bin().arg("convert").arg(&example).args(["-t", "fi", "-o"]).arg(&without).status().unwrap().success());
+    let (a, b) = (std::fs::metadata(&with).unwrap().len(), std::fs::metadata(&without).unwrap().len());
+    assert!(a < b, "the vocabulary makes the document smaller ({a} vs {b})");
+    // Without the vocabulary the decoder refuses, naming the URI.
+    let out = bin().arg("convert").arg(&with).args(["-t", "xml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("urn:example:vocab"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = bin().arg("convert").arg(&with).args(["-t", "xml", "--fi-vocabulary", &arg]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("<LineItem LineID=\"3\">"));
+}

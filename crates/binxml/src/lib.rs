@@ -169,6 +169,23 @@ pub fn detect(head: &[u8]) -> Option<Format> {
 #[derive(Clone, Debug, Default)]
 pub struct DecodeOptions {
     pub limits: Limits,
+    /// Fast Infoset external vocabularies by URI. A document that references a vocabulary not
+    /// given here is refused.
+    pub fi_vocabularies: Option<std::sync::Arc<binxml_fi::Vocabularies>>,
+    /// TSF: primitive lengths count UTF-16 code units (files of the paper's reference converter).
+    pub tsf_utf16_lengths: bool,
+}
+
+/// Adapts a decoder of owned events to any input lifetime.
+struct Owned<D>(D);
+
+impl<'a, D: Decoder<'static>> Decoder<'a> for Owned<D> {
+    fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        self.0.next_event()
+    }
+    fn offset(&self) -> u64 {
+        self.0.offset()
+    }
 }
 
 /// Options for encoding.
@@ -180,6 +197,8 @@ pub struct EncodeOptions {
     pub fi: binxml_fi::FiOptions,
     /// Xebu encoder options.
     pub xebu: binxml_xebu::XebuOptions,
+    /// TSF encoder options (the reference converter's dialect).
+    pub tsf: binxml_tsf::TsfEncoderOptions,
     /// ASN.1 encoder features (tables, compression); `None`: every section 3.3 feature on, no
     /// compression. The rule always comes from the format.
     pub asn1: Option<binxml_asn1::Options>,
@@ -198,10 +217,14 @@ pub fn decoder<'a>(format: Format, input: &'a [u8], opts: &DecodeOptions) -> Res
     Ok(match format {
         Format::Xml => Box::new(binxml_xml::XmlDecoder::with_limits(input, opts.limits.clone())),
         Format::Json => Box::new(binxml_json::JsonDecoder::with_limits(input, opts.limits.clone())),
-        Format::Fi => Box::new(binxml_fi::FiDecoder::with_limits(input, opts.limits.clone())),
+        Format::Fi => match &opts.fi_vocabularies {
+            None => Box::new(binxml_fi::FiDecoder::with_limits(input, opts.limits.clone())),
+            // With external vocabularies, the streaming decoder (owned strings) holds them.
+            Some(v) => Box::new(Owned(binxml_fi::FiReadDecoder::with_limits(input, opts.limits.clone()).with_vocabularies(v.clone()))),
+        },
         Format::Tsf => Box::new(binxml_tsf::TsfDecoder::with_options(
             input,
-            binxml_tsf::TsfOptions { limits: opts.limits.clone(), ..Default::default() },
+            binxml_tsf::TsfOptions { limits: opts.limits.clone(), utf16_lengths: opts.tsf_utf16_lengths },
         )),
         Format::Xebu => Box::new(binxml_xebu::XebuDecoder::with_limits(input, opts.limits.clone())),
         Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
@@ -218,9 +241,9 @@ pub fn encoder<'w>(format: Format, out: Box<dyn Write + 'w>, opts: &EncodeOption
             out,
             binxml_xml::XmlWriterOptions { indent: opts.indent, fragments: false },
         )),
-        Format::Json => Box::new(binxml_json::JsonEncoder::new(out)),
+        Format::Json => Box::new(binxml_json::JsonEncoder::new(out).pretty(opts.indent.is_some())),
         Format::Fi => Box::new(binxml_fi::FiEncoder::with_options(out, opts.fi.clone())),
-        Format::Tsf => Box::new(binxml_tsf::TsfEncoder::new(out)),
+        Format::Tsf => Box::new(binxml_tsf::TsfEncoder::with_options(out, opts.tsf.clone())),
         Format::Xebu => Box::new(binxml_xebu::XebuEncoder::with_options(out, opts.xebu.clone())),
         Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
             let rule = format.asn1_rule().expect("an ASN.1 format");
