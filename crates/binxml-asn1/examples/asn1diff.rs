@@ -55,8 +55,9 @@ fn main() {
     for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
         if x != y {
             println!("first difference at {i}:\n  xml:  {x}\n  asn1: {y}");
-            for j in i.saturating_sub(3)..(i + 3).min(a.len()) {
-                println!("  ctx xml {j}: {}", a[j]);
+            let from = i.saturating_sub(3);
+            for (j, line) in a.iter().enumerate().skip(from).take(i + 3 - from) {
+                println!("  ctx xml {j}: {line}");
             }
             return;
         }

@@ -9,6 +9,10 @@
 //! The encoder features of the paper's section 3.3 are [`Options`], each of which can be turned
 //! off. See `docs/asn1.md` for the mapping, the component-strings block format and the signals.
 
+// Namespace names are passed as `&Cow<'a, str>` on purpose: cloning keeps the borrow from the
+// input.
+#![allow(clippy::ptr_arg)]
+
 use std::io::Write;
 
 use binxml_core::{Decoder, Encoder, Error, Event, Limits, Result, StreamChecker};

@@ -310,7 +310,7 @@ impl<'a> PerReader<'a> {
                 format!("length {n} runs past the end of the input"),
             ));
         }
-        if self.pos % 8 == 0 {
+        if self.pos & 7 == 0 {
             let s = self.pos / 8;
             self.pos += n * 8;
             Ok(Cow::Borrowed(&self.data[s..s + n]))
@@ -456,14 +456,17 @@ impl<'a> PerReader<'a> {
             }
             Ty::SeqOf(item, size) => {
                 let mut items = Vec::new();
-                if let Some((lb, ub)) = *size {
-                    if self.get(1)? == 0 {
-                        let n = lb + self.constrained(ub - lb + 1)?;
-                        for _ in 0..n {
-                            items.push(self.decode(*item)?);
-                        }
-                        return Ok(V::List(items));
+                // an extensible size constraint: the extension bit, then the root count
+                let root = match *size {
+                    Some(r) if self.get(1)? == 0 => Some(r),
+                    _ => None,
+                };
+                if let Some((lb, ub)) = root {
+                    let n = lb + self.constrained(ub - lb + 1)?;
+                    for _ in 0..n {
+                        items.push(self.decode(*item)?);
                     }
+                    return Ok(V::List(items));
                 }
                 loop {
                     let (n, more) = self.length()?;
@@ -560,12 +563,12 @@ impl<'a> PerReader<'a> {
 
     /// The first count of a SEQUENCE OF with `size` (see [`Ty::SeqOf`]): `(n, more fragments)`.
     pub(crate) fn count_first(&mut self, size: Option<(u64, u64)>) -> Result<(usize, bool)> {
-        if let Some((lb, ub)) = size {
-            if self.get(1)? == 0 {
-                return Ok(((lb + self.constrained(ub - lb + 1)?) as usize, false));
+        match size {
+            Some((lb, ub)) if self.get(1)? == 0 => {
+                Ok(((lb + self.constrained(ub - lb + 1)?) as usize, false))
             }
+            _ => self.count_next(),
         }
-        self.count_next()
     }
 
     /// The count of the next fragment.

@@ -30,7 +30,7 @@ struct Bits(Vec<u8>, u32);
 impl Bits {
     fn put(&mut self, v: u64, n: u32) {
         for i in (0..n).rev() {
-            if self.1 % 8 == 0 {
+            if self.1 & 7 == 0 {
                 self.0.push(0);
             }
             if (v >> i) & 1 == 1 {
