@@ -582,6 +582,19 @@ impl<'a> PerReader<'a> {
 
     /// Skips a value of `ty` (checking it as `decode` does, UTF-8 aside) without building it.
     pub(crate) fn skip(&mut self, ty: TyId) -> Result<()> {
+        // the most frequent leaves, without the generic dispatch
+        match ty {
+            crate::schema::STR_IDX => {
+                return if self.get(1)? == 0 {
+                    self.skip_inner(crate::schema::UTF8)
+                } else {
+                    self.int(0, 2047).map(|_| ())
+                };
+            }
+            crate::schema::SMALL => return self.int(0, 15).map(|_| ()),
+            crate::schema::BOOL => return self.get(1).map(|_| ()),
+            _ => {}
+        }
         self.depth += 1;
         if self.depth > self.max_depth {
             return Err(Error::limit(self.format, 0, "nesting too deep").at_bit(self.pos as u64));
