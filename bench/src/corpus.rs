@@ -25,6 +25,17 @@ impl Doc {
     }
 }
 
+/// Formats that write XML outside their own data model as a one-way export: binxml's JSON
+/// codec writes any XML that is not in its JSON mapping as JsonML, which reads back as the
+/// mapping's events of the JsonML arrays, not as the original XML (docs/json-mapping.md). Their
+/// sizes are reported; speed, FI Mark and memory, which need the same infoset back, leave them
+/// out.
+pub fn export_only(f: Format) -> bool {
+    f == Format::Json
+}
+
+pub const EXPORT_NOTE: &str = "binxml's JSON codec writes XML outside its JSON mapping as JsonML, a one-way export: reading it back gives the JSON mapping's events of the JsonML arrays, not the original XML (docs/json-mapping.md)";
+
 pub struct Corpus {
     pub docs: Vec<Doc>,
 }
@@ -74,7 +85,7 @@ pub fn load(cfg: &Config) -> Corpus {
                                 let mut dec = binxml::decoder(f, &bytes, &binxml::DecodeOptions::default()).map_err(|e| format!("decode: {e}"))?;
                                 count_elements(&mut dec).map_err(|e| format!("decode: {e}"))?
                             };
-                            if n != elements {
+                            if n != elements && !export_only(f) {
                                 return Err(format!("decoded {n} elements, the XML has {elements}"));
                             }
                             Ok(bytes)

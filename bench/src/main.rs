@@ -12,11 +12,12 @@
 //! compare figures taken in the same run on the same machine. `BINXML_BENCH_SMOKE=1` runs one
 //! tiny document once (CI uses it so the harness cannot rot; its figures mean nothing).
 //!
-//! Usage: `binxml-bench [--out DIR] [--only size,speed,fimark,memory,xmlread]`;
+//! Usage: `binxml-bench [--out DIR] [--only size,speed,json,fimark,memory,xmlread]`;
 //! `binxml-bench mem SUBJECT MODE FILE` is the memory child.
 
 mod corpus;
 mod fimark;
+mod json;
 mod measure;
 mod memory;
 mod peers;
@@ -60,6 +61,11 @@ fn main() {
         eprintln!("size: {:.1} s", t.elapsed().as_secs_f64());
     }
     report.sections.extend(speed_sections);
+    if want("json") {
+        let t = std::time::Instant::now();
+        json::run(&cfg, &mut report);
+        eprintln!("json: {:.1} s", t.elapsed().as_secs_f64());
+    }
     if want("fimark") {
         let t = std::time::Instant::now();
         fimark::run(&cfg, &mut report);

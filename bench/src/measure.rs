@@ -311,6 +311,7 @@ pub fn time_docs(n: usize, reps: &[u32], passes: usize, warmup: Duration, mut f:
     let mut failed: Vec<Option<String>> = vec![None; n];
     let t0 = Instant::now();
     let mut first = true;
+    let mut first_pass = Duration::ZERO;
     while first || t0.elapsed() < warmup {
         for i in 0..n {
             if failed[i].is_none() {
@@ -319,8 +320,13 @@ pub fn time_docs(n: usize, reps: &[u32], passes: usize, warmup: Duration, mut f:
                 }
             }
         }
+        if first {
+            first_pass = t0.elapsed();
+        }
         first = false;
     }
+    // Slow subjects (a pass over a second) get three passes: still a median, a shorter run.
+    let passes = if first_pass > Duration::from_secs(1) { passes.min(3) } else { passes };
     let mut per = vec![Vec::with_capacity(passes); n];
     for _ in 0..passes {
         for i in 0..n {
@@ -338,6 +344,51 @@ pub fn time_docs(n: usize, reps: &[u32], passes: usize, warmup: Duration, mut f:
         .map(|i| match failed[i].take() {
             Some(e) => Err(e),
             None => Ok(median(&mut per[i])),
+        })
+        .collect()
+}
+
+/// A function timed by [`time_many`].
+pub type DocFn<'a> = Box<dyn FnMut(usize) -> Result<usize, String> + 'a>;
+
+/// [`time_docs`] for several subjects at once, interleaved: one warm-up pass of every subject,
+/// then each pass runs every subject in turn, so that changes in the machine's load fall on all
+/// of them alike. Passes: `passes`, or 3 when a warm-up round took over `budget / passes`.
+pub fn time_many(n: usize, reps: &[u32], passes: usize, budget: Duration, subjects: &mut [DocFn<'_>]) -> Vec<Vec<Result<f64, String>>> {
+    let mut failed: Vec<Vec<Option<String>>> = vec![vec![None; n]; subjects.len()];
+    let t0 = Instant::now();
+    for (s, f) in subjects.iter_mut().enumerate() {
+        for i in 0..n {
+            if let Err(e) = guarded(|| f(i)) {
+                failed[s][i] = Some(e);
+            }
+        }
+    }
+    let warm = t0.elapsed();
+    let passes = if warm * passes as u32 > budget { passes.min(3) } else { passes };
+    let mut per = vec![vec![Vec::with_capacity(passes); n]; subjects.len()];
+    for _ in 0..passes {
+        for (s, f) in subjects.iter_mut().enumerate() {
+            for i in 0..n {
+                if failed[s][i].is_some() {
+                    continue;
+                }
+                let t = Instant::now();
+                for _ in 0..reps[i] {
+                    let _ = std::hint::black_box(f(i));
+                }
+                per[s][i].push(t.elapsed().as_secs_f64() / reps[i] as f64);
+            }
+        }
+    }
+    (0..subjects.len())
+        .map(|s| {
+            (0..n)
+                .map(|i| match failed[s][i].take() {
+                    Some(e) => Err(e),
+                    None => Ok(median(&mut per[s][i])),
+                })
+                .collect()
         })
         .collect()
 }

@@ -2,7 +2,6 @@
 //! process per measurement (`binxml-bench mem SUBJECT MODE FILE`, or a C driver's `mem` mode),
 //! read from VmHWM in /proc/self/status before and after the decode.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use binxml::{Decoder, Format};
@@ -88,6 +87,9 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) {
     let mut rows: Vec<(String, Vec<Result<(u64, u64), String>>)> = Vec::new();
     for mode in ["events", "tree"] {
         for &f in Format::ALL {
+            if crate::corpus::export_only(f) {
+                continue;
+            }
             let mut cells = Vec::new();
             for &p in &picks {
                 let d = &corpus.docs[p];
@@ -146,7 +148,17 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) {
     }
     md.push('\n');
     if let Some(&p) = picks.first() {
-        let _ = write!(md, "");
+        let growth: Vec<String> = rows
+            .iter()
+            .filter(|(l, _)| ["binxml xml events", "binxml fi events", "binxml xml tree", "binxml fi tree", "roxmltree tree", "libxml2 tree", "libexpat tree"].contains(&l.as_str()))
+            .filter_map(|(l, c)| c.first().and_then(|c| c.as_ref().ok()).map(|(b, a)| format!("{l} {:.1}", a.saturating_sub(*b) as f64 * 1.024e-3)))
+            .collect();
+        report.headlines.push(format!(
+            "Memory growth (MB) during one decode of the largest document ({}, {:.1} MB): {}.",
+            corpus.docs[p].name,
+            corpus.docs[p].xml.len() as f64 / 1e6,
+            growth.join(", ")
+        ));
         md.push_str(&report.svg(
             "memory",
             "memory growth during decode",

@@ -138,7 +138,9 @@ pub struct ExtraSizes {
 /// common document set (their figures cover the documents they could encode).
 pub fn reliable(corpus: &Corpus) -> Vec<bool> {
     let n = corpus.docs.len().max(1);
-    (0..Format::ALL.len()).map(|k| corpus.docs.iter().filter(|d| d.enc[k].is_err()).count() * 10 <= n).collect()
+    (0..Format::ALL.len())
+        .map(|k| !corpus::export_only(Format::ALL[k]) && corpus.docs.iter().filter(|d| d.enc[k].is_err()).count() * 10 <= n)
+        .collect()
 }
 
 pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSizes]) {
@@ -231,7 +233,13 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
     let mut cats = Vec::new();
     for v in 0..=nf {
         let set: Vec<usize> = if v == 0 || ok_fmt[v - 1] { common.clone() } else { (0..docs.len()).filter(|&d| sizes[d][v].is_some()).collect() };
-        let name = if v == 0 { "XML (the document)".to_string() } else { format!("{}{}", Format::ALL[v - 1].name(), if ok_fmt[v - 1] { "" } else { " †" }) };
+        let name = if v == 0 {
+            "XML (the document)".to_string()
+        } else {
+            let f = Format::ALL[v - 1];
+            let mark = if corpus::export_only(f) { " (JsonML export) ‡" } else if !ok_fmt[v - 1] { " †" } else if f == Format::Xml { " (binxml's writer)" } else { "" };
+            format!("{}{mark}", f.name())
+        };
         let n_ok = (0..docs.len()).filter(|&d| sizes[d][v].is_some()).count();
         let total: usize = (0..docs.len()).filter_map(|d| sizes[d][v].map(|s| s.raw)).sum();
         let xml = |d: usize| sizes[d][0].unwrap().raw as f64;
@@ -249,7 +257,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
             jn(comp[2].unwrap_or(f64::NAN)),
             jn(comp[3].unwrap_or(f64::NAN))
         ));
-        cats.push(if v == 0 { "xml".to_string() } else { name });
+        cats.push(if v == 0 { "XML document".to_string() } else { name });
         chart_raw.push(raw);
         chart_gz.push(comp[0]);
         chart_xz.push(comp[3]);
@@ -266,7 +274,24 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
         chart_gz.push(None);
         chart_xz.push(None);
     }
+    {
+        let pick = |k: usize| -> String {
+            let f = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2}"));
+            format!("{} {}", cats[k], f(chart_raw[k]))
+        };
+        let gz = |k: usize| -> String { format!("{} {}", cats[k], chart_gz[k].map_or("-".into(), |v| format!("{v:.3}"))) };
+        let all: Vec<usize> = (0..cats.len()).filter(|&k| chart_raw[k].is_some() && !cats[k].starts_with("xml (")).collect();
+        report.headlines.insert(0, format!(
+            "Size, geometric mean of the ratio to the XML document over {} corpus documents: {}. With gzip (ratio to the uncompressed XML): {}.",
+            common.len(),
+            all.iter().skip(1).map(|&k| pick(k)).collect::<Vec<_>>().join(", "),
+            all.iter().filter(|&&k| chart_gz[k].is_some()).map(|&k| gz(k)).collect::<Vec<_>>().join(", ")
+        ));
+    }
     md.push('\n');
+    if Format::ALL.iter().any(|&f| corpus::export_only(f)) {
+        let _ = writeln!(md, "‡ {}; sizes only.", corpus::EXPORT_NOTE);
+    }
     for e in extra {
         if !e.note.is_empty() {
             let _ = writeln!(md, "- {}: {}", e.name, e.note);
