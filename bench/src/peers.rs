@@ -69,6 +69,9 @@ fn run(cmd: &mut Command, modes: &[&str], n: usize) -> Vec<Outcome> {
         Err(e) => modes.iter().map(|_| Err(format!("cannot start: {e}"))).collect(),
         Ok(o) => {
             let out = String::from_utf8_lossy(&o.stdout);
+            if let Some(info) = out.lines().find_map(|l| l.strip_prefix("info\t")) {
+                let _ = std::fs::write(measure::peers_dir().join("work/java-info.txt"), info);
+            }
             if !o.status.success() && out.trim().is_empty() {
                 let err = String::from_utf8_lossy(&o.stderr);
                 let msg = format!("driver failed ({}): {}", o.status, err.lines().last().unwrap_or(""));
@@ -98,11 +101,17 @@ pub fn c_driver(cfg: &Config, name: &str, modes: &[&str], job: &Job) -> Vec<Outc
         .collect()
 }
 
-/// The Java driver: every mode in one JVM.
-pub fn java(cfg: &Config, modes: &[&str], job: &Job) -> Vec<Outcome> {
+/// The Java driver: every mode in one JVM. Also returns the driver's description of the JVM.
+pub fn java(cfg: &Config, modes: &[&str], job: &Job) -> (Vec<Outcome>, Option<String>) {
     if cfg.smoke {
-        return modes.iter().map(|_| Err("not run in smoke mode".into())).collect();
+        return (modes.iter().map(|_| Err("not run in smoke mode".into())).collect(), None);
     }
+    let r = java_run(modes, job);
+    let info = std::fs::read_to_string(measure::peers_dir().join("work/java-info.txt")).ok();
+    (r, info)
+}
+
+fn java_run(modes: &[&str], job: &Job) -> Vec<Outcome> {
     let dir = measure::peers_dir();
     let cp = match std::fs::read_to_string(dir.join("java.classpath")) {
         Ok(cp) => cp.trim().to_string(),
@@ -115,6 +124,7 @@ pub fn java(cfg: &Config, modes: &[&str], job: &Job) -> Vec<Outcome> {
     let mut cmd = Command::new("java");
     cmd.arg("-Xss16m").arg("-cp").arg(&cp).arg("BenchPeers").arg(&manifest).arg(job.passes.to_string()).arg(job.warmup_ms.to_string());
     cmd.args(modes);
+    let _ = std::fs::remove_file(dir.join("work/java-info.txt"));
     run(&mut cmd, modes, job.paths.len())
 }
 

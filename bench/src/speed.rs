@@ -130,13 +130,13 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
     let expat = peers::c_driver(cfg, "expat_peer", &["expat-empty", "expat-tree"], &job);
     let lx = peers::c_driver(cfg, "libxml2_peer", &["libxml2-sax", "libxml2-tree", "libxml2-serialize"], &job);
     let java_job = Job { warmup_ms: if cfg.smoke { 0 } else { 3000 }, ..job };
-    let java = peers::java(cfg, &["java-sax", "fi-decode", "exi-decode", "fi-encode", "exi-encode"], &java_job);
+    let (java, java_info) = peers::java(cfg, &["java-sax", "fi-decode", "exi-decode", "fi-encode", "exi-encode"], &java_job);
     let times = |o: &peers::Outcome| o.as_ref().map(|r| r.times.clone()).map_err(|e| e.clone());
     dec.push(Subject { name: "libexpat".into(), what: "empty handlers (namespace processing on)".into(), times: times(&expat[0]) });
     dec.push(Subject { name: "libexpat".into(), what: "tree (elements, attributes, text, built in C)".into(), times: times(&expat[1]) });
     dec.push(Subject { name: "libxml2".into(), what: "SAX2, empty handlers".into(), times: times(&lx[0]) });
     dec.push(Subject { name: "libxml2".into(), what: "tree (xmlReadMemory + xmlFreeDoc)".into(), times: times(&lx[1]) });
-    dec.push(Subject { name: "Java SAX (JAXP)".into(), what: "XML, empty handler (warmed JVM)".into(), times: times(&java[0]) });
+    dec.push(Subject { name: "Java SAX (Xerces)".into(), what: "XML, empty handler (JAXP, warmed JVM)".into(), times: times(&java[0]) });
     dec.push(Subject { name: "Java FI reference".into(), what: "FI SAX parser, empty handler (warmed JVM)".into(), times: times(&java[1]) });
     dec.push(Subject { name: "EXIficient".into(), what: "EXI SAX reader, empty handler (warmed JVM)".into(), times: times(&java[2]) });
 
@@ -207,6 +207,9 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
     let (cats, vals) = table(&mut md, report, "encode", &enc, &docs);
     report.headlines.push(format!("Encoding, MB of XML per second: {}.", line(&cats, &vals, &|_: &str| true)));
     md.push_str(&report.svg("encode", "encoding throughput", svg::bars("Encoding / serializing throughput", "MB of XML per second (higher is faster)", &cats, &[("MB/s".into(), vals)], true, None)));
+    if let Some(info) = &java_info {
+        let _ = writeln!(md, "Java peers' JVM: {}; FastInfoset 2.1.1, EXIficient 1.0.7 (default options: schema-less, bit-packed, default fidelity).\n", info.trim());
+    }
     md.push_str("binxml encoders are timed from the events already in memory (the XML decoder's, collected once); the Java encoders from SAX events recorded once. Peer figures come from the peers' own loops (C: `bench/peers/c`, Java: `bench/peers/java/BenchPeers.java`) with the same passes and repetitions.\n\n");
     report.section(md);
 

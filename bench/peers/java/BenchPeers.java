@@ -4,7 +4,8 @@
 //   java BenchPeers MANIFEST PASSES WARMUP_MS MODE...
 //
 // MANIFEST: one "path<TAB>reps" a line (UTF-8 XML documents). Modes:
-//   java-sax      the JDK's SAX parser (namespace aware, no external DTD), empty handler
+//   java-sax      the JAXP SAX parser (Xerces 2.12.2, which EXIficient brings onto the class
+//                path; namespace aware, no external DTD), empty handler
 //   fi-encode    SAX events recorded once, replayed into the Fast Infoset reference serializer
 //   fi-decode    the Fast Infoset reference SAX parser (FastInfoset 2.1.1), empty handler
 //   exi-encode   recorded SAX events replayed into EXIficient (default options: schema-less,
@@ -145,6 +146,8 @@ public class BenchPeers {
             paths.add(f[0]);
             reps.add(Math.max(1, Integer.parseInt(f[1])));
         }
+        out.println("info\t" + System.getProperty("java.vm.name") + " " + System.getProperty("java.version")
+                + "; SAX parser: " + jdkReader().getClass().getName());
         int passes = Integer.parseInt(args[1]);
         long warmupNs = Long.parseLong(args[2]) * 1_000_000L;
         int n = paths.size();
