@@ -81,7 +81,7 @@ fn limits(f: impl FnOnce(&mut Limits)) -> Limits {
 /// Decodes to the end: `Ok(events)` or the first error.
 fn decode(format: Format, input: &[u8], limits: &Limits) -> Result<usize, Error> {
     let prepared = binxml::prepare(format, input)?;
-    let mut dec = binxml::decoder(format, &prepared, &DecodeOptions { limits: limits.clone() })?;
+    let mut dec = binxml::decoder(format, &prepared, &DecodeOptions { limits: limits.clone(), ..Default::default() })?;
     let mut n = 0;
     while dec.next_event()?.is_some() {
         n += 1;
