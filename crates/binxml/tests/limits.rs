@@ -236,6 +236,9 @@ fn string_length_limit_every_format() {
     rejected(Format::Json, json.as_bytes(), &l, LIMIT);
     let json = format!("{{\"{long}\":1}}");
     rejected(Format::Json, json.as_bytes(), &l, LIMIT);
+    // A number is kept as its text: 5,000 digits are a string too.
+    let json = format!("[1{long}]");
+    rejected(Format::Json, json.as_bytes(), &l, LIMIT);
     // XML text assembled from many short pieces (entity and character references) counts too.
     let xml = format!("<a>{}</a>", "x&amp;".repeat(600));
     rejected(Format::Xml, xml.as_bytes(), &l, LIMIT);
