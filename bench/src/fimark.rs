@@ -205,7 +205,7 @@ pub fn run(cfg: &Config, report: &mut Report) {
         report.section("## FI Mark (seed 004)\n\nNot run: the invoice documents are not in the corpus.\n".into());
         return;
     };
-    let (sample, samples, warm) = if cfg.smoke { (Duration::ZERO, 1, Duration::ZERO) } else { (Duration::from_millis(500), 3, Duration::from_millis(200)) };
+    let (sample, samples, warm) = if cfg.smoke { (Duration::ZERO, 1, Duration::ZERO) } else { (Duration::from_millis(400), 5, Duration::from_millis(200)) };
     let threads = [1usize, 2];
     let mut reference: (Seen, Seen) = (Seen::default(), Seen::default());
     // Prepare and check every (format, kind) first: (format, tree input, stream input).
