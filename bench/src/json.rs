@@ -24,14 +24,19 @@ pub fn run(cfg: &Config, report: &mut Report) {
         return;
     }
     let docs: Vec<(String, Vec<u8>)> = files.iter().map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(p).unwrap())).collect();
-    // enc[d][k]
-    let enc: Vec<Vec<Result<Vec<u8>, String>>> = docs
+    let events: Vec<Result<Vec<binxml::Event<'_>>, String>> = docs
         .iter()
         .map(|(_, json)| {
-            let events = guarded(|| {
+            guarded(|| {
                 let mut d = binxml::decoder(Format::Json, json, &binxml::DecodeOptions::default()).map_err(|e| e.to_string())?;
                 binxml::collect_events(&mut d).map_err(|e| e.to_string())
-            });
+            })
+        })
+        .collect();
+    // enc[d][k]
+    let enc: Vec<Vec<Result<Vec<u8>, String>>> = events
+        .iter()
+        .map(|events| {
             Format::ALL
                 .iter()
                 .map(|&f| {
@@ -54,21 +59,21 @@ pub fn run(cfg: &Config, report: &mut Report) {
     let mut md = String::from("## JSON documents\n\n");
     let _ = writeln!(
         md,
-        "binxml's JSON codec writes only XML in binxml's JSON mapping (`docs/json-mapping.md`), so it has no row in the XML tables. Here the corpus's {} JSON benchmark documents ({:.1} MB) are decoded by the JSON decoder and written in every format. Sizes are geometric means of the ratio to the JSON document; decoding speed is MB of JSON per second (same loop as the speed section).\n",
+        "binxml's JSON codec writes only XML in binxml's JSON mapping (`docs/json-mapping.md`), so it has no row in the XML tables. Here the corpus's {} JSON benchmark documents ({:.1} MB) are decoded by the JSON decoder and written in every format. Sizes are geometric means of the ratio to the JSON document; decoding (bytes -> events) and encoding (the JSON decoder's events, in memory -> bytes) speeds are MB of JSON per second (same loop as the speed section).\n",
         docs.len(),
         docs.iter().map(|d| d.1.len()).sum::<usize>() as f64 / 1e6
     );
-    md.push_str(&row(&["format".into(), "docs".into(), "× JSON".into(), "+gzip".into(), "+zstd".into(), "decode MB/s".into(), "× json decode".into()]));
-    md.push_str(&row(&vec!["---".to_string(); 7]));
+    md.push_str(&row(&["format".into(), "docs".into(), "× JSON".into(), "+gzip".into(), "+zstd".into(), "decode MB/s".into(), "× json decode".into(), "encode MB/s".into()]));
+    md.push_str(&row(&vec!["---".to_string(); 8]));
     let json_gz: Vec<f64> = docs.iter().map(|d| compress(Comp::Gzip, &d.1).len() as f64 / d.1.len() as f64).collect();
     let json_zs: Vec<f64> = docs.iter().map(|d| compress(Comp::Zstd, &d.1).len() as f64 / d.1.len() as f64).collect();
-    let _ = writeln!(md, "| JSON (the document) | {} | 1.000 | {:.3} | {:.3} | - | - |", docs.len(), geomean(json_gz.iter().copied()).unwrap(), geomean(json_zs.iter().copied()).unwrap());
+    let _ = writeln!(md, "| JSON (the document) | {} | 1.000 | {:.3} | {:.3} | - | - | - |", docs.len(), geomean(json_gz.iter().copied()).unwrap(), geomean(json_zs.iter().copied()).unwrap());
     let mut base_secs: Option<Vec<Result<f64, String>>> = None;
     for (k, &f) in Format::ALL.iter().enumerate() {
         let ok: Vec<usize> = (0..docs.len()).filter(|&d| enc[d][k].is_ok()).collect();
         if ok.is_empty() {
             let e = enc[0][k].as_ref().err().cloned().unwrap_or_default();
-            md.push_str(&row(&[f.name().into(), "0".into(), format!("fails: {}", e.chars().take(120).collect::<String>()), "-".into(), "-".into(), "-".into(), "-".into()]));
+            md.push_str(&row(&[f.name().into(), "0".into(), format!("fails: {}", e.chars().take(120).collect::<String>()), "-".into(), "-".into(), "-".into(), "-".into(), "-".into()]));
             continue;
         }
         let b = |d: usize| enc[d][k].as_ref().unwrap();
@@ -84,6 +89,8 @@ pub fn run(cfg: &Config, report: &mut Report) {
             }
             Ok(n)
         });
+        let enc_times = time_docs(docs.len(), &reps, passes, warmup, |d| corpus::encode(f, events[d].as_ref().map_err(|e| e.clone())?).map(|b| b.len()));
+        let enc_secs: f64 = ok.iter().filter_map(|&d| enc_times[d].as_ref().ok()).sum();
         let secs: f64 = ok.iter().filter_map(|&d| times[d].as_ref().ok()).sum();
         let bytes: usize = ok.iter().map(|&d| docs[d].1.len()).sum();
         if f == Format::Json {
@@ -102,15 +109,17 @@ pub fn run(cfg: &Config, report: &mut Report) {
             format!("{:.3}", zs.unwrap()),
             format!("{:.1}", measure::mbps(bytes, secs)),
             rel.map_or("-".into(), |r| format!("{r:.2}")),
+            format!("{:.1}", measure::mbps(bytes, enc_secs)),
         ]));
         report.raw_json(format!(
-            "{{\"bench\":\"json\",\"subject\":{},\"docs\":{},\"ratio\":{},\"gzip\":{},\"zstd\":{},\"decode_mb_per_s\":{}}}",
+            "{{\"bench\":\"json\",\"subject\":{},\"docs\":{},\"ratio\":{},\"gzip\":{},\"zstd\":{},\"decode_mb_per_s\":{},\"encode_mb_per_s\":{}}}",
             js(f.name()),
             ok.len(),
             jn(ratio.unwrap()),
             jn(gz.unwrap()),
             jn(zs.unwrap()),
-            jn(measure::mbps(bytes, secs))
+            jn(measure::mbps(bytes, secs)),
+            jn(measure::mbps(bytes, enc_secs))
         ));
     }
     md.push('\n');
