@@ -44,7 +44,7 @@ fn decode_events(f: Format, bytes: &[u8]) -> Result<usize, String> {
 
 /// The documents of the speed runs: every document binxml's XML decoder, every format that works
 /// on nine documents in ten or more, and roxmltree read.
-fn speed_docs<'c>(corpus: &'c Corpus) -> (Vec<usize>, Vec<String>) {
+fn speed_docs(corpus: &Corpus) -> (Vec<usize>, Vec<String>) {
     let ok_fmt = sizes::reliable(corpus);
     let mut picked = Vec::new();
     let mut left = Vec::new();
@@ -243,7 +243,7 @@ fn table(md: &mut String, report: &mut Report, bench: &str, subjects: &[Subject]
         let label = format!("{} ({})", s.name, s.what.split([',', '(']).next().unwrap_or("").trim());
         match &s.times {
             Err(e) => {
-                md.push_str(&row(&[s.name.clone(), s.what.clone(), "-".into(), format!("{e}"), "-".into(), "-".into(), "-".into()]));
+                md.push_str(&row(&[s.name.clone(), s.what.clone(), "-".into(), e.to_string(), "-".into(), "-".into(), "-".into()]));
                 report.raw_json(format!("{{\"bench\":{},\"subject\":{},\"what\":{},\"error\":{}}}", js(bench), js(&s.name), js(&s.what), js(e)));
                 cats.push(label);
                 vals.push(None);
