@@ -399,7 +399,7 @@ fn transmission(cfg: &Config, report: &mut Report, docs: &[Doc], sizes: &[Vec<Op
     for k in 0..Format::ALL.len() {
         let f = Format::ALL[k];
         for gz in [false, true] {
-            let name = format!("{}{}", f.name(), if gz { "+gzip" } else { "" });
+            let name = format!("{}{}{}", f.name(), if gz { "+gzip" } else { "" }, if corpus::export_only(f) { " ‡" } else { "" });
             let mut cells = vec![name.clone()];
             let mut last_64 = None;
             for &p in &picks {
