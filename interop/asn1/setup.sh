@@ -3,11 +3,13 @@
 # interop tests. Idempotent: does nothing when the pinned version is already importable.
 set -euo pipefail
 ASN1TOOLS_VERSION=0.169.0
-if python3 -c "import asn1tools, importlib.metadata as m; assert m.version('asn1tools') == '$ASN1TOOLS_VERSION'" 2>/dev/null; then
+# pycrate: second opinion (decode only) where asn1tools cannot decode fragmented counts
+PYCRATE_VERSION=0.8.1
+if python3 -c "import asn1tools, pycrate_asn1c, importlib.metadata as m; assert m.version('asn1tools') == '$ASN1TOOLS_VERSION' and m.version('pycrate') == '$PYCRATE_VERSION'" 2>/dev/null; then
   exit 0
 fi
 here="$(cd "$(dirname "$0")" && pwd)"
 cache="$here/../.cache/pip"
 mkdir -p "$cache"
-python3 -m pip install --quiet --cache-dir "$cache" "asn1tools==$ASN1TOOLS_VERSION"
-python3 -c "import asn1tools"
+python3 -m pip install --quiet --cache-dir "$cache" "asn1tools==$ASN1TOOLS_VERSION" "pycrate==$PYCRATE_VERSION"
+python3 -c "import asn1tools, pycrate_asn1c"
