@@ -45,7 +45,13 @@ pub fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>> {
     if had_errors {
         return Err(Error::malformed("xml", 0, format!("invalid {} input", enc.name())));
     }
-    Ok(Cow::Owned(text.into_owned().into_bytes()))
+    // The result is UTF-8: say so in its declaration, so that preparing it again is a no-op.
+    let mut bytes = text.into_owned().into_bytes();
+    // The declaration is ASCII, so the label sits at the same offset after decoding.
+    if bytes.get(at..at + label.len()) == Some(label.as_bytes()) {
+        bytes.splice(at..at + label.len(), b"UTF-8".iter().copied());
+    }
+    Ok(Cow::Owned(bytes))
 }
 
 /// The `encoding` pseudo-attribute of the XML declaration, if any, and its byte offset.
@@ -160,6 +166,10 @@ mod tests {
         let e = parse_events(b"<a>\xff</a>").unwrap_err();
         assert_eq!(e.offset, Some(3));
         assert!(e.message.contains("UTF-8"));
+        let latin1 = b"<?xml version='1.0' encoding='ISO-8859-1'?><a>caf\xE9</a>";
+        let once = to_utf8(latin1).unwrap().into_owned();
+        assert_eq!(once, "<?xml version='1.0' encoding='UTF-8'?><a>caf\u{e9}</a>".as_bytes());
+        assert_eq!(to_utf8(&once).unwrap(), once, "preparing twice changes nothing");
         let e = parse_events(b"<?xml version='1.0' encoding='UTF%8'?><a/>").unwrap_err();
         assert_eq!(e.to_string(), "xml: unsupported encoding \"UTF%8\" at byte 30 (line 1, column 31)");
     }
