@@ -66,6 +66,9 @@ struct CodecArgs {
     /// same-as-parent-element.
     #[arg(long)]
     asn1_plain: bool,
+    /// ASN.1: write a string inline wherever that is smaller than a table reference.
+    #[arg(long, conflicts_with = "asn1_plain")]
+    asn1_compact: bool,
     /// ASN.1: compress the component-strings block (none, bzip2, deflate, zstd).
     #[arg(long, default_value = "none")]
     asn1_compression: String,
@@ -124,7 +127,13 @@ impl CodecArgs {
             Format::Asn1Ber => binxml::asn1::Rule::Ber,
             _ => binxml::asn1::Rule::Uper,
         };
-        let mut a = if self.asn1_plain { binxml::asn1::Options::plain(rule) } else { binxml::asn1::Options::new(rule) };
+        let mut a = if self.asn1_plain {
+            binxml::asn1::Options::plain(rule)
+        } else if self.asn1_compact {
+            binxml::asn1::Options::compact(rule)
+        } else {
+            binxml::asn1::Options::new(rule)
+        };
         a.compression = match self.asn1_compression.as_str() {
             "none" => binxml::asn1::Compression::None,
             "bzip2" => binxml::asn1::Compression::Bzip2,
