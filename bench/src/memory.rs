@@ -118,7 +118,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) {
     rows.push(("libxml2 tree".into(), picks.iter().map(|&p| peers::c_mem("libxml2_peer", "libxml2-tree", &xml_file(p))).collect()));
 
     let mut md = String::from("## Memory\n\n");
-    md.push_str("Peak resident memory of one decode, each in a fresh child process: **peak** is the process's VmHWM after the decode, **+decode** its growth during the decode (VmHWM after minus VmHWM before, with the input already read into memory), in MB (10^6 bytes). Event decoders pull every event and drop it; tree builders keep the tree alive until the peak is read. The Java peers are not measured (a JVM's heap says little about the codec).\n\n");
+    md.push_str("Peak resident memory of one decode, each in a fresh child process: **peak** is the process's VmHWM after the decode, **+decode** its growth during the decode (VmHWM after minus VmHWM before, with the input already read into memory), in MB (10^6 bytes). Event decoders pull every event and drop it; tree builders keep the tree alive until the peak is read. The Java peers are not measured (a JVM's heap says little about the codec); JSON is left out (on XML it is a one-way JsonML export).\n\n");
     let mut head = vec!["subject".to_string()];
     for &p in &picks {
         head.push(format!("`{}` ({:.1} MB) peak / +decode", corpus.docs[p].name, corpus.docs[p].xml.len() as f64 / 1e6));
