@@ -505,7 +505,7 @@ impl<'a> XebuDecoder<'a> {
                                 ));
                             }
                         }
-                        self.expected_seq = Some(n + 1);
+                        self.expected_seq = Some(n.wrapping_add(1));
                     }
                     let (mut version, mut encoding, mut standalone) = (None, None, None);
                     if flags & wire::DOC_DECL != 0 {
