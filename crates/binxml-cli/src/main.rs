@@ -34,6 +34,13 @@ struct LimitArgs {
     /// Maximum bytes produced by expanding XML entity references in one document.
     #[arg(long, default_value_t = Limits::default().max_entity_expansion)]
     max_entity_expansion: usize,
+    /// Maximum nesting of XML entity references.
+    #[arg(long, default_value_t = Limits::default().max_entity_depth)]
+    max_entity_depth: usize,
+    /// Maximum ratio of decoded bytes to input bytes (table and token references can repeat
+    /// data); 0 turns the check off.
+    #[arg(long, default_value_t = Limits::default().max_expansion_ratio)]
+    max_expansion_ratio: usize,
 }
 
 impl LimitArgs {
@@ -43,7 +50,8 @@ impl LimitArgs {
             max_string_len: self.max_string,
             max_table_entries: self.max_table,
             max_entity_expansion: self.max_entity_expansion,
-            ..Limits::default()
+            max_entity_depth: self.max_entity_depth,
+            max_expansion_ratio: self.max_expansion_ratio,
         }
     }
 }

@@ -77,7 +77,7 @@ struct TagState<'a> {
 
 /// The offset of the first character that XML 1.0 does not allow anywhere (control characters
 /// other than tab, line feed and carriage return; U+FFFE and U+FFFF).
-fn first_non_xml_char(s: &str) -> Option<usize> {
+pub(crate) fn first_non_xml_char(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     // Control characters other than tab, line feed and carriage return, 64 bytes at a time
     // (branch-free, so the compiler vectorizes it); the exact position only on a hit.

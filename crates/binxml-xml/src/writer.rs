@@ -205,6 +205,18 @@ impl<W: Write> XmlWriter<W> {
     }
 }
 
+/// Refuses text XML 1.0 cannot hold (control characters other than tab, line feed and carriage
+/// return; U+FFFE, U+FFFF): writing it would give a document no XML parser reads.
+fn xml_chars(what: &str, s: &str) -> Result<()> {
+    match crate::reader::first_non_xml_char(s) {
+        None => Ok(()),
+        Some(i) => {
+            let c = s[i..].chars().next().unwrap_or('\0');
+            Err(Error::unsupported(FMT, format!("{what} holds U+{:04X}, which XML 1.0 cannot represent", c as u32)))
+        }
+    }
+}
+
 fn quote(buf: &mut Vec<u8>, s: &str) {
     let q = if s.contains('"') { b'\'' } else { b'"' };
     buf.push(q);
@@ -315,6 +327,7 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 }
             }
             Event::Attribute { name, value } => {
+                xml_chars("an attribute value", value)?;
                 self.settle_binding();
                 let forced = self.ensure_binding(&name.borrowed(), true);
                 self.buf.push(b' ');
@@ -349,6 +362,7 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 }
             }
             Event::Characters { text, cdata } => {
+                xml_chars("character data", text)?;
                 self.close_tag();
                 if let Some(t) = self.had_text.last_mut() {
                     *t = true;
@@ -370,6 +384,10 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 escape_text(&mut self.buf, &s);
             }
             Event::Comment(c) => {
+                xml_chars("a comment", c)?;
+                if c.contains("--") || c.ends_with('-') {
+                    return Err(Error::unsupported(FMT, "a comment containing \"--\" or ending in \"-\" cannot be written as XML"));
+                }
                 self.close_tag();
                 if self.stack.is_empty() {
                     self.write_doctype(None);
@@ -382,6 +400,10 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 }
             }
             Event::ProcessingInstruction { target, data } => {
+                xml_chars("a processing instruction", data)?;
+                if data.contains("?>") {
+                    return Err(Error::unsupported(FMT, "processing-instruction data containing \"?>\" cannot be written as XML"));
+                }
                 self.close_tag();
                 if self.stack.is_empty() {
                     self.write_doctype(None);
