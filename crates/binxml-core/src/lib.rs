@@ -8,6 +8,7 @@ pub mod base64;
 pub mod codec;
 pub mod error;
 pub mod event;
+pub mod json_mapping;
 pub mod limits;
 
 pub use codec::{collect_events, transcode, Decoder, Encoder, Recorder, Replay, StreamChecker};

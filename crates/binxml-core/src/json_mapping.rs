@@ -1,0 +1,135 @@
+//! The mapping between JSON values and binxml events (documented in `docs/json-mapping.md`).
+//! It lives in the core because two codecs speak it: `binxml-json` (JSON text) and `binxml-tsf`
+//! (TSF's JSON units), and codecs do not depend on each other.
+//!
+//! Every JSON value is one element in the namespace [`JSON_NS`]:
+//!
+//! * its local name is the member name when the value is an object member and the name is a
+//!   valid XML NCName; otherwise the name escaped by the TSF paper's section 3.2 convention
+//!   (every character not allowed in an XML name becomes `uHHHH`), and the exact member name is
+//!   kept in the attribute `key`. The root value is named [`ROOT_NAME`], array items
+//!   [`ITEM_NAME`];
+//! * the attribute `t` gives its type: `object`, `array`, `number`, `boolean` or `null`.
+//!   Strings have no `t` attribute;
+//! * a string's content is one `Characters` event (none for `""`), a number's one
+//!   `Typed::Number` holding the exact number text, a boolean's `Typed::Bool`, null's
+//!   `Typed::Null`; an object's and an array's content are the elements of its members / items.
+//!
+//! The root element also declares [`JSON_NS`] as the default namespace, so that the XML writer
+//! produces `<json xmlns="urn:binxml:json" t="object">...</json>`.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// The namespace of every element of a JSON document's events.
+pub const JSON_NS: &str = "urn:binxml:json";
+/// The local name of the root value's element.
+pub const ROOT_NAME: &str = "json";
+/// The local name of an array item's element.
+pub const ITEM_NAME: &str = "item";
+/// The attribute that holds a value's type (absent for strings).
+pub const TYPE_ATTR: &str = "t";
+/// The attribute that holds the exact member name when the element name had to be escaped.
+pub const KEY_ATTR: &str = "key";
+
+/// The JSON type of a value, as written in the `t` attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonType {
+    Object,
+    Array,
+    String,
+    Number,
+    Boolean,
+    Null,
+}
+
+impl JsonType {
+    /// The value of the `t` attribute (`None` for strings, which carry no `t`).
+    pub fn attr_value(self) -> Option<&'static str> {
+        match self {
+            JsonType::Object => Some("object"),
+            JsonType::Array => Some("array"),
+            JsonType::String => None,
+            JsonType::Number => Some("number"),
+            JsonType::Boolean => Some("boolean"),
+            JsonType::Null => Some("null"),
+        }
+    }
+
+    /// Parses a `t` attribute value.
+    pub fn from_attr(v: &str) -> Option<JsonType> {
+        Some(match v.trim_matches([' ', '\t', '\r', '\n']) {
+            "object" => JsonType::Object,
+            "array" => JsonType::Array,
+            "string" => JsonType::String,
+            "number" => JsonType::Number,
+            "boolean" => JsonType::Boolean,
+            "null" => JsonType::Null,
+            _ => return None,
+        })
+    }
+}
+
+fn is_name_start(c: char) -> bool {
+    matches!(c,
+        'A'..='Z' | '_' | 'a'..='z' | '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{F6}'
+        | '\u{F8}'..='\u{2FF}' | '\u{370}'..='\u{37D}' | '\u{37F}'..='\u{1FFF}'
+        | '\u{200C}'..='\u{200D}' | '\u{2070}'..='\u{218F}' | '\u{2C00}'..='\u{2FEF}'
+        | '\u{3001}'..='\u{D7FF}' | '\u{F900}'..='\u{FDCF}' | '\u{FDF0}'..='\u{FFFD}'
+        | '\u{10000}'..='\u{EFFFF}')
+}
+
+fn is_name_char(c: char) -> bool {
+    is_name_start(c)
+        || matches!(c, '-' | '.' | '0'..='9' | '\u{B7}' | '\u{300}'..='\u{36F}' | '\u{203F}'..='\u{2040}')
+}
+
+/// True when `name` is a valid XML NCName (an XML name without a colon).
+pub fn is_ncname(name: &str) -> bool {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(c) if is_name_start(c) => chars.all(is_name_char),
+        _ => false,
+    }
+}
+
+/// The element name for member name `key`: `key` itself when it is an NCName, else the
+/// section 3.2 escape (each character not allowed becomes `u` and four lowercase hex digits; an
+/// empty name becomes `_`).
+pub fn element_name(key: &str) -> Cow<'_, str> {
+    if is_ncname(key) {
+        return Cow::Borrowed(key);
+    }
+    if key.is_empty() {
+        return Cow::Borrowed("_");
+    }
+    let mut out = String::with_capacity(key.len() + 8);
+    for (i, c) in key.chars().enumerate() {
+        let ok = if i == 0 { is_name_start(c) } else { is_name_char(c) };
+        if ok {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                let _ = write!(out, "u{:04x}", u);
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(element_name("abc"), "abc");
+        assert_eq!(element_name("a b"), "au0020b");
+        assert_eq!(element_name("64th"), "u00364th");
+        assert_eq!(element_name(""), "_");
+        assert_eq!(element_name("a:b"), "au003ab");
+        assert!(is_ncname("été"));
+        assert!(!is_ncname("-x"));
+    }
+}
