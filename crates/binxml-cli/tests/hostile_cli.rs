@@ -8,60 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use binxml::Format;
-
-/// xorshift64*: deterministic, so a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
-    }
-}
-
-/// Bit flips, truncation, a duplicated chunk, overwritten bytes or a huge length.
-fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
-    let mut v = seed.to_vec();
-    if v.is_empty() {
-        return v;
-    }
-    match rng.below(5) {
-        0 => {
-            for _ in 0..1 + rng.below(4) {
-                let i = rng.below(v.len());
-                v[i] ^= 1 << rng.below(8);
-            }
-        }
-        1 => v.truncate(rng.below(v.len())),
-        2 => {
-            let a = rng.below(v.len());
-            let b = (a + 1 + rng.below(32)).min(v.len());
-            let chunk = v[a..b].to_vec();
-            let at = rng.below(v.len());
-            v.splice(at..at, chunk);
-        }
-        3 => {
-            for _ in 0..1 + rng.below(3) {
-                let i = rng.below(v.len());
-                v[i] = [0x00, 0xFF, 0x7F, 0x80, 0xFE, b'<', b'9'][rng.below(7)];
-            }
-        }
-        _ => {
-            let i = rng.below(v.len());
-            for (k, b) in [0x7F, 0xFF, 0xFF, 0xF0].iter().enumerate() {
-                if let Some(x) = v.get_mut(i + k) {
-                    *x = *b;
-                }
-            }
-        }
-    }
-    v
-}
+use binxml_testkit::mutate::{mutate, Rng};
 
 fn seeds(format: Format) -> Vec<Vec<u8>> {
     if format == Format::Json {
@@ -124,7 +71,7 @@ fn damaged_inputs_get_one_error_line_and_status_1() {
         assert!(!seeds.is_empty(), "{format}: no seed encodings");
         let mut rng = Rng(0x5DEE_CE66_D1CE_4E5B ^ (format as u64 + 1));
         for i in 0..per_format {
-            let input = mutate(&mut rng, &seeds[i % seeds.len()]);
+            let input = mutate(&mut rng, std::slice::from_ref(&seeds[i % seeds.len()]));
             let path = dir.join(format!("{}-{i}.{}", format.name(), format.extension()));
             std::fs::write(&path, &input).unwrap();
             // Alternate: convert to a file, convert to stdout, inspect; named format or detected.

@@ -6,6 +6,8 @@
 //!   `xml.etree.ElementTree.canonicalize`, an implementation independent of ours. One Python
 //!   process serves a whole batch.
 
+pub mod mutate;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

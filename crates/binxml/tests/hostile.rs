@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use binxml::{DecodeOptions, Format};
+use binxml_testkit::mutate::{mutate, Rng};
 
 struct Counting;
 
@@ -46,75 +47,6 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
-
-/// xorshift64*: deterministic, so a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
-    }
-}
-
-fn mutate(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
-    let base = &seeds[rng.below(seeds.len())];
-    let mut v = base.clone();
-    if v.is_empty() {
-        return v;
-    }
-    match rng.below(6) {
-        0 => {
-            for _ in 0..1 + rng.below(4) {
-                let i = rng.below(v.len());
-                v[i] ^= 1 << rng.below(8);
-            }
-        }
-        1 => {
-            let n = rng.below(v.len());
-            v.truncate(n);
-        }
-        2 => {
-            // Splice in a piece of another seed.
-            let other = &seeds[rng.below(seeds.len())];
-            let a = rng.below(v.len());
-            let b = (a + rng.below(64)).min(v.len());
-            let oa = rng.below(other.len().max(1));
-            let ob = (oa + rng.below(64)).min(other.len());
-            v.splice(a..b, other[oa..ob].iter().copied());
-        }
-        3 => {
-            // Duplicate a chunk.
-            let a = rng.below(v.len());
-            let b = (a + 1 + rng.below(32)).min(v.len());
-            let chunk = v[a..b].to_vec();
-            let at = rng.below(v.len());
-            v.splice(at..at, chunk);
-        }
-        4 => {
-            for _ in 0..1 + rng.below(3) {
-                let i = rng.below(v.len());
-                v[i] = [0x00, 0xFF, 0x7F, 0x80, 0xFE, 0x01][rng.below(6)];
-            }
-        }
-        _ => {
-            // Overwrite four bytes with a large big-endian number (lengths, counts, indexes).
-            let i = rng.below(v.len());
-            let big = [0x7F, 0xFF, 0xFF, 0xF0];
-            for (k, b) in big.iter().enumerate() {
-                if let Some(x) = v.get_mut(i + k) {
-                    *x = *b;
-                }
-            }
-        }
-    }
-    v
-}
 
 /// Small corpus documents (and the example) to damage.
 fn seed_documents() -> Vec<Vec<u8>> {
