@@ -19,7 +19,7 @@ fn qx_full(doc: &[u8]) -> usize {
                 for a in e.attributes() {
                     let a = a.unwrap();
                     let _ = r.resolver().resolve_attribute(a.key);
-                    n += a.unescape_value().unwrap().len();
+                    n += a.normalized_value(quick_xml::XmlVersion::Implicit1_0).unwrap().len();
                 }
                 n += 1;
             }

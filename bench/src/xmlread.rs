@@ -29,7 +29,7 @@ pub fn quick_xml_full(doc: &[u8]) -> usize {
                 for a in e.attributes() {
                     let a = a.expect("attribute");
                     let _ = r.resolver().resolve_attribute(a.key);
-                    n += a.unescape_value().map(|v| v.len()).unwrap_or(0);
+                    n += a.normalized_value(quick_xml::XmlVersion::Implicit1_0).map(|v| v.len()).unwrap_or(0);
                 }
                 n += 1;
             }
