@@ -1,10 +1,15 @@
 //! Table 4 style timings (milliseconds, best of N runs): read XML into events, read PER into
 //! events, write XML from events, write PER from events, without and with bzip2 compression of
-//! the component-strings block.
+//! the component-strings block; and reading XML and UPER into the tree (`binxml-tree`, what
+//! `binxml::parse_tree` does), the "reading PER into the tree" target.
 //! `cargo run --release -p binxml-asn1 --example asn1_speed -- FILE...`
+//! `TREE_ONLY=1`: only the tree columns; `RUNS=n`: best of n; `PROFILE=xml|uper|uper-events|write-uper`:
+//! one operation only (for a profiler).
 use std::time::Instant;
 
-use binxml_asn1::{Compression, Options, Rule, decode, encode};
+use binxml_asn1::{Asn1Decoder, Compression, Options, Rule, decode, encode};
+use binxml_core::Limits;
+use binxml_tree::Document;
 
 fn best<T>(n: usize, mut f: impl FnMut() -> T) -> f64 {
     let mut best = f64::MAX;
@@ -16,17 +21,94 @@ fn best<T>(n: usize, mut f: impl FnMut() -> T) -> f64 {
     best
 }
 
+fn xml_tree(utf8: &[u8]) -> usize {
+    let mut d = binxml_xml::XmlDecoder::with_limits(utf8, Limits::default());
+    Document::parse_sized(&mut d, utf8.len()).unwrap().len()
+}
+
+fn per_tree(bytes: &[u8], rule: Rule) -> usize {
+    let mut d = Asn1Decoder::new(bytes, rule);
+    Document::parse_sized(&mut d, bytes.len()).unwrap().len()
+}
+
+fn name(f: &str) -> String {
+    std::path::Path::new(f)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string()
+}
+
 fn main() {
-    let n = 15;
-    println!(
-        "document\treadXML\treadUPER\treadAPER\twriteXML\twriteUPER\treadUPER/C\twriteUPER/C\tratio(readXML/readUPER)"
-    );
+    let n: usize = std::env::var("RUNS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(15);
+    let tree_only = std::env::var("TREE_ONLY").is_ok();
+    if tree_only {
+        println!("document\ttreeXML\ttreeUPER\ttreeAPER\tratio(treeXML/treeUPER)");
+    } else {
+        println!(
+            "document\treadXML\treadUPER\treadAPER\twriteXML\twriteUPER\treadUPER/C\twriteUPER/C\tratio(readXML/readUPER)\ttreeXML\ttreeUPER\tratio(treeXML/treeUPER)"
+        );
+    }
     for f in std::env::args().skip(1) {
         let raw = std::fs::read(&f).unwrap();
         let utf8 = binxml_xml::to_utf8(&raw).unwrap().into_owned();
         let events = binxml_xml::parse_events(&utf8).unwrap();
         let uper = encode(&events, Options::new(Rule::Uper)).unwrap();
         let aper = encode(&events, Options::new(Rule::Aper)).unwrap();
+        if let Ok(what) = std::env::var("PROFILE") {
+            // for `perf record`: only one operation, many times
+            let t = match what.as_str() {
+                "xml" => best(n, || xml_tree(&utf8)),
+                "uper-events" => best(n, || decode(&uper, Rule::Uper).unwrap().len()),
+                "tree-from-events" => {
+                    // the tree's own share: building from events already in memory
+                    let mut best_t = f64::MAX;
+                    for _ in 0..n {
+                        let evs = events.clone();
+                        let t = Instant::now();
+                        std::hint::black_box(Document::from_events(evs).unwrap().len());
+                        best_t = best_t.min(t.elapsed().as_secs_f64() * 1000.0);
+                    }
+                    println!("events: {}", events.len());
+                    best_t
+                }
+                "tree-replay" => {
+                    // the tree's own share: a decoder that hands out events already decoded
+                    struct Replay<'a>(std::vec::IntoIter<binxml_core::Event<'a>>);
+                    impl<'a> binxml_core::Decoder<'a> for Replay<'a> {
+                        fn next_event(&mut self) -> binxml_core::Result<Option<binxml_core::Event<'a>>> {
+                            Ok(self.0.next())
+                        }
+                        fn offset(&self) -> u64 {
+                            0
+                        }
+                    }
+                    let mut best_t = f64::MAX;
+                    for _ in 0..n {
+                        let evs = decode(&uper, Rule::Uper).unwrap();
+                        let t = Instant::now();
+                        let mut d = Replay(evs.into_iter());
+                        std::hint::black_box(Document::parse_sized(&mut d, uper.len()).unwrap().len());
+                        best_t = best_t.min(t.elapsed().as_secs_f64() * 1000.0);
+                    }
+                    best_t
+                }
+                "write-uper" => best(n, || encode(&events, Options::new(Rule::Uper)).unwrap().len()),
+                _ => best(n, || per_tree(&uper, Rule::Uper)),
+            };
+            println!("{} {what} {t:.3}", name(&f));
+            continue;
+        }
+        if tree_only {
+            let tx = best(n, || xml_tree(&utf8));
+            let tu = best(n, || per_tree(&uper, Rule::Uper));
+            let ta = best(n, || per_tree(&aper, Rule::Aper));
+            println!("{}\t{tx:.3}\t{tu:.3}\t{ta:.3}\t{:.2}", name(&f), tx / tu);
+            continue;
+        }
         let uperc = encode(
             &events,
             Options::new(Rule::Uper).with_compression(Compression::Bzip2),
@@ -53,23 +135,13 @@ fn main() {
             .unwrap()
             .len()
         });
-        if std::env::var("SPLIT").is_ok() {
-            let dv = best(n, || {
-                binxml_asn1::decode_value(Rule::Uper, &uper, &Default::default()).unwrap()
-            });
-            let dvd = best(n, || {
-                drop(binxml_asn1::decode_value(Rule::Uper, &uper, &Default::default()).unwrap())
-            });
-            eprintln!("decode_value {dv:.2} (with drop {dvd:.2})");
-        }
-        let name = std::path::Path::new(&f)
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .to_string();
+        let tx = best(n, || xml_tree(&utf8));
+        let tu = best(n, || per_tree(&uper, Rule::Uper));
         println!(
-            "{name}\t{rx:.2}\t{ru:.2}\t{ra:.2}\t{wx:.2}\t{wu:.2}\t{ruc:.2}\t{wuc:.2}\t{:.2}",
-            rx / ru
+            "{}\t{rx:.2}\t{ru:.2}\t{ra:.2}\t{wx:.2}\t{wu:.2}\t{ruc:.2}\t{wuc:.2}\t{:.2}\t{tx:.2}\t{tu:.2}\t{:.2}",
+            name(&f),
+            rx / ru,
+            tx / tu
         );
     }
 }

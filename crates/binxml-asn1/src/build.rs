@@ -67,6 +67,115 @@ struct Frame {
     in_scope: Vec<(String, String)>,
 }
 
+/// Makes the uncompressed component-strings block of `doc`'s UPER encoding start on an octet
+/// boundary: everything after `Document.children` up to the block is octets except the small
+/// fields, so the misalignment is known from their sizes; each element that gets
+/// `base-URI` `same-as-parent-element` (true without `xml:base`) adds one bit.
+fn align_block(doc: &mut Val) {
+    use crate::per::uper_bits;
+    use crate::schema::*;
+    let V::Seq(f) = doc else { return };
+    let tys = [
+        DOC_CHILDREN,
+        NOTATIONS,
+        UNPARSEDS,
+        STR_IDX,
+        STR_IDX,
+        BOOL,
+        STR_IDX,
+        BOOL,
+    ];
+    // the presence bits of base-URI, standalone and version, then the components before the
+    // component-strings (whose count, URI and block length are whole octets)
+    let mut bits = 3;
+    for (ty, v) in tys.iter().zip(f.iter()) {
+        if let Some(v) = v {
+            bits += uper_bits(*ty, v);
+        }
+    }
+    let mut need = ((8 - bits % 8) % 8) as u32;
+    if need == 0 {
+        return;
+    }
+    let Some(V::List(children)) = &mut f[0] else {
+        return;
+    };
+    for c in children.iter_mut() {
+        if let V::Choice(0, root) = c {
+            mark_base(root, &mut need);
+        }
+    }
+}
+
+/// Gives `el` and the elements under it `base-URI` `same-as-parent-element` (for a root: the
+/// document's, absent), `need` of them, in document order.
+fn mark_base(el: &mut Val, need: &mut u32) {
+    crate::deep(|| {
+        if *need == 0 {
+            return;
+        }
+        let V::Seq(f) = el else { return };
+        if f.len() == 6 && f[5].is_none() {
+            f[5] = Some(V::choice(1, V::Null));
+            *need -= 1;
+        }
+        if let Some(V::Choice(1, list)) = &mut f[1] {
+            if let V::List(items) = &mut **list {
+                for it in items.iter_mut() {
+                    if *need == 0 {
+                        return;
+                    }
+                    if let V::Choice(0, child) = it {
+                        mark_base(child, need);
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// The cost class of common-name position `p` in PER: the root range (`0..16`), else the number
+/// of octets of its unconstrained encoding.
+fn name_band(p: usize) -> u32 {
+    if p < 16 {
+        0
+    } else {
+        (64 - (p as u64).leading_zeros()) / 8 + 1
+    }
+}
+
+/// Reorders the common names (already most frequent first) within each cost class, so that
+/// names with the same namespace and prefix are adjacent and their entries can say
+/// `same-as-previous-item`: every name keeps the index size it had.
+fn group_names(order: &mut [u32], list: &[(NameKey, u32)]) {
+    let mut start = 0;
+    while start < order.len() {
+        let band = name_band(start);
+        let mut end = start + 1;
+        while end < order.len() && name_band(end) == band {
+            end += 1;
+        }
+        let slice = &mut order[start..end];
+        let mut first_ns: HashMap<&str, usize> = HashMap::new();
+        let mut first_pair: HashMap<(&str, &str), usize> = HashMap::new();
+        for (i, &id) in slice.iter().enumerate() {
+            let k = &list[id as usize].0;
+            first_ns.entry(&k.ns).or_insert(i);
+            first_pair.entry((&k.ns, &k.prefix)).or_insert(i);
+        }
+        let keys: HashMap<u32, (usize, usize, usize)> = slice
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| {
+                let k = &list[id as usize].0;
+                (id, (first_ns[&*k.ns], first_pair[&(&*k.ns, &*k.prefix)], i))
+            })
+            .collect();
+        slice.sort_by_key(|id| keys[id]);
+        start = end;
+    }
+}
+
 /// Sizes of the parts of the last encoding (for the paper's Table 2).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -94,6 +203,8 @@ pub struct Builder {
     version: Option<String>,
     standalone: Option<bool>,
     text: String,
+    /// an `xml:base` attribute was seen (elements then do not claim their parent's base URI)
+    has_xml_base: bool,
 }
 
 impl Builder {
@@ -112,12 +223,15 @@ impl Builder {
             version: None,
             standalone: None,
             text: String::new(),
+            has_xml_base: false,
         }
     }
 
     /// A StringOrIndex / URIOrIndex / NCNameOrIndex.
     fn s(&mut self, text: &str) -> Val {
-        if self.opts.strings_table && !text.contains('\0') {
+        // the empty string is always smaller inline (UPER: 9 bits, against a 13-bit index and a
+        // terminator in the table)
+        if self.opts.strings_table && !text.is_empty() && !text.contains('\0') {
             V::StrRef(self.strings.intern(text))
         } else {
             V::choice(0, V::Text(Cow::Owned(text.to_owned())))
@@ -358,6 +472,9 @@ impl Builder {
                     return Err(self.unsupported("attribute outside an element"));
                 };
                 let (owner, prev) = (f.ns.clone(), f.prev_attr_ns.clone());
+                if name.namespace == XML_NS && name.local == "base" {
+                    self.has_xml_base = true;
+                }
                 let a = self.attribute(
                     &name.namespace,
                     &name.local,
@@ -465,6 +582,7 @@ impl Builder {
                     .cmp(&self.name_list[a as usize].1)
                     .then(a.cmp(&b))
             });
+            group_names(&mut order, &self.name_list);
             name_perm = vec![0u32; order.len()];
             let list = std::mem::take(&mut self.name_list);
             let mut prev: Option<&NameKey> = None;
@@ -555,6 +673,14 @@ impl Builder {
         if self.opts.strings_table || self.opts.names_table {
             let texts: Vec<&str> = self.strings.strings.iter().map(|(s, _)| &**s).collect();
             doc.resolve(&str_perm, &texts, &name_perm);
+        }
+        if self.opts.rule == crate::Rule::Uper
+            && self.opts.align_strings
+            && self.opts.compression == table::Compression::None
+            && stats.strings > 0
+            && !self.has_xml_base
+        {
+            align_block(&mut doc);
         }
         Ok((doc, stats))
     }

@@ -7,18 +7,18 @@ use binxml_core::{DocType, Error, Event, Limits, QName, Result, Typed, XMLNS_NS}
 use crate::table;
 use crate::value::V;
 
-type Name<'a> = (Cow<'a, str>, Cow<'a, str>, Cow<'a, str>);
+pub(crate) type Name<'a> = (Cow<'a, str>, Cow<'a, str>, Cow<'a, str>);
 
 pub struct Emitter<'a> {
     format: &'static str,
     /// positions in `V::Int` are bit offsets; BER reports them as byte offsets
     ber: bool,
     pub(crate) limits: Limits,
-    strings: Vec<Cow<'a, str>>,
-    names: Vec<Name<'a>>,
+    pub(crate) strings: Vec<Cow<'a, str>>,
+    pub(crate) names: Vec<Name<'a>>,
     pub out: Vec<Event<'a>>,
-    budget: usize,
-    used: usize,
+    pub(crate) budget: usize,
+    pub(crate) used: usize,
 }
 
 fn seq<'a>(v: V<'a>, n: usize, format: &'static str) -> Result<Vec<Option<V<'a>>>> {
@@ -56,7 +56,8 @@ impl<'a> Emitter<'a> {
         Error::malformed(self.format, 0, "internal: value shape")
     }
 
-    fn charge(&mut self, n: usize) -> Result<()> {
+    #[inline]
+    pub(crate) fn charge(&mut self, n: usize) -> Result<()> {
         self.used = self.used.saturating_add(n);
         if self.used > self.budget {
             return Err(Error::limit(
@@ -141,7 +142,7 @@ impl<'a> Emitter<'a> {
                     return Err(self.shape());
                 };
                 let room = self.budget.saturating_sub(self.used);
-                let raw = if &*uri == table::IDENTITY {
+                let raw = if table::is_uncompressed(&uri) {
                     block
                 } else {
                     Cow::Owned(table::decompress(self.format, &uri, &block, room, 0)?)

@@ -20,9 +20,9 @@ use binxml_core::{Decoder, Encoder, Error, Event, Limits, Result, StreamChecker}
 pub mod ber;
 mod build;
 mod emit;
-mod fast;
 pub mod per;
 pub mod schema;
+mod stream;
 pub mod table;
 pub mod value;
 
@@ -90,6 +90,11 @@ pub struct Options {
     /// `same-as-parent-element` (the in-scope namespaces follow the Namespaces in XML scoping
     /// rules from the namespace attributes). Off: every element lists its in-scope namespaces.
     pub scoped_namespaces: bool,
+    /// UPER with an uncompressed strings table: give up to 7 elements (the first in document order) the
+    /// `base-URI` alternative `same-as-parent-element` (one bit each; the paper's program chose it
+    /// for every element) so that the table's block starts on an octet boundary, where the
+    /// decoder can borrow its strings from the input instead of copying every one.
+    pub align_strings: bool,
 }
 
 impl Options {
@@ -103,6 +108,7 @@ impl Options {
             compression: Compression::None,
             scoped_namespaces: true,
             inline_singletons: false,
+            align_strings: true,
         }
     }
 
@@ -125,6 +131,7 @@ impl Options {
             compression: Compression::None,
             scoped_namespaces: false,
             inline_singletons: false,
+            align_strings: false,
         }
     }
 
@@ -217,7 +224,7 @@ pub fn decode_with_limits<'a>(
 ) -> Result<Vec<Event<'a>>> {
     match rule {
         Rule::Uper | Rule::Aper => {
-            fast::decode(input, rule == Rule::Aper, rule.format_name(), limits)
+            stream::decode(input, rule == Rule::Aper, rule.format_name(), limits)
         }
         Rule::Ber => decode_generic(input, rule, limits),
     }
@@ -286,14 +293,22 @@ impl<W: Write> Encoder for Asn1Encoder<W> {
     }
 }
 
-/// The decoder: decodes the whole value on the first call, then hands out its events.
+/// The decoder. PER: reads the whole input on the first call (the tables come last) into a
+/// flat list of operations, then hands out one event per call. BER: decodes the whole value
+/// on the first call, then hands out its events.
 pub struct Asn1Decoder<'a> {
     input: &'a [u8],
     rule: Rule,
     limits: Limits,
-    events: Option<std::vec::IntoIter<Event<'a>>>,
-    failed: bool,
+    state: State<'a>,
     count: u64,
+}
+
+enum State<'a> {
+    Start,
+    Per(Box<stream::Stream<'a>>),
+    Ber(std::vec::IntoIter<Event<'a>>),
+    Failed,
 }
 
 impl<'a> Asn1Decoder<'a> {
@@ -306,35 +321,51 @@ impl<'a> Asn1Decoder<'a> {
             input,
             rule,
             limits,
-            events: None,
-            failed: false,
+            state: State::Start,
             count: 0,
         }
+    }
+
+    fn open(&mut self) -> Result<()> {
+        self.state = match self.rule {
+            Rule::Uper | Rule::Aper => State::Per(Box::new(stream::open(
+                self.input,
+                self.rule == Rule::Aper,
+                self.rule.format_name(),
+                &self.limits,
+            )?)),
+            Rule::Ber => State::Ber(decode_generic(self.input, self.rule, &self.limits)?.into_iter()),
+        };
+        Ok(())
     }
 }
 
 impl<'a> Decoder<'a> for Asn1Decoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
-        if self.failed {
-            return Ok(None);
-        }
-        if self.events.is_none() {
-            match decode_with_limits(self.input, self.rule, &self.limits) {
-                Ok(evs) => self.events = Some(evs.into_iter()),
-                Err(e) => {
-                    self.failed = true;
-                    return Err(e);
-                }
+        if matches!(self.state, State::Start) {
+            if let Err(e) = self.open() {
+                self.state = State::Failed;
+                return Err(e);
             }
         }
-        let ev = self.events.as_mut().and_then(|it| it.next());
+        let ev = match &mut self.state {
+            State::Per(s) => match s.next_event() {
+                Ok(ev) => ev,
+                Err(e) => {
+                    self.state = State::Failed;
+                    return Err(e);
+                }
+            },
+            State::Ber(it) => it.next(),
+            State::Start | State::Failed => None,
+        };
         if ev.is_some() {
             self.count += 1;
         }
         Ok(ev)
     }
 
-    /// The whole value is decoded at once: the offset is the index of the last event returned.
+    /// The whole input is read at once: the offset is the index of the last event returned.
     fn offset(&self) -> u64 {
         self.count.saturating_sub(1)
     }

@@ -231,6 +231,69 @@ impl PerWriter {
     }
 }
 
+/// The length in bits of `v`'s UPER encoding (as [`PerWriter`] would write it, without writing;
+/// values that do not fit `ty` count as nothing).
+pub(crate) fn uper_bits(ty: TyId, v: &V<'_>) -> u64 {
+    crate::deep(|| uper_bits_inner(ty, v))
+}
+
+fn length_bits(n: u64) -> u64 {
+    // general length determinants with 16K fragments: a header octet per fragment
+    let frags = n / FRAG as u64;
+    let headers = frags.div_ceil(4);
+    let rest = n - (n / FRAG as u64) * FRAG as u64;
+    headers * 8 + if rest < 128 { 8 } else { 16 }
+}
+
+fn constrained_bits(range: u64) -> u64 {
+    if range <= 1 {
+        0
+    } else {
+        64 - (range - 1).leading_zeros() as u64
+    }
+}
+
+fn uper_bits_inner(ty: TyId, v: &V<'_>) -> u64 {
+    match (&TYPES[ty], v) {
+        (Ty::Seq(fields), V::Seq(vals)) => {
+            let mut n = 0;
+            for ((fty, opt), val) in fields.iter().zip(vals) {
+                n += *opt as u64;
+                if let Some(val) = val {
+                    n += uper_bits(*fty, val);
+                }
+            }
+            n
+        }
+        (Ty::SeqOf(item, size), V::List(items)) => {
+            let c = items.len() as u64;
+            let head = match *size {
+                Some((lb, ub)) if (lb..=ub).contains(&c) => 1 + constrained_bits(ub - lb + 1),
+                Some(_) => 1 + length_bits(c),
+                None => length_bits(c),
+            };
+            head + items.iter().map(|it| uper_bits(*item, it)).sum::<u64>()
+        }
+        (Ty::Choice(alts), V::Choice(i, inner)) if (*i as usize) < alts.len() => {
+            constrained_bits(alts.len() as u64) + uper_bits(alts[*i as usize], inner)
+        }
+        (Ty::Int(lo, hi), V::Int(x, _)) => {
+            if (*lo..=*hi).contains(x) {
+                1 + constrained_bits(hi - lo + 1)
+            } else {
+                // octets of the non-negative two's complement form, and their length
+                let octets = (64 - x.leading_zeros() as u64) / 8 + 1;
+                1 + 8 + 8 * octets
+            }
+        }
+        (Ty::Enum(n), V::Enum(_)) => constrained_bits(*n),
+        (Ty::Bool, V::Bool(_)) => 1,
+        (Ty::Utf8, V::Text(s)) => length_bits(s.len() as u64) + 8 * s.len() as u64,
+        (Ty::Octets | Ty::RelOid, V::Bytes(b)) => length_bits(b.len() as u64) + 8 * b.len() as u64,
+        _ => 0,
+    }
+}
+
 pub struct PerReader<'a> {
     aligned: bool,
     data: &'a [u8],
@@ -267,8 +330,27 @@ impl<'a> PerReader<'a> {
         self.data.len() * 8 - self.pos
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&mut self, n: u32) -> Result<u64> {
+        debug_assert!(n <= 56);
+        // a big-endian 64-bit window at the current byte: with eight bytes left, at least 57
+        // bits are, so no further check
+        let byte = self.pos >> 3;
+        match self.data.get(byte..byte + 8) {
+            Some(b) => {
+                let w = u64::from_be_bytes(b.try_into().unwrap_or([0; 8]));
+                let off = (self.pos & 7) as u32;
+                self.pos += n as usize;
+                // `>> 1 >> (63 - n)` is `>> (64 - n)` without overflow when n is 0
+                Ok(((w << off) >> 1) >> (63 - n))
+            }
+            None => self.get_near_end(n),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn get_near_end(&mut self, n: u32) -> Result<u64> {
         if n as usize > self.remaining() {
             return Err(self.err(
                 self.pos,
@@ -278,19 +360,13 @@ impl<'a> PerReader<'a> {
         if n == 0 {
             return Ok(0);
         }
-        debug_assert!(n <= 56);
-        // a big-endian 64-bit window at the current byte (zero-filled past the end)
         let byte = self.pos / 8;
         let off = (self.pos % 8) as u32;
-        let w = match self.data.get(byte..byte + 8) {
-            Some(b) => u64::from_be_bytes(b.try_into().unwrap_or([0; 8])),
-            None => {
-                let mut buf = [0u8; 8];
-                let avail = self.data.len() - byte;
-                buf[..avail].copy_from_slice(&self.data[byte..]);
-                u64::from_be_bytes(buf)
-            }
-        };
+        // zero-filled past the end
+        let mut buf = [0u8; 8];
+        let avail = self.data.len() - byte;
+        buf[..avail].copy_from_slice(&self.data[byte..]);
+        let w = u64::from_be_bytes(buf);
         self.pos += n as usize;
         Ok((w << off) >> (64 - n))
     }
@@ -328,6 +404,7 @@ impl<'a> PerReader<'a> {
         }
     }
 
+    #[inline]
     fn constrained(&mut self, range: u64) -> Result<u64> {
         if range <= 1 {
             return Ok(0);
@@ -518,20 +595,19 @@ impl<'a> PerReader<'a> {
         })
     }
 
-    pub(crate) fn set_bit_pos(&mut self, pos: usize) {
-        self.pos = pos;
-    }
-
+    #[inline]
     pub(crate) fn bit(&mut self) -> Result<bool> {
         Ok(self.get(1)? == 1)
     }
 
     /// A CHOICE index among `n` alternatives.
+    #[inline]
     pub(crate) fn choice(&mut self, n: u64) -> Result<u64> {
         self.constrained(n)
     }
 
     /// `INTEGER (lo..hi, ..., 0..MAX)`: the value and the bit offset where it starts.
+    #[inline]
     pub(crate) fn int(&mut self, lo: u64, hi: u64) -> Result<(u64, u64)> {
         let at = self.pos as u64;
         if self.get(1)? == 0 {
@@ -553,6 +629,31 @@ impl<'a> PerReader<'a> {
                 Ok(Cow::Owned(String::from_utf8(b).map_err(|_| {
                     self.err(at, "invalid UTF-8 in UTF8String")
                 })?))
+            }
+        }
+    }
+
+    /// An OCTET STRING fragment by fragment (each borrowed from the input where it is
+    /// octet-aligned), without joining them: `f(fragment)`.
+    pub(crate) fn octet_fragments(
+        &mut self,
+        mut f: impl FnMut(&mut Self, Cow<'a, [u8]>) -> Result<()>,
+    ) -> Result<()> {
+        let start = self.pos;
+        let mut total = 0usize;
+        loop {
+            let (n, more) = self.length()?;
+            total = total.saturating_add(n);
+            if total > self.max_string {
+                return Err(
+                    Error::limit(self.format, 0, "string exceeds the length limit")
+                        .at_bit(start as u64),
+                );
+            }
+            let b = self.get_bytes(n)?;
+            f(self, b)?;
+            if !more {
+                return Ok(());
             }
         }
     }

@@ -5,14 +5,21 @@
 //! block is a concatenation of strings, each UTF-8 followed by one zero byte (U+0000 is no XML
 //! character, so no infoset string holds one; the encoder keeps any string that does inline).
 //! The table is the concatenation of all items' strings, in order. An uncompressed table uses
-//! the algorithm URI [`IDENTITY`].
+//! the empty algorithm URI [`NONE`] (earlier versions wrote [`IDENTITY`], still read).
 
 use std::io::{Read, Write};
 
 use binxml_core::{Error, Limits, Result};
 
-/// The block is the strings themselves, not compressed.
+/// No compression algorithm: the block is the strings themselves (what the encoder writes).
+pub const NONE: &str = "";
+/// The same, as written by earlier versions (read, not written: 24 bytes more than [`NONE`]).
 pub const IDENTITY: &str = "urn:binxml:asn1:identity";
+
+/// Whether `uri` names an uncompressed block.
+pub fn is_uncompressed(uri: &str) -> bool {
+    uri == NONE || uri == IDENTITY
+}
 /// bzip2 (as in the paper), block size 900k.
 pub const BZIP2: &str = "urn:binxml:asn1:bzip2";
 /// Raw DEFLATE (RFC 1951), level 9.
@@ -33,7 +40,7 @@ pub enum Compression {
 impl Compression {
     pub fn uri(self) -> &'static str {
         match self {
-            Compression::None => IDENTITY,
+            Compression::None => NONE,
             Compression::Bzip2 => BZIP2,
             Compression::Deflate => DEFLATE,
             Compression::Zstd => ZSTD,
@@ -92,7 +99,7 @@ pub fn decompress(
     let cap = (budget as u64).saturating_add(1);
     let bad = |e: std::io::Error| Error::malformed(format, at, format!("corrupt {uri} block: {e}"));
     match uri {
-        IDENTITY => return Ok(block.to_vec()),
+        NONE | IDENTITY => return Ok(block.to_vec()),
         BZIP2 => {
             bzip2::read::BzDecoder::new(block)
                 .take(cap)

@@ -1,0 +1,858 @@
+//! The PER decoder: one pass over the bits into a flat list of operations, then events pulled
+//! from that list one at a time (no abstract value of the document, no vector of events).
+//!
+//! `Document`'s tables come after its children and an `Element`'s attributes after its
+//! children, so nothing can be emitted before the whole input is read. Pass 1 reads the input
+//! once, front to back, with an explicit stack (no recursion), and records
+//! * an [`Op`] per start, end, text, comment, PI, entity reference and DTD, where an element's
+//!   start is patched with its attributes' range once they have been read;
+//! * strings as component-string indexes (checked against the table once it is known: the
+//!   largest index and its bit offset are kept) or as inline strings (borrowed where the input
+//!   has them on an octet boundary);
+//! * the tables, split once; an uncompressed block on an octet boundary (always in APER; in
+//!   UPER when the encoder aligned it, see `Options::align_strings`) is borrowed from the input,
+//!   so every table string an event carries is a slice of the input.
+//!
+//! Memory is linear in the input: every operation, attribute and string costs input bits.
+//! Rare items (entity references, the DTD, notations) go through the generic value decoder and
+//! the [`Emitter`].
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+
+use binxml_core::{DocType, Error, Event, Limits, QName, Result, Typed, XMLNS_NS};
+
+use crate::emit::Emitter;
+use crate::per::PerReader;
+use crate::schema::*;
+use crate::table;
+use crate::value::V;
+
+/// Marks an inline string (index into `inline`) or an inline name (index into `names`).
+const INLINE: u32 = 1 << 31;
+/// No string (an absent prefix).
+const NO_STR: u32 = u32::MAX;
+
+/// A string: a component-string index, or `INLINE | i` for `inline[i]`.
+type Str = u32;
+/// A name: a common-name index, or `INLINE | i` for `names[i]`.
+type NameRef = u32;
+
+#[derive(Clone, Copy)]
+enum Ns {
+    None,
+    Str(Str),
+    /// same-as-parent-element (elements) or same-as-owner-element (attributes)
+    Same,
+    /// same-as-previous-attribute
+    Prev,
+}
+
+#[derive(Clone, Copy)]
+struct InlineName {
+    ns: Ns,
+    local: Str,
+    prefix: Str,
+}
+
+#[derive(Clone, Copy)]
+struct AttrRec {
+    name: NameRef,
+    value: Str,
+    /// from `namespace-attributes` (else `attributes`)
+    ns_list: bool,
+    /// the first of its list (same-as-previous-attribute has nothing to refer to)
+    first: bool,
+}
+
+#[derive(Clone, Copy)]
+enum Op {
+    Start {
+        name: NameRef,
+        attrs: u32,
+        attrs_end: u32,
+    },
+    End,
+    Text(Str),
+    Base64(u32),
+    Comment(Str),
+    Pi(Str, Str),
+    /// an UnexpandedEntityReference in `values`
+    Uer(u32),
+    /// a document-level DocumentTypeDeclaration in `values`
+    Dtd(u32),
+}
+
+struct Frame {
+    op: usize,
+    name: NameRef,
+    p_attrs: bool,
+    p_ns: bool,
+    p_base: bool,
+    left: usize,
+    more: bool,
+}
+
+/// What pass 1 collects.
+struct Pass1<'a> {
+    r: PerReader<'a>,
+    format: &'static str,
+    ops: Vec<Op>,
+    attrs: Vec<AttrRec>,
+    inline: Vec<Cow<'a, str>>,
+    names: Vec<InlineName>,
+    bytes: Vec<Cow<'a, [u8]>>,
+    values: Vec<V<'a>>,
+    /// the largest component-string index used, and where
+    max_str: Option<(u64, u64)>,
+    /// the largest common-name index used, and where
+    max_name: Option<(u64, u64)>,
+    max_depth: usize,
+    has_dtd: bool,
+}
+
+impl<'a> Pass1<'a> {
+    fn too_many(&self, what: &str) -> Error {
+        Error::limit(self.format, 0, format!("too many {what}")).at_bit(self.r.bit_pos() as u64)
+    }
+
+    fn idx(&self, n: usize, what: &str) -> Result<u32> {
+        if n >= INLINE as usize {
+            return Err(self.too_many(what));
+        }
+        Ok(n as u32)
+    }
+
+    /// A StringOrIndex (URIOrIndex, NCNameOrIndex).
+    #[inline]
+    fn str(&mut self) -> Result<Str> {
+        if !self.r.bit()? {
+            let s = self.r.utf8()?;
+            let i = self.idx(self.inline.len(), "inline strings")?;
+            self.inline.push(s);
+            Ok(INLINE | i)
+        } else {
+            let (i, at) = self.r.int(0, 2047)?;
+            if i >= INLINE as u64 {
+                return Err(Error::malformed(
+                    self.format,
+                    0,
+                    format!("component-string-index {i} outside any table"),
+                )
+                .at_bit(at));
+            }
+            if self.max_str.is_none_or(|(m, _)| i > m) {
+                self.max_str = Some((i, at));
+            }
+            Ok(i as u32)
+        }
+    }
+
+    /// A SmallIndex naming a common name.
+    fn common(&mut self) -> Result<NameRef> {
+        let (i, at) = self.r.int(0, 15)?;
+        if i >= INLINE as u64 {
+            return Err(Error::malformed(
+                self.format,
+                0,
+                format!("common-name-index {i} outside any table"),
+            )
+            .at_bit(at));
+        }
+        if self.max_name.is_none_or(|(m, _)| i > m) {
+            self.max_name = Some((i, at));
+        }
+        Ok(i as u32)
+    }
+
+    fn inline_name(&mut self, ns: Ns, local: Str, prefix: Str) -> Result<NameRef> {
+        let i = self.idx(self.names.len(), "inline names")?;
+        self.names.push(InlineName { ns, local, prefix });
+        Ok(INLINE | i)
+    }
+
+    fn push(&mut self, op: Op) {
+        self.ops.push(op);
+    }
+
+    /// An Element's start: its presence bits, name and children; returns its frame, or `None`
+    /// when it is complete (element-content-characters).
+    fn start_element(&mut self, depth: usize) -> Result<Option<Frame>> {
+        if depth > self.max_depth {
+            return Err(Error::limit(self.format, 0, "elements nested too deep")
+                .at_bit(self.r.bit_pos() as u64));
+        }
+        let (p_attrs, p_ns, p_base) = (self.r.bit()?, self.r.bit()?, self.r.bit()?);
+        let name = if !self.r.bit()? {
+            let (p_nsn, p_prefix) = (self.r.bit()?, self.r.bit()?);
+            let ns = if !p_nsn {
+                Ns::None
+            } else if !self.r.bit()? {
+                Ns::Str(self.str()?)
+            } else {
+                Ns::Same
+            };
+            let local = self.str()?;
+            let prefix = if p_prefix { self.str()? } else { NO_STR };
+            self.inline_name(ns, local, prefix)?
+        } else {
+            self.common()?
+        };
+        let op = self.ops.len();
+        self.push(Op::Start {
+            name,
+            attrs: 0,
+            attrs_end: 0,
+        });
+        let mut f = Frame {
+            op,
+            name,
+            p_attrs,
+            p_ns,
+            p_base,
+            left: 0,
+            more: false,
+        };
+        if !self.r.bit()? {
+            let s = self.str()?;
+            self.push(Op::Text(s));
+            self.end_element(&f)?;
+            return Ok(None);
+        }
+        (f.left, f.more) = self.r.count_first(Some((0, 3)))?;
+        Ok(Some(f))
+    }
+
+    /// The rest of an Element after its children: attributes, in-scope namespaces, base URI.
+    fn end_element(&mut self, f: &Frame) -> Result<()> {
+        let a0 = self.idx(self.attrs.len(), "attributes")?;
+        if f.p_attrs {
+            self.attribute_list(false)?;
+        }
+        if f.p_ns {
+            self.attribute_list(true)?;
+        }
+        // in-scope-namespaces: an explicit list is not read (namespace attributes say it all)
+        if !self.r.bit()? {
+            self.r.skip(NS_LIST)?;
+        }
+        if f.p_base {
+            self.r.skip(IDX_OR_NULL)?;
+        }
+        let a1 = self.idx(self.attrs.len(), "attributes")?;
+        self.ops[f.op] = Op::Start {
+            name: f.name,
+            attrs: a0,
+            attrs_end: a1,
+        };
+        self.push(Op::End);
+        Ok(())
+    }
+
+    fn attribute_list(&mut self, ns_list: bool) -> Result<()> {
+        let (mut n, mut more) = self.r.count_first(Some((1, 4)))?;
+        let mut first = true;
+        loop {
+            for _ in 0..n {
+                let (p_spec, p_type, p_refs) = (self.r.bit()?, self.r.bit()?, self.r.bit()?);
+                let name = if !self.r.bit()? {
+                    let (p_nsn, p_prefix) = (self.r.bit()?, self.r.bit()?);
+                    let ns = if !p_nsn {
+                        Ns::None
+                    } else {
+                        match self.r.choice(3)? {
+                            0 => Ns::Str(self.str()?),
+                            1 => Ns::Same,
+                            _ => Ns::Prev,
+                        }
+                    };
+                    let local = self.str()?;
+                    let prefix = if p_prefix { self.str()? } else { NO_STR };
+                    self.inline_name(ns, local, prefix)?
+                } else {
+                    self.common()?
+                };
+                let value = self.str()?;
+                if p_spec {
+                    self.r.bit()?;
+                }
+                if p_type {
+                    self.r.skip(AT_TYPE)?;
+                }
+                if p_refs {
+                    self.r.skip(AT_REFS)?;
+                }
+                self.attrs.push(AttrRec {
+                    name,
+                    value,
+                    ns_list,
+                    first,
+                });
+                first = false;
+            }
+            if !more {
+                return Ok(());
+            }
+            (n, more) = self.r.count_next()?;
+        }
+    }
+
+    /// A ProcessingInstruction (base URI and notation are not mapped).
+    fn pi(&mut self) -> Result<()> {
+        let p_notation = self.r.bit()?;
+        let target = self.str()?;
+        let content = self.str()?;
+        self.r.skip(IDX_OR_NULL)?;
+        if p_notation {
+            self.r.skip(SMALL_OR_NULL)?;
+        }
+        self.push(Op::Pi(target, content));
+        Ok(())
+    }
+
+    fn value(&mut self, ty: TyId) -> Result<u32> {
+        let v = self.r.decode(ty)?;
+        let i = self.idx(self.values.len(), "values")?;
+        self.values.push(v);
+        Ok(i)
+    }
+
+    /// `Document.children`, every element in it, front to back.
+    fn children(&mut self) -> Result<()> {
+        let mut stack: Vec<Frame> = Vec::new();
+        let (mut left, mut more) = self.r.count_first(None)?;
+        loop {
+            let Some(top) = stack.last_mut() else {
+                // document level
+                if left == 0 {
+                    if !more {
+                        return Ok(());
+                    }
+                    (left, more) = self.r.count_next()?;
+                    continue;
+                }
+                left -= 1;
+                match self.r.choice(4)? {
+                    0 => {
+                        if let Some(f) = self.start_element(1)? {
+                            stack.push(f);
+                        }
+                    }
+                    1 => self.pi()?,
+                    2 => {
+                        let s = self.str()?;
+                        self.push(Op::Comment(s));
+                    }
+                    _ => {
+                        self.has_dtd = true;
+                        let i = self.value(DTD)?;
+                        self.push(Op::Dtd(i));
+                    }
+                }
+                continue;
+            };
+            if top.left == 0 {
+                if top.more {
+                    (top.left, top.more) = self.r.count_next()?;
+                    continue;
+                }
+                let f = stack.pop().expect("a frame");
+                self.end_element(&f)?;
+                continue;
+            }
+            top.left -= 1;
+            match self.r.choice(5)? {
+                0 => {
+                    let depth = stack.len() + 1;
+                    if let Some(f) = self.start_element(depth)? {
+                        stack.push(f);
+                    }
+                }
+                1 => self.pi()?,
+                2 => {
+                    let i = self.value(UER)?;
+                    self.push(Op::Uer(i));
+                }
+                3 => {
+                    if !self.r.bit()? {
+                        let s = self.str()?;
+                        self.push(Op::Text(s));
+                    } else {
+                        let b = self.r.bytes()?;
+                        let i = self.idx(self.bytes.len(), "binary blocks")?;
+                        self.bytes.push(b);
+                        self.push(Op::Base64(i));
+                    }
+                    self.r.bit()?; // element-content-whitespace
+                }
+                _ => {
+                    let s = self.str()?;
+                    self.push(Op::Comment(s));
+                }
+            }
+        }
+    }
+}
+
+/// Splits an uncompressed component-strings block that arrives in fragments into its strings:
+/// those inside one borrowed fragment are borrowed, the few that straddle fragments are joined.
+struct Splitter<'a> {
+    format: &'static str,
+    carry: Vec<u8>,
+    /// bytes of the block seen so far (for error offsets within the block)
+    seen: usize,
+    max_string: usize,
+    max_entries: usize,
+    out: Vec<Cow<'a, str>>,
+}
+
+impl<'a> Splitter<'a> {
+    fn bad(&self, at: usize) -> Error {
+        Error::malformed(self.format, 0, format!("invalid UTF-8 at block offset {at}"))
+    }
+
+    fn push(&mut self, s: Cow<'a, str>) -> Result<()> {
+        if s.len() > self.max_string {
+            return Err(Error::limit(
+                self.format,
+                0,
+                "component string exceeds the length limit",
+            ));
+        }
+        if self.out.len() >= self.max_entries {
+            return Err(Error::limit(self.format, 0, "too many component strings"));
+        }
+        self.out.push(s);
+        Ok(())
+    }
+
+    fn fragment(&mut self, frag: Cow<'a, [u8]>) -> Result<()> {
+        let base = self.seen;
+        self.seen += frag.len();
+        let mut rest: &[u8] = &frag;
+        let mut off = 0;
+        if !self.carry.is_empty() {
+            // the end of a string that began in an earlier fragment
+            match rest.iter().position(|&b| b == 0) {
+                Some(z) => {
+                    self.carry.extend_from_slice(&rest[..z]);
+                    let at = base + z - self.carry.len();
+                    let s = String::from_utf8(std::mem::take(&mut self.carry))
+                        .map_err(|_| self.bad(at))?;
+                    self.push(Cow::Owned(s))?;
+                    rest = &rest[z + 1..];
+                    off = z + 1;
+                }
+                None => {
+                    self.carry.extend_from_slice(rest);
+                    if self.carry.len() > self.max_string {
+                        return Err(Error::limit(
+                            self.format,
+                            0,
+                            "component string exceeds the length limit",
+                        ));
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        // whole strings, then the start of one that goes on in the next fragment
+        let whole = rest.iter().rposition(|&b| b == 0).map_or(0, |z| z + 1);
+        let tail = &rest[whole..];
+        self.carry.extend_from_slice(tail);
+        if whole == 0 {
+            return Ok(());
+        }
+        match frag {
+            Cow::Borrowed(b) => {
+                let body = &b[off..off + whole - 1];
+                let text = std::str::from_utf8(body)
+                    .map_err(|e| self.bad(base + off + e.valid_up_to()))?;
+                for s in text.split('\0') {
+                    self.push(Cow::Borrowed(s))?;
+                }
+            }
+            Cow::Owned(ref b) => {
+                let body = &b[off..off + whole - 1];
+                let text = std::str::from_utf8(body)
+                    .map_err(|e| self.bad(base + off + e.valid_up_to()))?;
+                for s in text.split('\0') {
+                    self.push(Cow::Owned(s.to_owned()))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Vec<Cow<'a, str>>> {
+        if !self.carry.is_empty() {
+            return Err(Error::malformed(
+                self.format,
+                0,
+                "component-strings block does not end with a zero byte",
+            ));
+        }
+        Ok(self.out)
+    }
+}
+
+/// The decoder's state after pass 1: operations, and events pulled from them.
+pub(crate) struct Stream<'a> {
+    e: Emitter<'a>,
+    ops: Vec<Op>,
+    next: usize,
+    attrs: Vec<AttrRec>,
+    inline: Vec<Cow<'a, str>>,
+    names: Vec<InlineName>,
+    bytes: Vec<Cow<'a, [u8]>>,
+    values: Vec<V<'a>>,
+    pending: VecDeque<Event<'a>>,
+    /// namespace name of each open element
+    ns_stack: Vec<Cow<'a, str>>,
+    decls: Vec<Event<'a>>,
+    nss: Vec<Event<'a>>,
+    ats: Vec<Event<'a>>,
+    ended: bool,
+}
+
+/// Reads the whole input (pass 1) and the tables.
+pub(crate) fn open<'a>(
+    input: &'a [u8],
+    aligned: bool,
+    format: &'static str,
+    limits: &Limits,
+) -> Result<Stream<'a>> {
+    let mut p = Pass1 {
+        r: PerReader::new(input, aligned, format, limits),
+        format,
+        ops: Vec::new(),
+        attrs: Vec::new(),
+        inline: Vec::new(),
+        names: Vec::new(),
+        bytes: Vec::new(),
+        values: Vec::new(),
+        max_str: None,
+        max_name: None,
+        max_depth: limits.max_depth,
+        has_dtd: false,
+    };
+    // about one operation per 4 bytes in tabled encodings; bounded by the input
+    p.ops.reserve(input.len() / 4 + 4);
+    let (p_base, p_standalone, p_version) = (p.r.bit()?, p.r.bit()?, p.r.bit()?);
+    p.children()?;
+    let notations = p.r.decode(NOTATIONS)?;
+    let unparsed = p.r.decode(UNPARSEDS)?;
+    if p_base {
+        p.r.skip(STR_IDX)?;
+    }
+    let ces = p.r.decode(STR_IDX)?;
+    let standalone = if p_standalone { Some(p.r.bit()?) } else { None };
+    let version = if p_version {
+        Some(p.r.decode(STR_IDX)?)
+    } else {
+        None
+    };
+    p.r.bit()?; // all-declarations-processed
+    let mut e = Emitter::new(format, false, limits.clone(), input.len());
+    // component-strings
+    let mut split = Splitter {
+        format,
+        carry: Vec::new(),
+        seen: 0,
+        max_string: limits.max_string_len,
+        max_entries: limits.max_table_entries,
+        out: Vec::new(),
+    };
+    let (mut n, mut more) = p.r.count_first(None)?;
+    loop {
+        for _ in 0..n {
+            let at = p.r.bit_pos() as u64;
+            let uri = p.r.utf8()?;
+            if table::is_uncompressed(&uri) {
+                p.r.octet_fragments(|r, frag| {
+                    e.charge(frag.len())
+                        .and_then(|_| split.fragment(frag))
+                        .map_err(|err| err.at_bit(r.bit_pos() as u64))
+                })?;
+            } else {
+                let block = p.r.bytes()?;
+                let room = e.budget.saturating_sub(e.used);
+                let raw = table::decompress(format, &uri, &block, room, 0)
+                    .map_err(|err| err.at_bit(at))?;
+                e.charge(raw.len())?;
+                split.fragment(Cow::Owned(raw)).map_err(|err| err.at_bit(at))?;
+            }
+            if !split.carry.is_empty() {
+                return Err(Error::malformed(
+                    format,
+                    0,
+                    "component-strings block does not end with a zero byte",
+                )
+                .at_bit(at));
+            }
+        }
+        if !more {
+            break;
+        }
+        (n, more) = p.r.count_next()?;
+    }
+    e.strings = split.finish()?;
+    let cn = p.r.decode(CN_LIST)?;
+    p.r.finish()?;
+    e.tables(None, Some(cn))?;
+    if let Some((i, at)) = p.max_str {
+        if i as usize >= e.strings.len() {
+            return Err(Error::malformed(
+                format,
+                0,
+                format!(
+                    "component-string-index {i} outside the table of {}",
+                    e.strings.len()
+                ),
+            )
+            .at_bit(at));
+        }
+    }
+    if let Some((i, at)) = p.max_name {
+        if i as usize >= e.names.len() {
+            return Err(Error::malformed(
+                format,
+                0,
+                format!(
+                    "common-name-index {i} outside the table of {}",
+                    e.names.len()
+                ),
+            )
+            .at_bit(at));
+        }
+    }
+    // the document's start, its declarations
+    e.start(Some(ces), standalone, version)?;
+    let mut decls = e.decls(Some(notations), Some(unparsed))?;
+    if !p.has_dtd && !decls.is_empty() {
+        e.out.push(Event::DocType(DocType::default()));
+        e.out.append(&mut decls);
+    }
+    let pending: VecDeque<Event<'a>> = std::mem::take(&mut e.out).into();
+    Ok(Stream {
+        e,
+        ops: p.ops,
+        next: 0,
+        attrs: p.attrs,
+        inline: p.inline,
+        names: p.names,
+        bytes: p.bytes,
+        values: p.values,
+        pending,
+        ns_stack: Vec::new(),
+        decls,
+        nss: Vec::new(),
+        ats: Vec::new(),
+        ended: false,
+    })
+}
+
+impl<'a> Stream<'a> {
+    /// How many operations pass 1 recorded (about the number of events).
+    pub(crate) fn ops_len(&self) -> usize {
+        self.ops.len()
+    }
+
+    #[inline]
+    fn s(&mut self, s: Str) -> Result<Cow<'a, str>> {
+        if s & INLINE != 0 {
+            // every inline string is used once
+            Ok(std::mem::take(&mut self.inline[(s & !INLINE) as usize]))
+        } else {
+            // checked against the table after pass 1
+            let v = self.e.strings[s as usize].clone();
+            self.e.charge(v.len())?;
+            Ok(v)
+        }
+    }
+
+    fn opt_s(&mut self, s: Str) -> Result<Cow<'a, str>> {
+        if s == NO_STR {
+            Ok(Cow::Borrowed(""))
+        } else {
+            self.s(s)
+        }
+    }
+
+    /// (namespace, local, prefix); `same` is the parent's (owner's) namespace, `prev` the
+    /// previous attribute's.
+    fn name(
+        &mut self,
+        n: NameRef,
+        same: Option<&Cow<'a, str>>,
+        prev: Option<&Cow<'a, str>>,
+    ) -> Result<(Cow<'a, str>, Cow<'a, str>, Cow<'a, str>)> {
+        if n & INLINE == 0 {
+            let name = self.e.names[n as usize].clone();
+            self.e
+                .charge(name.0.len() + name.1.len() + name.2.len())?;
+            return Ok(name);
+        }
+        let rec = self.names[(n & !INLINE) as usize];
+        let ns = match rec.ns {
+            Ns::None => Cow::Borrowed(""),
+            Ns::Str(s) => self.s(s)?,
+            Ns::Same => match same {
+                Some(x) => self.e.copy(x)?,
+                None => Cow::Borrowed(""),
+            },
+            Ns::Prev => match prev {
+                Some(p) => self.e.copy(p)?,
+                None => {
+                    return Err(Error::malformed(
+                        self.e.format(),
+                        0,
+                        "same-as-previous-attribute on the first attribute",
+                    ));
+                }
+            },
+        };
+        let local = self.s(rec.local)?;
+        let prefix = self.opt_s(rec.prefix)?;
+        Ok((ns, local, prefix))
+    }
+
+    /// The namespace and attribute events of an element, into `pending`.
+    fn attributes(&mut self, a0: u32, a1: u32, owner: &Cow<'a, str>) -> Result<()> {
+        for pass_ns in [true, false] {
+            let mut prev: Option<Cow<'a, str>> = None;
+            for i in a0..a1 {
+                let a = self.attrs[i as usize];
+                if a.ns_list != pass_ns {
+                    continue;
+                }
+                if a.first {
+                    prev = None;
+                }
+                let (ns, local, prefix) = self.name(a.name, Some(owner), prev.as_ref())?;
+                let value = self.s(a.value)?;
+                if ns == XMLNS_NS {
+                    if prefix == "xmlns" {
+                        self.nss.push(Event::Namespace {
+                            prefix: local,
+                            uri: value,
+                        });
+                    } else if prefix.is_empty() && local == "xmlns" {
+                        self.nss.push(Event::Namespace {
+                            prefix: Cow::Borrowed(""),
+                            uri: value,
+                        });
+                    } else {
+                        return Err(Error::malformed(
+                            self.e.format(),
+                            0,
+                            format!("bad namespace attribute {prefix}:{local}"),
+                        ));
+                    }
+                } else {
+                    self.ats.push(Event::Attribute {
+                        name: QName {
+                            prefix,
+                            namespace: ns.clone(),
+                            local,
+                        },
+                        value,
+                    });
+                }
+                prev = Some(ns);
+            }
+        }
+        self.pending.extend(self.nss.drain(..));
+        self.pending.extend(self.ats.drain(..));
+        Ok(())
+    }
+
+    /// Events of a rare item that the generic emitter maps, into `pending`.
+    fn via_emitter(&mut self, op: Op) -> Result<()> {
+        match op {
+            Op::Uer(i) => {
+                let v = std::mem::replace(&mut self.values[i as usize], V::Null);
+                self.e.uer(v)?;
+            }
+            Op::Dtd(i) => {
+                let v = std::mem::replace(&mut self.values[i as usize], V::Null);
+                let mut decls = std::mem::take(&mut self.decls);
+                self.e.dtd(v, &mut decls)?;
+                self.decls = decls;
+            }
+            _ => {}
+        }
+        self.pending.extend(self.e.out.drain(..));
+        Ok(())
+    }
+
+    pub(crate) fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        loop {
+            if let Some(ev) = self.pending.pop_front() {
+                return Ok(Some(ev));
+            }
+            let Some(&op) = self.ops.get(self.next) else {
+                if self.ended {
+                    return Ok(None);
+                }
+                self.ended = true;
+                return Ok(Some(Event::EndDocument));
+            };
+            self.next += 1;
+            return Ok(Some(match op {
+                Op::Start {
+                    name,
+                    attrs,
+                    attrs_end,
+                } => {
+                    let parent = self.ns_stack.last().cloned();
+                    let (namespace, local, prefix) = self.name(name, parent.as_ref(), None)?;
+                    if attrs != attrs_end {
+                        self.attributes(attrs, attrs_end, &namespace)?;
+                    }
+                    self.ns_stack.push(namespace.clone());
+                    Event::StartElement(QName {
+                        prefix,
+                        namespace,
+                        local,
+                    })
+                }
+                Op::End => {
+                    self.ns_stack.pop();
+                    Event::EndElement
+                }
+                Op::Text(s) => Event::Characters {
+                    text: self.s(s)?,
+                    cdata: false,
+                },
+                Op::Base64(i) => Event::Typed(Typed::Base64(std::mem::take(
+                    &mut self.bytes[i as usize],
+                ))),
+                Op::Comment(s) => Event::Comment(self.s(s)?),
+                Op::Pi(t, d) => Event::ProcessingInstruction {
+                    target: self.s(t)?,
+                    data: self.s(d)?,
+                },
+                Op::Uer(_) | Op::Dtd(_) => {
+                    self.via_emitter(op)?;
+                    continue;
+                }
+            }));
+        }
+    }
+}
+
+/// Decodes a whole PER document into events.
+pub(crate) fn decode<'a>(
+    input: &'a [u8],
+    aligned: bool,
+    format: &'static str,
+    limits: &Limits,
+) -> Result<Vec<Event<'a>>> {
+    let mut s = open(input, aligned, format, limits)?;
+    let mut out = Vec::with_capacity(s.ops_len() + 8);
+    while let Some(ev) = s.next_event()? {
+        out.push(ev);
+    }
+    Ok(out)
+}
