@@ -680,6 +680,39 @@ impl<W: Write> FiEncoder<W> {
         }
     }
 
+    /// Multi-line content: chunks of two lines each (a line: its leading line breaks and the
+    /// characters up to the next line break), where such a pair is short enough to be indexed;
+    /// the runs of longer pairs between them stay one chunk.
+    fn chunk_lines(&mut self, s: &str, max: usize) {
+        let b = s.as_bytes();
+        let nl = |c: u8| c == b'\n' || c == b'\r';
+        let line_end = |mut i: usize| {
+            while i < b.len() && nl(b[i]) {
+                i += 1;
+            }
+            while i < b.len() && !nl(b[i]) {
+                i += 1;
+            }
+            i
+        };
+        let mut start = 0; // start of the pending (long) run
+        let mut i = 0;
+        while i < b.len() {
+            let end = line_end(line_end(i));
+            if short_enough(&s[i..end], max) {
+                if start < i {
+                    self.chunk(&s[start..i]);
+                }
+                self.chunk(&s[i..end]);
+                start = end;
+            }
+            i = end;
+        }
+        if start < b.len() {
+            self.chunk(&s[start..]);
+        }
+    }
+
     fn algorithm_chunk(&mut self, wire: u8, data_from_scratch: bool, data: &[u8]) {
         self.buf.push(0x80 | 0x0C | (wire >> 6));
         let d: &[u8] = if data_from_scratch {
@@ -912,7 +945,11 @@ impl<W: Write> FiEncoder<W> {
                         while !rest.is_empty() {
                             let n = split_piece(rest.as_bytes(), max);
                             let (piece, tail) = rest.split_at(n);
-                            self.chunk(piece);
+                            if piece.len() > 2 && piece.bytes().any(|c| c == b'\n' || c == b'\r') {
+                                self.chunk_lines(piece, max);
+                            } else {
+                                self.chunk(piece);
+                            }
                             rest = tail;
                         }
                     } else {
@@ -1097,7 +1134,8 @@ enum Table {
 
 /// Length of the first chunk of `b` when text is split for indexing: `<`, `&` and `>` (which in
 /// text mostly come from references) alone; a run of white space holding a line break and at
-/// least 4 characters long (indentation) alone; other content up to the next of these.
+/// least 3 characters long (indentation; inside text it starts at the line break) alone; other
+/// content up to the next of these.
 #[inline]
 fn split_piece(b: &[u8], max: usize) -> usize {
     #[inline]
@@ -1138,7 +1176,8 @@ fn split_piece(b: &[u8], max: usize) -> usize {
         if matches!(c, b'<' | b'&' | b'>') {
             break;
         }
-        if ws(c) && (i == 0 || !ws(b[i - 1])) && indent_at(b, i, max) > 0 {
+        // indentation starts at a line break (white space before it ends the line)
+        if (c == b'\n' || c == b'\r') && i > 0 && !(b[i - 1] == b'\n' || b[i - 1] == b'\r') && indent_at(b, i, max) > 0 {
             break;
         }
         i += 1;

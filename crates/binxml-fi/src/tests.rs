@@ -722,13 +722,38 @@ fn split_text_pieces() {
     );
     assert_eq!(split("\n\n\n  x"), ["\n\n\n  ", "x"]);
     assert_eq!(split("x\ny\nz"), ["x\ny\nz"]);
-    assert_eq!(split("\n\n  ab  \n cd"), ["\n\n  ", "ab", "  \n ", "cd"]);
+    assert_eq!(split("\n\n  ab  \n cd"), ["\n\n  ", "ab  \n cd"]);
+    // indentation inside text starts at the line break: trailing white space ends the line
+    assert_eq!(split("ab  \n    cd"), ["ab  ", "\n    ", "cd"]);
     assert_eq!(split("aa&bb<cc>"), ["aa", "&", "bb", "<", "cc", ">"]);
     assert_eq!(
         split("\n\t\t\tinformation.\n\t\t\t"),
         ["\n\t\t\t", "information.", "\n\t\t\t"]
     );
     assert_eq!(split("a b\n"), ["a b\n"]);
+}
+
+#[test]
+fn multi_line_text_in_line_pairs() {
+    // content with line breaks: chunks of two lines where such a pair can be indexed, longer
+    // runs kept whole
+    let long = "x".repeat(40);
+    let t = format!("\n.\n.\n.\n.\n.\n{long}\n{long}\nab\ncd");
+    let ev = doc(vec![se("r"), text(&t), Event::EndElement]);
+    let fi = crate::encode_events(&ev, FiOptions::default()).unwrap();
+    let chunks: Vec<String> = crate::decode_events(&fi)
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Characters { text, .. } => Some(text.into_owned()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        chunks,
+        ["\n.\n.", "\n.\n.", &format!("\n.\n{long}\n{long}\nab"), "\ncd"]
+    );
+    assert_eq!(chunks.concat(), t);
 }
 
 fn enc_split_piece(s: &str) -> usize {
