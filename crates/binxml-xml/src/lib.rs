@@ -5,6 +5,7 @@
 //! applied, nothing external fetched); [`XmlWriter`] turns events back into XML text.
 
 mod dtd;
+mod lexer;
 mod reader;
 mod writer;
 
@@ -144,6 +145,33 @@ mod tests {
     }
 
     #[test]
+    fn string_limit_applies_to_expanded_text() {
+        let doc = "<!DOCTYPE a [<!ENTITY e '0123456789'>]><a>&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;</a>";
+        let limits = binxml_core::Limits { max_string_len: 100, ..Default::default() };
+        let mut dec = XmlDecoder::with_limits(doc.as_bytes(), limits.clone());
+        let e = binxml_core::collect_events(&mut dec).unwrap_err();
+        assert_eq!(e.kind, binxml_core::ErrorKind::Limit, "{e}");
+        // The input itself is longer than the limit: every string is checked.
+        let doc = format!("<a b='{}'/>", "x".repeat(150));
+        let mut dec = XmlDecoder::with_limits(doc.as_bytes(), limits);
+        assert_eq!(binxml_core::collect_events(&mut dec).unwrap_err().kind, binxml_core::ErrorKind::Limit);
+    }
+
+    #[test]
+    fn many_attributes_and_namespaces() {
+        let attrs: String = (0..40).map(|i| format!(" a{i}='{i}' p:b{i}='x'")).collect();
+        let ev = events(&format!("<r xmlns:p='urn:p' xmlns:q='urn:p'{attrs}><c q:b3='y'/></r>")).unwrap();
+        assert_eq!(ev.iter().filter(|e| matches!(e, Event::Attribute { .. })).count(), 81);
+        assert!(events(&format!("<r xmlns:p='urn:p' xmlns:q='urn:p'{attrs} q:b39='y'/>")).unwrap_err().message.contains("duplicate"));
+        assert!(events(&format!("<r xmlns:p='urn:p'{attrs} a39='y'/>")).unwrap_err().message.contains("duplicate"));
+        // Scopes: a prefix declared on a child is gone after it.
+        assert!(events("<r><c xmlns:p='urn:p'/><p:d/></r>").unwrap_err().message.contains("undeclared"));
+        let ev = events("<r xmlns='urn:a'><c xmlns='urn:b'/><d/></r>").unwrap();
+        let names: Vec<_> = ev.iter().filter_map(|e| if let Event::StartElement(q) = e { Some(q.namespace.to_string()) } else { None }).collect();
+        assert_eq!(names, ["urn:a", "urn:b", "urn:a"]);
+    }
+
+    #[test]
     fn external_entities_are_not_fetched() {
         let ev = events("<!DOCTYPE a [<!ENTITY e SYSTEM 'file:///etc/passwd'>]><a>&e;</a>").unwrap();
         assert!(ev.iter().any(|e| matches!(e, Event::EntityReference { name, .. } if name == "e")));
@@ -160,11 +188,38 @@ mod tests {
             ("", "no root"),
             ("<a>&undefined;</a>", "undeclared entity"),
             ("x<a/>", "outside the root"),
+            ("<a b='1' b='2'/>", "duplicate attribute"),
+            ("<a b='1'c='2'/>", "white space required"),
+            ("<a b=1/>", "quoted value"),
+            ("<a b='x<y'/>", "'<' in the value"),
+            ("<a b='x/>", "unterminated value"),
+            ("<a><!-- x -- y --></a>", "'--' inside a comment"),
+            ("<a><![CDATA[x</a>", "unterminated CDATA"),
+            ("<a>&#0;</a>", "bad character reference"),
+            ("<a>&#xZZ;</a>", "bad character reference"),
+            ("<a>& b;</a>", "not starting a reference"),
+            ("<a xmlns:=''/>", "empty prefix"),
+            ("<:a/>", "not a valid qualified name"),
+            ("<a:/>", "not a valid qualified name"),
+            ("<?xml version='2.0'?><a/>", "unsupported XML version"),
+            ("<?xml encoding='UTF-8'?><a/>", "without version"),
+            ("<?xml version='1.0' standalone='maybe'?><a/>", "bad standalone"),
+            ("<a/><?xml version='1.0'?>", "only allowed at the start"),
+            (" <?xml version='1.0'?><a/>", "only allowed at the start"),
+            ("<a></a></b>", "without a matching start tag"),
+            ("<a><1/></a>", "not followed by a name"),
+            ("<!DOCTYPE a [<!ENTITY e '<b>'>]><a>&e;</a>", "leaves an element open"),
+            ("<!DOCTYPE a [<!ENTITY e '</a>'>]><a>&e;</a>", "without a matching start tag"),
         ] {
             let e = events(doc).unwrap_err();
             assert!(e.offset.is_some() && e.line_col.is_some(), "{doc}: {e}");
             assert!(e.to_string().contains(what), "{doc}: {e}");
         }
+        // The position of the error: the byte offset and the line and column.
+        let e = events("<a>\n  <b x='1' x='2'/></a>").unwrap_err();
+        assert_eq!((e.offset, e.line_col), (Some(15), Some((2, 12))), "{e}");
+        let e = events("<a>\n  t &x </a>").unwrap_err();
+        assert_eq!((e.offset, e.line_col), (Some(8), Some((2, 5))), "{e}");
         let e = parse_events(b"<a>\xff</a>").unwrap_err();
         assert_eq!(e.offset, Some(3));
         assert!(e.message.contains("UTF-8"));

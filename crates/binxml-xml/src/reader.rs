@@ -1,17 +1,21 @@
-//! The XML pull decoder: quick-xml underneath, plus what quick-xml leaves to its user —
-//! namespace resolution, the internal DTD subset (entities, attribute defaults), well-formedness
-//! checks on the document as a whole, and bounded entity expansion.
+//! The XML pull decoder: our tokenizer ([`crate::lexer`]) underneath, plus namespace
+//! resolution, the internal DTD subset (entities, attribute defaults), well-formedness checks on
+//! the document as a whole, and bounded entity expansion.
+//!
+//! The common path returns each event straight from the token it comes from: a start tag gives
+//! its `StartElement`, then (over the following calls) its namespace declarations and attributes
+//! read from the tokenizer's attribute list, then `EndElement` for an empty-element tag. Only the
+//! rare cases (the DOCTYPE's declarations, entity replacement text holding markup, DTD attribute
+//! defaults, text with references) go through the queue of pending events.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
 use binxml_core::{error::line_col, DocType, Error, Event, Limits, QName, Result, XML_NS, XMLNS_NS};
-use quick_xml::events::attributes::Attributes;
-use quick_xml::events::{BytesStart, Event as QEvent};
-use quick_xml::Reader;
 
 use crate::dtd::{split_doctype, Dtd, Entity};
+use crate::lexer::{is_name, LexError, Lexer, RawAttr, Token};
 
 const FMT: &str = "xml";
 
@@ -33,18 +37,17 @@ enum Phase {
 /// [`Event::EntityReference`].
 pub struct XmlDecoder<'a> {
     input: &'a [u8],
-    /// `input` as text (empty when it is not valid UTF-8; the first call then fails).
-    text_input: &'a str,
     /// Offset of `input` in the caller's buffer (a stripped byte-order mark).
     base: u64,
-    reader: Reader<&'a [u8]>,
+    lex: Lexer<'a>,
     limits: Limits,
     phase: Phase,
     pending: VecDeque<(u64, Event<'a>)>,
     /// Character data read but not yet emitted (adjacent text, references and CDATA merge).
     text: Option<(u64, Cow<'a, str>)>,
     ns: Vec<(Cow<'a, str>, Cow<'a, str>)>,
-    ns_marks: Vec<usize>,
+    /// For each open element that declared namespaces: (its depth, `ns.len()` before them).
+    ns_marks: Vec<(usize, usize)>,
     depth: usize,
     dtd: Rc<Dtd>,
     external_dtd: bool,
@@ -53,24 +56,26 @@ pub struct XmlDecoder<'a> {
     entity_stack: Vec<String>,
     last_offset: u64,
     utf8_error: Option<(usize, &'static str)>,
-    /// A quick-xml event read ahead (after text, to see whether more text follows).
-    peeked: Option<(u64, QEvent<'a>)>,
     /// The start tag whose namespace and attribute events are being produced.
-    tag: Option<TagState<'a>>,
+    tag: TagState<'a>,
     /// Namespaced attributes of the current tag, for the duplicate check.
     nsattrs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
     /// Raw attribute names of the current tag, kept when the DTD declares defaults for it.
     seen_raw: Vec<Cow<'a, str>>,
 }
 
-/// A start tag of the document being turned into events one at a time.
+/// A start tag of the document being turned into events one at a time; its attributes are the
+/// tokenizer's `attrs`.
+#[derive(Default)]
 struct TagState<'a> {
-    attrs: Attributes<'a>,
+    active: bool,
     raw_name: &'a str,
     pos: u64,
-    /// Namespace declarations still to produce: `ns[next..end]`.
+    /// Namespace declarations still to produce: `ns[ns_next..ns_end]`.
     ns_next: usize,
     ns_end: usize,
+    /// The next attribute of the tokenizer's list.
+    attr_next: usize,
     /// An empty-element tag: EndElement follows the attributes.
     empty: bool,
 }
@@ -97,24 +102,32 @@ pub(crate) fn first_non_xml_char(s: &str) -> Option<usize> {
     memchr::memmem::find_iter(b, b"\xEF\xBF").find(|&p| matches!(b.get(p + 2), Some(0xBE | 0xBF)))
 }
 
-fn config(reader: &mut Reader<&[u8]>) {
-    let c = reader.config_mut();
-    c.check_end_names = true;
-    c.check_comments = true;
-    c.expand_empty_elements = false;
-    c.trim_text(false);
-    c.allow_dangling_amp = false;
-    c.allow_unmatched_ends = false;
+/// The replacement text of the five predefined entities.
+fn predefined(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "lt" => "<",
+        "gt" => ">",
+        "amp" => "&",
+        "apos" => "'",
+        "quot" => "\"",
+        _ => return None,
+    })
 }
 
-/// Re-slices `sub` (a slice pointing into `src`) with `src`'s lifetime.
-fn rebase<'x>(src: &'x str, sub: &str) -> Option<&'x str> {
-    let start = (sub.as_ptr() as usize).checked_sub(src.as_ptr() as usize)?;
-    src.get(start..start + sub.len())
+/// The character of a character reference's body (`#38`, `#x26`), if it is a valid XML
+/// character.
+fn char_ref(body: &str) -> Option<char> {
+    let num = body.strip_prefix('#')?;
+    let code = match num.strip_prefix('x') {
+        Some(h) if !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()) => u32::from_str_radix(h, 16).ok()?,
+        None if !num.is_empty() && num.bytes().all(|c| c.is_ascii_digit()) => num.parse::<u32>().ok()?,
+        _ => return None,
+    };
+    char::from_u32(code).filter(|&c| crate::dtd::is_xml_char(c))
 }
 
-fn normalize_newlines<'x>(s: Cow<'x, str>) -> Cow<'x, str> {
-    if s.contains('\r') {
+fn normalize_newlines(s: Cow<'_, str>) -> Cow<'_, str> {
+    if s.as_bytes().contains(&b'\r') {
         Cow::Owned(s.replace("\r\n", "\n").replace('\r', "\n"))
     } else {
         s
@@ -122,10 +135,60 @@ fn normalize_newlines<'x>(s: Cow<'x, str>) -> Cow<'x, str> {
 }
 
 fn split_qname(raw: &str) -> (&str, &str) {
-    match raw.as_bytes().iter().position(|&b| b == b':') {
+    match memchr::memchr(b':', raw.as_bytes()) {
         Some(i) => (&raw[..i], &raw[i + 1..]),
         None => ("", raw),
     }
+}
+
+fn is_xml_ws(s: &str) -> bool {
+    s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+}
+
+/// The pseudo-attributes of an XML declaration (the text after `<?xml`).
+fn parse_decl(data: &str) -> std::result::Result<(String, Option<String>, Option<bool>), String> {
+    let mut rest = data;
+    let mut take = |name: &str| -> std::result::Result<Option<String>, String> {
+        let t = rest.trim_start_matches([' ', '\t', '\r', '\n']);
+        let had_ws = t.len() < rest.len();
+        let Some(after) = t.strip_prefix(name) else { return Ok(None) };
+        if !had_ws {
+            return Err(format!("white space required before {name} in the XML declaration"));
+        }
+        let after = after.trim_start_matches([' ', '\t', '\r', '\n']);
+        let after = after.strip_prefix('=').ok_or_else(|| format!("expected '=' after {name} in the XML declaration"))?;
+        let after = after.trim_start_matches([' ', '\t', '\r', '\n']);
+        let q = match after.as_bytes().first() {
+            Some(&q @ (b'"' | b'\'')) => q as char,
+            _ => return Err(format!("expected a quoted value for {name} in the XML declaration")),
+        };
+        let end = after[1..].find(q).ok_or_else(|| format!("unterminated value of {name} in the XML declaration"))?;
+        let value = after[1..1 + end].to_string();
+        rest = &after[end + 2..];
+        Ok(Some(value))
+    };
+    let version = take("version")?.ok_or("XML declaration without version")?;
+    let encoding = take("encoding")?;
+    let standalone = match take("standalone")?.as_deref() {
+        None => None,
+        Some("yes") => Some(true),
+        Some("no") => Some(false),
+        Some(other) => return Err(format!("bad standalone value {other:?}")),
+    };
+    if !is_xml_ws(rest) {
+        return Err(format!("unexpected text in the XML declaration: {:?}", rest.trim()));
+    }
+    if version != "1.0" && version != "1.1" {
+        return Err(format!("unsupported XML version {version:?}"));
+    }
+    if let Some(e) = &encoding {
+        let ok = e.as_bytes().first().is_some_and(|c| c.is_ascii_alphabetic())
+            && e.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'));
+        if !ok {
+            return Err(format!("bad encoding name {e:?}"));
+        }
+    }
+    Ok((version, encoding, standalone))
 }
 
 impl<'a> XmlDecoder<'a> {
@@ -145,13 +208,10 @@ impl<'a> XmlDecoder<'a> {
             },
             Err(e) => ("", Some((e.valid_up_to(), "invalid UTF-8"))),
         };
-        let mut reader = Reader::from_str(text_input);
-        config(&mut reader);
         XmlDecoder {
             input,
-            text_input,
             base,
-            reader,
+            lex: Lexer::new(text_input),
             limits,
             phase: Phase::Start,
             pending: VecDeque::new(),
@@ -166,8 +226,7 @@ impl<'a> XmlDecoder<'a> {
             entity_stack: Vec::new(),
             last_offset: base,
             utf8_error,
-            peeked: None,
-            tag: None,
+            tag: TagState::default(),
             nsattrs: Vec::new(),
             seen_raw: Vec::new(),
         }
@@ -183,9 +242,8 @@ impl<'a> XmlDecoder<'a> {
         Error::limit(FMT, pos + self.base, msg).with_line_col(l, c)
     }
 
-    fn qxml_err(&self, e: quick_xml::Error) -> Error {
-        let pos = self.reader.error_position();
-        self.err(pos, e.to_string())
+    fn lex_err(&self, e: LexError) -> Error {
+        self.err(e.pos as u64, e.msg)
     }
 
     fn push(&mut self, pos: u64, ev: Event<'a>) {
@@ -200,7 +258,7 @@ impl<'a> XmlDecoder<'a> {
 
     fn add_text(&mut self, pos: u64, piece: Cow<'a, str>) -> Result<()> {
         if self.depth == 0 {
-            if piece.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
+            if is_xml_ws(&piece) {
                 return Ok(());
             }
             return Err(self.err(pos, "character data outside the root element"));
@@ -218,122 +276,139 @@ impl<'a> XmlDecoder<'a> {
         Ok(())
     }
 
+    #[inline]
     fn lookup_ns(&self, prefix: &str) -> Option<Cow<'a, str>> {
-        if prefix == "xml" {
-            return Some(Cow::Borrowed(XML_NS));
+        if let Some((_, u)) = self.ns.iter().rev().find(|(p, _)| p.len() == prefix.len() && p == prefix) {
+            return Some(u.clone());
         }
-        self.ns.iter().rev().find(|(p, _)| p == prefix).map(|(_, u)| u.clone())
+        (prefix == "xml").then_some(Cow::Borrowed(XML_NS))
     }
 
-    /// Reads the first event; produces StartDocument from the XML declaration when present.
-    fn start(&mut self) -> Result<()> {
+    /// The first call: StartDocument, from the XML declaration when there is one.
+    fn start(&mut self) -> Result<Event<'a>> {
         if let Some((at, what)) = self.utf8_error {
             return Err(self.err(at as u64, what));
         }
         self.phase = Phase::Prolog;
-        let pos = self.reader.buffer_position();
-        let ev = self.reader.read_event().map_err(|e| self.qxml_err(e))?;
-        if let QEvent::Decl(d) = &ev {
-            let version = d.version().map_err(|e| self.err(pos, e.to_string()))?;
-            let version = Cow::Owned(version.into_owned());
-            let encoding = match d.encoding() {
-                Some(Ok(e)) => Some(Cow::Owned(e.into_owned())),
-                Some(Err(e)) => return Err(self.err(pos, e.to_string())),
-                None => None,
-            };
-            let standalone = match d.standalone() {
-                Some(Ok(s)) => match &*s {
-                    "yes" => Some(true),
-                    "no" => Some(false),
-                    other => return Err(self.err(pos, format!("bad standalone value {other:?}"))),
-                },
-                Some(Err(e)) => return Err(self.err(pos, e.to_string())),
-                None => None,
-            };
-            if version != "1.0" && version != "1.1" {
-                return Err(self.err(pos, format!("unsupported XML version {version:?}")));
+        let src = self.lex.src();
+        let b = src.as_bytes();
+        if b.starts_with(b"<?xml") && matches!(b.get(5), Some(b' ' | b'\t' | b'\r' | b'\n' | b'?')) {
+            let tok = self.lex.next_token().map_err(|e| self.lex_err(e))?;
+            if let Token::Pi { target: "xml", data } = tok {
+                let (version, encoding, standalone) = parse_decl(data).map_err(|m| self.err(0, m))?;
+                self.standalone = standalone == Some(true);
+                self.last_offset = self.base;
+                return Ok(Event::StartDocument { version: Some(Cow::Owned(version)), encoding: encoding.map(Cow::Owned), standalone });
             }
-            self.standalone = standalone == Some(true);
-            self.push(pos, Event::StartDocument { version: Some(version), encoding, standalone });
-            Ok(())
-        } else {
-            self.push(pos, Event::start_document());
-            let input = self.text_input;
-            self.process(ev, pos, input, &|c| c)
+            return Err(self.err(0, "malformed XML declaration"));
+        }
+        self.last_offset = self.base;
+        Ok(Event::start_document())
+    }
+
+    /// Character data up to a `<`: references resolved (and expanded), line ends normalized,
+    /// accumulated into `self.text`. `exact`: `pos` is the offset of `raw` in the document, so
+    /// errors point into it (in replacement text they point at the reference).
+    fn text_run<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, pos: u64, raw: &'x str, exact: bool, lift: &L) -> Result<()> {
+        let mut rest = raw;
+        let at = |rest: &str, i: usize| if exact { pos + (rest.as_ptr() as usize - raw.as_ptr() as usize + i) as u64 } else { pos };
+        loop {
+            let Some(i) = memchr::memchr(b'&', rest.as_bytes()) else {
+                if !rest.is_empty() {
+                    self.add_text(at(rest, 0), lift(normalize_newlines(Cow::Borrowed(rest))))?;
+                }
+                return Ok(());
+            };
+            if i > 0 {
+                self.add_text(at(rest, 0), lift(normalize_newlines(Cow::Borrowed(&rest[..i]))))?;
+            }
+            let rpos = at(rest, i);
+            let after = &rest[i + 1..];
+            let Some(end) = memchr::memchr(b';', after.as_bytes()) else {
+                return Err(self.err(rpos, "'&' not starting a reference (write &amp;)"));
+            };
+            let name = &after[..end];
+            if name.starts_with('#') {
+                let c = char_ref(name).ok_or_else(|| self.err(rpos, format!("bad character reference &{name};")))?;
+                let mut buf = [0u8; 4];
+                let piece: &str = c.encode_utf8(&mut buf);
+                self.add_text(rpos, Cow::Owned(piece.to_string()))?;
+            } else if !is_name(name) {
+                return Err(self.err(rpos, "'&' not starting a reference (write &amp;)"));
+            } else {
+                self.reference(rpos, name)?;
+            }
+            rest = &after[end + 1..];
         }
     }
 
-    /// Handles one quick-xml event read from `src` (the document, or an entity's replacement
-    /// text), converting its strings with `lift`.
-    fn process<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, ev: QEvent<'x>, pos: u64, src: &'x str, lift: &L) -> Result<()> {
-        match ev {
-            QEvent::Text(t) => {
-                let piece = lift(t.xml10_content());
-                self.add_text(pos, piece)?;
-            }
-            QEvent::GeneralRef(r) => {
-                if r.is_char_ref() {
-                    let c = r
-                        .resolve_char_ref()
-                        .map_err(|e| self.err(pos, e.to_string()))?
-                        .filter(|&c| crate::dtd::is_xml_char(c))
-                        .ok_or_else(|| self.err(pos, "character reference to a non-XML character"))?;
-                    self.add_text(pos, Cow::Owned(c.to_string()))?;
-                } else {
-                    let name = r.to_string();
-                    self.reference(pos, &name)?;
-                }
-            }
-            QEvent::CData(c) => {
+    /// Handles one token read from an entity's replacement text (all its events are queued),
+    /// or a rare token of the document.
+    fn process<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, tok: Token<'x>, pos: u64, attrs: &[RawAttr<'x>], exact: bool, lift: &L) -> Result<()> {
+        match tok {
+            Token::Text(raw) => self.text_run(pos, raw, exact, lift)?,
+            Token::CData(c) => {
                 if self.depth == 0 {
                     return Err(self.err(pos, "CDATA section outside the root element"));
                 }
                 self.flush_text();
-                let text = lift(normalize_newlines(c.into_inner()));
+                let text = lift(normalize_newlines(Cow::Borrowed(c)));
                 self.push(pos, Event::Characters { text, cdata: true });
             }
-            QEvent::Start(e) => {
+            Token::Start { name, empty, xmlns } => {
                 self.flush_text();
-                self.start_tag(&e, pos, src, lift)?;
+                let qname = self.open_tag(name, attrs, xmlns, pos, lift)?;
+                self.push(pos, Event::StartElement(qname));
+                let from = self.ns_marks.last().filter(|m| m.0 == self.depth).map_or(self.ns.len(), |m| m.1);
+                for i in from..self.ns.len() {
+                    let (p, u) = self.ns[i].clone();
+                    self.push(pos, Event::Namespace { prefix: p, uri: u });
+                }
+                for &a in attrs {
+                    if !a.xmlns {
+                        let ev = self.tag_attr(a, name, pos, lift)?;
+                        self.push(pos, ev);
+                    }
+                }
+                self.tag_defaults(name, pos)?;
+                if empty {
+                    self.end_tag(pos);
+                }
             }
-            QEvent::Empty(e) => {
+            Token::End => {
                 self.flush_text();
-                self.start_tag(&e, pos, src, lift)?;
                 self.end_tag(pos);
             }
-            QEvent::End(_) => {
+            Token::Comment(c) => {
                 self.flush_text();
-                self.end_tag(pos);
-            }
-            QEvent::Comment(c) => {
-                self.flush_text();
-                let text = lift(normalize_newlines(c.into_inner()));
+                let text = lift(normalize_newlines(Cow::Borrowed(c)));
                 self.push(pos, Event::Comment(text));
             }
-            QEvent::PI(p) => {
+            Token::Pi { target, data } => {
                 self.flush_text();
-                let target = p.target().to_string();
-                if target.eq_ignore_ascii_case("xml") {
-                    return Err(self.err(pos, "the XML declaration is only allowed at the start of the document"));
-                }
-                if target.contains(':') {
-                    return Err(self.err(pos, format!("processing instruction target {target:?} contains a colon")));
-                }
-                let data = normalize_newlines(Cow::Owned(p.content().trim_start_matches([' ', '\t', '\r', '\n']).to_string()));
-                self.push(pos, Event::ProcessingInstruction { target: Cow::Owned(target), data: lift(data) });
+                let ev = self.pi(pos, target, data, lift)?;
+                self.push(pos, ev);
             }
-            QEvent::Decl(_) => {
-                return Err(self.err(pos, "the XML declaration is only allowed at the start of the document"));
-            }
-            QEvent::DocType(d) => {
+            Token::DocType(d) => {
                 if self.phase != Phase::Prolog || !self.entity_stack.is_empty() {
                     return Err(self.err(pos, "DOCTYPE after the root element started"));
                 }
-                self.doctype(pos, lift(d.into_inner()))?;
+                self.doctype(pos, lift(Cow::Borrowed(d)))?;
             }
-            QEvent::Eof => {}
+            Token::Eof => {}
         }
         Ok(())
+    }
+
+    fn pi<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&self, pos: u64, target: &'x str, data: &'x str, lift: &L) -> Result<Event<'a>> {
+        if target.eq_ignore_ascii_case("xml") {
+            return Err(self.err(pos, "the XML declaration is only allowed at the start of the document"));
+        }
+        if target.contains(':') {
+            return Err(self.err(pos, format!("processing instruction target {target:?} contains a colon")));
+        }
+        let data = normalize_newlines(Cow::Borrowed(data.trim_start_matches([' ', '\t', '\r', '\n'])));
+        Ok(Event::ProcessingInstruction { target: lift(Cow::Borrowed(target)), data: lift(data) })
     }
 
     fn doctype(&mut self, pos: u64, content: Cow<'a, str>) -> Result<()> {
@@ -407,8 +482,9 @@ impl<'a> XmlDecoder<'a> {
     }
 
     /// A general entity reference in content.
+    /// A general entity reference in content.
     fn reference(&mut self, pos: u64, name: &str) -> Result<()> {
-        if let Some(t) = quick_xml::escape::resolve_predefined_entity(name) {
+        if let Some(t) = predefined(name) {
             return self.add_text(pos, Cow::Borrowed(t));
         }
         if self.depth == 0 {
@@ -434,26 +510,20 @@ impl<'a> XmlDecoder<'a> {
                     return self.add_text(pos, Cow::Owned(text.clone()));
                 }
                 self.entity_stack.push(name.to_string());
-                let depth = self.depth;
-                let mut reader = Reader::from_str(text);
-                config(&mut reader);
+                let mut lx = Lexer::new(text);
                 let owned = |c: Cow<'_, str>| -> Cow<'a, str> { Cow::Owned(c.into_owned()) };
                 loop {
-                    let ev = reader
-                        .read_event()
-                        .map_err(|e| self.err(pos, format!("in the replacement text of &{name};: {e}")))?;
-                    if matches!(ev, QEvent::Eof) {
-                        break;
+                    let tok = lx.next_token().map_err(|e| self.err(pos, format!("in the replacement text of &{name};: {}", e.msg)))?;
+                    match tok {
+                        Token::Eof => break,
+                        Token::DocType(_) => {
+                            return Err(self.err(pos, format!("markup not allowed in the replacement text of &{name};")));
+                        }
+                        _ => {}
                     }
-                    if matches!(ev, QEvent::End(_)) && self.depth <= depth {
-                        return Err(self.err(pos, format!("the replacement text of &{name}; closes an element it did not open")));
-                    }
-                    if matches!(ev, QEvent::DocType(_) | QEvent::Decl(_)) {
-                        return Err(self.err(pos, format!("markup not allowed in the replacement text of &{name};")));
-                    }
-                    self.process(ev, pos, text, &owned)?;
+                    self.process(tok, pos, &lx.attrs, false, &owned)?;
                 }
-                if self.depth != depth {
+                if lx.depth() != 0 {
                     return Err(self.err(pos, format!("the replacement text of &{name}; leaves an element open")));
                 }
                 self.entity_stack.pop();
@@ -536,7 +606,7 @@ impl<'a> XmlDecoder<'a> {
                             .filter(|&c| crate::dtd::is_xml_char(c))
                             .ok_or_else(|| self.err(pos, format!("bad character reference &{name};")))?;
                         out.push(ch);
-                    } else if let Some(t) = quick_xml::escape::resolve_predefined_entity(name) {
+                    } else if let Some(t) = predefined(name) {
                         out.push_str(t);
                     } else {
                         let dtd = self.dtd.clone();
@@ -566,9 +636,8 @@ impl<'a> XmlDecoder<'a> {
     }
 
     /// Opens an element: depth and root checks, namespace declarations (explicit, then
-    /// defaulted from the DTD), and the element's resolved name. `tag` is the text between `<`
-    /// and `>`; its name is the first `name_len` bytes.
-    fn open_tag<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, tag: &'x str, name_len: usize, pos: u64, lift: &L) -> Result<QName<'a>> {
+    /// defaulted from the DTD), and the element's resolved name.
+    fn open_tag<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, raw_name: &'x str, attrs: &[RawAttr<'x>], xmlns: bool, pos: u64, lift: &L) -> Result<QName<'a>> {
         if self.depth == 0 {
             match self.phase {
                 Phase::Epilog => return Err(self.err(pos, "a second root element")),
@@ -579,32 +648,28 @@ impl<'a> XmlDecoder<'a> {
             return Err(self.limit_err(pos, format!("elements nested deeper than {}", self.limits.max_depth)));
         }
         self.depth += 1;
-        self.nsattrs.clear();
-        self.seen_raw.clear();
-        let raw_name = &tag[..name_len];
-        let dtd = self.dtd.clone();
-        let decls = if dtd.attlists.is_empty() { None } else { dtd.attlists.get(raw_name) };
-
-        self.ns_marks.push(self.ns.len());
-        let has_xmlns = memchr::memmem::find(tag.as_bytes(), b"xmlns").is_some()
-            || decls.is_some_and(|d| d.iter().any(|a| a.name.starts_with("xmlns") && a.default.is_some()));
-        if has_xmlns {
+        if !self.nsattrs.is_empty() {
+            self.nsattrs.clear();
+        }
+        if !self.seen_raw.is_empty() {
+            self.seen_raw.clear();
+        }
+        let default_xmlns = !self.dtd.attlists.is_empty()
+            && self.dtd.attlists.get(raw_name).is_some_and(|d| d.iter().any(|a| is_xmlns_name(&a.name) && a.default.is_some()));
+        if xmlns || default_xmlns {
             let first_ns = self.ns.len();
-            for attr in Attributes::new(tag, name_len).with_checks(true) {
-                let attr = attr.map_err(|er| self.err(pos, er.to_string()))?;
-                let key = attr.key.0;
-                if key == "xmlns" || key.starts_with("xmlns:") {
-                    let raw_val = match attr.value {
-                        Cow::Borrowed(v) => v,
-                        Cow::Owned(_) => return Err(self.err(pos, "internal: attribute value not borrowed")),
-                    };
-                    let value = lift(self.attr_value(pos, raw_val, true)?);
-                    let prefix: Cow<'x, str> = Cow::Borrowed(if key == "xmlns" { "" } else { &key[6..] });
-                    self.declare_ns(pos, lift(prefix), value)?;
+            self.ns_marks.push((self.depth, first_ns));
+            for a in attrs.iter().filter(|a| a.xmlns) {
+                if a.name.len() == 6 {
+                    return Err(self.err(pos, "namespace declaration with an empty prefix (xmlns:)"));
                 }
+                let value = if a.special { self.attr_value(pos, a.value, true)? } else { Cow::Borrowed(a.value) };
+                let prefix: &'x str = if a.name.len() == 5 { "" } else { &a.name[6..] };
+                self.declare_ns(pos, lift(Cow::Borrowed(prefix)), lift(value))?;
             }
-            if let Some(d) = decls {
-                for a in d.iter().filter(|a| a.name == "xmlns" || a.name.starts_with("xmlns:")) {
+            if default_xmlns {
+                let dtd = self.dtd.clone();
+                for a in dtd.attlists[raw_name].iter().filter(|a| is_xmlns_name(&a.name)) {
                     let Some(default) = &a.default else { continue };
                     let prefix = if a.name == "xmlns" { "" } else { &a.name[6..] };
                     if self.ns[first_ns..].iter().any(|(p, _)| p == prefix) {
@@ -617,51 +682,44 @@ impl<'a> XmlDecoder<'a> {
         }
 
         let (prefix, local) = split_qname(raw_name);
+        if local.is_empty() || local.contains(':') || (prefix.is_empty() && local.len() != raw_name.len()) {
+            return Err(self.err(pos, format!("element name {raw_name:?} is not a valid qualified name")));
+        }
         let namespace = match self.lookup_ns(prefix) {
             Some(u) => u,
             None if prefix.is_empty() => Cow::Borrowed(""),
             None => return Err(self.err(pos, format!("undeclared namespace prefix {prefix:?} on element <{raw_name}>"))),
         };
-        if local.is_empty() || local.contains(':') {
-            return Err(self.err(pos, format!("element name {raw_name:?} is not a valid qualified name")));
-        }
         Ok(QName { prefix: lift(Cow::Borrowed(prefix)), namespace, local: lift(Cow::Borrowed(local)) })
     }
 
-    /// One explicit attribute of the open tag as an event (`None` for namespace declarations).
-    fn tag_attr<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(
-        &mut self,
-        attr: quick_xml::events::attributes::Attribute<'x>,
-        raw_name: &str,
-        pos: u64,
-        lift: &L,
-    ) -> Result<Option<Event<'a>>> {
-        let key = attr.key.0;
-        if key == "xmlns" || key.starts_with("xmlns:") {
-            return Ok(None);
-        }
-        let raw_val = match attr.value {
-            Cow::Borrowed(v) => v,
-            Cow::Owned(_) => return Err(self.err(pos, "internal: attribute value not borrowed")),
-        };
-        let dtd = self.dtd.clone();
-        let decl = if dtd.attlists.is_empty() {
-            None
+    /// One explicit attribute (not a namespace declaration) of the open tag as an event.
+    #[inline]
+    fn tag_attr<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, a: RawAttr<'x>, raw_name: &str, pos: u64, lift: &L) -> Result<Event<'a>> {
+        let (cdata, declared) = if self.dtd.attlists.is_empty() {
+            (true, false)
         } else {
-            dtd.attlists.get(raw_name).map(|d| (d, d.iter().find(|a| a.name == key)))
+            match self.dtd.attlists.get(raw_name) {
+                None => (true, false),
+                Some(d) => (d.iter().find(|x| x.name == a.name).is_none_or(|x| x.cdata), true),
+            }
         };
-        let cdata = decl.and_then(|(_, a)| a).is_none_or(|a| a.cdata);
-        let value = lift(self.attr_value(pos, raw_val, cdata)?);
-        let key = lift(Cow::Borrowed(key));
-        if decl.is_some() {
+        let value = if !a.special && cdata { lift(Cow::Borrowed(a.value)) } else { lift(self.attr_value(pos, a.value, cdata)?) };
+        let key = lift(Cow::Borrowed(a.name));
+        if declared {
             self.seen_raw.push(key.clone());
+        }
+        if a.colon.is_none() {
+            // No prefix: no namespace, and distinct from the other attributes in no namespace
+            // (the tokenizer checked the raw names).
+            return Ok(Event::Attribute { name: QName { prefix: Cow::Borrowed(""), namespace: Cow::Borrowed(""), local: key }, value });
         }
         let name = self.attr_name(pos, key)?;
         self.check_dup(pos, &name)?;
-        Ok(Some(Event::Attribute { name, value }))
+        Ok(Event::Attribute { name, value })
     }
 
-    /// Attributes in no namespace have distinct raw names (quick-xml checks that), so only
+    /// Attributes in no namespace have distinct raw names (the tokenizer checks that), so only
     /// namespaced ones can collide by expanded name.
     fn check_dup(&mut self, pos: u64, name: &QName<'a>) -> Result<()> {
         if name.namespace.is_empty() {
@@ -692,25 +750,6 @@ impl<'a> XmlDecoder<'a> {
     }
 
     /// An element start read from an entity's replacement text: all its events are queued.
-    fn start_tag<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, e: &BytesStart<'x>, pos: u64, src: &'x str, lift: &L) -> Result<()> {
-        let tag: &'x str = rebase(src, e).ok_or_else(|| self.err(pos, "internal: tag outside its source"))?;
-        let name_len = e.name().0.len();
-        let first_ns = self.ns.len();
-        let name = self.open_tag(tag, name_len, pos, lift)?;
-        self.push(pos, Event::StartElement(name));
-        for i in first_ns..self.ns.len() {
-            let (p, u) = self.ns[i].clone();
-            self.push(pos, Event::Namespace { prefix: p, uri: u });
-        }
-        for attr in Attributes::new(tag, name_len).with_checks(true) {
-            let attr = attr.map_err(|er| self.err(pos, er.to_string()))?;
-            if let Some(ev) = self.tag_attr(attr, &tag[..name_len], pos, lift)? {
-                self.push(pos, ev);
-            }
-        }
-        self.tag_defaults(&tag[..name_len], pos)
-    }
-
     fn declare_ns(&mut self, pos: u64, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
         if prefix == "xmlns" {
             return Err(self.err(pos, "the prefix xmlns must not be declared"));
@@ -724,7 +763,8 @@ impl<'a> XmlDecoder<'a> {
         if !prefix.is_empty() && uri.is_empty() {
             return Err(self.err(pos, format!("prefix {prefix:?} bound to the empty namespace name")));
         }
-        let mark = *self.ns_marks.last().unwrap_or(&0);
+        // open_tag pushed the mark of the element being opened.
+        let mark = self.ns_marks.last().map_or(0, |m| m.1);
         if self.ns[mark..].iter().any(|(p, _)| *p == prefix) {
             return Err(self.err(pos, format!("namespace prefix {prefix:?} declared twice on one element")));
         }
@@ -769,11 +809,15 @@ impl<'a> XmlDecoder<'a> {
         self.push(pos, Event::EndElement);
     }
 
+    #[inline]
     fn close_element(&mut self) {
-        self.depth -= 1;
-        if let Some(mark) = self.ns_marks.pop() {
-            self.ns.truncate(mark);
+        if let Some(&(d, mark)) = self.ns_marks.last() {
+            if d == self.depth {
+                self.ns_marks.pop();
+                self.ns.truncate(mark);
+            }
         }
+        self.depth -= 1;
         if self.depth == 0 {
             self.phase = Phase::Epilog;
         }
@@ -781,68 +825,57 @@ impl<'a> XmlDecoder<'a> {
 
     /// The next event of the open start tag, or `None` when it is done.
     fn next_in_tag(&mut self) -> Result<Option<Event<'a>>> {
-        let Some(t) = self.tag.as_mut() else { return Ok(None) };
-        let pos = t.pos;
-        if t.ns_next < t.ns_end {
-            let (p, u) = self.ns[t.ns_next].clone();
-            t.ns_next += 1;
+        let pos = self.tag.pos;
+        if self.tag.ns_next < self.tag.ns_end {
+            let (p, u) = self.ns[self.tag.ns_next].clone();
+            self.tag.ns_next += 1;
             return Ok(Some(Event::Namespace { prefix: p, uri: u }));
         }
-        loop {
-            let t = self.tag.as_mut().unwrap();
-            let raw_name = t.raw_name;
-            match t.attrs.next() {
-                Some(attr) => {
-                    let attr = attr.map_err(|er| self.err(pos, er.to_string()))?;
-                    if let Some(ev) = self.tag_attr(attr, raw_name, pos, &|c| c)? {
-                        return Ok(Some(ev));
-                    }
-                }
-                None => {
-                    let empty = t.empty;
-                    self.tag = None;
-                    self.tag_defaults(raw_name, pos)?;
-                    if empty {
-                        self.end_tag(pos);
-                    }
-                    return Ok(None);
-                }
+        while let Some(&a) = self.lex.attrs.get(self.tag.attr_next) {
+            self.tag.attr_next += 1;
+            if !a.xmlns {
+                return self.tag_attr(a, self.tag.raw_name, pos, &|c| c).map(Some);
             }
         }
+        self.tag.active = false;
+        if !self.dtd.attlists.is_empty() {
+            self.tag_defaults(self.tag.raw_name, pos)?;
+        }
+        if self.tag.empty {
+            if self.pending.is_empty() {
+                self.close_element();
+                return Ok(Some(Event::EndElement));
+            }
+            self.end_tag(pos);
+        }
+        Ok(None)
     }
 
     /// A start tag of the document: produces StartElement now, its namespace declarations and
     /// attributes on the following calls.
-    fn lazy_open(&mut self, e: BytesStart<'a>, pos: u64, empty: bool) -> Result<Event<'a>> {
-        let input = self.text_input;
-        let tag: &'a str = rebase(input, &e).ok_or_else(|| self.err(pos, "internal: tag outside its source"))?;
-        let name_len = e.name().0.len();
-        let first_ns = self.ns.len();
-        let name = self.open_tag(tag, name_len, pos, &|c| c)?;
-        let mut attrs = Attributes::new(tag, name_len);
-        attrs.with_checks(true);
-        self.tag = Some(TagState { attrs, raw_name: &tag[..name_len], pos, ns_next: first_ns, ns_end: self.ns.len(), empty });
+    fn lazy_open(&mut self, name: &'a str, empty: bool, xmlns: bool, pos: u64) -> Result<Event<'a>> {
+        let attrs = std::mem::take(&mut self.lex.attrs);
+        let r = self.open_tag(name, &attrs, xmlns, pos, &|c| c);
+        self.lex.attrs = attrs;
+        let qname = r?;
+        let ns_end = self.ns.len();
+        let ns_next = match self.ns_marks.last() {
+            Some(&(d, m)) if d == self.depth => m,
+            _ => ns_end,
+        };
+        let active = empty || ns_next < ns_end || !self.lex.attrs.is_empty() || !self.dtd.attlists.is_empty();
+        self.tag = TagState { active, raw_name: name, pos, ns_next, ns_end, attr_next: 0, empty };
         self.last_offset = pos + self.base;
-        Ok(Event::StartElement(name))
-    }
-
-    fn read(&mut self) -> Result<(u64, QEvent<'a>)> {
-        if let Some(p) = self.peeked.take() {
-            return Ok(p);
-        }
-        let pos = self.reader.buffer_position();
-        let ev = self.reader.read_event().map_err(|e| self.qxml_err(e))?;
-        Ok((pos, ev))
+        Ok(Event::StartElement(qname))
     }
 
     fn next(&mut self) -> Result<Option<Event<'a>>> {
-        let input = self.text_input;
         loop {
             if let Some((pos, ev)) = self.pending.pop_front() {
                 self.last_offset = pos + self.base;
                 return Ok(Some(ev));
             }
-            if self.tag.is_some() {
+            if self.tag.active {
                 if let Some(ev) = self.next_in_tag()? {
                     return Ok(Some(ev));
                 }
@@ -850,36 +883,33 @@ impl<'a> XmlDecoder<'a> {
             }
             match self.phase {
                 Phase::Done => return Ok(None),
-                Phase::Start => {
-                    self.start()?;
-                    continue;
-                }
+                Phase::Start => return self.start().map(Some),
                 _ => {}
             }
-            let (pos, ev) = self.read()?;
-            match ev {
-                QEvent::Start(e) => return self.lazy_open(e, pos, false).map(Some),
-                QEvent::Empty(e) => return self.lazy_open(e, pos, true).map(Some),
-                QEvent::End(_) => {
+            let pos = self.lex.pos() as u64;
+            let tok = match self.lex.next_token() {
+                Ok(t) => t,
+                Err(e) => return Err(self.lex_err(e)),
+            };
+            match tok {
+                Token::Start { name, empty, xmlns } => return self.lazy_open(name, empty, xmlns, pos).map(Some),
+                Token::End => {
                     self.close_element();
                     self.last_offset = pos + self.base;
                     return Ok(Some(Event::EndElement));
                 }
-                QEvent::Text(_) | QEvent::GeneralRef(_) => {
-                    self.process(ev, pos, input, &|c| c)?;
-                    loop {
-                        let (p2, next) = self.read()?;
-                        if matches!(next, QEvent::Text(_) | QEvent::GeneralRef(_)) {
-                            self.process(next, p2, input, &|c| c)?;
-                        } else {
-                            self.peeked = Some((p2, next));
-                            break;
-                        }
+                Token::Text(raw) => {
+                    if self.depth > 0 && memchr::memchr2(b'&', b'\r', raw.as_bytes()).is_none() {
+                        self.last_offset = pos + self.base;
+                        return Ok(Some(Event::Characters { text: Cow::Borrowed(raw), cdata: false }));
                     }
+                    if self.depth == 0 && is_xml_ws(raw) {
+                        continue;
+                    }
+                    self.text_run(pos, raw, true, &|c| c)?;
                     self.flush_text();
                 }
-                QEvent::Eof => {
-                    self.flush_text();
+                Token::Eof => {
                     if self.depth > 0 {
                         return Err(self.err(pos, format!("unexpected end of input: {} element(s) not closed", self.depth)));
                     }
@@ -889,16 +919,26 @@ impl<'a> XmlDecoder<'a> {
                     self.phase = Phase::Done;
                     self.push(pos, Event::EndDocument);
                 }
-                other => self.process(other, pos, input, &|c| c)?,
+                other => self.process(other, pos, &[], true, &|c| c)?,
             }
         }
     }
 }
 
+fn is_xmlns_name(name: &str) -> bool {
+    name == "xmlns" || name.starts_with("xmlns:")
+}
+
+
 impl<'a> binxml_core::Decoder<'a> for XmlDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         let ev = self.next()?;
-        // `Limits::max_string_len` for every string, also those borrowed from the input.
+        // `Limits::max_string_len` for every string, also those borrowed from the input. Without
+        // entity expansion no string is longer than the input (references and normalization
+        // only shorten what they replace), so short inputs need no check.
+        if self.input.len() <= self.limits.max_string_len && self.expanded == 0 {
+            return Ok(ev);
+        }
         if let Some(e) = &ev {
             if longest_string(e) > self.limits.max_string_len {
                 return Err(self.limit_err(self.last_offset, format!("string longer than the limit of {} bytes", self.limits.max_string_len)));

@@ -1,0 +1,451 @@
+//! The XML tokenizer: one pass over UTF-8 text (already validated as a whole, so tokens are
+//! `&str` slices without further checks), start tags and their attributes read in the same pass.
+//!
+//! It checks the well-formedness rules that are local to one token: names (ASCII characters
+//! checked, non-ASCII accepted), attribute syntax (quotes, `=`, white space between attributes,
+//! no `<` in values, no duplicate raw names), comments without `--`, terminated CDATA sections,
+//! processing instructions and DOCTYPE declarations, and end tags matching their start tags. What
+//! needs the document as a whole (references, namespaces, the DTD, the single root) is the
+//! decoder's.
+//!
+//! Every slice boundary is an ASCII delimiter byte or an end of the text, so slicing the `&str`
+//! never falls inside a UTF-8 sequence (and never panics).
+
+use std::collections::HashSet;
+
+/// An attribute as written in a start tag.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RawAttr<'x> {
+    pub name: &'x str,
+    /// The value between the quotes, unnormalized.
+    pub value: &'x str,
+    /// The value holds `&`, tab, line feed or carriage return: it needs normalization.
+    pub special: bool,
+    /// `xmlns` or `xmlns:*`: a namespace declaration.
+    pub xmlns: bool,
+    /// The offset of the first colon in `name`.
+    pub colon: Option<u32>,
+}
+
+#[derive(Debug)]
+pub(crate) enum Token<'x> {
+    /// Character data up to the next `<` (may hold references and carriage returns).
+    Text(&'x str),
+    /// A start tag; its attributes are in [`Lexer::attrs`] until the next start tag.
+    Start { name: &'x str, empty: bool, xmlns: bool },
+    End,
+    Comment(&'x str),
+    /// A processing instruction (`<?xml ...?>` too: the decoder decides where it is allowed).
+    /// `data` starts after the target, white space included.
+    Pi { target: &'x str, data: &'x str },
+    CData(&'x str),
+    /// The text between `<!DOCTYPE` and the closing `>`.
+    DocType(&'x str),
+    Eof,
+}
+
+#[derive(Debug)]
+pub(crate) struct LexError {
+    pub pos: usize,
+    pub msg: String,
+}
+
+fn lex_err<T>(pos: usize, msg: impl Into<String>) -> Result<T, LexError> {
+    Err(LexError { pos, msg: msg.into() })
+}
+
+const fn name_table() -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-' || c >= 0x80;
+        i += 1;
+    }
+    t
+}
+
+/// Bytes that may continue a name, but the colon (every non-ASCII byte: non-ASCII name characters
+/// are not checked).
+static NAME: [bool; 256] = name_table();
+
+/// Attribute value bytes: 0 plain, 1 needs normalization (`&`, tab, LF, CR), 2 `<`, 3 `"`, 4 `'`.
+const fn value_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    t[b'&' as usize] = 1;
+    t[b'\t' as usize] = 1;
+    t[b'\n' as usize] = 1;
+    t[b'\r' as usize] = 1;
+    t[b'<' as usize] = 2;
+    t[b'"' as usize] = 3;
+    t[b'\'' as usize] = 4;
+    t
+}
+static VALUE: [u8; 256] = value_table();
+
+pub(crate) fn name_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c == b':' || c >= 0x80
+}
+
+fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Whether `s` is an XML name (ASCII characters checked exactly, non-ASCII accepted).
+pub(crate) fn is_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty() && name_start(b[0]) && b.iter().all(|&c| NAME[c as usize] || c == b':')
+}
+
+/// The number of attributes up to which duplicates are found by a linear scan.
+const LINEAR_DUP_CHECK: usize = 16;
+
+pub(crate) struct Lexer<'x> {
+    src: &'x str,
+    pos: usize,
+    /// The attributes of the last start tag.
+    pub attrs: Vec<RawAttr<'x>>,
+    /// Attribute names of the current tag, used instead of a linear scan for tags with many.
+    attr_set: HashSet<&'x str>,
+    /// Names of the open elements (for matching end tags).
+    stack: Vec<&'x str>,
+}
+
+impl<'x> Lexer<'x> {
+    pub fn new(src: &'x str) -> Self {
+        Lexer { src, pos: 0, attrs: Vec::new(), attr_set: HashSet::new(), stack: Vec::new() }
+    }
+
+    /// The text being tokenized.
+    pub fn src(&self) -> &'x str {
+        self.src
+    }
+
+    /// Offset of the next token.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Number of elements opened and not closed.
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// The end of the name starting at `i` (`i` itself when there is none) and the offset in it
+    /// of its first colon.
+    #[inline]
+    fn name_end(&self, i: usize) -> (usize, Option<u32>) {
+        let b = self.src.as_bytes();
+        match b.get(i) {
+            Some(&c) if name_start(c) => {}
+            _ => return (i, None),
+        }
+        let mut colon = None;
+        let mut j = i;
+        loop {
+            j += b[j..].iter().position(|&c| !NAME[c as usize]).unwrap_or(b.len() - j);
+            if b.get(j) == Some(&b':') {
+                colon.get_or_insert((j - i) as u32);
+                j += 1;
+                continue;
+            }
+            return (j, colon);
+        }
+    }
+
+    #[inline]
+    fn skip_ws(&self, i: usize) -> usize {
+        let b = self.src.as_bytes();
+        match b.get(i) {
+            Some(&c) if is_ws(c) => i + 1 + b[i + 1..].iter().position(|&c| !is_ws(c)).unwrap_or(b.len() - i - 1),
+            _ => i,
+        }
+    }
+
+    pub fn next_token(&mut self) -> Result<Token<'x>, LexError> {
+        let b = self.src.as_bytes();
+        let start = self.pos;
+        match b.get(start) {
+            None => Ok(Token::Eof),
+            Some(b'<') => self.markup(start),
+            Some(_) => {
+                let end = memchr::memchr(b'<', &b[start..]).map_or(b.len(), |k| start + k);
+                self.pos = end;
+                Ok(Token::Text(&self.src[start..end]))
+            }
+        }
+    }
+
+    fn markup(&mut self, start: usize) -> Result<Token<'x>, LexError> {
+        let b = self.src.as_bytes();
+        match b.get(start + 1) {
+            Some(b'/') => self.end_tag(start),
+            Some(b'?') => self.pi(start),
+            Some(b'!') => {
+                let rest = &b[start..];
+                if rest.starts_with(b"<!--") {
+                    let from = start + 4;
+                    let Some(k) = memchr::memmem::find(&b[from..], b"--").map(|k| from + k) else {
+                        return lex_err(start, "unterminated comment");
+                    };
+                    if b.get(k + 2) != Some(&b'>') {
+                        return lex_err(k, "'--' inside a comment");
+                    }
+                    self.pos = k + 3;
+                    Ok(Token::Comment(&self.src[from..k]))
+                } else if rest.starts_with(b"<![CDATA[") {
+                    let from = start + 9;
+                    let Some(k) = memchr::memmem::find(&b[from..], b"]]>").map(|k| from + k) else {
+                        return lex_err(start, "unterminated CDATA section");
+                    };
+                    self.pos = k + 3;
+                    Ok(Token::CData(&self.src[from..k]))
+                } else if rest.starts_with(b"<!DOCTYPE") {
+                    self.doctype(start)
+                } else {
+                    lex_err(start, "unknown markup after '<!'")
+                }
+            }
+            Some(&c) if name_start(c) => self.start_tag(start),
+            Some(_) => lex_err(start, "'<' not followed by a name"),
+            None => lex_err(start, "unexpected end of input after '<'"),
+        }
+    }
+
+    fn end_tag(&mut self, start: usize) -> Result<Token<'x>, LexError> {
+        let b = self.src.as_bytes();
+        let ns = start + 2;
+        let (ne, _) = self.name_end(ns);
+        if ne == ns {
+            return lex_err(start, "end tag without a valid name");
+        }
+        let name = &self.src[ns..ne];
+        let i = self.skip_ws(ne);
+        if b.get(i) != Some(&b'>') {
+            return lex_err(i, format!("expected '>' to close the end tag </{name}>"));
+        }
+        match self.stack.pop() {
+            Some(open) if open == name => {}
+            Some(open) => return lex_err(start, format!("mismatched end tag: expected `</{open}>`, found `</{name}>`")),
+            None => return lex_err(start, format!("end tag `</{name}>` without a matching start tag")),
+        }
+        self.pos = i + 1;
+        Ok(Token::End)
+    }
+
+    fn pi(&mut self, start: usize) -> Result<Token<'x>, LexError> {
+        let b = self.src.as_bytes();
+        let ts = start + 2;
+        let (te, _) = self.name_end(ts);
+        if te == ts {
+            return lex_err(start, "processing instruction without a valid target");
+        }
+        let target = &self.src[ts..te];
+        if b[te..].starts_with(b"?>") {
+            self.pos = te + 2;
+            return Ok(Token::Pi { target, data: "" });
+        }
+        if !b.get(te).is_some_and(|&c| is_ws(c)) {
+            return lex_err(te, format!("unexpected character after the processing instruction target {target:?}"));
+        }
+        let Some(end) = memchr::memmem::find(&b[te..], b"?>").map(|k| te + k) else {
+            return lex_err(start, "unterminated processing instruction");
+        };
+        self.pos = end + 2;
+        Ok(Token::Pi { target, data: &self.src[te..end] })
+    }
+
+    fn doctype(&mut self, start: usize) -> Result<Token<'x>, LexError> {
+        let b = self.src.as_bytes();
+        let from = start + 9;
+        let mut i = from;
+        let mut quote = 0u8;
+        let mut subset = false;
+        while i < b.len() {
+            let c = b[i];
+            if quote != 0 {
+                if c == quote {
+                    quote = 0;
+                }
+                i += 1;
+                continue;
+            }
+            match c {
+                b'"' | b'\'' => quote = c,
+                b'[' if !subset => subset = true,
+                b']' if subset => subset = false,
+                b'<' if subset && b[i..].starts_with(b"<!--") => {
+                    match memchr::memmem::find(&b[i + 4..], b"-->") {
+                        Some(k) => i += 4 + k + 3,
+                        None => return lex_err(i, "unterminated comment in the DOCTYPE"),
+                    }
+                    continue;
+                }
+                b'<' if subset && b[i..].starts_with(b"<?") => {
+                    match memchr::memmem::find(&b[i + 2..], b"?>") {
+                        Some(k) => i += 2 + k + 2,
+                        None => return lex_err(i, "unterminated processing instruction in the DOCTYPE"),
+                    }
+                    continue;
+                }
+                b'>' if !subset => {
+                    self.pos = i + 1;
+                    return Ok(Token::DocType(&self.src[from..i]));
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        lex_err(start, "unterminated DOCTYPE declaration")
+    }
+
+    fn start_tag(&mut self, start: usize) -> Result<Token<'x>, LexError> {
+        let b = self.src.as_bytes();
+        let (ne, _) = self.name_end(start + 1);
+        let name = &self.src[start + 1..ne];
+        self.attrs.clear();
+        if !self.attr_set.is_empty() {
+            self.attr_set.clear();
+        }
+        let mut xmlns = false;
+        let mut i = ne;
+        loop {
+            let after_ws = self.skip_ws(i);
+            let had_ws = after_ws > i;
+            i = after_ws;
+            match b.get(i) {
+                Some(b'>') => {
+                    self.pos = i + 1;
+                    self.stack.push(name);
+                    return Ok(Token::Start { name, empty: false, xmlns });
+                }
+                Some(b'/') => {
+                    if b.get(i + 1) != Some(&b'>') {
+                        return lex_err(i, format!("expected '>' after '/' in the tag <{name}>"));
+                    }
+                    self.pos = i + 2;
+                    return Ok(Token::Start { name, empty: true, xmlns });
+                }
+                None => return lex_err(start, format!("unterminated start tag <{name}>")),
+                Some(_) => {}
+            }
+            // An attribute.
+            let an = i;
+            let (ae, colon) = self.name_end(an);
+            if ae == an {
+                return lex_err(an, format!("unexpected character in the start tag <{name}>"));
+            }
+            if !had_ws {
+                return lex_err(an, format!("white space required before attribute in the start tag <{name}>"));
+            }
+            let aname = &self.src[an..ae];
+            i = self.skip_ws(ae);
+            if b.get(i) != Some(&b'=') {
+                return lex_err(i, format!("expected '=' after attribute {aname:?}"));
+            }
+            i = self.skip_ws(i + 1);
+            let q = match b.get(i) {
+                Some(&q @ (b'"' | b'\'')) => q,
+                _ => return lex_err(i, format!("expected a quoted value for attribute {aname:?}")),
+            };
+            let vs = i + 1;
+            let mut j = vs;
+            let mut special = false;
+            loop {
+                let Some(k) = b[j..].iter().position(|&c| VALUE[c as usize] != 0) else {
+                    return lex_err(vs - 1, format!("unterminated value of attribute {aname:?}"));
+                };
+                j += k;
+                match VALUE[b[j] as usize] {
+                    1 => special = true,
+                    2 => return lex_err(j, format!("'<' in the value of attribute {aname:?}")),
+                    3 if q == b'"' => break,
+                    4 if q == b'\'' => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            let value = &self.src[vs..j];
+            i = j + 1;
+            let is_xmlns = aname.starts_with("xmlns") && (aname.len() == 5 || aname.as_bytes()[5] == b':');
+            xmlns |= is_xmlns;
+            if self.attrs.len() < LINEAR_DUP_CHECK {
+                let (n, first) = (aname.len(), aname.as_bytes()[0]);
+                if self.attrs.iter().any(|a| a.name.len() == n && a.name.as_bytes()[0] == first && a.name == aname) {
+                    return lex_err(an, format!("duplicate attribute {aname:?}"));
+                }
+            } else {
+                if self.attr_set.is_empty() {
+                    self.attr_set.extend(self.attrs.iter().map(|a| a.name));
+                }
+                if !self.attr_set.insert(aname) {
+                    return lex_err(an, format!("duplicate attribute {aname:?}"));
+                }
+            }
+            self.attrs.push(RawAttr { name: aname, value, special, xmlns: is_xmlns, colon });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(s: &str) -> Result<Vec<String>, LexError> {
+        let mut lx = Lexer::new(s);
+        let mut out = Vec::new();
+        loop {
+            let t = lx.next_token()?;
+            if matches!(t, Token::Eof) {
+                return Ok(out);
+            }
+            let attrs: Vec<String> = lx.attrs.iter().map(|a| format!("{}={}{}", a.name, a.value, if a.special { "*" } else { "" })).collect();
+            out.push(match t {
+                Token::Start { name, empty, .. } => format!("<{name} {}{}>", attrs.join(" "), if empty { "/" } else { "" }),
+                other => format!("{other:?}"),
+            });
+        }
+    }
+
+    #[test]
+    fn tokenizes() {
+        let t = tokens("<?xml version='1.0'?><!DOCTYPE a [<!ENTITY x '>]'><!-- ] > -->]><a b = \"1\" c='2&amp;'>t<![CDATA[<x>]]><!--c--><?p d?><e/></a>").unwrap();
+        assert_eq!(t[0], "Pi { target: \"xml\", data: \" version='1.0'\" }");
+        assert!(t[1].starts_with("DocType(\" a [<!ENTITY"), "{}", t[1]);
+        assert_eq!(t[2], "<a b=1 c=2&amp;*>");
+        assert_eq!(t[3], "Text(\"t\")");
+        assert_eq!(t[4], "CData(\"<x>\")");
+        assert_eq!(t[5], "Comment(\"c\")");
+        assert_eq!(t[6], "Pi { target: \"p\", data: \" d\" }");
+        assert_eq!(t[7], "<e />");
+        assert_eq!(t[8], "End");
+    }
+
+    #[test]
+    fn rejects() {
+        for doc in [
+            "<a b='1' b='2'/>",
+            "<a b='1'c='2'/>",
+            "<a b=1/>",
+            "<a b='<'/>",
+            "<a b='1/>",
+            "<a><!-- a -- b --></a>",
+            "<a><!-- a ---></a>",
+            "<a></b>",
+            "</a>",
+            "<a",
+            "< a/>",
+            "<1a/>",
+            "<a><![CDATA[x</a>",
+            "<?pi",
+            "<!DOCTYPE a [",
+            "<!FOO>",
+            "<a/ >",
+        ] {
+            assert!(tokens(doc).is_err(), "{doc}");
+        }
+        let many: String = (0..40).map(|i| format!(" a{i}='x'")).collect();
+        assert!(tokens(&format!("<r{many}/>")).is_ok());
+        assert!(tokens(&format!("<r{many} a7='y'/>")).is_err());
+    }
+}
