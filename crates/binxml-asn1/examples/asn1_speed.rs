@@ -3,7 +3,7 @@
 //! the component-strings block; and reading XML and UPER into the tree (`binxml-tree`, what
 //! `binxml::parse_tree` does), the "reading PER into the tree" target.
 //! `cargo run --release -p binxml-asn1 --example asn1_speed -- FILE...`
-//! `TREE_ONLY=1`: only the tree columns; `RUNS=n`: best of n; `PROFILE=xml|uper|uper-events|write-uper`:
+//! `TREE_ONLY=1`: only the tree columns; `RUNS=n`: best of n; `PROFILE=xml|uper|uper-events|uper-drain|xml-drain|tree-replay|write-uper`:
 //! one operation only (for a profiler).
 use std::time::Instant;
 
@@ -29,6 +29,17 @@ fn xml_tree(utf8: &[u8]) -> usize {
 fn per_tree(bytes: &[u8], rule: Rule) -> usize {
     let mut d = Asn1Decoder::new(bytes, rule);
     Document::parse_sized(&mut d, bytes.len()).unwrap().len()
+}
+
+/// The decoder alone: every event pulled and dropped.
+fn drain(bytes: &[u8], rule: Rule) -> usize {
+    let mut d = Asn1Decoder::new(bytes, rule);
+    let mut k = 0;
+    while let Some(ev) = binxml_core::Decoder::next_event(&mut d).unwrap() {
+        std::hint::black_box(&ev);
+        k += 1;
+    }
+    k
 }
 
 fn name(f: &str) -> String {
@@ -62,6 +73,26 @@ fn main() {
             // for `perf record`: only one operation, many times
             let t = match what.as_str() {
                 "xml" => best(n, || xml_tree(&utf8)),
+                "uper-xmlsize" => best(n, || {
+                    // experiment: the tree reserving for the XML's size instead of the input's
+                    let mut d = Asn1Decoder::new(&uper, Rule::Uper);
+                    Document::parse_sized(&mut d, utf8.len()).unwrap().len()
+                }),
+                "uper-first" => best(n, || {
+                    // pass 1 and the tables: the time to the first event
+                    let mut d = Asn1Decoder::new(&uper, Rule::Uper);
+                    binxml_core::Decoder::next_event(&mut d).unwrap().is_some()
+                }),
+                "uper-drain" => best(n, || drain(&uper, Rule::Uper)),
+                "xml-drain" => best(n, || {
+                    let mut d = binxml_xml::XmlDecoder::with_limits(&utf8, Limits::default());
+                    let mut k = 0usize;
+                    while let Some(ev) = binxml_core::Decoder::next_event(&mut d).unwrap() {
+                        std::hint::black_box(&ev);
+                        k += 1;
+                    }
+                    k
+                }),
                 "uper-events" => best(n, || decode(&uper, Rule::Uper).unwrap().len()),
                 "tree-from-events" => {
                     // the tree's own share: building from events already in memory

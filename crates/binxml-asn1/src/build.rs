@@ -193,7 +193,9 @@ pub struct Builder {
     opts: Options,
     format: &'static str,
     strings: Interner,
-    names: HashMap<NameKey, u32>,
+    /// common names by `len(namespace):len(prefix):namespace prefix local`
+    names: HashMap<Box<str>, u32>,
+    name_key: String,
     name_list: Vec<(NameKey, u32)>,
     stack: Vec<Frame>,
     doc_children: Vec<Val>,
@@ -214,6 +216,7 @@ impl Builder {
             format,
             strings: Interner::default(),
             names: HashMap::new(),
+            name_key: String::new(),
             name_list: Vec::new(),
             stack: Vec::new(),
             doc_children: Vec::new(),
@@ -239,17 +242,28 @@ impl Builder {
     }
 
     fn name_ref(&mut self, ns: &str, local: &str, prefix: &str) -> Val {
-        let key = NameKey {
-            ns: ns.into(),
-            local: local.into(),
-            prefix: prefix.into(),
-        };
-        let id = match self.names.get(&key) {
+        // looked up by one key in a reused buffer (no allocation but for a new name): the
+        // lengths of namespace and prefix, then the three parts (the lengths keep it unique)
+        use std::fmt::Write as _;
+        let key = &mut self.name_key;
+        key.clear();
+        let _ = write!(key, "{}:{}:", ns.len(), prefix.len());
+        key.push_str(ns);
+        key.push_str(prefix);
+        key.push_str(local);
+        let id = match self.names.get(key.as_str()) {
             Some(&id) => id,
             None => {
                 let id = self.name_list.len() as u32;
-                self.names.insert(key.clone(), id);
-                self.name_list.push((key, 0));
+                self.names.insert(key.as_str().into(), id);
+                self.name_list.push((
+                    NameKey {
+                        ns: ns.into(),
+                        local: local.into(),
+                        prefix: prefix.into(),
+                    },
+                    0,
+                ));
                 id
             }
         };
@@ -432,13 +446,24 @@ impl Builder {
                 ]));
             }
             Event::StartElement(q) => {
-                let (parent_ns, in_scope) = match self.stack.last() {
-                    Some(f) => (f.ns.clone(), f.in_scope.clone()),
-                    None => (String::new(), vec![("xml".to_string(), XML_NS.to_string())]),
+                // namespace names and in-scope namespaces are kept only where the value needs
+                // them (no names table; explicit in-scope namespaces)
+                let parent_ns = match self.stack.last() {
+                    Some(f) if !self.opts.names_table => f.ns.clone(),
+                    _ => String::new(),
+                };
+                let in_scope = match self.stack.last() {
+                    _ if self.opts.scoped_namespaces => Vec::new(),
+                    Some(f) => f.in_scope.clone(),
+                    None => vec![("xml".to_string(), XML_NS.to_string())],
                 };
                 let name = self.element_name(&q.namespace, &q.local, &q.prefix, &parent_ns);
                 self.stack.push(Frame {
-                    ns: q.namespace.to_string(),
+                    ns: if self.opts.names_table {
+                        String::new()
+                    } else {
+                        q.namespace.to_string()
+                    },
                     name,
                     attrs: vec![],
                     ns_attrs: vec![],
@@ -461,10 +486,14 @@ impl Builder {
                 let a = self.attribute(XMLNS_NS, local, p, uri, "", prev.as_deref());
                 let f = self.stack.last_mut().unwrap();
                 f.ns_attrs.push(a);
-                f.prev_nsattr_ns = Some(XMLNS_NS.to_string());
-                f.in_scope.retain(|(p, _)| p != &prefix[..]);
-                if !uri.is_empty() {
-                    f.in_scope.push((prefix.to_string(), uri.to_string()));
+                if !self.opts.names_table {
+                    f.prev_nsattr_ns = Some(XMLNS_NS.to_string());
+                }
+                if !self.opts.scoped_namespaces {
+                    f.in_scope.retain(|(p, _)| p != &prefix[..]);
+                    if !uri.is_empty() {
+                        f.in_scope.push((prefix.to_string(), uri.to_string()));
+                    }
                 }
             }
             Event::Attribute { name, value } => {
@@ -485,7 +514,9 @@ impl Builder {
                 );
                 let f = self.stack.last_mut().unwrap();
                 f.attrs.push(a);
-                f.prev_attr_ns = Some(name.namespace.to_string());
+                if !self.opts.names_table {
+                    f.prev_attr_ns = Some(name.namespace.to_string());
+                }
             }
             Event::EndElement => {
                 let Some(f) = self.stack.pop() else {

@@ -161,7 +161,12 @@ impl PerWriter {
     }
 
     pub fn encode(&mut self, ty: TyId, v: &V<'_>) -> Result<()> {
-        crate::deep(|| self.encode_inner(ty, v))
+        // only Element nests without bound
+        if ty == crate::schema::ELEMENT {
+            crate::deep(|| self.encode_inner(ty, v))
+        } else {
+            self.encode_inner(ty, v)
+        }
     }
 
     fn encode_inner(&mut self, ty: TyId, v: &V<'_>) -> Result<()> {
@@ -234,7 +239,11 @@ impl PerWriter {
 /// The length in bits of `v`'s UPER encoding (as [`PerWriter`] would write it, without writing;
 /// values that do not fit `ty` count as nothing).
 pub(crate) fn uper_bits(ty: TyId, v: &V<'_>) -> u64 {
-    crate::deep(|| uper_bits_inner(ty, v))
+    if ty == crate::schema::ELEMENT {
+        crate::deep(|| uper_bits_inner(ty, v))
+    } else {
+        uper_bits_inner(ty, v)
+    }
 }
 
 fn length_bits(n: u64) -> u64 {

@@ -679,6 +679,7 @@ impl<'a> Stream<'a> {
         }
     }
 
+    #[inline]
     /// (namespace, local, prefix); `same` is the parent's (owner's) namespace, `prev` the
     /// previous attribute's.
     fn name(
@@ -786,6 +787,7 @@ impl<'a> Stream<'a> {
         Ok(())
     }
 
+    #[inline]
     pub(crate) fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         loop {
             if let Some(ev) = self.pending.pop_front() {

@@ -42,10 +42,19 @@ impl<'a> V<'a> {
     /// `strings[id]` is the table position of string `id`, or [`INLINE`] to write `texts[id]`
     /// inline.
     pub fn resolve(&mut self, strings: &[u32], texts: &[&str], names: &[u32]) {
-        crate::deep(|| self.resolve_inner(strings, texts, names))
+        self.resolve_at(strings, texts, names, 0)
     }
 
-    fn resolve_inner(&mut self, strings: &[u32], texts: &[&str], names: &[u32]) {
+    fn resolve_at(&mut self, strings: &[u32], texts: &[&str], names: &[u32], depth: u32) {
+        // check the stack every few levels (an element is five levels of values)
+        if depth % 4 == 0 {
+            crate::deep(|| self.resolve_inner(strings, texts, names, depth))
+        } else {
+            self.resolve_inner(strings, texts, names, depth)
+        }
+    }
+
+    fn resolve_inner(&mut self, strings: &[u32], texts: &[&str], names: &[u32], depth: u32) {
         match self {
             V::StrRef(id) => {
                 let pos = strings[*id as usize];
@@ -58,15 +67,15 @@ impl<'a> V<'a> {
             V::NameRef(id) => *self = V::int(names[*id as usize] as u64),
             V::Seq(items) => {
                 for v in items.iter_mut().flatten() {
-                    v.resolve(strings, texts, names);
+                    v.resolve_at(strings, texts, names, depth + 1);
                 }
             }
             V::List(items) => {
                 for v in items.iter_mut() {
-                    v.resolve(strings, texts, names);
+                    v.resolve_at(strings, texts, names, depth + 1);
                 }
             }
-            V::Choice(_, v) => v.resolve(strings, texts, names),
+            V::Choice(_, v) => v.resolve_at(strings, texts, names, depth + 1),
             _ => {}
         }
     }
