@@ -117,6 +117,13 @@ impl<'a> Document<'a> {
     /// `input_len` bytes (reserved memory that a small document does not use is never touched,
     /// and a large one is not copied as the arena grows).
     pub fn parse_sized(decoder: &mut dyn Decoder<'a>, input_len: usize) -> Result<Document<'a>> {
+        Self::parse_from(decoder, input_len)
+    }
+
+    /// [`Document::parse_sized`] for a decoder of a known type: the same building, without a
+    /// dynamic call per event (and with the decoder's event production inlined where the
+    /// compiler sees fit).
+    pub fn parse_from<D: Decoder<'a> + ?Sized>(decoder: &mut D, input_len: usize) -> Result<Document<'a>> {
         let mut b = Builder::new();
         // Rough upper bounds from the densest real documents: a node every 12 bytes, an
         // attribute every 24; capped so a huge input does not reserve more than it could fill.
@@ -352,6 +359,7 @@ impl<'a> Builder<'a> {
         self.doc.nodes[node.index()].children = Span { start, len: self.doc.children.len() as u32 - start };
     }
 
+    #[inline]
     fn event(&mut self, ev: Event<'a>) -> Result<()> {
         if self.ended {
             return Err(ev_err("event after EndDocument"));

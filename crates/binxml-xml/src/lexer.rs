@@ -29,8 +29,9 @@ pub(crate) struct RawAttr<'x> {
 
 #[derive(Debug)]
 pub(crate) enum Token<'x> {
-    /// Character data up to the next `<` (may hold references and carriage returns).
-    Text(&'x str),
+    /// Character data up to the next `<`; `special`: it holds `&` or a carriage return (references
+    /// to resolve, line ends to normalize).
+    Text { raw: &'x str, special: bool },
     /// A start tag; its attributes are in [`Lexer::attrs`] until the next start tag.
     Start { name: &'x str, empty: bool, xmlns: bool },
     End,
@@ -82,6 +83,19 @@ const fn value_table() -> [u8; 256] {
     t
 }
 static VALUE: [u8; 256] = value_table();
+
+/// Text bytes: 0 plain, 1 `&` or carriage return, 2 `<`.
+const fn text_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    t[b'&' as usize] = 1;
+    t[b'\r' as usize] = 1;
+    t[b'<' as usize] = 2;
+    t
+}
+static TEXT: [u8; 256] = text_table();
+
+/// Text runs up to this length are scanned byte by byte, longer ones by memchr.
+const SHORT_TEXT: usize = 48;
 
 pub(crate) fn name_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_' || c == b':' || c >= 0x80
@@ -169,9 +183,28 @@ impl<'x> Lexer<'x> {
             None => Ok(Token::Eof),
             Some(b'<') => self.markup(start),
             Some(_) => {
-                let end = memchr::memchr(b'<', &b[start..]).map_or(b.len(), |k| start + k);
+                // Short runs (indentation, short values) byte by byte, long ones by memchr.
+                let rest = &b[start..];
+                let short = rest.len().min(SHORT_TEXT);
+                let mut special = false;
+                let mut k = 0;
+                while k < short {
+                    match TEXT[rest[k] as usize] {
+                        0 => {}
+                        1 => special = true,
+                        _ => break,
+                    }
+                    k += 1;
+                }
+                let end = if k < short || short == rest.len() {
+                    start + k
+                } else {
+                    let end = memchr::memchr(b'<', &rest[short..]).map_or(b.len(), |e| start + short + e);
+                    special |= memchr::memchr2(b'&', b'\r', &b[start + short..end]).is_some();
+                    end
+                };
                 self.pos = end;
-                Ok(Token::Text(&self.src[start..end]))
+                Ok(Token::Text { raw: &self.src[start..end], special })
             }
         }
     }
@@ -413,12 +446,28 @@ mod tests {
         assert_eq!(t[0], "Pi { target: \"xml\", data: \" version='1.0'\" }");
         assert!(t[1].starts_with("DocType(\" a [<!ENTITY"), "{}", t[1]);
         assert_eq!(t[2], "<a b=1 c=2&amp;*>");
-        assert_eq!(t[3], "Text(\"t\")");
+        assert_eq!(t[3], "Text { raw: \"t\", special: false }");
         assert_eq!(t[4], "CData(\"<x>\")");
         assert_eq!(t[5], "Comment(\"c\")");
         assert_eq!(t[6], "Pi { target: \"p\", data: \" d\" }");
         assert_eq!(t[7], "<e />");
         assert_eq!(t[8], "End");
+    }
+
+    #[test]
+    fn text_runs() {
+        for len in [0, 1, 47, 48, 49, 200] {
+            for (tail, special) in [("", false), ("&amp;", true), ("\r\n", true), ("x", false)] {
+                let text = format!("{}{tail}", "a".repeat(len));
+                if text.is_empty() {
+                    continue;
+                }
+                let t = tokens(&format!("<a>{text}</a>")).unwrap();
+                assert_eq!(t[1], format!("Text {{ raw: {text:?}, special: {special} }}"));
+                let t = tokens(&format!("<a/>{text}")).unwrap();
+                assert_eq!(t[1], format!("Text {{ raw: {text:?}, special: {special} }}"), "at the end of the input");
+            }
+        }
     }
 
     #[test]

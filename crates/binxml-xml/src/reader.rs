@@ -346,7 +346,7 @@ impl<'a> XmlDecoder<'a> {
     /// or a rare token of the document.
     fn process<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, tok: Token<'x>, pos: u64, attrs: &[RawAttr<'x>], exact: bool, lift: &L) -> Result<()> {
         match tok {
-            Token::Text(raw) => self.text_run(pos, raw, exact, lift)?,
+            Token::Text { raw, .. } => self.text_run(pos, raw, exact, lift)?,
             Token::CData(c) => {
                 if self.depth == 0 {
                     return Err(self.err(pos, "CDATA section outside the root element"));
@@ -898,8 +898,8 @@ impl<'a> XmlDecoder<'a> {
                     self.last_offset = pos + self.base;
                     return Ok(Some(Event::EndElement));
                 }
-                Token::Text(raw) => {
-                    if self.depth > 0 && memchr::memchr2(b'&', b'\r', raw.as_bytes()).is_none() {
+                Token::Text { raw, special } => {
+                    if self.depth > 0 && !special {
                         self.last_offset = pos + self.base;
                         return Ok(Some(Event::Characters { text: Cow::Borrowed(raw), cdata: false }));
                     }
