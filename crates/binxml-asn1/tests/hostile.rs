@@ -415,3 +415,201 @@ fn strings_with_nul_stay_inline() {
         assert_eq!(back, evs, "{o:?}");
     }
 }
+
+/// A document whose component-strings block is over 16K (so PER fragments it), with strings
+/// of every length so that some straddle the fragment boundaries.
+fn big_table_doc() -> Vec<Event<'static>> {
+    let mut evs = vec![
+        Event::start_document(),
+        Event::StartElement(QName::new("p", "urn:big", "root")),
+        Event::Namespace {
+            prefix: "p".into(),
+            uri: "urn:big".into(),
+        },
+    ];
+    for i in 0..3000 {
+        evs.push(Event::StartElement(QName::local(format!("e{}", i % 20))));
+        evs.push(Event::Attribute {
+            name: QName::local("k"),
+            value: format!("v{i}").into(),
+        });
+        // distinct texts of 0..40 characters, some not ASCII
+        evs.push(Event::text(format!("{i}é{}", "x".repeat(i % 37))));
+        evs.push(Event::EndElement);
+    }
+    evs.push(Event::EndElement);
+    evs.push(Event::EndDocument);
+    evs
+}
+
+fn owned(evs: Vec<Event<'_>>) -> Vec<Event<'static>> {
+    evs.into_iter().map(|e| e.into_owned()).collect()
+}
+
+/// The PER decoder (one pass, strings borrowed across fragments) and the generic value decoder
+/// agree on a fragmented table, aligned or not, and on every damaged copy: both fail, or both
+/// give the same events.
+#[test]
+fn fragmented_tables_and_damage_agree_with_the_generic_decoder() {
+    let evs = big_table_doc();
+    let limits = Limits::default();
+    for o in [
+        Options::new(Rule::Uper),
+        Options {
+            align_strings: false,
+            ..Options::new(Rule::Uper)
+        },
+        Options::new(Rule::Aper),
+        Options::compact(Rule::Uper),
+    ] {
+        let bytes = encode(&evs, o).unwrap();
+        let fast = decode(&bytes, o.rule).unwrap();
+        assert_eq!(owned(fast), evs, "{o:?}");
+        let mut x: u64 = 0x2545F4914F6CDD1D;
+        for k in 0..300 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mut b = bytes.clone();
+            if k % 3 == 0 {
+                b.truncate((x as usize) % b.len());
+            } else {
+                let bit = (x as usize) % (b.len() * 8);
+                b[bit / 8] ^= 0x80 >> (bit % 8);
+            }
+            let generic = binxml_asn1::decode_generic(&b, o.rule, &limits);
+            let fast = decode(&b, o.rule);
+            match (&generic, &fast) {
+                (Ok(g), Ok(f)) => assert_eq!(g, f, "{o:?} damage {k}"),
+                (Err(_), Err(e)) => assert!(
+                    e.offset.is_some() || e.kind != ErrorKind::Malformed,
+                    "{o:?} damage {k}: {e}"
+                ),
+                _ => panic!(
+                    "{o:?} damage {k}: generic {:?}, fast {:?}",
+                    generic.as_ref().err(),
+                    fast.as_ref().err()
+                ),
+            }
+        }
+    }
+}
+
+/// Default UPER aligns the strings block, so the decoder hands out slices of the input; without
+/// the alignment it copies.
+#[test]
+fn aligned_uper_tables_are_borrowed() {
+    let evs = sample();
+    let all_borrowed = |o: Options| {
+        let bytes = encode(&evs, o).unwrap();
+        decode(&bytes, o.rule).unwrap().iter().all(|e| match e {
+            Event::Characters { text, .. } => matches!(text, Cow::Borrowed(_)),
+            _ => true,
+        })
+    };
+    assert!(all_borrowed(Options::new(Rule::Uper)));
+    assert!(all_borrowed(Options::new(Rule::Aper)));
+    // the fragmented table of a bigger document: all but the strings across fragment ends
+    let big = big_table_doc();
+    let bytes = encode(&big, Options::new(Rule::Uper)).unwrap();
+    let out = decode(&bytes, Rule::Uper).unwrap();
+    let copied = out
+        .iter()
+        .filter(|e| matches!(e, Event::Characters { text: Cow::Owned(_), .. }))
+        .count();
+    assert!(copied <= 4, "{copied} texts copied");
+}
+
+/// Blocks written by earlier versions (algorithm URI `urn:binxml:asn1:identity`) still decode;
+/// a block whose strings break UTF-8 or the length limit across fragments is refused.
+#[test]
+fn old_identity_uri_and_bad_fragmented_blocks() {
+    let mut block = Vec::new();
+    for i in 0..3000 {
+        block.extend_from_slice(format!("string number {i}").as_bytes());
+        block.push(0);
+    }
+    assert!(block.len() > 16384);
+    let cs = |uri: &str, block: Vec<u8>| {
+        V::Seq(vec![
+            Some(V::text(uri.to_string())),
+            Some(V::Bytes(Cow::Owned(block))),
+        ])
+    };
+    for r in [Rule::Uper, Rule::Aper] {
+        for uri in [table::IDENTITY, table::NONE] {
+            let v = doc(
+                inline_name(),
+                V::choice(1, V::int(2999)),
+                vec![cs(uri, block.clone())],
+                vec![],
+            );
+            let bytes = encode_value(r, &v).unwrap();
+            let evs = decode(&bytes, r).unwrap();
+            assert!(
+                evs.iter().any(
+                    |e| matches!(e, Event::Characters { text, .. } if text == "string number 2999")
+                ),
+                "{r:?} {uri:?}"
+            );
+        }
+        // invalid UTF-8 right at the first fragment's end, and a missing final zero
+        let mut bad = block.clone();
+        bad[16383] = 0xC3;
+        bad[16384] = 0x28;
+        let mut unterminated = block.clone();
+        unterminated.pop();
+        for b in [bad, unterminated] {
+            let v = doc(inline_name(), V::choice(1, V::int(0)), vec![cs("", b)], vec![]);
+            let bytes = encode_value(r, &v).unwrap();
+            let e = decode(&bytes, r).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Malformed, "{e}");
+            assert!(e.offset.is_some(), "{e}");
+        }
+        // a string longer than the limit, across the fragments
+        let v = doc(
+            inline_name(),
+            V::choice(1, V::int(0)),
+            vec![cs("", [vec![b'a'; 20000], vec![0]].concat())],
+            vec![],
+        );
+        let bytes = encode_value(r, &v).unwrap();
+        let limits = Limits {
+            max_string_len: 18000,
+            ..Limits::default()
+        };
+        let e = decode_with_limits(&bytes, r, &limits).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Limit, "{e}");
+    }
+}
+
+/// Common names are told apart by all three parts, however their strings split.
+#[test]
+fn names_that_share_their_characters_stay_apart() {
+    let evs = vec![
+        Event::start_document(),
+        Event::StartElement(QName::new("", "urn:ab", "c")),
+        Event::Namespace {
+            prefix: "".into(),
+            uri: "urn:ab".into(),
+        },
+        Event::StartElement(QName::new("", "urn:a", "bc")),
+        Event::Namespace {
+            prefix: "".into(),
+            uri: "urn:a".into(),
+        },
+        Event::EndElement,
+        Event::StartElement(QName::new("b", "urn:a", "c")),
+        Event::Namespace {
+            prefix: "b".into(),
+            uri: "urn:a".into(),
+        },
+        Event::EndElement,
+        Event::EndElement,
+        Event::EndDocument,
+    ];
+    for o in variants() {
+        let bytes = encode(&evs, o).unwrap();
+        assert_eq!(owned(decode(&bytes, o.rule).unwrap()), evs, "{o:?}");
+    }
+}
