@@ -145,6 +145,21 @@ mod tests {
     }
 
     #[test]
+    fn line_ends_and_attribute_white_space() {
+        let text = |doc: &str| -> Vec<String> {
+            events(doc).unwrap().into_iter().filter_map(|e| if let Event::Characters { text, .. } = e { Some(text.into_owned()) } else { None }).collect()
+        };
+        assert_eq!(text("<a>\r\n  <b>x\ry\r\n\r\nz\r</b>\r\n\t\t<c/>\r\n \t</a>"), ["\n  ", "x\ny\n\nz\n", "\n\t\t", "\n \t"]);
+        assert_eq!(text(&format!("<a>\r\n{}</a>", " ".repeat(300))), [format!("\n{}", " ".repeat(300))]);
+        assert_eq!(text("<a>\r\n&amp;\r</a>"), ["\n&\n"]);
+        assert_eq!(text("<a><![CDATA[\r\nx]]><!--\r\n--></a>"), ["\nx"]);
+        let attrs = |doc: &str| -> Vec<String> {
+            events(doc).unwrap().into_iter().filter_map(|e| if let Event::Attribute { value, .. } = e { Some(value.into_owned()) } else { None }).collect()
+        };
+        assert_eq!(attrs("<a x='1\n\t2' y='\r\n3\r4' z='&#9;&#10;&amp;\t' w='é\n\u{1F600}'/>"), ["1  2", " 3 4", "\t\n& ", "é \u{1F600}"]);
+    }
+
+    #[test]
     fn string_limit_applies_to_expanded_text() {
         let doc = "<!DOCTYPE a [<!ENTITY e '0123456789'>]><a>&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;</a>";
         let limits = binxml_core::Limits { max_string_len: 100, ..Default::default() };

@@ -126,12 +126,57 @@ fn char_ref(body: &str) -> Option<char> {
     char::from_u32(code).filter(|&c| crate::dtd::is_xml_char(c))
 }
 
+/// Line ends normalized (XML 1.0 section 2.11): CR LF and a lone CR become LF.
 fn normalize_newlines(s: Cow<'_, str>) -> Cow<'_, str> {
-    if s.as_bytes().contains(&b'\r') {
-        Cow::Owned(s.replace("\r\n", "\n").replace('\r', "\n"))
-    } else {
-        s
+    let Some(first) = memchr::memchr(b'\r', s.as_bytes()) else { return s };
+    if let Some(ws) = static_line_indent(&s) {
+        return Cow::Borrowed(ws);
     }
+    let mut out = String::with_capacity(s.len());
+    let mut rest: &str = &s;
+    let mut i = first;
+    loop {
+        out.push_str(&rest[..i]);
+        out.push('\n');
+        rest = &rest[i + 1..];
+        if rest.as_bytes().first() == Some(&b'\n') {
+            rest = &rest[1..];
+        }
+        match memchr::memchr(b'\r', rest.as_bytes()) {
+            Some(k) => i = k,
+            None => break,
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+const LINE_SPACES: &str = concat!("\n", "                                                                ", "                                                                ");
+const LINE_TABS: &str = "\n\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+
+/// Indentation after a CR LF line end (`\r\n` and then only spaces, or only tabs), normalized, as
+/// a static string: documents with CR LF line ends need no allocation per indentation.
+fn static_line_indent(s: &str) -> Option<&'static str> {
+    let rest = s.strip_prefix("\r\n")?;
+    let table = match rest.as_bytes().first() {
+        None | Some(b' ') => LINE_SPACES,
+        Some(b'\t') => LINE_TABS,
+        _ => return None,
+    };
+    let fill = table.as_bytes()[table.len() - 1];
+    (rest.len() < table.len() && rest.bytes().all(|c| c == fill)).then(|| &table[..1 + rest.len()])
+}
+
+/// `raw` (which holds no `&`, CR or `<`) with every tab and line feed turned into a space.
+fn spaces_for_tabs_and_line_feeds(raw: &str) -> String {
+    let mut bytes = raw.as_bytes().to_vec();
+    for c in bytes.iter_mut() {
+        if matches!(*c, b'\t' | b'\n') {
+            *c = b' ';
+        }
+    }
+    // ASCII bytes replaced by an ASCII byte: still UTF-8 (the check cannot fail).
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 fn split_qname(raw: &str) -> (&str, &str) {
@@ -558,13 +603,15 @@ impl<'a> XmlDecoder<'a> {
     /// Normalizes an attribute value (XML 1.0 section 3.3.3): references replaced, white space
     /// characters turned into spaces, and for non-CDATA declared types, spaces collapsed.
     fn attr_value<'x>(&mut self, pos: u64, raw: &'x str, cdata: bool) -> Result<Cow<'x, str>> {
-        let needs = raw.bytes().any(|b| matches!(b, b'&' | b'\t' | b'\n' | b'\r'));
-        let value: Cow<'x, str> = if needs {
+        let value: Cow<'x, str> = if !raw.bytes().any(|b| matches!(b, b'&' | b'\t' | b'\n' | b'\r')) {
+            Cow::Borrowed(raw)
+        } else if !raw.bytes().any(|b| matches!(b, b'&' | b'\r' | b'<')) {
+            // Only tabs and line feeds to turn into spaces: byte for byte.
+            Cow::Owned(spaces_for_tabs_and_line_feeds(raw))
+        } else {
             let mut out = String::with_capacity(raw.len());
             self.normalize_into(pos, raw, &mut out, 0)?;
             Cow::Owned(out)
-        } else {
-            Cow::Borrowed(raw)
         };
         if cdata || !value.contains(' ') {
             return Ok(value);
@@ -575,36 +622,44 @@ impl<'a> XmlDecoder<'a> {
 
     fn normalize_into(&mut self, pos: u64, raw: &str, out: &mut String, level: usize) -> Result<()> {
         let mut rest = raw;
-        while let Some(i) = rest.find(['&', '\t', '\n', '\r', '<']) {
+        while let Some(i) = rest.bytes().position(|c| matches!(c, b'&' | b'\t' | b'\n' | b'\r' | b'<')) {
             out.push_str(&rest[..i]);
             let c = rest.as_bytes()[i];
             match c {
                 b'<' => return Err(self.err(pos, "'<' in an attribute value")),
-                b'\r' => {
-                    out.push(' ');
-                    rest = &rest[i + 1..];
-                    if rest.starts_with('\n') && level == 0 {
-                        rest = &rest[1..];
+                b'\r' | b'\t' | b'\n' => {
+                    // A run of white space at once: a space for each character (a CR LF pair of
+                    // the document counts as one, its line end normalized first).
+                    let bytes = rest.as_bytes();
+                    let (mut j, mut n) = (i, 0usize);
+                    while let Some(&c) = bytes.get(j) {
+                        match c {
+                            b'\r' => {
+                                j += 1;
+                                if level == 0 && bytes.get(j) == Some(&b'\n') {
+                                    j += 1;
+                                }
+                            }
+                            b'\t' | b'\n' => j += 1,
+                            _ => break,
+                        }
+                        n += 1;
                     }
-                }
-                b'\t' | b'\n' => {
-                    out.push(' ');
-                    rest = &rest[i + 1..];
+                    const SPACES: &str = "                                ";
+                    while n > 0 {
+                        let k = n.min(SPACES.len());
+                        out.push_str(&SPACES[..k]);
+                        n -= k;
+                    }
+                    rest = &rest[j..];
                 }
                 _ => {
                     let after = &rest[i + 1..];
-                    let end = after.find(';').ok_or_else(|| self.err(pos, "'&' without ';' in an attribute value"))?;
+                    let end = memchr::memchr(b';', after.as_bytes()).ok_or_else(|| self.err(pos, "'&' without ';' in an attribute value"))?;
                     let name = &after[..end];
                     rest = &after[end + 1..];
-                    if let Some(num) = name.strip_prefix('#') {
-                        let code = match num.strip_prefix('x') {
-                            Some(h) => u32::from_str_radix(h, 16).ok(),
-                            None => num.parse::<u32>().ok(),
-                        };
-                        let ch = code
-                            .and_then(char::from_u32)
-                            .filter(|&c| crate::dtd::is_xml_char(c))
-                            .ok_or_else(|| self.err(pos, format!("bad character reference &{name};")))?;
+                    if name.starts_with('#') {
+                        let ch = char_ref(name).ok_or_else(|| self.err(pos, format!("bad character reference &{name};")))?;
                         out.push(ch);
                     } else if let Some(t) = predefined(name) {
                         out.push_str(t);
@@ -905,6 +960,11 @@ impl<'a> XmlDecoder<'a> {
                     }
                     if self.depth == 0 && is_xml_ws(raw) {
                         continue;
+                    }
+                    if self.depth > 0 && memchr::memchr(b'&', raw.as_bytes()).is_none() {
+                        // Only line ends to normalize.
+                        self.last_offset = pos + self.base;
+                        return Ok(Some(Event::Characters { text: normalize_newlines(Cow::Borrowed(raw)), cdata: false }));
                     }
                     self.text_run(pos, raw, true, &|c| c)?;
                     self.flush_text();
