@@ -497,14 +497,19 @@ impl<'a> PerReader<'a> {
                 format!("integer of {n} octets outside 0..2^64 (extension value)"),
             ));
         }
-        let b = self.get_bytes(n)?;
-        if b[0] & 0x80 != 0 {
+        // octet by octet (no copy of a bit-shifted field)
+        let first = self.get(8)?;
+        if first & 0x80 != 0 {
             return Err(self.err(at, "negative index (extension value)"));
         }
-        if n == 9 && b[0] != 0 {
+        if n == 9 && first != 0 {
             return Err(self.err(at, "index too large"));
         }
-        Ok(b.iter().fold(0u64, |acc, &x| (acc << 8) | x as u64))
+        let mut v = first;
+        for _ in 1..n {
+            v = (v << 8) | self.get(8)?;
+        }
+        Ok(v)
     }
 
     pub fn decode(&mut self, ty: TyId) -> Result<V<'a>> {

@@ -317,6 +317,59 @@ impl<'a> Pass1<'a> {
         Ok(i)
     }
 
+    /// A StringOrIndex of the common-names table, looked up at once (the strings are known).
+    fn table_str(&mut self, e: &mut Emitter<'a>) -> Result<Cow<'a, str>> {
+        if !self.r.bit()? {
+            self.r.utf8()
+        } else {
+            let (i, at) = self.r.int(0, 2047)?;
+            e.lookup(i, at)
+        }
+    }
+
+    /// `Document.common-names` into the emitter's names.
+    fn common_names(&mut self, e: &mut Emitter<'a>) -> Result<()> {
+        let (mut n, mut more) = self.r.count_first(None)?;
+        loop {
+            if e.names.len().saturating_add(n) > e.limits.max_table_entries {
+                return Err(Error::limit(self.format, 0, "too many common names")
+                    .at_bit(self.r.bit_pos() as u64));
+            }
+            e.names.reserve(n.min(1024));
+            for _ in 0..n {
+                let at = self.r.bit_pos() as u64;
+                let (p_ns, p_prefix) = (self.r.bit()?, self.r.bit()?);
+                let format = self.format;
+                let first = move || {
+                    Error::malformed(format, 0, "same-as-previous-item in the first common name")
+                        .at_bit(at)
+                };
+                let ns = if !p_ns {
+                    Cow::Borrowed("")
+                } else if !self.r.bit()? {
+                    self.table_str(e)?
+                } else {
+                    let prev = e.names.last().map(|p| p.0.clone()).ok_or_else(first)?;
+                    e.copy(&prev)?
+                };
+                let local = self.table_str(e)?;
+                let prefix = if !p_prefix {
+                    Cow::Borrowed("")
+                } else if !self.r.bit()? {
+                    self.table_str(e)?
+                } else {
+                    let prev = e.names.last().map(|p| p.2.clone()).ok_or_else(first)?;
+                    e.copy(&prev)?
+                };
+                e.names.push((ns, local, prefix));
+            }
+            if !more {
+                return Ok(());
+            }
+            (n, more) = self.r.count_next()?;
+        }
+    }
+
     /// `Document.children`, every element in it, front to back.
     fn children(&mut self) -> Result<()> {
         let mut stack: Vec<Frame> = Vec::new();
@@ -512,7 +565,21 @@ pub(crate) struct Stream<'a> {
     decls: Vec<Event<'a>>,
     nss: Vec<Event<'a>>,
     ats: Vec<Event<'a>>,
+    /// the attributes of the element just started, handed out one per call (all common names)
+    attr_cur: Option<AttrCursor>,
+    /// per common name: its namespace is `xmlns`'s (a namespace declaration)
+    xmlns_name: Vec<bool>,
     ended: bool,
+}
+
+/// Namespace events come first (from `namespace-attributes`, then from `attributes`), then
+/// attribute events (in the same list order): four phases over the element's attributes.
+#[derive(Clone, Copy)]
+struct AttrCursor {
+    start: u32,
+    i: u32,
+    end: u32,
+    phase: u8,
 }
 
 /// Reads the whole input (pass 1) and the tables.
@@ -597,9 +664,8 @@ pub(crate) fn open<'a>(
         (n, more) = p.r.count_next()?;
     }
     e.strings = split.finish()?;
-    let cn = p.r.decode(CN_LIST)?;
+    p.common_names(&mut e)?;
     p.r.finish()?;
-    e.tables(None, Some(cn))?;
     if let Some((i, at)) = p.max_str {
         if i as usize >= e.strings.len() {
             return Err(Error::malformed(
@@ -634,6 +700,7 @@ pub(crate) fn open<'a>(
         e.out.append(&mut decls);
     }
     let pending: VecDeque<Event<'a>> = std::mem::take(&mut e.out).into();
+    let xmlns_name = e.names.iter().map(|n| n.0 == XMLNS_NS).collect();
     Ok(Stream {
         e,
         ops: p.ops,
@@ -648,6 +715,8 @@ pub(crate) fn open<'a>(
         decls,
         nss: Vec::new(),
         ats: Vec::new(),
+        attr_cur: None,
+        xmlns_name,
         ended: false,
     })
 }
@@ -768,6 +837,64 @@ impl<'a> Stream<'a> {
         Ok(())
     }
 
+    /// The next namespace or attribute event of the element just started, if any.
+    #[inline]
+    fn next_attr(&mut self) -> Result<Option<Event<'a>>> {
+        while let Some(c) = &mut self.attr_cur {
+            if c.i == c.end {
+                if c.phase == 3 {
+                    self.attr_cur = None;
+                    return Ok(None);
+                }
+                c.phase += 1;
+                c.i = c.start;
+                continue;
+            }
+            let a = self.attrs[c.i as usize];
+            c.i += 1;
+            let is_ns = self.xmlns_name[a.name as usize];
+            let want = match c.phase {
+                0 => a.ns_list && is_ns,
+                1 => !a.ns_list && is_ns,
+                2 => a.ns_list && !is_ns,
+                _ => !a.ns_list && !is_ns,
+            };
+            if !want {
+                continue;
+            }
+            let (ns, local, prefix) = self.name(a.name, None, None)?;
+            let value = self.s(a.value)?;
+            if !is_ns {
+                return Ok(Some(Event::Attribute {
+                    name: QName {
+                        prefix,
+                        namespace: ns,
+                        local,
+                    },
+                    value,
+                }));
+            }
+            if prefix == "xmlns" {
+                return Ok(Some(Event::Namespace {
+                    prefix: local,
+                    uri: value,
+                }));
+            }
+            if prefix.is_empty() && local == "xmlns" {
+                return Ok(Some(Event::Namespace {
+                    prefix: Cow::Borrowed(""),
+                    uri: value,
+                }));
+            }
+            return Err(Error::malformed(
+                self.e.format(),
+                0,
+                format!("bad namespace attribute {prefix}:{local}"),
+            ));
+        }
+        Ok(None)
+    }
+
     /// Events of a rare item that the generic emitter maps, into `pending`.
     fn via_emitter(&mut self, op: Op) -> Result<()> {
         match op {
@@ -790,6 +917,11 @@ impl<'a> Stream<'a> {
     #[inline]
     pub(crate) fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         loop {
+            if self.attr_cur.is_some() {
+                if let Some(ev) = self.next_attr()? {
+                    return Ok(Some(ev));
+                }
+            }
             if let Some(ev) = self.pending.pop_front() {
                 return Ok(Some(ev));
             }
@@ -810,7 +942,20 @@ impl<'a> Stream<'a> {
                     let parent = self.ns_stack.last().cloned();
                     let (namespace, local, prefix) = self.name(name, parent.as_ref(), None)?;
                     if attrs != attrs_end {
-                        self.attributes(attrs, attrs_end, &namespace)?;
+                        let all_common = self.attrs[attrs as usize..attrs_end as usize]
+                            .iter()
+                            .all(|a| a.name & INLINE == 0);
+                        if all_common {
+                            // handed out one per call, in the order `attributes` gives
+                            self.attr_cur = Some(AttrCursor {
+                                start: attrs,
+                                i: attrs,
+                                end: attrs_end,
+                                phase: 0,
+                            });
+                        } else {
+                            self.attributes(attrs, attrs_end, &namespace)?;
+                        }
                     }
                     self.ns_stack.push(namespace.clone());
                     Event::StartElement(QName {
