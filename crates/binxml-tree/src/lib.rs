@@ -48,10 +48,21 @@ pub enum NodeKind<'a> {
     Typed(Typed<'a>),
     Comment(Cow<'a, str>),
     ProcessingInstruction { target: Cow<'a, str>, data: Cow<'a, str> },
-    DocType(DocType<'a>),
+    /// Boxed, as is [`NodeKind::UnparsedEntity`]: the rare large kinds do not make every node
+    /// larger.
+    DocType(Box<DocType<'a>>),
     Notation { name: Cow<'a, str>, public_id: Option<Cow<'a, str>>, system_id: Option<Cow<'a, str>> },
-    UnparsedEntity { name: Cow<'a, str>, public_id: Option<Cow<'a, str>>, system_id: Cow<'a, str>, notation: Cow<'a, str> },
+    UnparsedEntity(Box<UnparsedEntity<'a>>),
     EntityReference { name: Cow<'a, str>, public_id: Option<Cow<'a, str>>, system_id: Option<Cow<'a, str>> },
+}
+
+/// An unparsed entity declared in the DTD.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnparsedEntity<'a> {
+    pub name: Cow<'a, str>,
+    pub public_id: Option<Cow<'a, str>>,
+    pub system_id: Cow<'a, str>,
+    pub notation: Cow<'a, str>,
 }
 
 /// A range into one of the document's shared vectors.
@@ -436,10 +447,10 @@ impl<'a> Builder<'a> {
             Event::Typed(t) => self.leaf(NodeKind::Typed(t)),
             Event::Comment(c) => self.leaf(NodeKind::Comment(c)),
             Event::ProcessingInstruction { target, data } => self.leaf(NodeKind::ProcessingInstruction { target, data }),
-            Event::DocType(d) => self.leaf(NodeKind::DocType(d)),
+            Event::DocType(d) => self.leaf(NodeKind::DocType(Box::new(d))),
             Event::Notation { name, public_id, system_id } => self.leaf(NodeKind::Notation { name, public_id, system_id }),
             Event::UnparsedEntity { name, public_id, system_id, notation } => {
-                self.leaf(NodeKind::UnparsedEntity { name, public_id, system_id, notation })
+                self.leaf(NodeKind::UnparsedEntity(Box::new(UnparsedEntity { name, public_id, system_id, notation })))
             }
             Event::EntityReference { name, public_id, system_id } => {
                 self.leaf(NodeKind::EntityReference { name, public_id, system_id })
@@ -654,11 +665,11 @@ impl<'d, 'a> TreeEvents<'d, 'a> {
                 internal_subset: bo(&d.internal_subset),
             }),
             NodeKind::Notation { name, public_id, system_id } => Event::Notation { name: b(name), public_id: bo(public_id), system_id: bo(system_id) },
-            NodeKind::UnparsedEntity { name, public_id, system_id, notation } => Event::UnparsedEntity {
-                name: b(name),
-                public_id: bo(public_id),
-                system_id: b(system_id),
-                notation: b(notation),
+            NodeKind::UnparsedEntity(u) => Event::UnparsedEntity {
+                name: b(&u.name),
+                public_id: bo(&u.public_id),
+                system_id: b(&u.system_id),
+                notation: b(&u.notation),
             },
             NodeKind::EntityReference { name, public_id, system_id } => Event::EntityReference { name: b(name), public_id: bo(public_id), system_id: bo(system_id) },
             NodeKind::Document { .. } => return,
@@ -789,5 +800,12 @@ mod tests {
     fn rejects_broken_streams() {
         assert!(Document::from_events(vec![Event::start_document(), Event::EndElement]).is_err());
         assert!(Document::from_events(vec![Event::start_document(), Event::StartElement(QName::local("a"))]).is_err());
+    }
+}
+#[cfg(test)]
+mod size_probe {
+    #[test]
+    fn sizes() {
+        eprintln!("NodeKind {} NodeData {} Attribute {} QName {} Event {} NsDecl {}", std::mem::size_of::<super::NodeKind>(), std::mem::size_of::<super::NodeData>(), std::mem::size_of::<super::Attribute>(), std::mem::size_of::<binxml_core::QName>(), std::mem::size_of::<binxml_core::Event>(), std::mem::size_of::<super::NamespaceDecl>());
     }
 }

@@ -29,9 +29,9 @@ pub(crate) struct RawAttr<'x> {
 
 #[derive(Debug)]
 pub(crate) enum Token<'x> {
-    /// Character data up to the next `<`; `special`: it holds `&` or a carriage return (references
-    /// to resolve, line ends to normalize).
-    Text { raw: &'x str, special: bool },
+    /// Character data up to the next `<`; `amp`: it holds `&` (references to resolve), `cr`: it
+    /// holds a carriage return (line ends to normalize).
+    Text { raw: &'x str, amp: bool, cr: bool },
     /// A start tag; its attributes are in [`Lexer::attrs`] until the next start tag.
     Start { name: &'x str, empty: bool, xmlns: bool },
     End,
@@ -84,21 +84,61 @@ const fn value_table() -> [u8; 256] {
 }
 static VALUE: [u8; 256] = value_table();
 
-/// Text bytes: 0 plain, 1 `&` or carriage return, 2 `<`.
-const fn text_table() -> [u8; 256] {
-    let mut t = [0u8; 256];
-    t[b'&' as usize] = 1;
-    t[b'\r' as usize] = 1;
-    t[b'<' as usize] = 2;
-    t
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of every zero byte of `v` set (and possibly of bytes above a zero byte, where
+/// the subtraction borrows: the lowest flagged byte is always a true zero).
+#[inline]
+fn zero_bytes(v: u64) -> u64 {
+    v.wrapping_sub(LO) & !v & HI
 }
-static TEXT: [u8; 256] = text_table();
+
+/// Text runs are scanned 8 bytes at a time up to this length, beyond it by memchr.
+const SHORT_TEXT: usize = 64;
+
+/// The length of the text run at the start of `b` (up to the first `<`), and whether it holds
+/// `&` and carriage returns.
+#[inline]
+pub(crate) fn scan_text(b: &[u8]) -> (usize, bool, bool) {
+    let (mut amp, mut cr) = (false, false);
+    let head = &b[..b.len().min(SHORT_TEXT)];
+    let mut chunks = head.chunks_exact(8);
+    let mut i = 0;
+    for chunk in &mut chunks {
+        let x = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+        let lt = zero_bytes(x ^ (LO * b'<' as u64));
+        let a = zero_bytes(x ^ (LO * b'&' as u64));
+        let c = zero_bytes(x ^ (LO * b'\r' as u64));
+        if lt != 0 {
+            // Flags below the first '<' only (a flag there implies a true byte there).
+            let below = (lt & lt.wrapping_neg()) - 1;
+            return (i + (lt.trailing_zeros() / 8) as usize, amp | (a & below != 0), cr | (c & below != 0));
+        }
+        amp |= a != 0;
+        cr |= c != 0;
+        i += 8;
+    }
+    for &c in chunks.remainder() {
+        match c {
+            b'<' => return (i, amp, cr),
+            b'&' => amp = true,
+            b'\r' => cr = true,
+            _ => {}
+        }
+        i += 1;
+    }
+    if i == b.len() {
+        return (i, amp, cr);
+    }
+    let end = memchr::memchr(b'<', &b[i..]).map_or(b.len(), |e| i + e);
+    let tail = &b[i..end];
+    (end, amp || memchr::memchr(b'&', tail).is_some(), cr || memchr::memchr(b'\r', tail).is_some())
+}
 
 /// Attribute values up to this length are scanned byte by byte, longer ones by memchr.
 const SHORT_VALUE: usize = 24;
 
-/// Text runs up to this length are scanned byte by byte, longer ones by memchr.
-const SHORT_TEXT: usize = 48;
 
 pub(crate) fn name_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_' || c == b':' || c >= 0x80
@@ -227,28 +267,10 @@ impl<'x> Lexer<'x> {
             None => Ok(Token::Eof),
             Some(b'<') => self.markup(start),
             Some(_) => {
-                // Short runs (indentation, short values) byte by byte, long ones by memchr.
-                let rest = &b[start..];
-                let short = rest.len().min(SHORT_TEXT);
-                let mut special = false;
-                let mut k = 0;
-                while k < short {
-                    match TEXT[rest[k] as usize] {
-                        0 => {}
-                        1 => special = true,
-                        _ => break,
-                    }
-                    k += 1;
-                }
-                let end = if k < short || short == rest.len() {
-                    start + k
-                } else {
-                    let end = memchr::memchr(b'<', &rest[short..]).map_or(b.len(), |e| start + short + e);
-                    special |= memchr::memchr2(b'&', b'\r', &b[start + short..end]).is_some();
-                    end
-                };
+                let (end, amp, cr) = scan_text(&b[start..]);
+                let end = start + end;
                 self.pos = end;
-                Ok(Token::Text { raw: &self.src[start..end], special })
+                Ok(Token::Text { raw: &self.src[start..end], amp, cr })
             }
         }
     }
@@ -475,7 +497,7 @@ mod tests {
         assert_eq!(t[0], "Pi { target: \"xml\", data: \" version='1.0'\" }");
         assert!(t[1].starts_with("DocType(\" a [<!ENTITY"), "{}", t[1]);
         assert_eq!(t[2], "<a b=1 c=2&amp;*>");
-        assert_eq!(t[3], "Text { raw: \"t\", special: false }");
+        assert_eq!(t[3], "Text { raw: \"t\", amp: false, cr: false }");
         assert_eq!(t[4], "CData(\"<x>\")");
         assert_eq!(t[5], "Comment(\"c\")");
         assert_eq!(t[6], "Pi { target: \"p\", data: \" d\" }");
@@ -485,18 +507,29 @@ mod tests {
 
     #[test]
     fn text_runs() {
-        for len in [0, 1, 47, 48, 49, 200] {
-            for (tail, special) in [("", false), ("&amp;", true), ("\r\n", true), ("x", false)] {
-                let text = format!("{}{tail}", "a".repeat(len));
-                if text.is_empty() {
-                    continue;
+        // Against a byte-by-byte scan, every length and position around the chunk boundaries.
+        let naive = |b: &[u8]| {
+            let end = b.iter().position(|&c| c == b'<').unwrap_or(b.len());
+            (end, b[..end].contains(&b'&'), b[..end].contains(&b'\r'))
+        };
+        let fill = "ab\u{e9}\u{1F600}cd\n \t\u{1}\u{7f}\u{80}";
+        for len in 0..140 {
+            let base: Vec<u8> = fill.bytes().cycle().take(len).collect();
+            assert_eq!(scan_text(&base), naive(&base), "{len}");
+            for at in 0..len {
+                for set in [&[b'<'][..], &[b'&'], &[b'\r'], &[b'&', b'<'], &[b'<', b'&'], &[b'\r', b'<'], &[b'<', b'\r'], &[b'\x00', b'<'], &[b'<', b'\x00', b'&']] {
+                    let mut v = base.clone();
+                    for (k, &c) in set.iter().enumerate() {
+                        if at + k < len {
+                            v[at + k] = c;
+                        }
+                    }
+                    assert_eq!(scan_text(&v), naive(&v), "{len} {at} {set:?}");
                 }
-                let t = tokens(&format!("<a>{text}</a>")).unwrap();
-                assert_eq!(t[1], format!("Text {{ raw: {text:?}, special: {special} }}"));
-                let t = tokens(&format!("<a/>{text}")).unwrap();
-                assert_eq!(t[1], format!("Text {{ raw: {text:?}, special: {special} }}"), "at the end of the input");
             }
         }
+        let t = tokens("<a>x&amp;\r\n</a>").unwrap();
+        assert_eq!(t[1], "Text { raw: \"x&amp;\\r\\n\", amp: true, cr: true }");
     }
 
     #[test]

@@ -323,10 +323,16 @@ impl<'a> XmlDecoder<'a> {
 
     #[inline]
     fn lookup_ns(&self, prefix: &str) -> Option<Cow<'a, str>> {
-        if let Some((_, u)) = self.ns.iter().rev().find(|(p, _)| p.len() == prefix.len() && p == prefix) {
-            return Some(u.clone());
+        let found = if prefix.is_empty() {
+            self.ns.iter().rev().find(|(p, _)| p.is_empty())
+        } else {
+            self.ns.iter().rev().find(|(p, _)| p.len() == prefix.len() && p == prefix)
+        };
+        match found {
+            Some((_, Cow::Borrowed(u))) => Some(Cow::Borrowed(u)),
+            Some((_, Cow::Owned(u))) => Some(Cow::Owned(u.clone())),
+            None => (prefix == "xml").then_some(Cow::Borrowed(XML_NS)),
         }
-        (prefix == "xml").then_some(Cow::Borrowed(XML_NS))
     }
 
     /// The first call: StartDocument, from the XML declaration when there is one.
@@ -924,6 +930,7 @@ impl<'a> XmlDecoder<'a> {
         Ok(Event::StartElement(qname))
     }
 
+    #[inline(always)]
     fn next(&mut self) -> Result<Option<Event<'a>>> {
         loop {
             if let Some((pos, ev)) = self.pending.pop_front() {
@@ -953,18 +960,14 @@ impl<'a> XmlDecoder<'a> {
                     self.last_offset = pos + self.base;
                     return Ok(Some(Event::EndElement));
                 }
-                Token::Text { raw, special } => {
-                    if self.depth > 0 && !special {
+                Token::Text { raw, amp, cr } => {
+                    if self.depth > 0 && !amp {
                         self.last_offset = pos + self.base;
-                        return Ok(Some(Event::Characters { text: Cow::Borrowed(raw), cdata: false }));
+                        let text = if cr { normalize_newlines(Cow::Borrowed(raw)) } else { Cow::Borrowed(raw) };
+                        return Ok(Some(Event::Characters { text, cdata: false }));
                     }
                     if self.depth == 0 && is_xml_ws(raw) {
                         continue;
-                    }
-                    if self.depth > 0 && memchr::memchr(b'&', raw.as_bytes()).is_none() {
-                        // Only line ends to normalize.
-                        self.last_offset = pos + self.base;
-                        return Ok(Some(Event::Characters { text: normalize_newlines(Cow::Borrowed(raw)), cdata: false }));
                     }
                     self.text_run(pos, raw, true, &|c| c)?;
                     self.flush_text();
@@ -992,10 +995,15 @@ fn is_xmlns_name(name: &str) -> bool {
 
 impl<'a> binxml_core::Decoder<'a> for XmlDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
-        let ev = self.next()?;
         // `Limits::max_string_len` for every string, also those borrowed from the input. Without
         // entity expansion no string is longer than the input (references and normalization
-        // only shorten what they replace), so short inputs need no check.
+        // only shorten what they replace), so short inputs need no check while no entity is
+        // declared (a call that reads the DOCTYPE returns its events before any reference is
+        // read). The common case returns the event as it comes.
+        if self.input.len() <= self.limits.max_string_len && self.expanded == 0 && self.dtd.entities.is_empty() {
+            return self.next();
+        }
+        let ev = self.next()?;
         if self.input.len() <= self.limits.max_string_len && self.expanded == 0 {
             return Ok(ev);
         }
