@@ -355,6 +355,7 @@ impl<'a> Builder<'a> {
         Builder { doc: Document::new(), open: vec![(NodeId(0), 0)], pending: Vec::new(), ended: false, started: false, in_start_tag: false }
     }
 
+    #[inline]
     fn leaf(&mut self, kind: NodeKind<'a>) {
         let parent = self.open.last().map_or(0, |o| o.0 .0);
         let id = NodeId(self.doc.nodes.len() as u32);
@@ -362,10 +363,16 @@ impl<'a> Builder<'a> {
         self.pending.push(id);
     }
 
+    #[inline]
     fn close(&mut self) {
         let (node, from) = self.open.pop().expect("open node");
         let start = self.doc.children.len() as u32;
-        self.doc.children.extend_from_slice(&self.pending[from..]);
+        match self.pending.len() - from {
+            0 => {}
+            // Most elements have one child (their text): no copy loop.
+            1 => self.doc.children.push(self.pending[from]),
+            _ => self.doc.children.extend_from_slice(&self.pending[from..]),
+        }
         self.pending.truncate(from);
         self.doc.nodes[node.index()].children = Span { start, len: self.doc.children.len() as u32 - start };
     }
@@ -804,8 +811,9 @@ mod tests {
 }
 #[cfg(test)]
 mod size_probe {
+    /// The arena's node stays small (rare large kinds are boxed): building writes every node.
     #[test]
-    fn sizes() {
-        eprintln!("NodeKind {} NodeData {} Attribute {} QName {} Event {} NsDecl {}", std::mem::size_of::<super::NodeKind>(), std::mem::size_of::<super::NodeData>(), std::mem::size_of::<super::Attribute>(), std::mem::size_of::<binxml_core::QName>(), std::mem::size_of::<binxml_core::Event>(), std::mem::size_of::<super::NamespaceDecl>());
+    fn node_size() {
+        assert!(std::mem::size_of::<super::NodeData>() <= 112, "{}", std::mem::size_of::<super::NodeData>());
     }
 }
