@@ -71,7 +71,7 @@ struct Frame {
 /// boundary: everything after `Document.children` up to the block is octets except the small
 /// fields, so the misalignment is known from their sizes; each element that gets
 /// `base-URI` `same-as-parent-element` (true without `xml:base`) adds one bit.
-fn align_block(doc: &mut Val) {
+fn align_block(doc: &mut Val, refs: &crate::per::Refs) {
     use crate::per::uper_bits;
     use crate::schema::*;
     let V::Seq(f) = doc else { return };
@@ -90,7 +90,7 @@ fn align_block(doc: &mut Val) {
     let mut bits = 3;
     for (ty, v) in tys.iter().zip(f.iter()) {
         if let Some(v) = v {
-            bits += uper_bits(*ty, v);
+            bits += uper_bits(*ty, v, refs);
         }
     }
     let mut need = ((8 - bits % 8) % 8) as u32;
@@ -593,7 +593,18 @@ impl Builder {
     }
 
     /// The finished abstract value of `Document`, with its tables, and the sizes of its parts.
-    pub fn finish(mut self) -> Result<(Val, Stats)> {
+    pub fn finish(self) -> Result<(Val, Stats)> {
+        let (mut doc, stats, refs) = self.finish_refs()?;
+        if !refs.strings.is_empty() || !refs.names.is_empty() {
+            let texts: Vec<&str> = refs.texts.iter().map(|s| &**s).collect();
+            doc.resolve(&refs.strings, &texts, &refs.names);
+        }
+        Ok((doc, stats))
+    }
+
+    /// The value with its table references unresolved ([`V::StrRef`], [`V::NameRef`]), and how
+    /// they resolve: what the PER writer encodes directly.
+    pub(crate) fn finish_refs(mut self) -> Result<(Val, Stats, crate::per::Refs)> {
         self.flush_text()?;
         if !self.stack.is_empty() {
             return Err(Error::invalid_events(
@@ -701,18 +712,22 @@ impl Builder {
             Some(V::List(cs)),
             Some(V::List(common)),
         ]);
-        if self.opts.strings_table || self.opts.names_table {
-            let texts: Vec<&str> = self.strings.strings.iter().map(|(s, _)| &**s).collect();
-            doc.resolve(&str_perm, &texts, &name_perm);
-        }
+        let refs = crate::per::Refs {
+            strings: str_perm,
+            texts: std::mem::take(&mut self.strings.strings)
+                .into_iter()
+                .map(|(s, _)| s)
+                .collect(),
+            names: name_perm,
+        };
         if self.opts.rule == crate::Rule::Uper
             && self.opts.align_strings
             && self.opts.compression == table::Compression::None
             && stats.strings > 0
             && !self.has_xml_base
         {
-            align_block(&mut doc);
+            align_block(&mut doc, &refs);
         }
-        Ok((doc, stats))
+        Ok((doc, stats, refs))
     }
 }

@@ -208,8 +208,31 @@ pub fn value_to_events<'a>(
 
 /// Encodes a whole event stream.
 pub fn encode(events: &[Event<'_>], opts: Options) -> Result<Vec<u8>> {
-    let (v, _) = build_value(events, opts)?;
-    encode_value(opts.rule, &v)
+    let format = opts.rule.format_name();
+    let mut checker = StreamChecker::new(true);
+    let mut b = build::Builder::new(opts, format);
+    for ev in events {
+        checker.check(format, ev)?;
+        b.event(ev)?;
+    }
+    Ok(encode_built(b, opts.rule)?.0)
+}
+
+/// Encodes the builder's value: PER straight from the value with its table references
+/// unresolved (no rewriting pass), BER from the resolved value.
+fn encode_built(b: build::Builder, rule: Rule) -> Result<(Vec<u8>, Stats)> {
+    match rule {
+        Rule::Uper | Rule::Aper => {
+            let (v, stats, refs) = b.finish_refs()?;
+            let mut w = per::PerWriter::with_refs(rule == Rule::Aper, rule.format_name(), &refs);
+            w.encode(schema::DOCUMENT, &v)?;
+            Ok((w.finish(), stats))
+        }
+        Rule::Ber => {
+            let (v, stats) = b.finish()?;
+            Ok((encode_value(rule, &v)?, stats))
+        }
+    }
 }
 
 /// Decodes a whole document into events.
@@ -284,9 +307,8 @@ impl<W: Write> Encoder for Asn1Encoder<W> {
             .builder
             .take()
             .ok_or_else(|| Error::invalid_events(format, "finish called twice"))?;
-        let (v, stats) = b.finish()?;
+        let (bytes, stats) = encode_built(b, self.opts.rule)?;
         self.stats = stats;
-        let bytes = encode_value(self.opts.rule, &v)?;
         let out = self.out.as_mut().expect("writer");
         out.write_all(&bytes).map_err(|e| Error::io(format, e))?;
         out.flush().map_err(|e| Error::io(format, e))

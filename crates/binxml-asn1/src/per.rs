@@ -9,15 +9,27 @@ use crate::value::V;
 
 const FRAG: usize = 16384;
 
-pub struct PerWriter {
+pub struct PerWriter<'r> {
     aligned: bool,
     buf: Vec<u8>,
     acc: u64,
     nacc: u32,
     format: &'static str,
+    refs: Option<&'r Refs>,
 }
 
-impl PerWriter {
+/// How the encoder's table references ([`V::StrRef`], [`V::NameRef`]) resolve: written
+/// directly, without first rewriting the value (see [`V::resolve`]).
+pub(crate) struct Refs {
+    /// table position of string id, or [`crate::value::INLINE`]
+    pub strings: Vec<u32>,
+    /// the text of string id (for those written inline)
+    pub texts: Vec<Box<str>>,
+    /// table position of name id
+    pub names: Vec<u32>,
+}
+
+impl PerWriter<'static> {
     pub fn new(aligned: bool, format: &'static str) -> Self {
         PerWriter {
             aligned,
@@ -25,6 +37,32 @@ impl PerWriter {
             acc: 0,
             nacc: 0,
             format,
+            refs: None,
+        }
+    }
+}
+
+impl<'r> PerWriter<'r> {
+    /// A writer that resolves table references by `refs` as it goes.
+    pub(crate) fn with_refs(aligned: bool, format: &'static str, refs: &'r Refs) -> Self {
+        PerWriter {
+            aligned,
+            buf: Vec::with_capacity(1024),
+            acc: 0,
+            nacc: 0,
+            format,
+            refs: Some(refs),
+        }
+    }
+
+    /// `INTEGER (lo..hi, ..., 0..MAX)`.
+    fn int(&mut self, x: u64, lo: u64, hi: u64) {
+        if (lo..=hi).contains(&x) {
+            self.put(0, 1);
+            self.constrained(x - lo, hi - lo + 1);
+        } else {
+            self.put(1, 1);
+            self.unconstrained(x);
         }
     }
 
@@ -211,13 +249,30 @@ impl PerWriter {
                 self.encode(alts[*i as usize], inner)
             }
             (Ty::Int(lo, hi), V::Int(x, _)) => {
-                if (*lo..=*hi).contains(x) {
-                    self.put(0, 1);
-                    self.constrained(x - lo, hi - lo + 1);
-                } else {
-                    self.put(1, 1);
-                    self.unconstrained(*x);
+                self.int(*x, *lo, *hi);
+                Ok(())
+            }
+            // a StringOrIndex by reference: its table position, or the text inline
+            (Ty::Choice(_), V::StrRef(id)) if ty == crate::schema::STR_IDX => {
+                let refs = self.refs.ok_or_else(|| self.mismatch(ty))?;
+                let id = *id as usize;
+                match refs.strings.get(id) {
+                    Some(&pos) if pos == crate::value::INLINE => {
+                        self.constrained(0, 2);
+                        self.octets(refs.texts[id].as_bytes())
+                    }
+                    Some(&pos) => {
+                        self.constrained(1, 2);
+                        self.int(pos as u64, 0, 2047);
+                        Ok(())
+                    }
+                    None => Err(self.mismatch(ty)),
                 }
+            }
+            (Ty::Int(lo, hi), V::NameRef(id)) => {
+                let refs = self.refs.ok_or_else(|| self.mismatch(ty))?;
+                let pos = *refs.names.get(*id as usize).ok_or_else(|| self.mismatch(ty))?;
+                self.int(pos as u64, *lo, *hi);
                 Ok(())
             }
             (Ty::Enum(n), V::Enum(x)) if x < n => {
@@ -238,11 +293,21 @@ impl PerWriter {
 
 /// The length in bits of `v`'s UPER encoding (as [`PerWriter`] would write it, without writing;
 /// values that do not fit `ty` count as nothing).
-pub(crate) fn uper_bits(ty: TyId, v: &V<'_>) -> u64 {
+pub(crate) fn uper_bits(ty: TyId, v: &V<'_>, refs: &Refs) -> u64 {
     if ty == crate::schema::ELEMENT {
-        crate::deep(|| uper_bits_inner(ty, v))
+        crate::deep(|| uper_bits_inner(ty, v, refs))
     } else {
-        uper_bits_inner(ty, v)
+        uper_bits_inner(ty, v, refs)
+    }
+}
+
+fn int_bits(x: u64, lo: u64, hi: u64) -> u64 {
+    if (lo..=hi).contains(&x) {
+        1 + constrained_bits(hi - lo + 1)
+    } else {
+        // octets of the non-negative two's complement form, and their length
+        let octets = (64 - x.leading_zeros() as u64) / 8 + 1;
+        1 + 8 + 8 * octets
     }
 }
 
@@ -262,14 +327,14 @@ fn constrained_bits(range: u64) -> u64 {
     }
 }
 
-fn uper_bits_inner(ty: TyId, v: &V<'_>) -> u64 {
+fn uper_bits_inner(ty: TyId, v: &V<'_>, refs: &Refs) -> u64 {
     match (&TYPES[ty], v) {
         (Ty::Seq(fields), V::Seq(vals)) => {
             let mut n = 0;
             for ((fty, opt), val) in fields.iter().zip(vals) {
                 n += *opt as u64;
                 if let Some(val) = val {
-                    n += uper_bits(*fty, val);
+                    n += uper_bits(*fty, val, refs);
                 }
             }
             n
@@ -281,20 +346,24 @@ fn uper_bits_inner(ty: TyId, v: &V<'_>) -> u64 {
                 Some(_) => 1 + length_bits(c),
                 None => length_bits(c),
             };
-            head + items.iter().map(|it| uper_bits(*item, it)).sum::<u64>()
+            head + items.iter().map(|it| uper_bits(*item, it, refs)).sum::<u64>()
         }
         (Ty::Choice(alts), V::Choice(i, inner)) if (*i as usize) < alts.len() => {
-            constrained_bits(alts.len() as u64) + uper_bits(alts[*i as usize], inner)
+            constrained_bits(alts.len() as u64) + uper_bits(alts[*i as usize], inner, refs)
         }
-        (Ty::Int(lo, hi), V::Int(x, _)) => {
-            if (*lo..=*hi).contains(x) {
-                1 + constrained_bits(hi - lo + 1)
-            } else {
-                // octets of the non-negative two's complement form, and their length
-                let octets = (64 - x.leading_zeros() as u64) / 8 + 1;
-                1 + 8 + 8 * octets
+        (Ty::Int(lo, hi), V::Int(x, _)) => int_bits(*x, *lo, *hi),
+        (Ty::Choice(_), V::StrRef(id)) => match refs.strings.get(*id as usize) {
+            Some(&pos) if pos == crate::value::INLINE => {
+                let n = refs.texts[*id as usize].len() as u64;
+                1 + length_bits(n) + 8 * n
             }
-        }
+            Some(&pos) => 1 + int_bits(pos as u64, 0, 2047),
+            None => 0,
+        },
+        (Ty::Int(lo, hi), V::NameRef(id)) => refs
+            .names
+            .get(*id as usize)
+            .map_or(0, |&pos| int_bits(pos as u64, *lo, *hi)),
         (Ty::Enum(n), V::Enum(_)) => constrained_bits(*n),
         (Ty::Bool, V::Bool(_)) => 1,
         (Ty::Utf8, V::Text(s)) => length_bits(s.len() as u64) + 8 * s.len() as u64,

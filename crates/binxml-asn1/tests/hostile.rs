@@ -613,3 +613,16 @@ fn names_that_share_their_characters_stay_apart() {
         assert_eq!(owned(decode(&bytes, o.rule).unwrap()), evs, "{o:?}");
     }
 }
+
+/// The encoder writes PER straight from its table references; the public value path
+/// (`build_value`, then `encode_value`) gives the same bytes.
+#[test]
+fn direct_and_value_encodings_agree() {
+    for evs in [sample(), big_table_doc()] {
+        for o in variants().into_iter().chain(Rule::ALL.map(Options::compact)) {
+            let direct = encode(&evs, o).unwrap();
+            let (v, _) = binxml_asn1::build_value(&evs, o).unwrap();
+            assert_eq!(direct, encode_value(o.rule, &v).unwrap(), "{o:?}");
+        }
+    }
+}
