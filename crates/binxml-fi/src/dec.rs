@@ -42,8 +42,20 @@ fn is_ascii_short(b: &[u8]) -> bool {
     acc & 0x8080_8080_8080_8080 == 0
 }
 
+#[cold]
+#[inline(never)]
 fn eof(pos: u64) -> Error {
     Error::malformed(FORMAT, pos, "unexpected end of input")
+}
+
+#[cold]
+#[inline(never)]
+fn past_end(pos: usize, n: usize, left: usize) -> Error {
+    Error::malformed(
+        FORMAT,
+        pos as u64,
+        format!("length {n} runs past the end of the input ({left} octets left)"),
+    )
 }
 
 pub(crate) struct SliceSrc<'a> {
@@ -52,11 +64,11 @@ pub(crate) struct SliceSrc<'a> {
 }
 
 impl<'a> Src<'a> for SliceSrc<'a> {
-    #[inline]
+    #[inline(always)]
     fn pos(&self) -> u64 {
         self.pos as u64
     }
-    #[inline]
+    #[inline(always)]
     fn byte(&mut self) -> Result<u8> {
         match self.data.get(self.pos) {
             Some(&b) => {
@@ -66,7 +78,7 @@ impl<'a> Src<'a> for SliceSrc<'a> {
             None => Err(eof(self.pos as u64)),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn bytes(&mut self, n: usize) -> Result<Cow<'a, [u8]>> {
         let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len());
         match end {
@@ -75,14 +87,7 @@ impl<'a> Src<'a> for SliceSrc<'a> {
                 self.pos = end;
                 Ok(Cow::Borrowed(s))
             }
-            None => Err(Error::malformed(
-                FORMAT,
-                self.pos as u64,
-                format!(
-                    "length {n} runs past the end of the input ({} octets left)",
-                    self.data.len() - self.pos
-                ),
-            )),
+            None => Err(past_end(self.pos, n, self.data.len() - self.pos)),
         }
     }
     fn peek(&mut self, n: usize) -> Result<&[u8]> {
@@ -225,10 +230,38 @@ const TABLE_NAMES: [&str; 8] = [
     "other-string",
 ];
 
+/// An entry of a name-surrogate table. Names whose parts are all borrowed (the common case)
+/// are kept as plain slices, so that handing one out copies three slices and branches once.
+enum NameSlot<'a> {
+    Borrowed {
+        prefix: &'a str,
+        namespace: &'a str,
+        local: &'a str,
+    },
+    Owned(QName<'a>),
+}
+
+impl<'a> NameSlot<'a> {
+    fn new(q: QName<'a>) -> Self {
+        match q {
+            QName {
+                prefix: Cow::Borrowed(prefix),
+                namespace: Cow::Borrowed(namespace),
+                local: Cow::Borrowed(local),
+            } => NameSlot::Borrowed {
+                prefix,
+                namespace,
+                local,
+            },
+            q => NameSlot::Owned(q),
+        }
+    }
+}
+
 struct Tables<'a> {
     strs: [Vec<Cow<'a, str>>; 8],
-    elements: Vec<QName<'a>>,
-    attributes: Vec<QName<'a>>,
+    elements: Vec<NameSlot<'a>>,
+    attributes: Vec<NameSlot<'a>>,
     alphabets: Vec<Vec<char>>,
     algorithms: Vec<String>,
 }
@@ -270,9 +303,20 @@ pub(crate) struct Core<'a, S: Src<'a>> {
     shared_vocabs: Option<Arc<Vocabularies>>,
     borrowed_vocabs: Option<&'a Vocabularies>,
     alphabet_cache: [Vec<char>; 2],
+    /// Something other than the next body item is due: queued events, namespace attributes,
+    /// a pending terminator, the header, or the end. Kept by [`Core::refresh`].
+    slow: bool,
 }
 
 impl<'a, S: Src<'a>> Core<'a, S> {
+    #[inline]
+    fn refresh(&mut self) {
+        self.slow = !self.queue.is_empty()
+            || self.ns_pos < self.ns.len()
+            || self.terms > 0
+            || self.phase != Phase::Body;
+    }
+
     fn new(src: S, limits: Limits, budget: usize) -> Self {
         Core {
             src,
@@ -293,19 +337,19 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             last: 0,
             shared_vocabs: None,
             borrowed_vocabs: None,
-            alphabet_cache: [
-                algo::NUMERIC.chars().collect(),
-                algo::DATE_TIME.chars().collect(),
-            ],
+            alphabet_cache: [Vec::new(), Vec::new()],
+            slow: true,
         }
     }
 
-    #[inline]
+    #[cold]
+    #[inline(never)]
     fn err(&self, msg: impl Into<String>) -> Error {
         Error::malformed(FORMAT, self.src.pos().saturating_sub(1), msg)
     }
 
-    #[inline]
+    #[cold]
+    #[inline(never)]
     fn err_at(&self, at: u64, msg: impl Into<String>) -> Error {
         Error::malformed(FORMAT, at, msg)
     }
@@ -545,8 +589,13 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         self.utf8(len)
     }
 
-    fn alphabet(&self, wire: u8) -> Result<&[char]> {
+    fn alphabet(&mut self, wire: u8) -> Result<&[char]> {
         if wire < 2 {
+            let c = &mut self.alphabet_cache[wire as usize];
+            if c.is_empty() {
+                let a = if wire == 0 { algo::NUMERIC } else { algo::DATE_TIME };
+                *c = a.chars().collect();
+            }
             Ok(&self.alphabet_cache[wire as usize])
         } else if wire >= algo::APPLICATION_START {
             match self
@@ -615,6 +664,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     #[inline]
     fn nistring(&mut self, tab: StrTab) -> Result<NiStr<'a>> {
         let b = self.src.byte()?;
+        self.nistring_b(b, tab)
+    }
+
+    /// [`Core::nistring`] after its first octet `b`.
+    fn nistring_b(&mut self, b: u8, tab: StrTab) -> Result<NiStr<'a>> {
         if b & 0x80 != 0 {
             if b == 0xFF {
                 return Ok(NiStr::Str(Cow::Borrowed("")));
@@ -1015,18 +1069,18 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             self.t.algorithms.push(a.to_string());
         }
         for &(p, n, l) in &r.elements {
-            self.t.elements.push(QName {
+            self.t.elements.push(NameSlot::new(QName {
                 prefix: conv(p),
                 namespace: conv(n),
                 local: conv(l),
-            });
+            }));
         }
         for &(p, n, l) in &r.attributes {
-            self.t.attributes.push(QName {
+            self.t.attributes.push(NameSlot::new(QName {
                 prefix: conv(p),
                 namespace: conv(n),
                 local: conv(l),
-            });
+            }));
         }
     }
 
@@ -1043,7 +1097,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 "a name-surrogate table is full",
             ));
         }
-        t.push(q);
+        t.push(NameSlot::new(q));
         Ok(())
     }
 
@@ -1080,7 +1134,20 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             &self.t.elements
         };
         match t.get(i as usize - 1) {
-            Some(q) => {
+            Some(NameSlot::Borrowed {
+                prefix,
+                namespace,
+                local,
+            }) => {
+                let q = QName {
+                    prefix: Cow::Borrowed(*prefix),
+                    namespace: Cow::Borrowed(*namespace),
+                    local: Cow::Borrowed(*local),
+                };
+                self.charge(local.len() + prefix.len())?;
+                Ok(q)
+            }
+            Some(NameSlot::Owned(q)) => {
                 let q = q.clone();
                 self.charge(q.local.len() + q.prefix.len())?;
                 Ok(q)
@@ -1097,7 +1164,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn element(&mut self, b: u8) -> Result<Option<Event<'a>>> {
         if self.depth >= self.limits.max_depth {
             return Err(Error::limit(
@@ -1131,6 +1198,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 };
                 self.ns.push((prefix, uri));
             }
+            self.slow = !self.ns.is_empty();
             nb = self.src.byte()?;
             if nb & 0xC0 != 0 {
                 return Err(self.err("padding bits set before a qualified name"));
@@ -1150,7 +1218,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         Ok(Some(Event::StartElement(q)))
     }
 
-    #[inline]
+    #[inline(always)]
     fn attribute(&mut self, b: u8) -> Result<Option<Event<'a>>> {
         let name = if b & 0x7C == 0x78 {
             let q = self.literal_qname(b & 3)?;
@@ -1162,11 +1230,28 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             let i = self.int_2nd(b)?;
             self.name_get(true, i)?
         };
-        let value = self.nistring_text(StrTab::AttrValue)?;
+        let b = self.src.byte()?;
+        let value = if b & 0x80 != 0 && b != 0xFF {
+            let i = self.int_2nd(b)?;
+            self.table_get(StrTab::AttrValue, i)?
+        } else if b & 0xB0 == 0 {
+            // a UTF-8 literal
+            let len = self.len_5th(b)?;
+            let v = self.utf8(len)?;
+            if b & 0x40 != 0 {
+                self.table_add(StrTab::AttrValue, v.clone())?;
+            }
+            v
+        } else {
+            match self.nistring_b(b, StrTab::AttrValue)? {
+                NiStr::Str(s) | NiStr::Cdata(s) => s,
+                NiStr::Typed(t) => Cow::Owned(t.lexical()),
+            }
+        };
         Ok(Some(Event::Attribute { name, value }))
     }
 
-    #[inline]
+    #[inline(always)]
     fn chunk(&mut self, b: u8) -> Result<Option<Event<'a>>> {
         if b & 0x20 != 0 {
             let i = self.int_4th(b)?;
@@ -1174,11 +1259,16 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             return Ok(Some(Event::Characters { text, cdata: false }));
         }
         let add = b & 0x10 != 0;
-        let v = match (b >> 2) & 3 {
-            0 => {
-                let len = self.len_7th(b)?;
-                NiStr::Str(self.utf8(len)?)
+        if b & 0x0C == 0 {
+            // a UTF-8 literal
+            let len = self.len_7th(b)?;
+            let text = self.utf8(len)?;
+            if add {
+                self.table_add(StrTab::Chunk, text.clone())?;
             }
+            return Ok(Some(Event::Characters { text, cdata: false }));
+        }
+        let v = match (b >> 2) & 3 {
             1 => {
                 let len = self.len_7th(b)?;
                 NiStr::Str(self.utf16(len)?)
@@ -1216,11 +1306,19 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         }))
     }
 
+    #[inline(always)]
     fn end_of_level(&mut self) -> Result<Option<Event<'a>>> {
         if self.depth > 0 {
             self.depth -= 1;
             Ok(Some(Event::EndElement))
         } else {
+            self.end_of_document()
+        }
+    }
+
+    #[inline(never)]
+    fn end_of_document(&mut self) -> Result<Option<Event<'a>>> {
+        {
             if self.terms > 0 {
                 return Err(self.err("terminator after the end of the document"));
             }
@@ -1228,6 +1326,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 return Err(self.err("document without a document element"));
             }
             self.phase = Phase::Done;
+            self.slow = true;
             if !self.src.at_end()? {
                 return Err(Error::malformed(
                     FORMAT,
@@ -1294,13 +1393,24 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         };
         let decls = std::mem::take(&mut self.decls);
         self.queue.extend(decls);
+        self.refresh();
         Ok(Event::DocType(dt))
     }
 
     #[inline(always)]
     fn next(&mut self) -> Result<Option<Event<'a>>> {
-        if !self.queue.is_empty() {
-            return Ok(self.queue.pop_front());
+        if self.slow {
+            return self.next_slow();
+        }
+        self.last = self.src.pos();
+        self.body_item()
+    }
+
+    #[inline(never)]
+    fn next_slow(&mut self) -> Result<Option<Event<'a>>> {
+        if let Some(e) = self.queue.pop_front() {
+            self.refresh();
+            return Ok(Some(e));
         }
         if self.ns_pos < self.ns.len() {
             let (p, u) = &self.ns[self.ns_pos];
@@ -1313,6 +1423,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 self.ns.clear();
                 self.ns_pos = 0;
             }
+            self.refresh();
             return Ok(Some(e));
         }
         match self.phase {
@@ -1321,6 +1432,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 self.budget = self.budget.max(1);
                 let e = self.header()?;
                 self.phase = Phase::Body;
+                self.refresh();
                 return Ok(Some(e));
             }
             Phase::Body => {}
@@ -1328,8 +1440,17 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         self.last = self.src.pos();
         if self.terms > 0 {
             self.terms -= 1;
-            return self.end_of_level();
+            let r = self.end_of_level();
+            self.refresh();
+            return r;
         }
+        self.refresh();
+        self.body_item()
+    }
+
+    /// The next item of the body: no event is queued and no terminator pending.
+    #[inline(always)]
+    fn body_item(&mut self) -> Result<Option<Event<'a>>> {
         if self.in_attrs {
             let b = self.src.byte()?;
             if b & 0x80 == 0 {
@@ -1355,6 +1476,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                     let el = self.element(b)?;
                     self.queue.extend(decls);
                     self.queue.extend(el);
+                    self.slow = true;
                     return Ok(Some(Event::DocType(DocType::default())));
                 }
                 self.element(b)
@@ -1395,6 +1517,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             0xF0 => self.end_of_level(),
             0xFF => {
                 self.terms += 1;
+                self.slow = true;
                 self.end_of_level()
             }
             _ => Err(self.err(format!("unexpected octet {b:#04x}"))),

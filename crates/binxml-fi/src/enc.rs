@@ -7,7 +7,9 @@ use binxml_core::{Encoder, Error, Event, Result, StreamChecker, Typed, XML_NS, X
 
 use crate::FORMAT;
 use crate::algo;
-use crate::hash::{bytes_eq, hash_bytes, str_eq};
+use std::hash::Hasher;
+
+use crate::hash::{FastHasher, bytes_eq, hash_bytes, str_eq};
 use crate::vocab::Vocabulary;
 
 /// Encoder policies.
@@ -163,12 +165,81 @@ impl StrTable {
     }
 }
 
-/// Per local name: the local-name index and the qualified names with that local name.
+/// Per local name: the local-name index.
 #[derive(Default)]
 struct NameEntry {
     local: u32,
-    elements: Vec<(Box<str>, Box<str>, u32)>,
-    attributes: Vec<(Box<str>, Box<str>, u32)>,
+}
+
+/// A name-surrogate table: (prefix, namespace, local) -> index, open addressing on a hash of
+/// the local name and the prefix (the namespace name, long and nearly always the same for a
+/// given prefix, is only compared). One probe per lookup however many prefixes a document
+/// binds (publish911.xml binds a thousand, a0 to a999).
+#[derive(Default)]
+struct QTable {
+    /// (hash, entry number) — entry number 0 marks an empty slot
+    slots: Vec<(u32, u32)>,
+    entries: Vec<(Box<str>, Box<str>, Box<str>, u32)>,
+}
+
+impl QTable {
+    #[inline(always)]
+    fn hash(p: &str, l: &str) -> u32 {
+        let mut h = FastHasher::default();
+        h.write(l.as_bytes());
+        h.write_usize(l.len());
+        h.write(p.as_bytes());
+        h.write_usize(p.len());
+        h.finish() as u32
+    }
+
+    #[inline]
+    fn get(&self, p: &str, n: &str, l: &str) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let h = Self::hash(p, l);
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let (sh, e) = self.slots[i];
+            if e == 0 {
+                return None;
+            }
+            if sh == h {
+                let (ep, en, el, idx) = &self.entries[e as usize - 1];
+                if str_eq(el, l) && str_eq(ep, p) && str_eq(en, n) {
+                    return Some(*idx);
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn insert(&mut self, p: &str, n: &str, l: &str, idx: u32) {
+        if (self.entries.len() + 1) * 2 > self.slots.len() {
+            let cap = (self.slots.len() * 2).max(64);
+            let mut slots = vec![(0u32, 0u32); cap];
+            for &(h, e) in &self.slots {
+                if e != 0 {
+                    let mut i = h as usize & (cap - 1);
+                    while slots[i].1 != 0 {
+                        i = (i + 1) & (cap - 1);
+                    }
+                    slots[i] = (h, e);
+                }
+            }
+            self.slots = slots;
+        }
+        let h = Self::hash(p, l);
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        while self.slots[i].1 != 0 {
+            i = (i + 1) & mask;
+        }
+        self.entries.push((p.into(), n.into(), l.into(), idx));
+        self.slots[i] = (h, self.entries.len() as u32);
+    }
 }
 
 #[derive(Default)]
@@ -178,6 +249,8 @@ struct Tables {
     /// local name -> key k, with `names[k - 1]` its entry
     name_keys: StrTable,
     names: Vec<NameEntry>,
+    elements: QTable,
+    attributes: QTable,
     local_len: u32,
     element_len: u32,
     attribute_len: u32,
@@ -263,14 +336,18 @@ impl Tables {
         }
         *counter += 1;
         let idx = *counter;
-        if let Some(k) = self.name_keys.get(l) {
-            let e = &mut self.names[k as usize - 1];
-            let list = if attr {
-                &mut e.attributes
+        // a qualified name takes its index even when it cannot be found again (its local
+        // name did not fit the local-name table)
+        if self.name_keys.get(l).is_some() {
+            let t = if attr {
+                &mut self.attributes
             } else {
-                &mut e.elements
+                &mut self.elements
             };
-            list.push((p.into(), n.into(), idx));
+            // the first index of a name stays the one written
+            if t.get(p, n, l).is_none() {
+                t.insert(p, n, l, idx);
+            }
         }
     }
 }
@@ -739,13 +816,8 @@ impl<W: Write> FiEncoder<W> {
         self.attrs_started = false;
         self.ns_buf.clear();
         self.name = PendingName::Literal;
-        if let Some(e) = self.t.name(&q.local) {
-            for (p, n, i) in &e.elements {
-                if str_eq(p, &q.prefix) && str_eq(n, &q.namespace) {
-                    self.name = PendingName::Index(*i);
-                    break;
-                }
-            }
+        if let Some(i) = self.t.elements.get(&q.prefix, &q.namespace, &q.local) {
+            self.name = PendingName::Index(i);
         }
         if let PendingName::Literal = self.name {
             self.lit_prefix.clear();
@@ -832,15 +904,10 @@ impl<W: Write> FiEncoder<W> {
                 format!("attribute {name} has a prefix but no namespace name"),
             ));
         }
-        let mut found = None;
-        if let Some(e) = self.t.name(&name.local) {
-            for (p, n, i) in &e.attributes {
-                if str_eq(p, &name.prefix) && str_eq(n, &name.namespace) {
-                    found = Some(*i);
-                    break;
-                }
-            }
-        }
+        let found = self
+            .t
+            .attributes
+            .get(&name.prefix, &name.namespace, &name.local);
         match found {
             Some(i) => int_2nd(&mut self.buf, 0, i),
             None => {
@@ -939,13 +1006,13 @@ impl<W: Write> FiEncoder<W> {
                     self.flush_terms();
                     if *cdata {
                         self.algorithm_chunk(algo::CDATA, false, text.as_bytes());
-                    } else if self.opts.split_text {
+                    } else if self.opts.split_text && has_split_octet(text.as_bytes()) {
                         let mut rest: &str = text;
                         let max = self.opts.max_indexed_chunk;
                         while !rest.is_empty() {
-                            let n = split_piece(rest.as_bytes(), max);
+                            let (n, content) = split_piece(rest.as_bytes(), max);
                             let (piece, tail) = rest.split_at(n);
-                            if piece.len() > 2 && piece.bytes().any(|c| c == b'\n' || c == b'\r') {
+                            if content && piece.len() > 2 && has_line_break(piece.as_bytes()) {
                                 self.chunk_lines(piece, max);
                             } else {
                                 self.chunk(piece);
@@ -1132,30 +1199,91 @@ enum Table {
     OtherStrings,
 }
 
+/// Octets of `w` equal to `t`: their high bits set (SWAR).
+#[inline(always)]
+fn octets_eq(w: u64, t: u8) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let x = w ^ (ONES * t as u64);
+    x.wrapping_sub(ONES) & !x & (ONES << 7)
+}
+
+/// True when text may split into several chunks: it holds a line break, `<`, `&` or `>`
+/// (without them it is one chunk). Eight octets at a time.
+#[inline]
+fn has_split_octet(b: &[u8]) -> bool {
+    let mut words = b.chunks_exact(8);
+    for c in &mut words {
+        let w = u64::from_le_bytes(c.try_into().unwrap());
+        if octets_eq(w, b'\n') | octets_eq(w, b'\r') | octets_eq(w, b'<') | octets_eq(w, b'&') | octets_eq(w, b'>')
+            != 0
+        {
+            return true;
+        }
+    }
+    words.remainder().iter().any(|&c| matches!(c, b'\n' | b'\r' | b'<' | b'&' | b'>'))
+}
+
+/// Position of the first line break, `<`, `&` or `>` at or after `i` (`b.len()` if none).
+#[inline]
+fn next_split_octet(b: &[u8], mut i: usize) -> usize {
+    while i + 8 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        let m = octets_eq(w, b'\n') | octets_eq(w, b'\r') | octets_eq(w, b'<') | octets_eq(w, b'&') | octets_eq(w, b'>');
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && !matches!(b[i], b'\n' | b'\r' | b'<' | b'&' | b'>') {
+        i += 1;
+    }
+    i
+}
+
+/// True when `b` holds a line break.
+#[inline]
+fn has_line_break(b: &[u8]) -> bool {
+    let mut words = b.chunks_exact(8);
+    for c in &mut words {
+        let w = u64::from_le_bytes(c.try_into().unwrap());
+        if octets_eq(w, b'\n') | octets_eq(w, b'\r') != 0 {
+            return true;
+        }
+    }
+    words.remainder().iter().any(|&c| c == b'\n' || c == b'\r')
+}
+
 /// Length of the first chunk of `b` when text is split for indexing: `<`, `&` and `>` (which in
 /// text mostly come from references) alone; a run of white space holding a line break and at
 /// least 3 characters long (indentation; inside text it starts at the line break) alone; other
 /// content up to the next of these.
 #[inline]
-fn split_piece(b: &[u8], max: usize) -> usize {
-    #[inline]
-    fn ws(c: u8) -> bool {
-        c == b' ' || c == b'\t' || c == b'\n' || c == b'\r'
-    }
+/// The second value is false for the markup and indentation pieces, true for content.
+fn split_piece(b: &[u8], max: usize) -> (usize, bool) {
     /// length of the white-space run at `i`, if it holds a line break and is long enough
     /// (and short enough to be indexed)
     #[inline]
     fn indent_at(b: &[u8], i: usize, max: usize) -> usize {
         let mut j = i;
         let mut nl = false;
-        while j < b.len() && ws(b[j]) {
-            let is_nl = b[j] == b'\n' || b[j] == b'\r';
-            // a second line break after indentation starts the next piece
-            if is_nl && nl && j - i >= 3 && !(b[j - 1] == b'\n' || b[j - 1] == b'\r') {
+        while j < b.len() {
+            let c = b[j];
+            if c == b' ' || c == b'\t' {
+                j += 1;
+            } else if c == b'\n' || c == b'\r' {
+                // a second line break after indentation starts the next piece
+                if nl && j - i >= 3 && !(b[j - 1] == b'\n' || b[j - 1] == b'\r') {
+                    break;
+                }
+                nl = true;
+                j += 1;
+            } else {
                 break;
             }
-            nl |= is_nl;
-            j += 1;
+            if j - i >= max {
+                // too long to be indexed: not indentation
+                return 0;
+            }
         }
         if nl && j - i >= 3 && j - i < max {
             j - i
@@ -1164,14 +1292,18 @@ fn split_piece(b: &[u8], max: usize) -> usize {
         }
     }
     if matches!(b[0], b'<' | b'&' | b'>') {
-        return 1;
+        return (1, false);
     }
     let n = indent_at(b, 0, max);
     if n > 0 {
-        return n;
+        return (n, false);
     }
     let mut i = 0;
     while i < b.len() {
+        i = next_split_octet(b, i);
+        if i >= b.len() {
+            break;
+        }
         let c = b[i];
         if matches!(c, b'<' | b'&' | b'>') {
             break;
@@ -1182,7 +1314,7 @@ fn split_piece(b: &[u8], max: usize) -> usize {
         }
         i += 1;
     }
-    i.max(1)
+    (i.max(1), true)
 }
 
 /// True when `s` has fewer than `max` UTF-16 code units.
@@ -1367,5 +1499,5 @@ impl<W: Write> Encoder for FiEncoder<W> {
 
 #[cfg(test)]
 pub(crate) fn split_piece_for_tests(b: &[u8]) -> usize {
-    split_piece(b, 32)
+    split_piece(b, 32).0
 }
