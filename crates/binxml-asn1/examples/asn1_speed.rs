@@ -110,7 +110,10 @@ fn main() {
                     // the tree's own share: a decoder that hands out events already decoded
                     struct Replay<'a>(std::vec::IntoIter<binxml_core::Event<'a>>);
                     impl<'a> binxml_core::Decoder<'a> for Replay<'a> {
-                        fn next_event(&mut self) -> binxml_core::Result<Option<binxml_core::Event<'a>>> {
+                        fn next_event(
+                            &mut self,
+                        ) -> binxml_core::Result<Option<binxml_core::Event<'a>>>
+                        {
                             Ok(self.0.next())
                         }
                         fn offset(&self) -> u64 {
@@ -122,12 +125,16 @@ fn main() {
                         let evs = decode(&uper, Rule::Uper).unwrap();
                         let t = Instant::now();
                         let mut d = Replay(evs.into_iter());
-                        std::hint::black_box(Document::parse_sized(&mut d, uper.len()).unwrap().len());
+                        std::hint::black_box(
+                            Document::parse_sized(&mut d, uper.len()).unwrap().len(),
+                        );
                         best_t = best_t.min(t.elapsed().as_secs_f64() * 1000.0);
                     }
                     best_t
                 }
-                "write-uper" => best(n, || encode(&events, Options::new(Rule::Uper)).unwrap().len()),
+                "write-uper" => best(n, || {
+                    encode(&events, Options::new(Rule::Uper)).unwrap().len()
+                }),
                 _ => best(n, || per_tree(&uper, Rule::Uper)),
             };
             println!("{} {what} {t:.3}", name(&f));

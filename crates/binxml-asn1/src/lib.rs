@@ -356,7 +356,9 @@ impl<'a> Asn1Decoder<'a> {
                 self.rule.format_name(),
                 &self.limits,
             )?)),
-            Rule::Ber => State::Ber(decode_generic(self.input, self.rule, &self.limits)?.into_iter()),
+            Rule::Ber => {
+                State::Ber(decode_generic(self.input, self.rule, &self.limits)?.into_iter())
+            }
         };
         Ok(())
     }

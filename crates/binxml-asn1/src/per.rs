@@ -271,7 +271,10 @@ impl<'r> PerWriter<'r> {
             }
             (Ty::Int(lo, hi), V::NameRef(id)) => {
                 let refs = self.refs.ok_or_else(|| self.mismatch(ty))?;
-                let pos = *refs.names.get(*id as usize).ok_or_else(|| self.mismatch(ty))?;
+                let pos = *refs
+                    .names
+                    .get(*id as usize)
+                    .ok_or_else(|| self.mismatch(ty))?;
                 self.int(pos as u64, *lo, *hi);
                 Ok(())
             }
@@ -346,7 +349,10 @@ fn uper_bits_inner(ty: TyId, v: &V<'_>, refs: &Refs) -> u64 {
                 Some(_) => 1 + length_bits(c),
                 None => length_bits(c),
             };
-            head + items.iter().map(|it| uper_bits(*item, it, refs)).sum::<u64>()
+            head + items
+                .iter()
+                .map(|it| uper_bits(*item, it, refs))
+                .sum::<u64>()
         }
         (Ty::Choice(alts), V::Choice(i, inner)) if (*i as usize) < alts.len() => {
             constrained_bits(alts.len() as u64) + uper_bits(alts[*i as usize], inner, refs)
@@ -424,6 +430,21 @@ impl<'a> PerReader<'a> {
             }
             None => self.get_near_end(n),
         }
+    }
+
+    /// The next bits, left-aligned (at least 57 valid), without consuming them; `None` within
+    /// eight bytes of the end.
+    #[inline(always)]
+    pub(crate) fn peek(&self) -> Option<u64> {
+        let byte = self.pos >> 3;
+        let b: [u8; 8] = self.data.get(byte..byte + 8)?.try_into().ok()?;
+        Some(u64::from_be_bytes(b) << (self.pos & 7))
+    }
+
+    /// Consumes `n` bits seen through [`Self::peek`].
+    #[inline(always)]
+    pub(crate) fn advance(&mut self, n: usize) {
+        self.pos += n;
     }
 
     #[cold]

@@ -109,6 +109,8 @@ struct Pass1<'a> {
     max_name: Option<(u64, u64)>,
     max_depth: usize,
     has_dtd: bool,
+    /// APER (no bit-level fast paths for LargeIndex, an aligned two-octet field there)
+    aligned: bool,
 }
 
 impl<'a> Pass1<'a> {
@@ -126,6 +128,20 @@ impl<'a> Pass1<'a> {
     /// A StringOrIndex (URIOrIndex, NCNameOrIndex).
     #[inline]
     fn str(&mut self) -> Result<Str> {
+        // UPER fast path: `1` (component-string-index), `0` (root range), 11 bits
+        if !self.aligned {
+            if let Some(w) = self.r.peek() {
+                if w >> 62 == 0b10 {
+                    let i = (w >> 51) & 0x7FF;
+                    let at = self.r.bit_pos() as u64 + 1;
+                    self.r.advance(13);
+                    if self.max_str.is_none_or(|(m, _)| i > m) {
+                        self.max_str = Some((i, at));
+                    }
+                    return Ok(i as u32);
+                }
+            }
+        }
         if !self.r.bit()? {
             let s = self.r.utf8()?;
             let i = self.idx(self.inline.len(), "inline strings")?;
@@ -182,6 +198,21 @@ impl<'a> Pass1<'a> {
             return Err(Error::limit(self.format, 0, "elements nested too deep")
                 .at_bit(self.r.bit_pos() as u64));
         }
+        // fast path (UPER and APER alike): three presence bits, `1` (common-name-index),
+        // `0` (root range), 4 bits
+        if let Some(w) = self.r.peek() {
+            if (w >> 59) & 0b11 == 0b10 {
+                let (p_attrs, p_ns, p_base) =
+                    (w >> 63 == 1, (w >> 62) & 1 == 1, (w >> 61) & 1 == 1);
+                let i = (w >> 55) & 0xF;
+                let at = self.r.bit_pos() as u64 + 4;
+                self.r.advance(9);
+                if self.max_name.is_none_or(|(m, _)| i > m) {
+                    self.max_name = Some((i, at));
+                }
+                return self.element_body(i as u32, p_attrs, p_ns, p_base);
+            }
+        }
         let (p_attrs, p_ns, p_base) = (self.r.bit()?, self.r.bit()?, self.r.bit()?);
         let name = if !self.r.bit()? {
             let (p_nsn, p_prefix) = (self.r.bit()?, self.r.bit()?);
@@ -198,6 +229,18 @@ impl<'a> Pass1<'a> {
         } else {
             self.common()?
         };
+        self.element_body(name, p_attrs, p_ns, p_base)
+    }
+
+    /// An Element after its name: its children (or element-content-characters).
+    #[inline]
+    fn element_body(
+        &mut self,
+        name: NameRef,
+        p_attrs: bool,
+        p_ns: bool,
+        p_base: bool,
+    ) -> Result<Option<Frame>> {
         let op = self.ops.len();
         self.push(Op::Start {
             name,
@@ -461,7 +504,11 @@ struct Splitter<'a> {
 
 impl<'a> Splitter<'a> {
     fn bad(&self, at: usize) -> Error {
-        Error::malformed(self.format, 0, format!("invalid UTF-8 at block offset {at}"))
+        Error::malformed(
+            self.format,
+            0,
+            format!("invalid UTF-8 at block offset {at}"),
+        )
     }
 
     fn push(&mut self, s: Cow<'a, str>) -> Result<()> {
@@ -602,6 +649,7 @@ pub(crate) fn open<'a>(
         max_name: None,
         max_depth: limits.max_depth,
         has_dtd: false,
+        aligned,
     };
     // about one operation per 4 bytes in tabled encodings; bounded by the input
     p.ops.reserve(input.len() / 4 + 4);
@@ -647,7 +695,9 @@ pub(crate) fn open<'a>(
                 let raw = table::decompress(format, &uri, &block, room, 0)
                     .map_err(|err| err.at_bit(at))?;
                 e.charge(raw.len())?;
-                split.fragment(Cow::Owned(raw)).map_err(|err| err.at_bit(at))?;
+                split
+                    .fragment(Cow::Owned(raw))
+                    .map_err(|err| err.at_bit(at))?;
             }
             if !split.carry.is_empty() {
                 return Err(Error::malformed(
@@ -759,8 +809,7 @@ impl<'a> Stream<'a> {
     ) -> Result<(Cow<'a, str>, Cow<'a, str>, Cow<'a, str>)> {
         if n & INLINE == 0 {
             let name = self.e.names[n as usize].clone();
-            self.e
-                .charge(name.0.len() + name.1.len() + name.2.len())?;
+            self.e.charge(name.0.len() + name.1.len() + name.2.len())?;
             return Ok(name);
         }
         let rec = self.names[(n & !INLINE) as usize];
@@ -972,9 +1021,9 @@ impl<'a> Stream<'a> {
                     text: self.s(s)?,
                     cdata: false,
                 },
-                Op::Base64(i) => Event::Typed(Typed::Base64(std::mem::take(
-                    &mut self.bytes[i as usize],
-                ))),
+                Op::Base64(i) => {
+                    Event::Typed(Typed::Base64(std::mem::take(&mut self.bytes[i as usize])))
+                }
                 Op::Comment(s) => Event::Comment(self.s(s)?),
                 Op::Pi(t, d) => Event::ProcessingInstruction {
                     target: self.s(t)?,

@@ -515,7 +515,15 @@ fn aligned_uper_tables_are_borrowed() {
     let out = decode(&bytes, Rule::Uper).unwrap();
     let copied = out
         .iter()
-        .filter(|e| matches!(e, Event::Characters { text: Cow::Owned(_), .. }))
+        .filter(|e| {
+            matches!(
+                e,
+                Event::Characters {
+                    text: Cow::Owned(_),
+                    ..
+                }
+            )
+        })
         .count();
     assert!(copied <= 4, "{copied} texts copied");
 }
@@ -560,7 +568,12 @@ fn old_identity_uri_and_bad_fragmented_blocks() {
         let mut unterminated = block.clone();
         unterminated.pop();
         for b in [bad, unterminated] {
-            let v = doc(inline_name(), V::choice(1, V::int(0)), vec![cs("", b)], vec![]);
+            let v = doc(
+                inline_name(),
+                V::choice(1, V::int(0)),
+                vec![cs("", b)],
+                vec![],
+            );
             let bytes = encode_value(r, &v).unwrap();
             let e = decode(&bytes, r).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Malformed, "{e}");
@@ -619,7 +632,10 @@ fn names_that_share_their_characters_stay_apart() {
 #[test]
 fn direct_and_value_encodings_agree() {
     for evs in [sample(), big_table_doc()] {
-        for o in variants().into_iter().chain(Rule::ALL.map(Options::compact)) {
+        for o in variants()
+            .into_iter()
+            .chain(Rule::ALL.map(Options::compact))
+        {
             let direct = encode(&evs, o).unwrap();
             let (v, _) = binxml_asn1::build_value(&evs, o).unwrap();
             assert_eq!(direct, encode_value(o.rule, &v).unwrap(), "{o:?}");
