@@ -1103,6 +1103,58 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     // ---- body ----
 
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self) -> Error {
+        Error::limit(
+            FORMAT,
+            self.src.pos() - 1,
+            format!("elements nested deeper than {}", self.limits.max_depth),
+        )
+    }
+
+    /// A literal element or attribute name, added to its name-surrogate table.
+    #[inline(never)]
+    fn literal_name(&mut self, attr: bool, pn: u8) -> Result<QName<'a>> {
+        let q = self.literal_qname(pn)?;
+        self.name_add(attr, q.clone())?;
+        Ok(q)
+    }
+
+    /// The namespace attributes of an element (after its `001110` octet), up to the
+    /// terminator; returns the octet that starts the element's name.
+    #[inline(never)]
+    fn namespace_attributes(&mut self) -> Result<u8> {
+        self.ns.clear();
+        self.ns_pos = 0;
+        loop {
+            let c = self.src.byte()?;
+            if c == 0xF0 {
+                break;
+            }
+            if c & 0xFC != 0xCC {
+                return Err(self.err(format!("bad namespace-attribute octet {c:#04x}")));
+            }
+            let prefix = if c & 2 != 0 {
+                self.ident(StrTab::Prefix)?
+            } else {
+                Cow::Borrowed("")
+            };
+            let uri = if c & 1 != 0 {
+                self.ident(StrTab::Namespace)?
+            } else {
+                Cow::Borrowed("")
+            };
+            self.ns.push((prefix, uri));
+        }
+        self.slow = !self.ns.is_empty();
+        let nb = self.src.byte()?;
+        if nb & 0xC0 != 0 {
+            return Err(self.err("padding bits set before a qualified name"));
+        }
+        Ok(nb)
+    }
+
     /// A literal qualified name (C.18 / C.17 after the `1111`/`11110` marker), `pn` = flags.
     fn literal_qname(&mut self, pn: u8) -> Result<QName<'a>> {
         let prefix = if pn & 2 != 0 {
@@ -1167,47 +1219,15 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     #[inline(always)]
     fn element(&mut self, b: u8) -> Result<Option<Event<'a>>> {
         if self.depth >= self.limits.max_depth {
-            return Err(Error::limit(
-                FORMAT,
-                self.src.pos() - 1,
-                format!("elements nested deeper than {}", self.limits.max_depth),
-            ));
+            return Err(self.too_deep());
         }
         let attrs = b & 0x40 != 0;
         let mut nb = b;
         if b & 0x3C == 0x38 {
-            self.ns.clear();
-            self.ns_pos = 0;
-            loop {
-                let c = self.src.byte()?;
-                if c == 0xF0 {
-                    break;
-                }
-                if c & 0xFC != 0xCC {
-                    return Err(self.err(format!("bad namespace-attribute octet {c:#04x}")));
-                }
-                let prefix = if c & 2 != 0 {
-                    self.ident(StrTab::Prefix)?
-                } else {
-                    Cow::Borrowed("")
-                };
-                let uri = if c & 1 != 0 {
-                    self.ident(StrTab::Namespace)?
-                } else {
-                    Cow::Borrowed("")
-                };
-                self.ns.push((prefix, uri));
-            }
-            self.slow = !self.ns.is_empty();
-            nb = self.src.byte()?;
-            if nb & 0xC0 != 0 {
-                return Err(self.err("padding bits set before a qualified name"));
-            }
+            nb = self.namespace_attributes()?;
         }
         let q = if nb & 0x3C == 0x3C {
-            let q = self.literal_qname(nb & 3)?;
-            self.name_add(false, q.clone())?;
-            q
+            self.literal_name(false, nb & 3)?
         } else {
             let i = self.int_3rd(nb)?;
             self.name_get(false, i)?
@@ -1221,9 +1241,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     #[inline(always)]
     fn attribute(&mut self, b: u8) -> Result<Option<Event<'a>>> {
         let name = if b & 0x7C == 0x78 {
-            let q = self.literal_qname(b & 3)?;
-            self.name_add(true, q.clone())?;
-            q
+            self.literal_name(true, b & 3)?
         } else if b & 0x70 == 0x70 {
             return Err(self.err(format!("bad attribute octet {b:#04x}")));
         } else {
@@ -1471,13 +1489,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                     return Err(self.err("a second document element"));
                 }
                 if self.depth == 0 && !self.decls.is_empty() {
-                    // notations and unparsed entities of the header without a DOCTYPE item
-                    let decls = std::mem::take(&mut self.decls);
-                    let el = self.element(b)?;
-                    self.queue.extend(decls);
-                    self.queue.extend(el);
-                    self.slow = true;
-                    return Ok(Some(Event::DocType(DocType::default())));
+                    return self.root_after_declarations(b);
                 }
                 self.element(b)
             }
@@ -1487,6 +1499,32 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 }
                 self.chunk(b)
             }
+            0xF0 => self.end_of_level(),
+            0xFF => {
+                self.terms += 1;
+                self.slow = true;
+                self.end_of_level()
+            }
+            _ => self.rare_item(b),
+        }
+    }
+
+    /// The document element when the header listed notations or unparsed entities and no
+    /// DOCTYPE item came: a nameless `DocType` event carries them before the root.
+    #[inline(never)]
+    fn root_after_declarations(&mut self, b: u8) -> Result<Option<Event<'a>>> {
+        let decls = std::mem::take(&mut self.decls);
+        let el = self.element(b)?;
+        self.queue.extend(decls);
+        self.queue.extend(el);
+        self.slow = true;
+        Ok(Some(Event::DocType(DocType::default())))
+    }
+
+    /// Processing instructions, comments, the DOCTYPE, entity references, and errors.
+    #[inline(never)]
+    fn rare_item(&mut self, b: u8) -> Result<Option<Event<'a>>> {
+        match b {
             0xE1 => {
                 let target = self.ident(StrTab::OtherNcname)?;
                 let data = self.nistring_text(StrTab::OtherString)?;
@@ -1513,12 +1551,6 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                     public_id,
                     system_id,
                 }))
-            }
-            0xF0 => self.end_of_level(),
-            0xFF => {
-                self.terms += 1;
-                self.slow = true;
-                self.end_of_level()
             }
             _ => Err(self.err(format!("unexpected octet {b:#04x}"))),
         }
