@@ -406,9 +406,9 @@ impl<'a> XmlDecoder<'a> {
                 let text = lift(normalize_newlines(Cow::Borrowed(c)));
                 self.push(pos, Event::Characters { text, cdata: true });
             }
-            Token::Start { name, empty, xmlns } => {
+            Token::Start { name, empty, xmlns, colon } => {
                 self.flush_text();
-                let qname = self.open_tag(name, attrs, xmlns, pos, lift)?;
+                let qname = self.open_tag(name, colon, attrs, xmlns, pos, lift)?;
                 self.push(pos, Event::StartElement(qname));
                 let from = self.ns_marks.last().filter(|m| m.0 == self.depth).map_or(self.ns.len(), |m| m.1);
                 for i in from..self.ns.len() {
@@ -698,7 +698,15 @@ impl<'a> XmlDecoder<'a> {
 
     /// Opens an element: depth and root checks, namespace declarations (explicit, then
     /// defaulted from the DTD), and the element's resolved name.
-    fn open_tag<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, raw_name: &'x str, attrs: &[RawAttr<'x>], xmlns: bool, pos: u64, lift: &L) -> Result<QName<'a>> {
+    fn open_tag<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(
+        &mut self,
+        raw_name: &'x str,
+        colon: Option<u32>,
+        attrs: &[RawAttr<'x>],
+        xmlns: bool,
+        pos: u64,
+        lift: &L,
+    ) -> Result<QName<'a>> {
         if self.depth == 0 {
             match self.phase {
                 Phase::Epilog => return Err(self.err(pos, "a second root element")),
@@ -742,10 +750,16 @@ impl<'a> XmlDecoder<'a> {
             }
         }
 
-        let (prefix, local) = split_qname(raw_name);
-        if local.is_empty() || local.contains(':') || (prefix.is_empty() && local.len() != raw_name.len()) {
-            return Err(self.err(pos, format!("element name {raw_name:?} is not a valid qualified name")));
-        }
+        let (prefix, local) = match colon {
+            None => ("", raw_name),
+            Some(c) => {
+                let (prefix, local) = (&raw_name[..c as usize], &raw_name[c as usize + 1..]);
+                if prefix.is_empty() || local.is_empty() || local.contains(':') {
+                    return Err(self.err(pos, format!("element name {raw_name:?} is not a valid qualified name")));
+                }
+                (prefix, local)
+            }
+        };
         let namespace = match self.lookup_ns(prefix) {
             Some(u) => u,
             None if prefix.is_empty() => Cow::Borrowed(""),
@@ -914,9 +928,9 @@ impl<'a> XmlDecoder<'a> {
 
     /// A start tag of the document: produces StartElement now, its namespace declarations and
     /// attributes on the following calls.
-    fn lazy_open(&mut self, name: &'a str, empty: bool, xmlns: bool, pos: u64) -> Result<Event<'a>> {
+    fn lazy_open(&mut self, name: &'a str, colon: Option<u32>, empty: bool, xmlns: bool, pos: u64) -> Result<Event<'a>> {
         let attrs = std::mem::take(&mut self.lex.attrs);
-        let r = self.open_tag(name, &attrs, xmlns, pos, &|c| c);
+        let r = self.open_tag(name, colon, &attrs, xmlns, pos, &|c| c);
         self.lex.attrs = attrs;
         let qname = r?;
         let ns_end = self.ns.len();
@@ -954,7 +968,7 @@ impl<'a> XmlDecoder<'a> {
                 Err(e) => return Err(self.lex_err(e)),
             };
             match tok {
-                Token::Start { name, empty, xmlns } => return self.lazy_open(name, empty, xmlns, pos).map(Some),
+                Token::Start { name, empty, xmlns, colon } => return self.lazy_open(name, colon, empty, xmlns, pos).map(Some),
                 Token::End => {
                     self.close_element();
                     self.last_offset = pos + self.base;
