@@ -30,7 +30,7 @@ fn qx_full(doc: &[u8]) -> usize {
 }
 fn ours(doc: &[u8], tree: bool) -> usize {
     let mut d = binxml_xml::XmlDecoder::new(doc);
-    if tree { return binxml_tree::Document::parse(&mut d).unwrap().len(); }
+    if tree { return binxml_tree::Document::parse_sized(&mut d, doc.len()).unwrap().len(); }
     let mut n = 0;
     while let Some(_e) = d.next_event().unwrap() { n += 1; }
     n
