@@ -1,7 +1,8 @@
 // Profiling aid for a loaded machine: runs one reader N times on one file, to be counted with
 // callgrind (instruction counts are stable where wall-clock times are not). Modes: qx (raw
-// quick-xml events), qxfull (quick-xml with namespaces and attributes), events (binxml's
-// decoder), tree (binxml tree, dyn decoder), treeg (binxml tree, monomorphized), rox (roxmltree).
+// quick-xml events), events (binxml's
+// decoder), tree (binxml tree, dyn decoder), treeg (binxml tree, monomorphized), treex (binxml
+// tree, XML pushed straight into the builder), rox (roxmltree).
 use binxml_core::Decoder;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -36,6 +37,7 @@ fn main() {
                 let mut d = binxml_xml::XmlDecoder::new(&doc);
                 binxml_tree::Document::parse_from(&mut d, doc.len()).unwrap().len()
             }
+            "treex" => binxml_tree::Document::parse_xml(&doc).unwrap().len(),
             "rox" => {
                 let o = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
                 roxmltree::Document::parse_with_options(std::str::from_utf8(&doc).unwrap(), o).unwrap().descendants().count()

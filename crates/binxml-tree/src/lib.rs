@@ -135,17 +135,26 @@ impl<'a> Document<'a> {
     /// dynamic call per event (and with the decoder's event production inlined where the
     /// compiler sees fit).
     pub fn parse_from<D: Decoder<'a> + ?Sized>(decoder: &mut D, input_len: usize) -> Result<Document<'a>> {
-        let mut b = Builder::new();
-        // Rough upper bounds from the densest real documents: a node every 12 bytes, an
-        // attribute every 24; capped so a huge input does not reserve more than it could fill.
-        let nodes = (input_len / 12).min(1 << 26);
-        b.doc.nodes.reserve(nodes);
-        b.doc.children.reserve(nodes);
-        b.doc.attributes.reserve((input_len / 24).min(1 << 25));
-        b.pending.reserve(256);
+        let mut b = Builder::with_capacity(input_len);
         while let Some(ev) = decoder.next_event()? {
             b.event(ev)?;
         }
+        b.finish()
+    }
+
+    /// Parses UTF-8 XML text (see `binxml_xml::to_utf8`) straight into the tree: the XML decoder
+    /// hands element starts and ends, namespace declarations, attributes and text to the
+    /// builder as their parts, without the intermediate [`Event`]s of
+    /// [`Document::parse_sized`] (which builds the same tree from any decoder).
+    pub fn parse_xml(input: &'a [u8]) -> Result<Document<'a>> {
+        Self::parse_xml_with(&mut binxml_xml::XmlDecoder::new(input), input.len())
+    }
+
+    /// [`Document::parse_xml`] from a decoder set up by the caller (its limits), reserving room
+    /// for a document of `input_len` bytes.
+    pub fn parse_xml_with(decoder: &mut binxml_xml::XmlDecoder<'a>, input_len: usize) -> Result<Document<'a>> {
+        let mut b = Builder::with_capacity(input_len);
+        decoder.read_into(&mut b)?;
         b.finish()
     }
 
@@ -355,6 +364,21 @@ impl<'a> Builder<'a> {
         Builder { doc: Document::new(), open: vec![(NodeId(0), 0)], pending: Vec::new(), ended: false, started: false, in_start_tag: false }
     }
 
+    /// A builder with room for a document encoded in `input_len` bytes (reserved memory that a
+    /// small document does not use is never touched, and a large one is not copied as the
+    /// arena grows).
+    fn with_capacity(input_len: usize) -> Self {
+        let mut b = Builder::new();
+        // Rough upper bounds from the densest real documents: a node every 12 bytes, an
+        // attribute every 24; capped so a huge input does not reserve more than it could fill.
+        let nodes = (input_len / 12).min(1 << 26);
+        b.doc.nodes.reserve(nodes);
+        b.doc.children.reserve(nodes);
+        b.doc.attributes.reserve((input_len / 24).min(1 << 25));
+        b.pending.reserve(256);
+        b
+    }
+
     #[inline]
     fn leaf(&mut self, kind: NodeKind<'a>) {
         let parent = self.open.last().map_or(0, |o| o.0 .0);
@@ -377,12 +401,110 @@ impl<'a> Builder<'a> {
         self.doc.nodes[node.index()].children = Span { start, len: self.doc.children.len() as u32 - start };
     }
 
-    #[inline]
-    fn event(&mut self, ev: Event<'a>) -> Result<()> {
+    #[inline(always)]
+    fn start_element(&mut self, name: QName<'a>) -> Result<()> {
         if self.ended {
             return Err(ev_err("event after EndDocument"));
         }
-        let was_start_tag = std::mem::replace(&mut self.in_start_tag, false);
+        let parent = self.open.last().map_or(0, |o| o.0 .0);
+        let id = NodeId(self.doc.nodes.len() as u32);
+        let attr_start = self.doc.attributes.len() as u32;
+        let ns_start = self.doc.namespaces.len() as u32;
+        self.doc.nodes.push(NodeData {
+            kind: NodeKind::Element(name),
+            parent,
+            children: Span::default(),
+            attributes: Span { start: attr_start, len: 0 },
+            namespaces: Span { start: ns_start, len: 0 },
+        });
+        self.pending.push(id);
+        self.open.push((id, self.pending.len()));
+        self.in_start_tag = true;
+        self.started = true;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn end_element(&mut self) -> Result<()> {
+        if self.ended {
+            return Err(ev_err("event after EndDocument"));
+        }
+        self.in_start_tag = false;
+        if self.open.len() <= 1 {
+            return Err(ev_err("EndElement without StartElement"));
+        }
+        self.close();
+        self.started = true;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
+        if self.ended {
+            return Err(ev_err("event after EndDocument"));
+        }
+        if !self.in_start_tag {
+            return Err(ev_err("Namespace outside a start tag"));
+        }
+        let id = self.open.last().map_or(0, |o| o.0 .0);
+        self.doc.namespaces.push(NamespaceDecl { prefix, uri });
+        self.doc.nodes[id as usize].namespaces.len += 1;
+        self.started = true;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
+        if self.ended {
+            return Err(ev_err("event after EndDocument"));
+        }
+        if !self.in_start_tag {
+            return Err(ev_err("Attribute outside a start tag"));
+        }
+        let id = self.open.last().map_or(0, |o| o.0 .0);
+        self.doc.attributes.push(Attribute { name, value });
+        self.doc.nodes[id as usize].attributes.len += 1;
+        self.started = true;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn characters(&mut self, text: Cow<'a, str>, cdata: bool) -> Result<()> {
+        if self.ended {
+            return Err(ev_err("event after EndDocument"));
+        }
+        self.in_start_tag = false;
+        self.started = true;
+        // Adjacent plain text merges into one node.
+        if !cdata {
+            if let Some(&last) = self.pending.last() {
+                let open_from = self.open.last().map_or(0, |o| o.1);
+                if self.pending.len() > open_from {
+                    if let NodeKind::Text { text: t, cdata: false } = &mut self.doc.nodes[last.index()].kind {
+                        t.to_mut().push_str(&text);
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        self.leaf(NodeKind::Text { text, cdata });
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn event(&mut self, ev: Event<'a>) -> Result<()> {
+        match ev {
+            Event::StartElement(name) => return self.start_element(name),
+            Event::EndElement => return self.end_element(),
+            Event::Namespace { prefix, uri } => return self.namespace(prefix, uri),
+            Event::Attribute { name, value } => return self.attribute(name, value),
+            Event::Characters { text, cdata } => return self.characters(text, cdata),
+            _ => {}
+        }
+        if self.ended {
+            return Err(ev_err("event after EndDocument"));
+        }
+        self.in_start_tag = false;
         match ev {
             Event::StartDocument { version, encoding, standalone } => {
                 if self.started {
@@ -396,61 +518,7 @@ impl<'a> Builder<'a> {
                 }
                 self.ended = true;
             }
-            Event::StartElement(name) => {
-                let parent = self.open.last().map_or(0, |o| o.0 .0);
-                let id = NodeId(self.doc.nodes.len() as u32);
-                let attr_start = self.doc.attributes.len() as u32;
-                let ns_start = self.doc.namespaces.len() as u32;
-                self.doc.nodes.push(NodeData {
-                    kind: NodeKind::Element(name),
-                    parent,
-                    children: Span::default(),
-                    attributes: Span { start: attr_start, len: 0 },
-                    namespaces: Span { start: ns_start, len: 0 },
-                });
-                self.pending.push(id);
-                self.open.push((id, self.pending.len()));
-                self.in_start_tag = true;
-            }
-            Event::EndElement => {
-                if self.open.len() <= 1 {
-                    return Err(ev_err("EndElement without StartElement"));
-                }
-                self.close();
-            }
-            Event::Namespace { prefix, uri } => {
-                if !was_start_tag {
-                    return Err(ev_err("Namespace outside a start tag"));
-                }
-                let id = self.open.last().unwrap().0;
-                self.doc.namespaces.push(NamespaceDecl { prefix, uri });
-                self.doc.nodes[id.index()].namespaces.len += 1;
-                self.in_start_tag = true;
-            }
-            Event::Attribute { name, value } => {
-                if !was_start_tag {
-                    return Err(ev_err("Attribute outside a start tag"));
-                }
-                let id = self.open.last().unwrap().0;
-                self.doc.attributes.push(Attribute { name, value });
-                self.doc.nodes[id.index()].attributes.len += 1;
-                self.in_start_tag = true;
-            }
-            Event::Characters { text, cdata } => {
-                // Adjacent plain text merges into one node.
-                if !cdata {
-                    if let Some(&last) = self.pending.last() {
-                        let open_from = self.open.last().map_or(0, |o| o.1);
-                        if self.pending.len() > open_from {
-                            if let NodeKind::Text { text: t, cdata: false } = &mut self.doc.nodes[last.index()].kind {
-                                t.to_mut().push_str(&text);
-                                return Ok(());
-                            }
-                        }
-                    }
-                }
-                self.leaf(NodeKind::Text { text, cdata });
-            }
+            Event::StartElement(_) | Event::EndElement | Event::Namespace { .. } | Event::Attribute { .. } | Event::Characters { .. } => {}
             Event::Typed(t) => self.leaf(NodeKind::Typed(t)),
             Event::Comment(c) => self.leaf(NodeKind::Comment(c)),
             Event::ProcessingInstruction { target, data } => self.leaf(NodeKind::ProcessingInstruction { target, data }),
@@ -473,6 +541,32 @@ impl<'a> Builder<'a> {
         }
         self.close();
         Ok(self.doc)
+    }
+}
+
+impl<'a> binxml_xml::XmlSink<'a> for Builder<'a> {
+    #[inline]
+    fn start_element(&mut self, name: QName<'a>) -> Result<()> {
+        Builder::start_element(self, name)
+    }
+    #[inline]
+    fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
+        Builder::namespace(self, prefix, uri)
+    }
+    #[inline]
+    fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
+        Builder::attribute(self, name, value)
+    }
+    #[inline]
+    fn end_element(&mut self) -> Result<()> {
+        Builder::end_element(self)
+    }
+    #[inline]
+    fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
+        self.characters(text, false)
+    }
+    fn event(&mut self, event: Event<'a>) -> Result<()> {
+        Builder::event(self, event)
     }
 }
 

@@ -928,7 +928,7 @@ impl<'a> XmlDecoder<'a> {
 
     /// A start tag of the document: produces StartElement now, its namespace declarations and
     /// attributes on the following calls.
-    fn lazy_open(&mut self, name: &'a str, colon: Option<u32>, empty: bool, xmlns: bool, pos: u64) -> Result<Event<'a>> {
+    fn lazy_open(&mut self, name: &'a str, colon: Option<u32>, empty: bool, xmlns: bool, pos: u64) -> Result<QName<'a>> {
         let attrs = std::mem::take(&mut self.lex.attrs);
         let r = self.open_tag(name, colon, &attrs, xmlns, pos, &|c| c);
         self.lex.attrs = attrs;
@@ -941,7 +941,7 @@ impl<'a> XmlDecoder<'a> {
         let active = empty || ns_next < ns_end || !self.lex.attrs.is_empty() || !self.dtd.attlists.is_empty();
         self.tag = TagState { active, raw_name: name, pos, ns_next, ns_end, attr_next: 0, empty };
         self.last_offset = pos + self.base;
-        Ok(Event::StartElement(qname))
+        Ok(qname)
     }
 
     #[inline(always)]
@@ -967,38 +967,150 @@ impl<'a> XmlDecoder<'a> {
                 Ok(t) => t,
                 Err(e) => return Err(self.lex_err(e)),
             };
-            match tok {
-                Token::Start { name, empty, xmlns, colon } => return self.lazy_open(name, colon, empty, xmlns, pos).map(Some),
-                Token::End => {
-                    self.close_element();
-                    self.last_offset = pos + self.base;
-                    return Ok(Some(Event::EndElement));
-                }
-                Token::Text { raw, amp, cr } => {
-                    if self.depth > 0 && !amp {
-                        self.last_offset = pos + self.base;
-                        let text = if cr { normalize_newlines(Cow::Borrowed(raw)) } else { Cow::Borrowed(raw) };
-                        return Ok(Some(Event::Characters { text, cdata: false }));
-                    }
-                    if self.depth == 0 && is_xml_ws(raw) {
-                        continue;
-                    }
-                    self.text_run(pos, raw, true, &|c| c)?;
-                    self.flush_text();
-                }
-                Token::Eof => {
-                    if self.depth > 0 {
-                        return Err(self.err(pos, format!("unexpected end of input: {} element(s) not closed", self.depth)));
-                    }
-                    if self.phase != Phase::Epilog {
-                        return Err(self.err(pos, "no root element"));
-                    }
-                    self.phase = Phase::Done;
-                    self.push(pos, Event::EndDocument);
-                }
-                other => self.process(other, pos, &[], true, &|c| c)?,
+            if let Some(ev) = self.token(pos, tok)? {
+                return Ok(Some(ev));
             }
         }
+    }
+
+    /// Handles one token of the document: its event when it has one of its own, `None` when it
+    /// queued its events (or has none).
+    #[inline(always)]
+    fn token(&mut self, pos: u64, tok: Token<'a>) -> Result<Option<Event<'a>>> {
+        match tok {
+            Token::Start { name, empty, xmlns, colon } => {
+                return self.lazy_open(name, colon, empty, xmlns, pos).map(|q| Some(Event::StartElement(q)));
+            }
+            Token::End => {
+                self.close_element();
+                self.last_offset = pos + self.base;
+                return Ok(Some(Event::EndElement));
+            }
+            Token::Text { raw, amp, cr } => {
+                if self.depth > 0 && !amp {
+                    self.last_offset = pos + self.base;
+                    let text = if cr { normalize_newlines(Cow::Borrowed(raw)) } else { Cow::Borrowed(raw) };
+                    return Ok(Some(Event::Characters { text, cdata: false }));
+                }
+                if self.depth == 0 && is_xml_ws(raw) {
+                    return Ok(None);
+                }
+                self.text_run(pos, raw, true, &|c| c)?;
+                self.flush_text();
+            }
+            Token::Eof => {
+                if self.depth > 0 {
+                    return Err(self.err(pos, format!("unexpected end of input: {} element(s) not closed", self.depth)));
+                }
+                if self.phase != Phase::Epilog {
+                    return Err(self.err(pos, "no root element"));
+                }
+                self.phase = Phase::Done;
+                self.push(pos, Event::EndDocument);
+            }
+            other => self.process(other, pos, &[], true, &|c| c)?,
+        }
+        Ok(None)
+    }
+
+    /// Pushes the whole document into `sink`: the same events in the same order, and the same
+    /// errors, as [`Decoder::next_event`](binxml_core::Decoder::next_event) would give, but
+    /// without building an [`Event`] for element starts and ends, namespace declarations,
+    /// attributes and plain text on the common path (no DTD attribute defaults, no entity
+    /// expansion, strings within the length limit); everything else goes through
+    /// `next_event` and is handed over as events.
+    pub fn read_into<S: XmlSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+        use binxml_core::Decoder as _;
+        loop {
+            let fast = self.pending.is_empty()
+                && !self.tag.active
+                && matches!(self.phase, Phase::Prolog | Phase::Root | Phase::Epilog)
+                && self.input.len() <= self.limits.max_string_len
+                && self.expanded == 0
+                && self.dtd.entities.is_empty();
+            if !fast {
+                match self.next_event()? {
+                    Some(ev) => {
+                        dispatch(sink, ev)?;
+                        continue;
+                    }
+                    None => return Ok(()),
+                }
+            }
+            let pos = self.lex.pos() as u64;
+            let tok = match self.lex.next_token() {
+                Ok(t) => t,
+                Err(e) => return Err(self.lex_err(e)),
+            };
+            match tok {
+                Token::Start { name, empty, xmlns, colon } => {
+                    let qname = self.lazy_open(name, colon, empty, xmlns, pos)?;
+                    sink.start_element(qname)?;
+                    if !self.tag.active {
+                        continue;
+                    }
+                    while self.tag.ns_next < self.tag.ns_end {
+                        let (p, u) = self.ns[self.tag.ns_next].clone();
+                        self.tag.ns_next += 1;
+                        sink.namespace(p, u)?;
+                    }
+                    if !self.dtd.attlists.is_empty() {
+                        // Defaults to add: the pull path finishes the tag.
+                        continue;
+                    }
+                    while let Some(&a) = self.lex.attrs.get(self.tag.attr_next) {
+                        self.tag.attr_next += 1;
+                        if !a.xmlns {
+                            if let Event::Attribute { name, value } = self.tag_attr(a, self.tag.raw_name, pos, &|c| c)? {
+                                sink.attribute(name, value)?;
+                            }
+                        }
+                    }
+                    self.tag.active = false;
+                    if self.tag.empty {
+                        self.close_element();
+                        sink.end_element()?;
+                    }
+                }
+                Token::End => {
+                    self.close_element();
+                    sink.end_element()?;
+                }
+                Token::Text { raw, amp: false, cr } if self.depth > 0 => {
+                    sink.text(if cr { normalize_newlines(Cow::Borrowed(raw)) } else { Cow::Borrowed(raw) })?;
+                }
+                other => {
+                    if let Some(ev) = self.token(pos, other)? {
+                        dispatch(sink, ev)?;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Receives a document from [`XmlDecoder::read_into`]: element starts and ends, namespace
+/// declarations, attributes and plain (non-CDATA) text as their parts, every other event
+/// (`StartDocument`, `EndDocument`, DOCTYPE declarations, comments, processing instructions,
+/// CDATA sections, entity references) as an [`Event`].
+pub trait XmlSink<'a> {
+    fn start_element(&mut self, name: QName<'a>) -> Result<()>;
+    fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()>;
+    fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()>;
+    fn end_element(&mut self) -> Result<()>;
+    /// Character data not from a CDATA section.
+    fn text(&mut self, text: Cow<'a, str>) -> Result<()>;
+    fn event(&mut self, event: Event<'a>) -> Result<()>;
+}
+
+fn dispatch<'a, S: XmlSink<'a>>(sink: &mut S, ev: Event<'a>) -> Result<()> {
+    match ev {
+        Event::StartElement(name) => sink.start_element(name),
+        Event::Namespace { prefix, uri } => sink.namespace(prefix, uri),
+        Event::Attribute { name, value } => sink.attribute(name, value),
+        Event::EndElement => sink.end_element(),
+        Event::Characters { text, cdata: false } => sink.text(text),
+        other => sink.event(other),
     }
 }
 
