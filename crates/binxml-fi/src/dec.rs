@@ -593,7 +593,11 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         if wire < 2 {
             let c = &mut self.alphabet_cache[wire as usize];
             if c.is_empty() {
-                let a = if wire == 0 { algo::NUMERIC } else { algo::DATE_TIME };
+                let a = if wire == 0 {
+                    algo::NUMERIC
+                } else {
+                    algo::DATE_TIME
+                };
                 *c = a.chars().collect();
             }
             Ok(&self.alphabet_cache[wire as usize])

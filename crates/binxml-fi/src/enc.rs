@@ -1125,14 +1125,20 @@ fn required_names(ev: &Event<'_>) -> Result<()> {
         Event::StartElement(q) => q.local.is_empty(),
         Event::Attribute { name, .. } => name.local.is_empty(),
         Event::EntityReference { name, .. } | Event::Notation { name, .. } => name.is_empty(),
-        Event::UnparsedEntity { name, system_id, notation, .. } => {
-            name.is_empty() || system_id.is_empty() || notation.is_empty()
-        }
+        Event::UnparsedEntity {
+            name,
+            system_id,
+            notation,
+            ..
+        } => name.is_empty() || system_id.is_empty() || notation.is_empty(),
         Event::ProcessingInstruction { target, .. } => target.is_empty(),
         _ => false,
     };
     if missing {
-        return Err(Error::invalid_events(FORMAT, format!("{} with an empty name", ev.kind())));
+        return Err(Error::invalid_events(
+            FORMAT,
+            format!("{} with an empty name", ev.kind()),
+        ));
     }
     Ok(())
 }
@@ -1214,13 +1220,20 @@ fn has_split_octet(b: &[u8]) -> bool {
     let mut words = b.chunks_exact(8);
     for c in &mut words {
         let w = u64::from_le_bytes(c.try_into().unwrap());
-        if octets_eq(w, b'\n') | octets_eq(w, b'\r') | octets_eq(w, b'<') | octets_eq(w, b'&') | octets_eq(w, b'>')
+        if octets_eq(w, b'\n')
+            | octets_eq(w, b'\r')
+            | octets_eq(w, b'<')
+            | octets_eq(w, b'&')
+            | octets_eq(w, b'>')
             != 0
         {
             return true;
         }
     }
-    words.remainder().iter().any(|&c| matches!(c, b'\n' | b'\r' | b'<' | b'&' | b'>'))
+    words
+        .remainder()
+        .iter()
+        .any(|&c| matches!(c, b'\n' | b'\r' | b'<' | b'&' | b'>'))
 }
 
 /// Position of the first line break, `<`, `&` or `>` at or after `i` (`b.len()` if none).
@@ -1228,7 +1241,11 @@ fn has_split_octet(b: &[u8]) -> bool {
 fn next_split_octet(b: &[u8], mut i: usize) -> usize {
     while i + 8 <= b.len() {
         let w = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
-        let m = octets_eq(w, b'\n') | octets_eq(w, b'\r') | octets_eq(w, b'<') | octets_eq(w, b'&') | octets_eq(w, b'>');
+        let m = octets_eq(w, b'\n')
+            | octets_eq(w, b'\r')
+            | octets_eq(w, b'<')
+            | octets_eq(w, b'&')
+            | octets_eq(w, b'>');
         if m != 0 {
             return i + (m.trailing_zeros() / 8) as usize;
         }
@@ -1309,7 +1326,11 @@ fn split_piece(b: &[u8], max: usize) -> (usize, bool) {
             break;
         }
         // indentation starts at a line break (white space before it ends the line)
-        if (c == b'\n' || c == b'\r') && i > 0 && !(b[i - 1] == b'\n' || b[i - 1] == b'\r') && indent_at(b, i, max) > 0 {
+        if (c == b'\n' || c == b'\r')
+            && i > 0
+            && !(b[i - 1] == b'\n' || b[i - 1] == b'\r')
+            && indent_at(b, i, max) > 0
+        {
             break;
         }
         i += 1;
