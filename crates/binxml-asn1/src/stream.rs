@@ -651,8 +651,9 @@ pub(crate) fn open<'a>(
         has_dtd: false,
         aligned,
     };
-    // about one operation per 4 bytes in tabled encodings; bounded by the input
-    p.ops.reserve(input.len() / 4 + 4);
+    // tabled encodings hold an operation per 3-8 bytes; what a bigger document needs beyond
+    // 64 MiB of operations grows as they come
+    p.ops.reserve((input.len() / 6).min(1 << 22) + 4);
     let (p_base, p_standalone, p_version) = (p.r.bit()?, p.r.bit()?, p.r.bit()?);
     p.children()?;
     let notations = p.r.decode(NOTATIONS)?;
