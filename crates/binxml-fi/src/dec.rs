@@ -375,6 +375,9 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     /// Integer starting on the 3rd bit (C.27); the caller has excluded the literal forms.
     #[inline(always)]
     fn int_3rd(&mut self, b: u8) -> Result<u32> {
+        if b & 0x20 == 0 {
+            return Ok((b & 0x1F) as u32 + 1);
+        }
         match b & 0x38 {
             0x00 | 0x08 | 0x10 | 0x18 => Ok((b & 0x1F) as u32 + 1),
             0x20 => Ok((((b & 0x07) as u32) << 8 | self.src.byte()? as u32) + 33),
@@ -400,6 +403,9 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     /// Integer starting on the 4th bit (C.28).
     #[inline(always)]
     fn int_4th(&mut self, b: u8) -> Result<u32> {
+        if b & 0x10 == 0 {
+            return Ok((b & 0x0F) as u32 + 1);
+        }
         match b & 0x1C {
             0x00 | 0x04 | 0x08 | 0x0C => Ok((b & 0x0F) as u32 + 1),
             0x10 => Ok((((b & 0x03) as u32) << 8 | self.src.byte()? as u32) + 17),
@@ -461,10 +467,12 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     /// Length starting on the 7th bit (C.24).
     #[inline(always)]
     fn len_7th(&mut self, b: u8) -> Result<usize> {
-        match b & 0x03 {
-            0 | 1 => Ok((b & 0x01) as usize + 1),
-            2 => Ok(self.src.byte()? as usize + 3),
-            _ => Ok(self.u32_len()? + 259),
+        if b & 0x02 == 0 {
+            Ok((b & 0x01) as usize + 1)
+        } else if b & 0x01 == 0 {
+            Ok(self.src.byte()? as usize + 3)
+        } else {
+            Ok(self.u32_len()? + 259)
         }
     }
 
@@ -1487,29 +1495,30 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             self.last = self.src.pos();
         }
         let b = self.src.byte()?;
-        match b {
-            0x00..=0x7F => {
-                if self.depth == 0 && self.root_seen {
+        // tests in order of frequency (conditional branches, not a jump table)
+        if b < 0x80 {
+            if self.depth == 0 {
+                if self.root_seen {
                     return Err(self.err("a second document element"));
                 }
-                if self.depth == 0 && !self.decls.is_empty() {
+                if !self.decls.is_empty() {
                     return self.root_after_declarations(b);
                 }
-                self.element(b)
             }
-            0x80..=0xBF => {
-                if self.depth == 0 {
-                    return Err(self.err("character data outside the document element"));
-                }
-                self.chunk(b)
+            self.element(b)
+        } else if b < 0xC0 {
+            if self.depth == 0 {
+                return Err(self.err("character data outside the document element"));
             }
-            0xF0 => self.end_of_level(),
-            0xFF => {
-                self.terms += 1;
-                self.slow = true;
-                self.end_of_level()
-            }
-            _ => self.rare_item(b),
+            self.chunk(b)
+        } else if b == 0xF0 {
+            self.end_of_level()
+        } else if b == 0xFF {
+            self.terms += 1;
+            self.slow = true;
+            self.end_of_level()
+        } else {
+            self.rare_item(b)
         }
     }
 
