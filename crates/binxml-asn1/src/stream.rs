@@ -111,6 +111,9 @@ struct Pass1<'a> {
     has_dtd: bool,
     /// APER (no bit-level fast paths for LargeIndex, an aligned two-octet field there)
     aligned: bool,
+    /// an element name says same-as-parent-element (the decoder then keeps a stack of the
+    /// open elements' namespaces)
+    parent_ns_used: bool,
 }
 
 impl<'a> Pass1<'a> {
@@ -221,6 +224,7 @@ impl<'a> Pass1<'a> {
             } else if !self.r.bit()? {
                 Ns::Str(self.str()?)
             } else {
+                self.parent_ns_used = true;
                 Ns::Same
             };
             let local = self.str()?;
@@ -607,8 +611,9 @@ pub(crate) struct Stream<'a> {
     bytes: Vec<Cow<'a, [u8]>>,
     values: Vec<V<'a>>,
     pending: VecDeque<Event<'a>>,
-    /// namespace name of each open element
+    /// namespace name of each open element (kept only when an element name refers to it)
     ns_stack: Vec<Cow<'a, str>>,
+    track_ns: bool,
     decls: Vec<Event<'a>>,
     nss: Vec<Event<'a>>,
     ats: Vec<Event<'a>>,
@@ -650,6 +655,7 @@ pub(crate) fn open<'a>(
         max_depth: limits.max_depth,
         has_dtd: false,
         aligned,
+        parent_ns_used: false,
     };
     // tabled encodings hold an operation per 3-8 bytes; what a bigger document needs beyond
     // 64 MiB of operations grows as they come
@@ -763,6 +769,7 @@ pub(crate) fn open<'a>(
         values: p.values,
         pending,
         ns_stack: Vec::new(),
+        track_ns: p.parent_ns_used,
         decls,
         nss: Vec::new(),
         ats: Vec::new(),
@@ -989,7 +996,11 @@ impl<'a> Stream<'a> {
                     attrs,
                     attrs_end,
                 } => {
-                    let parent = self.ns_stack.last().cloned();
+                    let parent = if self.track_ns {
+                        self.ns_stack.last().cloned()
+                    } else {
+                        None
+                    };
                     let (namespace, local, prefix) = self.name(name, parent.as_ref(), None)?;
                     if attrs != attrs_end {
                         let all_common = self.attrs[attrs as usize..attrs_end as usize]
@@ -1007,7 +1018,9 @@ impl<'a> Stream<'a> {
                             self.attributes(attrs, attrs_end, &namespace)?;
                         }
                     }
-                    self.ns_stack.push(namespace.clone());
+                    if self.track_ns {
+                        self.ns_stack.push(namespace.clone());
+                    }
                     Event::StartElement(QName {
                         prefix,
                         namespace,
@@ -1015,7 +1028,9 @@ impl<'a> Stream<'a> {
                     })
                 }
                 Op::End => {
-                    self.ns_stack.pop();
+                    if self.track_ns {
+                        self.ns_stack.pop();
+                    }
                     Event::EndElement
                 }
                 Op::Text(s) => Event::Characters {
