@@ -193,7 +193,7 @@ impl QTable {
         h.finish() as u32
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, p: &str, n: &str, l: &str) -> Option<u32> {
         if self.slots.is_empty() {
             return None;

@@ -20,13 +20,19 @@ impl FastHasher {
 impl Hasher for FastHasher {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        let mut b = bytes;
-        while b.len() >= 8 {
-            self.add(u64::from_le_bytes([
-                b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-            ]));
-            b = &b[8..];
+        let n = bytes.len();
+        if n >= 8 {
+            // whole words, then the last word overlapping the one before (no octet tail)
+            let mut words = bytes.chunks_exact(8);
+            for w in &mut words {
+                self.add(u64::from_le_bytes(w.try_into().unwrap()));
+            }
+            if !words.remainder().is_empty() {
+                self.add(u64::from_le_bytes(bytes[n - 8..].try_into().unwrap()));
+            }
+            return;
         }
+        let b = bytes;
         if b.len() >= 4 {
             let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
             let hi = u32::from_le_bytes([
