@@ -292,6 +292,13 @@ impl<'x> Lexer<'x> {
             Some(_) => {
                 let (end, amp, cr) = scan_text(&b[start..]);
                 let end = start + end;
+                // `]]>` may not appear in character data (XML 1.0, production [14]); a '>' is
+                // rare in text, so the search for it is the whole cost in the common case.
+                if let Some(gt) = memchr::memchr(b'>', &b[start..end]) {
+                    if let Some(at) = memchr::memmem::find(&b[start + gt.saturating_sub(2)..end], b"]]>") {
+                        return lex_err(start + gt.saturating_sub(2) + at, "']]>' is not allowed in character data");
+                    }
+                }
                 self.pos = end;
                 Ok(Token::Text { raw: &self.src[start..end], amp, cr })
             }
@@ -565,6 +572,17 @@ mod tests {
         }
         let t = tokens("<a>x&amp;\r\n</a>").unwrap();
         assert_eq!(t[1], "Text { raw: \"x&amp;\\r\\n\", amp: true, cr: true }");
+    }
+
+    #[test]
+    fn cdata_end_in_text_is_an_error() {
+        for (doc, at) in [("<a>x]]>y</a>", 4), ("<a>]]></a>", 3), ("<a>x]>]]>y</a>", 6)] {
+            let e = tokens(doc).unwrap_err();
+            assert_eq!((e.pos, e.msg.as_str()), (at, "']]>' is not allowed in character data"), "{doc}");
+        }
+        for doc in ["<a>x>y]]</a>", "<a>]]&gt;</a>", "<a>]>]]</a>", "<a><![CDATA[]]]]><![CDATA[>]]></a>"] {
+            assert!(tokens(doc).is_ok(), "{doc}");
+        }
     }
 
     #[test]
