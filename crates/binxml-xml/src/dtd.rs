@@ -311,7 +311,12 @@ impl Dtd {
                         if c.eat("#FIXED") {
                             c.skip_ws();
                         }
-                        Some(c.quoted()?.to_string())
+                        let value = c.quoted()?;
+                        // AttValue (XML 1.0 [10]) excludes '<', as in a start tag.
+                        if value.contains('<') {
+                            return Err(format!("'<' in the default value of attribute {attr}"));
+                        }
+                        Some(value.to_string())
                     };
                     defs.push(AttDef { name: attr, cdata, default });
                 }
@@ -413,6 +418,8 @@ mod tests {
         assert_eq!(a.len(), 4);
         assert_eq!(a[1], AttDef { name: "c".into(), cdata: false, default: Some("y".into()) });
         assert_eq!(a[2].default, None);
+        let e = Dtd::parse("<!ATTLIST a b CDATA 'x<y'>", false, 1000).unwrap_err();
+        assert!(e.contains("'<' in the default value of attribute b"), "{e}");
         assert!(matches!(d.entities["pic"], Entity::Unparsed { .. }));
         assert_eq!(d.notations.len(), 1);
     }
