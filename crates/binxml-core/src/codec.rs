@@ -1,7 +1,8 @@
 //! The codec traits: a pull [`Decoder`] (bytes -> events) and an [`Encoder`] (events -> bytes).
 
 use crate::error::{Error, Result};
-use crate::event::Event;
+use crate::event::{Event, QName};
+use std::borrow::Cow;
 
 /// A pull decoder: each call returns the next event of the document, `None` after
 /// `EndDocument`.
@@ -14,6 +15,126 @@ pub trait Decoder<'a> {
     /// Byte offset in the input of the start of the event returned last (the position `binxml
     /// inspect` prints).
     fn offset(&self) -> u64;
+
+    /// Push decoding: hands every remaining event of the document to `sink`, in order, and
+    /// returns after `EndDocument` (or at the first error, the decoder's or the sink's).
+    ///
+    /// The same events as [`Decoder::next_event`] called until `None`. The provided method
+    /// does exactly that; decoders override it with a loop that hands the hot items (element
+    /// starts and ends, attributes, namespace declarations, text) to the sink as their parts,
+    /// without building and returning an [`Event`] per item: the way a SAX parser works, and
+    /// the path the tree is built on.
+    fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()>
+    where
+        Self: Sized,
+    {
+        while let Some(ev) = self.next_event()? {
+            sink.dispatch(ev)?;
+        }
+        Ok(())
+    }
+}
+
+/// Receives a document from [`Decoder::read_into`]: element starts and ends, namespace
+/// declarations, attributes and plain (non-CDATA) text as their parts, every other event
+/// (`StartDocument`, `EndDocument`, DOCTYPE declarations, comments, processing instructions,
+/// CDATA sections, entity references, typed values) as an [`Event`].
+///
+/// Only [`EventSink::event`] is required: the other methods default to building the event and
+/// handing it to it, so a sink that wants events whole implements that one method.
+pub trait EventSink<'a> {
+    fn event(&mut self, event: Event<'a>) -> Result<()>;
+
+    #[inline]
+    fn start_element(&mut self, name: QName<'a>) -> Result<()> {
+        self.event(Event::StartElement(name))
+    }
+    #[inline]
+    fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
+        self.event(Event::Namespace { prefix, uri })
+    }
+    #[inline]
+    fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
+        self.event(Event::Attribute { name, value })
+    }
+    #[inline]
+    fn end_element(&mut self) -> Result<()> {
+        self.event(Event::EndElement)
+    }
+    /// Character data not from a CDATA section.
+    #[inline]
+    fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
+        self.event(Event::Characters { text, cdata: false })
+    }
+
+    /// Hands a whole event to the method for its kind.
+    #[inline(always)]
+    fn dispatch(&mut self, ev: Event<'a>) -> Result<()> {
+        match ev {
+            Event::StartElement(name) => self.start_element(name),
+            Event::Namespace { prefix, uri } => self.namespace(prefix, uri),
+            Event::Attribute { name, value } => self.attribute(name, value),
+            Event::EndElement => self.end_element(),
+            Event::Characters { text, cdata: false } => self.text(text),
+            other => self.event(other),
+        }
+    }
+}
+
+impl<'a> EventSink<'a> for Vec<Event<'a>> {
+    #[inline]
+    fn event(&mut self, event: Event<'a>) -> Result<()> {
+        self.push(event);
+        Ok(())
+    }
+}
+
+/// A sink that counts what it receives: the events, and the bytes of the names, values and text
+/// of the hot items (so that every string is produced, as a handler that reads them needs). The
+/// "empty handler" of push benchmarks.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CountingSink {
+    pub events: u64,
+    /// Total length of the local names, prefixes, namespace names, attribute values and plain
+    /// text handed over by the part methods.
+    pub bytes: u64,
+}
+
+impl<'a> EventSink<'a> for CountingSink {
+    #[inline]
+    fn event(&mut self, _event: Event<'a>) -> Result<()> {
+        self.events += 1;
+        Ok(())
+    }
+    #[inline]
+    fn start_element(&mut self, name: QName<'a>) -> Result<()> {
+        self.events += 1;
+        self.bytes += (name.local.len() + name.prefix.len() + name.namespace.len()) as u64;
+        Ok(())
+    }
+    #[inline]
+    fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
+        self.events += 1;
+        self.bytes += (prefix.len() + uri.len()) as u64;
+        Ok(())
+    }
+    #[inline]
+    fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
+        self.events += 1;
+        self.bytes += (name.local.len() + name.prefix.len() + name.namespace.len() + value.len()) as u64;
+        Ok(())
+    }
+    #[inline]
+    fn end_element(&mut self) -> Result<()> {
+        self.events += 1;
+        Ok(())
+    }
+    #[inline]
+    fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
+        self.events += 1;
+        self.bytes += text.len() as u64;
+        Ok(())
+    }
 }
 
 impl<'a, D: Decoder<'a> + ?Sized> Decoder<'a> for Box<D> {

@@ -33,10 +33,55 @@ fn main() {
         }
         let s = t.elapsed().as_secs_f64() / n as f64;
         println!(
-            "decode: {:.0} MB/s ({:.3} ms per document, {count} events)",
+            "decode (pull, next_event): {:.0} MB/s ({:.3} ms per document, {count} events)",
             mb / s,
             s * 1e3
         );
+        let mut sink = binxml_core::CountingSink::default();
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            FiDecoder::new(&fi).read_into(&mut sink).unwrap();
+        }
+        let s = t.elapsed().as_secs_f64() / n as f64;
+        assert_eq!(sink.events as usize, count, "push and pull disagree on the event count");
+        println!(
+            "decode (push, read_into a counting sink): {:.0} MB/s ({:.3} ms per document)",
+            mb / s,
+            s * 1e3
+        );
+        let mut dynd: Box<dyn Decoder<'_>> = Box::new(FiDecoder::new(&fi));
+        drop(dynd.next_event());
+        let t = std::time::Instant::now();
+        let mut c2 = 0usize;
+        for _ in 0..n {
+            let mut d: Box<dyn Decoder<'_>> = Box::new(FiDecoder::new(&fi));
+            while let Some(_e) = d.next_event().unwrap() {
+                c2 += 1;
+            }
+        }
+        let s = t.elapsed().as_secs_f64() / n as f64;
+        assert_eq!(c2, count);
+        println!("decode (pull through Box<dyn Decoder>): {:.0} MB/s ({:.3} ms per document)", mb / s, s * 1e3);
+        let t = std::time::Instant::now();
+        for _ in 0..n / 10 {
+            let mut d = FiDecoder::new(&fi);
+            std::hint::black_box(binxml_tree::Document::parse_push(&mut d, fi.len()).unwrap().len());
+        }
+        let s = t.elapsed().as_secs_f64() / (n / 10).max(1) as f64;
+        println!("tree (push): {:.0} MB/s", mb / s);
+        let t = std::time::Instant::now();
+        for _ in 0..n / 10 {
+            let mut d = FiDecoder::new(&fi);
+            std::hint::black_box(binxml_tree::Document::parse_from(&mut d, fi.len()).unwrap().len());
+        }
+        let s = t.elapsed().as_secs_f64() / (n / 10).max(1) as f64;
+        println!("tree (pull): {:.0} MB/s", mb / s);
+        let t = std::time::Instant::now();
+        for _ in 0..n / 10 {
+            std::hint::black_box(binxml_tree::Document::parse_xml(&xml).unwrap().len());
+        }
+        let s = t.elapsed().as_secs_f64() / (n / 10).max(1) as f64;
+        println!("XML -> tree: {:.0} MB/s", mb / s);
     }
     if what != "decode" && !ev.is_empty() {
         let mut out = Vec::with_capacity(fi.len() * 2);

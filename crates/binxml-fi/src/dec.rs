@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::sync::Arc;
 
-use binxml_core::{Decoder, DocType, Error, Event, Limits, QName, Result, Typed, XML_NS};
+use binxml_core::{Decoder, DocType, EventSink, Error, Event, Limits, QName, Result, Typed, XML_NS};
 
 use crate::FORMAT;
 use crate::algo;
@@ -1230,6 +1230,12 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     #[inline(always)]
     fn element(&mut self, b: u8) -> Result<Option<Event<'a>>> {
+        Ok(Some(Event::StartElement(self.element_name(b)?)))
+    }
+
+    /// An element item's name (and its namespace attributes, queued), first octet `b`.
+    #[inline(always)]
+    fn element_name(&mut self, b: u8) -> Result<QName<'a>> {
         if self.depth >= self.limits.max_depth {
             return Err(self.too_deep());
         }
@@ -1247,11 +1253,18 @@ impl<'a, S: Src<'a>> Core<'a, S> {
         self.depth += 1;
         self.in_attrs = attrs;
         self.root_seen = true;
-        Ok(Some(Event::StartElement(q)))
+        Ok(q)
     }
 
     #[inline(always)]
     fn attribute(&mut self, b: u8) -> Result<Option<Event<'a>>> {
+        let (name, value) = self.attribute_parts(b)?;
+        Ok(Some(Event::Attribute { name, value }))
+    }
+
+    /// An attribute's name and value, first octet `b`.
+    #[inline(always)]
+    fn attribute_parts(&mut self, b: u8) -> Result<(QName<'a>, Cow<'a, str>)> {
         let name = if b & 0x7C == 0x78 {
             self.literal_name(true, b & 3)?
         } else if b & 0x70 == 0x70 {
@@ -1278,26 +1291,37 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 NiStr::Typed(t) => Cow::Owned(t.lexical()),
             }
         };
-        Ok(Some(Event::Attribute { name, value }))
+        Ok((name, value))
+    }
+
+    /// Whether a character-chunk item with first octet `b` is plain text: an index, or a
+    /// UTF-8 literal ([`Core::chunk_plain`]).
+    #[inline(always)]
+    fn chunk_is_plain(b: u8) -> bool {
+        b & 0x20 != 0 || b & 0x0C == 0
+    }
+
+    /// A character chunk by index or as a UTF-8 literal, first octet `b`.
+    #[inline(always)]
+    fn chunk_plain(&mut self, b: u8) -> Result<Cow<'a, str>> {
+        if b & 0x20 != 0 {
+            let i = self.int_4th(b)?;
+            return self.table_get(StrTab::Chunk, i);
+        }
+        let len = self.len_7th(b)?;
+        let text = self.utf8(len)?;
+        if b & 0x10 != 0 {
+            self.table_add(StrTab::Chunk, text.clone())?;
+        }
+        Ok(text)
     }
 
     #[inline(always)]
     fn chunk(&mut self, b: u8) -> Result<Option<Event<'a>>> {
-        if b & 0x20 != 0 {
-            let i = self.int_4th(b)?;
-            let text = self.table_get(StrTab::Chunk, i)?;
-            return Ok(Some(Event::Characters { text, cdata: false }));
+        if Self::chunk_is_plain(b) {
+            return Ok(Some(Event::Characters { text: self.chunk_plain(b)?, cdata: false }));
         }
         let add = b & 0x10 != 0;
-        if b & 0x0C == 0 {
-            // a UTF-8 literal
-            let len = self.len_7th(b)?;
-            let text = self.utf8(len)?;
-            if add {
-                self.table_add(StrTab::Chunk, text.clone())?;
-            }
-            return Ok(Some(Event::Characters { text, cdata: false }));
-        }
         let v = match (b >> 2) & 3 {
             1 => {
                 let len = self.len_7th(b)?;
@@ -1495,6 +1519,12 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             self.last = self.src.pos();
         }
         let b = self.src.byte()?;
+        self.item(b)
+    }
+
+    /// A body item (not an attribute) whose first octet `b` has been read.
+    #[inline(always)]
+    fn item(&mut self, b: u8) -> Result<Option<Event<'a>>> {
         // tests in order of frequency (conditional branches, not a jump table)
         if b < 0x80 {
             if self.depth == 0 {
@@ -1519,6 +1549,69 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             self.end_of_level()
         } else {
             self.rare_item(b)
+        }
+    }
+
+    /// Push decoding ([`Decoder::read_into`]): element starts and ends, attributes and plain
+    /// text go to the sink as their parts; everything else (and every state of the slow flag)
+    /// goes through the pull path's functions and reaches the sink as an event. The same
+    /// items in the same order as [`Core::next`].
+    #[inline(always)]
+    fn push<K: EventSink<'a>>(&mut self, sink: &mut K) -> Result<()> {
+        loop {
+            if self.slow {
+                match self.next_slow()? {
+                    Some(ev) => {
+                        sink.dispatch(ev)?;
+                        continue;
+                    }
+                    None => return Ok(()),
+                }
+            }
+            self.last = self.src.pos();
+            if self.in_attrs {
+                let b = self.src.byte()?;
+                if b & 0x80 == 0 {
+                    let (name, value) = self.attribute_parts(b)?;
+                    sink.attribute(name, value)?;
+                    continue;
+                }
+                self.in_attrs = false;
+                match b {
+                    0xF0 => {}
+                    0xFF => match self.end_of_level()? {
+                        Some(ev) => {
+                            sink.dispatch(ev)?;
+                            continue;
+                        }
+                        None => return Ok(()),
+                    },
+                    _ => return Err(self.err(format!("bad octet {b:#04x} in an attribute list"))),
+                }
+                self.last = self.src.pos();
+            }
+            let b = self.src.byte()?;
+            if self.depth > 0 {
+                if b < 0x80 {
+                    let name = self.element_name(b)?;
+                    sink.start_element(name)?;
+                    continue;
+                }
+                if b < 0xC0 && Self::chunk_is_plain(b) {
+                    let text = self.chunk_plain(b)?;
+                    sink.text(text)?;
+                    continue;
+                }
+                if b == 0xF0 {
+                    self.depth -= 1;
+                    sink.end_element()?;
+                    continue;
+                }
+            }
+            match self.item(b)? {
+                Some(ev) => sink.dispatch(ev)?,
+                None => return Ok(()),
+            }
         }
     }
 
@@ -1616,6 +1709,9 @@ impl<'a> Decoder<'a> for FiDecoder<'a> {
     }
     fn offset(&self) -> u64 {
         self.core.last
+    }
+    fn read_into<K: EventSink<'a>>(&mut self, sink: &mut K) -> Result<()> {
+        self.core.push(sink)
     }
 }
 

@@ -142,6 +142,16 @@ impl<'a> Document<'a> {
         b.finish()
     }
 
+    /// Builds the tree by push decoding ([`Decoder::read_into`]): the decoder hands element
+    /// starts and ends, namespace declarations, attributes and text to the builder as their
+    /// parts, without an intermediate [`Event`] per item. The same tree as
+    /// [`Document::parse_sized`] (checked on the corpus by the tests), the fastest path.
+    pub fn parse_push<D: Decoder<'a>>(decoder: &mut D, input_len: usize) -> Result<Document<'a>> {
+        let mut b = Builder::with_capacity(input_len);
+        decoder.read_into(&mut b)?;
+        b.finish()
+    }
+
     /// Parses UTF-8 XML text (see `binxml_xml::to_utf8`) straight into the tree: the XML decoder
     /// hands element starts and ends, namespace declarations, attributes and text to the
     /// builder as their parts, without the intermediate [`Event`]s of
@@ -544,7 +554,7 @@ impl<'a> Builder<'a> {
     }
 }
 
-impl<'a> binxml_xml::XmlSink<'a> for Builder<'a> {
+impl<'a> binxml_core::EventSink<'a> for Builder<'a> {
     #[inline]
     fn start_element(&mut self, name: QName<'a>) -> Result<()> {
         Builder::start_element(self, name)

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use binxml_core::{error::line_col, DocType, Error, Event, Limits, QName, Result, XML_NS, XMLNS_NS};
+use binxml_core::{error::line_col, DocType, Error, Event, EventSink, Limits, QName, Result, XML_NS, XMLNS_NS};
 
 use crate::dtd::{split_doctype, Dtd, Entity};
 use crate::lexer::{is_name, LexError, Lexer, RawAttr, Token};
@@ -1089,29 +1089,11 @@ impl<'a> XmlDecoder<'a> {
     }
 }
 
-/// Receives a document from [`XmlDecoder::read_into`]: element starts and ends, namespace
-/// declarations, attributes and plain (non-CDATA) text as their parts, every other event
-/// (`StartDocument`, `EndDocument`, DOCTYPE declarations, comments, processing instructions,
-/// CDATA sections, entity references) as an [`Event`].
-pub trait XmlSink<'a> {
-    fn start_element(&mut self, name: QName<'a>) -> Result<()>;
-    fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()>;
-    fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()>;
-    fn end_element(&mut self) -> Result<()>;
-    /// Character data not from a CDATA section.
-    fn text(&mut self, text: Cow<'a, str>) -> Result<()>;
-    fn event(&mut self, event: Event<'a>) -> Result<()>;
-}
+/// The XML decoder's name for [`EventSink`] (what [`XmlDecoder::read_into`] feeds).
+pub use binxml_core::EventSink as XmlSink;
 
-fn dispatch<'a, S: XmlSink<'a>>(sink: &mut S, ev: Event<'a>) -> Result<()> {
-    match ev {
-        Event::StartElement(name) => sink.start_element(name),
-        Event::Namespace { prefix, uri } => sink.namespace(prefix, uri),
-        Event::Attribute { name, value } => sink.attribute(name, value),
-        Event::EndElement => sink.end_element(),
-        Event::Characters { text, cdata: false } => sink.text(text),
-        other => sink.event(other),
-    }
+fn dispatch<'a, S: EventSink<'a>>(sink: &mut S, ev: Event<'a>) -> Result<()> {
+    sink.dispatch(ev)
 }
 
 fn is_xmlns_name(name: &str) -> bool {
@@ -1143,6 +1125,10 @@ impl<'a> binxml_core::Decoder<'a> for XmlDecoder<'a> {
 
     fn offset(&self) -> u64 {
         self.last_offset
+    }
+
+    fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+        XmlDecoder::read_into(self, sink)
     }
 }
 

@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-pub use binxml_core::{self as core, collect_events, transcode, Decoder, DocType, Encoder, Error, ErrorKind, Event, Limits, QName, Result, Typed};
+pub use binxml_core::{self as core, collect_events, transcode, Decoder, DocType, Encoder, Error, ErrorKind, Event, EventSink, CountingSink, Limits, QName, Result, Typed};
 pub use binxml_asn1 as asn1;
 pub use binxml_fi as fi;
 pub use binxml_json as json;
@@ -234,6 +234,48 @@ pub fn decoder<'a>(format: Format, input: &'a [u8], opts: &DecodeOptions) -> Res
     })
 }
 
+/// Work done with a decoder of a statically known type (see [`with_decoder`]).
+pub trait WithDecoder<'a> {
+    type Output;
+    fn run<D: Decoder<'a>>(self, decoder: &mut D) -> Result<Self::Output>;
+}
+
+/// Calls `work` with the decoder for `format` over `input` (already [`prepare`]d) as its own
+/// type, not as a `dyn Decoder`: no dynamic call per event, and the decoder's
+/// [`Decoder::read_into`] (push decoding) is the codec's own.
+pub fn with_decoder<'a, W: WithDecoder<'a>>(format: Format, input: &'a [u8], opts: &DecodeOptions, work: W) -> Result<W::Output> {
+    match format {
+        Format::Xml => work.run(&mut binxml_xml::XmlDecoder::with_limits(input, opts.limits.clone())),
+        Format::Json => work.run(&mut binxml_json::JsonDecoder::with_limits(input, opts.limits.clone())),
+        Format::Fi => match &opts.fi_vocabularies {
+            None => work.run(&mut binxml_fi::FiDecoder::with_limits(input, opts.limits.clone())),
+            Some(v) => work.run(&mut Owned(binxml_fi::FiReadDecoder::with_limits(input, opts.limits.clone()).with_vocabularies(v.clone()))),
+        },
+        Format::Tsf => work.run(&mut binxml_tsf::TsfDecoder::with_options(
+            input,
+            binxml_tsf::TsfOptions { limits: opts.limits.clone(), utf16_lengths: opts.tsf_utf16_lengths },
+        )),
+        Format::Xebu => work.run(&mut binxml_xebu::XebuDecoder::with_limits(input, opts.limits.clone())),
+        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
+            let rule = format.asn1_rule().expect("an ASN.1 format");
+            work.run(&mut binxml_asn1::Asn1Decoder::with_limits(input, rule, opts.limits.clone()))
+        }
+    }
+}
+
+/// Push decoding of a whole document of any format: every event goes to `sink`
+/// ([`Decoder::read_into`] of the format's decoder).
+pub fn decode_into<'a, S: EventSink<'a>>(format: Format, input: &'a [u8], opts: &DecodeOptions, sink: &mut S) -> Result<()> {
+    struct Into<'s, S>(&'s mut S);
+    impl<'a, S: EventSink<'a>> WithDecoder<'a> for Into<'_, S> {
+        type Output = ();
+        fn run<D: Decoder<'a>>(self, decoder: &mut D) -> Result<()> {
+            decoder.read_into(self.0)
+        }
+    }
+    with_decoder(format, input, opts, Into(sink))
+}
+
 /// An encoder for `format` writing to `out`.
 pub fn encoder<'w>(format: Format, out: Box<dyn Write + 'w>, opts: &EncodeOptions) -> Result<Box<dyn Encoder + 'w>> {
     Ok(match format {
@@ -270,16 +312,25 @@ pub fn convert(input: &[u8], from: Option<Format>, to: Format) -> Result<Vec<u8>
     Ok(out)
 }
 
-/// Parses a document of any format into the tree.
+/// Parses a document of any format into the tree, by push decoding
+/// ([`Document::parse_push`]).
 pub fn parse_tree<'a>(format: Format, input: &'a [u8]) -> Result<Document<'a>> {
-    if format == Format::Xml {
-        // XML text has a direct path into the tree (no intermediate events; the same tree, as
-        // binxml-tree's tests check on the corpus and on damaged documents).
-        let mut dec = binxml_xml::XmlDecoder::with_limits(input, DecodeOptions::default().limits);
-        return Document::parse_xml_with(&mut dec, input.len());
+    parse_tree_with(format, input, &DecodeOptions::default())
+}
+
+/// [`parse_tree`] with decoding options (limits, external vocabularies).
+pub fn parse_tree_with<'a>(format: Format, input: &'a [u8], opts: &DecodeOptions) -> Result<Document<'a>> {
+    struct Tree(usize);
+    impl<'a> WithDecoder<'a> for Tree {
+        type Output = Document<'a>;
+        fn run<D: Decoder<'a>>(self, decoder: &mut D) -> Result<Document<'a>> {
+            Document::parse_push(decoder, self.0)
+        }
     }
-    let mut dec = decoder(format, input, &DecodeOptions::default())?;
-    Document::parse_sized(&mut dec, input.len())
+    // The tree reserves room from the size of the XML the document stands for; binary formats
+    // are denser than their XML (about 3x for FI and PER on the corpus).
+    let hint = if format == Format::Xml || format == Format::Json { input.len() } else { input.len().saturating_mul(3) };
+    with_decoder(format, input, opts, Tree(hint))
 }
 
 #[cfg(test)]

@@ -1,0 +1,127 @@
+//! Push decoding (`Decoder::read_into`, `binxml::decode_into`, `binxml::parse_tree`) gives the
+//! same events, the same tree and the same errors as pull decoding (`next_event`), for every
+//! format, on every corpus XML document encoded in that format and on damaged copies of small
+//! ones.
+
+use binxml::{collect_events, decode_into, decoder, parse_tree, DecodeOptions, Event, Format, Limits, Result};
+use binxml::tree::Document;
+use binxml_testkit::mutate::{mutate, Rng};
+
+fn owned(v: Vec<Event<'_>>) -> Vec<Event<'static>> {
+    v.into_iter().map(Event::into_owned).collect()
+}
+
+fn pull(f: Format, input: &[u8], opts: &DecodeOptions) -> Result<Vec<Event<'static>>> {
+    let mut d = decoder(f, input, opts)?;
+    collect_events(&mut d).map(owned)
+}
+
+fn push(f: Format, input: &[u8], opts: &DecodeOptions) -> Result<Vec<Event<'static>>> {
+    let mut v = Vec::new();
+    decode_into(f, input, opts, &mut v)?;
+    Ok(owned(v))
+}
+
+fn tree_events(doc: &Document<'_>) -> Vec<Event<'static>> {
+    owned(collect_events(&mut doc.events()).unwrap())
+}
+
+/// Pull and push on one input: the same events or the same error; and the tree built by push
+/// equal to the tree built from the pulled events.
+fn same(f: Format, input: &[u8], opts: &DecodeOptions) -> std::result::Result<(), String> {
+    match (pull(f, input, opts), push(f, input, opts)) {
+        (Ok(a), Ok(b)) => {
+            if a != b {
+                let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+                return Err(format!("events differ at {at}: {:?} vs {:?}", a.get(at), b.get(at)));
+            }
+        }
+        (Err(a), Err(b)) => {
+            // The push path may stop at the same error; a sink error would differ in kind.
+            if (a.kind, &a.message, a.offset) != (b.kind, &b.message, b.offset) {
+                return Err(format!("errors differ: {a} vs {b}"));
+            }
+            return Ok(());
+        }
+        (a, b) => return Err(format!("one path failed: pull {:?}, push {:?}", a.err(), b.err())),
+    }
+    let generic = Document::parse_sized(&mut decoder(f, input, opts).unwrap(), input.len());
+    let pushed = if opts.limits == Limits::default() { parse_tree(f, input) } else { binxml::parse_tree_with(f, input, opts) };
+    match (generic, pushed) {
+        (Ok(g), Ok(p)) => {
+            if tree_events(&g) != tree_events(&p) {
+                return Err("trees differ".into());
+            }
+            Ok(())
+        }
+        (Err(g), Err(p)) if (g.kind, &g.message, g.offset) == (p.kind, &p.message, p.offset) => Ok(()),
+        (g, p) => Err(format!("tree: generic {:?}, push {:?}", g.err(), p.err())),
+    }
+}
+
+fn encoded(f: Format, xml: &[u8]) -> Option<Vec<u8>> {
+    binxml::convert(xml, Some(Format::Xml), f).ok()
+}
+
+#[test]
+fn corpus_push_equals_pull_every_format() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for path in binxml_testkit::corpus_xml_files() {
+        let raw = std::fs::read(&path).unwrap();
+        let xml = binxml::prepare(Format::Xml, &raw).unwrap().into_owned();
+        for &f in Format::ALL {
+            // JSON is a one-way export of XML; it is checked on its own documents below.
+            if f == Format::Json {
+                continue;
+            }
+            let Some(bytes) = (if f == Format::Xml { Some(xml.clone()) } else { encoded(f, &xml) }) else { continue };
+            checked += 1;
+            if let Err(e) = same(f, &bytes, &DecodeOptions::default()) {
+                failures.push(format!("{} as {}: {e}", path.display(), f.name()));
+            }
+        }
+    }
+    for path in binxml_testkit::corpus_json_files("") {
+        let bytes = std::fs::read(&path).unwrap();
+        checked += 1;
+        if let Err(e) = same(Format::Json, &bytes, &DecodeOptions::default()) {
+            failures.push(format!("{}: {e}", path.display()));
+        }
+    }
+    assert!(checked > 500, "only {checked} documents checked");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn damaged_push_equals_pull_every_format() {
+    let mut small: Vec<Vec<u8>> = binxml_testkit::corpus_xml_files()
+        .into_iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .filter(|d| d.len() < 4000)
+        .take(12)
+        .collect();
+    small.push(b"<!DOCTYPE a [<!ENTITY e 'x<b y=\"1\"/>z'>]><a xmlns:p='urn:p' p:k='v'>&e;<![CDATA[c]]><!--k--><?p d?></a>".to_vec());
+    let tight = DecodeOptions { limits: Limits { max_depth: 3, max_string_len: 8, ..Limits::default() }, ..DecodeOptions::default() };
+    let mut failures = Vec::new();
+    for &f in Format::ALL {
+        if f == Format::Json {
+            continue;
+        }
+        let seeds: Vec<Vec<u8>> = small.iter().filter_map(|x| if f == Format::Xml { Some(x.clone()) } else { encoded(f, x) }).collect();
+        let mut rng = Rng(0x5eed ^ f.name().len() as u64);
+        for i in 0..400 {
+            let input = mutate(&mut rng, &seeds);
+            let opts = if i % 4 == 0 { tight.clone() } else { DecodeOptions::default() };
+            if let Err(e) = same(f, &input, &opts) {
+                failures.push(format!("{} mutation {i}: {e}", f.name()));
+            }
+        }
+        for s in &seeds {
+            if let Err(e) = same(f, s, &tight) {
+                failures.push(format!("{} with tight limits: {e}", f.name()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+}
