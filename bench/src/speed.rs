@@ -33,6 +33,15 @@ fn quick_xml_writer_events(doc: &[u8]) -> Result<Vec<quick_xml::events::Event<'s
     }
 }
 
+/// Push decoding (`binxml::decode_into`, the format's own `Decoder::read_into`) into a sink that
+/// counts the events and the bytes of their strings: the SAX "empty handler".
+fn push_events(f: Format, bytes: &[u8]) -> Result<usize, String> {
+    let mut sink = binxml::CountingSink::default();
+    binxml::decode_into(f, bytes, &binxml::DecodeOptions::default(), &mut sink).map_err(|e| e.to_string())?;
+    std::hint::black_box(sink.bytes);
+    Ok(sink.events as usize)
+}
+
 fn decode_events(f: Format, bytes: &[u8]) -> Result<usize, String> {
     let mut d = binxml::decoder(f, bytes, &binxml::DecodeOptions::default()).map_err(|e| e.to_string())?;
     let mut n = 0;
@@ -85,6 +94,10 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
         let docs = &docs;
         subjects.push(Box::new(move |i: usize| decode_events(f, docs[i].encoded(f).map_err(|e| e.to_string())?)));
     }
+    for &f in &formats {
+        let docs = &docs;
+        subjects.push(Box::new(move |i: usize| push_events(f, docs[i].encoded(f).map_err(|e| e.to_string())?)));
+    }
     subjects.push(Box::new(|i: usize| Ok(crate::xmlread::quick_xml_events(&docs[i].xml))));
     subjects.push(Box::new(|i: usize| Ok(crate::xmlread::quick_xml_full(&docs[i].xml))));
     subjects.push(Box::new(|i: usize| crate::xmlread::roxmltree_parse(&docs[i].xml).ok_or_else(|| "roxmltree cannot parse it".to_string())));
@@ -92,7 +105,10 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
     drop(subjects);
     let mut dec: Vec<Subject> = Vec::new();
     for &f in &formats {
-        dec.push(Subject { name: format!("binxml {}", f.name()), what: "events".into(), times: Ok(stage1.next().unwrap()) });
+        dec.push(Subject { name: format!("binxml {}", f.name()), what: "events (pull: next_event through a dyn Decoder)".into(), times: Ok(stage1.next().unwrap()) });
+    }
+    for &f in &formats {
+        dec.push(Subject { name: format!("binxml {}", f.name()), what: "push (read_into a counting sink)".into(), times: Ok(stage1.next().unwrap()) });
     }
     // Stage 2: tree building, for the formats whose decoder runs at a fifth of the XML
     // decoder's speed or more (for slower decoders the tree time is the decode time and little
