@@ -279,10 +279,9 @@ fn detect_or(from: Option<Format>, data: &[u8]) -> Result<Format, String> {
 fn convert_one(data: &[u8], from: Option<Format>, to: Format, out: &mut dyn Write, dopts: &DecodeOptions, eopts: &EncodeOptions) -> Result<(), String> {
     let from = detect_or(from, data)?;
     let prepared = binxml::prepare(from, data).map_err(|e| e.to_string())?;
-    let mut dec = binxml::decoder(from, &prepared, dopts).map_err(|e| e.to_string())?;
     let mut counter = CountingWriter { inner: out, n: 0 };
     let mut enc = binxml::encoder(to, Box::new(&mut counter), eopts).map_err(|e| e.to_string())?;
-    binxml::transcode(&mut dec, &mut enc).map_err(|e| e.to_string())?;
+    binxml::transcode_into(from, &prepared, dopts, &mut *enc).map_err(|e| e.to_string())?;
     Ok(())
 }
 

@@ -165,6 +165,27 @@ impl<E: Encoder + ?Sized> Encoder for Box<E> {
     }
 }
 
+/// An [`EventSink`] that writes every event it receives to an encoder (push decoding straight
+/// into an encoder: `decoder.read_into(&mut EncoderSink::new(&mut encoder))`), counting them.
+pub struct EncoderSink<'e, E: Encoder + ?Sized> {
+    pub encoder: &'e mut E,
+    pub events: u64,
+}
+
+impl<'e, E: Encoder + ?Sized> EncoderSink<'e, E> {
+    pub fn new(encoder: &'e mut E) -> Self {
+        EncoderSink { encoder, events: 0 }
+    }
+}
+
+impl<'a, E: Encoder + ?Sized> EventSink<'a> for EncoderSink<'_, E> {
+    #[inline]
+    fn event(&mut self, event: Event<'a>) -> Result<()> {
+        self.events += 1;
+        self.encoder.write_event(&event)
+    }
+}
+
 /// Pipes every event of `decoder` into `encoder` and finishes it. Returns the number of events.
 pub fn transcode<'a>(decoder: &mut dyn Decoder<'a>, encoder: &mut dyn Encoder) -> Result<u64> {
     let mut n = 0;

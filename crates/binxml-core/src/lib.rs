@@ -11,7 +11,7 @@ pub mod event;
 pub mod json_mapping;
 pub mod limits;
 
-pub use codec::{collect_events, transcode, CountingSink, Decoder, Encoder, EventSink, Recorder, Replay, StreamChecker};
+pub use codec::{collect_events, transcode, CountingSink, Decoder, Encoder, EncoderSink, EventSink, Recorder, Replay, StreamChecker};
 pub use error::{Error, ErrorKind, Result};
 pub use event::{DocType, Event, QName, Typed};
 pub use limits::Limits;

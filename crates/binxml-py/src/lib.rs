@@ -47,12 +47,11 @@ fn convert<'py>(py: Python<'py>, data: &[u8], to: &str, from_: Option<&str>, ind
     let out = py
         .allow_threads(|| -> binxml::Result<Vec<u8>> {
             let prepared = binxml::prepare(from, data)?;
-            let mut dec = binxml::decoder(from, &prepared, &DecodeOptions::default())?;
             let mut out = Vec::new();
             {
                 let opts = EncodeOptions { indent, ..Default::default() };
                 let mut enc = binxml::encoder(to, Box::new(&mut out), &opts)?;
-                binxml::transcode(&mut dec, &mut enc)?;
+                binxml::transcode_into(from, &prepared, &DecodeOptions::default(), &mut *enc)?;
             }
             Ok(out)
         })

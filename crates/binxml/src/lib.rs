@@ -276,6 +276,18 @@ pub fn decode_into<'a, S: EventSink<'a>>(format: Format, input: &'a [u8], opts: 
     with_decoder(format, input, opts, Into(sink))
 }
 
+/// Converts by push decoding: every event of the `format` document in `input` (already
+/// [`prepare`]d) is written to `encoder`, which is then finished. Returns the number of events.
+/// The same output as [`transcode`] over [`decoder`], faster (no dynamic call and no
+/// `Event` returned per item on the decoding side).
+pub fn transcode_into(format: Format, input: &[u8], opts: &DecodeOptions, encoder: &mut dyn Encoder) -> Result<u64> {
+    let mut sink = binxml_core::EncoderSink::new(encoder);
+    decode_into(format, input, opts, &mut sink)?;
+    let n = sink.events;
+    encoder.finish()?;
+    Ok(n)
+}
+
 /// An encoder for `format` writing to `out`.
 pub fn encoder<'w>(format: Format, out: Box<dyn Write + 'w>, opts: &EncodeOptions) -> Result<Box<dyn Encoder + 'w>> {
     Ok(match format {
@@ -303,11 +315,10 @@ pub fn convert(input: &[u8], from: Option<Format>, to: Format) -> Result<Vec<u8>
         None => detect(input).ok_or_else(|| Error::new(ErrorKind::Unsupported, "detect", "cannot tell the input's format; name it"))?,
     };
     let prepared = prepare(from, input)?;
-    let mut dec = decoder(from, &prepared, &DecodeOptions::default())?;
     let mut out = Vec::new();
     {
         let mut enc = encoder(to, Box::new(&mut out), &EncodeOptions::default())?;
-        transcode(&mut dec, &mut enc)?;
+        transcode_into(from, &prepared, &DecodeOptions::default(), &mut *enc)?;
     }
     Ok(out)
 }
