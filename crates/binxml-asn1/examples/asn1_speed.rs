@@ -1,9 +1,9 @@
 //! Table 4 style timings (milliseconds, best of N runs): read XML into events, read PER into
 //! events, write XML from events, write PER from events, without and with bzip2 compression of
 //! the component-strings block; and reading XML and UPER into the tree (`binxml-tree`, what
-//! `binxml::parse_tree` does), the "reading PER into the tree" target.
+//! `binxml::parse_tree` does: push decoding), the "reading PER into the tree" target.
 //! `cargo run --release -p binxml-asn1 --example asn1_speed -- FILE...`
-//! `TREE_ONLY=1`: only the tree columns; `RUNS=n`: best of n; `PROFILE=xml|uper|uper-events|uper-drain|xml-drain|tree-replay|write-uper`:
+//! `TREE_ONLY=1`: only the tree columns; `RUNS=n`: best of n; `PROFILE=xml|uper|uper-events|uper-drain|uper-pull|uper-count|xml-count|xml-drain|tree-replay|write-uper`:
 //! one operation only (for a profiler).
 use std::time::Instant;
 
@@ -21,12 +21,23 @@ fn best<T>(n: usize, mut f: impl FnMut() -> T) -> f64 {
     best
 }
 
+// The tree columns do what `binxml::parse_tree` does (this crate cannot depend on the facade):
+// the format's decoder with default limits, pushed into `Document::parse_push` with the facade's
+// size hint (the input's length for XML, three times it for binary formats).
 fn xml_tree(utf8: &[u8]) -> usize {
     let mut d = binxml_xml::XmlDecoder::with_limits(utf8, Limits::default());
-    Document::parse_sized(&mut d, utf8.len()).unwrap().len()
+    Document::parse_push(&mut d, utf8.len()).unwrap().len()
 }
 
 fn per_tree(bytes: &[u8], rule: Rule) -> usize {
+    let mut d = Asn1Decoder::with_limits(bytes, rule, Limits::default());
+    Document::parse_push(&mut d, bytes.len().saturating_mul(3))
+        .unwrap()
+        .len()
+}
+
+/// The pull path into the tree (every event built, then taken apart by the tree builder).
+fn per_tree_pull(bytes: &[u8], rule: Rule) -> usize {
     let mut d = Asn1Decoder::new(bytes, rule);
     Document::parse_sized(&mut d, bytes.len()).unwrap().len()
 }
@@ -57,7 +68,9 @@ fn main() {
         .unwrap_or(15);
     let tree_only = std::env::var("TREE_ONLY").is_ok();
     if tree_only {
-        println!("document\ttreeXML\ttreeUPER\ttreeAPER\tratio(treeXML/treeUPER)");
+        println!(
+            "document\ttreeXML\ttreeUPER\ttreeAPER\tratio(treeXML/treeUPER)\tMB/s(XML)\tMB/s(UPER)\ttreeUPERpull"
+        );
     } else {
         println!(
             "document\treadXML\treadUPER\treadAPER\twriteXML\twriteUPER\treadUPER/C\twriteUPER/C\tratio(readXML/readUPER)\ttreeXML\ttreeUPER\tratio(treeXML/treeUPER)"
@@ -135,6 +148,25 @@ fn main() {
                 "write-uper" => best(n, || {
                     encode(&events, Options::new(Rule::Uper)).unwrap().len()
                 }),
+                "xml-count" => best(n, || {
+                    // push into a sink that only counts: the decoder's share of XML -> tree
+                    let mut d = binxml_xml::XmlDecoder::with_limits(&utf8, Limits::default());
+                    let mut c = binxml_core::CountingSink::default();
+                    binxml_core::Decoder::read_into(&mut d, &mut c).unwrap();
+                    c.events
+                }),
+                "uper-count" => best(n, || {
+                    let mut d = Asn1Decoder::new(&uper, Rule::Uper);
+                    let mut c = binxml_core::CountingSink::default();
+                    binxml_core::Decoder::read_into(&mut d, &mut c).unwrap();
+                    c.events
+                }),
+                "uper-hint1" => best(n, || {
+                    // experiment: the tree reserving for the input's size instead of 3x
+                    let mut d = Asn1Decoder::new(&uper, Rule::Uper);
+                    Document::parse_push(&mut d, uper.len()).unwrap().len()
+                }),
+                "uper-pull" => best(n, || per_tree_pull(&uper, Rule::Uper)),
                 _ => best(n, || per_tree(&uper, Rule::Uper)),
             };
             println!("{} {what} {t:.3}", name(&f));
@@ -144,7 +176,16 @@ fn main() {
             let tx = best(n, || xml_tree(&utf8));
             let tu = best(n, || per_tree(&uper, Rule::Uper));
             let ta = best(n, || per_tree(&aper, Rule::Aper));
-            println!("{}\t{tx:.3}\t{tu:.3}\t{ta:.3}\t{:.2}", name(&f), tx / tu);
+            let tp = best(n, || per_tree_pull(&uper, Rule::Uper));
+            // MB of the document's XML (UTF-8) per second
+            let mbs = |ms: f64| utf8.len() as f64 / 1e3 / ms;
+            println!(
+                "{}\t{tx:.3}\t{tu:.3}\t{ta:.3}\t{:.2}\t{:.0}\t{:.0}\t{tp:.3}",
+                name(&f),
+                tx / tu,
+                mbs(tx),
+                mbs(tu)
+            );
             continue;
         }
         let uperc = encode(

@@ -60,13 +60,15 @@ impl<'a> Emitter<'a> {
     pub(crate) fn charge(&mut self, n: usize) -> Result<()> {
         self.used = self.used.saturating_add(n);
         if self.used > self.budget {
-            return Err(Error::limit(
-                self.format,
-                0,
-                "decoded text exceeds the expansion limit",
-            ));
+            return Err(self.over_budget());
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn over_budget(&self) -> Error {
+        Error::limit(self.format, 0, "decoded text exceeds the expansion limit")
     }
 
     /// A StringOrIndex / URIOrIndex / NCNameOrIndex.

@@ -15,7 +15,7 @@
 
 use std::io::Write;
 
-use binxml_core::{Decoder, Encoder, Error, Event, Limits, Result, StreamChecker};
+use binxml_core::{Decoder, Encoder, Error, Event, EventSink, Limits, Result, StreamChecker};
 
 pub mod ber;
 mod build;
@@ -392,5 +392,29 @@ impl<'a> Decoder<'a> for Asn1Decoder<'a> {
     /// The whole input is read at once: the offset is the index of the last event returned.
     fn offset(&self) -> u64 {
         self.count.saturating_sub(1)
+    }
+
+    /// Push decoding: the same events as [`Decoder::next_event`], element starts and ends,
+    /// namespaces, attributes and text handed to the sink as their parts (PER); BER's events
+    /// (decoded as a whole) are dispatched one by one.
+    fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+        if matches!(self.state, State::Start) {
+            if let Err(e) = self.open() {
+                self.state = State::Failed;
+                return Err(e);
+            }
+        }
+        let r = match &mut self.state {
+            State::Per(s) => s.push(sink, &mut self.count),
+            State::Ber(it) => it.try_for_each(|ev| {
+                self.count += 1;
+                sink.dispatch(ev)
+            }),
+            State::Start | State::Failed => Ok(()),
+        };
+        if r.is_err() {
+            self.state = State::Failed;
+        }
+        r
     }
 }

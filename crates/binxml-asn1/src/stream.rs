@@ -20,7 +20,7 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use binxml_core::{DocType, Error, Event, Limits, QName, Result, Typed, XMLNS_NS};
+use binxml_core::{DocType, Error, Event, EventSink, Limits, QName, Result, Typed, XMLNS_NS};
 
 use crate::emit::Emitter;
 use crate::per::PerReader;
@@ -785,7 +785,7 @@ impl<'a> Stream<'a> {
         self.ops.len()
     }
 
-    #[inline]
+    #[inline(always)]
     fn s(&mut self, s: Str) -> Result<Cow<'a, str>> {
         if s & INLINE != 0 {
             // every inline string is used once
@@ -806,9 +806,9 @@ impl<'a> Stream<'a> {
         }
     }
 
-    #[inline]
     /// (namespace, local, prefix); `same` is the parent's (owner's) namespace, `prev` the
     /// previous attribute's.
+    #[inline(always)]
     fn name(
         &mut self,
         n: NameRef,
@@ -820,6 +820,17 @@ impl<'a> Stream<'a> {
             self.e.charge(name.0.len() + name.1.len() + name.2.len())?;
             return Ok(name);
         }
+        self.inline_name(n, same, prev)
+    }
+
+    /// [`Stream::name`] of a name written inline.
+    #[inline(never)]
+    fn inline_name(
+        &mut self,
+        n: NameRef,
+        same: Option<&Cow<'a, str>>,
+        prev: Option<&Cow<'a, str>>,
+    ) -> Result<(Cow<'a, str>, Cow<'a, str>, Cow<'a, str>)> {
         let rec = self.names[(n & !INLINE) as usize];
         let ns = match rec.ns {
             Ns::None => Cow::Borrowed(""),
@@ -1051,6 +1062,165 @@ impl<'a> Stream<'a> {
                 }
             }));
         }
+    }
+}
+
+impl<'a> Stream<'a> {
+    /// Push decoding: everything [`Stream::next_event`] would still return, handed to `sink`
+    /// in the same order with the same errors at the same points; element starts and ends,
+    /// namespaces, attributes and text go to it as their parts, without an [`Event`]. `count`
+    /// is increased by the number of events handed over.
+    pub(crate) fn push<S: EventSink<'a>>(&mut self, sink: &mut S, count: &mut u64) -> Result<()> {
+        // what a pull left half done, and the document's start and declarations
+        while self.attr_cur.is_some() || !self.pending.is_empty() {
+            match self.next_event()? {
+                Some(ev) => {
+                    *count += 1;
+                    sink.dispatch(ev)?;
+                }
+                None => return Ok(()),
+            }
+        }
+        while let Some(&op) = self.ops.get(self.next) {
+            self.next += 1;
+            *count += 1;
+            match op {
+                Op::Start {
+                    name,
+                    attrs,
+                    attrs_end,
+                } => {
+                    let parent = if self.track_ns {
+                        self.ns_stack.last().cloned()
+                    } else {
+                        None
+                    };
+                    let (namespace, local, prefix) = self.name(name, parent.as_ref(), None)?;
+                    if attrs == attrs_end {
+                        if self.track_ns {
+                            self.ns_stack.push(namespace.clone());
+                        }
+                        sink.start_element(QName {
+                            prefix,
+                            namespace,
+                            local,
+                        })?;
+                        continue;
+                    }
+                    let all_common = self.attrs[attrs as usize..attrs_end as usize]
+                        .iter()
+                        .all(|a| a.name & INLINE == 0);
+                    if !all_common {
+                        // the same order of work (and of errors) as `next_event`
+                        self.attributes(attrs, attrs_end, &namespace)?;
+                    }
+                    if self.track_ns {
+                        self.ns_stack.push(namespace.clone());
+                    }
+                    sink.start_element(QName {
+                        prefix,
+                        namespace,
+                        local,
+                    })?;
+                    if all_common {
+                        self.push_common_attrs(attrs, attrs_end, sink, count)?;
+                    } else {
+                        while let Some(ev) = self.pending.pop_front() {
+                            *count += 1;
+                            sink.dispatch(ev)?;
+                        }
+                    }
+                }
+                Op::End => {
+                    if self.track_ns {
+                        self.ns_stack.pop();
+                    }
+                    sink.end_element()?;
+                }
+                Op::Text(s) => {
+                    let text = self.s(s)?;
+                    sink.text(text)?;
+                }
+                Op::Base64(i) => sink.event(Event::Typed(Typed::Base64(std::mem::take(
+                    &mut self.bytes[i as usize],
+                ))))?,
+                Op::Comment(s) => {
+                    let c = self.s(s)?;
+                    sink.event(Event::Comment(c))?;
+                }
+                Op::Pi(t, d) => {
+                    let target = self.s(t)?;
+                    let data = self.s(d)?;
+                    sink.event(Event::ProcessingInstruction { target, data })?;
+                }
+                Op::Uer(_) | Op::Dtd(_) => {
+                    *count -= 1;
+                    self.via_emitter(op)?;
+                    while let Some(ev) = self.pending.pop_front() {
+                        *count += 1;
+                        sink.dispatch(ev)?;
+                    }
+                }
+            }
+        }
+        if !self.ended {
+            self.ended = true;
+            *count += 1;
+            sink.event(Event::EndDocument)?;
+        }
+        Ok(())
+    }
+
+    /// The namespace and attribute events of an element whose attribute names are all common
+    /// names, in the order of [`Stream::next_attr`]: namespace declarations (from
+    /// `namespace-attributes`, then from `attributes`), then attributes.
+    #[inline]
+    fn push_common_attrs<S: EventSink<'a>>(
+        &mut self,
+        a0: u32,
+        a1: u32,
+        sink: &mut S,
+        count: &mut u64,
+    ) -> Result<()> {
+        for phase in 0..4u8 {
+            for i in a0..a1 {
+                let a = self.attrs[i as usize];
+                let is_ns = self.xmlns_name[a.name as usize];
+                let want = match phase {
+                    0 => a.ns_list && is_ns,
+                    1 => !a.ns_list && is_ns,
+                    2 => a.ns_list && !is_ns,
+                    _ => !a.ns_list && !is_ns,
+                };
+                if !want {
+                    continue;
+                }
+                let (ns, local, prefix) = self.name(a.name, None, None)?;
+                let value = self.s(a.value)?;
+                *count += 1;
+                if !is_ns {
+                    sink.attribute(
+                        QName {
+                            prefix,
+                            namespace: ns,
+                            local,
+                        },
+                        value,
+                    )?;
+                } else if prefix == "xmlns" {
+                    sink.namespace(local, value)?;
+                } else if prefix.is_empty() && local == "xmlns" {
+                    sink.namespace(Cow::Borrowed(""), value)?;
+                } else {
+                    return Err(Error::malformed(
+                        self.e.format(),
+                        0,
+                        format!("bad namespace attribute {prefix}:{local}"),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
