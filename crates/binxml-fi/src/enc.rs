@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use binxml_core::{Encoder, Error, Event, Result, StreamChecker, Typed, XML_NS, XMLNS_NS};
+use binxml_core::{Encoder, Error, Event, Result, Typed, XML_NS, XMLNS_NS};
 
 use crate::FORMAT;
 use crate::algo;
@@ -376,8 +376,13 @@ pub struct FiEncoder<W: Write> {
     buf: Vec<u8>,
     opts: FiOptions,
     t: Tables,
-    checker: StreamChecker,
     phase: Phase,
+    /// element depth (the stream grammar's checks, folded into the encoder's state: see
+    /// `write_event`)
+    depth: u32,
+    /// an attribute came after the current start tag (namespace declarations must precede
+    /// attributes)
+    seen_attr: bool,
     prolog: Vec<Event<'static>>,
     start_doc: Option<Event<'static>>,
     /// pending terminator nibbles (0, 1 or 2)
@@ -413,8 +418,9 @@ impl<W: Write> FiEncoder<W> {
             buf: Vec::with_capacity(FLUSH_AT + 1024),
             opts,
             t,
-            checker: StreamChecker::new(false),
             phase: Phase::Start,
+            depth: 0,
+            seen_attr: false,
             prolog: Vec::new(),
             start_doc: None,
             terms: 0,
@@ -976,8 +982,207 @@ impl<W: Write> FiEncoder<W> {
         self.text = text;
     }
 
-    /// One event of the body (after the header).
+    /// Character data in an element (after the start tag is closed).
+    #[inline]
+    fn characters(&mut self, text: &str, cdata: bool) {
+        if text.is_empty() {
+            return;
+        }
+        self.flush_terms();
+        if cdata {
+            self.algorithm_chunk(algo::CDATA, false, text.as_bytes());
+        } else if self.opts.split_text && has_split_octet(text.as_bytes()) {
+            self.split_chunks(text);
+        } else {
+            self.chunk(text);
+        }
+    }
+
+    /// Text split into pieces for indexing (`split_text`).
+    #[inline(never)]
+    fn split_chunks(&mut self, text: &str) {
+        let mut rest: &str = text;
+        let max = self.opts.max_indexed_chunk;
+        while !rest.is_empty() {
+            let (n, content) = split_piece(rest.as_bytes(), max);
+            let (piece, tail) = rest.split_at(n);
+            if content && piece.len() > 2 && has_line_break(piece.as_bytes()) {
+                self.chunk_lines(piece, max);
+            } else {
+                self.chunk(piece);
+            }
+            rest = tail;
+        }
+    }
+
+    // ---- the hot events of the body, with the stream grammar's checks ----
+
     #[inline(always)]
+    fn ev_start_element(&mut self, ev: &Event<'_>, q: &binxml_core::QName<'_>) -> Result<()> {
+        if self.depth == 0 {
+            return Err(bad_stream("a second root element"));
+        }
+        if q.local.is_empty() {
+            return Err(empty_name(ev));
+        }
+        self.depth += 1;
+        self.seen_attr = false;
+        self.close_start_tag();
+        self.start_element(q)
+    }
+
+    #[inline(always)]
+    fn ev_attribute(
+        &mut self,
+        ev: &Event<'_>,
+        name: &binxml_core::QName<'_>,
+        value: &str,
+    ) -> Result<()> {
+        if !self.in_start_tag {
+            return Err(bad_stream("Attribute outside a start tag"));
+        }
+        self.seen_attr = true;
+        if name.local.is_empty() {
+            return Err(empty_name(ev));
+        }
+        if name.namespace.as_ref() != XMLNS_NS {
+            self.attribute(name, value)?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn ev_end_element(&mut self) -> Result<()> {
+        if self.depth == 0 {
+            return Err(bad_stream("EndElement without StartElement"));
+        }
+        self.depth -= 1;
+        self.close_start_tag();
+        self.terminate();
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn ev_characters(&mut self, text: &str, cdata: bool) -> Result<()> {
+        if self.depth == 0 {
+            // white space between top-level items has no place in the infoset
+            if !is_xml_space(text) {
+                return Err(bad_stream("character data outside the root element"));
+            }
+            return Ok(());
+        }
+        self.close_start_tag();
+        self.characters(text, cdata);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn ev_namespace(&mut self, prefix: &str, uri: &str) -> Result<()> {
+        if !self.in_start_tag || self.seen_attr {
+            return Err(bad_stream(
+                "Namespace must follow StartElement, before its attributes",
+            ));
+        }
+        // the xml prefix is always bound: its declaration says nothing (SAX parsers do not
+        // report it either)
+        if !(prefix == "xml" && uri == XML_NS) {
+            self.namespace(prefix, uri)
+        }
+        Ok(())
+    }
+
+    /// Every other event of the body (the root element seen, `EndDocument` not yet).
+    #[inline(never)]
+    fn ev_other(&mut self, ev: &Event<'_>) -> Result<()> {
+        match ev {
+            Event::StartDocument { .. } => return Err(bad_stream("StartDocument twice")),
+            Event::EndDocument => {
+                if self.depth != 0 {
+                    return Err(bad_stream("EndDocument inside an element"));
+                }
+                self.body_event(ev)?;
+                self.phase = Phase::Done;
+                return Ok(());
+            }
+            Event::Typed(_) | Event::EntityReference { .. } if self.depth == 0 => {
+                return Err(bad_stream("character data outside the root element"));
+            }
+            Event::DocType(_) | Event::Notation { .. } | Event::UnparsedEntity { .. } => {
+                return Err(bad_stream(
+                    "document type declaration after the root element started",
+                ));
+            }
+            _ => {}
+        }
+        required_names(ev)?;
+        self.body_event(ev)
+    }
+
+    /// Events before the root element and after the end: the checks of the stream grammar
+    /// (no element seen yet, depth 0), the prolog kept until the header is written.
+    #[inline(never)]
+    fn write_event_slow(&mut self, ev: &Event<'_>) -> Result<()> {
+        match self.phase {
+            Phase::Done => return Err(bad_stream("event after EndDocument")),
+            Phase::Start => {
+                if !matches!(ev, Event::StartDocument { .. }) {
+                    return Err(bad_stream("the first event must be StartDocument"));
+                }
+                self.start_doc = Some(ev.clone().into_owned());
+                self.phase = Phase::Prolog;
+                return Ok(());
+            }
+            Phase::Prolog | Phase::Body => {}
+        }
+        match ev {
+            Event::StartDocument { .. } => return Err(bad_stream("StartDocument twice")),
+            Event::EndElement => return Err(bad_stream("EndElement without StartElement")),
+            Event::Namespace { .. } => {
+                return Err(bad_stream(
+                    "Namespace must follow StartElement, before its attributes",
+                ));
+            }
+            Event::Attribute { .. } => return Err(bad_stream("Attribute outside a start tag")),
+            Event::Characters { text, .. } if !is_xml_space(text) => {
+                return Err(bad_stream("character data outside the root element"));
+            }
+            Event::Typed(_) | Event::EntityReference { .. } => {
+                return Err(bad_stream("character data outside the root element"));
+            }
+            _ => {}
+        }
+        required_names(ev)?;
+        match ev {
+            Event::Comment(_)
+            | Event::ProcessingInstruction { .. }
+            | Event::DocType(_)
+            | Event::Notation { .. }
+            | Event::UnparsedEntity { .. } => {
+                self.prolog.push(ev.clone().into_owned());
+                return Ok(());
+            }
+            Event::Characters { .. } => return Ok(()),
+            _ => {}
+        }
+        // the root element or the end of a document without one
+        self.phase = Phase::Body;
+        self.write_header()?;
+        if let Event::StartElement(q) = ev {
+            self.depth = 1;
+            self.seen_attr = false;
+            self.close_start_tag();
+            self.start_element(q)?;
+        } else {
+            self.body_event(ev)?;
+            self.phase = Phase::Done;
+        }
+        if self.buf.len() >= FLUSH_AT {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    /// One event of the body (after the header), without the stream grammar's checks.
     fn body_event(&mut self, ev: &Event<'_>) -> Result<()> {
         match ev {
             Event::StartElement(q) => {
@@ -1002,27 +1207,7 @@ impl<W: Write> FiEncoder<W> {
             }
             Event::Characters { text, cdata } => {
                 self.close_start_tag();
-                if !text.is_empty() {
-                    self.flush_terms();
-                    if *cdata {
-                        self.algorithm_chunk(algo::CDATA, false, text.as_bytes());
-                    } else if self.opts.split_text && has_split_octet(text.as_bytes()) {
-                        let mut rest: &str = text;
-                        let max = self.opts.max_indexed_chunk;
-                        while !rest.is_empty() {
-                            let (n, content) = split_piece(rest.as_bytes(), max);
-                            let (piece, tail) = rest.split_at(n);
-                            if content && piece.len() > 2 && has_line_break(piece.as_bytes()) {
-                                self.chunk_lines(piece, max);
-                            } else {
-                                self.chunk(piece);
-                            }
-                            rest = tail;
-                        }
-                    } else {
-                        self.chunk(text);
-                    }
-                }
+                self.characters(text, *cdata);
             }
             Event::Typed(t) => {
                 self.close_start_tag();
@@ -1135,12 +1320,27 @@ fn required_names(ev: &Event<'_>) -> Result<()> {
         _ => false,
     };
     if missing {
-        return Err(Error::invalid_events(
-            FORMAT,
-            format!("{} with an empty name", ev.kind()),
-        ));
+        return Err(empty_name(ev));
     }
     Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn empty_name(ev: &Event<'_>) -> Error {
+    Error::invalid_events(FORMAT, format!("{} with an empty name", ev.kind()))
+}
+
+#[cold]
+#[inline(never)]
+fn bad_stream(m: &'static str) -> Error {
+    Error::invalid_events(FORMAT, m)
+}
+
+/// True when character data is only XML white space (allowed between top-level items).
+#[inline]
+fn is_xml_space(s: &str) -> bool {
+    s.bytes().all(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 enum SubsetItem<'s> {
@@ -1465,43 +1665,21 @@ pub(crate) fn len_7th(buf: &mut Vec<u8>, first: u8, len: usize) {
 }
 
 impl<W: Write> Encoder for FiEncoder<W> {
+    /// The stream grammar of `binxml_core::StreamChecker` (and non-empty names) is checked here,
+    /// folded into the encoder's own state: in the body (after the header, the root element
+    /// seen) the hot events cost a test or two each, everything else goes the out-of-line way.
+    #[inline]
     fn write_event(&mut self, ev: &Event<'_>) -> Result<()> {
-        self.checker.check(FORMAT, ev)?;
-        required_names(ev)?;
-        match self.phase {
-            Phase::Start => {
-                self.start_doc = Some(ev.clone().into_owned());
-                self.phase = Phase::Prolog;
-                return Ok(());
-            }
-            Phase::Prolog => match ev {
-                Event::Comment(_)
-                | Event::ProcessingInstruction { .. }
-                | Event::DocType(_)
-                | Event::Notation { .. }
-                | Event::UnparsedEntity { .. }
-                | Event::Characters { .. } => {
-                    if !matches!(ev, Event::Characters { .. }) {
-                        self.prolog.push(ev.clone().into_owned());
-                    }
-                    return Ok(());
-                }
-                _ => {
-                    self.phase = Phase::Body;
-                    self.write_header()?;
-                }
-            },
-            Phase::Body => {}
-            Phase::Done => return Err(Error::invalid_events(FORMAT, "event after EndDocument")),
+        if self.phase != Phase::Body {
+            return self.write_event_slow(ev);
         }
-        if matches!(ev, Event::Characters { .. }) && self.checker.depth() == 0 && !self.in_start_tag
-        {
-            // whitespace between top-level items has no place in the infoset
-            return Ok(());
-        }
-        self.body_event(ev)?;
-        if matches!(ev, Event::EndDocument) {
-            self.phase = Phase::Done;
+        match ev {
+            Event::StartElement(q) => self.ev_start_element(ev, q)?,
+            Event::Attribute { name, value } => self.ev_attribute(ev, name, value)?,
+            Event::EndElement => self.ev_end_element()?,
+            Event::Characters { text, cdata } => self.ev_characters(text, *cdata)?,
+            Event::Namespace { prefix, uri } => self.ev_namespace(prefix, uri)?,
+            _ => self.ev_other(ev)?,
         }
         if self.buf.len() >= FLUSH_AT {
             self.flush_buf()?;

@@ -1,0 +1,47 @@
+//! Profiling aid for the encoder: parses the given XML files (or, with none, every corpus
+//! document) into events, then encodes each `FI_N` times (default 1) in `encode_all`, which
+//! callgrind can isolate: `valgrind --tool=callgrind --toggle-collect='*encode_all*'
+//! target/release/examples/fi_enc_prof [files]`.
+
+use binxml_core::{Encoder, Event};
+use binxml_fi::FiEncoder;
+
+#[inline(never)]
+fn encode_all(docs: &[Vec<Event<'_>>], n: usize, out: &mut Vec<u8>) -> usize {
+    let mut total = 0;
+    for _ in 0..n {
+        for ev in docs {
+            out.clear();
+            let mut e = FiEncoder::new(&mut *out);
+            for x in ev {
+                e.write_event(x).unwrap();
+            }
+            e.finish().unwrap();
+            drop(e);
+            total += out.len();
+        }
+    }
+    total
+}
+
+fn main() {
+    let mut files: Vec<std::path::PathBuf> = std::env::args().skip(1).map(Into::into).collect();
+    if files.is_empty() {
+        files = binxml_testkit::corpus_xml_files();
+    }
+    let n: usize = std::env::var("FI_N").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let inputs: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let docs: Vec<Vec<Event<'_>>> =
+        inputs.iter().filter_map(|x| binxml_xml::parse_events(x).ok()).collect();
+    let events: usize = docs.iter().map(Vec::len).sum();
+    let mut out = Vec::with_capacity(1 << 24);
+    let t = std::time::Instant::now();
+    let total = encode_all(&docs, n, &mut out);
+    let s = t.elapsed().as_secs_f64();
+    let xml: usize = inputs.iter().map(Vec::len).sum();
+    println!(
+        "{} documents, {events} events, {total} FI bytes, {:.0} MB/s of XML",
+        docs.len(),
+        (xml * n) as f64 / 1e6 / s
+    );
+}

@@ -1,0 +1,131 @@
+//! The encoder rejects exactly the event streams that break the stream grammar
+//! (`binxml_core::StreamChecker`) or give an empty name, at the same event, with
+//! `ErrorKind::InvalidEvents`: random streams, valid and broken, checked against the checker.
+
+use binxml_core::{Encoder, ErrorKind, Event, QName, StreamChecker, XMLNS_NS};
+use binxml_fi::{FiEncoder, FiOptions};
+
+/// The first event the grammar (or the empty-name rule) rejects.
+fn first_bad(ev: &[Event<'_>]) -> Option<usize> {
+    let mut c = StreamChecker::new(false);
+    for (i, e) in ev.iter().enumerate() {
+        if c.check("fi", e).is_err() {
+            return Some(i);
+        }
+        let empty = match e {
+            Event::StartElement(q) => q.local.is_empty(),
+            Event::Attribute { name, .. } => name.local.is_empty(),
+            Event::EntityReference { name, .. } => name.is_empty(),
+            Event::ProcessingInstruction { target, .. } => target.is_empty(),
+            _ => false,
+        };
+        if empty {
+            return Some(i);
+        }
+    }
+    None
+}
+
+#[test]
+fn encoder_rejects_what_the_checker_rejects() {
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut rnd = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let names = ["a", "b", "", "long-element-name", "c", "a", "b", "d"];
+    let texts = ["", " \n ", "x", "\n    ", "12 & 3 < 4", "text\nmore text"];
+    let (mut bad_seen, mut good_seen) = (0, 0);
+    for round in 0..40_000 {
+        let mut ev: Vec<Event<'static>> = Vec::new();
+        let len = 1 + rnd(14) as usize;
+        // mostly plausible streams: start with StartDocument, a root, balanced ends
+        let plausible = round % 4 != 0;
+        let mut depth = 0;
+        if plausible {
+            ev.push(Event::start_document());
+        }
+        for _ in 0..len {
+            let k = rnd(if plausible { 16 } else { 18 });
+            let name = names[rnd(names.len() as u64) as usize];
+            let e = match k {
+                0..=3 => {
+                    depth += 1;
+                    if rnd(3) == 0 {
+                        Event::StartElement(QName::new("p", "urn:p", name))
+                    } else {
+                        Event::StartElement(QName::local(name))
+                    }
+                }
+                4..=6 => {
+                    if plausible && depth == 0 && rnd(4) != 0 {
+                        continue;
+                    }
+                    depth -= (depth > 0) as i32;
+                    Event::EndElement
+                }
+                7 | 8 => Event::Attribute {
+                    name: match rnd(4) {
+                        0 => QName::new("xmlns", XMLNS_NS, "q"),
+                        1 => QName::new("p", "urn:p", name),
+                        _ => QName::local(name),
+                    },
+                    value: texts[rnd(texts.len() as u64) as usize].into(),
+                },
+                9 => Event::Namespace {
+                    prefix: ["", "p", "xml"][rnd(3) as usize].into(),
+                    uri: ["urn:p", "", binxml_core::XML_NS][rnd(3) as usize].into(),
+                },
+                10..=12 => Event::Characters {
+                    text: texts[rnd(texts.len() as u64) as usize].into(),
+                    cdata: rnd(5) == 0,
+                },
+                13 => Event::Comment("c".into()),
+                14 => Event::ProcessingInstruction { target: name.into(), data: "d".into() },
+                15 => Event::EntityReference { name: name.into(), public_id: None, system_id: None },
+                16 => Event::start_document(),
+                _ => Event::EndDocument,
+            };
+            ev.push(e);
+        }
+        if plausible {
+            for _ in 0..depth {
+                if rnd(8) != 0 {
+                    ev.push(Event::EndElement);
+                }
+            }
+            if rnd(8) != 0 {
+                ev.push(Event::EndDocument);
+            }
+            if rnd(10) == 0 {
+                ev.push(Event::Comment("after".into()));
+            }
+        }
+        let expect = first_bad(&ev);
+        let opts = if round % 2 == 0 {
+            FiOptions::default()
+        } else {
+            FiOptions { utf16: true, split_text: false, ..Default::default() }
+        };
+        let mut enc = FiEncoder::with_options(Vec::new(), opts);
+        let mut got = None;
+        for (i, e) in ev.iter().enumerate() {
+            if let Err(err) = enc.write_event(e) {
+                assert_eq!(err.kind, ErrorKind::InvalidEvents, "{err} in {ev:?}");
+                got = Some(i);
+                break;
+            }
+        }
+        assert_eq!(got, expect, "stream {ev:?}");
+        if expect.is_some() {
+            bad_seen += 1;
+        } else {
+            good_seen += 1;
+            let ended = matches!(ev.last(), Some(Event::EndDocument));
+            assert_eq!(enc.finish().is_ok(), ended, "finish on {ev:?}");
+        }
+    }
+    assert!(bad_seen > 5_000 && good_seen > 3_000, "{bad_seen} broken, {good_seen} valid");
+}
