@@ -7,9 +7,8 @@ use binxml_core::{Encoder, Error, Event, Result, Typed, XML_NS, XMLNS_NS};
 
 use crate::FORMAT;
 use crate::algo;
-use std::hash::Hasher;
 
-use crate::hash::{FastHasher, bytes_eq, hash_bytes, str_eq};
+use crate::hash::{bytes_eq, hash_bytes, hash_pair};
 use crate::vocab::Vocabulary;
 
 /// Encoder policies.
@@ -174,23 +173,57 @@ struct NameEntry {
 /// A name-surrogate table: (prefix, namespace, local) -> index, open addressing on a hash of
 /// the local name and the prefix (the namespace name, long and nearly always the same for a
 /// given prefix, is only compared). One probe per lookup however many prefixes a document
-/// binds (publish911.xml binds a thousand, a0 to a999).
+/// binds (publish911.xml binds a thousand, a0 to a999). The names live in one arena (local
+/// name, prefix, namespace name, one after the other): no allocation per entry.
 #[derive(Default)]
 struct QTable {
     /// (hash, entry number) — entry number 0 marks an empty slot
     slots: Vec<(u32, u32)>,
-    entries: Vec<(Box<str>, Box<str>, Box<str>, u32)>,
+    entries: Vec<QEntry>,
+    arena: Vec<u8>,
+}
+
+struct QEntry {
+    off: u32,
+    local_len: u32,
+    prefix_len: u32,
+    ns_len: u32,
+    idx: u32,
 }
 
 impl QTable {
     #[inline(always)]
     fn hash(p: &str, l: &str) -> u32 {
-        let mut h = FastHasher::default();
-        h.write(l.as_bytes());
-        h.write_usize(l.len());
-        h.write(p.as_bytes());
-        h.write_usize(p.len());
-        h.finish() as u32
+        hash_pair(l.as_bytes(), p.as_bytes())
+    }
+
+    /// The slot of (p, n, l) with hash `h`: its entry's index when present, else the empty
+    /// slot where it would go.
+    #[inline(always)]
+    fn probe(&self, h: u32, p: &str, n: &str, l: &str) -> (usize, Option<u32>) {
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let (sh, e) = self.slots[i];
+            if e == 0 {
+                return (i, None);
+            }
+            if sh == h {
+                let q = &self.entries[e as usize - 1];
+                let o = q.off as usize;
+                let (ll, pl, nl) = (q.local_len as usize, q.prefix_len as usize, q.ns_len as usize);
+                if ll == l.len()
+                    && pl == p.len()
+                    && nl == n.len()
+                    && bytes_eq(&self.arena[o..o + ll], l.as_bytes())
+                    && bytes_eq(&self.arena[o + ll..o + ll + pl], p.as_bytes())
+                    && bytes_eq(&self.arena[o + ll + pl..o + ll + pl + nl], n.as_bytes())
+                {
+                    return (i, Some(q.idx));
+                }
+            }
+            i = (i + 1) & mask;
+        }
     }
 
     #[inline(always)]
@@ -198,25 +231,12 @@ impl QTable {
         if self.slots.is_empty() {
             return None;
         }
-        let h = Self::hash(p, l);
-        let mask = self.slots.len() - 1;
-        let mut i = h as usize & mask;
-        loop {
-            let (sh, e) = self.slots[i];
-            if e == 0 {
-                return None;
-            }
-            if sh == h {
-                let (ep, en, el, idx) = &self.entries[e as usize - 1];
-                if str_eq(el, l) && str_eq(ep, p) && str_eq(en, n) {
-                    return Some(*idx);
-                }
-            }
-            i = (i + 1) & mask;
-        }
+        self.probe(Self::hash(p, l), p, n, l).1
     }
 
-    fn insert(&mut self, p: &str, n: &str, l: &str, idx: u32) {
+    /// Adds (p, n, l) with index `idx` unless present (the first index of a name stays the
+    /// one written).
+    fn add(&mut self, p: &str, n: &str, l: &str, idx: u32) {
         if (self.entries.len() + 1) * 2 > self.slots.len() {
             let cap = (self.slots.len() * 2).max(64);
             let mut slots = vec![(0u32, 0u32); cap];
@@ -232,13 +252,21 @@ impl QTable {
             self.slots = slots;
         }
         let h = Self::hash(p, l);
-        let mask = self.slots.len() - 1;
-        let mut i = h as usize & mask;
-        while self.slots[i].1 != 0 {
-            i = (i + 1) & mask;
+        let (slot, found) = self.probe(h, p, n, l);
+        if found.is_some() {
+            return;
         }
-        self.entries.push((p.into(), n.into(), l.into(), idx));
-        self.slots[i] = (h, self.entries.len() as u32);
+        self.entries.push(QEntry {
+            off: self.arena.len() as u32,
+            local_len: l.len() as u32,
+            prefix_len: p.len() as u32,
+            ns_len: n.len() as u32,
+            idx,
+        });
+        self.arena.extend_from_slice(l.as_bytes());
+        self.arena.extend_from_slice(p.as_bytes());
+        self.arena.extend_from_slice(n.as_bytes());
+        self.slots[slot] = (h, self.entries.len() as u32);
     }
 }
 
@@ -344,10 +372,7 @@ impl Tables {
             } else {
                 &mut self.elements
             };
-            // the first index of a name stays the one written
-            if t.get(p, n, l).is_none() {
-                t.insert(p, n, l, idx);
-            }
+            t.add(p, n, l, idx);
         }
     }
 }
@@ -837,7 +862,7 @@ impl<W: Write> FiEncoder<W> {
     }
 
     /// Writes the element's identification octet, namespace attributes and name.
-    #[inline]
+    #[inline(always)]
     fn element_head(&mut self, attrs: bool) {
         let a = if attrs { 0x40 } else { 0 };
         let first = if self.ns_buf.is_empty() {
@@ -850,21 +875,24 @@ impl<W: Write> FiEncoder<W> {
         };
         match std::mem::replace(&mut self.name, PendingName::None) {
             PendingName::Index(i) => int_3rd(&mut self.buf, first, i),
-            PendingName::Literal => {
-                let p = std::mem::take(&mut self.lit_prefix);
-                let n = std::mem::take(&mut self.lit_ns);
-                let l = std::mem::take(&mut self.lit_local);
-                let pbit = if p.is_empty() { 0 } else { 2 };
-                let nbit = if n.is_empty() { 0 } else { 1 };
-                self.buf.push(first | 0x3C | pbit | nbit);
-                self.qname_parts(&p, &n, &l);
-                self.t.add_qname(false, &p, &n, &l);
-                self.lit_prefix = p;
-                self.lit_ns = n;
-                self.lit_local = l;
-            }
+            PendingName::Literal => self.literal_element_name(first),
             PendingName::None => {}
         }
+    }
+
+    #[inline(never)]
+    fn literal_element_name(&mut self, first: u8) {
+        let p = std::mem::take(&mut self.lit_prefix);
+        let n = std::mem::take(&mut self.lit_ns);
+        let l = std::mem::take(&mut self.lit_local);
+        let pbit = if p.is_empty() { 0 } else { 2 };
+        let nbit = if n.is_empty() { 0 } else { 1 };
+        self.buf.push(first | 0x3C | pbit | nbit);
+        self.qname_parts(&p, &n, &l);
+        self.t.add_qname(false, &p, &n, &l);
+        self.lit_prefix = p;
+        self.lit_ns = n;
+        self.lit_local = l;
     }
 
     /// Prefix, namespace name and local name of a literal qualified name (C.18 / C.17).
@@ -991,8 +1019,16 @@ impl<W: Write> FiEncoder<W> {
         self.flush_terms();
         if cdata {
             self.algorithm_chunk(algo::CDATA, false, text.as_bytes());
-        } else if self.opts.split_text && has_split_octet(text.as_bytes()) {
-            self.split_chunks(text);
+        } else if self.opts.split_text {
+            let b = text.as_bytes();
+            if is_short_indent(b, self.opts.max_indexed_chunk) {
+                // what split_piece makes of it: one piece, the whole
+                self.chunk(text);
+            } else if has_split_octet(b) {
+                self.split_chunks(text);
+            } else {
+                self.chunk(text);
+            }
         } else {
             self.chunk(text);
         }
@@ -1538,6 +1574,31 @@ fn split_piece(b: &[u8], max: usize) -> (usize, bool) {
     (i.max(1), true)
 }
 
+/// True for the commonest text of all, the white space between elements: line breaks then
+/// spaces and tabs (`[\r\n]+[ \t]*`), shorter than `max` (or than 3). [`split_piece`] keeps
+/// such text whole (indentation when 3 to `max - 1` long, content too short to split when
+/// shorter), so the encoder writes it as one chunk without splitting it.
+#[inline(always)]
+fn is_short_indent(b: &[u8], max: usize) -> bool {
+    let n = b.len();
+    if n == 0 || n >= max.max(3) || !(b[0] == b'\n' || b[0] == b'\r') {
+        return false;
+    }
+    let mut i = 1;
+    while i < n && (b[i] == b'\n' || b[i] == b'\r') {
+        i += 1;
+    }
+    while i + 8 <= n && u64::from_ne_bytes(b[i..i + 8].try_into().unwrap()) == SPACES {
+        i += 8;
+    }
+    while i < n && (b[i] == b' ' || b[i] == b'\t') {
+        i += 1;
+    }
+    i == n
+}
+
+const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+
 /// True when `s` has fewer than `max` UTF-16 code units.
 #[inline]
 fn short_enough(s: &str, max: usize) -> bool {
@@ -1699,4 +1760,37 @@ impl<W: Write> Encoder for FiEncoder<W> {
 #[cfg(test)]
 pub(crate) fn split_piece_for_tests(b: &[u8]) -> usize {
     split_piece(b, 32).0
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+
+    /// Every string of up to 9 octets over line breaks, spaces, tabs and one letter, and every
+    /// indexing limit up to 12: where `is_short_indent` says yes, `split_piece` takes the
+    /// whole string as its first piece.
+    #[test]
+    fn short_indent_is_one_piece() {
+        let alphabet = [b'\n', b'\r', b' ', b'\t', b'a'];
+        let mut yes = 0;
+        for len in 1..=9u32 {
+            for code in 0..5usize.pow(len) {
+                let mut c = code;
+                let b: Vec<u8> = (0..len)
+                    .map(|_| {
+                        let x = alphabet[c % 5];
+                        c /= 5;
+                        x
+                    })
+                    .collect();
+                for max in 0..=12 {
+                    if is_short_indent(&b, max) {
+                        yes += 1;
+                        assert_eq!(split_piece(&b, max).0, b.len(), "{b:?} max {max}");
+                    }
+                }
+            }
+        }
+        assert!(yes > 1000);
+    }
 }

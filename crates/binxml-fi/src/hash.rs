@@ -1,77 +1,54 @@
 //! A small, fast, non-cryptographic hasher for the encoder's string tables (the keys are names
 //! and short values; hash flooding is not a concern for an encoder fed by the application).
 
-use std::hash::Hasher;
-
-#[derive(Default, Clone, Copy)]
-pub struct FastHasher {
-    h: u64,
-}
-
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
+const K2: u64 = 0xBF58_476D_1CE4_E5B9;
 
-impl FastHasher {
-    #[inline]
-    fn add(&mut self, w: u64) {
-        self.h = (self.h.rotate_left(5) ^ w).wrapping_mul(K);
-    }
+/// One 64x64 -> 128-bit multiplication, both halves folded: every output bit depends on every
+/// input bit (one `mul` instruction).
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let m = (a as u128).wrapping_mul(b as u128);
+    (m as u64) ^ ((m >> 64) as u64)
 }
 
-impl Hasher for FastHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let n = bytes.len();
-        if n >= 8 {
-            // whole words, then the last word overlapping the one before (no octet tail)
-            let mut words = bytes.chunks_exact(8);
-            for w in &mut words {
-                self.add(u64::from_le_bytes(w.try_into().unwrap()));
-            }
-            if !words.remainder().is_empty() {
-                self.add(u64::from_le_bytes(bytes[n - 8..].try_into().unwrap()));
-            }
-            return;
-        }
-        let b = bytes;
-        if b.len() >= 4 {
+/// A 64-bit hash of a byte string: strings of up to 8 octets (most names and values) as one
+/// word and one multiplication, longer ones a word at a time with the last word overlapping
+/// the one before (no octet tail).
+#[inline(always)]
+pub fn hash64(b: &[u8]) -> u64 {
+    let n = b.len();
+    if n <= 8 {
+        let w = if n >= 4 {
             let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
-            let hi = u32::from_le_bytes([
-                b[b.len() - 4],
-                b[b.len() - 3],
-                b[b.len() - 2],
-                b[b.len() - 1],
-            ]) as u64;
-            self.add(lo | (hi << 32));
-        } else if !b.is_empty() {
-            let v =
-                (b[0] as u64) | ((b[b.len() / 2] as u64) << 8) | ((b[b.len() - 1] as u64) << 16);
-            self.add(v);
-        }
+            let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]) as u64;
+            lo | (hi << 32)
+        } else if n > 0 {
+            (b[0] as u64) | ((b[n / 2] as u64) << 8) | ((b[n - 1] as u64) << 16)
+        } else {
+            0
+        };
+        return fold(w ^ ((n as u64) << 56), K);
     }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
+    let mut h = (n as u64).wrapping_mul(K2);
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        h = fold(h ^ u64::from_le_bytes(w.try_into().unwrap()), K);
     }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64);
+    if !words.remainder().is_empty() {
+        h = fold(h ^ u64::from_le_bytes(b[n - 8..].try_into().unwrap()), K);
     }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        // final avalanche so that the low bits used by the table depend on every input bit
-        let mut x = self.h;
-        x ^= x >> 29;
-        x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x ^= x >> 32;
-        x
+    h
+}
+
+/// A 32-bit hash of a pair of strings (a local name and a prefix, usually empty).
+#[inline(always)]
+pub fn hash_pair(a: &[u8], b: &[u8]) -> u32 {
+    let h = hash64(a);
+    if b.is_empty() {
+        h as u32
+    } else {
+        fold(h ^ hash64(b), K2) as u32
     }
 }
 
@@ -112,17 +89,8 @@ pub fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-/// [`bytes_eq`] on strings.
-#[inline(always)]
-pub fn str_eq(a: &str, b: &str) -> bool {
-    bytes_eq(a.as_bytes(), b.as_bytes())
-}
-
 /// A 32-bit hash of a byte string for the encoder's open-addressing tables.
-#[inline]
+#[inline(always)]
 pub fn hash_bytes(b: &[u8]) -> u32 {
-    let mut h = FastHasher::default();
-    h.write(b);
-    h.write_usize(b.len());
-    h.finish() as u32
+    hash64(b) as u32
 }
