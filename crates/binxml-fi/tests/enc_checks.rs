@@ -2,7 +2,7 @@
 //! (`binxml_core::StreamChecker`) or give an empty name, at the same event, with
 //! `ErrorKind::InvalidEvents`: random streams, valid and broken, checked against the checker.
 
-use binxml_core::{Encoder, ErrorKind, Event, QName, StreamChecker, XMLNS_NS};
+use binxml_core::{Encoder, ErrorKind, Event, EventSink, QName, StreamChecker, XMLNS_NS};
 use binxml_fi::{FiEncoder, FiOptions};
 
 /// The first event the grammar (or the empty-name rule) rejects.
@@ -109,7 +109,7 @@ fn encoder_rejects_what_the_checker_rejects() {
         } else {
             FiOptions { utf16: true, split_text: false, ..Default::default() }
         };
-        let mut enc = FiEncoder::with_options(Vec::new(), opts);
+        let mut enc = FiEncoder::with_options(Vec::new(), opts.clone());
         let mut got = None;
         for (i, e) in ev.iter().enumerate() {
             if let Err(err) = enc.write_event(e) {
@@ -119,13 +119,45 @@ fn encoder_rejects_what_the_checker_rejects() {
             }
         }
         assert_eq!(got, expect, "stream {ev:?}");
+        // the same stream pushed as parts (EventSink): the same errors, the same bytes
+        let mut push = FiEncoder::with_options(Vec::new(), opts);
+        let mut got_push = None;
+        for (i, e) in ev.iter().enumerate() {
+            if let Err(err) = push.dispatch(e.clone()) {
+                assert_eq!(err.kind, ErrorKind::InvalidEvents, "{err} in {ev:?}");
+                got_push = Some(i);
+                break;
+            }
+        }
+        assert_eq!(got_push, expect, "pushed stream {ev:?}");
         if expect.is_some() {
             bad_seen += 1;
         } else {
             good_seen += 1;
             let ended = matches!(ev.last(), Some(Event::EndDocument));
             assert_eq!(enc.finish().is_ok(), ended, "finish on {ev:?}");
+            assert_eq!(push.finish().is_ok(), ended, "finish on pushed {ev:?}");
+            assert_eq!(enc.into_inner(), push.into_inner(), "pushed bytes on {ev:?}");
         }
     }
     assert!(bad_seen > 5_000 && good_seen > 3_000, "{bad_seen} broken, {good_seen} valid");
+}
+
+/// Every corpus document: the XML decoder pushing into the encoder (`read_into`, parts) gives
+/// the bytes of the events collected and written one by one.
+#[test]
+fn push_encoding_equals_event_encoding() {
+    for path in binxml_testkit::corpus_xml_files() {
+        let input = std::fs::read(&path).unwrap();
+        let Ok(ev) = binxml_xml::parse_events(&input) else {
+            continue;
+        };
+        let want = binxml_fi::encode_events(&ev, FiOptions::default()).unwrap();
+        let mut enc = FiEncoder::new(Vec::new());
+        let utf8 = binxml_xml::to_utf8(&input).unwrap();
+        let mut dec = binxml_xml::XmlDecoder::new(&utf8);
+        binxml_core::Decoder::read_into(&mut dec, &mut enc).unwrap();
+        enc.finish().unwrap();
+        assert!(enc.into_inner() == want, "{}", path.display());
+    }
 }
