@@ -14,9 +14,87 @@ type Val = V<'static>;
 /// The reserved PI target that carries a DOCTYPE's internal subset.
 pub const INTERNAL_SUBSET_TARGET: &str = "xml-internal-subset";
 
+/// A fast hasher for the encoder's string tables: a word at a time, each folded into the state
+/// by one 64x64 -> 128-bit multiplication (as `binxml-fi`'s), seeded per table from std's
+/// `RandomState` so that colliding keys cannot be prepared in advance. SipHash (std's) was a
+/// quarter of the time of writing PER.
+#[derive(Clone, Copy)]
+struct FastState(u64);
+
+impl Default for FastState {
+    fn default() -> Self {
+        use std::hash::BuildHasher;
+        FastState(std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64) | 1)
+    }
+}
+
+impl std::hash::BuildHasher for FastState {
+    type Hasher = FastHasher;
+    #[inline]
+    fn build_hasher(&self) -> FastHasher {
+        FastHasher(self.0)
+    }
+}
+
+struct FastHasher(u64);
+
+const HK: u64 = 0x9E37_79B9_7F4A_7C15;
+
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let m = (a as u128).wrapping_mul(b as u128);
+    (m as u64) ^ ((m >> 64) as u64)
+}
+
+impl std::hash::Hasher for FastHasher {
+    #[inline]
+    fn write(&mut self, b: &[u8]) {
+        // short strings as one word, longer ones a word at a time with the last word
+        // overlapping the one before (no octet loop, no copy of the tail)
+        let n = b.len();
+        let mut h = self.0 ^ (n as u64).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        if n <= 8 {
+            let w = if n >= 4 {
+                let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
+                let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]) as u64;
+                lo | (hi << 32)
+            } else if n > 0 {
+                (b[0] as u64) | ((b[n / 2] as u64) << 8) | ((b[n - 1] as u64) << 16)
+            } else {
+                0
+            };
+            self.0 = fold(h ^ w, HK);
+            return;
+        }
+        let mut words = b.chunks_exact(8);
+        for w in &mut words {
+            h = fold(h ^ u64::from_le_bytes(w.try_into().expect("8 octets")), HK);
+        }
+        if !words.remainder().is_empty() {
+            h = fold(
+                h ^ u64::from_le_bytes(b[n - 8..].try_into().expect("8 octets")),
+                HK,
+            );
+        }
+        self.0 = h;
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.0 = fold(self.0 ^ (i as u64 | 0x100), HK);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.0 = fold(self.0 ^ i as u64, HK);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 #[derive(Default)]
 struct Interner {
-    ids: HashMap<Box<str>, u32>,
+    ids: HashMap<Box<str>, u32, FastState>,
     strings: Vec<(Box<str>, u32)>,
 }
 
@@ -71,7 +149,7 @@ struct Frame {
 /// boundary: everything after `Document.children` up to the block is octets except the small
 /// fields, so the misalignment is known from their sizes; each element that gets
 /// `base-URI` `same-as-parent-element` (true without `xml:base`) adds one bit.
-fn align_block(doc: &mut Val, refs: &crate::per::Refs) {
+pub(crate) fn align_block(doc: &mut Val, refs: &crate::per::Refs) {
     use crate::per::uper_bits;
     use crate::schema::*;
     let V::Seq(f) = doc else { return };
@@ -189,13 +267,59 @@ pub struct Stats {
     pub names: usize,
 }
 
+/// The PER encoder's elements as flat operations instead of abstract values (see
+/// [`Builder::new_flat`]): what `PerWriter::encode_flat` writes. Document-level items other
+/// than elements and the rare element children are abstract values in `values`.
+pub(crate) struct Flat {
+    pub(crate) ops: Vec<FOp>,
+    /// (common-name id, string) of every element's namespace attributes, then its attributes
+    pub(crate) attrs: Vec<(u32, u32)>,
+    /// strings written inline (empty, or holding U+0000): `SREF_INLINE | index`
+    pub(crate) inline: Vec<Box<str>>,
+    pub(crate) values: Vec<Val>,
+    /// the number of `Document.children`
+    pub(crate) doc_items: usize,
+}
+
+/// A string of [`Flat`]: a component-string id, or `SREF_INLINE | i` for `Flat::inline[i]`.
+pub(crate) const SREF_INLINE: u32 = 1 << 31;
+
+#[derive(Clone, Copy)]
+pub(crate) enum FOp {
+    /// An element (common-name id) with its namespace attributes and attributes
+    /// (`attrs[attrs..attrs + n_ns + n_attrs]`), its number of children, and whether it is
+    /// written as element-content-characters (its one child, a `Text`, follows).
+    Start {
+        name: u32,
+        attrs: u32,
+        n_ns: u32,
+        n_attrs: u32,
+        children: u32,
+        ecc: bool,
+    },
+    End,
+    /// Character data (a string)
+    Text(u32),
+    /// Another child: the alternative of `Element.children`'s item (in an element) or of
+    /// `Document.children`'s (at document level), and its value in `Flat::values`.
+    Child(u8, u32),
+}
+
+struct FFrame {
+    op: usize,
+    children: u32,
+    n_ns: u32,
+    n_attrs: u32,
+}
+
 pub struct Builder {
     opts: Options,
     format: &'static str,
     strings: Interner,
-    /// common names by `len(namespace):len(prefix):namespace prefix local`
-    names: HashMap<Box<str>, u32>,
-    name_key: String,
+    /// common names by the lengths of namespace and prefix (4 octets each), then namespace,
+    /// prefix and local name
+    names: HashMap<Box<[u8]>, u32, FastState>,
+    name_key: Vec<u8>,
     name_list: Vec<(NameKey, u32)>,
     stack: Vec<Frame>,
     doc_children: Vec<Val>,
@@ -207,6 +331,9 @@ pub struct Builder {
     text: String,
     /// an `xml:base` attribute was seen (elements then do not claim their parent's base URI)
     has_xml_base: bool,
+    /// PER with both tables and scoped namespaces: elements as flat operations
+    flat: Option<Flat>,
+    fstack: Vec<FFrame>,
 }
 
 impl Builder {
@@ -215,8 +342,8 @@ impl Builder {
             opts,
             format,
             strings: Interner::default(),
-            names: HashMap::new(),
-            name_key: String::new(),
+            names: HashMap::default(),
+            name_key: Vec::new(),
             name_list: Vec::new(),
             stack: Vec::new(),
             doc_children: Vec::new(),
@@ -227,7 +354,30 @@ impl Builder {
             standalone: None,
             text: String::new(),
             has_xml_base: false,
+            flat: None,
+            fstack: Vec::new(),
         }
+    }
+
+    /// A builder for the PER encoder: with both tables and scoped namespaces (the defaults), the
+    /// elements are recorded as flat operations (no abstract value per element), which only
+    /// `PerWriter::encode_flat` can write; other options build the whole value.
+    pub fn new_flat(opts: Options, format: &'static str) -> Self {
+        let mut b = Builder::new(opts, format);
+        if matches!(opts.rule, crate::Rule::Uper | crate::Rule::Aper)
+            && opts.names_table
+            && opts.strings_table
+            && opts.scoped_namespaces
+        {
+            b.flat = Some(Flat {
+                ops: Vec::new(),
+                attrs: Vec::new(),
+                inline: Vec::new(),
+                values: Vec::new(),
+                doc_items: 0,
+            });
+        }
+        b
     }
 
     /// A StringOrIndex / URIOrIndex / NCNameOrIndex.
@@ -241,21 +391,38 @@ impl Builder {
         }
     }
 
+    /// A string of [`Flat`] (as [`Builder::s`] decides).
+    fn sref(&mut self, text: &str) -> u32 {
+        if self.opts.strings_table && !text.is_empty() && !text.contains('\0') {
+            self.strings.intern(text)
+        } else {
+            let flat = self.flat.as_mut().expect("flat mode");
+            let i = flat.inline.len() as u32;
+            flat.inline.push(text.into());
+            SREF_INLINE | i
+        }
+    }
+
     fn name_ref(&mut self, ns: &str, local: &str, prefix: &str) -> Val {
+        V::choice(1, V::NameRef(self.name_id(ns, local, prefix)))
+    }
+
+    /// The common-name id of a name, counting one more use.
+    fn name_id(&mut self, ns: &str, local: &str, prefix: &str) -> u32 {
         // looked up by one key in a reused buffer (no allocation but for a new name): the
         // lengths of namespace and prefix, then the three parts (the lengths keep it unique)
-        use std::fmt::Write as _;
         let key = &mut self.name_key;
         key.clear();
-        let _ = write!(key, "{}:{}:", ns.len(), prefix.len());
-        key.push_str(ns);
-        key.push_str(prefix);
-        key.push_str(local);
-        let id = match self.names.get(key.as_str()) {
+        key.extend_from_slice(&(ns.len() as u32).to_le_bytes());
+        key.extend_from_slice(&(prefix.len() as u32).to_le_bytes());
+        key.extend_from_slice(ns.as_bytes());
+        key.extend_from_slice(prefix.as_bytes());
+        key.extend_from_slice(local.as_bytes());
+        let id = match self.names.get(key.as_slice()) {
             Some(&id) => id,
             None => {
                 let id = self.name_list.len() as u32;
-                self.names.insert(key.as_str().into(), id);
+                self.names.insert(key.as_slice().into(), id);
                 self.name_list.push((
                     NameKey {
                         ns: ns.into(),
@@ -268,7 +435,7 @@ impl Builder {
             }
         };
         self.name_list[id as usize].1 += 1;
-        V::choice(1, V::NameRef(id))
+        id
     }
 
     fn element_name(&mut self, ns: &str, local: &str, prefix: &str, parent_ns: &str) -> Val {
@@ -366,6 +533,9 @@ impl Builder {
     }
 
     pub fn event(&mut self, ev: &Event<'_>) -> Result<()> {
+        if self.flat.is_some() {
+            return self.event_flat(ev);
+        }
         match ev {
             Event::Characters { text, .. } => {
                 self.text.push_str(text);
@@ -592,6 +762,238 @@ impl Builder {
         Ok(())
     }
 
+    /// [`Builder::flush_text`] in flat mode.
+    fn flush_text_flat(&mut self) -> Result<()> {
+        if self.text.is_empty() {
+            return Ok(());
+        }
+        if self.fstack.is_empty() {
+            let text = std::mem::take(&mut self.text);
+            if text.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
+                return Ok(());
+            }
+            return Err(self.unsupported("character data outside an element"));
+        }
+        let text = std::mem::take(&mut self.text);
+        let r = self.sref(&text);
+        self.text = text;
+        self.text.clear();
+        self.fstack.last_mut().expect("a frame").children += 1;
+        self.flat
+            .as_mut()
+            .expect("flat mode")
+            .ops
+            .push(FOp::Text(r));
+        Ok(())
+    }
+
+    /// [`Builder::push_child`] in flat mode.
+    fn flat_child(&mut self, v: Val, el_alt: u8, doc_alt: Option<u8>) -> Result<()> {
+        let alt = match self.fstack.last_mut() {
+            Some(f) => {
+                f.children += 1;
+                el_alt
+            }
+            None => match doc_alt {
+                Some(a) => a,
+                None => return Err(self.unsupported("this item cannot be a child of the document")),
+            },
+        };
+        let flat = self.flat.as_mut().expect("flat mode");
+        if self.fstack.is_empty() {
+            flat.doc_items += 1;
+        }
+        let i = flat.values.len() as u32;
+        flat.values.push(v);
+        flat.ops.push(FOp::Child(alt, i));
+        Ok(())
+    }
+
+    /// [`Builder::event`] in flat mode: the same strings and names interned in the same order.
+    fn event_flat(&mut self, ev: &Event<'_>) -> Result<()> {
+        match ev {
+            Event::Characters { text, .. } => {
+                self.text.push_str(text);
+                return Ok(());
+            }
+            Event::Typed(Typed::Base64(b)) if !self.fstack.is_empty() => {
+                self.flush_text_flat()?;
+                let v = V::Seq(vec![
+                    Some(V::choice(1, V::Bytes(Cow::Owned(b.to_vec())))),
+                    Some(V::Bool(false)),
+                ]);
+                return self.flat_child(v, 3, None);
+            }
+            Event::Typed(t) => {
+                t.write_lexical(&mut self.text);
+                return Ok(());
+            }
+            _ => self.flush_text_flat()?,
+        }
+        match ev {
+            Event::StartElement(q) => {
+                let name = self.name_id(&q.namespace, &q.local, &q.prefix);
+                let flat = self.flat.as_mut().expect("flat mode");
+                let op = flat.ops.len();
+                flat.ops.push(FOp::Start {
+                    name,
+                    attrs: flat.attrs.len() as u32,
+                    n_ns: 0,
+                    n_attrs: 0,
+                    children: 0,
+                    ecc: false,
+                });
+                self.fstack.push(FFrame {
+                    op,
+                    children: 0,
+                    n_ns: 0,
+                    n_attrs: 0,
+                });
+            }
+            Event::Namespace { prefix, uri } => {
+                match self.fstack.last() {
+                    None => return Err(self.unsupported("namespace outside an element")),
+                    Some(f) if f.children > 0 || f.n_attrs > 0 => {
+                        return Err(Error::invalid_events(
+                            self.format,
+                            "Namespace must follow StartElement, before its attributes",
+                        ));
+                    }
+                    _ => {}
+                }
+                let (local, p) = if prefix.is_empty() {
+                    ("xmlns", "")
+                } else {
+                    (&prefix[..], "xmlns")
+                };
+                let name = self.name_id(XMLNS_NS, local, p);
+                let value = self.sref(uri);
+                self.flat
+                    .as_mut()
+                    .expect("flat mode")
+                    .attrs
+                    .push((name, value));
+                self.fstack.last_mut().expect("a frame").n_ns += 1;
+            }
+            Event::Attribute { name, value } => {
+                match self.fstack.last() {
+                    None => return Err(self.unsupported("attribute outside an element")),
+                    Some(f) if f.children > 0 => {
+                        return Err(Error::invalid_events(
+                            self.format,
+                            "Attribute outside a start tag",
+                        ));
+                    }
+                    _ => {}
+                }
+                if name.namespace == XML_NS && name.local == "base" {
+                    self.has_xml_base = true;
+                }
+                let n = self.name_id(&name.namespace, &name.local, &name.prefix);
+                let v = self.sref(value);
+                self.flat.as_mut().expect("flat mode").attrs.push((n, v));
+                self.fstack.last_mut().expect("a frame").n_attrs += 1;
+            }
+            Event::EndElement => {
+                let Some(f) = self.fstack.pop() else {
+                    return Err(self.unsupported("unbalanced EndElement"));
+                };
+                let flat = self.flat.as_mut().expect("flat mode");
+                let ecc = self.opts.element_content_characters
+                    && f.children == 1
+                    && matches!(flat.ops.last(), Some(FOp::Text(_)));
+                if let FOp::Start {
+                    n_ns,
+                    n_attrs,
+                    children,
+                    ecc: e,
+                    ..
+                } = &mut flat.ops[f.op]
+                {
+                    (*n_ns, *n_attrs, *children, *e) = (f.n_ns, f.n_attrs, f.children, ecc);
+                }
+                flat.ops.push(FOp::End);
+                match self.fstack.last_mut() {
+                    Some(p) => p.children += 1,
+                    None => flat.doc_items += 1,
+                }
+            }
+            Event::Comment(c) => {
+                let v = V::Seq(vec![Some(self.s(c))]);
+                self.flat_child(v, 4, Some(2))?;
+            }
+            Event::ProcessingInstruction { target, data } => {
+                let t = self.s(target);
+                let d = self.s(data);
+                let v = V::Seq(vec![Some(t), Some(d), Some(V::choice(1, V::Null)), None]);
+                self.flat_child(v, 1, Some(1))?;
+            }
+            Event::EntityReference { .. } => {
+                if self.fstack.is_empty() {
+                    return Err(self.unsupported("this item cannot be a child of the document"));
+                }
+                // the value as the generic path builds it
+                self.flat_generic(ev, 2)?;
+            }
+            Event::DocType(_) => {
+                if !self.fstack.is_empty() {
+                    return Err(Error::invalid_events(
+                        self.format,
+                        "DocType inside an element",
+                    ));
+                }
+                self.flat_generic(ev, 3)?;
+            }
+            Event::StartDocument { .. }
+            | Event::Notation { .. }
+            | Event::UnparsedEntity { .. }
+            | Event::EndDocument
+            | Event::Characters { .. }
+            | Event::Typed(_) => {
+                // not about elements: the generic path (which holds no elements in flat mode)
+                let flat = self.flat.take();
+                let r = self.event(ev);
+                self.flat = flat;
+                r?;
+            }
+        }
+        Ok(())
+    }
+
+    /// An entity reference (in an element) or a DOCTYPE (at document level) built by the
+    /// generic path, moved into the flat operations as child alternative `alt`.
+    fn flat_generic(&mut self, ev: &Event<'_>, alt: u8) -> Result<()> {
+        let flat = self.flat.take();
+        let saved = std::mem::take(&mut self.doc_children);
+        // the generic path pushes an entity reference to its innermost element: give it one
+        let pushed_frame = matches!(ev, Event::EntityReference { .. });
+        if pushed_frame {
+            self.stack.push(Frame {
+                ns: String::new(),
+                name: V::Null,
+                attrs: vec![],
+                ns_attrs: vec![],
+                children: vec![],
+                prev_attr_ns: None,
+                prev_nsattr_ns: None,
+                in_scope: vec![],
+            });
+        }
+        let r = self.event(ev);
+        let v = if pushed_frame {
+            self.stack.pop().and_then(|f| f.children.into_iter().next())
+        } else {
+            self.doc_children.pop()
+        };
+        self.doc_children = saved;
+        self.flat = flat;
+        r?;
+        let Some(V::Choice(_, v)) = v else {
+            return Err(Error::invalid_events(self.format, "internal: flat child"));
+        };
+        self.flat_child(*v, alt, Some(alt))
+    }
+
     /// The finished abstract value of `Document`, with its tables, and the sizes of its parts.
     pub fn finish(self) -> Result<(Val, Stats)> {
         let (mut doc, stats, refs) = self.finish_refs()?;
@@ -604,9 +1006,32 @@ impl Builder {
 
     /// The value with its table references unresolved ([`V::StrRef`], [`V::NameRef`]), and how
     /// they resolve: what the PER writer encodes directly.
-    pub(crate) fn finish_refs(mut self) -> Result<(Val, Stats, crate::per::Refs)> {
-        self.flush_text()?;
-        if !self.stack.is_empty() {
+    pub(crate) fn finish_refs(self) -> Result<(Val, Stats, crate::per::Refs)> {
+        let (mut doc, stats, refs, flat, align) = self.finish_parts()?;
+        if flat.is_some() {
+            return Err(Error::invalid_events(
+                "asn1",
+                "internal: a flat builder's value is incomplete",
+            ));
+        }
+        if align {
+            align_block(&mut doc, &refs);
+        }
+        Ok((doc, stats, refs))
+    }
+
+    /// The value (in flat mode without its elements and document-level items: `Flat` has
+    /// them), the sizes of its parts, how the table references resolve, and whether the
+    /// component-strings block is to be aligned (UPER, see `Options::align_strings`).
+    pub(crate) fn finish_parts(
+        mut self,
+    ) -> Result<(Val, Stats, crate::per::Refs, Option<Flat>, bool)> {
+        if self.flat.is_some() {
+            self.flush_text_flat()?;
+        } else {
+            self.flush_text()?;
+        }
+        if !self.stack.is_empty() || !self.fstack.is_empty() {
             return Err(Error::invalid_events(
                 self.format,
                 "document ended inside an element",
@@ -700,8 +1125,8 @@ impl Builder {
                 ]));
             }
         }
-        let mut doc = V::Seq(vec![
-            Some(V::List(self.doc_children)),
+        let doc = V::Seq(vec![
+            Some(V::List(std::mem::take(&mut self.doc_children))),
             Some(V::List(self.notations)),
             Some(V::List(self.unparsed)),
             None,
@@ -720,14 +1145,11 @@ impl Builder {
                 .collect(),
             names: name_perm,
         };
-        if self.opts.rule == crate::Rule::Uper
+        let align = self.opts.rule == crate::Rule::Uper
             && self.opts.align_strings
             && self.opts.compression == table::Compression::None
             && stats.strings > 0
-            && !self.has_xml_base
-        {
-            align_block(&mut doc, &refs);
-        }
-        Ok((doc, stats, refs))
+            && !self.has_xml_base;
+        Ok((doc, stats, refs, self.flat.take(), align))
     }
 }
