@@ -3,7 +3,7 @@
 //! the component-strings block; and reading XML and UPER into the tree (`binxml-tree`, what
 //! `binxml::parse_tree` does: push decoding), the "reading PER into the tree" target.
 //! `cargo run --release -p binxml-asn1 --example asn1_speed -- FILE...`
-//! `TREE_ONLY=1`: only the tree columns; `RUNS=n`: best of n; `PROFILE=xml|uper|uper-events|uper-drain|uper-pull|uper-count|xml-count|xml-drain|tree-replay|write-uper`:
+//! `TREE_ONLY=1`: only the tree columns; `RUNS=n`: best of n; `PROFILE=xml|uper|uper-events|uper-drain|uper-pull|ber|write-ber|write-aper|uper-count|xml-count|xml-drain|tree-replay|write-uper`:
 //! one operation only (for a profiler).
 use std::time::Instant;
 
@@ -144,6 +144,12 @@ fn main() {
                         best_t = best_t.min(t.elapsed().as_secs_f64() * 1000.0);
                     }
                     best_t
+                }
+                "write-ber" => best(n, || encode(&events, Options::new(Rule::Ber)).unwrap().len()),
+                "write-aper" => best(n, || encode(&events, Options::new(Rule::Aper)).unwrap().len()),
+                "ber" => {
+                    let ber = encode(&events, Options::new(Rule::Ber)).unwrap();
+                    best(n, || per_tree(&ber, Rule::Ber))
                 }
                 "write-uper" => best(n, || {
                     encode(&events, Options::new(Rule::Uper)).unwrap().len()

@@ -297,7 +297,8 @@ pub(crate) enum FOp {
         children: u32,
         ecc: bool,
     },
-    End,
+    /// The end of the element whose `Start` is operation `start`.
+    End { start: u32 },
     /// Character data (a string)
     Text(u32),
     /// Another child: the alternative of `Element.children`'s item (in an element) or of
@@ -359,16 +360,13 @@ impl Builder {
         }
     }
 
-    /// A builder for the PER encoder: with both tables and scoped namespaces (the defaults), the
+    /// A builder for the encoders: with both tables and scoped namespaces (the defaults), the
     /// elements are recorded as flat operations (no abstract value per element), which only
-    /// `PerWriter::encode_flat` can write; other options build the whole value.
+    /// `PerWriter::encode_flat` and `BerWriter::encode_flat` can write; other options build the
+    /// whole value.
     pub fn new_flat(opts: Options, format: &'static str) -> Self {
         let mut b = Builder::new(opts, format);
-        if matches!(opts.rule, crate::Rule::Uper | crate::Rule::Aper)
-            && opts.names_table
-            && opts.strings_table
-            && opts.scoped_namespaces
-        {
+        if opts.names_table && opts.strings_table && opts.scoped_namespaces {
             b.flat = Some(Flat {
                 ops: Vec::new(),
                 attrs: Vec::new(),
@@ -912,7 +910,7 @@ impl Builder {
                 {
                     (*n_ns, *n_attrs, *children, *e) = (f.n_ns, f.n_attrs, f.children, ecc);
                 }
-                flat.ops.push(FOp::End);
+                flat.ops.push(FOp::End { start: f.op as u32 });
                 match self.fstack.last_mut() {
                     Some(p) => p.children += 1,
                     None => flat.doc_items += 1,

@@ -220,7 +220,7 @@ pub fn encode(events: &[Event<'_>], opts: Options) -> Result<Vec<u8>> {
 
 /// Encodes the builder's value: PER straight from the value with its table references
 /// unresolved (no rewriting pass), and its elements from the flat operations where the builder
-/// made them ([`build::Builder::new_flat`]); BER from the resolved value.
+/// made them ([`build::Builder::new_flat`]); BER from the resolved value, its elements likewise.
 fn encode_built(b: build::Builder, rule: Rule) -> Result<(Vec<u8>, Stats)> {
     match rule {
         Rule::Uper | Rule::Aper => {
@@ -238,8 +238,25 @@ fn encode_built(b: build::Builder, rule: Rule) -> Result<(Vec<u8>, Stats)> {
             Ok((w.finish(), stats))
         }
         Rule::Ber => {
-            let (v, stats) = b.finish()?;
-            Ok((encode_value(rule, &v)?, stats))
+            let (mut v, stats, refs, flat, _) = b.finish_parts()?;
+            let texts: Vec<&str> = refs.texts.iter().map(|s| &**s).collect();
+            let resolve = !refs.strings.is_empty() || !refs.names.is_empty();
+            if resolve {
+                v.resolve(&refs.strings, &texts, &refs.names);
+            }
+            match flat {
+                None => Ok((encode_value(rule, &v)?, stats)),
+                Some(mut flat) => {
+                    if resolve {
+                        for x in flat.values.iter_mut() {
+                            x.resolve(&refs.strings, &texts, &refs.names);
+                        }
+                    }
+                    let mut w = ber::BerWriter::new(rule.format_name());
+                    w.encode_flat(&v, &flat, &refs)?;
+                    Ok((w.finish(), stats))
+                }
+            }
         }
     }
 }
@@ -474,7 +491,7 @@ mod tests {
             let Ok(events) = binxml_xml::parse_events(&utf8) else {
                 continue;
             };
-            for rule in [Rule::Uper, Rule::Aper] {
+            for rule in Rule::ALL {
                 for opts in [
                     Options::new(rule),
                     Options::compact(rule),

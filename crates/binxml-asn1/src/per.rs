@@ -1110,7 +1110,7 @@ impl<'r> PerWriter<'r> {
                         items,
                     });
                 }
-                FOp::End => {
+                FOp::End { .. } => {
                     let Some(mut f) = stack.pop() else {
                         return Err(self.mismatch(ELEMENT));
                     };
