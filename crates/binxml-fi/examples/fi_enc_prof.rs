@@ -1,17 +1,31 @@
 //! Profiling aid for the encoder: parses the given XML files (or, with none, every corpus
 //! document) into events, then encodes each `FI_N` times (default 1) in `encode_all`, which
 //! callgrind can isolate: `valgrind --tool=callgrind --toggle-collect='*encode_all*'
-//! target/release/examples/fi_enc_prof [files]`.
+//! target/release/examples/fi_enc_prof [files]`. `FI_DYN=1`: through `Box<dyn Encoder>` over a
+//! `Box<dyn Write>`, as the bench harness calls encoders.
 
 use binxml_core::{Encoder, Event};
 use binxml_fi::FiEncoder;
 
 #[inline(never)]
 fn encode_all(docs: &[Vec<Event<'_>>], n: usize, out: &mut Vec<u8>) -> usize {
+    let dyn_enc = std::env::var_os("FI_DYN").is_some();
     let mut total = 0;
     for _ in 0..n {
         for ev in docs {
             out.clear();
+            if dyn_enc {
+                // as the bench harness does: Box<dyn Encoder> over a Box<dyn Write>
+                let w: Box<dyn std::io::Write + '_> = Box::new(&mut *out);
+                let mut e: Box<dyn Encoder + '_> = std::hint::black_box(Box::new(FiEncoder::new(w)));
+                for x in ev {
+                    e.write_event(x).unwrap();
+                }
+                e.finish().unwrap();
+                drop(e);
+                total += out.len();
+                continue;
+            }
             let mut e = FiEncoder::new(&mut *out);
             for x in ev {
                 e.write_event(x).unwrap();

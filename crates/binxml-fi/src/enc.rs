@@ -747,19 +747,24 @@ impl<W: Write> FiEncoder<W> {
         }
         let addbit = if add { 0x40 } else { 0 };
         if self.opts.utf16 {
-            self.scratch.clear();
-            for u in s.encode_utf16() {
-                self.scratch.extend_from_slice(&u.to_be_bytes());
-            }
-            len_5th(&mut self.buf, addbit | 0x10, self.scratch.len());
-            self.buf.extend_from_slice(&self.scratch);
+            self.nistring_utf16(s, addbit);
         } else {
             len_5th(&mut self.buf, addbit, s.len());
             put(&mut self.buf, s.as_bytes());
         }
     }
 
-    #[inline]
+    #[inline(never)]
+    fn nistring_utf16(&mut self, s: &str, addbit: u8) {
+        self.scratch.clear();
+        for u in s.encode_utf16() {
+            self.scratch.extend_from_slice(&u.to_be_bytes());
+        }
+        len_5th(&mut self.buf, addbit | 0x10, self.scratch.len());
+        self.buf.extend_from_slice(&self.scratch);
+    }
+
+    #[inline(always)]
     fn chunk(&mut self, s: &str) {
         let max = self.opts.max_indexed_chunk;
         let add = short_enough(s, max) && !self.t.chunks.full();
@@ -767,6 +772,18 @@ impl<W: Write> FiEncoder<W> {
             int_4th(&mut self.buf, 0xA0, i);
             return;
         }
+        let addbit = if add { 0x10 } else { 0 };
+        if self.opts.utf16 || self.opts.numeric_alphabet || self.opts.date_time_alphabet {
+            self.chunk_literal_other(s, addbit);
+        } else {
+            len_7th(&mut self.buf, 0x80 | addbit, s.len());
+            put(&mut self.buf, s.as_bytes());
+        }
+    }
+
+    /// A literal chunk in a restricted alphabet or in UTF-16.
+    #[inline(never)]
+    fn chunk_literal_other(&mut self, s: &str, addbit: u8) {
         if (self.opts.numeric_alphabet || self.opts.date_time_alphabet) && s.len() > 2 {
             for (on, wire, alphabet) in [
                 (self.opts.numeric_alphabet, 0u8, algo::NUMERIC),
@@ -778,7 +795,6 @@ impl<W: Write> FiEncoder<W> {
                 let chars: Vec<char> = alphabet.chars().collect();
                 self.scratch.clear();
                 if algo::alphabet_encode(&chars, s, &mut self.scratch) {
-                    let addbit = if add { 0x10 } else { 0 };
                     self.buf.push(0x80 | addbit | 0x08 | (wire >> 6));
                     len_7th(&mut self.buf, (wire & 0x3F) << 2, self.scratch.len());
                     self.buf.extend_from_slice(&self.scratch);
@@ -786,7 +802,6 @@ impl<W: Write> FiEncoder<W> {
                 }
             }
         }
-        let addbit = if add { 0x10 } else { 0 };
         if self.opts.utf16 {
             self.scratch.clear();
             for u in s.encode_utf16() {
@@ -1630,6 +1645,10 @@ fn short_enough(s: &str, max: usize) -> bool {
     if s.len() >= max.saturating_mul(3) {
         return false;
     }
+    if s.is_ascii() {
+        // one UTF-16 code unit an octet
+        return false;
+    }
     s.encode_utf16().count() < max
 }
 
@@ -1672,7 +1691,7 @@ fn put(buf: &mut Vec<u8>, s: &[u8]) {
 }
 
 /// Identifying string or index on the first bit (C.13).
-#[inline]
+#[inline(always)]
 fn ident(buf: &mut Vec<u8>, t: &mut StrTable, s: &str) {
     match t.find_or_add(s) {
         Some(i) => int_2nd(buf, 0x80, i),
@@ -1694,7 +1713,7 @@ fn seq_len(buf: &mut Vec<u8>, n: usize) {
 }
 
 /// Integer 1..2^20 starting on the 2nd bit (C.25 / C.26); `first` holds the first bit.
-#[inline]
+#[inline(always)]
 pub(crate) fn int_2nd(buf: &mut Vec<u8>, first: u8, v: u32) {
     let i = v - 1;
     if i < 64 {
@@ -1727,7 +1746,7 @@ pub(crate) fn int_3rd(buf: &mut Vec<u8>, first: u8, v: u32) {
 }
 
 /// Integer 1..2^20 starting on the 4th bit (C.28).
-#[inline]
+#[inline(always)]
 pub(crate) fn int_4th(buf: &mut Vec<u8>, first: u8, v: u32) {
     let i = v - 1;
     if i < 16 {
@@ -1745,7 +1764,7 @@ pub(crate) fn int_4th(buf: &mut Vec<u8>, first: u8, v: u32) {
 }
 
 /// Length of a non-empty octet string starting on the 2nd bit (C.22).
-#[inline]
+#[inline(always)]
 pub(crate) fn len_2nd(buf: &mut Vec<u8>, first: u8, len: usize) {
     if len <= 64 {
         buf.push(first | (len - 1) as u8);
@@ -1758,7 +1777,7 @@ pub(crate) fn len_2nd(buf: &mut Vec<u8>, first: u8, len: usize) {
 }
 
 /// Length of a non-empty octet string starting on the 5th bit (C.23).
-#[inline]
+#[inline(always)]
 pub(crate) fn len_5th(buf: &mut Vec<u8>, first: u8, len: usize) {
     if len <= 8 {
         buf.push(first | (len - 1) as u8);
@@ -1771,7 +1790,7 @@ pub(crate) fn len_5th(buf: &mut Vec<u8>, first: u8, len: usize) {
 }
 
 /// Length of a non-empty octet string starting on the 7th bit (C.24).
-#[inline]
+#[inline(always)]
 pub(crate) fn len_7th(buf: &mut Vec<u8>, first: u8, len: usize) {
     if len <= 2 {
         buf.push(first | (len - 1) as u8);
