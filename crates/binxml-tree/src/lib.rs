@@ -40,20 +40,82 @@ pub struct NamespaceDecl<'a> {
 }
 
 /// What a node is.
+///
+/// Every variant is at most 32 bytes, so that the arena's node (the kind and the parent) is 40:
+/// building writes every node, and on event-dense documents the arena's size is what building
+/// costs (memory traffic and page faults). The rare large kinds are boxed; an element's name
+/// lives in its document's name table ([`Element`], read it with [`Node::name`]); the XML
+/// declaration lives in the [`Document`] ([`Document::version`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum NodeKind<'a> {
-    Document { version: Option<Cow<'a, str>>, encoding: Option<Cow<'a, str>>, standalone: Option<bool> },
-    Element(QName<'a>),
-    Text { text: Cow<'a, str>, cdata: bool },
+    /// The document node.
+    Document,
+    /// An element. Its name, children, attributes and namespace declarations are read through
+    /// [`Node`] ([`Node::name`], [`Node::children`], [`Node::attributes`], ...).
+    Element(Element),
+    /// Character data (adjacent plain text is one node).
+    Text(Cow<'a, str>),
+    /// Character data from a CDATA section.
+    CData(Cow<'a, str>),
     Typed(Typed<'a>),
     Comment(Cow<'a, str>),
-    ProcessingInstruction { target: Cow<'a, str>, data: Cow<'a, str> },
-    /// Boxed, as is [`NodeKind::UnparsedEntity`]: the rare large kinds do not make every node
-    /// larger.
+    ProcessingInstruction(Box<ProcessingInstruction<'a>>),
     DocType(Box<DocType<'a>>),
-    Notation { name: Cow<'a, str>, public_id: Option<Cow<'a, str>>, system_id: Option<Cow<'a, str>> },
+    Notation(Box<Notation<'a>>),
     UnparsedEntity(Box<UnparsedEntity<'a>>),
-    EntityReference { name: Cow<'a, str>, public_id: Option<Cow<'a, str>>, system_id: Option<Cow<'a, str>> },
+    EntityReference(Box<EntityReference<'a>>),
+}
+
+/// An element node's own data: where its name, children, attributes and namespace declarations
+/// are in its document. Meaningful in the document it was taken from only (a copy made with
+/// `kind().clone()` may be given to [`Document::create`] of the same document: the copy gets
+/// the name and no children, attributes or declarations).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Element {
+    name: NameId,
+    children: Span,
+    attributes: Span,
+    namespaces: Span,
+}
+
+/// An element name's index in its document's name table ([`Document::name`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NameId(u32);
+
+impl NameId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl Element {
+    /// The element's name in its document's name table.
+    pub fn name_id(&self) -> NameId {
+        self.name
+    }
+}
+
+/// A processing instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProcessingInstruction<'a> {
+    pub target: Cow<'a, str>,
+    pub data: Cow<'a, str>,
+}
+
+/// A notation declared in the DTD.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notation<'a> {
+    pub name: Cow<'a, str>,
+    pub public_id: Option<Cow<'a, str>>,
+    pub system_id: Option<Cow<'a, str>>,
+}
+
+/// An unexpanded entity reference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntityReference<'a> {
+    pub name: Cow<'a, str>,
+    pub public_id: Option<Cow<'a, str>>,
+    pub system_id: Option<Cow<'a, str>>,
 }
 
 /// An unparsed entity declared in the DTD.
@@ -78,13 +140,12 @@ impl Span {
     }
 }
 
+const EMPTY: Span = Span { start: 0, len: 0 };
+
 #[derive(Clone, Debug)]
 struct NodeData<'a> {
     kind: NodeKind<'a>,
     parent: u32,
-    children: Span,
-    attributes: Span,
-    namespaces: Span,
 }
 
 const NO_PARENT: u32 = u32::MAX;
@@ -96,6 +157,15 @@ pub struct Document<'a> {
     children: Vec<NodeId>,
     attributes: Vec<Attribute<'a>>,
     namespaces: Vec<NamespaceDecl<'a>>,
+    /// Element names; an element holds an index. The builder shares an entry between elements
+    /// of the same name where a small cache finds it (best effort: never more entries than
+    /// elements).
+    names: Vec<QName<'a>>,
+    /// The document node's children.
+    top: Span,
+    version: Option<Cow<'a, str>>,
+    encoding: Option<Cow<'a, str>>,
+    standalone: Option<bool>,
 }
 
 fn ev_err(msg: &str) -> Error {
@@ -106,16 +176,15 @@ impl<'a> Document<'a> {
     /// An empty document (a document node without children).
     pub fn new() -> Self {
         Document {
-            nodes: vec![NodeData {
-                kind: NodeKind::Document { version: None, encoding: None, standalone: None },
-                parent: NO_PARENT,
-                children: Span::default(),
-                attributes: Span::default(),
-                namespaces: Span::default(),
-            }],
+            nodes: vec![NodeData { kind: NodeKind::Document, parent: NO_PARENT }],
             children: Vec::new(),
             attributes: Vec::new(),
             namespaces: Vec::new(),
+            names: Vec::new(),
+            top: EMPTY,
+            version: None,
+            encoding: None,
+            standalone: None,
         }
     }
 
@@ -200,30 +269,105 @@ impl<'a> Document<'a> {
         self.nodes.len() <= 1 && self.children.is_empty()
     }
 
+    /// The version of the XML declaration (or the binary format's header), if any.
+    pub fn version(&self) -> Option<&str> {
+        self.version.as_deref()
+    }
+
+    /// The encoding of the XML declaration, if any.
+    pub fn encoding(&self) -> Option<&str> {
+        self.encoding.as_deref()
+    }
+
+    /// The standalone flag of the XML declaration, if any.
+    pub fn standalone(&self) -> Option<bool> {
+        self.standalone
+    }
+
+    /// Sets the XML declaration's version, encoding and standalone flag.
+    pub fn set_declaration(&mut self, version: Option<Cow<'a, str>>, encoding: Option<Cow<'a, str>>, standalone: Option<bool>) {
+        self.version = version;
+        self.encoding = encoding;
+        self.standalone = standalone;
+    }
+
+    /// An element name from the name table (see [`Element::name_id`]).
+    pub fn name(&self, id: NameId) -> &QName<'a> {
+        &self.names[id.index()]
+    }
+
+    /// The children span of an element or the document node; empty for other nodes.
+    #[inline]
+    fn children_span(&self, id: NodeId) -> Span {
+        match &self.nodes[id.index()].kind {
+            NodeKind::Element(e) => e.children,
+            NodeKind::Document if id.0 == 0 => self.top,
+            _ => EMPTY,
+        }
+    }
+
+    fn children_span_mut(&mut self, id: NodeId) -> &mut Span {
+        match &mut self.nodes[id.index()].kind {
+            NodeKind::Element(e) => &mut e.children,
+            NodeKind::Document if id.0 == 0 => &mut self.top,
+            _ => panic!("node {id:?} is neither an element nor the document node: it has no children"),
+        }
+    }
+
+    fn element(&self, id: NodeId) -> Option<&Element> {
+        match &self.nodes[id.index()].kind {
+            NodeKind::Element(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    fn element_mut(&mut self, id: NodeId) -> &mut Element {
+        match &mut self.nodes[id.index()].kind {
+            NodeKind::Element(e) => e,
+            _ => panic!("node {id:?} is not an element"),
+        }
+    }
+
     // ---- modification ----
 
     /// Creates a detached node; attach it with [`Document::append_child`] or
-    /// [`Document::insert_child`].
-    pub fn create(&mut self, kind: NodeKind<'a>) -> NodeId {
+    /// [`Document::insert_child`]. An element kind (from [`Node::kind`] of this document) is
+    /// created with its name and without children, attributes or namespace declarations.
+    pub fn create(&mut self, mut kind: NodeKind<'a>) -> NodeId {
+        if let NodeKind::Element(e) = &mut kind {
+            assert!(e.name.index() < self.names.len(), "create: the element's name is not in this document");
+            *e = Element { name: e.name, children: EMPTY, attributes: EMPTY, namespaces: EMPTY };
+        }
         let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(NodeData { kind, parent: NO_PARENT, children: Span::default(), attributes: Span::default(), namespaces: Span::default() });
+        self.nodes.push(NodeData { kind, parent: NO_PARENT });
         id
     }
 
     /// Creates a detached element.
     pub fn create_element(&mut self, name: QName<'a>) -> NodeId {
-        self.create(NodeKind::Element(name))
+        let id = NameId(self.names.len() as u32);
+        self.names.push(name);
+        self.create(NodeKind::Element(Element { name: id, children: EMPTY, attributes: EMPTY, namespaces: EMPTY }))
     }
 
-    /// Mutable access to a node's kind (rename an element, change a comment, ...).
+    /// Renames an element.
+    pub fn set_name(&mut self, id: NodeId, name: QName<'a>) {
+        let n = NameId(self.names.len() as u32);
+        self.names.push(name);
+        self.element_mut(id).name = n;
+    }
+
+    /// Mutable access to a node's kind (change a comment, a text, ...; rename an element with
+    /// [`Document::set_name`]).
     pub fn kind_mut(&mut self, id: NodeId) -> &mut NodeKind<'a> {
         &mut self.nodes[id.index()].kind
     }
 
-    /// Inserts `child` (detached) at position `index` among `parent`'s children.
+    /// Inserts `child` (detached) at position `index` among `parent`'s children. Panics when
+    /// `parent` is neither an element nor the document node.
     pub fn insert_child(&mut self, parent: NodeId, index: usize, child: NodeId) {
         assert!(self.nodes[child.index()].parent == NO_PARENT && child != NodeId(0), "insert_child: the node is attached");
-        let span = self.nodes[parent.index()].children;
+        let span = *self.children_span_mut(parent);
         let index = index.min(span.len as usize);
         let at_end = span.range().end == self.children.len();
         if at_end && index == span.len as usize {
@@ -235,27 +379,27 @@ impl<'a> Document<'a> {
             list.insert(index, child);
             let start = self.children.len() as u32;
             self.children.extend_from_slice(&list);
-            self.nodes[parent.index()].children.start = start;
+            self.children_span_mut(parent).start = start;
         }
-        self.nodes[parent.index()].children.len += 1;
+        self.children_span_mut(parent).len += 1;
         self.nodes[child.index()].parent = parent.0;
     }
 
     pub fn append_child(&mut self, parent: NodeId, child: NodeId) {
-        let n = self.nodes[parent.index()].children.len as usize;
+        let n = self.children_span(parent).len as usize;
         self.insert_child(parent, n, child);
     }
 
     /// Detaches `parent`'s child at `index` and returns it.
     pub fn remove_child(&mut self, parent: NodeId, index: usize) -> Option<NodeId> {
-        let span = self.nodes[parent.index()].children;
+        let span = self.children_span(parent);
         if index >= span.len as usize {
             return None;
         }
         let r = span.range();
         let child = self.children[r.start + index];
         self.children.copy_within(r.start + index + 1..r.end, r.start + index);
-        self.nodes[parent.index()].children.len -= 1;
+        self.children_span_mut(parent).len -= 1;
         self.nodes[child.index()].parent = NO_PARENT;
         Some(child)
     }
@@ -267,7 +411,7 @@ impl<'a> Document<'a> {
             return;
         }
         let parent = NodeId(p);
-        if let Some(i) = self.children[self.nodes[p as usize].children.range()].iter().position(|&c| c == node) {
+        if let Some(i) = self.children[self.children_span(parent).range()].iter().position(|&c| c == node) {
             self.remove_child(parent, i);
         }
     }
@@ -276,24 +420,25 @@ impl<'a> Document<'a> {
     pub fn set_text(&mut self, id: NodeId, text: impl Into<Cow<'a, str>>) {
         let text = text.into();
         match &mut self.nodes[id.index()].kind {
-            NodeKind::Text { text: t, .. } => *t = text,
-            NodeKind::Element(_) => {
-                let span = self.nodes[id.index()].children;
+            NodeKind::Text(t) | NodeKind::CData(t) => *t = text,
+            NodeKind::Element(e) => {
+                let span = e.children;
+                e.children.len = 0;
                 for c in &self.children[span.range()] {
                     self.nodes[c.index()].parent = NO_PARENT;
                 }
-                self.nodes[id.index()].children.len = 0;
-                let t = self.create(NodeKind::Text { text, cdata: false });
+                let t = self.create(NodeKind::Text(text));
                 self.append_child(id, t);
             }
             _ => {}
         }
     }
 
-    /// Sets (or adds) an attribute of an element, matched by namespace and local name.
+    /// Sets (or adds) an attribute of an element, matched by namespace and local name. Panics
+    /// when `id` is not an element.
     pub fn set_attribute(&mut self, id: NodeId, name: QName<'a>, value: impl Into<Cow<'a, str>>) {
         let value = value.into();
-        let span = self.nodes[id.index()].attributes;
+        let span = self.element_mut(id).attributes;
         if let Some(a) = self.attributes[span.range()].iter_mut().find(|a| a.name.local == name.local && a.name.namespace == name.namespace) {
             a.value = value;
             return;
@@ -304,37 +449,37 @@ impl<'a> Document<'a> {
         } else {
             let mut list = self.attributes[span.range()].to_vec();
             list.push(attr);
-            self.nodes[id.index()].attributes.start = self.attributes.len() as u32;
+            self.element_mut(id).attributes.start = self.attributes.len() as u32;
             self.attributes.extend(list);
         }
-        self.nodes[id.index()].attributes.len += 1;
+        self.element_mut(id).attributes.len += 1;
     }
 
     /// Removes an attribute by local name and namespace; returns whether it was there.
     pub fn remove_attribute(&mut self, id: NodeId, namespace: &str, local: &str) -> bool {
-        let span = self.nodes[id.index()].attributes;
-        let r = span.range();
+        let Some(e) = self.element(id) else { return false };
+        let r = e.attributes.range();
         let Some(i) = self.attributes[r.clone()].iter().position(|a| a.name.local == local && a.name.namespace == namespace) else {
             return false;
         };
         self.attributes[r.start + i..r.end].rotate_left(1);
-        self.nodes[id.index()].attributes.len -= 1;
+        self.element_mut(id).attributes.len -= 1;
         true
     }
 
-    /// Adds a namespace declaration to an element.
+    /// Adds a namespace declaration to an element. Panics when `id` is not an element.
     pub fn declare_namespace(&mut self, id: NodeId, prefix: impl Into<Cow<'a, str>>, uri: impl Into<Cow<'a, str>>) {
         let decl = NamespaceDecl { prefix: prefix.into(), uri: uri.into() };
-        let span = self.nodes[id.index()].namespaces;
+        let span = self.element_mut(id).namespaces;
         if span.range().end == self.namespaces.len() {
             self.namespaces.push(decl);
         } else {
             let mut list = self.namespaces[span.range()].to_vec();
             list.push(decl);
-            self.nodes[id.index()].namespaces.start = self.namespaces.len() as u32;
+            self.element_mut(id).namespaces.start = self.namespaces.len() as u32;
             self.namespaces.extend(list);
         }
-        self.nodes[id.index()].namespaces.len += 1;
+        self.element_mut(id).namespaces.len += 1;
     }
 
     // ---- serialization ----
@@ -357,21 +502,75 @@ impl Default for Document<'_> {
     }
 }
 
+/// Slots of the builder's name cache (a power of two).
+const NAME_SLOTS: usize = 256;
+
+/// The cache slot of an element name: the lengths of its parts and three bytes of its local
+/// name, mixed (cheap, and enough to tell apart the few dozen names of most documents).
+#[inline(always)]
+fn name_slot(q: &QName<'_>) -> usize {
+    let local = q.local.as_bytes();
+    let n = local.len();
+    let mut x = (n as u32) ^ (q.prefix.len() as u32) << 5 ^ (q.namespace.len() as u32) << 10;
+    if n > 0 {
+        x ^= (local[0] as u32) << 8 ^ (local[n - 1] as u32) << 16 ^ (local[n / 2] as u32) << 24;
+    }
+    (x.wrapping_mul(0x9E37_79B1) >> 24) as usize & (NAME_SLOTS - 1)
+}
+
+/// Two strings are equal: the same slice, or the same bytes (compared inline for the short
+/// strings that names are, without a call to `memcmp`).
+#[inline(always)]
+fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if std::ptr::eq(a.as_ptr(), b.as_ptr()) {
+        return true;
+    }
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
+        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
+        _ => a == b,
+    }
+}
+
+#[inline(always)]
+fn word4(s: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(s[at..at + 4].try_into().unwrap())
+}
+
+#[inline(always)]
+fn word8(s: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(s[at..at + 8].try_into().unwrap())
+}
+
 /// Builds a [`Document`] from events.
+///
+/// Bookkeeping without flags in the hot paths: the stream has ended exactly when `open` is
+/// empty (EndDocument closes the document node); an element's start tag is open exactly when
+/// the newest node is the innermost open element (every other item makes a node or closes
+/// one); plain text merges into the newest node when that is a text node of the innermost
+/// open element.
 struct Builder<'a> {
     doc: Document<'a>,
     /// Open nodes: (node, index in `pending` where its children start).
-    open: Vec<(NodeId, usize)>,
+    open: Vec<(u32, u32)>,
     /// Children of open nodes not yet placed in `doc.children`.
     pending: Vec<NodeId>,
-    ended: bool,
-    started: bool,
-    in_start_tag: bool,
+    /// StartDocument seen (an error after any other event).
+    declared: bool,
+    /// Name table indexes plus one (0: empty), by [`name_slot`].
+    name_cache: Box<[u32; NAME_SLOTS]>,
 }
 
 impl<'a> Builder<'a> {
     fn new() -> Self {
-        Builder { doc: Document::new(), open: vec![(NodeId(0), 0)], pending: Vec::new(), ended: false, started: false, in_start_tag: false }
+        Builder { doc: Document::new(), open: vec![(0, 0)], pending: Vec::new(), declared: false, name_cache: Box::new([0; NAME_SLOTS]) }
     }
 
     /// A builder with room for a document encoded in `input_len` bytes (reserved memory that a
@@ -379,27 +578,58 @@ impl<'a> Builder<'a> {
     /// arena grows).
     fn with_capacity(input_len: usize) -> Self {
         let mut b = Builder::new();
-        // Rough upper bounds from the densest real documents: a node every 12 bytes, an
-        // attribute every 24; capped so a huge input does not reserve more than it could fill.
-        let nodes = (input_len / 12).min(1 << 26);
+        // The nodes: an upper bound for XML text (a node takes at least 4 bytes, `<a/>` or
+        // `x<a>`), so that the arena is not copied as it grows (the part a document does not
+        // use is never touched); the attributes: one per 12 bytes, denser than the densest
+        // documents of the corpus (OSM data, one per 19). Capped, so that a huge input reserves
+        // at most 160 MiB of nodes and 96 MiB of attributes (beyond, the vectors double as
+        // they fill, by remapping).
+        let nodes = (input_len / 4).min(1 << 22);
         b.doc.nodes.reserve(nodes);
         b.doc.children.reserve(nodes);
-        b.doc.attributes.reserve((input_len / 24).min(1 << 25));
+        b.doc.attributes.reserve((input_len / 12).min(1 << 20));
+        // Names: most documents have a few dozen, some (generated prefixes) one per element.
+        b.doc.names.reserve((input_len / 32).clamp(64, 1 << 18));
         b.pending.reserve(256);
+        b.open.reserve(64);
         b
     }
 
+    #[cold]
+    #[inline(never)]
+    fn after_end() -> Error {
+        ev_err("event after EndDocument")
+    }
+
+    /// The element's entry in the name table: the cached entry of an equal name, or a new one.
+    #[inline(always)]
+    fn intern(&mut self, q: QName<'a>) -> NameId {
+        let slot = name_slot(&q);
+        let cached = self.name_cache[slot];
+        if let Some(n) = self.doc.names.get((cached as usize).wrapping_sub(1)) {
+            if same_str(&n.local, &q.local) && same_str(&n.prefix, &q.prefix) && same_str(&n.namespace, &q.namespace) {
+                return NameId(cached - 1);
+            }
+        }
+        let id = self.doc.names.len() as u32;
+        self.doc.names.push(q);
+        self.name_cache[slot] = id + 1;
+        NameId(id)
+    }
+
     #[inline]
-    fn leaf(&mut self, kind: NodeKind<'a>) {
-        let parent = self.open.last().map_or(0, |o| o.0 .0);
+    fn leaf(&mut self, kind: NodeKind<'a>) -> Result<()> {
+        let Some(&(parent, _)) = self.open.last() else { return Err(Self::after_end()) };
         let id = NodeId(self.doc.nodes.len() as u32);
-        self.doc.nodes.push(NodeData { kind, parent, children: Span::default(), attributes: Span::default(), namespaces: Span::default() });
+        self.doc.nodes.push(NodeData { kind, parent });
         self.pending.push(id);
+        Ok(())
     }
 
     #[inline]
     fn close(&mut self) {
         let (node, from) = self.open.pop().expect("open node");
+        let from = from as usize;
         let start = self.doc.children.len() as u32;
         match self.pending.len() - from {
             0 => {}
@@ -408,148 +638,150 @@ impl<'a> Builder<'a> {
             _ => self.doc.children.extend_from_slice(&self.pending[from..]),
         }
         self.pending.truncate(from);
-        self.doc.nodes[node.index()].children = Span { start, len: self.doc.children.len() as u32 - start };
+        let span = Span { start, len: self.doc.children.len() as u32 - start };
+        if node == 0 {
+            self.doc.top = span;
+        } else if let NodeKind::Element(e) = &mut self.doc.nodes[node as usize].kind {
+            e.children = span;
+        }
     }
 
     #[inline(always)]
     fn start_element(&mut self, name: QName<'a>) -> Result<()> {
-        if self.ended {
-            return Err(ev_err("event after EndDocument"));
-        }
-        let parent = self.open.last().map_or(0, |o| o.0 .0);
-        let id = NodeId(self.doc.nodes.len() as u32);
-        let attr_start = self.doc.attributes.len() as u32;
-        let ns_start = self.doc.namespaces.len() as u32;
-        self.doc.nodes.push(NodeData {
-            kind: NodeKind::Element(name),
-            parent,
-            children: Span::default(),
-            attributes: Span { start: attr_start, len: 0 },
-            namespaces: Span { start: ns_start, len: 0 },
-        });
-        self.pending.push(id);
-        self.open.push((id, self.pending.len()));
-        self.in_start_tag = true;
-        self.started = true;
+        let Some(&(parent, _)) = self.open.last() else { return Err(Self::after_end()) };
+        let name = self.intern(name);
+        let id = self.doc.nodes.len() as u32;
+        let element = Element {
+            name,
+            children: EMPTY,
+            attributes: Span { start: self.doc.attributes.len() as u32, len: 0 },
+            namespaces: Span { start: self.doc.namespaces.len() as u32, len: 0 },
+        };
+        self.doc.nodes.push(NodeData { kind: NodeKind::Element(element), parent });
+        self.pending.push(NodeId(id));
+        self.open.push((id, self.pending.len() as u32));
         Ok(())
     }
 
     #[inline(always)]
     fn end_element(&mut self) -> Result<()> {
-        if self.ended {
-            return Err(ev_err("event after EndDocument"));
-        }
-        self.in_start_tag = false;
         if self.open.len() <= 1 {
-            return Err(ev_err("EndElement without StartElement"));
+            return Err(if self.open.is_empty() { Self::after_end() } else { ev_err("EndElement without StartElement") });
         }
         self.close();
-        self.started = true;
         Ok(())
+    }
+
+    /// The element whose start tag is open (no node made since its start), or the error.
+    #[inline(always)]
+    fn in_start_tag(&mut self, what: &str) -> Result<&mut Element> {
+        let Some(&(id, _)) = self.open.last() else { return Err(Self::after_end()) };
+        let newest = self.doc.nodes.len() - 1;
+        if id != 0 && id as usize == newest {
+            if let NodeKind::Element(e) = &mut self.doc.nodes[newest].kind {
+                return Ok(e);
+            }
+        }
+        Err(ev_err(what))
     }
 
     #[inline(always)]
     fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
-        if self.ended {
-            return Err(ev_err("event after EndDocument"));
-        }
-        if !self.in_start_tag {
-            return Err(ev_err("Namespace outside a start tag"));
-        }
-        let id = self.open.last().map_or(0, |o| o.0 .0);
+        self.in_start_tag("Namespace outside a start tag")?.namespaces.len += 1;
         self.doc.namespaces.push(NamespaceDecl { prefix, uri });
-        self.doc.nodes[id as usize].namespaces.len += 1;
-        self.started = true;
         Ok(())
     }
 
     #[inline(always)]
     fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
-        if self.ended {
-            return Err(ev_err("event after EndDocument"));
-        }
-        if !self.in_start_tag {
-            return Err(ev_err("Attribute outside a start tag"));
-        }
-        let id = self.open.last().map_or(0, |o| o.0 .0);
+        self.in_start_tag("Attribute outside a start tag")?.attributes.len += 1;
         self.doc.attributes.push(Attribute { name, value });
-        self.doc.nodes[id as usize].attributes.len += 1;
-        self.started = true;
         Ok(())
     }
 
     #[inline(always)]
     fn characters(&mut self, text: Cow<'a, str>, cdata: bool) -> Result<()> {
-        if self.ended {
-            return Err(ev_err("event after EndDocument"));
+        let Some(&(parent, _)) = self.open.last() else { return Err(Self::after_end()) };
+        if cdata {
+            return self.leaf(NodeKind::CData(text));
         }
-        self.in_start_tag = false;
-        self.started = true;
-        // Adjacent plain text merges into one node.
-        if !cdata {
-            if let Some(&last) = self.pending.last() {
-                let open_from = self.open.last().map_or(0, |o| o.1);
-                if self.pending.len() > open_from {
-                    if let NodeKind::Text { text: t, cdata: false } = &mut self.doc.nodes[last.index()].kind {
-                        t.to_mut().push_str(&text);
-                        return Ok(());
-                    }
+        // Adjacent plain text merges into one node: the newest node, when it is a text child
+        // of the innermost open node (anything between would have made a node or closed one).
+        if let Some(last) = self.doc.nodes.last_mut() {
+            if let NodeKind::Text(t) = &mut last.kind {
+                if last.parent == parent {
+                    t.to_mut().push_str(&text);
+                    return Ok(());
                 }
             }
         }
-        self.leaf(NodeKind::Text { text, cdata });
-        Ok(())
+        self.leaf(NodeKind::Text(text))
     }
 
     #[inline(always)]
     fn event(&mut self, ev: Event<'a>) -> Result<()> {
         match ev {
-            Event::StartElement(name) => return self.start_element(name),
-            Event::EndElement => return self.end_element(),
-            Event::Namespace { prefix, uri } => return self.namespace(prefix, uri),
-            Event::Attribute { name, value } => return self.attribute(name, value),
-            Event::Characters { text, cdata } => return self.characters(text, cdata),
-            _ => {}
+            Event::StartElement(name) => self.start_element(name),
+            Event::EndElement => self.end_element(),
+            Event::Namespace { prefix, uri } => self.namespace(prefix, uri),
+            Event::Attribute { name, value } => self.attribute(name, value),
+            Event::Characters { text, cdata } => self.characters(text, cdata),
+            other => self.rare(other),
         }
-        if self.ended {
-            return Err(ev_err("event after EndDocument"));
+    }
+
+    /// The events that are not element content's hot items.
+    #[inline(never)]
+    fn rare(&mut self, ev: Event<'a>) -> Result<()> {
+        if self.open.is_empty() {
+            return Err(Self::after_end());
         }
-        self.in_start_tag = false;
         match ev {
             Event::StartDocument { version, encoding, standalone } => {
-                if self.started {
+                if self.declared || self.doc.nodes.len() > 1 {
                     return Err(ev_err("StartDocument twice"));
                 }
-                self.doc.nodes[0].kind = NodeKind::Document { version, encoding, standalone };
+                self.declared = true;
+                self.doc.version = version;
+                self.doc.encoding = encoding;
+                self.doc.standalone = standalone;
+                Ok(())
             }
             Event::EndDocument => {
                 if self.open.len() != 1 {
                     return Err(ev_err("EndDocument inside an element"));
                 }
-                self.ended = true;
+                self.close();
+                Ok(())
             }
-            Event::StartElement(_) | Event::EndElement | Event::Namespace { .. } | Event::Attribute { .. } | Event::Characters { .. } => {}
+            Event::StartElement(name) => self.start_element(name),
+            Event::EndElement => self.end_element(),
+            Event::Namespace { prefix, uri } => self.namespace(prefix, uri),
+            Event::Attribute { name, value } => self.attribute(name, value),
+            Event::Characters { text, cdata } => self.characters(text, cdata),
             Event::Typed(t) => self.leaf(NodeKind::Typed(t)),
             Event::Comment(c) => self.leaf(NodeKind::Comment(c)),
-            Event::ProcessingInstruction { target, data } => self.leaf(NodeKind::ProcessingInstruction { target, data }),
+            Event::ProcessingInstruction { target, data } => {
+                self.leaf(NodeKind::ProcessingInstruction(Box::new(ProcessingInstruction { target, data })))
+            }
             Event::DocType(d) => self.leaf(NodeKind::DocType(Box::new(d))),
-            Event::Notation { name, public_id, system_id } => self.leaf(NodeKind::Notation { name, public_id, system_id }),
+            Event::Notation { name, public_id, system_id } => self.leaf(NodeKind::Notation(Box::new(Notation { name, public_id, system_id }))),
             Event::UnparsedEntity { name, public_id, system_id, notation } => {
                 self.leaf(NodeKind::UnparsedEntity(Box::new(UnparsedEntity { name, public_id, system_id, notation })))
             }
             Event::EntityReference { name, public_id, system_id } => {
-                self.leaf(NodeKind::EntityReference { name, public_id, system_id })
+                self.leaf(NodeKind::EntityReference(Box::new(EntityReference { name, public_id, system_id })))
             }
         }
-        self.started = true;
-        Ok(())
     }
 
     fn finish(mut self) -> Result<Document<'a>> {
-        if self.open.len() != 1 {
-            return Err(ev_err("the event stream ended inside an element"));
+        match self.open.len() {
+            // EndDocument closed the document node.
+            0 => {}
+            1 => self.close(),
+            _ => return Err(ev_err("the event stream ended inside an element")),
         }
-        self.close();
         Ok(self.doc)
     }
 }
@@ -589,7 +821,10 @@ pub struct Node<'d, 'a> {
 
 impl std::fmt::Debug for Node<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Node({:?}, {:?})", self.id, self.kind())
+        match self.name() {
+            Some(q) => write!(f, "Node({:?}, Element({:?}))", self.id, q),
+            None => write!(f, "Node({:?}, {:?})", self.id, self.kind()),
+        }
     }
 }
 
@@ -613,7 +848,7 @@ impl<'d, 'a> Node<'d, 'a> {
     /// The element's name.
     pub fn name(&self) -> Option<&'d QName<'a>> {
         match self.kind() {
-            NodeKind::Element(q) => Some(q),
+            NodeKind::Element(e) => Some(&self.doc.names[e.name.index()]),
             _ => None,
         }
     }
@@ -630,7 +865,7 @@ impl<'d, 'a> Node<'d, 'a> {
 
     /// The children's ids, one contiguous slice.
     pub fn child_ids(&self) -> &'d [NodeId] {
-        &self.doc.children[self.data().children.range()]
+        &self.doc.children[self.doc.children_span(self.id).range()]
     }
 
     pub fn children(&self) -> impl Iterator<Item = Node<'d, 'a>> + 'd {
@@ -644,11 +879,17 @@ impl<'d, 'a> Node<'d, 'a> {
     }
 
     pub fn attributes(&self) -> &'d [Attribute<'a>] {
-        &self.doc.attributes[self.data().attributes.range()]
+        match self.kind() {
+            NodeKind::Element(e) => &self.doc.attributes[e.attributes.range()],
+            _ => &[],
+        }
     }
 
     pub fn namespaces(&self) -> &'d [NamespaceDecl<'a>] {
-        &self.doc.namespaces[self.data().namespaces.range()]
+        match self.kind() {
+            NodeKind::Element(e) => &self.doc.namespaces[e.namespaces.range()],
+            _ => &[],
+        }
     }
 
     /// The value of the attribute with this local name (in any namespace).
@@ -675,14 +916,14 @@ impl<'d, 'a> Node<'d, 'a> {
     /// text (and typed) children. Borrowed when there is exactly one text child.
     pub fn text(&self) -> Cow<'d, str> {
         match self.kind() {
-            NodeKind::Text { text, .. } => Cow::Borrowed(text),
+            NodeKind::Text(text) | NodeKind::CData(text) => Cow::Borrowed(text),
             NodeKind::Typed(t) => Cow::Owned(t.lexical()),
             NodeKind::Comment(c) => Cow::Borrowed(c),
             _ => {
                 let mut out: Option<Cow<'d, str>> = None;
                 for c in self.children() {
                     let piece: Cow<'d, str> = match c.kind() {
-                        NodeKind::Text { text, .. } => Cow::Borrowed(text),
+                        NodeKind::Text(text) | NodeKind::CData(text) => Cow::Borrowed(text),
                         NodeKind::Typed(t) => Cow::Owned(t.lexical()),
                         _ => continue,
                     };
@@ -754,8 +995,8 @@ impl<'d, 'a> TreeEvents<'d, 'a> {
     fn open(&mut self, id: NodeId) {
         let n = self.doc.node(id);
         let ev = match n.kind() {
-            NodeKind::Element(q) => {
-                self.queue.push_back(Event::StartElement(q.borrowed()));
+            NodeKind::Element(e) => {
+                self.queue.push_back(Event::StartElement(self.doc.names[e.name.index()].borrowed()));
                 for ns in n.namespaces() {
                     self.queue.push_back(Event::Namespace { prefix: b(&ns.prefix), uri: b(&ns.uri) });
                 }
@@ -765,25 +1006,26 @@ impl<'d, 'a> TreeEvents<'d, 'a> {
                 self.stack.push((id, 0));
                 return;
             }
-            NodeKind::Text { text, cdata } => Event::Characters { text: b(text), cdata: *cdata },
+            NodeKind::Text(text) => Event::Characters { text: b(text), cdata: false },
+            NodeKind::CData(text) => Event::Characters { text: b(text), cdata: true },
             NodeKind::Typed(t) => Event::Typed(t.clone()),
             NodeKind::Comment(c) => Event::Comment(b(c)),
-            NodeKind::ProcessingInstruction { target, data } => Event::ProcessingInstruction { target: b(target), data: b(data) },
+            NodeKind::ProcessingInstruction(p) => Event::ProcessingInstruction { target: b(&p.target), data: b(&p.data) },
             NodeKind::DocType(d) => Event::DocType(DocType {
                 name: b(&d.name),
                 public_id: bo(&d.public_id),
                 system_id: bo(&d.system_id),
                 internal_subset: bo(&d.internal_subset),
             }),
-            NodeKind::Notation { name, public_id, system_id } => Event::Notation { name: b(name), public_id: bo(public_id), system_id: bo(system_id) },
+            NodeKind::Notation(n) => Event::Notation { name: b(&n.name), public_id: bo(&n.public_id), system_id: bo(&n.system_id) },
             NodeKind::UnparsedEntity(u) => Event::UnparsedEntity {
                 name: b(&u.name),
                 public_id: bo(&u.public_id),
                 system_id: b(&u.system_id),
                 notation: b(&u.notation),
             },
-            NodeKind::EntityReference { name, public_id, system_id } => Event::EntityReference { name: b(name), public_id: bo(public_id), system_id: bo(system_id) },
-            NodeKind::Document { .. } => return,
+            NodeKind::EntityReference(r) => Event::EntityReference { name: b(&r.name), public_id: bo(&r.public_id), system_id: bo(&r.system_id) },
+            NodeKind::Document => return,
         };
         self.queue.push_back(ev);
     }
@@ -801,9 +1043,8 @@ impl<'d, 'a> Decoder<'d> for TreeEvents<'d, 'a> {
             }
             if !self.started {
                 self.started = true;
-                if let NodeKind::Document { version, encoding, standalone } = self.doc.document().kind() {
-                    self.queue.push_back(Event::StartDocument { version: bo(version), encoding: bo(encoding), standalone: *standalone });
-                }
+                let d = self.doc;
+                self.queue.push_back(Event::StartDocument { version: bo(&d.version), encoding: bo(&d.encoding), standalone: d.standalone });
                 self.stack.push((NodeId(0), 0));
                 continue;
             }
@@ -891,7 +1132,7 @@ mod tests {
         let e = doc.create_element(QName::local("item"));
         doc.set_attribute(e, QName::local("id"), "3");
         doc.append_child(root, e);
-        let t = doc.create(NodeKind::Text { text: "z".into(), cdata: false });
+        let t = doc.create(NodeKind::Text("z".into()));
         doc.insert_child(root, 0, t);
         let r = doc.node(root);
         let ids: Vec<_> = r.elements().map(|n| n.attribute("id").unwrap()).collect();
@@ -912,12 +1153,228 @@ mod tests {
         assert!(Document::from_events(vec![Event::start_document(), Event::EndElement]).is_err());
         assert!(Document::from_events(vec![Event::start_document(), Event::StartElement(QName::local("a"))]).is_err());
     }
+
+    fn msg(events: Vec<Event<'static>>) -> String {
+        Document::from_events(events).unwrap_err().to_string()
+    }
+
+    /// The builder's bookkeeping without flags: every rule of the old flags, one case each.
+    #[test]
+    fn stream_rules() {
+        let start = || Event::StartElement(QName::local("a"));
+        let attr = || Event::Attribute { name: QName::local("x"), value: "1".into() };
+        let ns = || Event::Namespace { prefix: "p".into(), uri: "u".into() };
+        let sd = Event::start_document;
+        // Attributes and declarations only in the start tag: not after text, a child, a comment
+        // or the child's end, not at the top level.
+        for after in [Event::text("t"), Event::Comment("c".into()), Event::Typed(Typed::Int(1))] {
+            let e = msg(vec![sd(), start(), after.clone(), attr()]);
+            assert!(e.contains("Attribute outside a start tag"), "{e}");
+            let e = msg(vec![sd(), start(), after, ns()]);
+            assert!(e.contains("Namespace outside a start tag"), "{e}");
+        }
+        let e = msg(vec![sd(), start(), start(), Event::EndElement, attr()]);
+        assert!(e.contains("Attribute outside a start tag"), "{e}");
+        assert!(msg(vec![sd(), attr()]).contains("Attribute outside a start tag"));
+        assert!(msg(vec![attr()]).contains("Attribute outside a start tag"));
+        assert!(msg(vec![sd(), start(), Event::EndElement, ns()]).contains("Namespace outside"));
+        // In the start tag, after other attributes and declarations: fine.
+        let doc = Document::from_events(vec![sd(), start(), ns(), attr(), start(), ns(), Event::EndElement, Event::EndElement, Event::EndDocument]).unwrap();
+        let root = doc.root().unwrap();
+        assert_eq!((root.namespaces().len(), root.attributes().len()), (1, 1));
+        let child = root.elements().next().unwrap();
+        assert_eq!((child.namespaces().len(), child.attributes().len()), (1, 0));
+        // StartDocument first only.
+        assert!(msg(vec![sd(), sd()]).contains("StartDocument twice"));
+        assert!(msg(vec![Event::Comment("c".into()), sd()]).contains("StartDocument twice"));
+        assert!(msg(vec![start(), Event::EndElement, sd()]).contains("StartDocument twice"));
+        // Nothing after EndDocument (the same message for every kind of item).
+        for after in [start(), Event::EndElement, attr(), ns(), Event::text("t"), Event::Comment("c".into()), sd(), Event::EndDocument] {
+            let e = msg(vec![sd(), start(), Event::EndElement, Event::EndDocument, after]);
+            assert!(e.contains("event after EndDocument"), "{e}");
+        }
+        assert!(msg(vec![sd(), start(), Event::EndDocument]).contains("EndDocument inside an element"));
+        assert!(msg(vec![sd(), Event::EndElement]).contains("EndElement without StartElement"));
+        assert!(msg(vec![sd(), start()]).contains("ended inside an element"));
+        // A stream without StartDocument and EndDocument is accepted, as before.
+        let doc = Document::from_events(vec![start(), Event::EndElement]).unwrap();
+        assert_eq!(doc.root().unwrap().local_name(), "a");
+        assert_eq!(doc.version(), None);
+    }
+
+    #[test]
+    fn text_merging() {
+        let doc = Document::from_events(vec![
+            Event::start_document(),
+            Event::StartElement(QName::local("a")),
+            Event::text("x"),
+            Event::text("y"),
+            Event::Characters { text: "c1".into(), cdata: true },
+            Event::Characters { text: "c2".into(), cdata: true },
+            Event::text("z"),
+            Event::StartElement(QName::local("b")),
+            Event::text("in b"),
+            Event::EndElement,
+            Event::text("after b"),
+            Event::Comment("c".into()),
+            Event::text("after comment"),
+            Event::EndElement,
+            Event::text("top"),
+            Event::text("level"),
+            Event::EndDocument,
+        ])
+        .unwrap();
+        let kinds: Vec<NodeKind> = doc.root().unwrap().children().map(|n| n.kind().clone()).collect();
+        let expected = [
+            NodeKind::Text("xy".into()),
+            NodeKind::CData("c1".into()),
+            NodeKind::CData("c2".into()),
+            NodeKind::Text("z".into()),
+        ];
+        assert_eq!(kinds[..4], expected);
+        let rest: Vec<String> = doc.root().unwrap().children().skip(5).map(|n| n.text().into_owned()).collect();
+        assert_eq!(rest, ["after b", "c", "after comment"]);
+        assert_eq!(doc.root().unwrap().child("b").unwrap().text(), "in b");
+        assert_eq!(doc.document().children().last().unwrap().text(), "toplevel");
+    }
+
+    #[test]
+    fn declaration_and_rare_kinds() {
+        let events = vec![
+            Event::StartDocument { version: Some("1.0".into()), encoding: Some("UTF-8".into()), standalone: Some(true) },
+            Event::DocType(DocType { name: "a".into(), public_id: None, system_id: Some("a.dtd".into()), internal_subset: None }),
+            Event::Notation { name: "n".into(), public_id: Some("p".into()), system_id: None },
+            Event::UnparsedEntity { name: "e".into(), public_id: None, system_id: "e.bin".into(), notation: "n".into() },
+            Event::ProcessingInstruction { target: "pi".into(), data: "d".into() },
+            Event::StartElement(QName::new("p", "urn:x", "a")),
+            Event::EntityReference { name: "r".into(), public_id: None, system_id: Some("r.xml".into()) },
+            Event::Typed(Typed::List(vec![Typed::Int(1), Typed::Bool(true)])),
+            Event::EndElement,
+            Event::EndDocument,
+        ];
+        let doc = Document::from_events(events.clone()).unwrap();
+        assert_eq!((doc.version(), doc.encoding(), doc.standalone()), (Some("1.0"), Some("UTF-8"), Some(true)));
+        assert!(matches!(doc.document().kind(), NodeKind::Document));
+        let kids: Vec<_> = doc.document().children().collect();
+        assert!(matches!(kids[3].kind(), NodeKind::ProcessingInstruction(p) if p.target == "pi" && p.data == "d"));
+        assert!(kids[3].attributes().is_empty() && kids[3].child_ids().is_empty() && kids[3].name().is_none());
+        assert_eq!(doc.root().unwrap().name().unwrap(), &QName::new("p", "urn:x", "a"));
+        assert_eq!(binxml_core::collect_events(&mut doc.events()).unwrap(), events);
+        let mut doc = doc;
+        doc.set_declaration(None, None, None);
+        assert_eq!(binxml_core::collect_events(&mut doc.events()).unwrap()[0], Event::start_document());
+    }
+
+    #[test]
+    fn names_are_shared_and_distinguished() {
+        // Equal names share an entry, whether the strings are the same slice or equal copies;
+        // names differing in any part (prefix, namespace, a byte the cache's slot does not
+        // look at) do not.
+        let owned = |p: &str, n: &str, l: &str| QName::new(p.to_string(), n.to_string(), l.to_string());
+        let names = [
+            QName::local("item"),
+            owned("", "", "item"),
+            owned("p", "", "item"),
+            owned("", "urn:a", "item"),
+            owned("", "", "itxm"),
+            owned("", "", "iteem"),
+            owned("", "", "a-rather-long-element-name-x"),
+            owned("", "", "a-rather-long-element-name-y"),
+            owned("", "", "a-rather-long-element-name-x"),
+            owned("", "", "name1234"),
+            owned("", "", "name1235"),
+            owned("q", "urn:b", "i"),
+            owned("q", "urn:b", "i"),
+            owned("", "", ""),
+        ];
+        let mut events = vec![Event::start_document(), Event::StartElement(QName::local("root"))];
+        for round in 0..3 {
+            for q in &names {
+                events.push(Event::StartElement(q.clone()));
+                events.push(Event::text(format!("{round}")));
+                events.push(Event::EndElement);
+            }
+        }
+        events.extend([Event::EndElement, Event::EndDocument]);
+        let doc = Document::from_events(events.clone()).unwrap();
+        let got: Vec<&QName> = doc.root().unwrap().elements().map(|n| n.name().unwrap()).collect();
+        let expected: Vec<&QName> = (0..3).flat_map(|_| names.iter()).collect();
+        assert_eq!(got, expected);
+        // Best effort (names with the same local name take turns in one slot of the cache),
+        // and never more entries than elements.
+        assert!(doc.names.len() < 3 * names.len(), "{} entries", doc.names.len());
+        assert_eq!(binxml_core::collect_events(&mut doc.events()).unwrap(), events);
+        // A thousand elements of a few names (borrowed from different buffers): a few entries.
+        let texts: Vec<String> = (0..1000).map(|i| ["row", "cell", "x:cell"][i % 3].to_string()).collect();
+        let mut events = vec![Event::StartElement(QName::local("root"))];
+        for t in &texts {
+            let (prefix, local) = t.split_once(':').unwrap_or(("", t));
+            events.push(Event::StartElement(QName::new(prefix, if prefix.is_empty() { "" } else { "urn:x" }, local)));
+            events.push(Event::EndElement);
+        }
+        events.push(Event::EndElement);
+        let doc = Document::from_events(events).unwrap();
+        assert_eq!(doc.root().unwrap().elements().count(), 1000);
+        assert!(doc.names.len() <= 4, "{} entries", doc.names.len());
+    }
+
+    #[test]
+    fn same_str_is_string_equality() {
+        let words = ["", "a", "b", "ab", "ba", "abc", "abd", "xbc", "abcd", "abce", "abcdefg", "abcdefh", "bbcdefg", "abcdefgh", "abcdefgi", "0123456789abcdef", "0123456789abcdeg", "1123456789abcdef", "0123456789abcdefg", "0123456789abcdefh", "0123456789Xbcdefg"];
+        for a in words {
+            for b in words {
+                let (a2, b2) = (a.to_string(), b.to_string());
+                assert_eq!(same_str(&a2, &b2), a == b, "{a:?} {b:?}");
+                assert_eq!(same_str(a, &b2), a == b, "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn create_from_a_copied_kind_and_rename() {
+        let mut doc = Document::from_events(sample()).unwrap();
+        let root = doc.root().unwrap().id();
+        let item = doc.node(root).child("item").unwrap().id();
+        let copy = doc.create(doc.node(item).kind().clone());
+        assert_eq!(doc.node(copy).local_name(), "item");
+        assert!(doc.node(copy).attributes().is_empty() && doc.node(copy).child_ids().is_empty());
+        doc.set_attribute(copy, QName::local("id"), "9");
+        doc.append_child(root, copy);
+        doc.set_name(copy, QName::local("renamed"));
+        assert_eq!(doc.node(root).elements().last().unwrap().local_name(), "renamed");
+        assert_eq!(doc.node(item).local_name(), "item", "renaming one element leaves the others");
+        assert_eq!(doc.node(copy).attribute("id"), Some("9"));
+        doc.set_text(copy, "t");
+        assert_eq!(doc.node(copy).text(), "t");
+        assert!(!doc.remove_attribute(doc.node(copy).child_ids()[0], "", "id"), "a text node has no attributes");
+    }
+
+    #[test]
+    #[should_panic(expected = "has no children")]
+    fn text_nodes_take_no_children() {
+        let mut doc = Document::from_events(sample()).unwrap();
+        let t = doc.create(NodeKind::Text("x".into()));
+        let u = doc.create(NodeKind::Text("y".into()));
+        doc.append_child(t, u);
+    }
+
+    #[test]
+    fn capacity_is_bounded_by_the_input() {
+        // A tiny input reserves little, a huge claimed length at most the caps.
+        let b = Builder::with_capacity(10);
+        assert!(b.doc.nodes.capacity() < 64 && b.doc.attributes.capacity() < 64);
+        let b = Builder::with_capacity(usize::MAX);
+        assert!(b.doc.nodes.capacity() * std::mem::size_of::<NodeData>() <= 170 << 20);
+        assert!(b.doc.attributes.capacity() * std::mem::size_of::<Attribute>() <= 100 << 20);
+        assert!(b.doc.names.capacity() * std::mem::size_of::<QName>() <= 20 << 20);
+    }
 }
 #[cfg(test)]
 mod size_probe {
     /// The arena's node stays small (rare large kinds are boxed): building writes every node.
     #[test]
     fn node_size() {
-        assert!(std::mem::size_of::<super::NodeData>() <= 112, "{}", std::mem::size_of::<super::NodeData>());
+        assert_eq!(std::mem::size_of::<super::NodeKind>(), 32);
+        assert_eq!(std::mem::size_of::<super::NodeData>(), 40);
     }
 }
