@@ -423,7 +423,21 @@ pub struct FiEncoder<W: Write> {
     lit_local: String,
     scratch: Vec<u8>,
     text: String,
+    /// by depth: the white space last written there, when all its chunks were indexes
+    memo: Vec<[TextMemo; 2]>,
+    /// literal chunks written so far (a text all of whose chunks were indexes leaves it alone)
+    literal_chunks: u32,
 }
+
+/// White-space text and the octets it was written as (`out_len` 0: none).
+#[derive(Default)]
+struct TextMemo {
+    text: Vec<u8>,
+    out: [u8; 16],
+    out_len: u8,
+}
+
+const MEMO_DEPTHS: usize = 64;
 
 const FLUSH_AT: usize = 1 << 16;
 
@@ -460,6 +474,8 @@ impl<W: Write> FiEncoder<W> {
             lit_local: String::new(),
             scratch: Vec::new(),
             text: String::new(),
+            memo: Vec::new(),
+            literal_chunks: 0,
         }
     }
 
@@ -772,6 +788,7 @@ impl<W: Write> FiEncoder<W> {
             int_4th(&mut self.buf, 0xA0, i);
             return;
         }
+        self.literal_chunks = self.literal_chunks.wrapping_add(1);
         let addbit = if add { 0x10 } else { 0 };
         if self.opts.utf16 || self.opts.numeric_alphabet || self.opts.date_time_alphabet {
             self.chunk_literal_other(s, addbit);
@@ -1043,8 +1060,29 @@ impl<W: Write> FiEncoder<W> {
         self.flush_terms();
         if cdata {
             self.algorithm_chunk(algo::CDATA, false, text.as_bytes());
-        } else if self.opts.split_text {
-            let b = text.as_bytes();
+            return;
+        }
+        let b = text.as_bytes();
+        let d = self.depth as usize;
+        let space = matches!(b[0], b' ' | b'\t' | b'\r' | b'\n');
+        if space && let Some(pair) = self.memo.get(d) {
+            for m in pair {
+                if m.out_len != 0
+                    && m.text.len() == b.len()
+                    && bytes_eq(&m.text, b)
+                    && !self.t.chunks.full()
+                {
+                    // white space written lately at this depth: the same indexes again
+                    let out = m.out;
+                    let n = m.out_len as usize;
+                    put(&mut self.buf, &out[..n]);
+                    return;
+                }
+            }
+        }
+        let pos = self.buf.len();
+        let literals = self.literal_chunks;
+        if self.opts.split_text {
             if is_short_indent(b, self.opts.max_indexed_chunk) {
                 // what split_piece makes of it: one piece, the whole
                 self.chunk(text);
@@ -1056,6 +1094,32 @@ impl<W: Write> FiEncoder<W> {
         } else {
             self.chunk(text);
         }
+        if space && self.literal_chunks == literals && b.len() <= 64 && self.buf.len() - pos <= 16
+        {
+            self.memo_text(d, b, pos);
+        }
+    }
+
+    /// Remembers white space whose chunks were all written by index (the same text at this
+    /// depth will be the same octets as long as the table is not full: entries never change).
+    #[inline(never)]
+    fn memo_text(&mut self, d: usize, b: &[u8], pos: usize) {
+        if d >= MEMO_DEPTHS || !b.iter().all(|&c| matches!(c, b' ' | b'\t' | b'\r' | b'\n')) {
+            return;
+        }
+        if self.memo.len() <= d {
+            self.memo.resize_with(d + 1, Default::default);
+        }
+        // two texts a depth (the white space after a start tag and after an end tag differ),
+        // the older one replaced
+        let pair = &mut self.memo[d];
+        pair.swap(0, 1);
+        let m = &mut pair[0];
+        m.text.clear();
+        m.text.extend_from_slice(b);
+        let out = &self.buf[pos..];
+        m.out[..out.len()].copy_from_slice(out);
+        m.out_len = out.len() as u8;
     }
 
     /// Text split into pieces for indexing (`split_text`).
