@@ -145,8 +145,12 @@ fn main() {
                     }
                     best_t
                 }
-                "write-ber" => best(n, || encode(&events, Options::new(Rule::Ber)).unwrap().len()),
-                "write-aper" => best(n, || encode(&events, Options::new(Rule::Aper)).unwrap().len()),
+                "write-ber" => best(n, || {
+                    encode(&events, Options::new(Rule::Ber)).unwrap().len()
+                }),
+                "write-aper" => best(n, || {
+                    encode(&events, Options::new(Rule::Aper)).unwrap().len()
+                }),
                 "ber" => {
                     let ber = encode(&events, Options::new(Rule::Ber)).unwrap();
                     best(n, || per_tree(&ber, Rule::Ber))

@@ -1,6 +1,7 @@
 //! Throughput over many documents, MB of XML (the document's UTF-8 size) per second, from the
 //! sums of per-document best-of-5 times: every event of binxml-xml, UPER and APER pulled and
-//! dropped; XML and UPER read into the tree (`binxml-tree`); XML and UPER written from events.
+//! dropped; XML, UPER and BER read into the tree (`binxml-tree`, push decoding as
+//! `binxml::parse_tree`); XML, UPER and BER written from events.
 //! `cargo run --release -p binxml-asn1 --example asn1_throughput -- FILE...`
 //! (`PERDOC=1`: per document, XML time / UPER time, UPER ms, sizes, UPER write ms.)
 use binxml_asn1::{Asn1Decoder, Options, Rule, encode};
@@ -26,7 +27,7 @@ fn drain<'a>(mut d: impl Decoder<'a>) -> usize {
 fn main() {
     let mut files: Vec<_> = std::env::args().skip(1).collect();
     files.sort();
-    let (mut bytes, mut t) = (0usize, [0f64; 7]);
+    let (mut bytes, mut t) = (0usize, [0f64; 9]);
     for f in &files {
         let raw = std::fs::read(f).unwrap();
         let Ok(utf8) = binxml_xml::to_utf8(&raw) else {
@@ -67,20 +68,31 @@ fn main() {
         t[1] += b;
         t[2] += best(n, || drain(Asn1Decoder::new(&aper, Rule::Aper)));
         t[3] += best(n, || {
+            // as binxml::parse_tree: push decoding, the facade's size hint
             let mut d = binxml_xml::XmlDecoder::with_limits(&utf8, Limits::default());
-            binxml_tree::Document::parse_sized(&mut d, utf8.len())
+            binxml_tree::Document::parse_push(&mut d, utf8.len())
                 .unwrap()
                 .len()
         });
         t[4] += best(n, || {
             let mut d = Asn1Decoder::new(&uper, Rule::Uper);
-            binxml_tree::Document::parse_sized(&mut d, uper.len())
+            binxml_tree::Document::parse_push(&mut d, uper.len() * 3)
                 .unwrap()
                 .len()
         });
         t[5] += best(n, || binxml_xml::write_events(&events).unwrap().len());
         t[6] += best(n, || {
             encode(&events, Options::new(Rule::Uper)).unwrap().len()
+        });
+        let ber = encode(&events, Options::new(Rule::Ber)).unwrap();
+        t[7] += best(n, || {
+            encode(&events, Options::new(Rule::Ber)).unwrap().len()
+        });
+        t[8] += best(n, || {
+            let mut d = Asn1Decoder::new(&ber, Rule::Ber);
+            binxml_tree::Document::parse_push(&mut d, ber.len() * 3)
+                .unwrap()
+                .len()
         });
     }
     let mb = bytes as f64 / 1e6;
@@ -93,6 +105,8 @@ fn main() {
         "uper tree",
         "xml write",
         "uper write",
+        "ber write",
+        "ber tree",
     ]
     .iter()
     .enumerate()

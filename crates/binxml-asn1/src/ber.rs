@@ -71,7 +71,12 @@ impl BerWriter {
 
     /// Encodes `v` of type `ty`, with context tag `[ctx]` (None: the universal tag).
     pub fn encode(&mut self, ty: TyId, v: &V<'_>, ctx: Option<u8>) -> Result<()> {
-        crate::deep(|| self.encode_inner(ty, v, ctx))
+        // only Element nests without bound: the stack is checked once per element
+        if ty == crate::schema::ELEMENT {
+            crate::deep(|| self.encode_inner(ty, v, ctx))
+        } else {
+            self.encode_inner(ty, v, ctx)
+        }
     }
 
     fn encode_inner(&mut self, ty: TyId, v: &V<'_>, ctx: Option<u8>) -> Result<()> {
@@ -495,7 +500,12 @@ impl<'a> BerReader<'a> {
                 "nesting too deep",
             ));
         }
-        let r = crate::deep(|| self.decode_inner(ty, ctx, limit));
+        // only Element nests without bound: the stack is checked once per element
+        let r = if ty == crate::schema::ELEMENT {
+            crate::deep(|| self.decode_inner(ty, ctx, limit))
+        } else {
+            self.decode_inner(ty, ctx, limit)
+        };
         self.depth -= 1;
         r
     }

@@ -3,8 +3,9 @@
 //! X.691 PER (aligned `asn1-aper`, unaligned `asn1-uper`) and X.690 BER (`asn1-ber`).
 //!
 //! An infoset becomes one abstract value of the module's `Document` type. PER needs counts up
-//! front, so the encoder builds the whole value at [`Encoder::finish`] and the decoder decodes the
-//! whole value before the first event (the tables come last in `Document`).
+//! front, so the encoder collects the whole document before [`Encoder::finish`] writes it (its
+//! elements as flat operations with the default options, see `build::Flat`) and the decoder
+//! reads the whole input before the first event (the tables come last in `Document`).
 //!
 //! The encoder features of the paper's section 3.3 are [`Options`], each of which can be turned
 //! off. See `docs/asn1.md` for the mapping, the component-strings block format and the signals.

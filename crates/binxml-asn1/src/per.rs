@@ -1228,7 +1228,7 @@ impl<'r> PerWriter<'r> {
     /// Appends bits `from..to` of `src`.
     fn copy_bits(&mut self, src: &[u8], mut from: usize, to: usize) {
         while from < to {
-            if self.nacc == 0 && from % 8 == 0 && to - from >= 8 {
+            if self.nacc == 0 && from.is_multiple_of(8) && to - from >= 8 {
                 let n = (to - from) / 8;
                 self.buf.extend_from_slice(&src[from / 8..from / 8 + n]);
                 from += n * 8;
