@@ -280,8 +280,7 @@ fn convert_one(data: &[u8], from: Option<Format>, to: Format, out: &mut dyn Writ
     let from = detect_or(from, data)?;
     let prepared = binxml::prepare(from, data).map_err(|e| e.to_string())?;
     let mut counter = CountingWriter { inner: out, n: 0 };
-    let mut enc = binxml::encoder(to, Box::new(&mut counter), eopts).map_err(|e| e.to_string())?;
-    binxml::transcode_into(from, &prepared, dopts, &mut *enc).map_err(|e| e.to_string())?;
+    binxml::convert_to(from, &prepared, dopts, to, Box::new(&mut counter), eopts).map_err(|e| e.to_string())?;
     Ok(())
 }
 

@@ -50,8 +50,7 @@ fn convert<'py>(py: Python<'py>, data: &[u8], to: &str, from_: Option<&str>, ind
             let mut out = Vec::new();
             {
                 let opts = EncodeOptions { indent, ..Default::default() };
-                let mut enc = binxml::encoder(to, Box::new(&mut out), &opts)?;
-                binxml::transcode_into(from, &prepared, &DecodeOptions::default(), &mut *enc)?;
+                binxml::convert_to(from, &prepared, &DecodeOptions::default(), to, Box::new(&mut out), &opts)?;
             }
             Ok(out)
         })

@@ -288,6 +288,61 @@ pub fn transcode_into(format: Format, input: &[u8], opts: &DecodeOptions, encode
     Ok(n)
 }
 
+/// Converts a whole document (`input`, already [`prepare`]d, in format `from`) to `to`, written
+/// to `out`, by push decoding. Where the target's encoder is itself an [`EventSink`] (Fast
+/// Infoset), the decoder hands it element starts and ends, attributes, namespace declarations
+/// and text as their parts, with no [`Event`] built in between; otherwise every event goes to
+/// the format's [`encoder`]. The same bytes as [`transcode`]. Returns the number of items
+/// handed over (events, or parts).
+pub fn convert_to<'w>(from: Format, input: &[u8], dopts: &DecodeOptions, to: Format, out: Box<dyn Write + 'w>, eopts: &EncodeOptions) -> Result<u64> {
+    if to == Format::Fi {
+        struct Count<'e, S> {
+            inner: &'e mut S,
+            n: u64,
+        }
+        impl<'a, S: EventSink<'a>> EventSink<'a> for Count<'_, S> {
+            #[inline]
+            fn event(&mut self, event: Event<'a>) -> Result<()> {
+                self.n += 1;
+                self.inner.event(event)
+            }
+            #[inline]
+            fn start_element(&mut self, name: QName<'a>) -> Result<()> {
+                self.n += 1;
+                self.inner.start_element(name)
+            }
+            #[inline]
+            fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
+                self.n += 1;
+                self.inner.namespace(prefix, uri)
+            }
+            #[inline]
+            fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
+                self.n += 1;
+                self.inner.attribute(name, value)
+            }
+            #[inline]
+            fn end_element(&mut self) -> Result<()> {
+                self.n += 1;
+                self.inner.end_element()
+            }
+            #[inline]
+            fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
+                self.n += 1;
+                self.inner.text(text)
+            }
+        }
+        let mut enc = binxml_fi::FiEncoder::with_options(out, eopts.fi.clone());
+        let mut sink = Count { inner: &mut enc, n: 0 };
+        decode_into(from, input, dopts, &mut sink)?;
+        let n = sink.n;
+        enc.finish()?;
+        return Ok(n);
+    }
+    let mut enc = encoder(to, out, eopts)?;
+    transcode_into(from, input, dopts, &mut *enc)
+}
+
 /// An encoder for `format` writing to `out`.
 pub fn encoder<'w>(format: Format, out: Box<dyn Write + 'w>, opts: &EncodeOptions) -> Result<Box<dyn Encoder + 'w>> {
     Ok(match format {
@@ -316,10 +371,7 @@ pub fn convert(input: &[u8], from: Option<Format>, to: Format) -> Result<Vec<u8>
     };
     let prepared = prepare(from, input)?;
     let mut out = Vec::new();
-    {
-        let mut enc = encoder(to, Box::new(&mut out), &EncodeOptions::default())?;
-        transcode_into(from, &prepared, &DecodeOptions::default(), &mut *enc)?;
-    }
+    convert_to(from, &prepared, &DecodeOptions::default(), to, Box::new(&mut out), &EncodeOptions::default())?;
     Ok(out)
 }
 

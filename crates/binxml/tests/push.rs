@@ -144,3 +144,35 @@ fn push_pull_regressions() {
     }
     assert!(n > 0);
 }
+
+/// `binxml::convert_to` (push decoding into the target's encoder, the FI encoder as a sink of
+/// parts) writes the bytes of `transcode` (pull decoding, `write_event`) for every pair of
+/// formats from XML and from FI, on the corpus.
+#[test]
+fn convert_to_equals_transcode() {
+    use binxml::{convert_to, encoder, transcode, EncodeOptions};
+    let mut failures = Vec::new();
+    for path in binxml_testkit::corpus_xml_files() {
+        let raw = std::fs::read(&path).unwrap();
+        let xml = binxml::prepare(Format::Xml, &raw).unwrap().into_owned();
+        let Some(fi) = encoded(Format::Fi, &xml) else { continue };
+        for (from, input) in [(Format::Xml, &xml), (Format::Fi, &fi)] {
+            for &to in Format::ALL {
+                let opts = DecodeOptions::default();
+                let mut a = Vec::new();
+                let ra = convert_to(from, input, &opts, to, Box::new(&mut a), &EncodeOptions::default());
+                let mut b = Vec::new();
+                let rb = (|| {
+                    let mut enc = encoder(to, Box::new(&mut b), &EncodeOptions::default())?;
+                    transcode(&mut decoder(from, input, &opts)?, &mut enc)
+                })();
+                match (ra, rb) {
+                    (Ok(_), Ok(_)) if a == b => {}
+                    (Err(x), Err(y)) if x.to_string() == y.to_string() => {}
+                    (x, y) => failures.push(format!("{} {}->{}: {:?} / {:?}, bytes equal: {}", path.display(), from.name(), to.name(), x.err(), y.err(), a == b)),
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
