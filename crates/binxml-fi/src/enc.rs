@@ -191,6 +191,10 @@ struct QEntry {
     prefix_len: u32,
     ns_len: u32,
     idx: u32,
+    /// the entry that followed this one last time (0: none yet)
+    next: u32,
+    /// (element names) the attribute-name entry of the element's first attribute last time
+    first_attribute: u32,
 }
 
 impl QTable {
@@ -199,41 +203,67 @@ impl QTable {
         hash_pair(l.as_bytes(), p.as_bytes())
     }
 
-    /// The slot of (p, n, l) with hash `h`: its entry's index when present, else the empty
-    /// slot where it would go.
+    /// The slot of (p, n, l) with hash `h` and its entry number (1-based), or the empty slot
+    /// where it would go and 0.
     #[inline(always)]
-    fn probe(&self, h: u32, p: &str, n: &str, l: &str) -> (usize, Option<u32>) {
+    fn probe(&self, h: u32, p: &str, n: &str, l: &str) -> (usize, u32) {
         let mask = self.slots.len() - 1;
         let mut i = h as usize & mask;
         loop {
             let (sh, e) = self.slots[i];
             if e == 0 {
-                return (i, None);
+                return (i, 0);
             }
-            if sh == h {
-                let q = &self.entries[e as usize - 1];
-                let o = q.off as usize;
-                let (ll, pl, nl) = (q.local_len as usize, q.prefix_len as usize, q.ns_len as usize);
-                if ll == l.len()
-                    && pl == p.len()
-                    && nl == n.len()
-                    && bytes_eq(&self.arena[o..o + ll], l.as_bytes())
-                    && bytes_eq(&self.arena[o + ll..o + ll + pl], p.as_bytes())
-                    && bytes_eq(&self.arena[o + ll + pl..o + ll + pl + nl], n.as_bytes())
-                {
-                    return (i, Some(q.idx));
-                }
+            if sh == h && self.matches(e, p, n, l) {
+                return (i, e);
             }
             i = (i + 1) & mask;
         }
     }
 
+    /// True when entry `e` (1-based) is (p, n, l).
     #[inline(always)]
-    fn get(&self, p: &str, n: &str, l: &str) -> Option<u32> {
+    fn matches(&self, e: u32, p: &str, n: &str, l: &str) -> bool {
+        let q = &self.entries[e as usize - 1];
+        let o = q.off as usize;
+        let (ll, pl, nl) = (q.local_len as usize, q.prefix_len as usize, q.ns_len as usize);
+        ll == l.len()
+            && pl == p.len()
+            && nl == n.len()
+            && bytes_eq(&self.arena[o..o + ll], l.as_bytes())
+            && bytes_eq(&self.arena[o + ll..o + ll + pl], p.as_bytes())
+            && bytes_eq(&self.arena[o + ll + pl..o + ll + pl + nl], n.as_bytes())
+    }
+
+    /// The (index, entry number) of (p, n, l), trying first entry `pred` (0: none), the name
+    /// that followed the previous one last time: documents repeat their sequences of names,
+    /// and a hit costs one comparison, no hashing.
+    #[inline(always)]
+    fn get_predicted(&self, pred: u32, p: &str, n: &str, l: &str) -> Option<(u32, u32)> {
+        if pred != 0 && self.matches(pred, p, n, l) {
+            return Some((self.entries[pred as usize - 1].idx, pred));
+        }
         if self.slots.is_empty() {
             return None;
         }
-        self.probe(Self::hash(p, l), p, n, l).1
+        match self.probe(Self::hash(p, l), p, n, l).1 {
+            0 => None,
+            e => Some((self.entries[e as usize - 1].idx, e)),
+        }
+    }
+
+    /// The entry predicted to follow entry `prev` (0: none).
+    #[inline(always)]
+    fn next_of(&self, prev: u32) -> u32 {
+        if prev == 0 { 0 } else { self.entries[prev as usize - 1].next }
+    }
+
+    /// Entry `prev` is followed by entry `e` (0: a name not in the table).
+    #[inline(always)]
+    fn learn(&mut self, prev: u32, e: u32) {
+        if prev != 0 {
+            self.entries[prev as usize - 1].next = e;
+        }
     }
 
     /// Adds (p, n, l) with index `idx` unless present (the first index of a name stays the
@@ -255,7 +285,7 @@ impl QTable {
         }
         let h = Self::hash(p, l);
         let (slot, found) = self.probe(h, p, n, l);
-        if found.is_some() {
+        if found != 0 {
             return;
         }
         self.entries.push(QEntry {
@@ -264,6 +294,8 @@ impl QTable {
             prefix_len: p.len() as u32,
             ns_len: n.len() as u32,
             idx,
+            next: 0,
+            first_attribute: 0,
         });
         self.arena.extend_from_slice(l.as_bytes());
         self.arena.extend_from_slice(p.as_bytes());
@@ -425,6 +457,11 @@ pub struct FiEncoder<W: Write> {
     text: String,
     /// by depth: the white space last written there, when all its chunks were indexes
     memo: Vec<[TextMemo; 2]>,
+    /// entry number of the last element name found in the table (0: none), whose successor
+    /// is tried first
+    last_element: u32,
+    /// the same for the last attribute name of the current start tag
+    last_attribute: u32,
     /// literal chunks written so far (a text all of whose chunks were indexes leaves it alone)
     literal_chunks: u32,
 }
@@ -476,6 +513,8 @@ impl<W: Write> FiEncoder<W> {
             text: String::new(),
             memo: Vec::new(),
             literal_chunks: 0,
+            last_element: 0,
+            last_attribute: 0,
         }
     }
 
@@ -888,7 +927,16 @@ impl<W: Write> FiEncoder<W> {
         self.attrs_started = false;
         self.ns_buf.clear();
         self.name = PendingName::Literal;
-        if let Some(i) = self.t.elements.get(&q.prefix, &q.namespace, &q.local) {
+        let prev = self.last_element;
+        let pred = self.t.elements.next_of(prev);
+        let found = self.t.elements.get_predicted(pred, &q.prefix, &q.namespace, &q.local);
+        let e = found.map_or(0, |f| f.1);
+        if e != pred {
+            self.t.elements.learn(prev, e);
+        }
+        self.last_element = e;
+        self.last_attribute = 0;
+        if let Some((i, _)) = found {
             self.name = PendingName::Index(i);
         }
         if let PendingName::Literal = self.name {
@@ -979,12 +1027,29 @@ impl<W: Write> FiEncoder<W> {
                 format!("attribute {name} has a prefix but no namespace name"),
             ));
         }
-        let found = self
-            .t
-            .attributes
-            .get(&name.prefix, &name.namespace, &name.local);
+        // the first attribute is predicted by the element's name (its `first_attribute`),
+        // the others by the attribute before
+        let prev = self.last_attribute;
+        let pred = if prev != 0 {
+            self.t.attributes.next_of(prev)
+        } else if self.last_element != 0 {
+            self.t.elements.entries[self.last_element as usize - 1].first_attribute
+        } else {
+            0
+        };
+        let found =
+            self.t.attributes.get_predicted(pred, &name.prefix, &name.namespace, &name.local);
+        let e = found.map_or(0, |f| f.1);
+        if e != pred {
+            if prev != 0 {
+                self.t.attributes.learn(prev, e);
+            } else if self.last_element != 0 {
+                self.t.elements.entries[self.last_element as usize - 1].first_attribute = e;
+            }
+        }
+        self.last_attribute = e;
         match found {
-            Some(i) => int_2nd(&mut self.buf, 0, i),
+            Some((i, _)) => int_2nd(&mut self.buf, 0, i),
             None => {
                 let pbit = if name.prefix.is_empty() { 0 } else { 2 };
                 let nbit = if name.namespace.is_empty() { 0 } else { 1 };
