@@ -608,6 +608,11 @@ impl<'a> Builder<'a> {
         let cached = self.name_cache[slot];
         if let Some(n) = self.doc.names.get((cached as usize).wrapping_sub(1)) {
             if same_str(&n.local, &q.local) && same_str(&n.prefix, &q.prefix) && same_str(&n.namespace, &q.namespace) {
+                // The usual name borrows all three parts: nothing to free, and no call to the
+                // drop glue (`forget` of borrowed parts leaks nothing).
+                if let (Cow::Borrowed(_), Cow::Borrowed(_), Cow::Borrowed(_)) = (&q.prefix, &q.namespace, &q.local) {
+                    std::mem::forget(q);
+                }
                 return NameId(cached - 1);
             }
         }
@@ -787,23 +792,23 @@ impl<'a> Builder<'a> {
 }
 
 impl<'a> binxml_core::EventSink<'a> for Builder<'a> {
-    #[inline]
+    #[inline(always)]
     fn start_element(&mut self, name: QName<'a>) -> Result<()> {
         Builder::start_element(self, name)
     }
-    #[inline]
+    #[inline(always)]
     fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
         Builder::namespace(self, prefix, uri)
     }
-    #[inline]
+    #[inline(always)]
     fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
         Builder::attribute(self, name, value)
     }
-    #[inline]
+    #[inline(always)]
     fn end_element(&mut self) -> Result<()> {
         Builder::end_element(self)
     }
-    #[inline]
+    #[inline(always)]
     fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
         self.characters(text, false)
     }
