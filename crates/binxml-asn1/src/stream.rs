@@ -565,6 +565,10 @@ impl<'a> Splitter<'a> {
     fn fragment(&mut self, frag: Cow<'a, [u8]>) -> Result<()> {
         let base = self.seen;
         self.seen += frag.len();
+        // room for a string every 16 octets (the table's strings are short): fewer regrowths
+        // of a list of thousands
+        let room = (frag.len() / 16).min(self.max_entries).min(1 << 20);
+        self.out.reserve(room);
         let mut rest: &[u8] = &frag;
         let mut off = 0;
         if !self.carry.is_empty() {
