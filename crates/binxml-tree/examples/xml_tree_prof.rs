@@ -1,7 +1,8 @@
 //! Profiling aid: one document into the tree `n` times:
-//! `cargo run --release -p binxml-tree --example xml_tree_prof -- FILE [n] [xml|replay]`.
+//! `cargo run --release -p binxml-tree --example xml_tree_prof -- FILE [n] [xml|replay|pull]`.
 //! `xml`: XML text by the direct path (`Document::parse_xml`); `replay`: the document's events,
-//! parsed once beforehand, pushed into the builder (the builder's own cost, plus a slice walk).
+//! parsed once beforehand, pushed into the builder (the builder's own cost, plus a slice walk); `pull`: the XML decoder's events one
+//! by one (`Document::parse_from`, the generic path).
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let xml = std::fs::read(&args[1]).unwrap();
@@ -12,6 +13,12 @@ fn main() {
             for _ in 0..n {
                 let mut r = binxml_core::Replay::new(&events);
                 std::hint::black_box(binxml_tree::Document::parse_push(&mut r, xml.len()).unwrap().len());
+            }
+        }
+        "pull" => {
+            for _ in 0..n {
+                let mut d = binxml_xml::XmlDecoder::new(&xml);
+                std::hint::black_box(binxml_tree::Document::parse_from(&mut d, xml.len()).unwrap().len());
             }
         }
         _ => {
