@@ -727,7 +727,11 @@ impl<'a> Builder<'a> {
     fn event(&mut self, ev: Event<'a>) -> Result<()> {
         match ev {
             Event::StartElement(name) => self.start_element(name),
-            Event::EndElement => self.end_element(),
+            end @ Event::EndElement => {
+                // Nothing to drop (the compiler otherwise calls the event's drop glue here).
+                std::mem::forget(end);
+                self.end_element()
+            }
             Event::Namespace { prefix, uri } => self.namespace(prefix, uri),
             Event::Attribute { name, value } => self.attribute(name, value),
             Event::Characters { text, cdata } => self.characters(text, cdata),
