@@ -355,13 +355,13 @@ impl BerWriter {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Header {
+pub(crate) struct Header {
     /// the identifier octet (class, constructed bit, tag number below 31)
-    tag: u8,
+    pub(crate) tag: u8,
     /// offset of the identifier octet
-    at: usize,
+    pub(crate) at: usize,
     /// end of the contents; `None` for the indefinite form (ends at an end-of-contents)
-    end: Option<usize>,
+    pub(crate) end: Option<usize>,
 }
 
 pub struct BerReader<'a> {
@@ -389,7 +389,7 @@ impl<'a> BerReader<'a> {
         self.pos
     }
 
-    fn err(&self, at: usize, msg: impl Into<String>) -> Error {
+    pub(crate) fn err(&self, at: usize, msg: impl Into<String>) -> Error {
         Error::malformed(self.format, at as u64, msg)
     }
 
@@ -402,7 +402,7 @@ impl<'a> BerReader<'a> {
         Ok(b)
     }
 
-    fn peek_tag(&self, limit: Option<usize>) -> Option<u8> {
+    pub(crate) fn peek_tag(&self, limit: Option<usize>) -> Option<u8> {
         if limit.is_some_and(|l| self.pos >= l) {
             return None;
         }
@@ -413,7 +413,7 @@ impl<'a> BerReader<'a> {
         }
     }
 
-    fn header(&mut self, limit: Option<usize>) -> Result<Header> {
+    pub(crate) fn header(&mut self, limit: Option<usize>) -> Result<Header> {
         let at = self.pos;
         let tag = self.byte()?;
         if tag & 0x1f == 0x1f {
@@ -461,7 +461,7 @@ impl<'a> BerReader<'a> {
     }
 
     /// True when the contents of `h` are exhausted (consumes the end-of-contents octets).
-    fn at_end(&mut self, h: &Header) -> Result<bool> {
+    pub(crate) fn at_end(&mut self, h: &Header) -> Result<bool> {
         match h.end {
             Some(e) => Ok(self.pos >= e),
             None => {
@@ -477,7 +477,18 @@ impl<'a> BerReader<'a> {
         }
     }
 
-    fn expect_end(&mut self, h: &Header) -> Result<()> {
+    /// Whether the next component of the SEQUENCE `h` is its component `i` (as the SEQUENCE
+    /// decoder decides).
+    pub(crate) fn next_is(&self, h: &Header, i: usize) -> bool {
+        let next = if h.end.is_none() && self.data.get(self.pos..self.pos + 2) == Some(&[0, 0]) {
+            None
+        } else {
+            self.peek_tag(h.end)
+        };
+        next.is_some_and(|tg| tg & 0xC0 == 0x80 && (tg & 0x1f) as usize == i)
+    }
+
+    pub(crate) fn expect_end(&mut self, h: &Header) -> Result<()> {
         if !self.at_end(h)? {
             return Err(self.err(
                 self.pos,

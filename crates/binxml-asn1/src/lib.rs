@@ -276,12 +276,19 @@ pub fn decode_with_limits<'a>(
         Rule::Uper | Rule::Aper => {
             stream::decode(input, rule == Rule::Aper, rule.format_name(), limits)
         }
-        Rule::Ber => decode_generic(input, rule, limits),
+        Rule::Ber => {
+            let mut s = stream::open_ber(input, rule.format_name(), limits)?;
+            let mut out = Vec::with_capacity(s.ops_len() + 8);
+            while let Some(ev) = s.next_event()? {
+                out.push(ev);
+            }
+            Ok(out)
+        }
     }
 }
 
-/// Decodes through the abstract value of the whole document (the reference path; BER uses it,
-/// PER has a faster path that gives the same events).
+/// Decodes through the abstract value of the whole document (the reference path; `decode` and
+/// the decoder take faster paths that give the same events).
 pub fn decode_generic<'a>(input: &'a [u8], rule: Rule, limits: &Limits) -> Result<Vec<Event<'a>>> {
     let v = decode_value(rule, input, limits)?;
     value_to_events(rule, v, limits, input.len())
@@ -342,9 +349,9 @@ impl<W: Write> Encoder for Asn1Encoder<W> {
     }
 }
 
-/// The decoder. PER: reads the whole input on the first call (the tables come last) into a
-/// flat list of operations, then hands out one event per call. BER: decodes the whole value
-/// on the first call, then hands out its events.
+/// The decoder: reads the whole input on the first call (the tables come last) into a flat
+/// list of operations, then hands out one event per call (PER: one pass over the bits; BER:
+/// one pass over the elements, their small parts and everything else as generic values).
 pub struct Asn1Decoder<'a> {
     input: &'a [u8],
     rule: Rule,
@@ -356,7 +363,6 @@ pub struct Asn1Decoder<'a> {
 enum State<'a> {
     Start,
     Per(Box<stream::Stream<'a>>),
-    Ber(std::vec::IntoIter<Event<'a>>),
     Failed,
 }
 
@@ -383,9 +389,11 @@ impl<'a> Asn1Decoder<'a> {
                 self.rule.format_name(),
                 &self.limits,
             )?)),
-            Rule::Ber => {
-                State::Ber(decode_generic(self.input, self.rule, &self.limits)?.into_iter())
-            }
+            Rule::Ber => State::Per(Box::new(stream::open_ber(
+                self.input,
+                self.rule.format_name(),
+                &self.limits,
+            )?)),
         };
         Ok(())
     }
@@ -407,7 +415,6 @@ impl<'a> Decoder<'a> for Asn1Decoder<'a> {
                     return Err(e);
                 }
             },
-            State::Ber(it) => it.next(),
             State::Start | State::Failed => None,
         };
         if ev.is_some() {
@@ -422,8 +429,7 @@ impl<'a> Decoder<'a> for Asn1Decoder<'a> {
     }
 
     /// Push decoding: the same events as [`Decoder::next_event`], element starts and ends,
-    /// namespaces, attributes and text handed to the sink as their parts (PER); BER's events
-    /// (decoded as a whole) are dispatched one by one.
+    /// namespaces, attributes and text handed to the sink as their parts.
     fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
         if matches!(self.state, State::Start) {
             if let Err(e) = self.open() {
@@ -433,10 +439,6 @@ impl<'a> Decoder<'a> for Asn1Decoder<'a> {
         }
         let r = match &mut self.state {
             State::Per(s) => s.push(sink, &mut self.count),
-            State::Ber(it) => it.try_for_each(|ev| {
-                self.count += 1;
-                sink.dispatch(ev)
-            }),
             State::Start | State::Failed => Ok(()),
         };
         if r.is_err() {
@@ -524,5 +526,73 @@ mod tests {
         binxml_xml::to_utf8(raw)
             .map(|c| c.into_owned())
             .map_err(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod ber_tests {
+    use super::*;
+
+    /// BER's pass 1 (`stream::open_ber`) gives the generic decoder's events on the corpus, and
+    /// on damaged copies both fail (with an offset) or agree.
+    #[test]
+    fn ber_stream_equals_generic() {
+        let limits = Limits::default();
+        let mut n = 0;
+        let mut x: u64 = 0x2545F4914F6CDD1D;
+        for p in binxml_testkit::corpus_xml_files() {
+            let Ok(raw) = std::fs::read(&p) else { continue };
+            if raw.len() > 3_000_000 {
+                continue;
+            }
+            let Ok(utf8) = binxml_xml::to_utf8(&raw) else {
+                continue;
+            };
+            let Ok(events) = binxml_xml::parse_events(&utf8) else {
+                continue;
+            };
+            for opts in [
+                Options::new(Rule::Ber),
+                Options::plain(Rule::Ber),
+                Options::compact(Rule::Ber),
+            ] {
+                let bytes = encode(&events, opts).unwrap();
+                let g = decode_generic(&bytes, Rule::Ber, &limits).unwrap();
+                let s = decode(&bytes, Rule::Ber).unwrap();
+                assert!(g == s, "{} {opts:?}", p.display());
+                n += 1;
+                if raw.len() > 20_000 {
+                    continue;
+                }
+                for k in 0..40 {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let mut b = bytes.clone();
+                    if k % 3 == 0 {
+                        b.truncate((x as usize) % b.len());
+                    } else {
+                        let bit = (x as usize) % (b.len() * 8);
+                        b[bit / 8] ^= 0x80 >> (bit % 8);
+                    }
+                    let g = decode_generic(&b, Rule::Ber, &limits);
+                    let s = decode(&b, Rule::Ber);
+                    match (&g, &s) {
+                        (Ok(g), Ok(s)) => assert!(g == s, "{} damage {k}", p.display()),
+                        (Err(_), Err(e)) => assert!(
+                            e.offset.is_some() || e.kind != binxml_core::ErrorKind::Malformed,
+                            "{e}"
+                        ),
+                        _ => panic!(
+                            "{} {opts:?} damage {k}: generic {:?}, stream {:?}",
+                            p.display(),
+                            g.as_ref().err(),
+                            s.as_ref().err()
+                        ),
+                    }
+                }
+            }
+        }
+        assert!(n > 200, "{n}");
     }
 }

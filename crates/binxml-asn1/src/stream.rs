@@ -1270,3 +1270,455 @@ pub(crate) fn decode<'a>(
     }
     Ok(out)
 }
+
+/// An element whose children BER pass 1 is reading.
+struct BerEl {
+    el: crate::ber::Header,
+    /// `Element.children`'s explicit tag
+    wrap: crate::ber::Header,
+    /// the list of children
+    list: crate::ber::Header,
+    op: usize,
+    name: NameRef,
+}
+
+/// BER pass 1: the elements read front to back with an explicit stack into the same operations
+/// as PER's pass 1; their names, strings, attribute lists and rare children, and everything
+/// outside `Document.children`, through the generic value decoder (small values).
+struct BerPass<'a> {
+    r: crate::ber::BerReader<'a>,
+    format: &'static str,
+    ops: Vec<Op>,
+    attrs: Vec<AttrRec>,
+    inline: Vec<Cow<'a, str>>,
+    names: Vec<InlineName>,
+    bytes: Vec<Cow<'a, [u8]>>,
+    values: Vec<V<'a>>,
+    /// the largest component-string index used, and its bit offset (8 x the octet offset)
+    max_str: Option<(u64, u64)>,
+    max_name: Option<(u64, u64)>,
+    max_depth: usize,
+    has_dtd: bool,
+    parent_ns_used: bool,
+}
+
+impl<'a> BerPass<'a> {
+    fn shape(&self) -> Error {
+        Error::malformed(self.format, self.r.pos() as u64, "internal: value shape")
+    }
+
+    fn idx(&self, n: usize, what: &str) -> Result<u32> {
+        if n >= INLINE as usize {
+            return Err(Error::limit(
+                self.format,
+                self.r.pos() as u64,
+                format!("too many {what}"),
+            ));
+        }
+        Ok(n as u32)
+    }
+
+    /// A decoded StringOrIndex.
+    fn str(&mut self, v: V<'a>) -> Result<Str> {
+        let V::Choice(alt, b) = v else {
+            return Err(self.shape());
+        };
+        match (alt, *b) {
+            (0, V::Text(t)) => {
+                let i = self.idx(self.inline.len(), "inline strings")?;
+                self.inline.push(t);
+                Ok(INLINE | i)
+            }
+            (1, V::Int(i, pos)) => {
+                if i >= INLINE as u64 {
+                    return Err(Error::malformed(
+                        self.format,
+                        pos / 8,
+                        format!("component-string-index {i} outside any table"),
+                    ));
+                }
+                if self.max_str.is_none_or(|(m, _)| i > m) {
+                    self.max_str = Some((i, pos));
+                }
+                Ok(i as u32)
+            }
+            _ => Err(self.shape()),
+        }
+    }
+
+    /// A decoded element or attribute name CHOICE.
+    fn name(&mut self, v: V<'a>, attr: bool) -> Result<NameRef> {
+        let V::Choice(alt, b) = v else {
+            return Err(self.shape());
+        };
+        match (alt, *b) {
+            (1, V::Int(i, pos)) => {
+                if i >= INLINE as u64 {
+                    return Err(Error::malformed(
+                        self.format,
+                        pos / 8,
+                        format!("common-name-index {i} outside any table"),
+                    ));
+                }
+                if self.max_name.is_none_or(|(m, _)| i > m) {
+                    self.max_name = Some((i, pos));
+                }
+                Ok(i as u32)
+            }
+            (0, V::Seq(mut f)) if f.len() == 3 => {
+                let ns = match f[0].take() {
+                    None => Ns::None,
+                    Some(V::Choice(0, x)) => Ns::Str(self.str(*x)?),
+                    Some(V::Choice(1, _)) => {
+                        if !attr {
+                            self.parent_ns_used = true;
+                        }
+                        Ns::Same
+                    }
+                    Some(V::Choice(2, _)) if attr => Ns::Prev,
+                    _ => return Err(self.shape()),
+                };
+                let local = self.str(f[1].take().ok_or_else(|| self.shape())?)?;
+                let prefix = match f[2].take() {
+                    Some(p) => self.str(p)?,
+                    None => NO_STR,
+                };
+                let i = self.idx(self.names.len(), "inline names")?;
+                self.names.push(InlineName { ns, local, prefix });
+                Ok(INLINE | i)
+            }
+            _ => Err(self.shape()),
+        }
+    }
+
+    fn value(&mut self, v: V<'a>) -> Result<u32> {
+        let i = self.idx(self.values.len(), "values")?;
+        self.values.push(v);
+        Ok(i)
+    }
+
+    /// A child other than an element: alternative `alt` of `Document.children` (`doc`) or of
+    /// `Element.children`'s items.
+    fn rare(&mut self, doc: bool, alt: usize, lim: Option<usize>) -> Result<()> {
+        const DOC: [TyId; 4] = [ELEMENT, PI, COMMENT, DTD];
+        const EL: [TyId; 5] = [ELEMENT, PI, UER, CHARACTERS, COMMENT];
+        let ty = if doc { DOC[alt] } else { EL[alt] };
+        let v = self.r.decode(ty, Some(alt as u8), lim)?;
+        let op = match (doc, alt) {
+            (_, 1) => {
+                let V::Seq(mut f) = v else {
+                    return Err(self.shape());
+                };
+                let (Some(t), Some(d)) = (
+                    f.get_mut(0).and_then(Option::take),
+                    f.get_mut(1).and_then(Option::take),
+                ) else {
+                    return Err(self.shape());
+                };
+                Op::Pi(self.str(t)?, self.str(d)?)
+            }
+            (true, 2) | (false, 4) => {
+                let V::Seq(mut f) = v else {
+                    return Err(self.shape());
+                };
+                let c = f
+                    .get_mut(0)
+                    .and_then(Option::take)
+                    .ok_or_else(|| self.shape())?;
+                Op::Comment(self.str(c)?)
+            }
+            (true, _) => {
+                self.has_dtd = true;
+                Op::Dtd(self.value(v)?)
+            }
+            (false, 2) => Op::Uer(self.value(v)?),
+            (false, _) => {
+                let V::Seq(mut f) = v else {
+                    return Err(self.shape());
+                };
+                match f.get_mut(0).and_then(Option::take) {
+                    Some(V::Choice(0, s)) => Op::Text(self.str(*s)?),
+                    Some(V::Choice(1, b)) => {
+                        let V::Bytes(b) = *b else {
+                            return Err(self.shape());
+                        };
+                        let i = self.idx(self.bytes.len(), "binary blocks")?;
+                        self.bytes.push(b);
+                        Op::Base64(i)
+                    }
+                    _ => return Err(self.shape()),
+                }
+            }
+        };
+        self.ops.push(op);
+        Ok(())
+    }
+
+    fn expect_tag(&self, h: &crate::ber::Header, expect: u8) -> Result<()> {
+        if h.tag != expect {
+            return Err(self.r.err(
+                h.at,
+                format!("expected tag 0x{expect:02x}, found 0x{:02x}", h.tag),
+            ));
+        }
+        Ok(())
+    }
+
+    fn missing(&self, i: usize) -> Error {
+        self.r
+            .err(self.r.pos(), format!("missing component {i} of a SEQUENCE"))
+    }
+
+    /// An element's start: its name and the start of its children; `None` when it is
+    /// complete (element-content-characters).
+    fn element(&mut self, depth: usize, lim: Option<usize>) -> Result<Option<BerEl>> {
+        if depth > self.max_depth {
+            return Err(Error::limit(
+                self.format,
+                self.r.pos() as u64,
+                "elements nested too deep",
+            ));
+        }
+        let el = self.r.header(lim)?;
+        self.expect_tag(&el, 0xA0)?;
+        if !self.r.next_is(&el, 0) {
+            return Err(self.missing(0));
+        }
+        let v = self.r.decode(EL_NAME, Some(0), el.end)?;
+        let name = self.name(v, false)?;
+        let op = self.ops.len();
+        self.ops.push(Op::Start {
+            name,
+            attrs: 0,
+            attrs_end: 0,
+        });
+        if !self.r.next_is(&el, 1) {
+            return Err(self.missing(1));
+        }
+        let wrap = self.r.header(el.end)?;
+        if wrap.tag != 0xA1 {
+            return Err(self.r.err(
+                wrap.at,
+                format!("expected tag [1] (explicit), found 0x{:02x}", wrap.tag),
+            ));
+        }
+        let at = self.r.pos();
+        let tag = self
+            .r
+            .peek_tag(wrap.end)
+            .ok_or_else(|| self.r.err(at, "missing CHOICE alternative"))?;
+        if tag & 0xC0 != 0x80 || (tag & 0x1f) >= 2 {
+            return Err(self.r.err(
+                at,
+                format!("tag 0x{tag:02x} is no alternative of this CHOICE"),
+            ));
+        }
+        if tag & 0x1f == 0 {
+            let v = self.r.decode(STR_IDX, Some(0), wrap.end)?;
+            let s = self.str(v)?;
+            self.ops.push(Op::Text(s));
+            self.r.expect_end(&wrap)?;
+            self.element_end(&el, op, name)?;
+            return Ok(None);
+        }
+        let list = self.r.header(wrap.end)?;
+        self.expect_tag(&list, 0xA1)?;
+        Ok(Some(BerEl {
+            el,
+            wrap,
+            list,
+            op,
+            name,
+        }))
+    }
+
+    /// The rest of an element after its children.
+    fn element_end(&mut self, el: &crate::ber::Header, op: usize, name: NameRef) -> Result<()> {
+        let a0 = self.idx(self.attrs.len(), "attributes")?;
+        for (i, ns_list) in [(2, false), (3, true)] {
+            if !self.r.next_is(el, i) {
+                continue;
+            }
+            let V::List(items) = self.r.decode(ATTRS, Some(i as u8), el.end)? else {
+                return Err(self.shape());
+            };
+            let mut first = true;
+            for a in items {
+                let V::Seq(mut f) = a else {
+                    return Err(self.shape());
+                };
+                let (Some(n), Some(v)) = (
+                    f.get_mut(0).and_then(Option::take),
+                    f.get_mut(1).and_then(Option::take),
+                ) else {
+                    return Err(self.shape());
+                };
+                let name = self.name(n, true)?;
+                let value = self.str(v)?;
+                self.attrs.push(AttrRec {
+                    name,
+                    value,
+                    ns_list,
+                    first,
+                });
+                first = false;
+            }
+        }
+        if !self.r.next_is(el, 4) {
+            return Err(self.missing(4));
+        }
+        self.r.decode(INSCOPE, Some(4), el.end)?;
+        if self.r.next_is(el, 5) {
+            self.r.decode(IDX_OR_NULL, Some(5), el.end)?;
+        }
+        self.r.expect_end(el)?;
+        let a1 = self.idx(self.attrs.len(), "attributes")?;
+        self.ops[op] = Op::Start {
+            name,
+            attrs: a0,
+            attrs_end: a1,
+        };
+        self.ops.push(Op::End);
+        Ok(())
+    }
+
+    /// `Document.children` (list header `doc`), every element in it.
+    fn children(&mut self, doc: crate::ber::Header) -> Result<()> {
+        let mut stack: Vec<BerEl> = Vec::new();
+        loop {
+            let list = stack.last().map_or(doc, |f| f.list);
+            if self.r.at_end(&list)? {
+                let Some(f) = stack.pop() else {
+                    return Ok(());
+                };
+                self.r.expect_end(&f.wrap)?;
+                self.element_end(&f.el, f.op, f.name)?;
+                continue;
+            }
+            let at = self.r.pos();
+            let tag = self
+                .r
+                .peek_tag(list.end)
+                .ok_or_else(|| self.r.err(at, "missing CHOICE alternative"))?;
+            let alt = (tag & 0x1f) as usize;
+            let alts = if stack.is_empty() { 4 } else { 5 };
+            if tag & 0xC0 != 0x80 || alt >= alts {
+                return Err(self.r.err(
+                    at,
+                    format!("tag 0x{tag:02x} is no alternative of this CHOICE"),
+                ));
+            }
+            if alt == 0 {
+                if let Some(f) = self.element(stack.len() + 1, list.end)? {
+                    stack.push(f);
+                }
+            } else {
+                self.rare(stack.is_empty(), alt, list.end)?;
+            }
+        }
+    }
+}
+
+/// BER: reads the whole input (pass 1 over the elements, the rest as generic values) and the
+/// tables; then events as for PER.
+pub(crate) fn open_ber<'a>(
+    input: &'a [u8],
+    format: &'static str,
+    limits: &Limits,
+) -> Result<Stream<'a>> {
+    let mut p = BerPass {
+        r: crate::ber::BerReader::new(input, format, limits),
+        format,
+        ops: Vec::with_capacity((input.len() / 16).min(1 << 22) + 4),
+        attrs: Vec::new(),
+        inline: Vec::new(),
+        names: Vec::new(),
+        bytes: Vec::new(),
+        values: Vec::new(),
+        max_str: None,
+        max_name: None,
+        max_depth: limits.max_depth,
+        has_dtd: false,
+        parent_ns_used: false,
+    };
+    let doc = p.r.header(None)?;
+    p.expect_tag(&doc, 0x30)?;
+    if !p.r.next_is(&doc, 0) {
+        return Err(p.missing(0));
+    }
+    let list = p.r.header(doc.end)?;
+    p.expect_tag(&list, 0xA0)?;
+    p.children(list)?;
+    let crate::schema::Ty::Seq(fields) = &crate::schema::TYPES[DOCUMENT] else {
+        return Err(p.shape());
+    };
+    let mut f: Vec<Option<V<'a>>> = vec![None];
+    for (i, (fty, opt)) in fields.iter().enumerate().skip(1) {
+        if p.r.next_is(&doc, i) {
+            f.push(Some(p.r.decode(*fty, Some(i as u8), doc.end)?));
+        } else if *opt {
+            f.push(None);
+        } else {
+            return Err(p.missing(i));
+        }
+    }
+    p.r.expect_end(&doc)?;
+    p.r.finish()?;
+    let mut e = Emitter::new(format, true, limits.clone(), input.len());
+    e.tables(f[8].take(), f[9].take())?;
+    if let Some((i, at)) = p.max_str {
+        if i as usize >= e.strings.len() {
+            return Err(Error::malformed(
+                format,
+                at / 8,
+                format!(
+                    "component-string-index {i} outside the table of {}",
+                    e.strings.len()
+                ),
+            ));
+        }
+    }
+    if let Some((i, at)) = p.max_name {
+        if i as usize >= e.names.len() {
+            return Err(Error::malformed(
+                format,
+                at / 8,
+                format!(
+                    "common-name-index {i} outside the table of {}",
+                    e.names.len()
+                ),
+            ));
+        }
+    }
+    let standalone = match f[5] {
+        Some(V::Bool(b)) => Some(b),
+        _ => None,
+    };
+    e.start(f[4].take(), standalone, f[6].take())?;
+    let mut decls = e.decls(f[1].take(), f[2].take())?;
+    if !p.has_dtd && !decls.is_empty() {
+        e.out.push(Event::DocType(DocType::default()));
+        e.out.append(&mut decls);
+    }
+    let pending: VecDeque<Event<'a>> = std::mem::take(&mut e.out).into();
+    let xmlns_name = e.names.iter().map(|n| n.0 == XMLNS_NS).collect();
+    Ok(Stream {
+        e,
+        ops: p.ops,
+        next: 0,
+        attrs: p.attrs,
+        inline: p.inline,
+        names: p.names,
+        bytes: p.bytes,
+        values: p.values,
+        pending,
+        ns_stack: Vec::new(),
+        track_ns: p.parent_ns_used,
+        decls,
+        nss: Vec::new(),
+        ats: Vec::new(),
+        attr_cur: None,
+        xmlns_name,
+        ended: false,
+    })
+}
