@@ -41,7 +41,11 @@ fn main() {
             ("default", FiOptions::default()),
             (
                 "utf16-decl",
-                FiOptions { utf16: true, xml_declaration: true, ..Default::default() },
+                FiOptions {
+                    utf16: true,
+                    xml_declaration: true,
+                    ..Default::default()
+                },
             ),
             (
                 "alphabets-nosplit",
@@ -72,7 +76,10 @@ fn main() {
             ),
             (
                 "initial-vocab",
-                FiOptions { initial_vocabulary: Some(vocab.clone()), ..Default::default() },
+                FiOptions {
+                    initial_vocabulary: Some(vocab.clone()),
+                    ..Default::default()
+                },
             ),
         ];
         let mut default_out = Vec::new();

@@ -17,7 +17,8 @@ fn encode_all(docs: &[Vec<Event<'_>>], n: usize, out: &mut Vec<u8>) -> usize {
             if dyn_enc {
                 // as the bench harness does: Box<dyn Encoder> over a Box<dyn Write>
                 let w: Box<dyn std::io::Write + '_> = Box::new(&mut *out);
-                let mut e: Box<dyn Encoder + '_> = std::hint::black_box(Box::new(FiEncoder::new(w)));
+                let mut e: Box<dyn Encoder + '_> =
+                    std::hint::black_box(Box::new(FiEncoder::new(w)));
                 for x in ev {
                     e.write_event(x).unwrap();
                 }
@@ -43,10 +44,15 @@ fn main() {
     if files.is_empty() {
         files = binxml_testkit::corpus_xml_files();
     }
-    let n: usize = std::env::var("FI_N").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let n: usize = std::env::var("FI_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
     let inputs: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
-    let docs: Vec<Vec<Event<'_>>> =
-        inputs.iter().filter_map(|x| binxml_xml::parse_events(x).ok()).collect();
+    let docs: Vec<Vec<Event<'_>>> = inputs
+        .iter()
+        .filter_map(|x| binxml_xml::parse_events(x).ok())
+        .collect();
     let events: usize = docs.iter().map(Vec::len).sum();
     let mut out = Vec::with_capacity(1 << 24);
     let t = std::time::Instant::now();

@@ -70,7 +70,10 @@ fn main() {
             Decoder::read_into(&mut XmlDecoder::new(&utf8), &mut s).unwrap();
             std::hint::black_box(s.events);
         });
-        let name = std::path::Path::new(path).file_name().unwrap().to_string_lossy();
+        let name = std::path::Path::new(path)
+            .file_name()
+            .unwrap()
+            .to_string_lossy();
         println!("{name}\t{replay:.0}\t{pull:.0}\t{push:.0}\t{alone:.0}");
     }
 }

@@ -239,7 +239,11 @@ impl QTable {
     fn matches(&self, e: u32, p: &str, n: &str, l: &str) -> bool {
         let q = &self.entries[e as usize - 1];
         let o = q.off as usize;
-        let (ll, pl, nl) = (q.local_len as usize, q.prefix_len as usize, q.ns_len as usize);
+        let (ll, pl, nl) = (
+            q.local_len as usize,
+            q.prefix_len as usize,
+            q.ns_len as usize,
+        );
         ll == l.len()
             && pl == p.len()
             && nl == n.len()
@@ -268,7 +272,11 @@ impl QTable {
     /// The entry predicted to follow entry `prev` (0: none).
     #[inline(always)]
     fn next_of(&self, prev: u32) -> u32 {
-        if prev == 0 { 0 } else { self.entries[prev as usize - 1].next }
+        if prev == 0 {
+            0
+        } else {
+            self.entries[prev as usize - 1].next
+        }
     }
 
     /// Entry `prev` is followed by entry `e` (0: a name not in the table).
@@ -942,7 +950,10 @@ impl<W: Write> FiEncoder<W> {
         self.name = PendingName::Literal;
         let prev = self.last_element;
         let pred = self.t.elements.next_of(prev);
-        let found = self.t.elements.get_predicted(pred, &q.prefix, &q.namespace, &q.local);
+        let found = self
+            .t
+            .elements
+            .get_predicted(pred, &q.prefix, &q.namespace, &q.local);
         let e = found.map_or(0, |f| f.1);
         if e != pred {
             self.t.elements.learn(prev, e);
@@ -1051,7 +1062,9 @@ impl<W: Write> FiEncoder<W> {
             0
         };
         let found =
-            self.t.attributes.get_predicted(pred, &name.prefix, &name.namespace, &name.local);
+            self.t
+                .attributes
+                .get_predicted(pred, &name.prefix, &name.namespace, &name.local);
         let e = found.map_or(0, |f| f.1);
         if e != pred {
             if prev != 0 {
@@ -1172,8 +1185,7 @@ impl<W: Write> FiEncoder<W> {
         } else {
             self.chunk(text);
         }
-        if space && self.literal_chunks == literals && b.len() <= 64 && self.buf.len() - pos <= 16
-        {
+        if space && self.literal_chunks == literals && b.len() <= 64 && self.buf.len() - pos <= 16 {
             self.memo_text(d, b, pos);
         }
     }

@@ -83,8 +83,15 @@ fn encoder_rejects_what_the_checker_rejects() {
                     cdata: rnd(5) == 0,
                 },
                 13 => Event::Comment("c".into()),
-                14 => Event::ProcessingInstruction { target: name.into(), data: "d".into() },
-                15 => Event::EntityReference { name: name.into(), public_id: None, system_id: None },
+                14 => Event::ProcessingInstruction {
+                    target: name.into(),
+                    data: "d".into(),
+                },
+                15 => Event::EntityReference {
+                    name: name.into(),
+                    public_id: None,
+                    system_id: None,
+                },
                 16 => Event::start_document(),
                 _ => Event::EndDocument,
             };
@@ -107,7 +114,11 @@ fn encoder_rejects_what_the_checker_rejects() {
         let opts = if round % 2 == 0 {
             FiOptions::default()
         } else {
-            FiOptions { utf16: true, split_text: false, ..Default::default() }
+            FiOptions {
+                utf16: true,
+                split_text: false,
+                ..Default::default()
+            }
         };
         let mut enc = FiEncoder::with_options(Vec::new(), opts.clone());
         let mut got = None;
@@ -137,10 +148,17 @@ fn encoder_rejects_what_the_checker_rejects() {
             let ended = matches!(ev.last(), Some(Event::EndDocument));
             assert_eq!(enc.finish().is_ok(), ended, "finish on {ev:?}");
             assert_eq!(push.finish().is_ok(), ended, "finish on pushed {ev:?}");
-            assert_eq!(enc.into_inner(), push.into_inner(), "pushed bytes on {ev:?}");
+            assert_eq!(
+                enc.into_inner(),
+                push.into_inner(),
+                "pushed bytes on {ev:?}"
+            );
         }
     }
-    assert!(bad_seen > 5_000 && good_seen > 3_000, "{bad_seen} broken, {good_seen} valid");
+    assert!(
+        bad_seen > 5_000 && good_seen > 3_000,
+        "{bad_seen} broken, {good_seen} valid"
+    );
 }
 
 /// Every corpus document: the XML decoder pushing into the encoder (`read_into`, parts) gives
