@@ -400,10 +400,7 @@ impl Tables {
         self.local_len += 1;
         let len = self.local_len;
         if self.name_keys.find_or_add(s).is_none() {
-            self.names.push(NameEntry {
-                local: len,
-                ..Default::default()
-            });
+            self.names.push(NameEntry { local: len });
         }
         true
     }
