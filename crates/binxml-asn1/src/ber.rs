@@ -389,6 +389,19 @@ impl<'a> BerReader<'a> {
         self.pos
     }
 
+    pub(crate) fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
+    pub(crate) fn max_string(&self) -> usize {
+        self.max_string
+    }
+
+    /// Moves past a value that a caller read from [`BerReader::data`] itself.
+    pub(crate) fn set_pos(&mut self, pos: usize) {
+        self.pos = pos.min(self.data.len());
+    }
+
     pub(crate) fn err(&self, at: usize, msg: impl Into<String>) -> Error {
         Error::malformed(self.format, at as u64, msg)
     }

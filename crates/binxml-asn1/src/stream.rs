@@ -1484,8 +1484,16 @@ impl<'a> BerPass<'a> {
         if !self.r.next_is(&el, 0) {
             return Err(self.missing(0));
         }
-        let v = self.r.decode(EL_NAME, Some(0), el.end)?;
-        let name = self.name(v, false)?;
+        let name = match self.fast_common(self.r.pos(), self.lim(el.end)) {
+            Some((i, pos, after)) => {
+                self.r.set_pos(after);
+                self.take_common(i, pos)?
+            }
+            None => {
+                let v = self.r.decode(EL_NAME, Some(0), el.end)?;
+                self.name(v, false)?
+            }
+        };
         let op = self.ops.len();
         self.ops.push(Op::Start {
             name,
@@ -1514,8 +1522,16 @@ impl<'a> BerPass<'a> {
             ));
         }
         if tag & 0x1f == 0 {
-            let v = self.r.decode(STR_IDX, Some(0), wrap.end)?;
-            let s = self.str(v)?;
+            let s = match self.fast_str(self.r.pos(), 0, self.lim(wrap.end)) {
+                Some((f, after)) => {
+                    self.r.set_pos(after);
+                    self.take_str(f)?
+                }
+                None => {
+                    let v = self.r.decode(STR_IDX, Some(0), wrap.end)?;
+                    self.str(v)?
+                }
+            };
             self.ops.push(Op::Text(s));
             self.r.expect_end(&wrap)?;
             self.element_end(&el, op, name)?;
@@ -1537,6 +1553,9 @@ impl<'a> BerPass<'a> {
         let a0 = self.idx(self.attrs.len(), "attributes")?;
         for (i, ns_list) in [(2, false), (3, true)] {
             if !self.r.next_is(el, i) {
+                continue;
+            }
+            if self.fast_attrs(i as u8, el.end, ns_list)? {
                 continue;
             }
             let V::List(items) = self.r.decode(ATTRS, Some(i as u8), el.end)? else {
@@ -1567,7 +1586,15 @@ impl<'a> BerPass<'a> {
         if !self.r.next_is(el, 4) {
             return Err(self.missing(4));
         }
-        self.r.decode(INSCOPE, Some(4), el.end)?;
+        // same-as-parent-element (the usual value) read from the octets
+        let at = self.r.pos();
+        if self.r.data().get(at..at + 4) == Some(&[0xA4, 0x02, 0x81, 0x00])
+            && el.end.is_none_or(|e| at + 4 <= e)
+        {
+            self.r.set_pos(at + 4);
+        } else {
+            self.r.decode(INSCOPE, Some(4), el.end)?;
+        }
         if self.r.next_is(el, 5) {
             self.r.decode(IDX_OR_NULL, Some(5), el.end)?;
         }
@@ -1612,10 +1639,202 @@ impl<'a> BerPass<'a> {
                 if let Some(f) = self.element(stack.len() + 1, list.end)? {
                     stack.push(f);
                 }
+            } else if alt == 3 && !stack.is_empty() && self.fast_chars(list.end)? {
             } else {
                 self.rare(stack.is_empty(), alt, list.end)?;
             }
         }
+    }
+}
+
+/// A definite-length TLV at `i` (tag number below 31, length of at most two octets) whose
+/// contents end by `end`: (tag, contents start, contents end). `None` for every other form.
+#[inline]
+fn tlv(d: &[u8], i: usize, end: usize) -> Option<(u8, usize, usize)> {
+    let tag = *d.get(i)?;
+    if tag & 0x1f == 0x1f {
+        return None;
+    }
+    let l = *d.get(i + 1)? as usize;
+    let (len, cs) = if l < 0x80 {
+        (l, i + 2)
+    } else if l == 0x81 {
+        (*d.get(i + 2)? as usize, i + 3)
+    } else if l == 0x82 {
+        (
+            (*d.get(i + 2)? as usize) << 8 | *d.get(i + 3)? as usize,
+            i + 4,
+        )
+    } else {
+        return None;
+    };
+    let ce = cs.checked_add(len)?;
+    if ce > end {
+        return None;
+    }
+    Some((tag, cs, ce))
+}
+
+/// A StringOrIndex read from the octets (see [`BerPass::fast_str`]).
+#[derive(Clone, Copy)]
+enum FastStr<'a> {
+    Inline(&'a str),
+    /// an index and the bit offset of its INTEGER
+    Index(u64, u64),
+}
+
+/// A small INTEGER's contents (what the generic decoder accepts, up to 8 octets).
+#[inline]
+fn small_int(b: &[u8]) -> Option<u64> {
+    if b.is_empty() || b.len() > 8 || b[0] & 0x80 != 0 {
+        return None;
+    }
+    Some(b.iter().fold(0u64, |a, &x| (a << 8) | x as u64))
+}
+
+impl<'a> BerPass<'a> {
+    /// A StringOrIndex with context tag `[ctx]` at `i` in its usual form (explicit tag around a
+    /// primitive `[0] UTF8String` or `[1] LargeIndex`, definite lengths), read from the octets:
+    /// the string and where it ends. `None` for any other form, which the generic decoder reads
+    /// (with its errors).
+    #[inline]
+    fn fast_str(&self, i: usize, ctx: u8, end: usize) -> Option<(FastStr<'a>, usize)> {
+        let d = self.r.data();
+        let (t, cs, ce) = tlv(d, i, end)?;
+        if t != 0xA0 | ctx {
+            return None;
+        }
+        let (t2, cs2, ce2) = tlv(d, cs, ce)?;
+        if ce2 != ce {
+            return None;
+        }
+        match t2 {
+            0x80 if ce2 - cs2 <= self.r.max_string() => {
+                Some((FastStr::Inline(std::str::from_utf8(&d[cs2..ce2]).ok()?), ce))
+            }
+            0x81 => Some((FastStr::Index(small_int(&d[cs2..ce2])?, cs as u64 * 8), ce)),
+            _ => None,
+        }
+    }
+
+    /// A common-name index with context tag `[0]` at `i` (explicit tag around `[1]
+    /// SmallIndex`): the index, the bit offset of its INTEGER and where it ends.
+    #[inline]
+    fn fast_common(&self, i: usize, end: usize) -> Option<(u64, u64, usize)> {
+        let d = self.r.data();
+        let (t, cs, ce) = tlv(d, i, end)?;
+        if t != 0xA0 {
+            return None;
+        }
+        let (t2, cs2, ce2) = tlv(d, cs, ce)?;
+        if t2 != 0x81 || ce2 != ce {
+            return None;
+        }
+        Some((small_int(&d[cs2..ce2])?, cs as u64 * 8, ce))
+    }
+
+    fn take_str(&mut self, f: FastStr<'a>) -> Result<Str> {
+        match f {
+            FastStr::Inline(s) => {
+                let i = self.idx(self.inline.len(), "inline strings")?;
+                self.inline.push(Cow::Borrowed(s));
+                Ok(INLINE | i)
+            }
+            FastStr::Index(i, pos) => self.str(V::Choice(1, Box::new(V::Int(i, pos)))),
+        }
+    }
+
+    fn take_common(&mut self, i: u64, pos: u64) -> Result<NameRef> {
+        if i >= INLINE as u64 {
+            return Err(Error::malformed(
+                self.format,
+                pos / 8,
+                format!("common-name-index {i} outside any table"),
+            ));
+        }
+        if self.max_name.is_none_or(|(m, _)| i > m) {
+            self.max_name = Some((i, pos));
+        }
+        Ok(i as u32)
+    }
+
+    fn lim(&self, lim: Option<usize>) -> usize {
+        lim.unwrap_or(usize::MAX).min(self.r.data().len())
+    }
+
+    /// A list of attributes (`[ctx]`, of common names and usual strings only) read from the
+    /// octets; false (nothing read) for any other form.
+    fn fast_attrs(&mut self, ctx: u8, lim: Option<usize>, ns_list: bool) -> Result<bool> {
+        let d = self.r.data();
+        let Some((t, cs, ce)) = tlv(d, self.r.pos(), self.lim(lim)) else {
+            return Ok(false);
+        };
+        if t != 0xA0 | ctx || cs == ce {
+            return Ok(false);
+        }
+        let mut found: Vec<(u64, u64, FastStr<'a>)> = Vec::new();
+        let mut i = cs;
+        while i < ce {
+            let Some((t, acs, ace)) = tlv(d, i, ce) else {
+                return Ok(false);
+            };
+            if t != 0x30 {
+                return Ok(false);
+            }
+            let Some((n, npos, after)) = self.fast_common(acs, ace) else {
+                return Ok(false);
+            };
+            let Some((v, after)) = self.fast_str(after, 1, ace) else {
+                return Ok(false);
+            };
+            if after != ace {
+                return Ok(false);
+            }
+            found.push((n, npos, v));
+            i = ace;
+        }
+        let mut first = true;
+        for (n, npos, v) in found {
+            let name = self.take_common(n, npos)?;
+            let value = self.take_str(v)?;
+            self.attrs.push(AttrRec {
+                name,
+                value,
+                ns_list,
+                first,
+            });
+            first = false;
+        }
+        self.r.set_pos(ce);
+        Ok(true)
+    }
+
+    /// `Characters` with a usual string (`[3]`, `[0]` explicit around the string, `[1]` FALSE
+    /// or TRUE) read from the octets; false (nothing read) for any other form.
+    fn fast_chars(&mut self, lim: Option<usize>) -> Result<bool> {
+        let d = self.r.data();
+        let Some((t, cs, ce)) = tlv(d, self.r.pos(), self.lim(lim)) else {
+            return Ok(false);
+        };
+        if t != 0xA3 {
+            return Ok(false);
+        }
+        let Some((t, wcs, wce)) = tlv(d, cs, ce) else {
+            return Ok(false);
+        };
+        if t != 0xA0 {
+            return Ok(false);
+        }
+        let Some((s, after)) = self.fast_str(wcs, 0, wce) else {
+            return Ok(false);
+        };
+        if after != wce || d.get(wce..wce + 2) != Some(&[0x81, 0x01]) || wce + 3 != ce {
+            return Ok(false);
+        }
+        let s = self.take_str(s)?;
+        self.ops.push(Op::Text(s));
+        self.r.set_pos(ce);
+        Ok(true)
     }
 }
 
