@@ -1639,9 +1639,12 @@ impl<'a> BerPass<'a> {
                 if let Some(f) = self.element(stack.len() + 1, list.end)? {
                     stack.push(f);
                 }
-            } else if alt == 3 && !stack.is_empty() && self.fast_chars(list.end)? {
             } else {
-                self.rare(stack.is_empty(), alt, list.end)?;
+                // characters in their usual form straight from the octets, else generic
+                let fast = alt == 3 && !stack.is_empty() && self.fast_chars(list.end)?;
+                if !fast {
+                    self.rare(stack.is_empty(), alt, list.end)?;
+                }
             }
         }
     }
