@@ -4,7 +4,9 @@
 //! `binxml::parse_tree` does: push decoding), the "reading PER into the tree" target.
 //! `cargo run --release -p binxml-asn1 --example asn1_speed -- FILE...`
 //! `TREE_ONLY=1`: only the tree columns; `RUNS=n`: best of n; `PROFILE=xml|uper|uper-events|uper-drain|uper-pull|ber|write-ber|write-aper|uper-count|xml-count|xml-drain|tree-replay|write-uper`:
-//! one operation only (for a profiler).
+//! one operation only (for a profiler); `PROFILE=write-OPTS-RULE` / `read-OPTS-RULE` writes /
+//! reads into the tree with another option set (OPTS: plain, nonames, nostrings, noscope,
+//! compact; RULE: uper, aper, ber).
 use std::time::Instant;
 
 use binxml_asn1::{Asn1Decoder, Compression, Options, Rule, decode, encode};
@@ -53,6 +55,44 @@ fn drain(bytes: &[u8], rule: Rule) -> usize {
     k
 }
 
+/// `PROFILE=write-OPTS-RULE` / `read-OPTS-RULE` (see `main`): best time, or `None` for
+/// another profile.
+fn opts_profile(what: &str, events: &[binxml_core::Event<'_>], n: usize) -> Option<f64> {
+    let mut parts = what.split('-');
+    let (op, set, rule) = (parts.next()?, parts.next()?, parts.next()?);
+    let rule = match rule {
+        "uper" => Rule::Uper,
+        "aper" => Rule::Aper,
+        "ber" => Rule::Ber,
+        _ => return None,
+    };
+    let opts = match set {
+        "plain" => Options::plain(rule),
+        "nonames" => Options {
+            names_table: false,
+            ..Options::new(rule)
+        },
+        "nostrings" => Options {
+            strings_table: false,
+            ..Options::new(rule)
+        },
+        "noscope" => Options {
+            scoped_namespaces: false,
+            ..Options::new(rule)
+        },
+        "compact" => Options::compact(rule),
+        _ => return None,
+    };
+    match op {
+        "write" => Some(best(n, || encode(events, opts).unwrap().len())),
+        "read" => {
+            let bytes = encode(events, opts).unwrap();
+            Some(best(n, || per_tree(&bytes, rule)))
+        }
+        _ => None,
+    }
+}
+
 fn name(f: &str) -> String {
     std::path::Path::new(f)
         .file_name()
@@ -83,6 +123,12 @@ fn main() {
         let uper = encode(&events, Options::new(Rule::Uper)).unwrap();
         let aper = encode(&events, Options::new(Rule::Aper)).unwrap();
         if let Ok(what) = std::env::var("PROFILE") {
+            // other option sets: `write-OPTS-RULE` writes, `read-OPTS-RULE` reads into the
+            // tree (OPTS: plain, nonames, nostrings, noscope, compact; RULE: uper, aper, ber)
+            if let Some(t) = opts_profile(&what, &events, n) {
+                println!("{} {what} {t:.3}", name(&f));
+                continue;
+            }
             // for `perf record`: only one operation, many times
             let t = match what.as_str() {
                 "xml" => best(n, || xml_tree(&utf8)),
