@@ -93,10 +93,15 @@ struct Frame {
     more: bool,
 }
 
-/// What pass 1 collects.
-struct Pass1<'a> {
-    r: PerReader<'a>,
+/// What pass 1 records, PER's and BER's alike: the operations, attributes, inline strings and
+/// names, binary blocks and generic values, and the largest table indexes used (checked against
+/// the tables once they have been read). Each rule's pass only reads its bits or octets and
+/// hands the parts to this. Positions are bit offsets (BER: 8 x the octet offset); errors carry
+/// them as bit offsets (PER) or octet offsets (BER).
+struct Rec<'a> {
     format: &'static str,
+    /// errors at bit offsets (PER), else at octet offsets (BER)
+    bits: bool,
     ops: Vec<Op>,
     attrs: Vec<AttrRec>,
     inline: Vec<Cow<'a, str>>,
@@ -109,23 +114,248 @@ struct Pass1<'a> {
     max_name: Option<(u64, u64)>,
     max_depth: usize,
     has_dtd: bool,
-    /// APER (no bit-level fast paths for LargeIndex, an aligned two-octet field there)
-    aligned: bool,
     /// an element name says same-as-parent-element (the decoder then keeps a stack of the
     /// open elements' namespaces)
     parent_ns_used: bool,
 }
 
-impl<'a> Pass1<'a> {
-    fn too_many(&self, what: &str) -> Error {
-        Error::limit(self.format, 0, format!("too many {what}")).at_bit(self.r.bit_pos() as u64)
+impl<'a> Rec<'a> {
+    fn new(format: &'static str, bits: bool, limits: &Limits, ops: usize) -> Self {
+        Rec {
+            format,
+            bits,
+            ops: Vec::with_capacity(ops),
+            attrs: Vec::new(),
+            inline: Vec::new(),
+            names: Vec::new(),
+            bytes: Vec::new(),
+            values: Vec::new(),
+            max_str: None,
+            max_name: None,
+            max_depth: limits.max_depth,
+            has_dtd: false,
+            parent_ns_used: false,
+        }
     }
 
-    fn idx(&self, n: usize, what: &str) -> Result<u32> {
+    /// `e` placed at bit offset `at` (BER: at its octet).
+    fn at(&self, e: Error, at: u64) -> Error {
+        if self.bits {
+            e.at_bit(at)
+        } else {
+            e.at(at / 8)
+        }
+    }
+
+    #[cold]
+    fn too_many(&self, what: &str, at: u64) -> Error {
+        self.at(Error::limit(self.format, 0, format!("too many {what}")), at)
+    }
+
+    /// `n` as the index of a new item of a list (`what`, for the error at `at`).
+    #[inline(always)]
+    fn idx(&self, n: usize, what: &str, at: u64) -> Result<u32> {
         if n >= INLINE as usize {
-            return Err(self.too_many(what));
+            return Err(self.too_many(what, at));
         }
         Ok(n as u32)
+    }
+
+    /// An element at nesting `depth` (1: a root) starts at `at`.
+    #[inline]
+    fn depth(&self, depth: usize, at: u64) -> Result<()> {
+        if depth > self.max_depth {
+            return Err(self.at(Error::limit(self.format, 0, "elements nested too deep"), at));
+        }
+        Ok(())
+    }
+
+    /// A component-string index below `INLINE`, read at `at`.
+    #[inline(always)]
+    fn saw_str(&mut self, i: u64, at: u64) -> Str {
+        if self.max_str.is_none_or(|(m, _)| i > m) {
+            self.max_str = Some((i, at));
+        }
+        i as Str
+    }
+
+    /// A common-name index below `INLINE`, read at `at`.
+    #[inline(always)]
+    fn saw_name(&mut self, i: u64, at: u64) -> NameRef {
+        if self.max_name.is_none_or(|(m, _)| i > m) {
+            self.max_name = Some((i, at));
+        }
+        i as NameRef
+    }
+
+    /// Index `i` (a `what`, read at `at`) fits a [`Str`] or [`NameRef`]; whether its table
+    /// holds it is checked at the end.
+    #[inline(always)]
+    fn fits(&self, i: u64, at: u64, what: &str) -> Result<()> {
+        if i >= INLINE as u64 {
+            let e = Error::malformed(self.format, 0, format!("{what} {i} outside any table"));
+            return Err(self.at(e, at));
+        }
+        Ok(())
+    }
+
+    /// A component-string index read at `at`.
+    #[inline]
+    fn str_index(&mut self, i: u64, at: u64) -> Result<Str> {
+        self.fits(i, at, "component-string-index")?;
+        Ok(self.saw_str(i, at))
+    }
+
+    /// A common-name index read at `at`.
+    #[inline]
+    fn common(&mut self, i: u64, at: u64) -> Result<NameRef> {
+        self.fits(i, at, "common-name-index")?;
+        Ok(self.saw_name(i, at))
+    }
+
+    /// The largest index `max` used (a `what`) is in its table of `len` entries.
+    fn in_table(&self, max: Option<(u64, u64)>, len: usize, what: &str) -> Result<()> {
+        match max {
+            Some((i, at)) if i as usize >= len => {
+                let msg = format!("{what} {i} outside the table of {len}");
+                Err(self.at(Error::malformed(self.format, 0, msg), at))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A string written inline (`at`: where the reader is, for the error).
+    #[inline(always)]
+    fn inline_str(&mut self, s: Cow<'a, str>, at: u64) -> Result<Str> {
+        let i = self.idx(self.inline.len(), "inline strings", at)?;
+        self.inline.push(s);
+        Ok(INLINE | i)
+    }
+
+    #[inline]
+    fn inline_name(&mut self, ns: Ns, local: Str, prefix: Str, at: u64) -> Result<NameRef> {
+        let i = self.idx(self.names.len(), "inline names", at)?;
+        self.names.push(InlineName { ns, local, prefix });
+        Ok(INLINE | i)
+    }
+
+    /// A generic value (entity reference, DTD), its index.
+    fn value(&mut self, v: V<'a>, at: u64) -> Result<u32> {
+        let i = self.idx(self.values.len(), "values", at)?;
+        self.values.push(v);
+        Ok(i)
+    }
+
+    /// Characters' binary block, its operation.
+    fn base64(&mut self, b: Cow<'a, [u8]>, at: u64) -> Result<Op> {
+        let i = self.idx(self.bytes.len(), "binary blocks", at)?;
+        self.bytes.push(b);
+        Ok(Op::Base64(i))
+    }
+
+    #[inline]
+    fn push(&mut self, op: Op) {
+        self.ops.push(op);
+    }
+
+    /// An element's start (its attributes' range patched by [`Rec::end`]): its operation.
+    #[inline(always)]
+    fn start(&mut self, name: NameRef) -> usize {
+        let op = self.ops.len();
+        self.ops.push(Op::Start {
+            name,
+            attrs: 0,
+            attrs_end: 0,
+        });
+        op
+    }
+
+    /// Where an element's attributes will start (before they are read).
+    #[inline(always)]
+    fn attrs_mark(&self, at: u64) -> Result<u32> {
+        self.idx(self.attrs.len(), "attributes", at)
+    }
+
+    #[inline(always)]
+    fn attr(&mut self, name: NameRef, value: Str, ns_list: bool, first: bool) {
+        self.attrs.push(AttrRec {
+            name,
+            value,
+            ns_list,
+            first,
+        });
+    }
+
+    /// The end of the element whose start is operation `op`, its attributes from `a0` (see
+    /// [`Rec::attrs_mark`]) to the last one read.
+    #[inline(always)]
+    fn end(&mut self, op: usize, name: NameRef, a0: u32, at: u64) -> Result<()> {
+        let a1 = self.idx(self.attrs.len(), "attributes", at)?;
+        self.ops[op] = Op::Start {
+            name,
+            attrs: a0,
+            attrs_end: a1,
+        };
+        self.ops.push(Op::End);
+        Ok(())
+    }
+
+    /// The decoder: the largest indexes checked against the tables (in `e`), the document's
+    /// start and declarations queued.
+    fn into_stream(
+        self,
+        mut e: Emitter<'a>,
+        ces: Option<V<'a>>,
+        standalone: Option<bool>,
+        version: Option<V<'a>>,
+        notations: Option<V<'a>>,
+        unparsed: Option<V<'a>>,
+    ) -> Result<Stream<'a>> {
+        self.in_table(self.max_str, e.strings.len(), "component-string-index")?;
+        self.in_table(self.max_name, e.names.len(), "common-name-index")?;
+        e.start(ces, standalone, version)?;
+        let mut decls = e.decls(notations, unparsed)?;
+        if !self.has_dtd && !decls.is_empty() {
+            e.out.push(Event::DocType(DocType::default()));
+            e.out.append(&mut decls);
+        }
+        let pending: VecDeque<Event<'a>> = std::mem::take(&mut e.out).into();
+        let xmlns_name = e.names.iter().map(|n| n.0 == XMLNS_NS).collect();
+        Ok(Stream {
+            e,
+            ops: self.ops,
+            next: 0,
+            attrs: self.attrs,
+            inline: self.inline,
+            names: self.names,
+            bytes: self.bytes,
+            values: self.values,
+            pending,
+            ns_stack: Vec::new(),
+            track_ns: self.parent_ns_used,
+            decls,
+            nss: Vec::new(),
+            ats: Vec::new(),
+            attr_cur: None,
+            xmlns_name,
+            ended: false,
+        })
+    }
+}
+
+/// PER's pass 1: the bits, into a [`Rec`].
+struct Pass1<'a> {
+    r: PerReader<'a>,
+    rec: Rec<'a>,
+    /// APER (no bit-level fast paths for LargeIndex, an aligned two-octet field there)
+    aligned: bool,
+}
+
+impl<'a> Pass1<'a> {
+    /// Where the reader is (errors of the recorder).
+    #[inline(always)]
+    fn at(&self) -> u64 {
+        self.r.bit_pos() as u64
     }
 
     /// A StringOrIndex (URIOrIndex, NCNameOrIndex).
@@ -136,71 +366,31 @@ impl<'a> Pass1<'a> {
             if let Some(w) = self.r.peek() {
                 if w >> 62 == 0b10 {
                     let i = (w >> 51) & 0x7FF;
-                    let at = self.r.bit_pos() as u64 + 1;
+                    let at = self.at() + 1;
                     self.r.advance(13);
-                    if self.max_str.is_none_or(|(m, _)| i > m) {
-                        self.max_str = Some((i, at));
-                    }
-                    return Ok(i as u32);
+                    return Ok(self.rec.saw_str(i, at));
                 }
             }
         }
         if !self.r.bit()? {
             let s = self.r.utf8()?;
-            let i = self.idx(self.inline.len(), "inline strings")?;
-            self.inline.push(s);
-            Ok(INLINE | i)
+            self.rec.inline_str(s, self.at())
         } else {
             let (i, at) = self.r.int(0, 2047)?;
-            if i >= INLINE as u64 {
-                return Err(Error::malformed(
-                    self.format,
-                    0,
-                    format!("component-string-index {i} outside any table"),
-                )
-                .at_bit(at));
-            }
-            if self.max_str.is_none_or(|(m, _)| i > m) {
-                self.max_str = Some((i, at));
-            }
-            Ok(i as u32)
+            self.rec.str_index(i, at)
         }
     }
 
     /// A SmallIndex naming a common name.
     fn common(&mut self) -> Result<NameRef> {
         let (i, at) = self.r.int(0, 15)?;
-        if i >= INLINE as u64 {
-            return Err(Error::malformed(
-                self.format,
-                0,
-                format!("common-name-index {i} outside any table"),
-            )
-            .at_bit(at));
-        }
-        if self.max_name.is_none_or(|(m, _)| i > m) {
-            self.max_name = Some((i, at));
-        }
-        Ok(i as u32)
-    }
-
-    fn inline_name(&mut self, ns: Ns, local: Str, prefix: Str) -> Result<NameRef> {
-        let i = self.idx(self.names.len(), "inline names")?;
-        self.names.push(InlineName { ns, local, prefix });
-        Ok(INLINE | i)
-    }
-
-    fn push(&mut self, op: Op) {
-        self.ops.push(op);
+        self.rec.common(i, at)
     }
 
     /// An Element's start: its presence bits, name and children; returns its frame, or `None`
     /// when it is complete (element-content-characters).
     fn start_element(&mut self, depth: usize) -> Result<Option<Frame>> {
-        if depth > self.max_depth {
-            return Err(Error::limit(self.format, 0, "elements nested too deep")
-                .at_bit(self.r.bit_pos() as u64));
-        }
+        self.rec.depth(depth, self.at())?;
         // fast path (UPER and APER alike): three presence bits, `1` (common-name-index),
         // `0` (root range), 4 bits
         if let Some(w) = self.r.peek() {
@@ -208,12 +398,10 @@ impl<'a> Pass1<'a> {
                 let (p_attrs, p_ns, p_base) =
                     (w >> 63 == 1, (w >> 62) & 1 == 1, (w >> 61) & 1 == 1);
                 let i = (w >> 55) & 0xF;
-                let at = self.r.bit_pos() as u64 + 4;
+                let at = self.at() + 4;
                 self.r.advance(9);
-                if self.max_name.is_none_or(|(m, _)| i > m) {
-                    self.max_name = Some((i, at));
-                }
-                return self.element_body(i as u32, p_attrs, p_ns, p_base);
+                let name = self.rec.saw_name(i, at);
+                return self.element_body(name, p_attrs, p_ns, p_base);
             }
         }
         let (p_attrs, p_ns, p_base) = (self.r.bit()?, self.r.bit()?, self.r.bit()?);
@@ -224,12 +412,12 @@ impl<'a> Pass1<'a> {
             } else if !self.r.bit()? {
                 Ns::Str(self.str()?)
             } else {
-                self.parent_ns_used = true;
+                self.rec.parent_ns_used = true;
                 Ns::Same
             };
             let local = self.str()?;
             let prefix = if p_prefix { self.str()? } else { NO_STR };
-            self.inline_name(ns, local, prefix)?
+            self.rec.inline_name(ns, local, prefix, self.at())?
         } else {
             self.common()?
         };
@@ -245,12 +433,7 @@ impl<'a> Pass1<'a> {
         p_ns: bool,
         p_base: bool,
     ) -> Result<Option<Frame>> {
-        let op = self.ops.len();
-        self.push(Op::Start {
-            name,
-            attrs: 0,
-            attrs_end: 0,
-        });
+        let op = self.rec.start(name);
         let mut f = Frame {
             op,
             name,
@@ -262,7 +445,7 @@ impl<'a> Pass1<'a> {
         };
         if !self.r.bit()? {
             let s = self.str()?;
-            self.push(Op::Text(s));
+            self.rec.push(Op::Text(s));
             self.end_element(&f)?;
             return Ok(None);
         }
@@ -272,7 +455,7 @@ impl<'a> Pass1<'a> {
 
     /// The rest of an Element after its children: attributes, in-scope namespaces, base URI.
     fn end_element(&mut self, f: &Frame) -> Result<()> {
-        let a0 = self.idx(self.attrs.len(), "attributes")?;
+        let a0 = self.rec.attrs_mark(self.at())?;
         if f.p_attrs {
             self.attribute_list(false)?;
         }
@@ -286,14 +469,7 @@ impl<'a> Pass1<'a> {
         if f.p_base {
             self.r.skip(IDX_OR_NULL)?;
         }
-        let a1 = self.idx(self.attrs.len(), "attributes")?;
-        self.ops[f.op] = Op::Start {
-            name: f.name,
-            attrs: a0,
-            attrs_end: a1,
-        };
-        self.push(Op::End);
-        Ok(())
+        self.rec.end(f.op, f.name, a0, self.at())
     }
 
     fn attribute_list(&mut self, ns_list: bool) -> Result<()> {
@@ -315,7 +491,7 @@ impl<'a> Pass1<'a> {
                     };
                     let local = self.str()?;
                     let prefix = if p_prefix { self.str()? } else { NO_STR };
-                    self.inline_name(ns, local, prefix)?
+                    self.rec.inline_name(ns, local, prefix, self.at())?
                 } else {
                     self.common()?
                 };
@@ -329,12 +505,7 @@ impl<'a> Pass1<'a> {
                 if p_refs {
                     self.r.skip(AT_REFS)?;
                 }
-                self.attrs.push(AttrRec {
-                    name,
-                    value,
-                    ns_list,
-                    first,
-                });
+                self.rec.attr(name, value, ns_list, first);
                 first = false;
             }
             if !more {
@@ -353,15 +524,13 @@ impl<'a> Pass1<'a> {
         if p_notation {
             self.r.skip(SMALL_OR_NULL)?;
         }
-        self.push(Op::Pi(target, content));
+        self.rec.push(Op::Pi(target, content));
         Ok(())
     }
 
     fn value(&mut self, ty: TyId) -> Result<u32> {
         let v = self.r.decode(ty)?;
-        let i = self.idx(self.values.len(), "values")?;
-        self.values.push(v);
-        Ok(i)
+        self.rec.value(v, self.at())
     }
 
     /// A StringOrIndex of the common-names table, looked up at once (the strings are known).
@@ -379,14 +548,14 @@ impl<'a> Pass1<'a> {
         let (mut n, mut more) = self.r.count_first(None)?;
         loop {
             if e.names.len().saturating_add(n) > e.limits.max_table_entries {
-                return Err(Error::limit(self.format, 0, "too many common names")
+                return Err(Error::limit(self.rec.format, 0, "too many common names")
                     .at_bit(self.r.bit_pos() as u64));
             }
             e.names.reserve(n.min(1024));
             for _ in 0..n {
                 let at = self.r.bit_pos() as u64;
                 let (p_ns, p_prefix) = (self.r.bit()?, self.r.bit()?);
-                let format = self.format;
+                let format = self.rec.format;
                 let first = move || {
                     Error::malformed(format, 0, "same-as-previous-item in the first common name")
                         .at_bit(at)
@@ -441,12 +610,12 @@ impl<'a> Pass1<'a> {
                     1 => self.pi()?,
                     2 => {
                         let s = self.str()?;
-                        self.push(Op::Comment(s));
+                        self.rec.push(Op::Comment(s));
                     }
                     _ => {
-                        self.has_dtd = true;
+                        self.rec.has_dtd = true;
                         let i = self.value(DTD)?;
-                        self.push(Op::Dtd(i));
+                        self.rec.push(Op::Dtd(i));
                     }
                 }
                 continue;
@@ -471,23 +640,22 @@ impl<'a> Pass1<'a> {
                 1 => self.pi()?,
                 2 => {
                     let i = self.value(UER)?;
-                    self.push(Op::Uer(i));
+                    self.rec.push(Op::Uer(i));
                 }
                 3 => {
                     if !self.r.bit()? {
                         let s = self.str()?;
-                        self.push(Op::Text(s));
+                        self.rec.push(Op::Text(s));
                     } else {
                         let b = self.r.bytes()?;
-                        let i = self.idx(self.bytes.len(), "binary blocks")?;
-                        self.bytes.push(b);
-                        self.push(Op::Base64(i));
+                        let op = self.rec.base64(b, self.at())?;
+                        self.rec.push(op);
                     }
                     self.r.bit()?; // element-content-whitespace
                 }
                 _ => {
                     let s = self.str()?;
-                    self.push(Op::Comment(s));
+                    self.rec.push(Op::Comment(s));
                 }
             }
         }
@@ -666,6 +834,18 @@ struct AttrCursor {
     phase: u8,
 }
 
+/// Whether an attribute (from `namespace-attributes` or not, a namespace declaration or not)
+/// is handed out in `phase` (see [`AttrCursor`]).
+#[inline(always)]
+fn in_phase(phase: u8, ns_list: bool, is_ns: bool) -> bool {
+    match phase {
+        0 => ns_list && is_ns,
+        1 => !ns_list && is_ns,
+        2 => ns_list && !is_ns,
+        _ => !ns_list && !is_ns,
+    }
+}
+
 /// Reads the whole input (pass 1) and the tables.
 pub(crate) fn open<'a>(
     input: &'a [u8],
@@ -673,25 +853,13 @@ pub(crate) fn open<'a>(
     format: &'static str,
     limits: &Limits,
 ) -> Result<Stream<'a>> {
-    let mut p = Pass1 {
-        r: PerReader::new(input, aligned, format, limits),
-        format,
-        ops: Vec::new(),
-        attrs: Vec::new(),
-        inline: Vec::new(),
-        names: Vec::new(),
-        bytes: Vec::new(),
-        values: Vec::new(),
-        max_str: None,
-        max_name: None,
-        max_depth: limits.max_depth,
-        has_dtd: false,
-        aligned,
-        parent_ns_used: false,
-    };
     // tabled encodings hold an operation per 3-8 bytes; what a bigger document needs beyond
     // 64 MiB of operations grows as they come
-    p.ops.reserve((input.len() / 6).min(1 << 22) + 4);
+    let mut p = Pass1 {
+        r: PerReader::new(input, aligned, format, limits),
+        rec: Rec::new(format, true, limits, (input.len() / 6).min(1 << 22) + 4),
+        aligned,
+    };
     let (p_base, p_standalone, p_version) = (p.r.bit()?, p.r.bit()?, p.r.bit()?);
     p.children()?;
     let notations = p.r.decode(NOTATIONS)?;
@@ -755,60 +923,14 @@ pub(crate) fn open<'a>(
     e.strings = split.finish()?;
     p.common_names(&mut e)?;
     p.r.finish()?;
-    if let Some((i, at)) = p.max_str {
-        if i as usize >= e.strings.len() {
-            return Err(Error::malformed(
-                format,
-                0,
-                format!(
-                    "component-string-index {i} outside the table of {}",
-                    e.strings.len()
-                ),
-            )
-            .at_bit(at));
-        }
-    }
-    if let Some((i, at)) = p.max_name {
-        if i as usize >= e.names.len() {
-            return Err(Error::malformed(
-                format,
-                0,
-                format!(
-                    "common-name-index {i} outside the table of {}",
-                    e.names.len()
-                ),
-            )
-            .at_bit(at));
-        }
-    }
-    // the document's start, its declarations
-    e.start(Some(ces), standalone, version)?;
-    let mut decls = e.decls(Some(notations), Some(unparsed))?;
-    if !p.has_dtd && !decls.is_empty() {
-        e.out.push(Event::DocType(DocType::default()));
-        e.out.append(&mut decls);
-    }
-    let pending: VecDeque<Event<'a>> = std::mem::take(&mut e.out).into();
-    let xmlns_name = e.names.iter().map(|n| n.0 == XMLNS_NS).collect();
-    Ok(Stream {
+    p.rec.into_stream(
         e,
-        ops: p.ops,
-        next: 0,
-        attrs: p.attrs,
-        inline: p.inline,
-        names: p.names,
-        bytes: p.bytes,
-        values: p.values,
-        pending,
-        ns_stack: Vec::new(),
-        track_ns: p.parent_ns_used,
-        decls,
-        nss: Vec::new(),
-        ats: Vec::new(),
-        attr_cur: None,
-        xmlns_name,
-        ended: false,
-    })
+        Some(ces),
+        standalone,
+        version,
+        Some(notations),
+        Some(unparsed),
+    )
 }
 
 impl<'a> Stream<'a> {
@@ -953,13 +1075,7 @@ impl<'a> Stream<'a> {
             let a = self.attrs[c.i as usize];
             c.i += 1;
             let is_ns = self.xmlns_name[a.name as usize];
-            let want = match c.phase {
-                0 => a.ns_list && is_ns,
-                1 => !a.ns_list && is_ns,
-                2 => a.ns_list && !is_ns,
-                _ => !a.ns_list && !is_ns,
-            };
-            if !want {
+            if !in_phase(c.phase, a.ns_list, is_ns) {
                 continue;
             }
             let (ns, local, prefix) = self.name(a.name, None, None)?;
@@ -1218,13 +1334,7 @@ impl<'a> Stream<'a> {
             for i in a0..a1 {
                 let a = self.attrs[i as usize];
                 let is_ns = self.xmlns_name[a.name as usize];
-                let want = match phase {
-                    0 => a.ns_list && is_ns,
-                    1 => !a.ns_list && is_ns,
-                    2 => a.ns_list && !is_ns,
-                    _ => !a.ns_list && !is_ns,
-                };
-                if !want {
+                if !in_phase(phase, a.ns_list, is_ns) {
                     continue;
                 }
                 let (ns, local, prefix) = self.name(a.name, None, None)?;
@@ -1283,39 +1393,27 @@ struct BerEl {
 }
 
 /// BER pass 1: the elements read front to back with an explicit stack into the same operations
-/// as PER's pass 1; their names, strings, attribute lists and rare children, and everything
-/// outside `Document.children`, through the generic value decoder (small values).
+/// as PER's pass 1 (a [`Rec`]); their names, strings, attribute lists and rare children in
+/// unusual forms, and everything outside `Document.children`, through the generic value decoder
+/// (small values).
 struct BerPass<'a> {
     r: crate::ber::BerReader<'a>,
-    format: &'static str,
-    ops: Vec<Op>,
-    attrs: Vec<AttrRec>,
-    inline: Vec<Cow<'a, str>>,
-    names: Vec<InlineName>,
-    bytes: Vec<Cow<'a, [u8]>>,
-    values: Vec<V<'a>>,
-    /// the largest component-string index used, and its bit offset (8 x the octet offset)
-    max_str: Option<(u64, u64)>,
-    max_name: Option<(u64, u64)>,
-    max_depth: usize,
-    has_dtd: bool,
-    parent_ns_used: bool,
+    rec: Rec<'a>,
 }
 
 impl<'a> BerPass<'a> {
-    fn shape(&self) -> Error {
-        Error::malformed(self.format, self.r.pos() as u64, "internal: value shape")
+    /// Where the reader is, as a bit offset (errors of the recorder).
+    #[inline(always)]
+    fn at(&self) -> u64 {
+        self.r.pos() as u64 * 8
     }
 
-    fn idx(&self, n: usize, what: &str) -> Result<u32> {
-        if n >= INLINE as usize {
-            return Err(Error::limit(
-                self.format,
-                self.r.pos() as u64,
-                format!("too many {what}"),
-            ));
-        }
-        Ok(n as u32)
+    fn shape(&self) -> Error {
+        Error::malformed(
+            self.rec.format,
+            self.r.pos() as u64,
+            "internal: value shape",
+        )
     }
 
     /// A decoded StringOrIndex.
@@ -1324,24 +1422,8 @@ impl<'a> BerPass<'a> {
             return Err(self.shape());
         };
         match (alt, *b) {
-            (0, V::Text(t)) => {
-                let i = self.idx(self.inline.len(), "inline strings")?;
-                self.inline.push(t);
-                Ok(INLINE | i)
-            }
-            (1, V::Int(i, pos)) => {
-                if i >= INLINE as u64 {
-                    return Err(Error::malformed(
-                        self.format,
-                        pos / 8,
-                        format!("component-string-index {i} outside any table"),
-                    ));
-                }
-                if self.max_str.is_none_or(|(m, _)| i > m) {
-                    self.max_str = Some((i, pos));
-                }
-                Ok(i as u32)
-            }
+            (0, V::Text(t)) => self.rec.inline_str(t, self.at()),
+            (1, V::Int(i, pos)) => self.rec.str_index(i, pos),
             _ => Err(self.shape()),
         }
     }
@@ -1352,26 +1434,14 @@ impl<'a> BerPass<'a> {
             return Err(self.shape());
         };
         match (alt, *b) {
-            (1, V::Int(i, pos)) => {
-                if i >= INLINE as u64 {
-                    return Err(Error::malformed(
-                        self.format,
-                        pos / 8,
-                        format!("common-name-index {i} outside any table"),
-                    ));
-                }
-                if self.max_name.is_none_or(|(m, _)| i > m) {
-                    self.max_name = Some((i, pos));
-                }
-                Ok(i as u32)
-            }
+            (1, V::Int(i, pos)) => self.rec.common(i, pos),
             (0, V::Seq(mut f)) if f.len() == 3 => {
                 let ns = match f[0].take() {
                     None => Ns::None,
                     Some(V::Choice(0, x)) => Ns::Str(self.str(*x)?),
                     Some(V::Choice(1, _)) => {
                         if !attr {
-                            self.parent_ns_used = true;
+                            self.rec.parent_ns_used = true;
                         }
                         Ns::Same
                     }
@@ -1383,18 +1453,14 @@ impl<'a> BerPass<'a> {
                     Some(p) => self.str(p)?,
                     None => NO_STR,
                 };
-                let i = self.idx(self.names.len(), "inline names")?;
-                self.names.push(InlineName { ns, local, prefix });
-                Ok(INLINE | i)
+                self.rec.inline_name(ns, local, prefix, self.at())
             }
             _ => Err(self.shape()),
         }
     }
 
     fn value(&mut self, v: V<'a>) -> Result<u32> {
-        let i = self.idx(self.values.len(), "values")?;
-        self.values.push(v);
-        Ok(i)
+        self.rec.value(v, self.at())
     }
 
     /// A child other than an element: alternative `alt` of `Document.children` (`doc`) or of
@@ -1428,7 +1494,7 @@ impl<'a> BerPass<'a> {
                 Op::Comment(self.str(c)?)
             }
             (true, _) => {
-                self.has_dtd = true;
+                self.rec.has_dtd = true;
                 Op::Dtd(self.value(v)?)
             }
             (false, 2) => Op::Uer(self.value(v)?),
@@ -1442,15 +1508,13 @@ impl<'a> BerPass<'a> {
                         let V::Bytes(b) = *b else {
                             return Err(self.shape());
                         };
-                        let i = self.idx(self.bytes.len(), "binary blocks")?;
-                        self.bytes.push(b);
-                        Op::Base64(i)
+                        self.rec.base64(b, self.at())?
                     }
                     _ => return Err(self.shape()),
                 }
             }
         };
-        self.ops.push(op);
+        self.rec.push(op);
         Ok(())
     }
 
@@ -1472,13 +1536,7 @@ impl<'a> BerPass<'a> {
     /// An element's start: its name and the start of its children; `None` when it is
     /// complete (element-content-characters).
     fn element(&mut self, depth: usize, lim: Option<usize>) -> Result<Option<BerEl>> {
-        if depth > self.max_depth {
-            return Err(Error::limit(
-                self.format,
-                self.r.pos() as u64,
-                "elements nested too deep",
-            ));
-        }
+        self.rec.depth(depth, self.at())?;
         let el = self.r.header(lim)?;
         self.expect_tag(&el, 0xA0)?;
         if !self.r.next_is(&el, 0) {
@@ -1487,19 +1545,14 @@ impl<'a> BerPass<'a> {
         let name = match self.fast_common(self.r.pos(), self.lim(el.end)) {
             Some((i, pos, after)) => {
                 self.r.set_pos(after);
-                self.take_common(i, pos)?
+                self.rec.common(i, pos)?
             }
             None => {
                 let v = self.r.decode(EL_NAME, Some(0), el.end)?;
                 self.name(v, false)?
             }
         };
-        let op = self.ops.len();
-        self.ops.push(Op::Start {
-            name,
-            attrs: 0,
-            attrs_end: 0,
-        });
+        let op = self.rec.start(name);
         if !self.r.next_is(&el, 1) {
             return Err(self.missing(1));
         }
@@ -1532,7 +1585,7 @@ impl<'a> BerPass<'a> {
                     self.str(v)?
                 }
             };
-            self.ops.push(Op::Text(s));
+            self.rec.push(Op::Text(s));
             self.r.expect_end(&wrap)?;
             self.element_end(&el, op, name)?;
             return Ok(None);
@@ -1550,7 +1603,7 @@ impl<'a> BerPass<'a> {
 
     /// The rest of an element after its children.
     fn element_end(&mut self, el: &crate::ber::Header, op: usize, name: NameRef) -> Result<()> {
-        let a0 = self.idx(self.attrs.len(), "attributes")?;
+        let a0 = self.rec.attrs_mark(self.at())?;
         for (i, ns_list) in [(2, false), (3, true)] {
             if !self.r.next_is(el, i) {
                 continue;
@@ -1574,12 +1627,7 @@ impl<'a> BerPass<'a> {
                 };
                 let name = self.name(n, true)?;
                 let value = self.str(v)?;
-                self.attrs.push(AttrRec {
-                    name,
-                    value,
-                    ns_list,
-                    first,
-                });
+                self.rec.attr(name, value, ns_list, first);
                 first = false;
             }
         }
@@ -1599,14 +1647,7 @@ impl<'a> BerPass<'a> {
             self.r.decode(IDX_OR_NULL, Some(5), el.end)?;
         }
         self.r.expect_end(el)?;
-        let a1 = self.idx(self.attrs.len(), "attributes")?;
-        self.ops[op] = Op::Start {
-            name,
-            attrs: a0,
-            attrs_end: a1,
-        };
-        self.ops.push(Op::End);
-        Ok(())
+        self.rec.end(op, name, a0, self.at())
     }
 
     /// `Document.children` (list header `doc`), every element in it.
@@ -1738,27 +1779,9 @@ impl<'a> BerPass<'a> {
 
     fn take_str(&mut self, f: FastStr<'a>) -> Result<Str> {
         match f {
-            FastStr::Inline(s) => {
-                let i = self.idx(self.inline.len(), "inline strings")?;
-                self.inline.push(Cow::Borrowed(s));
-                Ok(INLINE | i)
-            }
-            FastStr::Index(i, pos) => self.str(V::Choice(1, Box::new(V::Int(i, pos)))),
+            FastStr::Inline(s) => self.rec.inline_str(Cow::Borrowed(s), self.at()),
+            FastStr::Index(i, pos) => self.rec.str_index(i, pos),
         }
-    }
-
-    fn take_common(&mut self, i: u64, pos: u64) -> Result<NameRef> {
-        if i >= INLINE as u64 {
-            return Err(Error::malformed(
-                self.format,
-                pos / 8,
-                format!("common-name-index {i} outside any table"),
-            ));
-        }
-        if self.max_name.is_none_or(|(m, _)| i > m) {
-            self.max_name = Some((i, pos));
-        }
-        Ok(i as u32)
     }
 
     fn lim(&self, lim: Option<usize>) -> usize {
@@ -1798,14 +1821,9 @@ impl<'a> BerPass<'a> {
         }
         let mut first = true;
         for (n, npos, v) in found {
-            let name = self.take_common(n, npos)?;
+            let name = self.rec.common(n, npos)?;
             let value = self.take_str(v)?;
-            self.attrs.push(AttrRec {
-                name,
-                value,
-                ns_list,
-                first,
-            });
+            self.rec.attr(name, value, ns_list, first);
             first = false;
         }
         self.r.set_pos(ce);
@@ -1835,7 +1853,7 @@ impl<'a> BerPass<'a> {
             return Ok(false);
         }
         let s = self.take_str(s)?;
-        self.ops.push(Op::Text(s));
+        self.rec.push(Op::Text(s));
         self.r.set_pos(ce);
         Ok(true)
     }
@@ -1850,18 +1868,7 @@ pub(crate) fn open_ber<'a>(
 ) -> Result<Stream<'a>> {
     let mut p = BerPass {
         r: crate::ber::BerReader::new(input, format, limits),
-        format,
-        ops: Vec::with_capacity((input.len() / 16).min(1 << 22) + 4),
-        attrs: Vec::new(),
-        inline: Vec::new(),
-        names: Vec::new(),
-        bytes: Vec::new(),
-        values: Vec::new(),
-        max_str: None,
-        max_name: None,
-        max_depth: limits.max_depth,
-        has_dtd: false,
-        parent_ns_used: false,
+        rec: Rec::new(format, false, limits, (input.len() / 16).min(1 << 22) + 4),
     };
     let doc = p.r.header(None)?;
     p.expect_tag(&doc, 0x30)?;
@@ -1888,59 +1895,16 @@ pub(crate) fn open_ber<'a>(
     p.r.finish()?;
     let mut e = Emitter::new(format, true, limits.clone(), input.len());
     e.tables(f[8].take(), f[9].take())?;
-    if let Some((i, at)) = p.max_str {
-        if i as usize >= e.strings.len() {
-            return Err(Error::malformed(
-                format,
-                at / 8,
-                format!(
-                    "component-string-index {i} outside the table of {}",
-                    e.strings.len()
-                ),
-            ));
-        }
-    }
-    if let Some((i, at)) = p.max_name {
-        if i as usize >= e.names.len() {
-            return Err(Error::malformed(
-                format,
-                at / 8,
-                format!(
-                    "common-name-index {i} outside the table of {}",
-                    e.names.len()
-                ),
-            ));
-        }
-    }
     let standalone = match f[5] {
         Some(V::Bool(b)) => Some(b),
         _ => None,
     };
-    e.start(f[4].take(), standalone, f[6].take())?;
-    let mut decls = e.decls(f[1].take(), f[2].take())?;
-    if !p.has_dtd && !decls.is_empty() {
-        e.out.push(Event::DocType(DocType::default()));
-        e.out.append(&mut decls);
-    }
-    let pending: VecDeque<Event<'a>> = std::mem::take(&mut e.out).into();
-    let xmlns_name = e.names.iter().map(|n| n.0 == XMLNS_NS).collect();
-    Ok(Stream {
+    p.rec.into_stream(
         e,
-        ops: p.ops,
-        next: 0,
-        attrs: p.attrs,
-        inline: p.inline,
-        names: p.names,
-        bytes: p.bytes,
-        values: p.values,
-        pending,
-        ns_stack: Vec::new(),
-        track_ns: p.parent_ns_used,
-        decls,
-        nss: Vec::new(),
-        ats: Vec::new(),
-        attr_cur: None,
-        xmlns_name,
-        ended: false,
-    })
+        f[4].take(),
+        standalone,
+        f[6].take(),
+        f[1].take(),
+        f[2].take(),
+    )
 }
