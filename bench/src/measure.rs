@@ -43,6 +43,12 @@ pub fn xml_documents(cfg: &Config) -> Vec<(String, Vec<u8>)> {
         let rel = p.strip_prefix(&base).unwrap();
         !rel.starts_with("json") && !matches!(p.extension().and_then(|e| e.to_str()), Some("tsf" | "tsv" | "md"))
     });
+    // BINXML_BENCH_DOCS=a,b keeps the documents whose path contains one of the substrings: for
+    // a quick look at a few documents (the results then cover only those).
+    if let Ok(pick) = std::env::var("BINXML_BENCH_DOCS") {
+        let pick: Vec<&str> = pick.split(',').filter(|s| !s.is_empty()).collect();
+        files.retain(|p| pick.iter().any(|k| p.to_string_lossy().contains(k)));
+    }
     files.sort();
     files
         .into_iter()
