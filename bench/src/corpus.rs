@@ -53,14 +53,23 @@ fn count_elements<'a>(dec: &mut dyn Decoder<'a>) -> Result<usize, String> {
 /// Encodes events into `f`.
 pub fn encode(f: Format, events: &[Event<'_>]) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
+    encode_into(f, events, &mut out)?;
+    Ok(out)
+}
+
+/// Encodes events into `f`, appending to `out`; returns the encoded length. The speed runs
+/// pass one buffer per subject, cleared before each document (its capacity kept), as the Java
+/// harness reuses one `ByteArrayOutputStream`.
+pub fn encode_into(f: Format, events: &[Event<'_>], out: &mut Vec<u8>) -> Result<usize, String> {
+    let start = out.len();
     {
-        let mut enc = binxml::encoder(f, Box::new(&mut out), &binxml::EncodeOptions::default()).map_err(|e| e.to_string())?;
+        let mut enc = binxml::encoder(f, Box::new(&mut *out), &binxml::EncodeOptions::default()).map_err(|e| e.to_string())?;
         for ev in events {
             enc.write_event(ev).map_err(|e| e.to_string())?;
         }
         enc.finish().map_err(|e| e.to_string())?;
     }
-    Ok(out)
+    Ok(out.len() - start)
 }
 
 /// The XML decoded into events (borrowing from the document).
