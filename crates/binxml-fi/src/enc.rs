@@ -1953,12 +1953,39 @@ pub(crate) fn len_7th(buf: &mut Vec<u8>, first: u8, len: usize) {
     }
 }
 
+/// Asks the processor to load the memory `PREFETCH_AHEAD` octets past an event: where the
+/// events come from an array (a recorded document, `encode_events`, a replay), that is the
+/// event about 20 calls later, and loading it now, while this one is encoded, hides the time
+/// the cache misses of reading `Event`s (104 octets each, more octets than the XML on dense
+/// documents) would take. Two lines: an event spans two. A prefetch is a hint: it never
+/// faults and reads nothing into the program, whatever the address (elsewhere it is wasted).
+#[inline(always)]
+fn prefetch_ahead(ev: &Event<'_>) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let p = (ev as *const Event<'_> as *const i8).wrapping_add(PREFETCH_AHEAD);
+        // SAFETY: `_mm_prefetch` only needs SSE (always there on x86_64) and does not
+        // dereference its address (no fault, no read visible to the program).
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p);
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(std::mem::size_of::<Event<'_>>() - 1));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = ev;
+}
+
+/// How far ahead [`prefetch_ahead`] loads (octets).
+const PREFETCH_AHEAD: usize = 2048;
+
 impl<W: Write> Encoder for FiEncoder<W> {
     /// The stream grammar of `binxml_core::StreamChecker` (and non-empty names) is checked here,
     /// folded into the encoder's own state: in the body (after the header, the root element
     /// seen) the hot events cost a test or two each, everything else goes the out-of-line way.
     #[inline]
     fn write_event(&mut self, ev: &Event<'_>) -> Result<()> {
+        prefetch_ahead(ev);
         if self.phase != Phase::Body {
             return self.write_event_slow(ev);
         }
