@@ -191,8 +191,54 @@ impl BerWriter {
         Ok(())
     }
 
-    /// A common name (`[1] SmallIndex` of a CHOICE) with context tag `[ctx]`.
-    fn flat_name(&mut self, id: u32, refs: &crate::per::Refs, ctx: u8) -> Result<()> {
+    /// An element (`attr` false) or attribute name of the flat builder with context tag
+    /// `[ctx]` (explicit: a CHOICE): a common name (`[1] SmallIndex`) or a name written inline
+    /// (`[0]` its SEQUENCE).
+    fn flat_name(
+        &mut self,
+        id: u32,
+        flat: &crate::build::Flat,
+        refs: &crate::per::Refs,
+        ctx: u8,
+        attr: bool,
+    ) -> Result<()> {
+        use crate::build::{FNs, NAME_INLINE, NO_STR};
+        if id & NAME_INLINE != 0 {
+            let ty = if attr {
+                crate::schema::AT_NAME_SEQ
+            } else {
+                crate::schema::EL_NAME_SEQ
+            };
+            let n = *flat
+                .names
+                .get((id & !NAME_INLINE) as usize)
+                .ok_or_else(|| self.mismatch(ty))?;
+            let start = self.rev.len();
+            // [2] prefix, [1] local name, [0] namespace (explicit around its CHOICE)
+            if n.prefix != NO_STR {
+                self.flat_str(n.prefix, flat, refs, 2)?;
+            }
+            self.flat_str(n.local, flat, refs, 1)?;
+            let ns = self.rev.len();
+            match n.ns {
+                FNs::None => {}
+                FNs::Str(s) => self.flat_str(s, flat, refs, 0)?,
+                // NULL alternatives [1] and [2]
+                FNs::Same => self.header(0, 0x81),
+                FNs::Prev if attr => self.header(0, 0x82),
+                FNs::Prev => return Err(self.mismatch(ty)),
+            }
+            if !matches!(n.ns, FNs::None) {
+                let len = self.rev.len() - ns;
+                self.header(len, 0xA0);
+            }
+            // [0] the SEQUENCE alternative, and the explicit tag of the CHOICE
+            let len = self.rev.len() - start;
+            self.header(len, 0xA0);
+            let len = self.rev.len() - start;
+            self.header(len, 0xA0 | ctx);
+            return Ok(());
+        }
         let pos = *refs
             .names
             .get(id as usize)
@@ -238,7 +284,11 @@ impl BerWriter {
         while i > 0 {
             i -= 1;
             match flat.ops[i] {
-                FOp::End { start } => {
+                FOp::End {
+                    start,
+                    scope,
+                    n_scope,
+                } => {
                     let Some(&FOp::Start {
                         attrs,
                         n_ns,
@@ -250,9 +300,32 @@ impl BerWriter {
                         return Err(self.mismatch(ELEMENT));
                     };
                     let el = self.rev.len();
-                    // [4] in-scope-namespaces: [1] same-as-parent-element NULL
-                    self.header(0, 0x81);
-                    self.header(2, 0xA4);
+                    if flat.explicit_scopes {
+                        // [4] in-scope-namespaces: [0] the list of (prefix [0], name [1])
+                        let Some(list) = flat
+                            .scopes
+                            .get(scope as usize..scope as usize + n_scope as usize)
+                        else {
+                            return Err(self.mismatch(NS_LIST));
+                        };
+                        for &(p, u) in list.iter().rev() {
+                            let a = self.rev.len();
+                            self.flat_str(u, flat, refs, 1)?;
+                            if p != crate::build::NO_STR {
+                                self.flat_str(p, flat, refs, 0)?;
+                            }
+                            let len = self.rev.len() - a;
+                            self.header(len, 0x30);
+                        }
+                        let len = self.rev.len() - el;
+                        self.header(len, 0xA0);
+                        let len = self.rev.len() - el;
+                        self.header(len, 0xA4);
+                    } else {
+                        // [4] in-scope-namespaces: [1] same-as-parent-element NULL
+                        self.header(0, 0x81);
+                        self.header(2, 0xA4);
+                    }
                     // [3] namespace-attributes, [2] attributes
                     let a0 = attrs as usize;
                     let ns = a0..a0 + n_ns as usize;
@@ -268,7 +341,7 @@ impl BerWriter {
                         for &(name, value) in list.iter().rev() {
                             let a = self.rev.len();
                             self.flat_str(value, flat, refs, 1)?;
-                            self.flat_name(name, refs, 0)?;
+                            self.flat_name(name, flat, refs, 0, true)?;
                             let len = self.rev.len() - a;
                             self.header(len, 0x30);
                         }
@@ -305,7 +378,7 @@ impl BerWriter {
                         let len = self.rev.len() - f.list;
                         self.header(len, 0xA1);
                     }
-                    self.flat_name(name, refs, 0)?;
+                    self.flat_name(name, flat, refs, 0, false)?;
                     // [0] element (of a CHOICE of children)
                     let len = self.rev.len() - f.el;
                     self.header(len, 0xA0);

@@ -272,10 +272,18 @@ pub struct Stats {
 /// than elements and the rare element children are abstract values in `values`.
 pub(crate) struct Flat {
     pub(crate) ops: Vec<FOp>,
-    /// (common-name id, string) of every element's namespace attributes, then its attributes
+    /// (name, string) of every element's namespace attributes, then its attributes
     pub(crate) attrs: Vec<(u32, u32)>,
-    /// strings written inline (empty, or holding U+0000): `SREF_INLINE | index`
+    /// strings written inline (no strings table, empty, or holding U+0000):
+    /// `SREF_INLINE | index`
     pub(crate) inline: Vec<Box<str>>,
+    /// names written inline (no names table): `NAME_INLINE | index`
+    pub(crate) names: Vec<FName>,
+    /// every element lists its in-scope namespaces (`Options::scoped_namespaces` off): the
+    /// lists are `scopes` ranges named by [`FOp::End`]
+    pub(crate) explicit_scopes: bool,
+    /// (prefix or `NO_STR`, namespace name) of the in-scope namespace lists
+    pub(crate) scopes: Vec<(u32, u32)>,
     pub(crate) values: Vec<Val>,
     /// the number of `Document.children`
     pub(crate) doc_items: usize,
@@ -283,6 +291,39 @@ pub(crate) struct Flat {
 
 /// A string of [`Flat`]: a component-string id, or `SREF_INLINE | i` for `Flat::inline[i]`.
 pub(crate) const SREF_INLINE: u32 = 1 << 31;
+/// A name of [`Flat`]: a common-name id, or `NAME_INLINE | i` for `Flat::names[i]`.
+pub(crate) const NAME_INLINE: u32 = 1 << 31;
+/// An absent optional string of [`Flat`] (a prefix).
+pub(crate) const NO_STR: u32 = u32::MAX;
+
+/// The namespace of a name written inline.
+#[derive(Clone, Copy)]
+pub(crate) enum FNs {
+    /// no namespace (the component absent)
+    None,
+    /// a string
+    Str(u32),
+    /// `same-as-parent-element` (elements), `same-as-owner-element` (attributes)
+    Same,
+    /// `same-as-previous-attribute`
+    Prev,
+}
+
+/// A name written inline: its namespace, local name and prefix (or `NO_STR`).
+#[derive(Clone, Copy)]
+pub(crate) struct FName {
+    pub(crate) ns: FNs,
+    pub(crate) local: u32,
+    pub(crate) prefix: u32,
+}
+
+/// An element's in-scope namespaces (prefix, name) while the builder runs; shared by the
+/// elements that declare none, copied by the first declaration of one that does. `refs`: its
+/// range in `Flat::scopes` once an element that uses it has ended.
+struct ScopeList {
+    entries: Vec<(Box<str>, Box<str>)>,
+    refs: Option<(u32, u32)>,
+}
 
 #[derive(Clone, Copy)]
 pub(crate) enum FOp {
@@ -297,8 +338,13 @@ pub(crate) enum FOp {
         children: u32,
         ecc: bool,
     },
-    /// The end of the element whose `Start` is operation `start`.
-    End { start: u32 },
+    /// The end of the element whose `Start` is operation `start`; its in-scope namespaces
+    /// (with `Flat::explicit_scopes`) are `Flat::scopes[scope..scope + n_scope]`.
+    End {
+        start: u32,
+        scope: u32,
+        n_scope: u32,
+    },
     /// Character data (a string)
     Text(u32),
     /// Another child: the alternative of `Element.children`'s item (in an element) or of
@@ -311,6 +357,11 @@ struct FFrame {
     children: u32,
     n_ns: u32,
     n_attrs: u32,
+    /// where its namespace name starts in `Builder::fns` (no names table)
+    ns_start: usize,
+    /// its in-scope namespaces (`Builder::scope_lists`), and whether it declared some
+    scope: u32,
+    own_scope: bool,
 }
 
 pub struct Builder {
@@ -335,6 +386,13 @@ pub struct Builder {
     /// PER with both tables and scoped namespaces: elements as flat operations
     flat: Option<Flat>,
     fstack: Vec<FFrame>,
+    /// flat mode without the names table: the open elements' namespace names, one after the
+    /// other (see `FFrame::ns_start`)
+    fns: String,
+    /// flat mode without the names table: the namespace of the element's previous attribute
+    prev_attr_ns: Option<String>,
+    /// flat mode with explicit in-scope namespaces: the lists (0: a root's)
+    scope_lists: Vec<ScopeList>,
 }
 
 impl Builder {
@@ -357,22 +415,33 @@ impl Builder {
             has_xml_base: false,
             flat: None,
             fstack: Vec::new(),
+            fns: String::new(),
+            prev_attr_ns: None,
+            scope_lists: Vec::new(),
         }
     }
 
-    /// A builder for the encoders: with both tables and scoped namespaces (the defaults), the
-    /// elements are recorded as flat operations (no abstract value per element), which only
-    /// `PerWriter::encode_flat` and `BerWriter::encode_flat` can write; other options build the
-    /// whole value.
+    /// A builder for the encoders: the elements are recorded as flat operations (no abstract
+    /// value per element), which only `PerWriter::encode_flat` and `BerWriter::encode_flat`
+    /// can write; strings, names and in-scope namespaces are interned in the order of the
+    /// generic path ([`Builder::new`]), so both give the same tables.
     pub fn new_flat(opts: Options, format: &'static str) -> Self {
         let mut b = Builder::new(opts, format);
-        if opts.names_table && opts.strings_table && opts.scoped_namespaces {
-            b.flat = Some(Flat {
-                ops: Vec::new(),
-                attrs: Vec::new(),
-                inline: Vec::new(),
-                values: Vec::new(),
-                doc_items: 0,
+        b.flat = Some(Flat {
+            ops: Vec::new(),
+            attrs: Vec::new(),
+            inline: Vec::new(),
+            names: Vec::new(),
+            explicit_scopes: !opts.scoped_namespaces,
+            scopes: Vec::new(),
+            values: Vec::new(),
+            doc_items: 0,
+        });
+        if !opts.scoped_namespaces {
+            // a root's in-scope namespaces
+            b.scope_lists.push(ScopeList {
+                entries: vec![("xml".into(), XML_NS.into())],
+                refs: None,
             });
         }
         b
@@ -399,6 +468,73 @@ impl Builder {
             flat.inline.push(text.into());
             SREF_INLINE | i
         }
+    }
+
+    /// A name of [`Flat`] written inline (as [`Builder::element_name`] and
+    /// [`Builder::attribute`] decide): `same` when its namespace is the parent's (owner's),
+    /// `prev` when it is the previous attribute's.
+    fn flat_inline_name(
+        &mut self,
+        ns: &str,
+        local: &str,
+        prefix: &str,
+        same: bool,
+        prev: bool,
+    ) -> u32 {
+        let ns = if ns.is_empty() {
+            FNs::None
+        } else if same {
+            FNs::Same
+        } else if prev {
+            FNs::Prev
+        } else {
+            FNs::Str(self.sref(ns))
+        };
+        let local = self.sref(local);
+        let prefix = if prefix.is_empty() {
+            NO_STR
+        } else {
+            self.sref(prefix)
+        };
+        let flat = self.flat.as_mut().expect("flat mode");
+        let i = flat.names.len() as u32;
+        flat.names.push(FName { ns, local, prefix });
+        NAME_INLINE | i
+    }
+
+    /// The in-scope namespaces of an ending element (list `list`) as a range of
+    /// `Flat::scopes`, their strings interned as [`Builder::event`] does at `EndElement`.
+    fn flat_scope(&mut self, list: u32, own: bool) -> (u32, u32) {
+        let l = list as usize;
+        if let Some((s, n)) = self.scope_lists[l].refs {
+            // the same strings again: one more use each
+            if self.opts.strings_table {
+                let flat = self.flat.as_ref().expect("flat mode");
+                for &(p, u) in &flat.scopes[s as usize..(s + n) as usize] {
+                    for r in [p, u] {
+                        if r != NO_STR && r & SREF_INLINE == 0 {
+                            self.strings.strings[r as usize].1 += 1;
+                        }
+                    }
+                }
+            }
+            return (s, n);
+        }
+        let entries = std::mem::take(&mut self.scope_lists[l].entries);
+        let start = self.flat.as_ref().expect("flat mode").scopes.len() as u32;
+        for (p, u) in &entries {
+            let p = if p.is_empty() { NO_STR } else { self.sref(p) };
+            let u = self.sref(u);
+            self.flat.as_mut().expect("flat mode").scopes.push((p, u));
+        }
+        let refs = (start, entries.len() as u32);
+        let sl = &mut self.scope_lists[l];
+        sl.refs = Some(refs);
+        // a list of the element's own is used by no later element
+        if !own {
+            sl.entries = entries;
+        }
+        refs
     }
 
     fn name_ref(&mut self, ns: &str, local: &str, prefix: &str) -> Val {
@@ -830,7 +966,18 @@ impl Builder {
         }
         match ev {
             Event::StartElement(q) => {
-                let name = self.name_id(&q.namespace, &q.local, &q.prefix);
+                let ns_start = self.fns.len();
+                let name = if self.opts.names_table {
+                    self.name_id(&q.namespace, &q.local, &q.prefix)
+                } else {
+                    // the parent's namespace name is the last in `fns`
+                    let parent = self.fstack.last().map_or(ns_start, |p| p.ns_start);
+                    let same = q.namespace == self.fns[parent..];
+                    self.fns.push_str(&q.namespace);
+                    self.prev_attr_ns = None;
+                    self.flat_inline_name(&q.namespace, &q.local, &q.prefix, same, false)
+                };
+                let scope = self.fstack.last().map_or(0, |p| p.scope);
                 let flat = self.flat.as_mut().expect("flat mode");
                 let op = flat.ops.len();
                 flat.ops.push(FOp::Start {
@@ -846,6 +993,9 @@ impl Builder {
                     children: 0,
                     n_ns: 0,
                     n_attrs: 0,
+                    ns_start,
+                    scope,
+                    own_scope: false,
                 });
             }
             Event::Namespace { prefix, uri } => {
@@ -864,14 +1014,37 @@ impl Builder {
                 } else {
                     (&prefix[..], "xmlns")
                 };
-                let name = self.name_id(XMLNS_NS, local, p);
+                let name = if self.opts.names_table {
+                    self.name_id(XMLNS_NS, local, p)
+                } else {
+                    // owner: none (`""`); previous: `xmlns`'s namespace after the first
+                    let prev = self.fstack.last().is_some_and(|f| f.n_ns > 0);
+                    self.flat_inline_name(XMLNS_NS, local, p, false, prev)
+                };
                 let value = self.sref(uri);
                 self.flat
                     .as_mut()
                     .expect("flat mode")
                     .attrs
                     .push((name, value));
-                self.fstack.last_mut().expect("a frame").n_ns += 1;
+                let f = self.fstack.last_mut().expect("a frame");
+                f.n_ns += 1;
+                if !self.opts.scoped_namespaces {
+                    if !f.own_scope {
+                        let entries = self.scope_lists[f.scope as usize].entries.clone();
+                        f.scope = self.scope_lists.len() as u32;
+                        f.own_scope = true;
+                        self.scope_lists.push(ScopeList {
+                            entries,
+                            refs: None,
+                        });
+                    }
+                    let list = &mut self.scope_lists[f.scope as usize].entries;
+                    list.retain(|(p, _)| **p != **prefix);
+                    if !uri.is_empty() {
+                        list.push((prefix[..].into(), uri[..].into()));
+                    }
+                }
             }
             Event::Attribute { name, value } => {
                 match self.fstack.last() {
@@ -887,7 +1060,24 @@ impl Builder {
                 if name.namespace == XML_NS && name.local == "base" {
                     self.has_xml_base = true;
                 }
-                let n = self.name_id(&name.namespace, &name.local, &name.prefix);
+                let n = if self.opts.names_table {
+                    self.name_id(&name.namespace, &name.local, &name.prefix)
+                } else {
+                    let f = self.fstack.last().expect("a frame");
+                    let same = name.namespace == self.fns[f.ns_start..];
+                    let prev = self.prev_attr_ns.as_deref() == Some(&name.namespace[..]);
+                    let n = self.flat_inline_name(
+                        &name.namespace,
+                        &name.local,
+                        &name.prefix,
+                        same,
+                        prev,
+                    );
+                    let p = self.prev_attr_ns.get_or_insert_with(String::new);
+                    p.clear();
+                    p.push_str(&name.namespace);
+                    n
+                };
                 let v = self.sref(value);
                 self.flat.as_mut().expect("flat mode").attrs.push((n, v));
                 self.fstack.last_mut().expect("a frame").n_attrs += 1;
@@ -895,6 +1085,14 @@ impl Builder {
             Event::EndElement => {
                 let Some(f) = self.fstack.pop() else {
                     return Err(self.unsupported("unbalanced EndElement"));
+                };
+                if !self.opts.names_table {
+                    self.fns.truncate(f.ns_start);
+                }
+                let (scope, n_scope) = if self.opts.scoped_namespaces {
+                    (0, 0)
+                } else {
+                    self.flat_scope(f.scope, f.own_scope)
                 };
                 let flat = self.flat.as_mut().expect("flat mode");
                 let ecc = self.opts.element_content_characters
@@ -910,7 +1108,11 @@ impl Builder {
                 {
                     (*n_ns, *n_attrs, *children, *e) = (f.n_ns, f.n_attrs, f.children, ecc);
                 }
-                flat.ops.push(FOp::End { start: f.op as u32 });
+                flat.ops.push(FOp::End {
+                    start: f.op as u32,
+                    scope,
+                    n_scope,
+                });
                 match self.fstack.last_mut() {
                     Some(p) => p.children += 1,
                     None => flat.doc_items += 1,

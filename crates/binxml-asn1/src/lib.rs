@@ -4,7 +4,7 @@
 //!
 //! An infoset becomes one abstract value of the module's `Document` type. PER needs counts up
 //! front, so the encoder collects the whole document before [`Encoder::finish`] writes it (its
-//! elements as flat operations with the default options, see `build::Flat`) and the decoder
+//! elements as flat operations, see `build::Flat`) and the decoder
 //! reads the whole input before the first event (the tables come last in `Document`).
 //!
 //! The encoder features of the paper's section 3.3 are [`Options`], each of which can be turned
@@ -464,8 +464,10 @@ mod tests {
         Ok(encode_built(b, opts.rule)?.0)
     }
 
-    /// The flat PER writer gives the generic writer's bytes on the whole corpus, with every
-    /// option set that uses it, and on documents with every kind of child.
+    /// The flat PER and BER writers give the generic writers' bytes on the whole corpus, with
+    /// the default options and with each table, the scoped namespaces, element-content
+    /// characters and the alignment off (and all off), and on documents with every kind of
+    /// child.
     #[test]
     fn flat_writer_equals_generic() {
         let mut docs: Vec<Vec<u8>> = binxml_testkit::corpus_xml_files()
@@ -507,6 +509,19 @@ mod tests {
                         align_strings: false,
                         ..Options::new(rule)
                     },
+                    Options::plain(rule),
+                    Options {
+                        names_table: false,
+                        ..Options::new(rule)
+                    },
+                    Options {
+                        strings_table: false,
+                        ..Options::new(rule)
+                    },
+                    Options {
+                        scoped_namespaces: false,
+                        ..Options::new(rule)
+                    },
                 ] {
                     let a = encode(&events, opts);
                     let b = encode_generic(&events, opts);
@@ -519,7 +534,7 @@ mod tests {
                 }
             }
         }
-        assert!(n > 900, "{n}");
+        assert!(n > 1600, "{n}");
     }
 
     fn binxml_xml_to_utf8(raw: &[u8]) -> std::result::Result<Vec<u8>, ()> {

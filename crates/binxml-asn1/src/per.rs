@@ -1012,8 +1012,40 @@ impl<'r> PerWriter<'r> {
         }
     }
 
+    /// An element (`attr` false) or attribute name of the flat builder: a common name or a
+    /// name written inline.
     #[inline]
-    fn flat_name(&mut self, id: u32) -> Result<()> {
+    fn flat_name(&mut self, id: u32, flat: &crate::build::Flat, attr: bool) -> Result<()> {
+        use crate::build::{FNs, NAME_INLINE, NO_STR};
+        use crate::schema::{AT_NAME_SEQ, EL_NAME_SEQ};
+        if id & NAME_INLINE != 0 {
+            let ty = if attr { AT_NAME_SEQ } else { EL_NAME_SEQ };
+            let n = *flat
+                .names
+                .get((id & !NAME_INLINE) as usize)
+                .ok_or_else(|| self.mismatch(ty))?;
+            // alternative 0, the SEQUENCE: presence of the namespace and the prefix
+            self.constrained(0, 2);
+            let p_ns = !matches!(n.ns, FNs::None);
+            self.put((p_ns as u64) << 1 | (n.prefix != NO_STR) as u64, 2);
+            // the namespace's CHOICE: a string, same-as-parent / -owner, same-as-previous
+            let alts = if attr { 3 } else { 2 };
+            match n.ns {
+                FNs::None => {}
+                FNs::Str(s) => {
+                    self.constrained(0, alts);
+                    self.flat_str(s, flat)?;
+                }
+                FNs::Same => self.constrained(1, alts),
+                FNs::Prev if attr => self.constrained(2, alts),
+                FNs::Prev => return Err(self.mismatch(ty)),
+            }
+            self.flat_str(n.local, flat)?;
+            if n.prefix != NO_STR {
+                self.flat_str(n.prefix, flat)?;
+            }
+            return Ok(());
+        }
         let refs = self
             .refs
             .ok_or_else(|| self.mismatch(crate::schema::SMALL))?;
@@ -1086,7 +1118,7 @@ impl<'r> PerWriter<'r> {
                         open_marks.push(None);
                     }
                     self.put(((n_attrs > 0) as u64) << 2 | ((n_ns > 0) as u64) << 1, 3);
-                    self.flat_name(name)?;
+                    self.flat_name(name, flat, false)?;
                     let items = if ecc {
                         let Some(FOp::Text(t)) = flat.ops.get(i).copied() else {
                             return Err(self.mismatch(ELEMENT));
@@ -1110,7 +1142,7 @@ impl<'r> PerWriter<'r> {
                         items,
                     });
                 }
-                FOp::End { .. } => {
+                FOp::End { scope, n_scope, .. } => {
                     let Some(mut f) = stack.pop() else {
                         return Err(self.mismatch(ELEMENT));
                     };
@@ -1130,13 +1162,34 @@ impl<'r> PerWriter<'r> {
                             self.list_item(&mut fr)?;
                             // specified, attribute-type, references absent
                             self.put(0, 3);
-                            self.flat_name(name)?;
+                            self.flat_name(name, flat, true)?;
                             self.flat_str(value, flat)?;
                         }
                         self.list_end(&mut fr)?;
                     }
-                    // in-scope-namespaces: same-as-parent-element
-                    self.constrained(1, 2);
+                    if flat.explicit_scopes {
+                        // in-scope-namespaces: the list
+                        let Some(list) = flat
+                            .scopes
+                            .get(scope as usize..scope as usize + n_scope as usize)
+                        else {
+                            return Err(self.mismatch(NS_LIST));
+                        };
+                        self.constrained(0, 2);
+                        let mut fr = self.list_head(list.len(), None);
+                        for &(p, u) in list {
+                            self.list_item(&mut fr)?;
+                            self.put((p != crate::build::NO_STR) as u64, 1);
+                            if p != crate::build::NO_STR {
+                                self.flat_str(p, flat)?;
+                            }
+                            self.flat_str(u, flat)?;
+                        }
+                        self.list_end(&mut fr)?;
+                    } else {
+                        // in-scope-namespaces: same-as-parent-element
+                        self.constrained(1, 2);
+                    }
                     if let Some(Some(m)) = open_marks.pop() {
                         marks[m].1 = self.bit_len();
                     }
