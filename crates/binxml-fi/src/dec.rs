@@ -1568,49 +1568,100 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                     None => return Ok(()),
                 }
             }
-            self.last = self.src.pos();
             if self.in_attrs {
-                let b = self.src.byte()?;
-                if b & 0x80 == 0 {
-                    let (name, value) = self.attribute_parts(b)?;
-                    sink.attribute(name, value)?;
+                if !self.push_attributes(sink)? {
                     continue;
                 }
-                self.in_attrs = false;
-                match b {
-                    0xF0 => {}
-                    0xFF => match self.end_of_level()? {
-                        Some(ev) => {
-                            sink.dispatch(ev)?;
-                            continue;
-                        }
-                        None => return Ok(()),
-                    },
-                    _ => return Err(self.err(format!("bad octet {b:#04x} in an attribute list"))),
+            } else if self.depth > 0 {
+                if self.push_content(sink)? {
+                    return Ok(());
                 }
-                self.last = self.src.pos();
+                continue;
             }
+            self.last = self.src.pos();
             let b = self.src.byte()?;
-            if self.depth > 0 {
-                if b < 0x80 {
-                    let name = self.element_name(b)?;
-                    sink.start_element(name)?;
-                    continue;
-                }
-                if b < 0xC0 && Self::chunk_is_plain(b) {
-                    let text = self.chunk_plain(b)?;
-                    sink.text(text)?;
-                    continue;
-                }
-                if b == 0xF0 {
-                    self.depth -= 1;
-                    sink.end_element()?;
-                    continue;
-                }
-            }
             match self.item(b)? {
                 Some(ev) => sink.dispatch(ev)?,
                 None => return Ok(()),
+            }
+        }
+    }
+
+    /// Push decoding inside an element, where almost all the work is: element starts (with
+    /// their attributes), plain text and element ends go to the sink as parts without passing
+    /// through [`Core::push`]'s state tests. Returns to it (`Ok(false)`) when the slow flag is
+    /// set, the depth falls to 0 or an element's namespace attributes must come first;
+    /// `Ok(true)` when the document ended. Requires `!slow`, `!in_attrs` and `depth > 0`.
+    #[inline(always)]
+    fn push_content<K: EventSink<'a>>(&mut self, sink: &mut K) -> Result<bool> {
+        loop {
+            self.last = self.src.pos();
+            let b = self.src.byte()?;
+            if b < 0x80 {
+                let name = self.element_name(b)?;
+                sink.start_element(name)?;
+                if self.slow {
+                    // namespace attributes are queued: they go before the attributes
+                    return Ok(false);
+                }
+                if self.in_attrs && (!self.push_attributes(sink)? || self.depth == 0) {
+                    return Ok(false);
+                }
+                continue;
+            }
+            if b < 0xC0 && Self::chunk_is_plain(b) {
+                let text = self.chunk_plain(b)?;
+                sink.text(text)?;
+                continue;
+            }
+            if b == 0xF0 {
+                self.depth -= 1;
+                sink.end_element()?;
+                if self.depth == 0 {
+                    return Ok(false);
+                }
+                continue;
+            }
+            match self.item(b)? {
+                Some(ev) => sink.dispatch(ev)?,
+                None => return Ok(true),
+            }
+            if self.slow || self.in_attrs || self.depth == 0 {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// The attributes of the element just started, up to the terminator that ends them (which
+    /// may also end the element). Returns `Ok(true)` with `in_attrs` cleared, or `Ok(false)` if
+    /// the slow flag was set on the way.
+    #[inline(always)]
+    fn push_attributes<K: EventSink<'a>>(&mut self, sink: &mut K) -> Result<bool> {
+        loop {
+            self.last = self.src.pos();
+            let b = self.src.byte()?;
+            if b & 0x80 == 0 {
+                let (name, value) = self.attribute_parts(b)?;
+                sink.attribute(name, value)?;
+                continue;
+            }
+            self.in_attrs = false;
+            match b {
+                0xF0 => return Ok(true),
+                0xFF if self.depth > 0 => {
+                    // ends the attributes and the element (an empty element with attributes)
+                    self.depth -= 1;
+                    sink.end_element()?;
+                    return Ok(true);
+                }
+                0xFF => {
+                    // not reached: attributes follow an element start, which raised the depth
+                    if let Some(ev) = self.end_of_level()? {
+                        sink.dispatch(ev)?;
+                    }
+                    return Ok(!self.slow);
+                }
+                _ => return Err(self.err(format!("bad octet {b:#04x} in an attribute list"))),
             }
         }
     }
