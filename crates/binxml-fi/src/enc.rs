@@ -318,9 +318,9 @@ impl QTable {
             next: 0,
             first_attribute: 0,
         });
-        self.arena.extend_from_slice(l.as_bytes());
-        self.arena.extend_from_slice(p.as_bytes());
-        self.arena.extend_from_slice(n.as_bytes());
+        put(&mut self.arena, l.as_bytes());
+        put(&mut self.arena, p.as_bytes());
+        put(&mut self.arena, n.as_bytes());
         self.slots[slot] = (h, self.entries.len() as u32);
     }
 }
@@ -803,7 +803,7 @@ impl<W: Write> FiEncoder<W> {
     // ---- strings ----
 
     /// Non-identifying string on the first bit (C.14): index, or literal with add-to-table bit.
-    #[inline]
+    #[inline(always)]
     fn nistring_first(&mut self, s: &str, table: Table, max_chars: usize) {
         if s.is_empty() {
             self.buf.push(0xFF);
@@ -932,7 +932,7 @@ impl<W: Write> FiEncoder<W> {
 
     // ---- elements ----
 
-    #[inline]
+    #[inline(always)]
     fn start_element(&mut self, q: &binxml_core::QName<'_>) -> Result<()> {
         if !q.prefix.is_empty() && q.namespace.is_empty() {
             return Err(Error::invalid_events(
@@ -979,7 +979,7 @@ impl<W: Write> FiEncoder<W> {
             a
         } else {
             self.buf.push(0x38 | a);
-            self.buf.extend_from_slice(&self.ns_buf);
+            put(&mut self.buf, &self.ns_buf);
             self.buf.push(0xF0);
             0
         };
@@ -1036,7 +1036,7 @@ impl<W: Write> FiEncoder<W> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn attribute(&mut self, name: &binxml_core::QName<'_>, value: &str) -> Result<()> {
         if !self.attrs_started {
             self.attrs_started = true;
@@ -1140,7 +1140,7 @@ impl<W: Write> FiEncoder<W> {
     }
 
     /// Character data in an element (after the start tag is closed).
-    #[inline]
+    #[inline(always)]
     fn characters(&mut self, text: &str, cdata: bool) {
         if text.is_empty() {
             return;
@@ -1619,79 +1619,127 @@ fn octets_eq(w: u64, t: u8) -> u64 {
     x.wrapping_sub(ONES) & !x & (ONES << 7)
 }
 
-/// True when text may split into several chunks: it holds a line break, `<`, `&` or `>`
-/// (without them it is one chunk). Eight octets at a time.
-#[inline]
-fn has_split_octet(b: &[u8]) -> bool {
-    let mut words = b.chunks_exact(8);
-    for c in &mut words {
-        let w = u64::from_le_bytes(c.try_into().unwrap());
-        if octets_eq(w, b'\n')
-            | octets_eq(w, b'\r')
-            | octets_eq(w, b'<')
-            | octets_eq(w, b'&')
-            | octets_eq(w, b'>')
-            != 0
-        {
-            return true;
+/// The octets of 16 at `b[i..]` that are a line break, `<`, `&` or `>` (with `marks`: all
+/// five) or a line break (without), as a bit mask (bit k: octet i + k). SSE2, which every
+/// x86_64 processor has: four or six instructions for 16 octets.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn mask16(b: &[u8], i: usize, marks: bool) -> u32 {
+    use core::arch::x86_64::*;
+    let block = &b[i..i + 16];
+    // SAFETY: `block` holds 16 octets (the slice above is bounds-checked); SSE2 is part of
+    // the x86_64 baseline.
+    unsafe {
+        let v = _mm_loadu_si128(block.as_ptr() as *const __m128i);
+        let eq = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+        let mut m = _mm_or_si128(eq(b'\n'), eq(b'\r'));
+        if marks {
+            // `<` and `>` differ in one bit only: one comparison finds both
+            let lt_gt = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(2)), _mm_set1_epi8(b'>' as i8));
+            m = _mm_or_si128(m, _mm_or_si128(lt_gt, eq(b'&')));
         }
+        _mm_movemask_epi8(m) as u32
     }
-    words
-        .remainder()
-        .iter()
-        .any(|&c| matches!(c, b'\n' | b'\r' | b'<' | b'&' | b'>'))
+}
+
+/// The SWAR mask of a word: octets that are a line break (and with `marks` `<`, `&`, `>`)
+/// have their high bit set; octets above a flagged one may be flagged too (borrows), the
+/// lowest flagged octet is always a true match.
+#[inline(always)]
+fn mask8(w: u64, marks: bool) -> u64 {
+    let m = octets_eq(w, b'\n') | octets_eq(w, b'\r');
+    if marks { m | octets_eq(w, b'<') | octets_eq(w, b'&') | octets_eq(w, b'>') } else { m }
+}
+
+/// True when `b` holds a line break (and with `marks` `<`, `&` or `>`): 16 octets at a time,
+/// the last block overlapping the one before; shorter strings as one or two words, never an
+/// octet loop.
+#[inline(always)]
+fn has_octet(b: &[u8], marks: bool) -> bool {
+    let n = b.len();
+    #[cfg(target_arch = "x86_64")]
+    if n >= 16 {
+        let mut i = 0;
+        while i + 16 <= n {
+            if mask16(b, i, marks) != 0 {
+                return true;
+            }
+            i += 16;
+        }
+        return i < n && mask16(b, n - 16, marks) != 0;
+    }
+    let w = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 <= n {
+            if mask8(w(i), marks) != 0 {
+                return true;
+            }
+            i += 8;
+        }
+        return i < n && mask8(w(n - 8), marks) != 0;
+    }
+    let x = if n >= 4 {
+        let lo = u32::from_le_bytes(b[..4].try_into().unwrap()) as u64;
+        let hi = u32::from_le_bytes(b[n - 4..].try_into().unwrap()) as u64;
+        lo | hi << 32
+    } else if n > 0 {
+        // the other octets are zero, which is none of the five
+        b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16
+    } else {
+        0
+    };
+    mask8(x, marks) != 0
+}
+
+/// True when text may split into several chunks: it holds a line break, `<`, `&` or `>`
+/// (without them it is one chunk).
+#[inline(always)]
+fn has_split_octet(b: &[u8]) -> bool {
+    has_octet(b, true)
+}
+
+/// Position of the first octet at or after `i` that is a line break (with `marks`: or `<`,
+/// `&`, `>`), `b.len()` if none. 16 octets at a time, then 8, then single octets.
+#[inline(always)]
+fn next_octet(b: &[u8], mut i: usize, marks: bool) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    while i + 16 <= b.len() {
+        let m = mask16(b, i, marks);
+        if m != 0 {
+            return i + m.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    while i + 8 <= b.len() {
+        let m = mask8(u64::from_le_bytes(b[i..i + 8].try_into().unwrap()), marks);
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && !(b[i] == b'\n' || b[i] == b'\r' || marks && matches!(b[i], b'<' | b'&' | b'>')) {
+        i += 1;
+    }
+    i
 }
 
 /// Position of the first line break, `<`, `&` or `>` at or after `i` (`b.len()` if none).
 #[inline]
-fn next_split_octet(b: &[u8], mut i: usize) -> usize {
-    while i + 8 <= b.len() {
-        let w = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
-        let m = octets_eq(w, b'\n')
-            | octets_eq(w, b'\r')
-            | octets_eq(w, b'<')
-            | octets_eq(w, b'&')
-            | octets_eq(w, b'>');
-        if m != 0 {
-            return i + (m.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while i < b.len() && !matches!(b[i], b'\n' | b'\r' | b'<' | b'&' | b'>') {
-        i += 1;
-    }
-    i
+fn next_split_octet(b: &[u8], i: usize) -> usize {
+    next_octet(b, i, true)
 }
 
-/// Position of the first line break at or after `i` (`b.len()` if none). Eight octets at a
-/// time (the lowest flagged octet of `octets_eq` is always a true match).
+/// Position of the first line break at or after `i` (`b.len()` if none).
 #[inline]
-fn next_line_break(b: &[u8], mut i: usize) -> usize {
-    while i + 8 <= b.len() {
-        let w = u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
-        let m = octets_eq(w, b'\n') | octets_eq(w, b'\r');
-        if m != 0 {
-            return i + (m.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while i < b.len() && !(b[i] == b'\n' || b[i] == b'\r') {
-        i += 1;
-    }
-    i
+fn next_line_break(b: &[u8], i: usize) -> usize {
+    next_octet(b, i, false)
 }
 
 /// True when `b` holds a line break.
 #[inline]
 fn has_line_break(b: &[u8]) -> bool {
-    let mut words = b.chunks_exact(8);
-    for c in &mut words {
-        let w = u64::from_le_bytes(c.try_into().unwrap());
-        if octets_eq(w, b'\n') | octets_eq(w, b'\r') != 0 {
-            return true;
-        }
-    }
-    words.remainder().iter().any(|&c| c == b'\n' || c == b'\r')
+    has_octet(b, false)
 }
 
 /// Length of the first chunk of `b` when text is split for indexing: `<`, `&` and `>` (which in
@@ -1805,21 +1853,29 @@ fn short_enough(s: &str, max: usize) -> bool {
 
 // ---- primitive encodings (Annex C) ----
 
-/// Appends `s` to `buf`. Strings of up to 16 octets (most names, values and chunks) are
-/// copied by two overlapping loads and stores, not by a call to `memcpy` (34 instructions a
-/// call in the profile).
+/// Appends `s` to `buf`. Strings of up to 64 octets (most names, values and chunks) are
+/// copied by overlapping loads and stores, not by a call to `memcpy` (34 instructions a call
+/// in the profile, and `extend_from_slice` was itself a call in the encoder's loop).
 #[inline(always)]
 fn put(buf: &mut Vec<u8>, s: &[u8]) {
     let n = s.len();
     let len = buf.len();
-    if n <= 16 && buf.capacity() - len >= 16 {
-        // SAFETY: the 16 octets after `len` are allocated (capacity checked), the stores
-        // write within `len..len + n` (n <= 16), the loads read within `s`; the first `n` of
+    if n <= 64 && buf.capacity() - len >= 64 {
+        // SAFETY: the 64 octets after `len` are allocated (capacity checked), the stores
+        // write within `len..len + n` (n <= 64), the loads read within `s`; the first `n` of
         // those octets are initialized before `set_len`.
         unsafe {
             let d = buf.as_mut_ptr().add(len);
             let p = s.as_ptr();
-            if n >= 8 {
+            if n >= 16 {
+                let mut i = 0;
+                while i + 16 < n {
+                    (d.add(i) as *mut u128).write_unaligned((p.add(i) as *const u128).read_unaligned());
+                    i += 16;
+                }
+                // the last 16 octets, overlapping the block before
+                (d.add(n - 16) as *mut u128).write_unaligned((p.add(n - 16) as *const u128).read_unaligned());
+            } else if n >= 8 {
                 let a = (p as *const u64).read_unaligned();
                 let b = (p.add(n - 8) as *const u64).read_unaligned();
                 (d as *mut u64).write_unaligned(a);
@@ -1837,7 +1893,29 @@ fn put(buf: &mut Vec<u8>, s: &[u8]) {
             buf.set_len(len + n);
         }
     } else {
-        buf.extend_from_slice(s);
+        put_long(buf, s);
+    }
+}
+
+#[inline(never)]
+fn put_long(buf: &mut Vec<u8>, s: &[u8]) {
+    buf.extend_from_slice(s);
+}
+
+/// Appends a few octets (an integer's or a length's encoding) with one store where the
+/// buffer has room, not `extend_from_slice` (which the compiler left as a call).
+#[inline(always)]
+fn put_arr<const N: usize>(buf: &mut Vec<u8>, a: [u8; N]) {
+    let len = buf.len();
+    if buf.capacity() - len >= N {
+        // SAFETY: N octets after `len` are allocated (capacity checked) and written before
+        // `set_len`.
+        unsafe {
+            (buf.as_mut_ptr().add(len) as *mut [u8; N]).write_unaligned(a);
+            buf.set_len(len + N);
+        }
+    } else {
+        buf.extend_from_slice(&a);
     }
 }
 
@@ -1859,7 +1937,7 @@ fn seq_len(buf: &mut Vec<u8>, n: usize) {
         buf.push((n - 1) as u8);
     } else {
         let m = n - 129;
-        buf.extend_from_slice(&[0x80 | (m >> 16) as u8 & 0x0F, (m >> 8) as u8, m as u8]);
+        put_arr(buf, [0x80 | (m >> 16) as u8 & 0x0F, (m >> 8) as u8, m as u8]);
     }
 }
 
@@ -1871,10 +1949,10 @@ pub(crate) fn int_2nd(buf: &mut Vec<u8>, first: u8, v: u32) {
         buf.push(first | i as u8);
     } else if i < 8256 {
         let j = i - 64;
-        buf.extend_from_slice(&[first | 0x40 | (j >> 8) as u8, j as u8]);
+        put_arr(buf, [first | 0x40 | (j >> 8) as u8, j as u8]);
     } else {
         let j = i - 8256;
-        buf.extend_from_slice(&[first | 0x60 | (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+        put_arr(buf, [first | 0x60 | (j >> 16) as u8, (j >> 8) as u8, j as u8]);
     }
 }
 
@@ -1886,13 +1964,13 @@ pub(crate) fn int_3rd(buf: &mut Vec<u8>, first: u8, v: u32) {
         buf.push(first | i as u8);
     } else if i < 2080 {
         let j = i - 32;
-        buf.extend_from_slice(&[first | 0x20 | (j >> 8) as u8, j as u8]);
+        put_arr(buf, [first | 0x20 | (j >> 8) as u8, j as u8]);
     } else if i < 526_368 {
         let j = i - 2080;
-        buf.extend_from_slice(&[first | 0x28 | (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+        put_arr(buf, [first | 0x28 | (j >> 16) as u8, (j >> 8) as u8, j as u8]);
     } else {
         let j = i - 526_368;
-        buf.extend_from_slice(&[first | 0x30, (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+        put_arr(buf, [first | 0x30, (j >> 16) as u8, (j >> 8) as u8, j as u8]);
     }
 }
 
@@ -1904,13 +1982,13 @@ pub(crate) fn int_4th(buf: &mut Vec<u8>, first: u8, v: u32) {
         buf.push(first | i as u8);
     } else if i < 1040 {
         let j = i - 16;
-        buf.extend_from_slice(&[first | 0x10 | (j >> 8) as u8, j as u8]);
+        put_arr(buf, [first | 0x10 | (j >> 8) as u8, j as u8]);
     } else if i < 263_184 {
         let j = i - 1040;
-        buf.extend_from_slice(&[first | 0x14 | (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+        put_arr(buf, [first | 0x14 | (j >> 16) as u8, (j >> 8) as u8, j as u8]);
     } else {
         let j = i - 263_184;
-        buf.extend_from_slice(&[first | 0x18, (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+        put_arr(buf, [first | 0x18, (j >> 16) as u8, (j >> 8) as u8, j as u8]);
     }
 }
 
@@ -1920,10 +1998,10 @@ pub(crate) fn len_2nd(buf: &mut Vec<u8>, first: u8, len: usize) {
     if len <= 64 {
         buf.push(first | (len - 1) as u8);
     } else if len <= 320 {
-        buf.extend_from_slice(&[first | 0x40, (len - 65) as u8]);
+        put_arr(buf, [first | 0x40, (len - 65) as u8]);
     } else {
         buf.push(first | 0x60);
-        buf.extend_from_slice(&((len - 321) as u32).to_be_bytes());
+        put_arr(buf, ((len - 321) as u32).to_be_bytes());
     }
 }
 
@@ -1933,10 +2011,10 @@ pub(crate) fn len_5th(buf: &mut Vec<u8>, first: u8, len: usize) {
     if len <= 8 {
         buf.push(first | (len - 1) as u8);
     } else if len <= 264 {
-        buf.extend_from_slice(&[first | 0x08, (len - 9) as u8]);
+        put_arr(buf, [first | 0x08, (len - 9) as u8]);
     } else {
         buf.push(first | 0x0C);
-        buf.extend_from_slice(&((len - 265) as u32).to_be_bytes());
+        put_arr(buf, ((len - 265) as u32).to_be_bytes());
     }
 }
 
@@ -1946,10 +2024,10 @@ pub(crate) fn len_7th(buf: &mut Vec<u8>, first: u8, len: usize) {
     if len <= 2 {
         buf.push(first | (len - 1) as u8);
     } else if len <= 258 {
-        buf.extend_from_slice(&[first | 0x02, (len - 3) as u8]);
+        put_arr(buf, [first | 0x02, (len - 3) as u8]);
     } else {
         buf.push(first | 0x03);
-        buf.extend_from_slice(&((len - 259) as u32).to_be_bytes());
+        put_arr(buf, ((len - 259) as u32).to_be_bytes());
     }
 }
 
@@ -2100,5 +2178,42 @@ mod split_tests {
             }
         }
         assert!(yes > 1000);
+    }
+
+    /// The block scans (16 octets with SSE2, words, single octets) against a plain octet loop,
+    /// on pseudo-random strings of every length up to 70 over an alphabet rich in the octets
+    /// they look for (and octets 0x3E | 2 confusable ones), from every start position.
+    #[test]
+    fn scans_match_octet_loops() {
+        let alphabet = b"ab \t\n\r<>&=?:<>\xff";
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut checked = 0;
+        for len in 0..=70usize {
+            for _ in 0..60 {
+                // every position is a plain letter except a few picked ones, so that the
+                // first match is anywhere (or nowhere)
+                let mut b = vec![b'x'; len];
+                let specials = (seed >> 60) as usize % 4;
+                for _ in 0..specials {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    if len > 0 {
+                        b[(seed >> 33) as usize % len] = alphabet[(seed >> 20) as usize % alphabet.len()];
+                    }
+                }
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let split = |c: u8| matches!(c, b'\n' | b'\r' | b'<' | b'&' | b'>');
+                let nl = |c: u8| c == b'\n' || c == b'\r';
+                assert_eq!(has_split_octet(&b), b.iter().any(|&c| split(c)), "{b:?}");
+                assert_eq!(has_line_break(&b), b.iter().any(|&c| nl(c)), "{b:?}");
+                for i in 0..=len {
+                    let want = (i..len).find(|&k| split(b[k])).unwrap_or(len);
+                    assert_eq!(next_split_octet(&b, i), want, "{b:?} from {i}");
+                    let want = (i..len).find(|&k| nl(b[k])).unwrap_or(len);
+                    assert_eq!(next_line_break(&b, i), want, "{b:?} from {i}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100_000);
     }
 }
