@@ -3,7 +3,7 @@
 //! the component-strings block; and reading XML and UPER into the tree (`binxml-tree`, what
 //! `binxml::parse_tree` does: push decoding), the "reading PER into the tree" target.
 //! `cargo run --release -p binxml-asn1 --example asn1_speed -- FILE...`
-//! `TREE_ONLY=1`: only the tree columns; `RUNS=n`: best of n; `PROFILE=xml|uper|uper-events|uper-drain|uper-pull|ber|write-ber|write-aper|uper-count|xml-count|xml-drain|tree-replay|write-uper`:
+//! `TREE_ONLY=1`: only the tree columns; `RUNS=n`: best of n; `PROFILE=convert-uper|convert-uper-dyn|xml|uper|uper-events|uper-drain|uper-pull|ber|write-ber|write-aper|uper-count|xml-count|xml-drain|tree-replay|write-uper`:
 //! one operation only (for a profiler); `PROFILE=write-OPTS-RULE` / `read-OPTS-RULE` writes /
 //! reads into the tree with another option set (OPTS: plain, nonames, nostrings, noscope,
 //! compact; RULE: uper, aper, ber).
@@ -200,6 +200,27 @@ fn main() {
                 "ber" => {
                     let ber = encode(&events, Options::new(Rule::Ber)).unwrap();
                     best(n, || per_tree(&ber, Rule::Ber))
+                }
+                // XML -> UPER by push decoding: into the encoder as a sink, or through a
+                // `dyn Encoder` (what `binxml::convert_to` did before the encoder was a sink)
+                "convert-uper" | "convert-uper-dyn" => {
+                    let dynamic = what.ends_with("-dyn");
+                    best(n, || {
+                        let mut out = Vec::new();
+                        let mut enc =
+                            binxml_asn1::Asn1Encoder::new(&mut out, Options::new(Rule::Uper));
+                        let mut d = binxml_xml::XmlDecoder::with_limits(&utf8, Limits::default());
+                        if dynamic {
+                            let e: &mut dyn binxml_core::Encoder = &mut enc;
+                            let mut sink = binxml_core::EncoderSink::new(e);
+                            binxml_core::Decoder::read_into(&mut d, &mut sink).unwrap();
+                        } else {
+                            binxml_core::Decoder::read_into(&mut d, &mut enc).unwrap();
+                        }
+                        binxml_core::Encoder::finish(&mut enc).unwrap();
+                        drop(enc);
+                        out.len()
+                    })
                 }
                 "write-uper" => best(n, || {
                     encode(&events, Options::new(Rule::Uper)).unwrap().len()

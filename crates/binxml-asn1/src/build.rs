@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use binxml_core::{Error, Event, Result, Typed, XML_NS, XMLNS_NS};
+use binxml_core::{Error, Event, QName, Result, Typed, XML_NS, XMLNS_NS};
 
 use crate::Options;
 use crate::table;
@@ -943,6 +943,165 @@ impl Builder {
         Ok(())
     }
 
+    /// A `StartElement` in flat mode (pending text already recorded).
+    fn flat_start(&mut self, q: &QName<'_>) -> Result<()> {
+        let ns_start = self.fns.len();
+        let name = if self.opts.names_table {
+            self.name_id(&q.namespace, &q.local, &q.prefix)
+        } else {
+            // the parent's namespace name is the last in `fns`
+            let parent = self.fstack.last().map_or(ns_start, |p| p.ns_start);
+            let same = q.namespace == self.fns[parent..];
+            self.fns.push_str(&q.namespace);
+            self.prev_attr_ns = None;
+            self.flat_inline_name(&q.namespace, &q.local, &q.prefix, same, false)
+        };
+        let scope = self.fstack.last().map_or(0, |p| p.scope);
+        let flat = self.flat.as_mut().expect("flat mode");
+        let op = flat.ops.len();
+        flat.ops.push(FOp::Start {
+            name,
+            attrs: flat.attrs.len() as u32,
+            n_ns: 0,
+            n_attrs: 0,
+            children: 0,
+            ecc: false,
+        });
+        self.fstack.push(FFrame {
+            op,
+            children: 0,
+            n_ns: 0,
+            n_attrs: 0,
+            ns_start,
+            scope,
+            own_scope: false,
+        });
+        Ok(())
+    }
+
+    /// A `Namespace` in flat mode.
+    fn flat_namespace(&mut self, prefix: &str, uri: &str) -> Result<()> {
+        match self.fstack.last() {
+            None => return Err(self.unsupported("namespace outside an element")),
+            Some(f) if f.children > 0 || f.n_attrs > 0 => {
+                return Err(Error::invalid_events(
+                    self.format,
+                    "Namespace must follow StartElement, before its attributes",
+                ));
+            }
+            _ => {}
+        }
+        let (local, p) = if prefix.is_empty() {
+            ("xmlns", "")
+        } else {
+            (&prefix[..], "xmlns")
+        };
+        let name = if self.opts.names_table {
+            self.name_id(XMLNS_NS, local, p)
+        } else {
+            // owner: none (`""`); previous: `xmlns`'s namespace after the first
+            let prev = self.fstack.last().is_some_and(|f| f.n_ns > 0);
+            self.flat_inline_name(XMLNS_NS, local, p, false, prev)
+        };
+        let value = self.sref(uri);
+        self.flat
+            .as_mut()
+            .expect("flat mode")
+            .attrs
+            .push((name, value));
+        let f = self.fstack.last_mut().expect("a frame");
+        f.n_ns += 1;
+        if !self.opts.scoped_namespaces {
+            if !f.own_scope {
+                let entries = self.scope_lists[f.scope as usize].entries.clone();
+                f.scope = self.scope_lists.len() as u32;
+                f.own_scope = true;
+                self.scope_lists.push(ScopeList {
+                    entries,
+                    refs: None,
+                });
+            }
+            let list = &mut self.scope_lists[f.scope as usize].entries;
+            list.retain(|(p, _)| **p != *prefix);
+            if !uri.is_empty() {
+                list.push((prefix[..].into(), uri[..].into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// An `Attribute` in flat mode.
+    fn flat_attribute(&mut self, name: &QName<'_>, value: &str) -> Result<()> {
+        match self.fstack.last() {
+            None => return Err(self.unsupported("attribute outside an element")),
+            Some(f) if f.children > 0 => {
+                return Err(Error::invalid_events(
+                    self.format,
+                    "Attribute outside a start tag",
+                ));
+            }
+            _ => {}
+        }
+        if name.namespace == XML_NS && name.local == "base" {
+            self.has_xml_base = true;
+        }
+        let n = if self.opts.names_table {
+            self.name_id(&name.namespace, &name.local, &name.prefix)
+        } else {
+            let f = self.fstack.last().expect("a frame");
+            let same = name.namespace == self.fns[f.ns_start..];
+            let prev = self.prev_attr_ns.as_deref() == Some(&name.namespace[..]);
+            let n = self.flat_inline_name(&name.namespace, &name.local, &name.prefix, same, prev);
+            let p = self.prev_attr_ns.get_or_insert_with(String::new);
+            p.clear();
+            p.push_str(&name.namespace);
+            n
+        };
+        let v = self.sref(value);
+        self.flat.as_mut().expect("flat mode").attrs.push((n, v));
+        self.fstack.last_mut().expect("a frame").n_attrs += 1;
+        Ok(())
+    }
+
+    /// An `EndElement` in flat mode (pending text already recorded).
+    fn flat_end(&mut self) -> Result<()> {
+        let Some(f) = self.fstack.pop() else {
+            return Err(self.unsupported("unbalanced EndElement"));
+        };
+        if !self.opts.names_table {
+            self.fns.truncate(f.ns_start);
+        }
+        let (scope, n_scope) = if self.opts.scoped_namespaces {
+            (0, 0)
+        } else {
+            self.flat_scope(f.scope, f.own_scope)
+        };
+        let flat = self.flat.as_mut().expect("flat mode");
+        let ecc = self.opts.element_content_characters
+            && f.children == 1
+            && matches!(flat.ops.last(), Some(FOp::Text(_)));
+        if let FOp::Start {
+            n_ns,
+            n_attrs,
+            children,
+            ecc: e,
+            ..
+        } = &mut flat.ops[f.op]
+        {
+            (*n_ns, *n_attrs, *children, *e) = (f.n_ns, f.n_attrs, f.children, ecc);
+        }
+        flat.ops.push(FOp::End {
+            start: f.op as u32,
+            scope,
+            n_scope,
+        });
+        match self.fstack.last_mut() {
+            Some(p) => p.children += 1,
+            None => flat.doc_items += 1,
+        }
+        Ok(())
+    }
+
     /// [`Builder::event`] in flat mode: the same strings and names interned in the same order.
     fn event_flat(&mut self, ev: &Event<'_>) -> Result<()> {
         match ev {
@@ -965,159 +1124,10 @@ impl Builder {
             _ => self.flush_text_flat()?,
         }
         match ev {
-            Event::StartElement(q) => {
-                let ns_start = self.fns.len();
-                let name = if self.opts.names_table {
-                    self.name_id(&q.namespace, &q.local, &q.prefix)
-                } else {
-                    // the parent's namespace name is the last in `fns`
-                    let parent = self.fstack.last().map_or(ns_start, |p| p.ns_start);
-                    let same = q.namespace == self.fns[parent..];
-                    self.fns.push_str(&q.namespace);
-                    self.prev_attr_ns = None;
-                    self.flat_inline_name(&q.namespace, &q.local, &q.prefix, same, false)
-                };
-                let scope = self.fstack.last().map_or(0, |p| p.scope);
-                let flat = self.flat.as_mut().expect("flat mode");
-                let op = flat.ops.len();
-                flat.ops.push(FOp::Start {
-                    name,
-                    attrs: flat.attrs.len() as u32,
-                    n_ns: 0,
-                    n_attrs: 0,
-                    children: 0,
-                    ecc: false,
-                });
-                self.fstack.push(FFrame {
-                    op,
-                    children: 0,
-                    n_ns: 0,
-                    n_attrs: 0,
-                    ns_start,
-                    scope,
-                    own_scope: false,
-                });
-            }
-            Event::Namespace { prefix, uri } => {
-                match self.fstack.last() {
-                    None => return Err(self.unsupported("namespace outside an element")),
-                    Some(f) if f.children > 0 || f.n_attrs > 0 => {
-                        return Err(Error::invalid_events(
-                            self.format,
-                            "Namespace must follow StartElement, before its attributes",
-                        ));
-                    }
-                    _ => {}
-                }
-                let (local, p) = if prefix.is_empty() {
-                    ("xmlns", "")
-                } else {
-                    (&prefix[..], "xmlns")
-                };
-                let name = if self.opts.names_table {
-                    self.name_id(XMLNS_NS, local, p)
-                } else {
-                    // owner: none (`""`); previous: `xmlns`'s namespace after the first
-                    let prev = self.fstack.last().is_some_and(|f| f.n_ns > 0);
-                    self.flat_inline_name(XMLNS_NS, local, p, false, prev)
-                };
-                let value = self.sref(uri);
-                self.flat
-                    .as_mut()
-                    .expect("flat mode")
-                    .attrs
-                    .push((name, value));
-                let f = self.fstack.last_mut().expect("a frame");
-                f.n_ns += 1;
-                if !self.opts.scoped_namespaces {
-                    if !f.own_scope {
-                        let entries = self.scope_lists[f.scope as usize].entries.clone();
-                        f.scope = self.scope_lists.len() as u32;
-                        f.own_scope = true;
-                        self.scope_lists.push(ScopeList {
-                            entries,
-                            refs: None,
-                        });
-                    }
-                    let list = &mut self.scope_lists[f.scope as usize].entries;
-                    list.retain(|(p, _)| **p != **prefix);
-                    if !uri.is_empty() {
-                        list.push((prefix[..].into(), uri[..].into()));
-                    }
-                }
-            }
-            Event::Attribute { name, value } => {
-                match self.fstack.last() {
-                    None => return Err(self.unsupported("attribute outside an element")),
-                    Some(f) if f.children > 0 => {
-                        return Err(Error::invalid_events(
-                            self.format,
-                            "Attribute outside a start tag",
-                        ));
-                    }
-                    _ => {}
-                }
-                if name.namespace == XML_NS && name.local == "base" {
-                    self.has_xml_base = true;
-                }
-                let n = if self.opts.names_table {
-                    self.name_id(&name.namespace, &name.local, &name.prefix)
-                } else {
-                    let f = self.fstack.last().expect("a frame");
-                    let same = name.namespace == self.fns[f.ns_start..];
-                    let prev = self.prev_attr_ns.as_deref() == Some(&name.namespace[..]);
-                    let n = self.flat_inline_name(
-                        &name.namespace,
-                        &name.local,
-                        &name.prefix,
-                        same,
-                        prev,
-                    );
-                    let p = self.prev_attr_ns.get_or_insert_with(String::new);
-                    p.clear();
-                    p.push_str(&name.namespace);
-                    n
-                };
-                let v = self.sref(value);
-                self.flat.as_mut().expect("flat mode").attrs.push((n, v));
-                self.fstack.last_mut().expect("a frame").n_attrs += 1;
-            }
-            Event::EndElement => {
-                let Some(f) = self.fstack.pop() else {
-                    return Err(self.unsupported("unbalanced EndElement"));
-                };
-                if !self.opts.names_table {
-                    self.fns.truncate(f.ns_start);
-                }
-                let (scope, n_scope) = if self.opts.scoped_namespaces {
-                    (0, 0)
-                } else {
-                    self.flat_scope(f.scope, f.own_scope)
-                };
-                let flat = self.flat.as_mut().expect("flat mode");
-                let ecc = self.opts.element_content_characters
-                    && f.children == 1
-                    && matches!(flat.ops.last(), Some(FOp::Text(_)));
-                if let FOp::Start {
-                    n_ns,
-                    n_attrs,
-                    children,
-                    ecc: e,
-                    ..
-                } = &mut flat.ops[f.op]
-                {
-                    (*n_ns, *n_attrs, *children, *e) = (f.n_ns, f.n_attrs, f.children, ecc);
-                }
-                flat.ops.push(FOp::End {
-                    start: f.op as u32,
-                    scope,
-                    n_scope,
-                });
-                match self.fstack.last_mut() {
-                    Some(p) => p.children += 1,
-                    None => flat.doc_items += 1,
-                }
-            }
+            Event::StartElement(q) => self.flat_start(q)?,
+            Event::Namespace { prefix, uri } => self.flat_namespace(prefix, uri)?,
+            Event::Attribute { name, value } => self.flat_attribute(name, value)?,
+            Event::EndElement => self.flat_end()?,
             Event::Comment(c) => {
                 let v = V::Seq(vec![Some(self.s(c))]);
                 self.flat_child(v, 4, Some(2))?;
