@@ -290,57 +290,64 @@ pub fn transcode_into(format: Format, input: &[u8], opts: &DecodeOptions, encode
 
 /// Converts a whole document (`input`, already [`prepare`]d, in format `from`) to `to`, written
 /// to `out`, by push decoding. Where the target's encoder is itself an [`EventSink`] (Fast
-/// Infoset), the decoder hands it element starts and ends, attributes, namespace declarations
-/// and text as their parts, with no [`Event`] built in between; otherwise every event goes to
-/// the format's [`encoder`]. The same bytes as [`transcode`]. Returns the number of items
-/// handed over (events, or parts).
+/// Infoset, the ASN.1 formats), the decoder hands it element starts and ends, attributes,
+/// namespace declarations and text as their parts, with no [`Event`] built in between for FI
+/// and no dynamic call per event for ASN.1; otherwise every event goes to the format's
+/// [`encoder`]. The same bytes as [`transcode`]. Returns the number of items handed over
+/// (events, or parts).
 pub fn convert_to<'w>(from: Format, input: &[u8], dopts: &DecodeOptions, to: Format, out: Box<dyn Write + 'w>, eopts: &EncodeOptions) -> Result<u64> {
-    if to == Format::Fi {
-        struct Count<'e, S> {
-            inner: &'e mut S,
-            n: u64,
+    struct Count<'e, S> {
+        inner: &'e mut S,
+        n: u64,
+    }
+    impl<'a, S: EventSink<'a>> EventSink<'a> for Count<'_, S> {
+        #[inline]
+        fn event(&mut self, event: Event<'a>) -> Result<()> {
+            self.n += 1;
+            self.inner.event(event)
         }
-        impl<'a, S: EventSink<'a>> EventSink<'a> for Count<'_, S> {
-            #[inline]
-            fn event(&mut self, event: Event<'a>) -> Result<()> {
-                self.n += 1;
-                self.inner.event(event)
-            }
-            #[inline]
-            fn start_element(&mut self, name: QName<'a>) -> Result<()> {
-                self.n += 1;
-                self.inner.start_element(name)
-            }
-            #[inline]
-            fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
-                self.n += 1;
-                self.inner.namespace(prefix, uri)
-            }
-            #[inline]
-            fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
-                self.n += 1;
-                self.inner.attribute(name, value)
-            }
-            #[inline]
-            fn end_element(&mut self) -> Result<()> {
-                self.n += 1;
-                self.inner.end_element()
-            }
-            #[inline]
-            fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
-                self.n += 1;
-                self.inner.text(text)
-            }
+        #[inline]
+        fn start_element(&mut self, name: QName<'a>) -> Result<()> {
+            self.n += 1;
+            self.inner.start_element(name)
         }
-        let mut enc = binxml_fi::FiEncoder::with_options(out, eopts.fi.clone());
-        let mut sink = Count { inner: &mut enc, n: 0 };
+        #[inline]
+        fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
+            self.n += 1;
+            self.inner.namespace(prefix, uri)
+        }
+        #[inline]
+        fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
+            self.n += 1;
+            self.inner.attribute(name, value)
+        }
+        #[inline]
+        fn end_element(&mut self) -> Result<()> {
+            self.n += 1;
+            self.inner.end_element()
+        }
+        #[inline]
+        fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
+            self.n += 1;
+            self.inner.text(text)
+        }
+    }
+    /// Push-decodes into `enc`, then finishes it.
+    fn run<'a, E: for<'e> EventSink<'e> + Encoder>(from: Format, input: &'a [u8], dopts: &DecodeOptions, enc: &mut E) -> Result<u64> {
+        let mut sink = Count { inner: enc, n: 0 };
         decode_into(from, input, dopts, &mut sink)?;
         let n = sink.n;
         enc.finish()?;
-        return Ok(n);
+        Ok(n)
     }
-    let mut enc = encoder(to, out, eopts)?;
-    transcode_into(from, input, dopts, &mut *enc)
+    match to {
+        Format::Fi => run(from, input, dopts, &mut binxml_fi::FiEncoder::with_options(out, eopts.fi.clone())),
+        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => run(from, input, dopts, &mut binxml_asn1::Asn1Encoder::new(out, asn1_options(to, eopts))),
+        _ => {
+            let mut enc = encoder(to, out, eopts)?;
+            transcode_into(from, input, dopts, &mut *enc)
+        }
+    }
 }
 
 /// An encoder for `format` writing to `out`.
@@ -354,13 +361,17 @@ pub fn encoder<'w>(format: Format, out: Box<dyn Write + 'w>, opts: &EncodeOption
         Format::Fi => Box::new(binxml_fi::FiEncoder::with_options(out, opts.fi.clone())),
         Format::Tsf => Box::new(binxml_tsf::TsfEncoder::with_options(out, opts.tsf.clone())),
         Format::Xebu => Box::new(binxml_xebu::XebuEncoder::with_options(out, opts.xebu.clone())),
-        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
-            let rule = format.asn1_rule().expect("an ASN.1 format");
-            let mut o = opts.asn1.unwrap_or_else(|| binxml_asn1::Options::new(rule));
-            o.rule = rule;
-            Box::new(binxml_asn1::Asn1Encoder::new(out, o))
-        }
+        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => Box::new(binxml_asn1::Asn1Encoder::new(out, asn1_options(format, opts))),
     })
+}
+
+/// The ASN.1 encoder's options for `format` (one of the ASN.1 formats): `opts.asn1` or every
+/// feature on, with the format's rule.
+fn asn1_options(format: Format, opts: &EncodeOptions) -> binxml_asn1::Options {
+    let rule = format.asn1_rule().expect("an ASN.1 format");
+    let mut o = opts.asn1.unwrap_or_else(|| binxml_asn1::Options::new(rule));
+    o.rule = rule;
+    o
 }
 
 /// Converts a whole document from one format to another (`from: None` detects it).
