@@ -302,12 +302,9 @@ impl BerWriter {
                     let el = self.rev.len();
                     if flat.explicit_scopes {
                         // [4] in-scope-namespaces: [0] the list of (prefix [0], name [1])
-                        let Some(list) = flat
-                            .scopes
-                            .get(scope as usize..scope as usize + n_scope as usize)
-                        else {
-                            return Err(self.mismatch(NS_LIST));
-                        };
+                        let list = flat
+                            .scope_list(scope, n_scope)
+                            .ok_or_else(|| self.mismatch(NS_LIST))?;
                         for &(p, u) in list.iter().rev() {
                             let a = self.rev.len();
                             self.flat_str(u, flat, refs, 1)?;

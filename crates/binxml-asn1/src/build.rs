@@ -289,6 +289,14 @@ pub(crate) struct Flat {
     pub(crate) doc_items: usize,
 }
 
+impl Flat {
+    /// The in-scope namespace list that an [`FOp::End`] names.
+    pub(crate) fn scope_list(&self, scope: u32, n_scope: u32) -> Option<&[(u32, u32)]> {
+        self.scopes
+            .get(scope as usize..(scope as usize).checked_add(n_scope as usize)?)
+    }
+}
+
 /// A string of [`Flat`]: a component-string id, or `SREF_INLINE | i` for `Flat::inline[i]`.
 pub(crate) const SREF_INLINE: u32 = 1 << 31;
 /// A name of [`Flat`]: a common-name id, or `NAME_INLINE | i` for `Flat::names[i]`.

@@ -1169,12 +1169,9 @@ impl<'r> PerWriter<'r> {
                     }
                     if flat.explicit_scopes {
                         // in-scope-namespaces: the list
-                        let Some(list) = flat
-                            .scopes
-                            .get(scope as usize..scope as usize + n_scope as usize)
-                        else {
-                            return Err(self.mismatch(NS_LIST));
-                        };
+                        let list = flat
+                            .scope_list(scope, n_scope)
+                            .ok_or_else(|| self.mismatch(NS_LIST))?;
                         self.constrained(0, 2);
                         let mut fr = self.list_head(list.len(), None);
                         for &(p, u) in list {
