@@ -255,17 +255,20 @@ impl QTable {
     /// The (index, entry number) of (p, n, l), trying first entry `pred` (0: none), the name
     /// that followed the previous one last time: documents repeat their sequences of names,
     /// and a hit costs one comparison, no hashing.
+    /// On a miss: `Err` with the name's hash, for [`QTable::add_hashed`] (a name missed is
+    /// added next, as a literal).
     #[inline(always)]
-    fn get_predicted(&self, pred: u32, p: &str, n: &str, l: &str) -> Option<(u32, u32)> {
+    fn get_predicted(&self, pred: u32, p: &str, n: &str, l: &str) -> std::result::Result<(u32, u32), u32> {
         if pred != 0 && self.matches(pred, p, n, l) {
-            return Some((self.entries[pred as usize - 1].idx, pred));
+            return Ok((self.entries[pred as usize - 1].idx, pred));
         }
+        let h = Self::hash(p, l);
         if self.slots.is_empty() {
-            return None;
+            return Err(h);
         }
-        match self.probe(Self::hash(p, l), p, n, l).1 {
-            0 => None,
-            e => Some((self.entries[e as usize - 1].idx, e)),
+        match self.probe(h, p, n, l).1 {
+            0 => Err(h),
+            e => Ok((self.entries[e as usize - 1].idx, e)),
         }
     }
 
@@ -288,8 +291,9 @@ impl QTable {
     }
 
     /// Adds (p, n, l) with index `idx` unless present (the first index of a name stays the
-    /// one written).
-    fn add(&mut self, p: &str, n: &str, l: &str, idx: u32) {
+    /// one written); `h` is its hash (`QTable::hash(p, l)`), computed by the lookup that
+    /// missed it.
+    fn add_hashed(&mut self, h: u32, p: &str, n: &str, l: &str, idx: u32) {
         if (self.entries.len() + 1) * 2 > self.slots.len() {
             let cap = (self.slots.len() * 2).max(64);
             let mut slots = vec![(0u32, 0u32); cap];
@@ -304,7 +308,6 @@ impl QTable {
             }
             self.slots = slots;
         }
-        let h = Self::hash(p, l);
         let (slot, found) = self.probe(h, p, n, l);
         if found != 0 {
             return;
@@ -406,6 +409,13 @@ impl Tables {
     }
 
     fn add_qname(&mut self, attr: bool, p: &str, n: &str, l: &str) {
+        let known = self.name_keys.get(l).is_some();
+        self.add_qname_hashed(attr, QTable::hash(p, l), known, p, n, l);
+    }
+
+    /// [`Tables::add_qname`] with the name's hash computed and `known`: whether the local
+    /// name is in the local-name table.
+    fn add_qname_hashed(&mut self, attr: bool, h: u32, known: bool, p: &str, n: &str, l: &str) {
         let counter = if attr {
             &mut self.attribute_len
         } else {
@@ -418,13 +428,13 @@ impl Tables {
         let idx = *counter;
         // a qualified name takes its index even when it cannot be found again (its local
         // name did not fit the local-name table)
-        if self.name_keys.get(l).is_some() {
+        if known {
             let t = if attr {
                 &mut self.attributes
             } else {
                 &mut self.elements
             };
-            t.add(p, n, l, idx);
+            t.add_hashed(h, p, n, l, idx);
         }
     }
 }
@@ -471,6 +481,8 @@ pub struct FiEncoder<W: Write> {
     lit_prefix: String,
     lit_ns: String,
     lit_local: String,
+    /// the hash of the literal name (`QTable::hash`), found missing from the table
+    lit_hash: u32,
     scratch: Vec<u8>,
     text: String,
     /// by depth: the white space last written there, when all its chunks were indexes
@@ -524,9 +536,11 @@ impl<W: Write> FiEncoder<W> {
             attrs_started: false,
             ns_buf: Vec::new(),
             name: PendingName::None,
-            lit_prefix: String::new(),
-            lit_ns: String::new(),
-            lit_local: String::new(),
+            // room for `put`'s stores of up to 64 octets
+            lit_prefix: String::with_capacity(128),
+            lit_ns: String::with_capacity(128),
+            lit_local: String::with_capacity(128),
+            lit_hash: 0,
             scratch: Vec::new(),
             text: String::new(),
             memo: Vec::new(),
@@ -957,16 +971,22 @@ impl<W: Write> FiEncoder<W> {
         }
         self.last_element = e;
         self.last_attribute = 0;
-        if let Some((i, _)) = found {
-            self.name = PendingName::Index(i);
-        }
-        if let PendingName::Literal = self.name {
-            self.lit_prefix.clear();
-            self.lit_prefix.push_str(&q.prefix);
-            self.lit_ns.clear();
-            self.lit_ns.push_str(&q.namespace);
-            self.lit_local.clear();
-            self.lit_local.push_str(&q.local);
+        match found {
+            Ok((i, _)) => self.name = PendingName::Index(i),
+            Err(h) => {
+                self.lit_hash = h;
+                for (to, from) in [
+                    (&mut self.lit_prefix, &q.prefix),
+                    (&mut self.lit_ns, &q.namespace),
+                    (&mut self.lit_local, &q.local),
+                ] {
+                    // SAFETY: the String is cleared and receives the octets of a `str`,
+                    // which are UTF-8.
+                    let v = unsafe { to.as_mut_vec() };
+                    v.clear();
+                    put(v, from.as_bytes());
+                }
+            }
         }
         Ok(())
     }
@@ -998,15 +1018,16 @@ impl<W: Write> FiEncoder<W> {
         let pbit = if p.is_empty() { 0 } else { 2 };
         let nbit = if n.is_empty() { 0 } else { 1 };
         self.buf.push(first | 0x3C | pbit | nbit);
-        self.qname_parts(&p, &n, &l);
-        self.t.add_qname(false, &p, &n, &l);
+        let known = self.qname_parts(&p, &n, &l);
+        self.t.add_qname_hashed(false, self.lit_hash, known, &p, &n, &l);
         self.lit_prefix = p;
         self.lit_ns = n;
         self.lit_local = l;
     }
 
-    /// Prefix, namespace name and local name of a literal qualified name (C.18 / C.17).
-    fn qname_parts(&mut self, p: &str, n: &str, l: &str) {
+    /// Prefix, namespace name and local name of a literal qualified name (C.18 / C.17);
+    /// whether the local name is (now) in the local-name table.
+    fn qname_parts(&mut self, p: &str, n: &str, l: &str) -> bool {
         if !p.is_empty() {
             ident(&mut self.buf, &mut self.t.prefixes, p);
         }
@@ -1014,11 +1035,15 @@ impl<W: Write> FiEncoder<W> {
             ident(&mut self.buf, &mut self.t.namespaces, n);
         }
         match self.t.name(l) {
-            Some(e) => int_2nd(&mut self.buf, 0x80, e.local),
+            Some(e) => {
+                int_2nd(&mut self.buf, 0x80, e.local);
+                true
+            }
             None => {
                 len_2nd(&mut self.buf, 0, l.len());
                 put(&mut self.buf, l.as_bytes());
                 self.t.add_local(l);
+                self.t.name_keys.get(l).is_some()
             }
         }
     }
@@ -1072,14 +1097,20 @@ impl<W: Write> FiEncoder<W> {
         }
         self.last_attribute = e;
         match found {
-            Some((i, _)) => int_2nd(&mut self.buf, 0, i),
-            None => {
+            Ok((i, _)) => int_2nd(&mut self.buf, 0, i),
+            Err(h) => {
                 let pbit = if name.prefix.is_empty() { 0 } else { 2 };
                 let nbit = if name.namespace.is_empty() { 0 } else { 1 };
                 self.buf.push(0x78 | pbit | nbit);
-                self.qname_parts(&name.prefix, &name.namespace, &name.local);
-                self.t
-                    .add_qname(true, &name.prefix, &name.namespace, &name.local);
+                let known = self.qname_parts(&name.prefix, &name.namespace, &name.local);
+                self.t.add_qname_hashed(
+                    true,
+                    h,
+                    known,
+                    &name.prefix,
+                    &name.namespace,
+                    &name.local,
+                );
             }
         }
         self.nistring_first(
