@@ -1866,12 +1866,15 @@ fn is_short_indent(b: &[u8], max: usize) -> bool {
 
 const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
 
-/// True when `s` has fewer than `max` UTF-16 code units.
-#[inline]
+/// True when `s` has fewer than `max` UTF-16 code units. The common answers (fewer octets
+/// than `max`: yes) inline, the counting out of line.
+#[inline(always)]
 fn short_enough(s: &str, max: usize) -> bool {
-    if s.len() < max {
-        return true;
-    }
+    s.len() < max || short_enough_counted(s, max)
+}
+
+#[inline(never)]
+fn short_enough_counted(s: &str, max: usize) -> bool {
     if s.len() >= max.saturating_mul(3) {
         return false;
     }
