@@ -98,7 +98,10 @@ fn main() {
         .split(',')
         .map(str::to_string)
         .collect();
-    let worst: usize = std::env::var("FI_WORST").ok().and_then(|s| s.parse().ok()).unwrap_or(8);
+    let worst: usize = std::env::var("FI_WORST")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(8);
     let docs: Vec<(String, Vec<u8>)> = files
         .iter()
         .map(|p| {
@@ -119,7 +122,10 @@ fn main() {
         })
         .collect();
     let n = docs.len();
-    let reps: Vec<u32> = docs.iter().map(|(_, x)| (64 * 1024 / x.len().max(1)).clamp(1, 64) as u32).collect();
+    let reps: Vec<u32> = docs
+        .iter()
+        .map(|(_, x)| (64 * 1024 / x.len().max(1)).clamp(1, 64) as u32)
+        .collect();
     let mut out = Vec::new();
     let cold = std::env::var_os("FI_COLD").is_some();
     let cpu = std::env::var_os("FI_CPU").is_some();
@@ -157,7 +163,11 @@ fn main() {
                     std::hint::black_box(run(w, i, &mut out));
                 }
                 encodes += reps[i] as u64;
-                let secs = if cpu { cpu_now() - c } else { t.elapsed().as_secs_f64() };
+                let secs = if cpu {
+                    cpu_now() - c
+                } else {
+                    t.elapsed().as_secs_f64()
+                };
                 per[k][i].push(secs / reps[i] as f64);
             }
         }
@@ -174,16 +184,25 @@ fn main() {
         })
         .collect();
     let faults = minor_faults() - faults_before;
-    println!("{faults} minor page faults in {encodes} encodings ({:.1} a document)", faults as f64 / encodes as f64);
+    println!(
+        "{faults} minor page faults in {encodes} encodings ({:.1} a document)",
+        faults as f64 / encodes as f64
+    );
     let bytes: usize = docs.iter().map(|(_, x)| x.len()).sum();
     for (k, w) in ways.iter().enumerate() {
         let s: f64 = med[k].iter().sum();
-        println!("{w:8} {:7.1} MB/s  {:8.3} ms total", bytes as f64 / s / 1e6, s * 1e3);
+        println!(
+            "{w:8} {:7.1} MB/s  {:8.3} ms total",
+            bytes as f64 / s / 1e6,
+            s * 1e3
+        );
     }
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| med[0][b].total_cmp(&med[0][a]));
     for &i in order.iter().take(worst) {
-        let cells: Vec<String> = (0..ways.len()).map(|k| format!("{:7.3}", med[k][i] * 1e3)).collect();
+        let cells: Vec<String> = (0..ways.len())
+            .map(|k| format!("{:7.3}", med[k][i] * 1e3))
+            .collect();
         println!(
             "{:45} {:>8} KB {:>7} ev  ms: {}",
             docs[i].0,

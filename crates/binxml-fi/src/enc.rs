@@ -258,7 +258,13 @@ impl QTable {
     /// On a miss: `Err` with the name's hash, for [`QTable::add_hashed`] (a name missed is
     /// added next, as a literal).
     #[inline(always)]
-    fn get_predicted(&self, pred: u32, p: &str, n: &str, l: &str) -> std::result::Result<(u32, u32), u32> {
+    fn get_predicted(
+        &self,
+        pred: u32,
+        p: &str,
+        n: &str,
+        l: &str,
+    ) -> std::result::Result<(u32, u32), u32> {
         if pred != 0 && self.matches(pred, p, n, l) {
             return Ok((self.entries[pred as usize - 1].idx, pred));
         }
@@ -1019,7 +1025,8 @@ impl<W: Write> FiEncoder<W> {
         let nbit = if n.is_empty() { 0 } else { 1 };
         self.buf.push(first | 0x3C | pbit | nbit);
         let known = self.qname_parts(&p, &n, &l);
-        self.t.add_qname_hashed(false, self.lit_hash, known, &p, &n, &l);
+        self.t
+            .add_qname_hashed(false, self.lit_hash, known, &p, &n, &l);
         self.lit_prefix = p;
         self.lit_ns = n;
         self.lit_local = l;
@@ -1103,14 +1110,8 @@ impl<W: Write> FiEncoder<W> {
                 let nbit = if name.namespace.is_empty() { 0 } else { 1 };
                 self.buf.push(0x78 | pbit | nbit);
                 let known = self.qname_parts(&name.prefix, &name.namespace, &name.local);
-                self.t.add_qname_hashed(
-                    true,
-                    h,
-                    known,
-                    &name.prefix,
-                    &name.namespace,
-                    &name.local,
-                );
+                self.t
+                    .add_qname_hashed(true, h, known, &name.prefix, &name.namespace, &name.local);
             }
         }
         self.nistring_first(
@@ -1666,7 +1667,8 @@ fn mask16(b: &[u8], i: usize, marks: bool) -> u32 {
         let mut m = _mm_or_si128(eq(b'\n'), eq(b'\r'));
         if marks {
             // `<` and `>` differ in one bit only: one comparison finds both
-            let lt_gt = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(2)), _mm_set1_epi8(b'>' as i8));
+            let lt_gt =
+                _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(2)), _mm_set1_epi8(b'>' as i8));
             m = _mm_or_si128(m, _mm_or_si128(lt_gt, eq(b'&')));
         }
         _mm_movemask_epi8(m) as u32
@@ -1679,7 +1681,11 @@ fn mask16(b: &[u8], i: usize, marks: bool) -> u32 {
 #[inline(always)]
 fn mask8(w: u64, marks: bool) -> u64 {
     let m = octets_eq(w, b'\n') | octets_eq(w, b'\r');
-    if marks { m | octets_eq(w, b'<') | octets_eq(w, b'&') | octets_eq(w, b'>') } else { m }
+    if marks {
+        m | octets_eq(w, b'<') | octets_eq(w, b'&') | octets_eq(w, b'>')
+    } else {
+        m
+    }
 }
 
 /// True when `b` holds a line break (and with `marks` `<`, `&` or `>`): 16 octets at a time,
@@ -1749,7 +1755,9 @@ fn next_octet(b: &[u8], mut i: usize, marks: bool) -> usize {
         }
         i += 8;
     }
-    while i < b.len() && !(b[i] == b'\n' || b[i] == b'\r' || marks && matches!(b[i], b'<' | b'&' | b'>')) {
+    while i < b.len()
+        && !(b[i] == b'\n' || b[i] == b'\r' || marks && matches!(b[i], b'<' | b'&' | b'>'))
+    {
         i += 1;
     }
     i
@@ -1904,11 +1912,13 @@ fn put(buf: &mut Vec<u8>, s: &[u8]) {
             if n >= 16 {
                 let mut i = 0;
                 while i + 16 < n {
-                    (d.add(i) as *mut u128).write_unaligned((p.add(i) as *const u128).read_unaligned());
+                    (d.add(i) as *mut u128)
+                        .write_unaligned((p.add(i) as *const u128).read_unaligned());
                     i += 16;
                 }
                 // the last 16 octets, overlapping the block before
-                (d.add(n - 16) as *mut u128).write_unaligned((p.add(n - 16) as *const u128).read_unaligned());
+                (d.add(n - 16) as *mut u128)
+                    .write_unaligned((p.add(n - 16) as *const u128).read_unaligned());
             } else if n >= 8 {
                 let a = (p as *const u64).read_unaligned();
                 let b = (p.add(n - 8) as *const u64).read_unaligned();
@@ -1971,7 +1981,10 @@ fn seq_len(buf: &mut Vec<u8>, n: usize) {
         buf.push((n - 1) as u8);
     } else {
         let m = n - 129;
-        put_arr(buf, [0x80 | (m >> 16) as u8 & 0x0F, (m >> 8) as u8, m as u8]);
+        put_arr(
+            buf,
+            [0x80 | (m >> 16) as u8 & 0x0F, (m >> 8) as u8, m as u8],
+        );
     }
 }
 
@@ -1986,7 +1999,10 @@ pub(crate) fn int_2nd(buf: &mut Vec<u8>, first: u8, v: u32) {
         put_arr(buf, [first | 0x40 | (j >> 8) as u8, j as u8]);
     } else {
         let j = i - 8256;
-        put_arr(buf, [first | 0x60 | (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+        put_arr(
+            buf,
+            [first | 0x60 | (j >> 16) as u8, (j >> 8) as u8, j as u8],
+        );
     }
 }
 
@@ -2001,10 +2017,16 @@ pub(crate) fn int_3rd(buf: &mut Vec<u8>, first: u8, v: u32) {
         put_arr(buf, [first | 0x20 | (j >> 8) as u8, j as u8]);
     } else if i < 526_368 {
         let j = i - 2080;
-        put_arr(buf, [first | 0x28 | (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+        put_arr(
+            buf,
+            [first | 0x28 | (j >> 16) as u8, (j >> 8) as u8, j as u8],
+        );
     } else {
         let j = i - 526_368;
-        put_arr(buf, [first | 0x30, (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+        put_arr(
+            buf,
+            [first | 0x30, (j >> 16) as u8, (j >> 8) as u8, j as u8],
+        );
     }
 }
 
@@ -2019,10 +2041,16 @@ pub(crate) fn int_4th(buf: &mut Vec<u8>, first: u8, v: u32) {
         put_arr(buf, [first | 0x10 | (j >> 8) as u8, j as u8]);
     } else if i < 263_184 {
         let j = i - 1040;
-        put_arr(buf, [first | 0x14 | (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+        put_arr(
+            buf,
+            [first | 0x14 | (j >> 16) as u8, (j >> 8) as u8, j as u8],
+        );
     } else {
         let j = i - 263_184;
-        put_arr(buf, [first | 0x18, (j >> 16) as u8, (j >> 8) as u8, j as u8]);
+        put_arr(
+            buf,
+            [first | 0x18, (j >> 16) as u8, (j >> 8) as u8, j as u8],
+        );
     }
 }
 
@@ -2229,12 +2257,17 @@ mod split_tests {
                 let mut b = vec![b'x'; len];
                 let specials = (seed >> 60) as usize % 4;
                 for _ in 0..specials {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     if len > 0 {
-                        b[(seed >> 33) as usize % len] = alphabet[(seed >> 20) as usize % alphabet.len()];
+                        b[(seed >> 33) as usize % len] =
+                            alphabet[(seed >> 20) as usize % alphabet.len()];
                     }
                 }
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let split = |c: u8| matches!(c, b'\n' | b'\r' | b'<' | b'&' | b'>');
                 let nl = |c: u8| c == b'\n' || c == b'\r';
                 assert_eq!(has_split_octet(&b), b.iter().any(|&c| split(c)), "{b:?}");
