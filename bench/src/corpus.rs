@@ -64,9 +64,7 @@ pub fn encode_into(f: Format, events: &[Event<'_>], out: &mut Vec<u8>) -> Result
     let start = out.len();
     {
         let mut enc = binxml::encoder(f, Box::new(&mut *out), &binxml::EncodeOptions::default()).map_err(|e| e.to_string())?;
-        for ev in events {
-            enc.write_event(ev).map_err(|e| e.to_string())?;
-        }
+        enc.write_events(events).map_err(|e| e.to_string())?;
         enc.finish().map_err(|e| e.to_string())?;
     }
     Ok(out.len() - start)

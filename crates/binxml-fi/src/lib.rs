@@ -52,9 +52,7 @@ pub fn encode_events(
 ) -> binxml_core::Result<Vec<u8>> {
     use binxml_core::Encoder;
     let mut enc = FiEncoder::with_options(Vec::new(), options);
-    for e in events {
-        enc.write_event(e)?;
-    }
+    enc.write_events(events)?;
     enc.finish()?;
     Ok(enc.into_inner())
 }

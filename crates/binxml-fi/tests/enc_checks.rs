@@ -179,3 +179,40 @@ fn push_encoding_equals_event_encoding() {
         assert!(enc.into_inner() == want, "{}", path.display());
     }
 }
+
+/// `write_events` (a slice, with prefetching) writes the bytes of `write_event` called on each
+/// event, and fails on a broken stream where the event loop fails.
+#[test]
+fn slice_encoding_equals_event_encoding() {
+    let one_by_one = |ev: &[Event<'_>]| -> (Vec<u8>, Option<String>) {
+        let mut enc = FiEncoder::new(Vec::new());
+        let err = ev.iter().try_for_each(|e| enc.write_event(e)).and_then(|_| enc.finish()).err();
+        (enc.into_inner(), err.map(|e| e.to_string()))
+    };
+    let sliced = |ev: &[Event<'_>]| -> (Vec<u8>, Option<String>) {
+        let mut enc = FiEncoder::new(Vec::new());
+        let err = enc.write_events(ev).and_then(|_| enc.finish()).err();
+        (enc.into_inner(), err.map(|e| e.to_string()))
+    };
+    let mut n = 0;
+    for path in binxml_testkit::corpus_xml_files() {
+        let input = std::fs::read(&path).unwrap();
+        let Ok(ev) = binxml_xml::parse_events(&input) else {
+            continue;
+        };
+        let want = one_by_one(&ev);
+        assert!(want.1.is_none(), "{}", path.display());
+        assert!(sliced(&ev) == want, "{}", path.display());
+        // broken: an end tag dropped in the middle
+        if ev.len() > 8 {
+            let mut broken = ev.clone();
+            let k = broken.iter().rposition(|e| matches!(e, Event::EndElement)).unwrap();
+            broken.remove(k);
+            let (bytes, err) = sliced(&broken);
+            let (want_bytes, want_err) = one_by_one(&broken);
+            assert!(want_err.is_some() && err == want_err && bytes == want_bytes, "{}", path.display());
+            n += 1;
+        }
+    }
+    assert!(n > 50, "only {n} documents");
+}
