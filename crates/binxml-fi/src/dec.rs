@@ -1622,6 +1622,17 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 }
                 continue;
             }
+            if b == 0xFF && self.depth >= 2 {
+                // a double terminator ending two elements (the last child's end and its
+                // parent's): both ends here, not through a pending terminator
+                self.depth -= 2;
+                sink.end_element()?;
+                sink.end_element()?;
+                if self.depth == 0 {
+                    return Ok(false);
+                }
+                continue;
+            }
             match self.item(b)? {
                 Some(ev) => sink.dispatch(ev)?,
                 None => return Ok(true),
