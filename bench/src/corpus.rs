@@ -70,6 +70,18 @@ pub fn encode_into(f: Format, events: &[Event<'_>], out: &mut Vec<u8>) -> Result
     Ok(out.len() - start)
 }
 
+/// Encodes a recorded document ([`binxml::Tape`]) in format `f` into `out` (appended), by one
+/// `Encoder::write_tape` call; returns the number of bytes written.
+pub fn encode_tape_into(f: Format, tape: &binxml_core::Tape<'_>, out: &mut Vec<u8>) -> Result<usize, String> {
+    let start = out.len();
+    {
+        let mut enc = binxml::encoder(f, Box::new(&mut *out), &binxml::EncodeOptions::default()).map_err(|e| e.to_string())?;
+        enc.write_tape(tape).map_err(|e| e.to_string())?;
+        enc.finish().map_err(|e| e.to_string())?;
+    }
+    Ok(out.len() - start)
+}
+
 /// The XML decoded into events (borrowing from the document).
 pub fn xml_events(xml: &[u8]) -> Result<Vec<Event<'_>>, String> {
     let mut d = binxml_xml::XmlDecoder::new(xml);

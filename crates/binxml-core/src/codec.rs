@@ -164,6 +164,14 @@ pub trait Encoder {
         Ok(())
     }
 
+    /// Writes the events of a [`Tape`](crate::Tape) (a compact recording), in order: the same
+    /// as [`Encoder::write_event`] on each, which is what the default does. An encoder with a
+    /// push interface ([`EventSink`]) replays the tape into it: the events are built on the
+    /// stack, one at a time, as when a decoder pushes into the encoder.
+    fn write_tape(&mut self, tape: &crate::Tape<'_>) -> Result<()> {
+        tape.replay(&mut EncoderSink::new(self))
+    }
+
     /// Flushes everything written so far. Called once, after the last event.
     fn finish(&mut self) -> Result<()>;
 }
@@ -174,6 +182,9 @@ impl<E: Encoder + ?Sized> Encoder for Box<E> {
     }
     fn write_events(&mut self, events: &[Event<'_>]) -> Result<()> {
         (**self).write_events(events)
+    }
+    fn write_tape(&mut self, tape: &crate::Tape<'_>) -> Result<()> {
+        (**self).write_tape(tape)
     }
     fn finish(&mut self) -> Result<()> {
         (**self).finish()

@@ -10,11 +10,13 @@ pub mod error;
 pub mod event;
 pub mod json_mapping;
 pub mod limits;
+pub mod tape;
 
 pub use codec::{collect_events, transcode, CountingSink, Decoder, Encoder, EncoderSink, EventSink, Recorder, Replay, StreamChecker};
 pub use error::{Error, ErrorKind, Result};
 pub use event::{DocType, Event, QName, Typed};
 pub use limits::Limits;
+pub use tape::Tape;
 
 /// The namespace name bound to the `xml` prefix.
 pub const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";

@@ -7,7 +7,8 @@
 //! Ways: `fresh` (as the bench did: `Box<dyn Encoder>` over a `Box<dyn Write>` into a fresh
 //! `Vec` per document), `reuse` (the same into one `Vec` kept across documents, cleared, as
 //! the Java harness reuses its `ByteArrayOutputStream`), `direct` (a `FiEncoder<&mut Vec<u8>>`
-//! into the reused `Vec`, no dynamic calls). `FI_WAYS=fresh,reuse` picks some; `FI_WORST=n`
+//! into the reused `Vec`, no dynamic calls), `slice` (as the bench does now: `reuse` with the
+//! document's events handed over in one `write_events` call). `FI_WAYS=fresh,reuse` picks some; `FI_WORST=n`
 //! lists the n documents with the most time; `FI_COLD=1` writes 256 MB before each timing, so
 //! that the document's events, strings and the encoder's memory come from DRAM, as they do in
 //! the bench (which runs every other subject between two passes over a document); `FI_CPU=1`
@@ -75,6 +76,51 @@ fn reuse(ev: &[Event<'_>], out: &mut Vec<u8>) -> usize {
     out.len()
 }
 
+/// No encoding: reads every event and the first octet of each of its strings (the memory
+/// traffic an encoder cannot avoid), for a floor under the encoders' times.
+#[inline(never)]
+fn touch(ev: &[Event<'_>]) -> usize {
+    let f = |s: &str| s.len() + s.as_bytes().first().map_or(0, |&b| b as usize);
+    let mut n = 0;
+    for e in ev {
+        n += match e {
+            Event::StartElement(q) => f(&q.local) + f(&q.prefix) + f(&q.namespace),
+            Event::Attribute { name, value } => f(&name.local) + f(&name.namespace) + f(value),
+            Event::Characters { text, .. } => f(text),
+            Event::Namespace { prefix, uri } => f(prefix) + f(uri),
+            _ => 1,
+        };
+    }
+    n
+}
+
+/// The document's events recorded on a `Tape` (24 octets an event against 104), replayed
+/// into the encoder's push interface through one `write_tape` call.
+#[inline(never)]
+fn tape(t: &binxml_core::Tape<'_>, out: &mut Vec<u8>) -> usize {
+    out.clear();
+    {
+        let w: Box<dyn std::io::Write + '_> = Box::new(&mut *out);
+        let mut e: Box<dyn Encoder + '_> = std::hint::black_box(Box::new(FiEncoder::new(w)));
+        e.write_tape(t).unwrap();
+        e.finish().unwrap();
+    }
+    out.len()
+}
+
+/// As the bench does now: one `write_events` call with the document's events.
+#[inline(never)]
+fn slice(ev: &[Event<'_>], out: &mut Vec<u8>) -> usize {
+    out.clear();
+    {
+        let w: Box<dyn std::io::Write + '_> = Box::new(&mut *out);
+        let mut e: Box<dyn Encoder + '_> = std::hint::black_box(Box::new(FiEncoder::new(w)));
+        e.write_events(ev).unwrap();
+        e.finish().unwrap();
+    }
+    out.len()
+}
+
 #[inline(never)]
 fn direct(ev: &[Event<'_>], out: &mut Vec<u8>) -> usize {
     out.clear();
@@ -94,7 +140,7 @@ fn main() {
         files.sort();
     }
     let ways: Vec<String> = std::env::var("FI_WAYS")
-        .unwrap_or_else(|_| "fresh,reuse,direct".into())
+        .unwrap_or_else(|_| "fresh,reuse,direct,slice,tape".into())
         .split(',')
         .map(str::to_string)
         .collect();
@@ -121,7 +167,10 @@ fn main() {
             v
         })
         .collect();
+    let tapes: Vec<binxml_core::Tape<'_>> =
+        events.iter().map(|e| binxml_core::Tape::from_events(e)).collect();
     let n = docs.len();
+    eprintln!("size_of::<Event>() = {}", std::mem::size_of::<Event<'_>>());
     let reps: Vec<u32> = docs
         .iter()
         .map(|(_, x)| (64 * 1024 / x.len().max(1)).clamp(1, 64) as u32)
@@ -135,6 +184,9 @@ fn main() {
             "fresh" => fresh(&events[i]),
             "reuse" => reuse(&events[i], out),
             "direct" => direct(&events[i], out),
+            "slice" => slice(&events[i], out),
+            "touch" => touch(&events[i]),
+            "tape" => tape(&tapes[i], out),
             _ => panic!("unknown way {w}"),
         }
     };

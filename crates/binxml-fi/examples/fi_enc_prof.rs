@@ -2,15 +2,33 @@
 //! document) into events, then encodes each `FI_N` times (default 1) in `encode_all`, which
 //! callgrind can isolate: `valgrind --tool=callgrind --toggle-collect='*encode_all*'
 //! target/release/examples/fi_enc_prof [files]`. `FI_DYN=1`: through `Box<dyn Encoder>` over a
-//! `Box<dyn Write>`, as the bench harness calls encoders.
+//! `Box<dyn Write>`, as the bench harness calls encoders. Events go in as one slice
+//! (`write_events`); `FI_EACH=1` calls `write_event` per event; `FI_TAPE=1` records each
+//! document on a `Tape` and replays it (`write_tape`, as the bench does now).
 
 use binxml_core::{Encoder, Event};
 use binxml_fi::FiEncoder;
 
 #[inline(never)]
-fn encode_all(docs: &[Vec<Event<'_>>], n: usize, out: &mut Vec<u8>) -> usize {
+fn encode_all(docs: &[Vec<Event<'_>>], tapes: &[binxml_core::Tape<'_>], n: usize, out: &mut Vec<u8>) -> usize {
     let dyn_enc = std::env::var_os("FI_DYN").is_some();
+    let each = std::env::var_os("FI_EACH").is_some();
     let mut total = 0;
+    if !tapes.is_empty() {
+        for _ in 0..n {
+            for t in tapes {
+                out.clear();
+                let w: Box<dyn std::io::Write + '_> = Box::new(&mut *out);
+                let mut e: Box<dyn Encoder + '_> =
+                    std::hint::black_box(Box::new(FiEncoder::new(w)));
+                e.write_tape(t).unwrap();
+                e.finish().unwrap();
+                drop(e);
+                total += out.len();
+            }
+        }
+        return total;
+    }
     for _ in 0..n {
         for ev in docs {
             out.clear();
@@ -19,8 +37,12 @@ fn encode_all(docs: &[Vec<Event<'_>>], n: usize, out: &mut Vec<u8>) -> usize {
                 let w: Box<dyn std::io::Write + '_> = Box::new(&mut *out);
                 let mut e: Box<dyn Encoder + '_> =
                     std::hint::black_box(Box::new(FiEncoder::new(w)));
-                for x in ev {
-                    e.write_event(x).unwrap();
+                if each {
+                    for x in ev {
+                        e.write_event(x).unwrap();
+                    }
+                } else {
+                    e.write_events(ev).unwrap();
                 }
                 e.finish().unwrap();
                 drop(e);
@@ -28,8 +50,12 @@ fn encode_all(docs: &[Vec<Event<'_>>], n: usize, out: &mut Vec<u8>) -> usize {
                 continue;
             }
             let mut e = FiEncoder::new(&mut *out);
-            for x in ev {
-                e.write_event(x).unwrap();
+            if each {
+                for x in ev {
+                    e.write_event(x).unwrap();
+                }
+            } else {
+                e.write_events(ev).unwrap();
             }
             e.finish().unwrap();
             drop(e);
@@ -56,7 +82,12 @@ fn main() {
     let events: usize = docs.iter().map(Vec::len).sum();
     let mut out = Vec::with_capacity(1 << 24);
     let t = std::time::Instant::now();
-    let total = encode_all(&docs, n, &mut out);
+    let tapes: Vec<binxml_core::Tape<'_>> = if std::env::var_os("FI_TAPE").is_some() {
+        docs.iter().map(|d| binxml_core::Tape::from_events(d)).collect()
+    } else {
+        Vec::new()
+    };
+    let total = encode_all(&docs, &tapes, n, &mut out);
     let s = t.elapsed().as_secs_f64();
     let xml: usize = inputs.iter().map(Vec::len).sum();
     println!(

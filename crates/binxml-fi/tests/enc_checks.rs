@@ -216,3 +216,101 @@ fn slice_encoding_equals_event_encoding() {
     }
     assert!(n > 50, "only {n} documents");
 }
+
+/// The events as the bench and applications hold them (strings borrowed from the document),
+/// written one by one, as one slice and from a `Tape`: the same bytes. The slice and the tape
+/// let the encoder recognise namespace names by their address; one by one it compares them.
+#[test]
+fn borrowed_slice_and_tape_encode_like_events_one_by_one() {
+    let one_by_one = |ev: &[Event<'_>]| -> Vec<u8> {
+        let mut enc = FiEncoder::new(Vec::new());
+        ev.iter().try_for_each(|e| enc.write_event(e)).unwrap();
+        enc.finish().unwrap();
+        enc.into_inner()
+    };
+    let sliced = |ev: &[Event<'_>]| -> Vec<u8> {
+        let mut enc = FiEncoder::new(Vec::new());
+        enc.write_events(ev).unwrap();
+        enc.finish().unwrap();
+        enc.into_inner()
+    };
+    let taped = |ev: &[Event<'_>]| -> Vec<u8> {
+        let tape = binxml_core::Tape::from_events(ev);
+        let mut enc = FiEncoder::new(Vec::new());
+        enc.write_tape(&tape).unwrap();
+        enc.finish().unwrap();
+        enc.into_inner()
+    };
+    let mut n = 0;
+    for path in binxml_testkit::corpus_xml_files() {
+        let input = std::fs::read(&path).unwrap();
+        let Ok(utf8) = binxml_xml::to_utf8(&input) else { continue };
+        let mut d = binxml_xml::XmlDecoder::new(&utf8);
+        let Ok(ev) = binxml_core::collect_events(&mut d) else { continue };
+        let want = one_by_one(&ev);
+        assert!(sliced(&ev) == want, "slice: {}", path.display());
+        assert!(taped(&ev) == want, "tape: {}", path.display());
+        n += 1;
+    }
+    assert!(n > 50, "only {n} documents");
+}
+
+/// Namespace names that start at the same address but differ in length (slices of one
+/// string), names in a namespace that differs by one octet, and the same name at many
+/// addresses: address recognition never takes one namespace name for another.
+#[test]
+fn namespace_names_at_one_address_are_told_apart() {
+    use std::borrow::Cow::Borrowed as B;
+    let all = String::from("urn:example:ns-longer");
+    let short = &all[..14]; // "urn:example:ns"
+    let other = String::from("urn:example:nt");
+    let copies: Vec<String> = (0..100).map(|_| short.to_string()).collect();
+    let mut fixed = vec![Event::start_document(), Event::StartElement(QName::local("root"))];
+    for i in 0..3000usize {
+        let ns: &str = match i % 5 {
+            0 => short,
+            1 => &all,
+            2 => &other,
+            3 => &copies[i % 100],
+            _ => &all[..14],
+        };
+        fixed.push(Event::StartElement(QName { prefix: B(""), namespace: B(ns), local: B("e") }));
+        fixed.push(Event::Namespace { prefix: B(""), uri: B(ns) });
+        fixed.push(Event::Namespace { prefix: B("p"), uri: B(ns) });
+        fixed.push(Event::Attribute {
+            name: QName { prefix: B("p"), namespace: B(ns), local: B("a") },
+            value: B("v"),
+        });
+        fixed.push(Event::EndElement);
+    }
+    fixed.push(Event::EndElement);
+    fixed.push(Event::EndDocument);
+    let mut a = FiEncoder::new(Vec::new());
+    fixed.iter().try_for_each(|e| a.write_event(e)).unwrap();
+    a.finish().unwrap();
+    let mut b = FiEncoder::new(Vec::new());
+    b.write_events(&fixed).unwrap();
+    b.finish().unwrap();
+    let mut c = FiEncoder::new(Vec::new());
+    c.write_tape(&binxml_core::Tape::from_events(&fixed)).unwrap();
+    c.finish().unwrap();
+    let (a, b, c) = (a.into_inner(), b.into_inner(), c.into_inner());
+    assert!(a == b && a == c);
+    // and the namespace names come back as written
+    let back = binxml_fi::decode_events(&b).unwrap();
+    let got: Vec<String> = back
+        .iter()
+        .filter_map(|e| match e {
+            Event::StartElement(q) if q.local == "e" => Some(q.namespace.to_string()),
+            _ => None,
+        })
+        .collect();
+    let want: Vec<String> = fixed
+        .iter()
+        .filter_map(|e| match e {
+            Event::StartElement(q) if q.local == "e" => Some(q.namespace.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(got, want);
+}
