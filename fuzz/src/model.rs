@@ -262,6 +262,17 @@ pub fn xml_representable(events: &[Event<'_>]) -> bool {
 
 /// Encodes `events` in `format` and decodes them again. `Ok(None)`: the encoder declined the
 /// document as unsupported (not a failure of the pair).
+/// The bytes an encoder writes when `write` hands it the events (then `finish`).
+fn encode_with(format: Format, write: impl FnOnce(&mut dyn binxml::Encoder) -> binxml::Result<()>) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    {
+        let mut enc = binxml::encoder(format, Box::new(&mut bytes), &binxml::EncodeOptions::default()).map_err(|e| e.to_string())?;
+        write(&mut *enc).map_err(|e| format!("encoder: {e}"))?;
+        enc.finish().map_err(|e| format!("encoder finish: {e}"))?;
+    }
+    Ok(bytes)
+}
+
 pub fn round_trip(format: Format, events: &[Event<'_>]) -> Result<Option<(Vec<u8>, Vec<Event<'static>>)>, String> {
     let mut bytes = Vec::new();
     {
@@ -300,6 +311,15 @@ pub fn round_trip(format: Format, events: &[Event<'_>]) -> Result<Option<(Vec<u8
 pub fn check(format: Format, doc: &Doc) -> Result<(), String> {
     let events = doc.events();
     let Some((bytes, back)) = round_trip(format, &events)? else { return Ok(()) };
+    // the same events as one slice and replayed from a Tape: the same bytes
+    for (how, other) in [
+        ("write_events", encode_with(format, |e| e.write_events(&events))?),
+        ("write_tape", encode_with(format, |e| e.write_tape(&binxml::Tape::from_events(&events)))?),
+    ] {
+        if other != bytes {
+            return Err(format!("{format}: {how} wrote other bytes than write_event on each ({} against {})", other.len(), bytes.len()));
+        }
+    }
     let want = normalize(&events, format);
     let got = normalize(&back, format);
     if want != got {

@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-pub use binxml_core::{self as core, collect_events, transcode, Decoder, DocType, Encoder, Error, ErrorKind, Event, EventSink, CountingSink, Limits, QName, Result, Typed};
+pub use binxml_core::{self as core, collect_events, transcode, Decoder, DocType, Encoder, Error, ErrorKind, Event, EventSink, CountingSink, Limits, QName, Result, Tape, Typed};
 pub use binxml_asn1 as asn1;
 pub use binxml_fi as fi;
 pub use binxml_json as json;
