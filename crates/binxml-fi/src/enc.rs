@@ -179,28 +179,36 @@ impl StrTable {
     }
 }
 
-/// Namespace names recognised by their address: slot `e % SEEN_NS` holds (entry number, the
-/// address of a namespace name found equal to that entry's). Only while `on`: within one call
-/// of `write_events` or `write_tape` every string the encoder is handed is borrowed for the
-/// whole call, so two of them at the same address and of the same length hold the same
-/// octets. Outside such a call a string handed to one `write_event` may be freed and another
-/// put at its address: the slots are cleared when a call starts and unused outside calls.
-/// Names in a namespace are compared octet by octet otherwise (36 octets for every element of
-/// a VOTable document); this cut the encoder's instructions on exoplanet_catalog.vot.xml by
-/// 8% (the events recorded on a `Tape` keep each name once, at one address).
-struct SeenNs {
+/// Names recognised by the addresses of their strings: slot `e % SEEN_NAMES` holds entry `e`'s
+/// name as last found, by the addresses of its local name, prefix and namespace name. Only
+/// while `on`: within one call of `write_events` or `write_tape` every string the encoder is
+/// handed is borrowed for the whole call, so two of them at the same address and of the same
+/// length hold the same octets. Outside such a call a string handed to one `write_event` may be
+/// freed and another put at its address: the slots are cleared when a call starts and unused
+/// outside calls. Otherwise a name's strings are compared octet by octet every time (36 octets
+/// of namespace name for every element of a VOTable document); see docs/fastinfoset.md for
+/// what this saved.
+struct SeenNames {
     on: bool,
-    /// lookups answered by a slot, and namespace names compared and then remembered
+    /// lookups a slot answered (the name, or its namespace name), and namespace names compared
     hits: u32,
     misses: u32,
-    slots: [(u32, usize); SEEN_NS],
+    slots: [Seen; SEEN_NAMES],
 }
 
-const SEEN_NS: usize = 64;
+#[derive(Clone, Copy, PartialEq, Default)]
+struct Seen {
+    entry: u32,
+    local: usize,
+    prefix: usize,
+    ns: usize,
+}
 
-impl Default for SeenNs {
+const SEEN_NAMES: usize = 64;
+
+impl Default for SeenNames {
     fn default() -> Self {
-        SeenNs { on: false, hits: 0, misses: 0, slots: [(0, 0); SEEN_NS] }
+        SeenNames { on: false, hits: 0, misses: 0, slots: [Seen::default(); SEEN_NAMES] }
     }
 }
 
@@ -277,44 +285,55 @@ impl QTable {
             && bytes_eq(&self.arena[o + ll + pl..o + ll + pl + nl], n.as_bytes())
     }
 
-    /// [`QTable::matches`], where a namespace name at an address `seen` holds for entry `e`
-    /// (found equal to the entry's earlier in the same scope) is not compared again.
+    /// [`QTable::matches`], where strings at the addresses `seen` holds for entry `e` (found
+    /// equal to the entry's earlier in the same scope) are not compared again: the whole name
+    /// when its three strings are where they were (events recorded on a `Tape` keep each name
+    /// once), the namespace name alone otherwise (names borrowed from a document are
+    /// everywhere in it; their namespace name is where its declaration is).
     #[inline(always)]
-    fn matches_seen(&self, e: u32, p: &str, n: &str, l: &str, seen: &mut SeenNs) -> bool {
+    fn matches_seen(&self, e: u32, p: &str, n: &str, l: &str, seen: &mut SeenNames) -> bool {
         let q = &self.entries[e as usize - 1];
-        let o = q.off as usize;
         let (ll, pl, nl) = (
             q.local_len as usize,
             q.prefix_len as usize,
             q.ns_len as usize,
         );
-        if !(ll == l.len()
-            && pl == p.len()
-            && nl == n.len()
-            && bytes_eq(&self.arena[o..o + ll], l.as_bytes())
-            && bytes_eq(&self.arena[o + ll..o + ll + pl], p.as_bytes()))
-        {
+        if !(ll == l.len() && pl == p.len() && nl == n.len()) {
             return false;
         }
-        if nl == 0 {
-            return true;
-        }
-        let at = n.as_ptr() as usize;
-        let slot = &mut seen.slots[e as usize % SEEN_NS];
-        if seen.on && *slot == (e, at) {
+        let at = Seen {
+            entry: e,
+            local: l.as_ptr() as usize,
+            prefix: p.as_ptr() as usize,
+            ns: n.as_ptr() as usize,
+        };
+        let slot = &mut seen.slots[e as usize % SEEN_NAMES];
+        let on = seen.on && slot.entry == e;
+        if on && *slot == at {
             seen.hits += 1;
             return true;
         }
-        if !bytes_eq(&self.arena[o + ll + pl..o + ll + pl + nl], n.as_bytes()) {
+        let o = q.off as usize;
+        if !(bytes_eq(&self.arena[o..o + ll], l.as_bytes())
+            && (pl == 0 || bytes_eq(&self.arena[o + ll..o + ll + pl], p.as_bytes())))
+        {
             return false;
         }
-        if seen.on {
-            *slot = (e, at);
-            seen.misses += 1;
-            if seen.misses > 1024 && seen.misses > seen.hits {
-                // names at a new address every time (events owning their strings): stop
-                seen.on = false;
+        if nl != 0 {
+            if on && slot.ns == at.ns {
+                seen.hits += 1;
+            } else if !bytes_eq(&self.arena[o + ll + pl..o + ll + pl + nl], n.as_bytes()) {
+                return false;
+            } else if seen.on {
+                seen.misses += 1;
+                if seen.misses > 1024 && seen.misses > seen.hits {
+                    // names at a new address every time (events owning their strings): stop
+                    seen.on = false;
+                }
             }
+        }
+        if seen.on {
+            *slot = at;
         }
         true
     }
@@ -331,7 +350,7 @@ impl QTable {
         p: &str,
         n: &str,
         l: &str,
-        seen: &mut SeenNs,
+        seen: &mut SeenNames,
     ) -> std::result::Result<(u32, u32), u32> {
         if pred != 0 && self.matches_seen(pred, p, n, l, seen) {
             return Ok((self.entries[pred as usize - 1].idx, pred));
@@ -570,8 +589,8 @@ pub struct FiEncoder<W: Write> {
     literal_chunks: u32,
     /// namespace names of element and attribute names recognised by their address, during a
     /// call of `write_events` or `write_tape`
-    seen_elements: SeenNs,
-    seen_attributes: SeenNs,
+    seen_elements: SeenNames,
+    seen_attributes: SeenNames,
 }
 
 /// White-space text and the octets it was written as (`out_len` 0: none).
@@ -625,17 +644,17 @@ impl<W: Write> FiEncoder<W> {
             literal_chunks: 0,
             last_element: 0,
             last_attribute: 0,
-            seen_elements: SeenNs::default(),
-            seen_attributes: SeenNs::default(),
+            seen_elements: SeenNames::default(),
+            seen_attributes: SeenNames::default(),
         }
     }
 
     /// Runs `f` as one call in which strings may be recognised by their address (see
-    /// [`SeenNs`]).
+    /// [`SeenNames`]).
     #[inline(always)]
     fn scoped(&mut self, f: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
         for s in [&mut self.seen_elements, &mut self.seen_attributes] {
-            *s = SeenNs { on: true, ..SeenNs::default() };
+            *s = SeenNames { on: true, ..SeenNames::default() };
         }
         let r = f(self);
         self.seen_elements.on = false;
