@@ -222,19 +222,25 @@ struct NameEntry {
 /// the local name and the prefix (the namespace name, long and nearly always the same for a
 /// given prefix, is only compared). One probe per lookup however many prefixes a document
 /// binds (publish911.xml binds a thousand, a0 to a999). The names live in one arena (local
-/// name, prefix, namespace name, one after the other): no allocation per entry.
+/// name and prefix one after the other): no allocation per entry. A namespace name is kept
+/// there once for all the entries that follow with the same one (publish911.xml's 36,444
+/// names have three namespace names of about 45 octets: the arena grew to 2 MB, and copying
+/// it as it grew was a tenth of the encoder's instructions).
 #[derive(Default)]
 struct QTable {
     /// (hash, entry number) — entry number 0 marks an empty slot
     slots: Vec<(u32, u32)>,
     entries: Vec<QEntry>,
     arena: Vec<u8>,
+    /// (offset, length) in `arena` of the namespace names added last, the newest first
+    recent_ns: [(u32, u32); 4],
 }
 
 struct QEntry {
     off: u32,
     local_len: u32,
     prefix_len: u32,
+    ns_off: u32,
     ns_len: u32,
     idx: u32,
     /// the entry that followed this one last time (0: none yet)
@@ -282,7 +288,7 @@ impl QTable {
             && nl == n.len()
             && bytes_eq(&self.arena[o..o + ll], l.as_bytes())
             && bytes_eq(&self.arena[o + ll..o + ll + pl], p.as_bytes())
-            && bytes_eq(&self.arena[o + ll + pl..o + ll + pl + nl], n.as_bytes())
+            && bytes_eq(&self.arena[q.ns_off as usize..q.ns_off as usize + nl], n.as_bytes())
     }
 
     /// [`QTable::matches`], where strings at the addresses `seen` holds for entry `e` (found
@@ -322,7 +328,7 @@ impl QTable {
         if nl != 0 {
             if on && slot.ns == at.ns {
                 seen.hits += 1;
-            } else if !bytes_eq(&self.arena[o + ll + pl..o + ll + pl + nl], n.as_bytes()) {
+            } else if !bytes_eq(&self.arena[q.ns_off as usize..q.ns_off as usize + nl], n.as_bytes()) {
                 return false;
             } else if seen.on {
                 seen.misses += 1;
@@ -383,6 +389,27 @@ impl QTable {
         }
     }
 
+    /// The offset in the arena of namespace name `n`: one of the recent ones, or `n` added.
+    #[inline(always)]
+    fn ns_offset(&mut self, n: &str) -> u32 {
+        if n.is_empty() {
+            return 0;
+        }
+        for k in 0..self.recent_ns.len() {
+            let (o, len) = self.recent_ns[k];
+            if len as usize == n.len() && bytes_eq(&self.arena[o as usize..(o + len) as usize], n.as_bytes()) {
+                // most recent first
+                self.recent_ns[..=k].rotate_right(1);
+                return o;
+            }
+        }
+        let o = self.arena.len() as u32;
+        put(&mut self.arena, n.as_bytes());
+        self.recent_ns.rotate_right(1);
+        self.recent_ns[0] = (o, n.len() as u32);
+        o
+    }
+
     /// Adds (p, n, l) with index `idx` unless present (the first index of a name stays the
     /// one written); `h` is its hash (`QTable::hash(p, l)`), computed by the lookup that
     /// missed it.
@@ -405,18 +432,20 @@ impl QTable {
         if found != 0 {
             return;
         }
+        let off = self.arena.len() as u32;
+        put(&mut self.arena, l.as_bytes());
+        put(&mut self.arena, p.as_bytes());
+        let ns_off = self.ns_offset(n);
         self.entries.push(QEntry {
-            off: self.arena.len() as u32,
+            off,
             local_len: l.len() as u32,
             prefix_len: p.len() as u32,
+            ns_off,
             ns_len: n.len() as u32,
             idx,
             next: 0,
             first_attribute: 0,
         });
-        put(&mut self.arena, l.as_bytes());
-        put(&mut self.arena, p.as_bytes());
-        put(&mut self.arena, n.as_bytes());
         self.slots[slot] = (h, self.entries.len() as u32);
     }
 }
@@ -591,6 +620,15 @@ pub struct FiEncoder<W: Write> {
     /// call of `write_events` or `write_tape`
     seen_elements: SeenNames,
     seen_attributes: SeenNames,
+    /// during a call of `write_events` or `write_tape` (see [`SeenNames`] for why strings may
+    /// then be recognised by their address)
+    in_scope: bool,
+    /// ((address, length), index): the namespace name of a literal qualified name written
+    /// last by index in this scope, at the address the event gave it (publish911.xml: a
+    /// literal name on 36,444 elements, whose namespace name was hashed and compared each time)
+    ns_memo: ((usize, usize), u32),
+    /// the address and length of the pending literal element name's namespace name in its event
+    lit_ns_at: (usize, usize),
 }
 
 /// White-space text and the octets it was written as (`out_len` 0: none).
@@ -646,6 +684,9 @@ impl<W: Write> FiEncoder<W> {
             last_attribute: 0,
             seen_elements: SeenNames::default(),
             seen_attributes: SeenNames::default(),
+            in_scope: false,
+            ns_memo: ((0, 0), 0),
+            lit_ns_at: (0, 0),
         }
     }
 
@@ -656,7 +697,11 @@ impl<W: Write> FiEncoder<W> {
         for s in [&mut self.seen_elements, &mut self.seen_attributes] {
             *s = SeenNames { on: true, ..SeenNames::default() };
         }
+        self.in_scope = true;
+        // (0, 0) is no string's: an empty namespace name is not looked up
+        self.ns_memo = ((0, 0), 0);
         let r = f(self);
+        self.in_scope = false;
         self.seen_elements.on = false;
         self.seen_attributes.on = false;
         r
@@ -1087,6 +1132,7 @@ impl<W: Write> FiEncoder<W> {
             Ok((i, _)) => self.name = PendingName::Index(i),
             Err(h) => {
                 self.lit_hash = h;
+                self.lit_ns_at = (q.namespace.as_ptr() as usize, q.namespace.len());
                 for (to, from) in [
                     (&mut self.lit_prefix, &q.prefix),
                     (&mut self.lit_ns, &q.namespace),
@@ -1130,7 +1176,7 @@ impl<W: Write> FiEncoder<W> {
         let pbit = if p.is_empty() { 0 } else { 2 };
         let nbit = if n.is_empty() { 0 } else { 1 };
         self.buf.push(first | 0x3C | pbit | nbit);
-        let known = self.qname_parts(&p, &n, &l);
+        let known = self.qname_parts(&p, &n, &l, self.lit_ns_at);
         self.t
             .add_qname_hashed(false, self.lit_hash, known, &p, &n, &l);
         self.lit_prefix = p;
@@ -1140,12 +1186,29 @@ impl<W: Write> FiEncoder<W> {
 
     /// Prefix, namespace name and local name of a literal qualified name (C.18 / C.17);
     /// whether the local name is (now) in the local-name table.
-    fn qname_parts(&mut self, p: &str, n: &str, l: &str) -> bool {
+    /// `n_at`: the address and length of the namespace name as the event gave it (see
+    /// [`FiEncoder::ns_memo`]).
+    fn qname_parts(&mut self, p: &str, n: &str, l: &str, n_at: (usize, usize)) -> bool {
         if !p.is_empty() {
             ident(&mut self.buf, &mut self.t.prefixes, p);
         }
         if !n.is_empty() {
-            ident(&mut self.buf, &mut self.t.namespaces, n);
+            if self.in_scope && self.ns_memo.0 == n_at {
+                int_2nd(&mut self.buf, 0x80, self.ns_memo.1);
+            } else {
+                match self.t.namespaces.find_or_add(n) {
+                    Some(i) => {
+                        int_2nd(&mut self.buf, 0x80, i);
+                        if self.in_scope {
+                            self.ns_memo = (n_at, i);
+                        }
+                    }
+                    None => {
+                        len_2nd(&mut self.buf, 0, n.len());
+                        put(&mut self.buf, n.as_bytes());
+                    }
+                }
+            }
         }
         match self.t.name(l) {
             Some(e) => {
@@ -1215,7 +1278,8 @@ impl<W: Write> FiEncoder<W> {
                 let pbit = if name.prefix.is_empty() { 0 } else { 2 };
                 let nbit = if name.namespace.is_empty() { 0 } else { 1 };
                 self.buf.push(0x78 | pbit | nbit);
-                let known = self.qname_parts(&name.prefix, &name.namespace, &name.local);
+                let n_at = (name.namespace.as_ptr() as usize, name.namespace.len());
+                let known = self.qname_parts(&name.prefix, &name.namespace, &name.local, n_at);
                 self.t
                     .add_qname_hashed(true, h, known, &name.prefix, &name.namespace, &name.local);
             }
