@@ -2350,12 +2350,12 @@ impl<W: Write> FiEncoder<W> {
 /// bytes as [`Encoder::write_event`] with the events the parts make up; call
 /// [`Encoder::finish`] after the decoder returns.
 impl<'a, W: Write> EventSink<'a> for FiEncoder<W> {
-    #[inline]
+    #[inline(always)]
     fn event(&mut self, event: Event<'a>) -> Result<()> {
         self.write_event(&event)
     }
 
-    #[inline]
+    #[inline(always)]
     fn start_element(&mut self, name: QName<'a>) -> Result<()> {
         if self.phase != Phase::Body {
             return self.write_event_slow(&Event::StartElement(name));
@@ -2364,7 +2364,7 @@ impl<'a, W: Write> EventSink<'a> for FiEncoder<W> {
         self.flush_full()
     }
 
-    #[inline]
+    #[inline(always)]
     fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
         if self.phase != Phase::Body {
             return self.write_event_slow(&Event::Namespace { prefix, uri });
@@ -2373,7 +2373,7 @@ impl<'a, W: Write> EventSink<'a> for FiEncoder<W> {
         self.flush_full()
     }
 
-    #[inline]
+    #[inline(always)]
     fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
         if self.phase != Phase::Body {
             return self.write_event_slow(&Event::Attribute { name, value });
@@ -2382,7 +2382,7 @@ impl<'a, W: Write> EventSink<'a> for FiEncoder<W> {
         self.flush_full()
     }
 
-    #[inline]
+    #[inline(always)]
     fn end_element(&mut self) -> Result<()> {
         if self.phase != Phase::Body {
             return self.write_event_slow(&Event::EndElement);
@@ -2391,7 +2391,7 @@ impl<'a, W: Write> EventSink<'a> for FiEncoder<W> {
         self.flush_full()
     }
 
-    #[inline]
+    #[inline(always)]
     fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
         if self.phase != Phase::Body {
             return self.write_event_slow(&Event::Characters { text, cdata: false });
