@@ -1,7 +1,8 @@
 // Instruction counts of FI push decoding over the corpus (each FI document decoded once into a
 // CountingSink by the #[inline(never)] decode_once): run under
 // `valgrind --tool=callgrind --toggle-collect='*decode_once*'`; with an argument N it decodes the
-// corpus N times and prints the time per pass.
+// corpus N times and prints the time per pass. `FI_DOCS=a,b`: only the documents whose path holds
+// one of these strings (or, when it names files, those files).
 use binxml_core::Decoder;
 #[inline(never)]
 fn decode_once(fi: &[u8]) -> u64 {
@@ -11,7 +12,15 @@ fn decode_once(fi: &[u8]) -> u64 {
 }
 fn main() {
     let mut docs = Vec::new();
-    for p in binxml_testkit::corpus_xml_files() {
+    let filter: Vec<String> = std::env::var("FI_DOCS")
+        .map(|s| s.split(',').map(str::to_string).collect())
+        .unwrap_or_default();
+    let mut files = binxml_testkit::corpus_xml_files();
+    if !filter.is_empty() {
+        files.retain(|p| filter.iter().any(|f| p.to_string_lossy().contains(f.as_str())));
+        files.extend(filter.iter().map(std::path::PathBuf::from).filter(|p| p.is_file()));
+    }
+    for p in files {
         let raw = std::fs::read(&p).unwrap();
         let Ok(xml) = binxml_xml::to_utf8(&raw) else { continue };
         let Ok(ev) = binxml_xml::parse_events(&xml) else { continue };
