@@ -185,7 +185,9 @@ impl StrTable {
 /// handed is borrowed for the whole call, so two of them at the same address and of the same
 /// length hold the same octets. Outside such a call a string handed to one `write_event` may be
 /// freed and another put at its address: the slots are cleared when a call starts and unused
-/// outside calls. Otherwise a name's strings are compared octet by octet every time (36 octets
+/// outside calls (a panic unwinding out of such a call leaves them on; the encoder's state is
+/// then as undefined as after any panic inside it, in safe code: wrong output, never unsound
+/// memory access). Otherwise a name's strings are compared octet by octet every time (36 octets
 /// of namespace name for every element of a VOTable document); see docs/fastinfoset.md for
 /// what this saved.
 struct SeenNames {
