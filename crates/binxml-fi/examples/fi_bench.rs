@@ -43,7 +43,10 @@ fn main() {
             FiDecoder::new(&fi).read_into(&mut sink).unwrap();
         }
         let s = t.elapsed().as_secs_f64() / n as f64;
-        assert_eq!(sink.events as usize, count, "push and pull disagree on the event count");
+        assert_eq!(
+            sink.events as usize, count,
+            "push and pull disagree on the event count"
+        );
         println!(
             "decode (push, read_into a counting sink): {:.0} MB/s ({:.3} ms per document)",
             mb / s,
@@ -61,18 +64,30 @@ fn main() {
         }
         let s = t.elapsed().as_secs_f64() / n as f64;
         assert_eq!(c2, count);
-        println!("decode (pull through Box<dyn Decoder>): {:.0} MB/s ({:.3} ms per document)", mb / s, s * 1e3);
+        println!(
+            "decode (pull through Box<dyn Decoder>): {:.0} MB/s ({:.3} ms per document)",
+            mb / s,
+            s * 1e3
+        );
         let t = std::time::Instant::now();
         for _ in 0..n / 10 {
             let mut d = FiDecoder::new(&fi);
-            std::hint::black_box(binxml_tree::Document::parse_push(&mut d, fi.len()).unwrap().len());
+            std::hint::black_box(
+                binxml_tree::Document::parse_push(&mut d, fi.len())
+                    .unwrap()
+                    .len(),
+            );
         }
         let s = t.elapsed().as_secs_f64() / (n / 10).max(1) as f64;
         println!("tree (push): {:.0} MB/s", mb / s);
         let t = std::time::Instant::now();
         for _ in 0..n / 10 {
             let mut d = FiDecoder::new(&fi);
-            std::hint::black_box(binxml_tree::Document::parse_from(&mut d, fi.len()).unwrap().len());
+            std::hint::black_box(
+                binxml_tree::Document::parse_from(&mut d, fi.len())
+                    .unwrap()
+                    .len(),
+            );
         }
         let s = t.elapsed().as_secs_f64() / (n / 10).max(1) as f64;
         println!("tree (pull): {:.0} MB/s", mb / s);

@@ -167,8 +167,10 @@ fn main() {
             v
         })
         .collect();
-    let tapes: Vec<binxml_core::Tape<'_>> =
-        events.iter().map(|e| binxml_core::Tape::from_events(e)).collect();
+    let tapes: Vec<binxml_core::Tape<'_>> = events
+        .iter()
+        .map(|e| binxml_core::Tape::from_events(e))
+        .collect();
     let n = docs.len();
     eprintln!("size_of::<Event>() = {}", std::mem::size_of::<Event<'_>>());
     let reps: Vec<u32> = docs

@@ -10,7 +10,12 @@ use binxml_core::{Encoder, Event};
 use binxml_fi::FiEncoder;
 
 #[inline(never)]
-fn encode_all(docs: &[Vec<Event<'_>>], tapes: &[binxml_core::Tape<'_>], n: usize, out: &mut Vec<u8>) -> usize {
+fn encode_all(
+    docs: &[Vec<Event<'_>>],
+    tapes: &[binxml_core::Tape<'_>],
+    n: usize,
+    out: &mut Vec<u8>,
+) -> usize {
     let dyn_enc = std::env::var_os("FI_DYN").is_some();
     let each = std::env::var_os("FI_EACH").is_some();
     let mut total = 0;
@@ -77,7 +82,13 @@ fn main() {
     // the documents as UTF-8, their events borrowing from them (as the bench holds them)
     let inputs: Vec<Vec<u8>> = files
         .iter()
-        .filter_map(|p| Some(binxml_xml::to_utf8(&std::fs::read(p).ok()?).ok()?.into_owned()))
+        .filter_map(|p| {
+            Some(
+                binxml_xml::to_utf8(&std::fs::read(p).ok()?)
+                    .ok()?
+                    .into_owned(),
+            )
+        })
         .collect();
     let docs: Vec<Vec<Event<'_>>> = inputs
         .iter()
@@ -87,7 +98,9 @@ fn main() {
     let mut out = Vec::with_capacity(1 << 24);
     let t = std::time::Instant::now();
     let tapes: Vec<binxml_core::Tape<'_>> = if std::env::var_os("FI_TAPE").is_some() {
-        docs.iter().map(|d| binxml_core::Tape::from_events(d)).collect()
+        docs.iter()
+            .map(|d| binxml_core::Tape::from_events(d))
+            .collect()
     } else {
         Vec::new()
     };

@@ -2,12 +2,19 @@
 //! counting sink, `n` times; prints MB/s of XML. `fi_push_corpus [n]`.
 use binxml_core::Decoder;
 fn main() {
-    let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(3);
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
     let mut docs = Vec::new();
     for p in binxml_testkit::corpus_xml_files() {
         let raw = std::fs::read(&p).unwrap();
-        let Ok(xml) = binxml_xml::to_utf8(&raw) else { continue };
-        let Ok(ev) = binxml_xml::parse_events(&xml) else { continue };
+        let Ok(xml) = binxml_xml::to_utf8(&raw) else {
+            continue;
+        };
+        let Ok(ev) = binxml_xml::parse_events(&xml) else {
+            continue;
+        };
         let fi = binxml_fi::encode_events(&ev, binxml_fi::FiOptions::default()).unwrap();
         docs.push((xml.len(), fi));
     }
@@ -18,7 +25,13 @@ fn main() {
         decode_all(&docs, &mut sink);
     }
     let s = t.elapsed().as_secs_f64();
-    println!("{} docs, {:.0} MB/s of XML, {} events, {} bytes", docs.len(), (bytes * n) as f64 / 1e6 / s, sink.events, sink.bytes);
+    println!(
+        "{} docs, {:.0} MB/s of XML, {} events, {} bytes",
+        docs.len(),
+        (bytes * n) as f64 / 1e6 / s,
+        sink.events,
+        sink.bytes
+    );
 }
 
 #[inline(never)]

@@ -17,18 +17,41 @@ fn main() {
         .unwrap_or_default();
     let mut files = binxml_testkit::corpus_xml_files();
     if !filter.is_empty() {
-        files.retain(|p| filter.iter().any(|f| p.to_string_lossy().contains(f.as_str())));
-        files.extend(filter.iter().map(std::path::PathBuf::from).filter(|p| p.is_file()));
+        files.retain(|p| {
+            filter
+                .iter()
+                .any(|f| p.to_string_lossy().contains(f.as_str()))
+        });
+        files.extend(
+            filter
+                .iter()
+                .map(std::path::PathBuf::from)
+                .filter(|p| p.is_file()),
+        );
     }
     for p in files {
         let raw = std::fs::read(&p).unwrap();
-        let Ok(xml) = binxml_xml::to_utf8(&raw) else { continue };
-        let Ok(ev) = binxml_xml::parse_events(&xml) else { continue };
+        let Ok(xml) = binxml_xml::to_utf8(&raw) else {
+            continue;
+        };
+        let Ok(ev) = binxml_xml::parse_events(&xml) else {
+            continue;
+        };
         docs.push(binxml_fi::encode_events(&ev, binxml_fi::FiOptions::default()).unwrap());
     }
     let mut n = 0;
-    let reps: usize = std::env::args().nth(1).map(|s| s.parse().unwrap()).unwrap_or(1);
+    let reps: usize = std::env::args()
+        .nth(1)
+        .map(|s| s.parse().unwrap())
+        .unwrap_or(1);
     let t = std::time::Instant::now();
-    for _ in 0..reps { for d in &docs { n += decode_once(d); } }
-    eprintln!("{n} {:.3} ms per pass", t.elapsed().as_secs_f64() * 1e3 / reps as f64);
+    for _ in 0..reps {
+        for d in &docs {
+            n += decode_once(d);
+        }
+    }
+    eprintln!(
+        "{n} {:.3} ms per pass",
+        t.elapsed().as_secs_f64() * 1e3 / reps as f64
+    );
 }

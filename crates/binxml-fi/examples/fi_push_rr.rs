@@ -5,10 +5,18 @@ fn main() {
     let mut docs = Vec::new();
     for p in binxml_testkit::corpus_xml_files() {
         let raw = std::fs::read(&p).unwrap();
-        let Ok(xml) = binxml_xml::to_utf8(&raw) else { continue };
-        let Ok(ev) = binxml_xml::parse_events(&xml) else { continue };
+        let Ok(xml) = binxml_xml::to_utf8(&raw) else {
+            continue;
+        };
+        let Ok(ev) = binxml_xml::parse_events(&xml) else {
+            continue;
+        };
         let fi = binxml_fi::encode_events(&ev, binxml_fi::FiOptions::default()).unwrap();
-        docs.push((p.file_name().unwrap().to_string_lossy().into_owned(), xml.len(), fi));
+        docs.push((
+            p.file_name().unwrap().to_string_lossy().into_owned(),
+            xml.len(),
+            fi,
+        ));
     }
     let passes = 7;
     let mut t = vec![Vec::new(); docs.len()];
@@ -29,8 +37,16 @@ fn main() {
         v.sort_by(|a, b| a.partial_cmp(b).unwrap());
         total += v[passes / 2];
         bytes += docs[i].1;
-        if docs[i].0.contains("xmlrpc") || docs[i].0.contains("db1000") || docs[i].0.contains("exoplanet") {
-            println!("{}: median {:.3} ms, min {:.3} ms", docs[i].0, v[passes / 2] * 1e3, v[0] * 1e3);
+        if docs[i].0.contains("xmlrpc")
+            || docs[i].0.contains("db1000")
+            || docs[i].0.contains("exoplanet")
+        {
+            println!(
+                "{}: median {:.3} ms, min {:.3} ms",
+                docs[i].0,
+                v[passes / 2] * 1e3,
+                v[0] * 1e3
+            );
         }
     }
     println!("total {:.0} MB/s", bytes as f64 / total / 1e6);

@@ -8,6 +8,10 @@ fn main() {
     drop(ev);
     for _ in 0..n {
         let mut d = binxml_fi::FiDecoder::new(&fi);
-        std::hint::black_box(binxml_tree::Document::parse_push(&mut d, fi.len()).unwrap().len());
+        std::hint::black_box(
+            binxml_tree::Document::parse_push(&mut d, fi.len())
+                .unwrap()
+                .len(),
+        );
     }
 }

@@ -210,7 +210,12 @@ const SEEN_NAMES: usize = 64;
 
 impl Default for SeenNames {
     fn default() -> Self {
-        SeenNames { on: false, hits: 0, misses: 0, slots: [Seen::default(); SEEN_NAMES] }
+        SeenNames {
+            on: false,
+            hits: 0,
+            misses: 0,
+            slots: [Seen::default(); SEEN_NAMES],
+        }
     }
 }
 
@@ -290,7 +295,10 @@ impl QTable {
             && nl == n.len()
             && bytes_eq(&self.arena[o..o + ll], l.as_bytes())
             && bytes_eq(&self.arena[o + ll..o + ll + pl], p.as_bytes())
-            && bytes_eq(&self.arena[q.ns_off as usize..q.ns_off as usize + nl], n.as_bytes())
+            && bytes_eq(
+                &self.arena[q.ns_off as usize..q.ns_off as usize + nl],
+                n.as_bytes(),
+            )
     }
 
     /// [`QTable::matches`], where strings at the addresses `seen` holds for entry `e` (found
@@ -330,7 +338,10 @@ impl QTable {
         if nl != 0 {
             if on && slot.ns == at.ns {
                 seen.hits += 1;
-            } else if !bytes_eq(&self.arena[q.ns_off as usize..q.ns_off as usize + nl], n.as_bytes()) {
+            } else if !bytes_eq(
+                &self.arena[q.ns_off as usize..q.ns_off as usize + nl],
+                n.as_bytes(),
+            ) {
                 return false;
             } else if seen.on {
                 seen.misses += 1;
@@ -399,7 +410,9 @@ impl QTable {
         }
         for k in 0..self.recent_ns.len() {
             let (o, len) = self.recent_ns[k];
-            if len as usize == n.len() && bytes_eq(&self.arena[o as usize..(o + len) as usize], n.as_bytes()) {
+            if len as usize == n.len()
+                && bytes_eq(&self.arena[o as usize..(o + len) as usize], n.as_bytes())
+            {
                 // most recent first
                 self.recent_ns[..=k].rotate_right(1);
                 return o;
@@ -697,7 +710,10 @@ impl<W: Write> FiEncoder<W> {
     #[inline(always)]
     fn scoped(&mut self, f: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
         for s in [&mut self.seen_elements, &mut self.seen_attributes] {
-            *s = SeenNames { on: true, ..SeenNames::default() };
+            *s = SeenNames {
+                on: true,
+                ..SeenNames::default()
+            };
         }
         self.in_scope = true;
         // (0, 0) is no string's: an empty namespace name is not looked up
@@ -1120,10 +1136,13 @@ impl<W: Write> FiEncoder<W> {
         self.name = PendingName::Literal;
         let prev = self.last_element;
         let pred = self.t.elements.next_of(prev);
-        let found = self
-            .t
-            .elements
-            .get_predicted(pred, &q.prefix, &q.namespace, &q.local, &mut self.seen_elements);
+        let found = self.t.elements.get_predicted(
+            pred,
+            &q.prefix,
+            &q.namespace,
+            &q.local,
+            &mut self.seen_elements,
+        );
         let e = found.map_or(0, |f| f.1);
         if e != pred {
             self.t.elements.learn(prev, e);
@@ -1261,10 +1280,13 @@ impl<W: Write> FiEncoder<W> {
         } else {
             0
         };
-        let found =
-            self.t
-                .attributes
-                .get_predicted(pred, &name.prefix, &name.namespace, &name.local, &mut self.seen_attributes);
+        let found = self.t.attributes.get_predicted(
+            pred,
+            &name.prefix,
+            &name.namespace,
+            &name.local,
+            &mut self.seen_attributes,
+        );
         let e = found.map_or(0, |f| f.1);
         if e != pred {
             if prev != 0 {

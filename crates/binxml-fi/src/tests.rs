@@ -751,7 +751,12 @@ fn multi_line_text_in_line_pairs() {
         .collect();
     assert_eq!(
         chunks,
-        ["\n.\n.", "\n.\n.", &format!("\n.\n{long}\n{long}\nab"), "\ncd"]
+        [
+            "\n.\n.",
+            "\n.\n.",
+            &format!("\n.\n{long}\n{long}\nab"),
+            "\ncd"
+        ]
     );
     assert_eq!(chunks.concat(), t);
 }
@@ -879,16 +884,27 @@ fn encoder_rejects_empty_names() {
     use binxml_core::Encoder;
     for bad in [
         Event::StartElement(QName::local("")),
-        Event::ProcessingInstruction { target: "".into(), data: "x".into() },
+        Event::ProcessingInstruction {
+            target: "".into(),
+            data: "x".into(),
+        },
     ] {
         let mut enc = FiEncoder::new(Vec::new());
         enc.write_event(&Event::start_document()).unwrap();
-        assert_eq!(enc.write_event(&bad).unwrap_err().kind, ErrorKind::InvalidEvents);
+        assert_eq!(
+            enc.write_event(&bad).unwrap_err().kind,
+            ErrorKind::InvalidEvents
+        );
     }
     let mut enc = FiEncoder::new(Vec::new());
     enc.write_event(&Event::start_document()).unwrap();
     enc.write_event(&se("a")).unwrap();
-    let e = enc.write_event(&Event::Attribute { name: QName::local(""), value: "v".into() }).unwrap_err();
+    let e = enc
+        .write_event(&Event::Attribute {
+            name: QName::local(""),
+            value: "v".into(),
+        })
+        .unwrap_err();
     assert_eq!(e.kind, ErrorKind::InvalidEvents);
 }
 
@@ -902,8 +918,28 @@ fn random_streams_round_trip() {
         seed ^= seed << 17;
         seed % n.max(1)
     };
-    let texts = ["a", "hello world", "  x  ", "12.5", "-3E7 ", "2024-01-31T00:00:00Z", "日本語", "😀 emoji", "é", "\n  ", "a<b&c>d", "0123456789012345678901234567890123456789"];
-    let names = [("", "", "a"), ("", "", "b"), ("p", "urn:p", "c"), ("", "urn:d", "d"), ("q", "urn:p", "a"), ("xml", binxml_core::XML_NS, "lang")];
+    let texts = [
+        "a",
+        "hello world",
+        "  x  ",
+        "12.5",
+        "-3E7 ",
+        "2024-01-31T00:00:00Z",
+        "日本語",
+        "😀 emoji",
+        "é",
+        "\n  ",
+        "a<b&c>d",
+        "0123456789012345678901234567890123456789",
+    ];
+    let names = [
+        ("", "", "a"),
+        ("", "", "b"),
+        ("p", "urn:p", "c"),
+        ("", "urn:d", "d"),
+        ("q", "urn:p", "a"),
+        ("xml", binxml_core::XML_NS, "lang"),
+    ];
     for round in 0..300 {
         let props = rnd(2) == 0;
         let opts = FiOptions {
@@ -918,29 +954,59 @@ fn random_streams_round_trip() {
             ..Default::default()
         };
         let mut ev: Vec<Event<'static>> = vec![if props {
-            Event::StartDocument { version: Some("1.0".into()), encoding: Some("UTF-8".into()), standalone: Some(rnd(2) == 0) }
+            Event::StartDocument {
+                version: Some("1.0".into()),
+                encoding: Some("UTF-8".into()),
+                standalone: Some(rnd(2) == 0),
+            }
         } else {
             Event::start_document()
         }];
         if rnd(3) == 0 {
-            ev.push(Event::Comment(texts[rnd(texts.len() as u64) as usize].into()));
+            ev.push(Event::Comment(
+                texts[rnd(texts.len() as u64) as usize].into(),
+            ));
         }
         if rnd(3) == 0 {
             ev.push(Event::DocType(DocType {
                 name: "".into(),
-                public_id: if rnd(2) == 0 { Some("-//P".into()) } else { None },
-                system_id: if rnd(2) == 0 { Some("s.dtd".into()) } else { None },
+                public_id: if rnd(2) == 0 {
+                    Some("-//P".into())
+                } else {
+                    None
+                },
+                system_id: if rnd(2) == 0 {
+                    Some("s.dtd".into())
+                } else {
+                    None
+                },
                 internal_subset: None,
             }));
             for k in 0..rnd(3) {
-                ev.push(Event::Notation { name: format!("n{k}").into(), public_id: None, system_id: Some("sys".into()) });
+                ev.push(Event::Notation {
+                    name: format!("n{k}").into(),
+                    public_id: None,
+                    system_id: Some("sys".into()),
+                });
             }
             for k in 0..rnd(3) {
-                ev.push(Event::UnparsedEntity { name: format!("u{k}").into(), public_id: if rnd(2) == 0 { Some("pub".into()) } else { None }, system_id: "x.gif".into(), notation: "n0".into() });
+                ev.push(Event::UnparsedEntity {
+                    name: format!("u{k}").into(),
+                    public_id: if rnd(2) == 0 {
+                        Some("pub".into())
+                    } else {
+                        None
+                    },
+                    system_id: "x.gif".into(),
+                    notation: "n0".into(),
+                });
             }
         }
         if rnd(3) == 0 {
-            ev.push(Event::ProcessingInstruction { target: "pi".into(), data: texts[rnd(texts.len() as u64) as usize].into() });
+            ev.push(Event::ProcessingInstruction {
+                target: "pi".into(),
+                data: texts[rnd(texts.len() as u64) as usize].into(),
+            });
         }
         let mut depth = 0;
         let mut opened = 0;
@@ -953,7 +1019,10 @@ fn random_streams_round_trip() {
                 let (p, n, l) = names[rnd(5) as usize];
                 ev.push(Event::StartElement(QName::new(p, n, l)));
                 if rnd(3) == 0 {
-                    ev.push(Event::Namespace { prefix: "p".into(), uri: "urn:p".into() });
+                    ev.push(Event::Namespace {
+                        prefix: "p".into(),
+                        uri: "urn:p".into(),
+                    });
                 }
                 let mut used = Vec::new();
                 for _ in 0..rnd(4) {
@@ -963,7 +1032,10 @@ fn random_streams_round_trip() {
                     }
                     used.push(names[k]);
                     let (p, n, l) = names[k];
-                    ev.push(Event::Attribute { name: QName::new(p, n, l), value: texts[rnd(texts.len() as u64) as usize].into() });
+                    ev.push(Event::Attribute {
+                        name: QName::new(p, n, l),
+                        value: texts[rnd(texts.len() as u64) as usize].into(),
+                    });
                 }
                 depth += 1;
                 opened += 1;
@@ -974,16 +1046,33 @@ fn random_streams_round_trip() {
                 5 => ev.push(Event::Typed(match rnd(8) {
                     0 => Typed::Int(rnd(1000) as i64 - 500),
                     1 => Typed::Int(-(1i64 << 40)),
-                    2 => Typed::List(vec![Typed::Bool(true), Typed::Bool(rnd(2) == 0), Typed::Bool(false)]),
+                    2 => Typed::List(vec![
+                        Typed::Bool(true),
+                        Typed::Bool(rnd(2) == 0),
+                        Typed::Bool(false),
+                    ]),
                     3 => Typed::Float(1.25),
                     4 => Typed::Double(-0.5),
                     5 => Typed::Base64(Cow::Owned(vec![1, 2, 3, rnd(255) as u8])),
                     6 => Typed::Hex(Cow::Owned(vec![0xAB; 1 + rnd(5) as usize])),
                     _ => Typed::Uuid([rnd(255) as u8; 16]),
                 })),
-                6 => ev.push(Event::Characters { text: texts[rnd(texts.len() as u64) as usize].into(), cdata: true }),
-                7 => ev.push(Event::Comment(texts[rnd(texts.len() as u64) as usize].into())),
-                8 => ev.push(Event::EntityReference { name: "ent".into(), public_id: None, system_id: if rnd(2) == 0 { Some("e.xml".into()) } else { None } }),
+                6 => ev.push(Event::Characters {
+                    text: texts[rnd(texts.len() as u64) as usize].into(),
+                    cdata: true,
+                }),
+                7 => ev.push(Event::Comment(
+                    texts[rnd(texts.len() as u64) as usize].into(),
+                )),
+                8 => ev.push(Event::EntityReference {
+                    name: "ent".into(),
+                    public_id: None,
+                    system_id: if rnd(2) == 0 {
+                        Some("e.xml".into())
+                    } else {
+                        None
+                    },
+                }),
                 _ => {
                     ev.push(ee());
                     depth -= 1;
@@ -991,7 +1080,10 @@ fn random_streams_round_trip() {
             }
         }
         if rnd(2) == 0 {
-            ev.push(Event::ProcessingInstruction { target: "end".into(), data: "".into() });
+            ev.push(Event::ProcessingInstruction {
+                target: "end".into(),
+                data: "".into(),
+            });
         }
         ev.push(Event::EndDocument);
         let b = encode_events(&ev, opts.clone()).unwrap_or_else(|e| panic!("round {round}: {e}"));

@@ -32,7 +32,11 @@ fn corpus_round_trips_c14n_equal() {
             }
         };
         let opts = match i % 3 {
-            1 => FiOptions { utf16: true, xml_declaration: true, ..Default::default() },
+            1 => FiOptions {
+                utf16: true,
+                xml_declaration: true,
+                ..Default::default()
+            },
             2 => FiOptions {
                 numeric_alphabet: true,
                 date_time_alphabet: true,
@@ -100,18 +104,36 @@ fn corpus_round_trips_c14n_equal() {
 /// offset (never a panic, never a silent success), with both decoders.
 #[test]
 fn corpus_truncations_are_errors() {
-    let mut files: Vec<_> = corpus_xml_files().into_iter().map(|p| (std::fs::metadata(&p).unwrap().len(), p)).collect();
+    let mut files: Vec<_> = corpus_xml_files()
+        .into_iter()
+        .map(|p| (std::fs::metadata(&p).unwrap().len(), p))
+        .collect();
     files.sort();
-    for (_, path) in files.iter().filter(|(n, _)| (2_000..20_000).contains(n)).take(3) {
+    for (_, path) in files
+        .iter()
+        .filter(|(n, _)| (2_000..20_000).contains(n))
+        .take(3)
+    {
         let ev = binxml_xml::parse_events(&std::fs::read(path).unwrap()).unwrap();
-        for opts in [FiOptions::default(), FiOptions { utf16: true, numeric_alphabet: true, ..Default::default() }] {
+        for opts in [
+            FiOptions::default(),
+            FiOptions {
+                utf16: true,
+                numeric_alphabet: true,
+                ..Default::default()
+            },
+        ] {
             let fi = encode(&ev, opts).unwrap();
             for cut in 0..fi.len() {
                 let slice = binxml_core::collect_events(&mut FiDecoder::new(&fi[..cut]));
                 let e = slice.expect_err("a truncated document must not decode");
                 assert!(e.offset.is_some(), "{}: cut {cut}: {e}", path.display());
                 let read = binxml_core::collect_events(&mut FiReadDecoder::new(&fi[..cut]));
-                assert!(read.is_err(), "{}: cut {cut}: the reader decoded a truncated document", path.display());
+                assert!(
+                    read.is_err(),
+                    "{}: cut {cut}: the reader decoded a truncated document",
+                    path.display()
+                );
             }
         }
     }

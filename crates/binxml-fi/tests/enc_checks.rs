@@ -186,7 +186,11 @@ fn push_encoding_equals_event_encoding() {
 fn slice_encoding_equals_event_encoding() {
     let one_by_one = |ev: &[Event<'_>]| -> (Vec<u8>, Option<String>) {
         let mut enc = FiEncoder::new(Vec::new());
-        let err = ev.iter().try_for_each(|e| enc.write_event(e)).and_then(|_| enc.finish()).err();
+        let err = ev
+            .iter()
+            .try_for_each(|e| enc.write_event(e))
+            .and_then(|_| enc.finish())
+            .err();
         (enc.into_inner(), err.map(|e| e.to_string()))
     };
     let sliced = |ev: &[Event<'_>]| -> (Vec<u8>, Option<String>) {
@@ -206,11 +210,18 @@ fn slice_encoding_equals_event_encoding() {
         // broken: an end tag dropped in the middle
         if ev.len() > 8 {
             let mut broken = ev.clone();
-            let k = broken.iter().rposition(|e| matches!(e, Event::EndElement)).unwrap();
+            let k = broken
+                .iter()
+                .rposition(|e| matches!(e, Event::EndElement))
+                .unwrap();
             broken.remove(k);
             let (bytes, err) = sliced(&broken);
             let (want_bytes, want_err) = one_by_one(&broken);
-            assert!(want_err.is_some() && err == want_err && bytes == want_bytes, "{}", path.display());
+            assert!(
+                want_err.is_some() && err == want_err && bytes == want_bytes,
+                "{}",
+                path.display()
+            );
             n += 1;
         }
     }
@@ -244,9 +255,13 @@ fn borrowed_slice_and_tape_encode_like_events_one_by_one() {
     let mut n = 0;
     for path in binxml_testkit::corpus_xml_files() {
         let input = std::fs::read(&path).unwrap();
-        let Ok(utf8) = binxml_xml::to_utf8(&input) else { continue };
+        let Ok(utf8) = binxml_xml::to_utf8(&input) else {
+            continue;
+        };
         let mut d = binxml_xml::XmlDecoder::new(&utf8);
-        let Ok(ev) = binxml_core::collect_events(&mut d) else { continue };
+        let Ok(ev) = binxml_core::collect_events(&mut d) else {
+            continue;
+        };
         let want = one_by_one(&ev);
         assert!(sliced(&ev) == want, "slice: {}", path.display());
         assert!(taped(&ev) == want, "tape: {}", path.display());
@@ -265,7 +280,10 @@ fn namespace_names_at_one_address_are_told_apart() {
     let short = &all[..14]; // "urn:example:ns"
     let other = String::from("urn:example:nt");
     let copies: Vec<String> = (0..100).map(|_| short.to_string()).collect();
-    let mut fixed = vec![Event::start_document(), Event::StartElement(QName::local("root"))];
+    let mut fixed = vec![
+        Event::start_document(),
+        Event::StartElement(QName::local("root")),
+    ];
     for i in 0..3000usize {
         let ns: &str = match i % 5 {
             0 => short,
@@ -274,11 +292,25 @@ fn namespace_names_at_one_address_are_told_apart() {
             3 => &copies[i % 100],
             _ => &all[..14],
         };
-        fixed.push(Event::StartElement(QName { prefix: B(""), namespace: B(ns), local: B("e") }));
-        fixed.push(Event::Namespace { prefix: B(""), uri: B(ns) });
-        fixed.push(Event::Namespace { prefix: B("p"), uri: B(ns) });
+        fixed.push(Event::StartElement(QName {
+            prefix: B(""),
+            namespace: B(ns),
+            local: B("e"),
+        }));
+        fixed.push(Event::Namespace {
+            prefix: B(""),
+            uri: B(ns),
+        });
+        fixed.push(Event::Namespace {
+            prefix: B("p"),
+            uri: B(ns),
+        });
         fixed.push(Event::Attribute {
-            name: QName { prefix: B("p"), namespace: B(ns), local: B("a") },
+            name: QName {
+                prefix: B("p"),
+                namespace: B(ns),
+                local: B("a"),
+            },
             value: B("v"),
         });
         fixed.push(Event::EndElement);
@@ -292,7 +324,8 @@ fn namespace_names_at_one_address_are_told_apart() {
     b.write_events(&fixed).unwrap();
     b.finish().unwrap();
     let mut c = FiEncoder::new(Vec::new());
-    c.write_tape(&binxml_core::Tape::from_events(&fixed)).unwrap();
+    c.write_tape(&binxml_core::Tape::from_events(&fixed))
+        .unwrap();
     c.finish().unwrap();
     let (a, b, c) = (a.into_inner(), b.into_inner(), c.into_inner());
     assert!(a == b && a == c);
