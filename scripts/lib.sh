@@ -14,6 +14,12 @@ ensure_python() {
   fi
 }
 
+ensure_valgrind() {
+  if ! command -v valgrind >/dev/null 2>&1; then
+    as_root apt-get update -qq && as_root apt-get install -y -qq valgrind >/dev/null
+  fi
+}
+
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
