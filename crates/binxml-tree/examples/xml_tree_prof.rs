@@ -12,13 +12,21 @@ fn main() {
             let events = binxml_xml::parse_events(&xml).unwrap();
             for _ in 0..n {
                 let mut r = binxml_core::Replay::new(&events);
-                std::hint::black_box(binxml_tree::Document::parse_push(&mut r, xml.len()).unwrap().len());
+                std::hint::black_box(
+                    binxml_tree::Document::parse_push(&mut r, xml.len())
+                        .unwrap()
+                        .len(),
+                );
             }
         }
         "pull" => {
             for _ in 0..n {
                 let mut d = binxml_xml::XmlDecoder::new(&xml);
-                std::hint::black_box(binxml_tree::Document::parse_from(&mut d, xml.len()).unwrap().len());
+                std::hint::black_box(
+                    binxml_tree::Document::parse_from(&mut d, xml.len())
+                        .unwrap()
+                        .len(),
+                );
             }
         }
         _ => {

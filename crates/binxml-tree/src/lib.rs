@@ -176,7 +176,10 @@ impl<'a> Document<'a> {
     /// An empty document (a document node without children).
     pub fn new() -> Self {
         Document {
-            nodes: vec![NodeData { kind: NodeKind::Document, parent: NO_PARENT }],
+            nodes: vec![NodeData {
+                kind: NodeKind::Document,
+                parent: NO_PARENT,
+            }],
             children: Vec::new(),
             attributes: Vec::new(),
             namespaces: Vec::new(),
@@ -203,7 +206,10 @@ impl<'a> Document<'a> {
     /// [`Document::parse_sized`] for a decoder of a known type: the same building, without a
     /// dynamic call per event (and with the decoder's event production inlined where the
     /// compiler sees fit).
-    pub fn parse_from<D: Decoder<'a> + ?Sized>(decoder: &mut D, input_len: usize) -> Result<Document<'a>> {
+    pub fn parse_from<D: Decoder<'a> + ?Sized>(
+        decoder: &mut D,
+        input_len: usize,
+    ) -> Result<Document<'a>> {
         let mut b = Builder::with_capacity(input_len);
         while let Some(ev) = decoder.next_event()? {
             b.event(ev)?;
@@ -231,7 +237,10 @@ impl<'a> Document<'a> {
 
     /// [`Document::parse_xml`] from a decoder set up by the caller (its limits), reserving room
     /// for a document of `input_len` bytes.
-    pub fn parse_xml_with(decoder: &mut binxml_xml::XmlDecoder<'a>, input_len: usize) -> Result<Document<'a>> {
+    pub fn parse_xml_with(
+        decoder: &mut binxml_xml::XmlDecoder<'a>,
+        input_len: usize,
+    ) -> Result<Document<'a>> {
         let mut b = Builder::with_capacity(input_len);
         decoder.read_into(&mut b)?;
         b.finish()
@@ -248,7 +257,10 @@ impl<'a> Document<'a> {
 
     /// The document node.
     pub fn document(&self) -> Node<'_, 'a> {
-        Node { doc: self, id: NodeId(0) }
+        Node {
+            doc: self,
+            id: NodeId(0),
+        }
     }
 
     /// The root (document) element.
@@ -285,7 +297,12 @@ impl<'a> Document<'a> {
     }
 
     /// Sets the XML declaration's version, encoding and standalone flag.
-    pub fn set_declaration(&mut self, version: Option<Cow<'a, str>>, encoding: Option<Cow<'a, str>>, standalone: Option<bool>) {
+    pub fn set_declaration(
+        &mut self,
+        version: Option<Cow<'a, str>>,
+        encoding: Option<Cow<'a, str>>,
+        standalone: Option<bool>,
+    ) {
         self.version = version;
         self.encoding = encoding;
         self.standalone = standalone;
@@ -310,7 +327,9 @@ impl<'a> Document<'a> {
         match &mut self.nodes[id.index()].kind {
             NodeKind::Element(e) => &mut e.children,
             NodeKind::Document if id.0 == 0 => &mut self.top,
-            _ => panic!("node {id:?} is neither an element nor the document node: it has no children"),
+            _ => panic!(
+                "node {id:?} is neither an element nor the document node: it has no children"
+            ),
         }
     }
 
@@ -335,11 +354,22 @@ impl<'a> Document<'a> {
     /// created with its name and without children, attributes or namespace declarations.
     pub fn create(&mut self, mut kind: NodeKind<'a>) -> NodeId {
         if let NodeKind::Element(e) = &mut kind {
-            assert!(e.name.index() < self.names.len(), "create: the element's name is not in this document");
-            *e = Element { name: e.name, children: EMPTY, attributes: EMPTY, namespaces: EMPTY };
+            assert!(
+                e.name.index() < self.names.len(),
+                "create: the element's name is not in this document"
+            );
+            *e = Element {
+                name: e.name,
+                children: EMPTY,
+                attributes: EMPTY,
+                namespaces: EMPTY,
+            };
         }
         let id = NodeId(self.nodes.len() as u32);
-        self.nodes.push(NodeData { kind, parent: NO_PARENT });
+        self.nodes.push(NodeData {
+            kind,
+            parent: NO_PARENT,
+        });
         id
     }
 
@@ -347,7 +377,12 @@ impl<'a> Document<'a> {
     pub fn create_element(&mut self, name: QName<'a>) -> NodeId {
         let id = NameId(self.names.len() as u32);
         self.names.push(name);
-        self.create(NodeKind::Element(Element { name: id, children: EMPTY, attributes: EMPTY, namespaces: EMPTY }))
+        self.create(NodeKind::Element(Element {
+            name: id,
+            children: EMPTY,
+            attributes: EMPTY,
+            namespaces: EMPTY,
+        }))
     }
 
     /// Renames an element.
@@ -366,7 +401,10 @@ impl<'a> Document<'a> {
     /// Inserts `child` (detached) at position `index` among `parent`'s children. Panics when
     /// `parent` is neither an element nor the document node.
     pub fn insert_child(&mut self, parent: NodeId, index: usize, child: NodeId) {
-        assert!(self.nodes[child.index()].parent == NO_PARENT && child != NodeId(0), "insert_child: the node is attached");
+        assert!(
+            self.nodes[child.index()].parent == NO_PARENT && child != NodeId(0),
+            "insert_child: the node is attached"
+        );
         let span = *self.children_span_mut(parent);
         let index = index.min(span.len as usize);
         let at_end = span.range().end == self.children.len();
@@ -398,7 +436,8 @@ impl<'a> Document<'a> {
         }
         let r = span.range();
         let child = self.children[r.start + index];
-        self.children.copy_within(r.start + index + 1..r.end, r.start + index);
+        self.children
+            .copy_within(r.start + index + 1..r.end, r.start + index);
         self.children_span_mut(parent).len -= 1;
         self.nodes[child.index()].parent = NO_PARENT;
         Some(child)
@@ -411,7 +450,10 @@ impl<'a> Document<'a> {
             return;
         }
         let parent = NodeId(p);
-        if let Some(i) = self.children[self.children_span(parent).range()].iter().position(|&c| c == node) {
+        if let Some(i) = self.children[self.children_span(parent).range()]
+            .iter()
+            .position(|&c| c == node)
+        {
             self.remove_child(parent, i);
         }
     }
@@ -439,7 +481,10 @@ impl<'a> Document<'a> {
     pub fn set_attribute(&mut self, id: NodeId, name: QName<'a>, value: impl Into<Cow<'a, str>>) {
         let value = value.into();
         let span = self.element_mut(id).attributes;
-        if let Some(a) = self.attributes[span.range()].iter_mut().find(|a| a.name.local == name.local && a.name.namespace == name.namespace) {
+        if let Some(a) = self.attributes[span.range()]
+            .iter_mut()
+            .find(|a| a.name.local == name.local && a.name.namespace == name.namespace)
+        {
             a.value = value;
             return;
         }
@@ -457,9 +502,14 @@ impl<'a> Document<'a> {
 
     /// Removes an attribute by local name and namespace; returns whether it was there.
     pub fn remove_attribute(&mut self, id: NodeId, namespace: &str, local: &str) -> bool {
-        let Some(e) = self.element(id) else { return false };
+        let Some(e) = self.element(id) else {
+            return false;
+        };
         let r = e.attributes.range();
-        let Some(i) = self.attributes[r.clone()].iter().position(|a| a.name.local == local && a.name.namespace == namespace) else {
+        let Some(i) = self.attributes[r.clone()]
+            .iter()
+            .position(|a| a.name.local == local && a.name.namespace == namespace)
+        else {
             return false;
         };
         self.attributes[r.start + i..r.end].rotate_left(1);
@@ -468,8 +518,16 @@ impl<'a> Document<'a> {
     }
 
     /// Adds a namespace declaration to an element. Panics when `id` is not an element.
-    pub fn declare_namespace(&mut self, id: NodeId, prefix: impl Into<Cow<'a, str>>, uri: impl Into<Cow<'a, str>>) {
-        let decl = NamespaceDecl { prefix: prefix.into(), uri: uri.into() };
+    pub fn declare_namespace(
+        &mut self,
+        id: NodeId,
+        prefix: impl Into<Cow<'a, str>>,
+        uri: impl Into<Cow<'a, str>>,
+    ) {
+        let decl = NamespaceDecl {
+            prefix: prefix.into(),
+            uri: uri.into(),
+        };
         let span = self.element_mut(id).namespaces;
         if span.range().end == self.namespaces.len() {
             self.namespaces.push(decl);
@@ -486,7 +544,14 @@ impl<'a> Document<'a> {
 
     /// The document as a pull decoder of events (borrowing from the tree).
     pub fn events(&self) -> TreeEvents<'_, 'a> {
-        TreeEvents { doc: self, stack: Vec::new(), queue: std::collections::VecDeque::new(), started: false, done: false, count: 0 }
+        TreeEvents {
+            doc: self,
+            stack: Vec::new(),
+            queue: std::collections::VecDeque::new(),
+            started: false,
+            done: false,
+            count: 0,
+        }
     }
 
     /// Writes the whole document into an encoder and finishes it.
@@ -510,7 +575,10 @@ impl Drop for Document<'_> {
     fn drop(&mut self) {
         for n in self.nodes.iter_mut() {
             match &n.kind {
-                NodeKind::Document | NodeKind::Element(_) | NodeKind::Text(Cow::Borrowed(_)) | NodeKind::CData(Cow::Borrowed(_)) => {}
+                NodeKind::Document
+                | NodeKind::Element(_)
+                | NodeKind::Text(Cow::Borrowed(_))
+                | NodeKind::CData(Cow::Borrowed(_)) => {}
                 // SAFETY: each node's kind is dropped at most once: here, and then the vector's
                 // length is set to 0 below so that it does not drop them again. Dropping
                 // strings and boxes does not panic, so no node is left half dropped.
@@ -591,7 +659,13 @@ struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     fn new() -> Self {
-        Builder { doc: Document::new(), open: vec![(0, 0)], pending: Vec::new(), declared: false, name_cache: Box::new([0; NAME_SLOTS]) }
+        Builder {
+            doc: Document::new(),
+            open: vec![(0, 0)],
+            pending: Vec::new(),
+            declared: false,
+            name_cache: Box::new([0; NAME_SLOTS]),
+        }
     }
 
     /// A builder with room for a document encoded in `input_len` bytes (reserved memory that a
@@ -628,10 +702,15 @@ impl<'a> Builder<'a> {
         let slot = name_slot(&q);
         let cached = self.name_cache[slot];
         if let Some(n) = self.doc.names.get((cached as usize).wrapping_sub(1)) {
-            if same_str(&n.local, &q.local) && same_str(&n.prefix, &q.prefix) && same_str(&n.namespace, &q.namespace) {
+            if same_str(&n.local, &q.local)
+                && same_str(&n.prefix, &q.prefix)
+                && same_str(&n.namespace, &q.namespace)
+            {
                 // The usual name borrows all three parts: nothing to free, and no call to the
                 // drop glue (`forget` of borrowed parts leaks nothing).
-                if let (Cow::Borrowed(_), Cow::Borrowed(_), Cow::Borrowed(_)) = (&q.prefix, &q.namespace, &q.local) {
+                if let (Cow::Borrowed(_), Cow::Borrowed(_), Cow::Borrowed(_)) =
+                    (&q.prefix, &q.namespace, &q.local)
+                {
                     std::mem::forget(q);
                 }
                 return NameId(cached - 1);
@@ -645,7 +724,9 @@ impl<'a> Builder<'a> {
 
     #[inline(always)]
     fn leaf(&mut self, kind: NodeKind<'a>) -> Result<()> {
-        let Some(&(parent, _)) = self.open.last() else { return Err(Self::after_end()) };
+        let Some(&(parent, _)) = self.open.last() else {
+            return Err(Self::after_end());
+        };
         let id = NodeId(self.doc.nodes.len() as u32);
         self.doc.nodes.push(NodeData { kind, parent });
         self.pending.push(id);
@@ -664,7 +745,10 @@ impl<'a> Builder<'a> {
             _ => self.doc.children.extend_from_slice(&self.pending[from..]),
         }
         self.pending.truncate(from);
-        let span = Span { start, len: self.doc.children.len() as u32 - start };
+        let span = Span {
+            start,
+            len: self.doc.children.len() as u32 - start,
+        };
         if node == 0 {
             self.doc.top = span;
         } else if let NodeKind::Element(e) = &mut self.doc.nodes[node as usize].kind {
@@ -674,16 +758,27 @@ impl<'a> Builder<'a> {
 
     #[inline(always)]
     fn start_element(&mut self, name: QName<'a>) -> Result<()> {
-        let Some(&(parent, _)) = self.open.last() else { return Err(Self::after_end()) };
+        let Some(&(parent, _)) = self.open.last() else {
+            return Err(Self::after_end());
+        };
         let name = self.intern(name);
         let id = self.doc.nodes.len() as u32;
         let element = Element {
             name,
             children: EMPTY,
-            attributes: Span { start: self.doc.attributes.len() as u32, len: 0 },
-            namespaces: Span { start: self.doc.namespaces.len() as u32, len: 0 },
+            attributes: Span {
+                start: self.doc.attributes.len() as u32,
+                len: 0,
+            },
+            namespaces: Span {
+                start: self.doc.namespaces.len() as u32,
+                len: 0,
+            },
         };
-        self.doc.nodes.push(NodeData { kind: NodeKind::Element(element), parent });
+        self.doc.nodes.push(NodeData {
+            kind: NodeKind::Element(element),
+            parent,
+        });
         self.pending.push(NodeId(id));
         self.open.push((id, self.pending.len() as u32));
         Ok(())
@@ -692,7 +787,11 @@ impl<'a> Builder<'a> {
     #[inline(always)]
     fn end_element(&mut self) -> Result<()> {
         if self.open.len() <= 1 {
-            return Err(if self.open.is_empty() { Self::after_end() } else { ev_err("EndElement without StartElement") });
+            return Err(if self.open.is_empty() {
+                Self::after_end()
+            } else {
+                ev_err("EndElement without StartElement")
+            });
         }
         self.close();
         Ok(())
@@ -701,7 +800,9 @@ impl<'a> Builder<'a> {
     /// The element whose start tag is open (no node made since its start), or the error.
     #[inline(always)]
     fn in_start_tag(&mut self, what: &str) -> Result<&mut Element> {
-        let Some(&(id, _)) = self.open.last() else { return Err(Self::after_end()) };
+        let Some(&(id, _)) = self.open.last() else {
+            return Err(Self::after_end());
+        };
         let newest = self.doc.nodes.len() - 1;
         if id != 0 && id as usize == newest {
             if let NodeKind::Element(e) = &mut self.doc.nodes[newest].kind {
@@ -713,21 +814,27 @@ impl<'a> Builder<'a> {
 
     #[inline(always)]
     fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
-        self.in_start_tag("Namespace outside a start tag")?.namespaces.len += 1;
+        self.in_start_tag("Namespace outside a start tag")?
+            .namespaces
+            .len += 1;
         self.doc.namespaces.push(NamespaceDecl { prefix, uri });
         Ok(())
     }
 
     #[inline(always)]
     fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
-        self.in_start_tag("Attribute outside a start tag")?.attributes.len += 1;
+        self.in_start_tag("Attribute outside a start tag")?
+            .attributes
+            .len += 1;
         self.doc.attributes.push(Attribute { name, value });
         Ok(())
     }
 
     #[inline(always)]
     fn characters(&mut self, text: Cow<'a, str>, cdata: bool) -> Result<()> {
-        let Some(&(parent, _)) = self.open.last() else { return Err(Self::after_end()) };
+        let Some(&(parent, _)) = self.open.last() else {
+            return Err(Self::after_end());
+        };
         if cdata {
             return self.leaf(NodeKind::CData(text));
         }
@@ -767,7 +874,11 @@ impl<'a> Builder<'a> {
             return Err(Self::after_end());
         }
         match ev {
-            Event::StartDocument { version, encoding, standalone } => {
+            Event::StartDocument {
+                version,
+                encoding,
+                standalone,
+            } => {
                 if self.declared || self.doc.nodes.len() > 1 {
                     return Err(ev_err("StartDocument twice"));
                 }
@@ -791,17 +902,39 @@ impl<'a> Builder<'a> {
             Event::Characters { text, cdata } => self.characters(text, cdata),
             Event::Typed(t) => self.leaf(NodeKind::Typed(t)),
             Event::Comment(c) => self.leaf(NodeKind::Comment(c)),
-            Event::ProcessingInstruction { target, data } => {
-                self.leaf(NodeKind::ProcessingInstruction(Box::new(ProcessingInstruction { target, data })))
-            }
+            Event::ProcessingInstruction { target, data } => self.leaf(
+                NodeKind::ProcessingInstruction(Box::new(ProcessingInstruction { target, data })),
+            ),
             Event::DocType(d) => self.leaf(NodeKind::DocType(Box::new(d))),
-            Event::Notation { name, public_id, system_id } => self.leaf(NodeKind::Notation(Box::new(Notation { name, public_id, system_id }))),
-            Event::UnparsedEntity { name, public_id, system_id, notation } => {
-                self.leaf(NodeKind::UnparsedEntity(Box::new(UnparsedEntity { name, public_id, system_id, notation })))
-            }
-            Event::EntityReference { name, public_id, system_id } => {
-                self.leaf(NodeKind::EntityReference(Box::new(EntityReference { name, public_id, system_id })))
-            }
+            Event::Notation {
+                name,
+                public_id,
+                system_id,
+            } => self.leaf(NodeKind::Notation(Box::new(Notation {
+                name,
+                public_id,
+                system_id,
+            }))),
+            Event::UnparsedEntity {
+                name,
+                public_id,
+                system_id,
+                notation,
+            } => self.leaf(NodeKind::UnparsedEntity(Box::new(UnparsedEntity {
+                name,
+                public_id,
+                system_id,
+                notation,
+            }))),
+            Event::EntityReference {
+                name,
+                public_id,
+                system_id,
+            } => self.leaf(NodeKind::EntityReference(Box::new(EntityReference {
+                name,
+                public_id,
+                system_id,
+            }))),
         }
     }
 
@@ -890,7 +1023,10 @@ impl<'d, 'a> Node<'d, 'a> {
 
     pub fn parent(&self) -> Option<Node<'d, 'a>> {
         let p = self.data().parent;
-        (p != NO_PARENT).then_some(Node { doc: self.doc, id: NodeId(p) })
+        (p != NO_PARENT).then_some(Node {
+            doc: self.doc,
+            id: NodeId(p),
+        })
     }
 
     /// The children's ids, one contiguous slice.
@@ -924,12 +1060,18 @@ impl<'d, 'a> Node<'d, 'a> {
 
     /// The value of the attribute with this local name (in any namespace).
     pub fn attribute(&self, local: &str) -> Option<&'d str> {
-        self.attributes().iter().find(|a| a.name.local == local).map(|a| a.value.as_ref())
+        self.attributes()
+            .iter()
+            .find(|a| a.name.local == local)
+            .map(|a| a.value.as_ref())
     }
 
     /// The value of the attribute with this namespace and local name.
     pub fn attribute_ns(&self, namespace: &str, local: &str) -> Option<&'d str> {
-        self.attributes().iter().find(|a| a.name.local == local && a.name.namespace == namespace).map(|a| a.value.as_ref())
+        self.attributes()
+            .iter()
+            .find(|a| a.name.local == local && a.name.namespace == namespace)
+            .map(|a| a.value.as_ref())
     }
 
     /// The first child element with this local name.
@@ -939,7 +1081,10 @@ impl<'d, 'a> Node<'d, 'a> {
 
     /// The first child element with this namespace and local name.
     pub fn child_ns(&self, namespace: &str, local: &str) -> Option<Node<'d, 'a>> {
-        self.elements().find(|n| n.name().is_some_and(|q| q.local == local && q.namespace == namespace))
+        self.elements().find(|n| {
+            n.name()
+                .is_some_and(|q| q.local == local && q.namespace == namespace)
+        })
     }
 
     /// The node's own text: a text node's text, or the concatenated text of an element's direct
@@ -972,7 +1117,10 @@ impl<'d, 'a> Node<'d, 'a> {
 
     /// Descendants in document order (not including this node).
     pub fn descendants(&self) -> Descendants<'d, 'a> {
-        Descendants { doc: self.doc, stack: self.child_ids().iter().rev().copied().collect() }
+        Descendants {
+            doc: self.doc,
+            stack: self.child_ids().iter().rev().copied().collect(),
+        }
     }
 
     /// The first descendant element with this local name.
@@ -981,7 +1129,10 @@ impl<'d, 'a> Node<'d, 'a> {
     }
 
     /// Every descendant element with this local name.
-    pub fn find_all<'s>(&self, local: &'s str) -> impl Iterator<Item = Node<'d, 'a>> + use<'d, 'a, 's> {
+    pub fn find_all<'s>(
+        &self,
+        local: &'s str,
+    ) -> impl Iterator<Item = Node<'d, 'a>> + use<'d, 'a, 's> {
         self.descendants().filter(move |n| n.local_name() == local)
     }
 }
@@ -1026,35 +1177,60 @@ impl<'d, 'a> TreeEvents<'d, 'a> {
         let n = self.doc.node(id);
         let ev = match n.kind() {
             NodeKind::Element(e) => {
-                self.queue.push_back(Event::StartElement(self.doc.names[e.name.index()].borrowed()));
+                self.queue.push_back(Event::StartElement(
+                    self.doc.names[e.name.index()].borrowed(),
+                ));
                 for ns in n.namespaces() {
-                    self.queue.push_back(Event::Namespace { prefix: b(&ns.prefix), uri: b(&ns.uri) });
+                    self.queue.push_back(Event::Namespace {
+                        prefix: b(&ns.prefix),
+                        uri: b(&ns.uri),
+                    });
                 }
                 for a in n.attributes() {
-                    self.queue.push_back(Event::Attribute { name: a.name.borrowed(), value: b(&a.value) });
+                    self.queue.push_back(Event::Attribute {
+                        name: a.name.borrowed(),
+                        value: b(&a.value),
+                    });
                 }
                 self.stack.push((id, 0));
                 return;
             }
-            NodeKind::Text(text) => Event::Characters { text: b(text), cdata: false },
-            NodeKind::CData(text) => Event::Characters { text: b(text), cdata: true },
+            NodeKind::Text(text) => Event::Characters {
+                text: b(text),
+                cdata: false,
+            },
+            NodeKind::CData(text) => Event::Characters {
+                text: b(text),
+                cdata: true,
+            },
             NodeKind::Typed(t) => Event::Typed(t.clone()),
             NodeKind::Comment(c) => Event::Comment(b(c)),
-            NodeKind::ProcessingInstruction(p) => Event::ProcessingInstruction { target: b(&p.target), data: b(&p.data) },
+            NodeKind::ProcessingInstruction(p) => Event::ProcessingInstruction {
+                target: b(&p.target),
+                data: b(&p.data),
+            },
             NodeKind::DocType(d) => Event::DocType(DocType {
                 name: b(&d.name),
                 public_id: bo(&d.public_id),
                 system_id: bo(&d.system_id),
                 internal_subset: bo(&d.internal_subset),
             }),
-            NodeKind::Notation(n) => Event::Notation { name: b(&n.name), public_id: bo(&n.public_id), system_id: bo(&n.system_id) },
+            NodeKind::Notation(n) => Event::Notation {
+                name: b(&n.name),
+                public_id: bo(&n.public_id),
+                system_id: bo(&n.system_id),
+            },
             NodeKind::UnparsedEntity(u) => Event::UnparsedEntity {
                 name: b(&u.name),
                 public_id: bo(&u.public_id),
                 system_id: b(&u.system_id),
                 notation: b(&u.notation),
             },
-            NodeKind::EntityReference(r) => Event::EntityReference { name: b(&r.name), public_id: bo(&r.public_id), system_id: bo(&r.system_id) },
+            NodeKind::EntityReference(r) => Event::EntityReference {
+                name: b(&r.name),
+                public_id: bo(&r.public_id),
+                system_id: bo(&r.system_id),
+            },
             NodeKind::Document => return,
         };
         self.queue.push_back(ev);
@@ -1074,7 +1250,11 @@ impl<'d, 'a> Decoder<'d> for TreeEvents<'d, 'a> {
             if !self.started {
                 self.started = true;
                 let d = self.doc;
-                self.queue.push_back(Event::StartDocument { version: bo(&d.version), encoding: bo(&d.encoding), standalone: d.standalone });
+                self.queue.push_back(Event::StartDocument {
+                    version: bo(&d.version),
+                    encoding: bo(&d.encoding),
+                    standalone: d.standalone,
+                });
                 self.stack.push((NodeId(0), 0));
                 continue;
             }
@@ -1113,15 +1293,27 @@ mod tests {
             Event::start_document(),
             Event::Comment("c".into()),
             Event::StartElement(QName::local("inv")),
-            Event::Namespace { prefix: "".into(), uri: "".into() },
-            Event::Attribute { name: QName::local("Currency"), value: "EUR".into() },
+            Event::Namespace {
+                prefix: "".into(),
+                uri: "".into(),
+            },
+            Event::Attribute {
+                name: QName::local("Currency"),
+                value: "EUR".into(),
+            },
             Event::StartElement(QName::local("item")),
-            Event::Attribute { name: QName::local("id"), value: "1".into() },
+            Event::Attribute {
+                name: QName::local("id"),
+                value: "1".into(),
+            },
             Event::text("ab"),
             Event::text("cd"),
             Event::EndElement,
             Event::StartElement(QName::local("item")),
-            Event::Attribute { name: QName::local("id"), value: "2".into() },
+            Event::Attribute {
+                name: QName::local("id"),
+                value: "2".into(),
+            },
             Event::Typed(Typed::Int(5)),
             Event::EndElement,
             Event::EndElement,
@@ -1175,13 +1367,25 @@ mod tests {
         let mut rec = binxml_core::Recorder::default();
         doc.write_to(&mut rec).unwrap();
         assert!(rec.finished);
-        assert_eq!(rec.events.iter().filter(|e| matches!(e, Event::StartElement(_))).count(), 3);
+        assert_eq!(
+            rec.events
+                .iter()
+                .filter(|e| matches!(e, Event::StartElement(_)))
+                .count(),
+            3
+        );
     }
 
     #[test]
     fn rejects_broken_streams() {
         assert!(Document::from_events(vec![Event::start_document(), Event::EndElement]).is_err());
-        assert!(Document::from_events(vec![Event::start_document(), Event::StartElement(QName::local("a"))]).is_err());
+        assert!(
+            Document::from_events(vec![
+                Event::start_document(),
+                Event::StartElement(QName::local("a"))
+            ])
+            .is_err()
+        );
     }
 
     fn msg(events: Vec<Event<'static>>) -> String {
@@ -1192,12 +1396,22 @@ mod tests {
     #[test]
     fn stream_rules() {
         let start = || Event::StartElement(QName::local("a"));
-        let attr = || Event::Attribute { name: QName::local("x"), value: "1".into() };
-        let ns = || Event::Namespace { prefix: "p".into(), uri: "u".into() };
+        let attr = || Event::Attribute {
+            name: QName::local("x"),
+            value: "1".into(),
+        };
+        let ns = || Event::Namespace {
+            prefix: "p".into(),
+            uri: "u".into(),
+        };
         let sd = Event::start_document;
         // Attributes and declarations only in the start tag: not after text, a child, a comment
         // or the child's end, not at the top level.
-        for after in [Event::text("t"), Event::Comment("c".into()), Event::Typed(Typed::Int(1))] {
+        for after in [
+            Event::text("t"),
+            Event::Comment("c".into()),
+            Event::Typed(Typed::Int(1)),
+        ] {
             let e = msg(vec![sd(), start(), after.clone(), attr()]);
             assert!(e.contains("Attribute outside a start tag"), "{e}");
             let e = msg(vec![sd(), start(), after, ns()]);
@@ -1209,7 +1423,18 @@ mod tests {
         assert!(msg(vec![attr()]).contains("Attribute outside a start tag"));
         assert!(msg(vec![sd(), start(), Event::EndElement, ns()]).contains("Namespace outside"));
         // In the start tag, after other attributes and declarations: fine.
-        let doc = Document::from_events(vec![sd(), start(), ns(), attr(), start(), ns(), Event::EndElement, Event::EndElement, Event::EndDocument]).unwrap();
+        let doc = Document::from_events(vec![
+            sd(),
+            start(),
+            ns(),
+            attr(),
+            start(),
+            ns(),
+            Event::EndElement,
+            Event::EndElement,
+            Event::EndDocument,
+        ])
+        .unwrap();
         let root = doc.root().unwrap();
         assert_eq!((root.namespaces().len(), root.attributes().len()), (1, 1));
         let child = root.elements().next().unwrap();
@@ -1219,11 +1444,28 @@ mod tests {
         assert!(msg(vec![Event::Comment("c".into()), sd()]).contains("StartDocument twice"));
         assert!(msg(vec![start(), Event::EndElement, sd()]).contains("StartDocument twice"));
         // Nothing after EndDocument (the same message for every kind of item).
-        for after in [start(), Event::EndElement, attr(), ns(), Event::text("t"), Event::Comment("c".into()), sd(), Event::EndDocument] {
-            let e = msg(vec![sd(), start(), Event::EndElement, Event::EndDocument, after]);
+        for after in [
+            start(),
+            Event::EndElement,
+            attr(),
+            ns(),
+            Event::text("t"),
+            Event::Comment("c".into()),
+            sd(),
+            Event::EndDocument,
+        ] {
+            let e = msg(vec![
+                sd(),
+                start(),
+                Event::EndElement,
+                Event::EndDocument,
+                after,
+            ]);
             assert!(e.contains("event after EndDocument"), "{e}");
         }
-        assert!(msg(vec![sd(), start(), Event::EndDocument]).contains("EndDocument inside an element"));
+        assert!(
+            msg(vec![sd(), start(), Event::EndDocument]).contains("EndDocument inside an element")
+        );
         assert!(msg(vec![sd(), Event::EndElement]).contains("EndElement without StartElement"));
         assert!(msg(vec![sd(), start()]).contains("ended inside an element"));
         // A stream without StartDocument and EndDocument is accepted, as before.
@@ -1239,8 +1481,14 @@ mod tests {
             Event::StartElement(QName::local("a")),
             Event::text("x"),
             Event::text("y"),
-            Event::Characters { text: "c1".into(), cdata: true },
-            Event::Characters { text: "c2".into(), cdata: true },
+            Event::Characters {
+                text: "c1".into(),
+                cdata: true,
+            },
+            Event::Characters {
+                text: "c2".into(),
+                cdata: true,
+            },
             Event::text("z"),
             Event::StartElement(QName::local("b")),
             Event::text("in b"),
@@ -1254,7 +1502,12 @@ mod tests {
             Event::EndDocument,
         ])
         .unwrap();
-        let kinds: Vec<NodeKind> = doc.root().unwrap().children().map(|n| n.kind().clone()).collect();
+        let kinds: Vec<NodeKind> = doc
+            .root()
+            .unwrap()
+            .children()
+            .map(|n| n.kind().clone())
+            .collect();
         let expected = [
             NodeKind::Text("xy".into()),
             NodeKind::CData("c1".into()),
@@ -1262,7 +1515,13 @@ mod tests {
             NodeKind::Text("z".into()),
         ];
         assert_eq!(kinds[..4], expected);
-        let rest: Vec<String> = doc.root().unwrap().children().skip(5).map(|n| n.text().into_owned()).collect();
+        let rest: Vec<String> = doc
+            .root()
+            .unwrap()
+            .children()
+            .skip(5)
+            .map(|n| n.text().into_owned())
+            .collect();
         assert_eq!(rest, ["after b", "c", "after comment"]);
         assert_eq!(doc.root().unwrap().child("b").unwrap().text(), "in b");
         assert_eq!(doc.document().children().last().unwrap().text(), "toplevel");
@@ -1271,28 +1530,71 @@ mod tests {
     #[test]
     fn declaration_and_rare_kinds() {
         let events = vec![
-            Event::StartDocument { version: Some("1.0".into()), encoding: Some("UTF-8".into()), standalone: Some(true) },
-            Event::DocType(DocType { name: "a".into(), public_id: None, system_id: Some("a.dtd".into()), internal_subset: None }),
-            Event::Notation { name: "n".into(), public_id: Some("p".into()), system_id: None },
-            Event::UnparsedEntity { name: "e".into(), public_id: None, system_id: "e.bin".into(), notation: "n".into() },
-            Event::ProcessingInstruction { target: "pi".into(), data: "d".into() },
+            Event::StartDocument {
+                version: Some("1.0".into()),
+                encoding: Some("UTF-8".into()),
+                standalone: Some(true),
+            },
+            Event::DocType(DocType {
+                name: "a".into(),
+                public_id: None,
+                system_id: Some("a.dtd".into()),
+                internal_subset: None,
+            }),
+            Event::Notation {
+                name: "n".into(),
+                public_id: Some("p".into()),
+                system_id: None,
+            },
+            Event::UnparsedEntity {
+                name: "e".into(),
+                public_id: None,
+                system_id: "e.bin".into(),
+                notation: "n".into(),
+            },
+            Event::ProcessingInstruction {
+                target: "pi".into(),
+                data: "d".into(),
+            },
             Event::StartElement(QName::new("p", "urn:x", "a")),
-            Event::EntityReference { name: "r".into(), public_id: None, system_id: Some("r.xml".into()) },
+            Event::EntityReference {
+                name: "r".into(),
+                public_id: None,
+                system_id: Some("r.xml".into()),
+            },
             Event::Typed(Typed::List(vec![Typed::Int(1), Typed::Bool(true)])),
             Event::EndElement,
             Event::EndDocument,
         ];
         let doc = Document::from_events(events.clone()).unwrap();
-        assert_eq!((doc.version(), doc.encoding(), doc.standalone()), (Some("1.0"), Some("UTF-8"), Some(true)));
+        assert_eq!(
+            (doc.version(), doc.encoding(), doc.standalone()),
+            (Some("1.0"), Some("UTF-8"), Some(true))
+        );
         assert!(matches!(doc.document().kind(), NodeKind::Document));
         let kids: Vec<_> = doc.document().children().collect();
-        assert!(matches!(kids[3].kind(), NodeKind::ProcessingInstruction(p) if p.target == "pi" && p.data == "d"));
-        assert!(kids[3].attributes().is_empty() && kids[3].child_ids().is_empty() && kids[3].name().is_none());
-        assert_eq!(doc.root().unwrap().name().unwrap(), &QName::new("p", "urn:x", "a"));
-        assert_eq!(binxml_core::collect_events(&mut doc.events()).unwrap(), events);
+        assert!(
+            matches!(kids[3].kind(), NodeKind::ProcessingInstruction(p) if p.target == "pi" && p.data == "d")
+        );
+        assert!(
+            kids[3].attributes().is_empty()
+                && kids[3].child_ids().is_empty()
+                && kids[3].name().is_none()
+        );
+        assert_eq!(
+            doc.root().unwrap().name().unwrap(),
+            &QName::new("p", "urn:x", "a")
+        );
+        assert_eq!(
+            binxml_core::collect_events(&mut doc.events()).unwrap(),
+            events
+        );
         let mut doc = doc;
         doc.set_declaration(None, None, None);
-        assert_eq!(binxml_core::collect_events(&mut doc.events()).unwrap()[0], Event::start_document());
+        assert_eq!(
+            binxml_core::collect_events(&mut doc.events()).unwrap()[0],
+            Event::start_document()
+        );
     }
 
     #[test]
@@ -1305,14 +1607,29 @@ mod tests {
             Event::start_document(),
             Event::Comment(Cow::Owned("owned comment".into())),
             Event::StartElement(QName::local("a")),
-            Event::Characters { text: Cow::Owned("owned text".into()), cdata: false },
+            Event::Characters {
+                text: Cow::Owned("owned text".into()),
+                cdata: false,
+            },
             Event::StartElement(QName::local("b")),
-            Event::Characters { text: Cow::Owned("owned cdata".into()), cdata: true },
-            Event::Characters { text: Cow::Borrowed(s.as_str()), cdata: true },
+            Event::Characters {
+                text: Cow::Owned("owned cdata".into()),
+                cdata: true,
+            },
+            Event::Characters {
+                text: Cow::Borrowed(s.as_str()),
+                cdata: true,
+            },
             Event::EndElement,
             Event::StartElement(QName::local("c")),
-            Event::Characters { text: Cow::Borrowed(s.as_str()), cdata: false },
-            Event::Characters { text: Cow::Owned(" merged".into()), cdata: false },
+            Event::Characters {
+                text: Cow::Borrowed(s.as_str()),
+                cdata: false,
+            },
+            Event::Characters {
+                text: Cow::Owned(" merged".into()),
+                cdata: false,
+            },
             Event::EndElement,
             Event::Comment(Cow::Borrowed(s.as_str())),
             Event::Typed(Typed::List(vec![Typed::Int(1)])),
@@ -1327,7 +1644,9 @@ mod tests {
         assert_eq!(copy.root().unwrap().text(), "replaced");
         let again = Document::from_events(events).unwrap();
         let kids: Vec<_> = again.root().unwrap().children().collect();
-        assert!(matches!(kids[2].children().next().unwrap().kind(), NodeKind::Text(t) if t == "borrowed merged"));
+        assert!(
+            matches!(kids[2].children().next().unwrap().kind(), NodeKind::Text(t) if t == "borrowed merged")
+        );
     }
 
     #[test]
@@ -1335,7 +1654,8 @@ mod tests {
         // Equal names share an entry, whether the strings are the same slice or equal copies;
         // names differing in any part (prefix, namespace, a byte the cache's slot does not
         // look at) do not.
-        let owned = |p: &str, n: &str, l: &str| QName::new(p.to_string(), n.to_string(), l.to_string());
+        let owned =
+            |p: &str, n: &str, l: &str| QName::new(p.to_string(), n.to_string(), l.to_string());
         let names = [
             QName::local("item"),
             owned("", "", "item"),
@@ -1352,7 +1672,10 @@ mod tests {
             owned("q", "urn:b", "i"),
             owned("", "", ""),
         ];
-        let mut events = vec![Event::start_document(), Event::StartElement(QName::local("root"))];
+        let mut events = vec![
+            Event::start_document(),
+            Event::StartElement(QName::local("root")),
+        ];
         for round in 0..3 {
             for q in &names {
                 events.push(Event::StartElement(q.clone()));
@@ -1362,19 +1685,37 @@ mod tests {
         }
         events.extend([Event::EndElement, Event::EndDocument]);
         let doc = Document::from_events(events.clone()).unwrap();
-        let got: Vec<&QName> = doc.root().unwrap().elements().map(|n| n.name().unwrap()).collect();
+        let got: Vec<&QName> = doc
+            .root()
+            .unwrap()
+            .elements()
+            .map(|n| n.name().unwrap())
+            .collect();
         let expected: Vec<&QName> = (0..3).flat_map(|_| names.iter()).collect();
         assert_eq!(got, expected);
         // Best effort (names with the same local name take turns in one slot of the cache),
         // and never more entries than elements.
-        assert!(doc.names.len() < 3 * names.len(), "{} entries", doc.names.len());
-        assert_eq!(binxml_core::collect_events(&mut doc.events()).unwrap(), events);
+        assert!(
+            doc.names.len() < 3 * names.len(),
+            "{} entries",
+            doc.names.len()
+        );
+        assert_eq!(
+            binxml_core::collect_events(&mut doc.events()).unwrap(),
+            events
+        );
         // A thousand elements of a few names (borrowed from different buffers): a few entries.
-        let texts: Vec<String> = (0..1000).map(|i| ["row", "cell", "x:cell"][i % 3].to_string()).collect();
+        let texts: Vec<String> = (0..1000)
+            .map(|i| ["row", "cell", "x:cell"][i % 3].to_string())
+            .collect();
         let mut events = vec![Event::StartElement(QName::local("root"))];
         for t in &texts {
             let (prefix, local) = t.split_once(':').unwrap_or(("", t));
-            events.push(Event::StartElement(QName::new(prefix, if prefix.is_empty() { "" } else { "urn:x" }, local)));
+            events.push(Event::StartElement(QName::new(
+                prefix,
+                if prefix.is_empty() { "" } else { "urn:x" },
+                local,
+            )));
             events.push(Event::EndElement);
         }
         events.push(Event::EndElement);
@@ -1385,7 +1726,29 @@ mod tests {
 
     #[test]
     fn same_str_is_string_equality() {
-        let words = ["", "a", "b", "ab", "ba", "abc", "abd", "xbc", "abcd", "abce", "abcdefg", "abcdefh", "bbcdefg", "abcdefgh", "abcdefgi", "0123456789abcdef", "0123456789abcdeg", "1123456789abcdef", "0123456789abcdefg", "0123456789abcdefh", "0123456789Xbcdefg"];
+        let words = [
+            "",
+            "a",
+            "b",
+            "ab",
+            "ba",
+            "abc",
+            "abd",
+            "xbc",
+            "abcd",
+            "abce",
+            "abcdefg",
+            "abcdefh",
+            "bbcdefg",
+            "abcdefgh",
+            "abcdefgi",
+            "0123456789abcdef",
+            "0123456789abcdeg",
+            "1123456789abcdef",
+            "0123456789abcdefg",
+            "0123456789abcdefh",
+            "0123456789Xbcdefg",
+        ];
         for a in words {
             for b in words {
                 let (a2, b2) = (a.to_string(), b.to_string());
@@ -1406,12 +1769,22 @@ mod tests {
         doc.set_attribute(copy, QName::local("id"), "9");
         doc.append_child(root, copy);
         doc.set_name(copy, QName::local("renamed"));
-        assert_eq!(doc.node(root).elements().last().unwrap().local_name(), "renamed");
-        assert_eq!(doc.node(item).local_name(), "item", "renaming one element leaves the others");
+        assert_eq!(
+            doc.node(root).elements().last().unwrap().local_name(),
+            "renamed"
+        );
+        assert_eq!(
+            doc.node(item).local_name(),
+            "item",
+            "renaming one element leaves the others"
+        );
         assert_eq!(doc.node(copy).attribute("id"), Some("9"));
         doc.set_text(copy, "t");
         assert_eq!(doc.node(copy).text(), "t");
-        assert!(!doc.remove_attribute(doc.node(copy).child_ids()[0], "", "id"), "a text node has no attributes");
+        assert!(
+            !doc.remove_attribute(doc.node(copy).child_ids()[0], "", "id"),
+            "a text node has no attributes"
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Every corpus XML document: XML -> tree -> events -> XML is C14N-equal (Python's oracle).
 
-use binxml_testkit::{corpus_xml_files, scratch_dir, C14nOracle};
+use binxml_testkit::{C14nOracle, corpus_xml_files, scratch_dir};
 use binxml_tree::Document;
 
 #[test]
@@ -21,5 +21,11 @@ fn corpus_through_the_tree_is_c14n_equal() {
             failures.push(format!("{}: {d}", path.display()));
         }
     }
-    assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
 }

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use binxml_core::{collect_events, Event};
+use binxml_core::{Event, collect_events};
 use binxml_testkit::corpus_xml_files;
 use binxml_tree::Document;
 
@@ -17,7 +17,14 @@ fn owned(ev: Vec<Event<'_>>) -> Vec<Event<'static>> {
 fn merged(events: &[Event<'static>]) -> Vec<Event<'static>> {
     let mut out: Vec<Event<'static>> = Vec::with_capacity(events.len());
     for ev in events {
-        if let (Event::Characters { text, cdata: false }, Some(Event::Characters { text: prev, cdata: false })) = (ev, out.last_mut()) {
+        if let (
+            Event::Characters { text, cdata: false },
+            Some(Event::Characters {
+                text: prev,
+                cdata: false,
+            }),
+        ) = (ev, out.last_mut())
+        {
             let mut s = std::mem::take(prev).into_owned();
             s.push_str(text);
             *prev = Cow::Owned(s);
@@ -41,8 +48,17 @@ fn corpus_events_survive_the_tree() {
         let from_events = Document::from_events(events.clone()).unwrap();
         let got = owned(collect_events(&mut from_events.events()).unwrap());
         if got != expected {
-            let i = got.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(got.len().min(expected.len()));
-            failures.push(format!("{} (from_events): first difference at event {i}: {:?} vs {:?}", path.display(), got.get(i), expected.get(i)));
+            let i = got
+                .iter()
+                .zip(&expected)
+                .position(|(a, b)| a != b)
+                .unwrap_or(got.len().min(expected.len()));
+            failures.push(format!(
+                "{} (from_events): first difference at event {i}: {:?} vs {:?}",
+                path.display(),
+                got.get(i),
+                expected.get(i)
+            ));
             continue;
         }
         let direct = Document::parse_xml(&input).unwrap();
@@ -50,12 +66,19 @@ fn corpus_events_survive_the_tree() {
         if got_direct != expected {
             failures.push(format!("{} (parse_xml) differs", path.display()));
         }
-        let pushed = Document::parse_push(&mut binxml_core::Replay::new(&events), input.len()).unwrap();
+        let pushed =
+            Document::parse_push(&mut binxml_core::Replay::new(&events), input.len()).unwrap();
         if owned(collect_events(&mut pushed.events()).unwrap()) != expected {
-            failures.push(format!("{} (parse_push over a replay) differs", path.display()));
+            failures.push(format!(
+                "{} (parse_push over a replay) differs",
+                path.display()
+            ));
         }
         // Navigation agrees with the events: element count, parents, names.
-        let elements = expected.iter().filter(|e| matches!(e, Event::StartElement(_))).count();
+        let elements = expected
+            .iter()
+            .filter(|e| matches!(e, Event::StartElement(_)))
+            .count();
         let root = direct.document();
         let mut seen = 0;
         for n in root.descendants() {
@@ -70,5 +93,11 @@ fn corpus_events_survive_the_tree() {
         }
         assert_eq!(seen, elements, "{}", path.display());
     }
-    assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
 }

@@ -3,34 +3,58 @@
 //! every corpus document, on documents exercising the decoder's slow paths, and on damaged
 //! copies of small corpus documents.
 
-use binxml_core::{collect_events, Event, Limits, Result};
-use binxml_testkit::mutate::{mutate, Rng};
+use binxml_core::{Event, Limits, Result, collect_events};
+use binxml_testkit::mutate::{Rng, mutate};
 use binxml_tree::Document;
 
 fn events(doc: &Document<'_>) -> Vec<Event<'static>> {
-    collect_events(&mut doc.events()).unwrap().into_iter().map(Event::into_owned).collect()
+    collect_events(&mut doc.events())
+        .unwrap()
+        .into_iter()
+        .map(Event::into_owned)
+        .collect()
 }
 
 /// Both paths on one input: equal trees, or equal errors.
 fn same(input: &[u8], limits: &Limits) -> std::result::Result<(), String> {
-    let generic: Result<Document<'_>> = Document::parse_sized(&mut binxml_xml::XmlDecoder::with_limits(input, limits.clone()), input.len());
-    let direct = Document::parse_xml_with(&mut binxml_xml::XmlDecoder::with_limits(input, limits.clone()), input.len());
+    let generic: Result<Document<'_>> = Document::parse_sized(
+        &mut binxml_xml::XmlDecoder::with_limits(input, limits.clone()),
+        input.len(),
+    );
+    let direct = Document::parse_xml_with(
+        &mut binxml_xml::XmlDecoder::with_limits(input, limits.clone()),
+        input.len(),
+    );
     match (generic, direct) {
         (Ok(g), Ok(d)) => {
             let (g, d) = (events(&g), events(&d));
             if g != d {
-                let at = g.iter().zip(&d).position(|(a, b)| a != b).unwrap_or(g.len().min(d.len()));
-                return Err(format!("trees differ at event {at}: {:?} vs {:?}", g.get(at), d.get(at)));
+                let at = g
+                    .iter()
+                    .zip(&d)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(g.len().min(d.len()));
+                return Err(format!(
+                    "trees differ at event {at}: {:?} vs {:?}",
+                    g.get(at),
+                    d.get(at)
+                ));
             }
             Ok(())
         }
         (Err(g), Err(d)) => {
-            if (g.kind, &g.message, g.offset, g.line_col) != (d.kind, &d.message, d.offset, d.line_col) {
+            if (g.kind, &g.message, g.offset, g.line_col)
+                != (d.kind, &d.message, d.offset, d.line_col)
+            {
                 return Err(format!("errors differ: {g} vs {d}"));
             }
             Ok(())
         }
-        (g, d) => Err(format!("one path failed: generic {:?}, direct {:?}", g.err(), d.err())),
+        (g, d) => Err(format!(
+            "one path failed: generic {:?}, direct {:?}",
+            g.err(),
+            d.err()
+        )),
     }
 }
 
@@ -69,8 +93,17 @@ fn slow_paths_and_errors_direct_equals_generic() {
         same(doc.as_bytes(), &Limits::default()).unwrap_or_else(|e| panic!("{doc:?}: {e}"));
     }
     // Limits: the direct path takes the checked path when strings could exceed the limit.
-    let tight = Limits { max_string_len: 8, max_depth: 3, ..Default::default() };
-    for doc in ["<a b='0123456789'/>", "<a>0123456789</a>", "<a><b><c><d/></c></b></a>", "<!DOCTYPE a [<!ENTITY e '01234'>]><a>&e;&e;</a>"] {
+    let tight = Limits {
+        max_string_len: 8,
+        max_depth: 3,
+        ..Default::default()
+    };
+    for doc in [
+        "<a b='0123456789'/>",
+        "<a>0123456789</a>",
+        "<a><b><c><d/></c></b></a>",
+        "<!DOCTYPE a [<!ENTITY e '01234'>]><a>&e;&e;</a>",
+    ] {
         same(doc.as_bytes(), &tight).unwrap_or_else(|e| panic!("{doc:?}: {e}"));
     }
 }
@@ -81,7 +114,11 @@ fn damaged_documents_direct_equals_generic() {
     for path in binxml_testkit::corpus_xml_files() {
         let raw = std::fs::read(&path).unwrap();
         if raw.len() < 16 * 1024 {
-            seeds.push(binxml_xml::to_utf8(&raw).map(|c| c.into_owned()).unwrap_or(raw));
+            seeds.push(
+                binxml_xml::to_utf8(&raw)
+                    .map(|c| c.into_owned())
+                    .unwrap_or(raw),
+            );
         }
     }
     assert!(!seeds.is_empty());
