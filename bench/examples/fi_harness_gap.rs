@@ -8,7 +8,9 @@ fn time(mut f: impl FnMut()) -> f64 {
     let mut best = f64::MAX;
     for _ in 0..15 {
         let t = Instant::now();
-        for _ in 0..20 { f(); }
+        for _ in 0..20 {
+            f();
+        }
         best = best.min(t.elapsed().as_secs_f64() / 20.0);
     }
     best * 1e3
@@ -21,16 +23,43 @@ fn main() {
     let a = binxml_fi::encode_events(&ev, binxml_fi::FiOptions::default()).unwrap();
     let mut b = Vec::new();
     {
-        let mut enc = binxml::encoder(binxml::Format::Fi, Box::new(&mut b), &binxml::EncodeOptions::default()).unwrap();
-        for e in &ev { enc.write_event(e).unwrap(); }
+        let mut enc = binxml::encoder(
+            binxml::Format::Fi,
+            Box::new(&mut b),
+            &binxml::EncodeOptions::default(),
+        )
+        .unwrap();
+        for e in &ev {
+            enc.write_event(e).unwrap();
+        }
         enc.finish().unwrap();
     }
-    println!("sizes: fi-crate {} facade {} equal {}", a.len(), b.len(), a == b);
+    println!(
+        "sizes: fi-crate {} facade {} equal {}",
+        a.len(),
+        b.len(),
+        a == b
+    );
     for (name, bytes) in [("fi-crate", &a), ("facade", &b)] {
         let mut sink = binxml_core::CountingSink::default();
-        let t1 = time(|| binxml_fi::FiDecoder::new(bytes).read_into(&mut sink).unwrap());
-        let t2 = time(|| binxml::decode_into(binxml::Format::Fi, bytes, &binxml::DecodeOptions::default(), &mut sink).unwrap());
-        println!("{name}: direct {t1:.3} ms, decode_into {t2:.3} ms, cold/warm median {:?}", cold(bytes));
+        let t1 = time(|| {
+            binxml_fi::FiDecoder::new(bytes)
+                .read_into(&mut sink)
+                .unwrap()
+        });
+        let t2 = time(|| {
+            binxml::decode_into(
+                binxml::Format::Fi,
+                bytes,
+                &binxml::DecodeOptions::default(),
+                &mut sink,
+            )
+            .unwrap()
+        });
+        println!(
+            "{name}: direct {t1:.3} ms, decode_into {t2:.3} ms, cold/warm median {:?}",
+            cold(bytes)
+        );
     }
 }
 // (appended) cold-cache timing: sweep 64 MB between single decodes.
@@ -41,12 +70,18 @@ pub fn cold(bytes: &[u8]) -> (f64, f64) {
     let mut v = Vec::new();
     let mut w = Vec::new();
     for i in 0..15 {
-        for j in (0..sweep.len()).step_by(64) { sweep[j] = sweep[j].wrapping_add(i as u8); }
+        for j in (0..sweep.len()).step_by(64) {
+            sweep[j] = sweep[j].wrapping_add(i as u8);
+        }
         let t = Instant::now();
-        binxml_fi::FiDecoder::new(bytes).read_into(&mut sink).unwrap();
+        binxml_fi::FiDecoder::new(bytes)
+            .read_into(&mut sink)
+            .unwrap();
         v.push(t.elapsed().as_secs_f64() * 1e3);
         let t = Instant::now();
-        binxml_fi::FiDecoder::new(bytes).read_into(&mut sink).unwrap();
+        binxml_fi::FiDecoder::new(bytes)
+            .read_into(&mut sink)
+            .unwrap();
         w.push(t.elapsed().as_secs_f64() * 1e3);
     }
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());

@@ -31,16 +31,26 @@ fn main() {
             }
             "tree" => {
                 let mut d = binxml_xml::XmlDecoder::new(&doc);
-                binxml_tree::Document::parse_sized(&mut d, doc.len()).unwrap().len()
+                binxml_tree::Document::parse_sized(&mut d, doc.len())
+                    .unwrap()
+                    .len()
             }
             "treeg" => {
                 let mut d = binxml_xml::XmlDecoder::new(&doc);
-                binxml_tree::Document::parse_from(&mut d, doc.len()).unwrap().len()
+                binxml_tree::Document::parse_from(&mut d, doc.len())
+                    .unwrap()
+                    .len()
             }
             "treex" => binxml_tree::Document::parse_xml(&doc).unwrap().len(),
             "rox" => {
-                let o = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
-                roxmltree::Document::parse_with_options(std::str::from_utf8(&doc).unwrap(), o).unwrap().descendants().count()
+                let o = roxmltree::ParsingOptions {
+                    allow_dtd: true,
+                    ..Default::default()
+                };
+                roxmltree::Document::parse_with_options(std::str::from_utf8(&doc).unwrap(), o)
+                    .unwrap()
+                    .descendants()
+                    .count()
             }
             _ => panic!("mode"),
         };

@@ -30,20 +30,35 @@ fn main() {
     files.retain(|p| {
         let rel = p.strip_prefix(&base).unwrap();
         !rel.starts_with("json")
-            && !matches!(p.extension().and_then(|e| e.to_str()), Some("tsf" | "tsv" | "md"))
-            && (pick.is_empty() || pick.iter().any(|k| p.to_string_lossy().contains(k.as_str())))
+            && !matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("tsf" | "tsv" | "md")
+            )
+            && (pick.is_empty()
+                || pick
+                    .iter()
+                    .any(|k| p.to_string_lossy().contains(k.as_str())))
     });
     files.sort();
     let formats: Vec<Format> = std::env::var("FORMATS")
-        .map(|s| s.split(',').map(|n| n.parse().expect("a format name")).collect())
+        .map(|s| {
+            s.split(',')
+                .map(|n| n.parse().expect("a format name"))
+                .collect()
+        })
         .unwrap_or_else(|_| vec![Format::Xml, Format::Fi, Format::Asn1Uper]);
-    let passes: usize = std::env::var("PASSES").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
+    let passes: usize = std::env::var("PASSES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
     // (xml length, reps, encodings by format)
     let mut docs: Vec<(usize, u32, Vec<Vec<u8>>)> = Vec::new();
     let mut names: Vec<String> = Vec::new();
     for p in &files {
         let raw = std::fs::read(p).unwrap();
-        let Ok(xml) = binxml_xml::to_utf8(&raw) else { continue };
+        let Ok(xml) = binxml_xml::to_utf8(&raw) else {
+            continue;
+        };
         let xml = xml.into_owned();
         let mut enc = Vec::new();
         for &f in &formats {
@@ -60,10 +75,16 @@ fn main() {
         names.push(p.file_name().unwrap().to_string_lossy().into_owned());
     }
     let mb: f64 = docs.iter().map(|d| d.0 as f64).sum::<f64>() / 1e6;
-    println!("{} documents, {:.1} MB of XML, best of {passes} passes", docs.len(), mb);
+    println!(
+        "{} documents, {:.1} MB of XML, best of {passes} passes",
+        docs.len(),
+        mb
+    );
     let opts = binxml::DecodeOptions::default();
     // subject k: (format index, tree?)
-    let subjects: Vec<(usize, bool)> = (0..formats.len()).flat_map(|k| [(k, false), (k, true)]).collect();
+    let subjects: Vec<(usize, bool)> = (0..formats.len())
+        .flat_map(|k| [(k, false), (k, true)])
+        .collect();
     let mut best = vec![vec![f64::MAX; docs.len()]; subjects.len()];
     for _ in 0..passes {
         for (i, (_, reps, enc)) in docs.iter().enumerate() {
@@ -96,9 +117,18 @@ fn main() {
     }
     let total = |s: usize| best[s].iter().sum::<f64>();
     let xml_tree = total(1);
-    println!("{:<10} {:>10} {:>10} {:>14}", "format", "push MB/s", "tree MB/s", "tree vs XML's");
+    println!(
+        "{:<10} {:>10} {:>10} {:>14}",
+        "format", "push MB/s", "tree MB/s", "tree vs XML's"
+    );
     for (k, f) in formats.iter().enumerate() {
         let (p, t) = (total(2 * k), total(2 * k + 1));
-        println!("{:<10} {:>10.0} {:>10.0} {:>13.2}x", f.name(), mb / p, mb / t, xml_tree / t);
+        println!(
+            "{:<10} {:>10.0} {:>10.0} {:>13.2}x",
+            f.name(),
+            mb / p,
+            mb / t,
+            xml_tree / t
+        );
     }
 }

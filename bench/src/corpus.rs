@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use binxml::{Decoder, Encoder, Event, Format};
 
-use crate::measure::{self, guarded, Config};
+use crate::measure::{self, Config, guarded};
 
 pub struct Doc {
     /// Path relative to the corpus.
@@ -63,7 +63,8 @@ pub fn encode(f: Format, events: &[Event<'_>]) -> Result<Vec<u8>, String> {
 pub fn encode_into(f: Format, events: &[Event<'_>], out: &mut Vec<u8>) -> Result<usize, String> {
     let start = out.len();
     {
-        let mut enc = binxml::encoder(f, Box::new(&mut *out), &binxml::EncodeOptions::default()).map_err(|e| e.to_string())?;
+        let mut enc = binxml::encoder(f, Box::new(&mut *out), &binxml::EncodeOptions::default())
+            .map_err(|e| e.to_string())?;
         enc.write_events(events).map_err(|e| e.to_string())?;
         enc.finish().map_err(|e| e.to_string())?;
     }
@@ -72,10 +73,15 @@ pub fn encode_into(f: Format, events: &[Event<'_>], out: &mut Vec<u8>) -> Result
 
 /// Encodes a recorded document ([`binxml::Tape`]) in format `f` into `out` (appended), by one
 /// `Encoder::write_tape` call; returns the number of bytes written.
-pub fn encode_tape_into(f: Format, tape: &binxml_core::Tape<'_>, out: &mut Vec<u8>) -> Result<usize, String> {
+pub fn encode_tape_into(
+    f: Format,
+    tape: &binxml_core::Tape<'_>,
+    out: &mut Vec<u8>,
+) -> Result<usize, String> {
     let start = out.len();
     {
-        let mut enc = binxml::encoder(f, Box::new(&mut *out), &binxml::EncodeOptions::default()).map_err(|e| e.to_string())?;
+        let mut enc = binxml::encoder(f, Box::new(&mut *out), &binxml::EncodeOptions::default())
+            .map_err(|e| e.to_string())?;
         enc.write_tape(tape).map_err(|e| e.to_string())?;
         enc.finish().map_err(|e| e.to_string())?;
     }
@@ -92,20 +98,30 @@ pub fn load(cfg: &Config) -> Corpus {
     let mut docs = Vec::new();
     for (name, xml) in measure::xml_documents(cfg) {
         let (elements, enc) = match guarded(|| xml_events(&xml)) {
-            Err(e) => (0, vec![Err(format!("binxml cannot read the XML: {e}")); Format::ALL.len()]),
+            Err(e) => (
+                0,
+                vec![Err(format!("binxml cannot read the XML: {e}")); Format::ALL.len()],
+            ),
             Ok(events) => {
-                let elements = events.iter().filter(|e| matches!(e, Event::StartElement(_))).count();
+                let elements = events
+                    .iter()
+                    .filter(|e| matches!(e, Event::StartElement(_)))
+                    .count();
                 let enc = Format::ALL
                     .iter()
                     .map(|&f| {
                         guarded(|| {
                             let bytes = encode(f, &events).map_err(|e| format!("encode: {e}"))?;
                             let n = {
-                                let mut dec = binxml::decoder(f, &bytes, &binxml::DecodeOptions::default()).map_err(|e| format!("decode: {e}"))?;
+                                let mut dec =
+                                    binxml::decoder(f, &bytes, &binxml::DecodeOptions::default())
+                                        .map_err(|e| format!("decode: {e}"))?;
                                 count_elements(&mut dec).map_err(|e| format!("decode: {e}"))?
                             };
                             if n != elements && !export_only(f) {
-                                return Err(format!("decoded {n} elements, the XML has {elements}"));
+                                return Err(format!(
+                                    "decoded {n} elements, the XML has {elements}"
+                                ));
                             }
                             Ok(bytes)
                         })
@@ -114,7 +130,12 @@ pub fn load(cfg: &Config) -> Corpus {
                 (elements, enc)
             }
         };
-        docs.push(Doc { name, xml, enc, elements });
+        docs.push(Doc {
+            name,
+            xml,
+            enc,
+            elements,
+        });
     }
     Corpus { docs }
 }
@@ -125,13 +146,21 @@ pub fn utf8_declared(xml: &[u8]) -> Vec<u8> {
     if !xml.starts_with(b"<?xml") {
         return xml.to_vec();
     }
-    let Some(end) = xml.windows(2).position(|w| w == b"?>") else { return xml.to_vec() };
+    let Some(end) = xml.windows(2).position(|w| w == b"?>") else {
+        return xml.to_vec();
+    };
     let decl = &xml[..end];
-    let Some(at) = decl.windows(8).position(|w| w == b"encoding") else { return xml.to_vec() };
+    let Some(at) = decl.windows(8).position(|w| w == b"encoding") else {
+        return xml.to_vec();
+    };
     let rest = &decl[at + 8..];
-    let Some(q) = rest.iter().position(|&b| b == b'"' || b == b'\'') else { return xml.to_vec() };
+    let Some(q) = rest.iter().position(|&b| b == b'"' || b == b'\'') else {
+        return xml.to_vec();
+    };
     let quote = rest[q];
-    let Some(len) = rest[q + 1..].iter().position(|&b| b == quote) else { return xml.to_vec() };
+    let Some(len) = rest[q + 1..].iter().position(|&b| b == quote) else {
+        return xml.to_vec();
+    };
     let start = at + 8 + q + 1;
     let mut out = xml[..start].to_vec();
     out.extend_from_slice(b"UTF-8");

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use binxml::tree::NodeId;
 use binxml::{Decoder, Document, Event, Format};
 
-use crate::measure::{self, guarded, js, jn, row, Config, Report};
+use crate::measure::{self, Config, Report, guarded, jn, js, row};
 use crate::svg;
 
 /// Line items deleted and inserted per tree transaction.
@@ -26,7 +26,12 @@ fn is_price(local: &str) -> bool {
 fn deep_copy<'a>(doc: &mut Document<'a>, src: NodeId) -> NodeId {
     let (kind, attrs, nss, kids) = {
         let n = doc.node(src);
-        (n.kind().clone(), n.attributes().to_vec(), n.namespaces().to_vec(), n.child_ids().to_vec())
+        (
+            n.kind().clone(),
+            n.attributes().to_vec(),
+            n.namespaces().to_vec(),
+            n.child_ids().to_vec(),
+        )
     };
     let id = doc.create(kind);
     for ns in nss {
@@ -61,7 +66,12 @@ fn cents(s: &str) -> i64 {
 pub fn tree_txn(f: Format, input: &[u8], check: bool) -> Result<Seen, String> {
     let mut doc = binxml::parse_tree(f, input).map_err(|e| e.to_string())?;
     let root = doc.root().ok_or("no root element")?.id();
-    let items: Vec<NodeId> = doc.node(root).elements().filter(|e| e.local_name() == "LineItem").map(|e| e.id()).collect();
+    let items: Vec<NodeId> = doc
+        .node(root)
+        .elements()
+        .filter(|e| e.local_name() == "LineItem")
+        .map(|e| e.id())
+        .collect();
     if items.len() < CHANGED {
         return Err(format!("{} line items", items.len()));
     }
@@ -69,9 +79,17 @@ pub fn tree_txn(f: Format, input: &[u8], check: bool) -> Result<Seen, String> {
     // Access.
     let mut prices: Vec<(NodeId, f64)> = Vec::with_capacity(items.len() * 2);
     for &it in &items {
-        for p in doc.node(it).descendants().filter(|n| is_price(n.local_name())) {
+        for p in doc
+            .node(it)
+            .descendants()
+            .filter(|n| is_price(n.local_name()))
+        {
             seen.currency_bytes += p.attribute("currencyId").map_or(0, |c| c.len());
-            let v: f64 = p.text().trim().parse().map_err(|_| "a price is not a number")?;
+            let v: f64 = p
+                .text()
+                .trim()
+                .parse()
+                .map_err(|_| "a price is not a number")?;
             prices.push((p.id(), v));
         }
     }
@@ -88,11 +106,21 @@ pub fn tree_txn(f: Format, input: &[u8], check: bool) -> Result<Seen, String> {
     // largest; the first N deleted.
     let max_id = items
         .iter()
-        .filter_map(|&it| doc.node(it).child("LineID").and_then(|l| l.text().trim().parse::<u64>().ok()))
+        .filter_map(|&it| {
+            doc.node(it)
+                .child("LineID")
+                .and_then(|l| l.text().trim().parse::<u64>().ok())
+        })
         .max()
         .unwrap_or(0);
     let template = items[0];
-    let mut at = doc.node(root).child_ids().iter().position(|&c| c == *items.last().unwrap()).unwrap() + 1;
+    let mut at = doc
+        .node(root)
+        .child_ids()
+        .iter()
+        .position(|&c| c == *items.last().unwrap())
+        .unwrap()
+        + 1;
     for k in 1..=CHANGED as u64 {
         let c = deep_copy(&mut doc, template);
         let line_id = doc.node(c).child("LineID").ok_or("no LineID")?.id();
@@ -106,15 +134,21 @@ pub fn tree_txn(f: Format, input: &[u8], check: bool) -> Result<Seen, String> {
     // Serialize.
     let mut out = Vec::with_capacity(input.len() + input.len() / 4);
     {
-        let mut enc = binxml::encoder(f, Box::new(&mut out), &binxml::EncodeOptions::default()).map_err(|e| e.to_string())?;
+        let mut enc = binxml::encoder(f, Box::new(&mut out), &binxml::EncodeOptions::default())
+            .map_err(|e| e.to_string())?;
         doc.write_to(&mut *enc).map_err(|e| e.to_string())?;
     }
     seen.out_bytes = out.len();
     if check {
         // Read the output back: as many line items, LineIDs of the new ones in order.
-        let back = binxml::parse_tree(f, &out).map_err(|e| format!("reading the output back: {e}"))?;
+        let back =
+            binxml::parse_tree(f, &out).map_err(|e| format!("reading the output back: {e}"))?;
         let r = back.root().ok_or("output: no root")?;
-        let ids: Vec<u64> = r.elements().filter(|e| e.local_name() == "LineItem").filter_map(|e| e.child("LineID").and_then(|l| l.text().trim().parse().ok())).collect();
+        let ids: Vec<u64> = r
+            .elements()
+            .filter(|e| e.local_name() == "LineItem")
+            .filter_map(|e| e.child("LineID").and_then(|l| l.text().trim().parse().ok()))
+            .collect();
         seen.items = ids.len();
         let tail: Vec<u64> = ids[ids.len() - CHANGED..].to_vec();
         let want: Vec<u64> = (1..=CHANGED as u64).map(|k| max_id + k).collect();
@@ -128,7 +162,8 @@ pub fn tree_txn(f: Format, input: &[u8], check: bool) -> Result<Seen, String> {
 
 /// One streaming transaction: parse and access.
 pub fn stream_txn(f: Format, input: &[u8]) -> Result<Seen, String> {
-    let mut d = binxml::decoder(f, input, &binxml::DecodeOptions::default()).map_err(|e| e.to_string())?;
+    let mut d =
+        binxml::decoder(f, input, &binxml::DecodeOptions::default()).map_err(|e| e.to_string())?;
     let mut seen = Seen::default();
     let mut depth = 0usize;
     let mut item_depth = 0usize;
@@ -201,15 +236,31 @@ fn tps(threads: usize, sample: Duration, samples: usize, txn: &(dyn Fn() -> bool
 
 pub fn run(cfg: &Config, report: &mut Report) {
     let dir = measure::corpus().join("exi_w3c_testsuite/data/Invoice");
-    let (Ok(inv100), Ok(inv1000)) = (std::fs::read(dir.join("inv100.xml")), std::fs::read(dir.join("inv1000.xml"))) else {
-        report.section("## FI Mark (seed 004)\n\nNot run: the invoice documents are not in the corpus.\n".into());
+    let (Ok(inv100), Ok(inv1000)) = (
+        std::fs::read(dir.join("inv100.xml")),
+        std::fs::read(dir.join("inv1000.xml")),
+    ) else {
+        report.section(
+            "## FI Mark (seed 004)\n\nNot run: the invoice documents are not in the corpus.\n"
+                .into(),
+        );
         return;
     };
-    let (sample, samples, warm) = if cfg.smoke { (Duration::ZERO, 1, Duration::ZERO) } else { (Duration::from_millis(400), 5, Duration::from_millis(200)) };
+    let (sample, samples, warm) = if cfg.smoke {
+        (Duration::ZERO, 1, Duration::ZERO)
+    } else {
+        (Duration::from_millis(400), 5, Duration::from_millis(200))
+    };
     let threads = [1usize, 2];
     let mut reference: (Seen, Seen) = (Seen::default(), Seen::default());
     // Prepare and check every (format, kind) first: (format, tree input, stream input).
-    let mut prepared: Vec<(Format, Result<Vec<u8>, String>, Result<Vec<u8>, String>, usize, usize)> = Vec::new();
+    let mut prepared: Vec<(
+        Format,
+        Result<Vec<u8>, String>,
+        Result<Vec<u8>, String>,
+        usize,
+        usize,
+    )> = Vec::new();
     for &f in Format::ALL {
         if crate::corpus::export_only(f) {
             let why = Err("not applicable: JsonML export (see the size section)".to_string());
@@ -218,16 +269,31 @@ pub fn run(cfg: &Config, report: &mut Report) {
         }
         let enc100 = binxml::convert(&inv100, Some(Format::Xml), f).map_err(|e| e.to_string());
         let enc1000 = binxml::convert(&inv1000, Some(Format::Xml), f).map_err(|e| e.to_string());
-        let (s100, s1000) = (enc100.as_ref().map_or(0, |b| b.len()), enc1000.as_ref().map_or(0, |b| b.len()));
+        let (s100, s1000) = (
+            enc100.as_ref().map_or(0, |b| b.len()),
+            enc1000.as_ref().map_or(0, |b| b.len()),
+        );
         let mut check = |input: Result<Vec<u8>, String>, tree: bool| -> Result<Vec<u8>, String> {
             let input = input?;
             // Run the transaction once and compare what it saw with text XML's.
-            let seen = guarded(|| if tree { tree_txn(f, &input, true) } else { stream_txn(f, &input) })?;
-            let r = if tree { &mut reference.0 } else { &mut reference.1 };
+            let seen = guarded(|| {
+                if tree {
+                    tree_txn(f, &input, true)
+                } else {
+                    stream_txn(f, &input)
+                }
+            })?;
+            let r = if tree {
+                &mut reference.0
+            } else {
+                &mut reference.1
+            };
             if f == Format::Xml {
                 *r = seen;
             } else if *r != Seen::default() && *r != seen {
-                return Err(format!("the transaction saw other values than text XML's: {seen:?} against {r:?}"));
+                return Err(format!(
+                    "the transaction saw other values than text XML's: {seen:?} against {r:?}"
+                ));
             }
             Ok(input)
         };
@@ -237,7 +303,13 @@ pub fn run(cfg: &Config, report: &mut Report) {
     }
     // Measure interleaved: each sample round runs every (format, kind, threads) in turn, so
     // that load changes on this shared machine fall on all alike.
-    let txn_of = |f: Format, input: &[u8], tree: bool| if tree { tree_txn(f, input, false).is_ok() } else { stream_txn(f, input).is_ok() };
+    let txn_of = |f: Format, input: &[u8], tree: bool| {
+        if tree {
+            tree_txn(f, input, false).is_ok()
+        } else {
+            stream_txn(f, input).is_ok()
+        }
+    };
     for (f, tree, stream, _, _) in &prepared {
         for (input, is_tree) in [(tree, true), (stream, false)] {
             if let Ok(input) = input {
@@ -249,10 +321,19 @@ pub fn run(cfg: &Config, report: &mut Report) {
         }
     }
     // samples[p][kind][threads] -> Vec<f64>
-    let mut got: Vec<[Vec<Vec<f64>>; 2]> = prepared.iter().map(|_| [vec![Vec::new(); threads.len()], vec![Vec::new(); threads.len()]]).collect();
+    let mut got: Vec<[Vec<Vec<f64>>; 2]> = prepared
+        .iter()
+        .map(|_| {
+            [
+                vec![Vec::new(); threads.len()],
+                vec![Vec::new(); threads.len()],
+            ]
+        })
+        .collect();
     for _ in 0..samples {
         for (p, (f, tree, stream, _, _)) in prepared.iter().enumerate() {
-            for (kind, (input, is_tree)) in [(tree, true), (stream, false)].into_iter().enumerate() {
+            for (kind, (input, is_tree)) in [(tree, true), (stream, false)].into_iter().enumerate()
+            {
                 if let Ok(input) = input {
                     for (t, &th) in threads.iter().enumerate() {
                         let txn = || txn_of(*f, input, is_tree);
@@ -262,18 +343,32 @@ pub fn run(cfg: &Config, report: &mut Report) {
             }
         }
     }
-    let mut rows: Vec<(Format, Result<Vec<f64>, String>, Result<Vec<f64>, String>, usize, usize)> = Vec::new();
+    let mut rows: Vec<(
+        Format,
+        Result<Vec<f64>, String>,
+        Result<Vec<f64>, String>,
+        usize,
+        usize,
+    )> = Vec::new();
     for (p, (f, tree, stream, s100, s1000)) in prepared.iter().enumerate() {
         let res = |kind: usize, input: &Result<Vec<u8>, String>| -> Result<Vec<f64>, String> {
             input.as_ref().map_err(|e| e.clone())?;
-            Ok(got[p][kind].iter().map(|v| measure::median(&mut v.clone())).collect())
+            Ok(got[p][kind]
+                .iter()
+                .map(|v| measure::median(&mut v.clone()))
+                .collect())
         };
         let (t, s) = (res(0, tree), res(1, stream));
         eprintln!("fimark {}: tree {:?} stream {:?}", f.name(), t, s);
         rows.push((*f, t, s, *s100, *s1000));
     }
-    let base = rows.iter().find(|r| r.0 == Format::Xml).map(|r| (r.1.clone().ok(), r.2.clone().ok()));
-    let pct = |v: f64, b: Option<f64>| b.map_or("-".into(), |b| format!("{:+.0}%", (v / b - 1.0) * 100.0));
+    let base = rows
+        .iter()
+        .find(|r| r.0 == Format::Xml)
+        .map(|r| (r.1.clone().ok(), r.2.clone().ok()));
+    let pct = |v: f64, b: Option<f64>| {
+        b.map_or("-".into(), |b| format!("{:+.0}%", (v / b - 1.0) * 100.0))
+    };
 
     let mut md = String::from("## FI Mark (seed 004: Sun's XML Test)\n\n");
     let _ = writeln!(
@@ -302,7 +397,10 @@ pub fn run(cfg: &Config, report: &mut Report) {
     let (mut c_s1, mut c_t1) = (Vec::new(), Vec::new());
     for (f, tree, stream, s100, s1000) in &rows {
         let mut cells = vec![f.name().to_string(), s1000.to_string()];
-        for (res, b, size) in [(stream, base.as_ref().and_then(|b| b.1.clone()), None), (tree, base.as_ref().and_then(|b| b.0.clone()), Some(*s100))] {
+        for (res, b, size) in [
+            (stream, base.as_ref().and_then(|b| b.1.clone()), None),
+            (tree, base.as_ref().and_then(|b| b.0.clone()), Some(*s100)),
+        ] {
             if let Some(s) = size {
                 cells.push(s.to_string());
             }
@@ -314,13 +412,23 @@ pub fn run(cfg: &Config, report: &mut Report) {
                     }
                 }
                 Err(e) => {
-                    cells.push(format!("fails: {}", e.chars().take(150).collect::<String>()));
+                    cells.push(format!(
+                        "fails: {}",
+                        e.chars().take(150).collect::<String>()
+                    ));
                     cells.extend(["-".to_string(), "-".into(), "-".into()]);
                 }
             }
         }
         md.push_str(&row(&cells));
-        let tj = |r: &Result<Vec<f64>, String>| r.as_ref().map_or("null".into(), |v| format!("[{}]", v.iter().map(|x| jn(*x)).collect::<Vec<_>>().join(",")));
+        let tj = |r: &Result<Vec<f64>, String>| {
+            r.as_ref().map_or("null".into(), |v| {
+                format!(
+                    "[{}]",
+                    v.iter().map(|x| jn(*x)).collect::<Vec<_>>().join(",")
+                )
+            })
+        };
         report.raw_json(format!(
             "{{\"bench\":\"fimark\",\"subject\":{},\"threads\":[1,2],\"stream_tps\":{},\"tree_tps\":{},\"inv100_bytes\":{s100},\"inv1000_bytes\":{s1000}}}",
             js(f.name()),
@@ -341,10 +449,21 @@ pub fn run(cfg: &Config, report: &mut Report) {
             continue;
         }
         let avg = |r: &Result<Vec<f64>, String>, b: Option<Vec<f64>>| match (r, b) {
-            (Ok(v), Some(b)) => format!("{:+.0}%", v.iter().zip(&b).map(|(x, y)| (x / y - 1.0) * 100.0).sum::<f64>() / v.len() as f64),
+            (Ok(v), Some(b)) => format!(
+                "{:+.0}%",
+                v.iter()
+                    .zip(&b)
+                    .map(|(x, y)| (x / y - 1.0) * 100.0)
+                    .sum::<f64>()
+                    / v.len() as f64
+            ),
             _ => "-".into(),
         };
-        md.push_str(&row(&[f.name().into(), avg(stream, base.as_ref().and_then(|b| b.1.clone())), avg(tree, base.as_ref().and_then(|b| b.0.clone()))]));
+        md.push_str(&row(&[
+            f.name().into(),
+            avg(stream, base.as_ref().and_then(|b| b.1.clone())),
+            avg(tree, base.as_ref().and_then(|b| b.0.clone())),
+        ]));
     }
     md.push('\n');
     let mut hl = Vec::new();
@@ -356,13 +475,28 @@ pub fn run(cfg: &Config, report: &mut Report) {
             (Ok(v), Some(b)) => format!("{:+.0}%", (v[0] / b[0] - 1.0) * 100.0),
             _ => "fails".into(),
         };
-        hl.push(format!("{} {} / {}", f.name(), one(stream, base.as_ref().and_then(|b| b.1.clone())), one(tree, base.as_ref().and_then(|b| b.0.clone()))));
+        hl.push(format!(
+            "{} {} / {}",
+            f.name(),
+            one(stream, base.as_ref().and_then(|b| b.1.clone())),
+            one(tree, base.as_ref().and_then(|b| b.0.clone()))
+        ));
     }
     report.headlines.push(format!("FI Mark (seed 004), transactions per second over text XML with 1 thread, streaming / tree: {} (seed 004's Fast Infoset: +155% / +31%).", hl.join(", ")));
     md.push_str(&report.svg(
         "fimark",
         "FI Mark transactions per second",
-        svg::bars("FI Mark: transactions per second, 1 thread", "transactions per second (higher is faster)", &cats, &[("streaming inv1000".into(), c_s1), ("tree inv100".into(), c_t1)], true, None),
+        svg::bars(
+            "FI Mark: transactions per second, 1 thread",
+            "transactions per second (higher is faster)",
+            &cats,
+            &[
+                ("streaming inv1000".into(), c_s1),
+                ("tree inv100".into(), c_t1),
+            ],
+            true,
+            None,
+        ),
     ));
     report.section(md);
 }

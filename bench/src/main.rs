@@ -16,7 +16,13 @@
 //! `binxml-bench mem SUBJECT MODE FILE` is the memory child.
 
 // Benchmark code indexes parallel per-document vectors by position on purpose.
-#![allow(clippy::needless_range_loop, clippy::type_complexity, clippy::explicit_counter_loop, clippy::collapsible_if, clippy::collapsible_match)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::type_complexity,
+    clippy::explicit_counter_loop,
+    clippy::collapsible_if,
+    clippy::collapsible_match
+)]
 
 mod corpus;
 mod fimark;
@@ -38,15 +44,31 @@ fn main() {
         std::process::exit(memory::child(&args[1..]));
     }
     let smoke = std::env::var_os("BINXML_BENCH_SMOKE").is_some();
-    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
-    let out_dir = value("--out").map(PathBuf::from).unwrap_or_else(|| measure::root().join("bench/results"));
-    let only: Option<Vec<String>> = value("--only").map(|s| s.split(',').map(|x| x.trim().to_string()).collect());
+    let value = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let out_dir = value("--out")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| measure::root().join("bench/results"));
+    let only: Option<Vec<String>> =
+        value("--only").map(|s| s.split(',').map(|x| x.trim().to_string()).collect());
     let want = |s: &str| only.as_ref().is_none_or(|o| o.iter().any(|x| x == s));
-    let cfg = if smoke { measure::Config::smoke() } else { measure::Config::default() };
+    let cfg = if smoke {
+        measure::Config::smoke()
+    } else {
+        measure::Config::default()
+    };
     let mut report = measure::Report::new(&cfg);
     let t = std::time::Instant::now();
     let corpus = corpus::load(&cfg);
-    eprintln!("corpus: {} documents encoded in every format ({:.1} s)", corpus.docs.len(), t.elapsed().as_secs_f64());
+    eprintln!(
+        "corpus: {} documents encoded in every format ({:.1} s)",
+        corpus.docs.len(),
+        t.elapsed().as_secs_f64()
+    );
 
     // Speed runs first (the Java peers' encoded sizes join the size table), but its section is
     // shown after the size sections.
@@ -82,7 +104,15 @@ fn main() {
     if want("xmlread") {
         let t = std::time::Instant::now();
         // Shorter samples than the default: this section times every document separately.
-        let xcfg = if smoke { cfg } else { measure::Config { smoke: false, min_time: Duration::from_millis(20), samples: 3 } };
+        let xcfg = if smoke {
+            cfg
+        } else {
+            measure::Config {
+                smoke: false,
+                min_time: Duration::from_millis(20),
+                samples: 3,
+            }
+        };
         xmlread::run(&xcfg, &mut report);
         eprintln!("xmlread: {:.1} s", t.elapsed().as_secs_f64());
     }

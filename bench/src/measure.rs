@@ -13,18 +13,29 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { smoke: false, min_time: Duration::from_millis(60), samples: 5 }
+        Config {
+            smoke: false,
+            min_time: Duration::from_millis(60),
+            samples: 5,
+        }
     }
 }
 
 impl Config {
     pub fn smoke() -> Self {
-        Config { smoke: true, min_time: Duration::ZERO, samples: 1 }
+        Config {
+            smoke: true,
+            min_time: Duration::ZERO,
+            samples: 1,
+        }
     }
 }
 
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
 }
 
 pub fn corpus() -> PathBuf {
@@ -34,14 +45,21 @@ pub fn corpus() -> PathBuf {
 /// Every corpus XML document (as the tests define it), or one tiny document in smoke mode.
 pub fn xml_documents(cfg: &Config) -> Vec<(String, Vec<u8>)> {
     if cfg.smoke {
-        return vec![("example/invoice.xml".into(), std::fs::read(root().join("examples/invoice.xml")).unwrap())];
+        return vec![(
+            "example/invoice.xml".into(),
+            std::fs::read(root().join("examples/invoice.xml")).unwrap(),
+        )];
     }
     let base = corpus();
     let mut files = Vec::new();
     walk(&base, &mut files);
     files.retain(|p| {
         let rel = p.strip_prefix(&base).unwrap();
-        !rel.starts_with("json") && !matches!(p.extension().and_then(|e| e.to_str()), Some("tsf" | "tsv" | "md"))
+        !rel.starts_with("json")
+            && !matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("tsf" | "tsv" | "md")
+            )
     });
     // BINXML_BENCH_DOCS=a,b keeps the documents whose path contains one of the substrings: for
     // a quick look at a few documents (the results then cover only those).
@@ -63,7 +81,11 @@ pub fn xml_documents(cfg: &Config) -> Vec<(String, Vec<u8>)> {
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let p = e.path();
-        if p.is_dir() { walk(&p, out) } else { out.push(p) }
+        if p.is_dir() {
+            walk(&p, out)
+        } else {
+            out.push(p)
+        }
     }
 }
 
@@ -117,7 +139,11 @@ pub struct Report {
 
 impl Report {
     pub fn new(cfg: &Config) -> Self {
-        let stem = if cfg.smoke { format!("smoke-{}", hostname()) } else { format!("{}-{}", today(), hostname()) };
+        let stem = if cfg.smoke {
+            format!("smoke-{}", hostname())
+        } else {
+            format!("{}-{}", today(), hostname())
+        };
         Report {
             sections: Vec::new(),
             json: Vec::new(),
@@ -170,9 +196,15 @@ impl Report {
             self.started.elapsed().as_secs_f64()
         );
         if smoke {
-            let _ = writeln!(md, "Command: `BINXML_BENCH_SMOKE=1 scripts/bench` (debug build).\n");
+            let _ = writeln!(
+                md,
+                "Command: `BINXML_BENCH_SMOKE=1 scripts/bench` (debug build).\n"
+            );
         } else {
-            let _ = writeln!(md, "Command: `scripts/bench` (release build). Times are medians of repeated runs after warm-up; ratios compare figures from this same run.\n");
+            let _ = writeln!(
+                md,
+                "Command: `scripts/bench` (release build). Times are medians of repeated runs after warm-up; ratios compare figures from this same run.\n"
+            );
         }
         if !self.headlines.is_empty() {
             md.push_str("## Headlines\n\n");
@@ -182,7 +214,10 @@ impl Report {
             md.push('\n');
         }
         if smoke {
-            let _ = writeln!(md, "**Smoke mode: one tiny document, one iteration. These figures mean nothing.**\n");
+            let _ = writeln!(
+                md,
+                "**Smoke mode: one tiny document, one iteration. These figures mean nothing.**\n"
+            );
         }
         for s in &self.sections {
             md.push_str(s);
@@ -192,7 +227,10 @@ impl Report {
         for (file, content) in &self.svgs {
             std::fs::write(dir.join(file), content)?;
         }
-        std::fs::write(dir.join(format!("{stem}.json")), format!("[\n{}\n]\n", self.json.join(",\n")))?;
+        std::fs::write(
+            dir.join(format!("{stem}.json")),
+            format!("[\n{}\n]\n", self.json.join(",\n")),
+        )?;
         Ok(md_path)
     }
 }
@@ -216,11 +254,21 @@ fn commit() -> String {
     };
     let head = out(&["rev-parse", "--short", "HEAD"]);
     let dirty = !out(&["status", "--porcelain", "--untracked-files=no"]).is_empty();
-    if head.is_empty() { "unknown".into() } else if dirty { format!("{head} (with uncommitted changes in the work tree)") } else { head }
+    if head.is_empty() {
+        "unknown".into()
+    } else if dirty {
+        format!("{head} (with uncommitted changes in the work tree)")
+    } else {
+        head
+    }
 }
 
 fn hostname() -> String {
-    std::fs::read_to_string("/etc/hostname").map(|s| s.trim().to_string()).ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "host".into())
+    std::fs::read_to_string("/etc/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "host".into())
 }
 
 fn today() -> String {
@@ -236,15 +284,33 @@ fn today() -> String {
 fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
         .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let mem = std::fs::read_to_string("/proc/meminfo")
         .ok()
-        .and_then(|s| s.lines().next().map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<u64>().unwrap_or(0)))
+        .and_then(|s| {
+            s.lines().next().map(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .unwrap_or("0")
+                    .parse::<u64>()
+                    .unwrap_or(0)
+            })
+        })
         .map(|kb| format!("{:.0} GiB", kb as f64 / 1048576.0))
         .unwrap_or_default();
-    format!("{cpu}, {cores} cores, {mem} RAM, {} {}", std::env::consts::OS, std::env::consts::ARCH)
+    format!(
+        "{cpu}, {cores} cores, {mem} RAM, {} {}",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
 }
 
 /// Formats a table row.
@@ -273,7 +339,9 @@ pub fn median(v: &mut [f64]) -> f64 {
 
 /// Where scripts/bench puts the peers it built (C drivers, Java classes and jars).
 pub fn peers_dir() -> PathBuf {
-    std::env::var_os("BINXML_BENCH_PEERS").map(PathBuf::from).unwrap_or_else(|| root().join("bench/.peers"))
+    std::env::var_os("BINXML_BENCH_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("bench/.peers"))
 }
 
 /// A JSON string literal.
@@ -295,7 +363,11 @@ pub fn js(s: &str) -> String {
 
 /// A JSON number (null for non-finite values).
 pub fn jn(v: f64) -> String {
-    if v.is_finite() { format!("{v}") } else { "null".into() }
+    if v.is_finite() {
+        format!("{v}")
+    } else {
+        "null".into()
+    }
 }
 
 /// Runs `f`, turning a panic into an error message.
@@ -304,7 +376,10 @@ pub fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
         Ok(r) => r,
         Err(p) => Err(format!(
             "panicked: {}",
-            p.downcast_ref::<String>().map(|s| s.as_str()).or_else(|| p.downcast_ref::<&str>().copied()).unwrap_or("?")
+            p.downcast_ref::<String>()
+                .map(|s| s.as_str())
+                .or_else(|| p.downcast_ref::<&str>().copied())
+                .unwrap_or("?")
         )),
     }
 }
@@ -313,7 +388,13 @@ pub fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
 /// then more until `warmup` has passed), then `passes` passes; in each pass document `i` is
 /// processed `reps[i]` times in a row. Returns, per document, the median seconds per operation,
 /// or the error of its first failure.
-pub fn time_docs(n: usize, reps: &[u32], passes: usize, warmup: Duration, mut f: impl FnMut(usize) -> Result<usize, String>) -> Vec<Result<f64, String>> {
+pub fn time_docs(
+    n: usize,
+    reps: &[u32],
+    passes: usize,
+    warmup: Duration,
+    mut f: impl FnMut(usize) -> Result<usize, String>,
+) -> Vec<Result<f64, String>> {
     let mut failed: Vec<Option<String>> = vec![None; n];
     let t0 = Instant::now();
     let mut first = true;
@@ -332,7 +413,11 @@ pub fn time_docs(n: usize, reps: &[u32], passes: usize, warmup: Duration, mut f:
         first = false;
     }
     // Slow subjects (a pass over a second) get three passes: still a median, a shorter run.
-    let passes = if first_pass > Duration::from_secs(1) { passes.min(3) } else { passes };
+    let passes = if first_pass > Duration::from_secs(1) {
+        passes.min(3)
+    } else {
+        passes
+    };
     let mut per = vec![Vec::with_capacity(passes); n];
     for _ in 0..passes {
         for i in 0..n {
@@ -360,7 +445,13 @@ pub type DocFn<'a> = Box<dyn FnMut(usize) -> Result<usize, String> + 'a>;
 /// [`time_docs`] for several subjects at once, interleaved: one warm-up pass of every subject,
 /// then each pass runs every subject in turn, so that changes in the machine's load fall on all
 /// of them alike. Passes: `passes`, or 3 when a warm-up round took over `budget / passes`.
-pub fn time_many(n: usize, reps: &[u32], passes: usize, budget: Duration, subjects: &mut [DocFn<'_>]) -> Vec<Vec<Result<f64, String>>> {
+pub fn time_many(
+    n: usize,
+    reps: &[u32],
+    passes: usize,
+    budget: Duration,
+    subjects: &mut [DocFn<'_>],
+) -> Vec<Vec<Result<f64, String>>> {
     let mut failed: Vec<Vec<Option<String>>> = vec![vec![None; n]; subjects.len()];
     let t0 = Instant::now();
     for (s, f) in subjects.iter_mut().enumerate() {
@@ -371,7 +462,11 @@ pub fn time_many(n: usize, reps: &[u32], passes: usize, budget: Duration, subjec
         }
     }
     let warm = t0.elapsed();
-    let passes = if warm * passes as u32 > budget { passes.min(3) } else { passes };
+    let passes = if warm * passes as u32 > budget {
+        passes.min(3)
+    } else {
+        passes
+    };
     let mut per = vec![vec![Vec::with_capacity(passes); n]; subjects.len()];
     for _ in 0..passes {
         for (s, f) in subjects.iter_mut().enumerate() {

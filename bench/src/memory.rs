@@ -7,14 +7,18 @@ use std::path::Path;
 use binxml::{Decoder, Format};
 
 use crate::corpus::Corpus;
-use crate::measure::{self, js, row, Config, Report};
+use crate::measure::{self, Config, Report, js, row};
 use crate::peers;
 use crate::svg;
 
 fn vm_hwm_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
         .unwrap_or(0)
 }
 
@@ -30,7 +34,8 @@ pub fn child(args: &[String]) -> i32 {
     };
     let before = vm_hwm_kb();
     let r: Result<usize, String> = match (subject.as_str(), mode.as_str()) {
-        ("roxmltree", _) => crate::xmlread::roxmltree_parse(&input).ok_or_else(|| "roxmltree cannot parse it".into()),
+        ("roxmltree", _) => crate::xmlread::roxmltree_parse(&input)
+            .ok_or_else(|| "roxmltree cannot parse it".into()),
         ("quick-xml", _) => Ok(crate::xmlread::quick_xml_full(&input)),
         (name, mode) => match Format::from_name(name) {
             None => Err(format!("unknown subject {name}")),
@@ -43,13 +48,15 @@ pub fn child(args: &[String]) -> i32 {
                         n
                     })
                 } else {
-                    binxml::decoder(f, &input, &binxml::DecodeOptions::default()).and_then(|mut d| {
-                        let mut n = 0;
-                        while let Some(_e) = d.next_event()? {
-                            n += 1;
-                        }
-                        Ok(n)
-                    })
+                    binxml::decoder(f, &input, &binxml::DecodeOptions::default()).and_then(
+                        |mut d| {
+                            let mut n = 0;
+                            while let Some(_e) = d.next_event()? {
+                                n += 1;
+                            }
+                            Ok(n)
+                        },
+                    )
                 }
                 .map_err(|e| e.to_string())
             }
@@ -71,14 +78,25 @@ pub fn child(args: &[String]) -> i32 {
 
 fn self_mem(subject: &str, mode: &str, file: &Path) -> Result<(u64, u64), String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let o = std::process::Command::new(exe).arg("mem").arg(subject).arg(mode).arg(file).output().map_err(|e| e.to_string())?;
+    let o = std::process::Command::new(exe)
+        .arg("mem")
+        .arg(subject)
+        .arg(mode)
+        .arg(file)
+        .output()
+        .map_err(|e| e.to_string())?;
     peers::parse_mem(&String::from_utf8_lossy(&o.stdout))
 }
 
 pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) {
-    let mut order: Vec<usize> = (0..corpus.docs.len()).filter(|&i| corpus.docs[i].elements > 0).collect();
+    let mut order: Vec<usize> = (0..corpus.docs.len())
+        .filter(|&i| corpus.docs[i].elements > 0)
+        .collect();
     order.sort_by_key(|&i| std::cmp::Reverse(corpus.docs[i].xml.len()));
-    let picks: Vec<usize> = order.into_iter().take(if cfg.smoke { 1 } else { 3 }).collect();
+    let picks: Vec<usize> = order
+        .into_iter()
+        .take(if cfg.smoke { 1 } else { 3 })
+        .collect();
     let dir = measure::peers_dir().join("work/mem");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -110,18 +128,58 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) {
         std::fs::write(&file, crate::corpus::utf8_declared(&corpus.docs[p].xml)).unwrap();
         file
     };
-    rows.push(("quick-xml NsReader events".into(), picks.iter().map(|&p| self_mem("quick-xml", "events", &xml_file(p))).collect()));
-    rows.push(("roxmltree tree".into(), picks.iter().map(|&p| self_mem("roxmltree", "tree", &xml_file(p))).collect()));
-    rows.push(("libexpat empty handlers".into(), picks.iter().map(|&p| peers::c_mem("expat_peer", "expat-empty", &xml_file(p))).collect()));
-    rows.push(("libexpat tree".into(), picks.iter().map(|&p| peers::c_mem("expat_peer", "expat-tree", &xml_file(p))).collect()));
-    rows.push(("libxml2 SAX".into(), picks.iter().map(|&p| peers::c_mem("libxml2_peer", "libxml2-sax", &xml_file(p))).collect()));
-    rows.push(("libxml2 tree".into(), picks.iter().map(|&p| peers::c_mem("libxml2_peer", "libxml2-tree", &xml_file(p))).collect()));
+    rows.push((
+        "quick-xml NsReader events".into(),
+        picks
+            .iter()
+            .map(|&p| self_mem("quick-xml", "events", &xml_file(p)))
+            .collect(),
+    ));
+    rows.push((
+        "roxmltree tree".into(),
+        picks
+            .iter()
+            .map(|&p| self_mem("roxmltree", "tree", &xml_file(p)))
+            .collect(),
+    ));
+    rows.push((
+        "libexpat empty handlers".into(),
+        picks
+            .iter()
+            .map(|&p| peers::c_mem("expat_peer", "expat-empty", &xml_file(p)))
+            .collect(),
+    ));
+    rows.push((
+        "libexpat tree".into(),
+        picks
+            .iter()
+            .map(|&p| peers::c_mem("expat_peer", "expat-tree", &xml_file(p)))
+            .collect(),
+    ));
+    rows.push((
+        "libxml2 SAX".into(),
+        picks
+            .iter()
+            .map(|&p| peers::c_mem("libxml2_peer", "libxml2-sax", &xml_file(p)))
+            .collect(),
+    ));
+    rows.push((
+        "libxml2 tree".into(),
+        picks
+            .iter()
+            .map(|&p| peers::c_mem("libxml2_peer", "libxml2-tree", &xml_file(p)))
+            .collect(),
+    ));
 
     let mut md = String::from("## Memory\n\n");
     md.push_str("Peak resident memory of one decode, each in a fresh child process: **peak** is the process's VmHWM after the decode, **+decode** its growth during the decode (VmHWM after minus VmHWM before, with the input already read into memory), in MB (10^6 bytes). Event decoders pull every event and drop it; tree builders keep the tree alive until the peak is read. The Java peers are not measured (a JVM's heap says little about the codec); JSON is left out (on XML it is a one-way JsonML export).\n\n");
     let mut head = vec!["subject".to_string()];
     for &p in &picks {
-        head.push(format!("`{}` ({:.1} MB) peak / +decode", corpus.docs[p].name, corpus.docs[p].xml.len() as f64 / 1e6));
+        head.push(format!(
+            "`{}` ({:.1} MB) peak / +decode",
+            corpus.docs[p].name,
+            corpus.docs[p].xml.len() as f64 / 1e6
+        ));
     }
     md.push_str(&row(&head));
     md.push_str(&row(&vec!["---".to_string(); head.len()]));
@@ -132,7 +190,11 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) {
         for (k, c) in cells.iter().enumerate() {
             match c {
                 Ok((b, a)) => {
-                    r.push(format!("{:.1} / {:.1}", *a as f64 * 1.024e-3, a.saturating_sub(*b) as f64 * 1.024e-3));
+                    r.push(format!(
+                        "{:.1} / {:.1}",
+                        *a as f64 * 1.024e-3,
+                        a.saturating_sub(*b) as f64 * 1.024e-3
+                    ));
                     report.raw_json(format!(
                         "{{\"bench\":\"memory\",\"subject\":{},\"doc\":{},\"hwm_before_kib\":{b},\"hwm_after_kib\":{a}}}",
                         js(label),
@@ -144,14 +206,35 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) {
         }
         md.push_str(&row(&r));
         cats.push(label.clone());
-        vals.push(cells.first().and_then(|c| c.as_ref().ok()).map(|(b, a)| a.saturating_sub(*b) as f64 * 1.024e-3).filter(|v| *v > 0.0));
+        vals.push(
+            cells
+                .first()
+                .and_then(|c| c.as_ref().ok())
+                .map(|(b, a)| a.saturating_sub(*b) as f64 * 1.024e-3)
+                .filter(|v| *v > 0.0),
+        );
     }
     md.push('\n');
     if let Some(&p) = picks.first() {
         let growth: Vec<String> = rows
             .iter()
-            .filter(|(l, _)| ["binxml xml events", "binxml fi events", "binxml xml tree", "binxml fi tree", "roxmltree tree", "libxml2 tree", "libexpat tree"].contains(&l.as_str()))
-            .filter_map(|(l, c)| c.first().and_then(|c| c.as_ref().ok()).map(|(b, a)| format!("{l} {:.1}", a.saturating_sub(*b) as f64 * 1.024e-3)))
+            .filter(|(l, _)| {
+                [
+                    "binxml xml events",
+                    "binxml fi events",
+                    "binxml xml tree",
+                    "binxml fi tree",
+                    "roxmltree tree",
+                    "libxml2 tree",
+                    "libexpat tree",
+                ]
+                .contains(&l.as_str())
+            })
+            .filter_map(|(l, c)| {
+                c.first()
+                    .and_then(|c| c.as_ref().ok())
+                    .map(|(b, a)| format!("{l} {:.1}", a.saturating_sub(*b) as f64 * 1.024e-3))
+            })
             .collect();
         report.headlines.push(format!(
             "Memory growth (MB) during one decode of the largest document ({}, {:.1} MB): {}.",
@@ -162,7 +245,14 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) {
         md.push_str(&report.svg(
             "memory",
             "memory growth during decode",
-            svg::bars(&format!("Memory growth during one decode of {}", corpus.docs[p].name), "MB (VmHWM after - before)", &cats, &[("MB".into(), vals)], false, None),
+            svg::bars(
+                &format!("Memory growth during one decode of {}", corpus.docs[p].name),
+                "MB (VmHWM after - before)",
+                &cats,
+                &[("MB".into(), vals)],
+                false,
+                None,
+            ),
         ));
     }
     report.section(md);

@@ -26,8 +26,13 @@ pub struct Job<'a> {
 }
 
 fn status_reason(name: &str) -> Option<String> {
-    let p = measure::peers_dir().join("status").join(format!("{name}.txt"));
-    std::fs::read_to_string(p).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+    let p = measure::peers_dir()
+        .join("status")
+        .join(format!("{name}.txt"));
+    std::fs::read_to_string(p)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
 }
 
 fn write_manifest(job: &Job) -> PathBuf {
@@ -42,20 +47,33 @@ fn write_manifest(job: &Job) -> PathBuf {
 }
 
 fn parse_output(out: &str, modes: &[&str], n: usize) -> Vec<Outcome> {
-    let mut res: Vec<ModeResult> = modes.iter().map(|_| ModeResult { times: vec![Err("no result from the driver".into()); n], sizes: vec![None; n] }).collect();
+    let mut res: Vec<ModeResult> = modes
+        .iter()
+        .map(|_| ModeResult {
+            times: vec![Err("no result from the driver".into()); n],
+            sizes: vec![None; n],
+        })
+        .collect();
     for line in out.lines() {
         let f: Vec<&str> = line.split('\t').collect();
         if f.len() < 4 {
             continue;
         }
-        let Some(m) = modes.iter().position(|m| *m == f[1]) else { continue };
-        let Ok(i) = f[2].parse::<usize>() else { continue };
+        let Some(m) = modes.iter().position(|m| *m == f[1]) else {
+            continue;
+        };
+        let Ok(i) = f[2].parse::<usize>() else {
+            continue;
+        };
         if i >= n {
             continue;
         }
         match f[0] {
             "ok" => {
-                res[m].times[i] = f[3].parse::<f64>().map(|ns| ns / 1e9).map_err(|e| e.to_string());
+                res[m].times[i] = f[3]
+                    .parse::<f64>()
+                    .map(|ns| ns / 1e9)
+                    .map_err(|e| e.to_string());
                 res[m].sizes[i] = f.get(4).and_then(|s| s.parse().ok());
             }
             _ => res[m].times[i] = Err(f[3..].join(" ")),
@@ -66,7 +84,10 @@ fn parse_output(out: &str, modes: &[&str], n: usize) -> Vec<Outcome> {
 
 fn run(cmd: &mut Command, modes: &[&str], n: usize) -> Vec<Outcome> {
     match cmd.output() {
-        Err(e) => modes.iter().map(|_| Err(format!("cannot start: {e}"))).collect(),
+        Err(e) => modes
+            .iter()
+            .map(|_| Err(format!("cannot start: {e}")))
+            .collect(),
         Ok(o) => {
             let out = String::from_utf8_lossy(&o.stdout);
             if let Some(info) = out.lines().find_map(|l| l.strip_prefix("info\t")) {
@@ -74,7 +95,11 @@ fn run(cmd: &mut Command, modes: &[&str], n: usize) -> Vec<Outcome> {
             }
             if !o.status.success() && out.trim().is_empty() {
                 let err = String::from_utf8_lossy(&o.stderr);
-                let msg = format!("driver failed ({}): {}", o.status, err.lines().last().unwrap_or(""));
+                let msg = format!(
+                    "driver failed ({}): {}",
+                    o.status,
+                    err.lines().last().unwrap_or("")
+                );
                 return modes.iter().map(|_| Err(msg.clone())).collect();
             }
             parse_output(&out, modes, n)
@@ -86,8 +111,12 @@ fn run(cmd: &mut Command, modes: &[&str], n: usize) -> Vec<Outcome> {
 pub fn c_driver(cfg: &Config, name: &str, modes: &[&str], job: &Job) -> Vec<Outcome> {
     let bin = measure::peers_dir().join("bin").join(name);
     if !bin.exists() {
-        let why = status_reason(name).unwrap_or_else(|| "not built (scripts/bench builds it)".into());
-        return modes.iter().map(|_| Err(format!("not available: {why}"))).collect();
+        let why =
+            status_reason(name).unwrap_or_else(|| "not built (scripts/bench builds it)".into());
+        return modes
+            .iter()
+            .map(|_| Err(format!("not available: {why}")))
+            .collect();
     }
     let _ = cfg;
     let manifest = write_manifest(job);
@@ -95,7 +124,11 @@ pub fn c_driver(cfg: &Config, name: &str, modes: &[&str], job: &Job) -> Vec<Outc
         .iter()
         .map(|m| {
             let mut cmd = Command::new(&bin);
-            cmd.arg("time").arg(m).arg(&manifest).arg(job.passes.to_string()).arg(job.warmup_ms.to_string());
+            cmd.arg("time")
+                .arg(m)
+                .arg(&manifest)
+                .arg(job.passes.to_string())
+                .arg(job.warmup_ms.to_string());
             run(&mut cmd, &[m], job.paths.len()).pop().unwrap()
         })
         .collect()
@@ -104,7 +137,13 @@ pub fn c_driver(cfg: &Config, name: &str, modes: &[&str], job: &Job) -> Vec<Outc
 /// The Java driver: every mode in one JVM. Also returns the driver's description of the JVM.
 pub fn java(cfg: &Config, modes: &[&str], job: &Job) -> (Vec<Outcome>, Option<String>) {
     if cfg.smoke {
-        return (modes.iter().map(|_| Err("not run in smoke mode".into())).collect(), None);
+        return (
+            modes
+                .iter()
+                .map(|_| Err("not run in smoke mode".into()))
+                .collect(),
+            None,
+        );
     }
     let r = java_run(modes, job);
     let info = std::fs::read_to_string(measure::peers_dir().join("work/java-info.txt")).ok();
@@ -116,13 +155,24 @@ fn java_run(modes: &[&str], job: &Job) -> Vec<Outcome> {
     let cp = match std::fs::read_to_string(dir.join("java.classpath")) {
         Ok(cp) => cp.trim().to_string(),
         Err(_) => {
-            let why = status_reason("java").unwrap_or_else(|| "not built (scripts/bench fetches the jars and compiles the driver)".into());
-            return modes.iter().map(|_| Err(format!("not available: {why}"))).collect();
+            let why = status_reason("java").unwrap_or_else(|| {
+                "not built (scripts/bench fetches the jars and compiles the driver)".into()
+            });
+            return modes
+                .iter()
+                .map(|_| Err(format!("not available: {why}")))
+                .collect();
         }
     };
     let manifest = write_manifest(job);
     let mut cmd = Command::new("java");
-    cmd.arg("-Xss16m").arg("-cp").arg(&cp).arg("BenchPeers").arg(&manifest).arg(job.passes.to_string()).arg(job.warmup_ms.to_string());
+    cmd.arg("-Xss16m")
+        .arg("-cp")
+        .arg(&cp)
+        .arg("BenchPeers")
+        .arg(&manifest)
+        .arg(job.passes.to_string())
+        .arg(job.warmup_ms.to_string());
     cmd.args(modes);
     let _ = std::fs::remove_file(dir.join("work/java-info.txt"));
     run(&mut cmd, modes, job.paths.len())
@@ -132,17 +182,31 @@ fn java_run(modes: &[&str], job: &Job) -> Vec<Outcome> {
 pub fn c_mem(name: &str, mode: &str, file: &Path) -> Result<(u64, u64), String> {
     let bin = measure::peers_dir().join("bin").join(name);
     if !bin.exists() {
-        return Err(format!("not available: {}", status_reason(name).unwrap_or_else(|| "not built".into())));
+        return Err(format!(
+            "not available: {}",
+            status_reason(name).unwrap_or_else(|| "not built".into())
+        ));
     }
-    let o = Command::new(&bin).arg("mem").arg(mode).arg(file).output().map_err(|e| e.to_string())?;
+    let o = Command::new(&bin)
+        .arg("mem")
+        .arg(mode)
+        .arg(file)
+        .output()
+        .map_err(|e| e.to_string())?;
     parse_mem(&String::from_utf8_lossy(&o.stdout))
 }
 
 pub fn parse_mem(out: &str) -> Result<(u64, u64), String> {
-    let line = out.lines().find(|l| l.starts_with("ok\t") || l.starts_with("err")).ok_or_else(|| format!("no answer: {out}"))?;
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("ok\t") || l.starts_with("err"))
+        .ok_or_else(|| format!("no answer: {out}"))?;
     let f: Vec<&str> = line.split('\t').collect();
     if f[0] != "ok" || f.len() < 3 {
         return Err(f[1..].join(" "));
     }
-    Ok((f[1].parse().map_err(|_| "bad number")?, f[2].parse().map_err(|_| "bad number")?))
+    Ok((
+        f[1].parse().map_err(|_| "bad number")?,
+        f[2].parse().map_err(|_| "bad number")?,
+    ))
 }

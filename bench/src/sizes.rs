@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use binxml::Format;
 
 use crate::corpus::{self, Corpus, Doc};
-use crate::measure::{self, geomean, js, jn, row, Config, Report};
+use crate::measure::{self, Config, Report, geomean, jn, js, row};
 use crate::svg;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,14 +57,20 @@ pub fn decompress(c: Comp, data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     match c {
         Comp::Gzip => {
-            flate2::read::GzDecoder::new(data).read_to_end(&mut out).unwrap();
+            flate2::read::GzDecoder::new(data)
+                .read_to_end(&mut out)
+                .unwrap();
         }
         Comp::Bzip2 => {
-            bzip2::read::BzDecoder::new(data).read_to_end(&mut out).unwrap();
+            bzip2::read::BzDecoder::new(data)
+                .read_to_end(&mut out)
+                .unwrap();
         }
         Comp::Zstd => out = zstd::stream::decode_all(data).unwrap(),
         Comp::Xz => {
-            xz2::read::XzDecoder::new(data).read_to_end(&mut out).unwrap();
+            xz2::read::XzDecoder::new(data)
+                .read_to_end(&mut out)
+                .unwrap();
         }
     }
     out
@@ -82,7 +88,10 @@ fn sizes_of(data: &[u8]) -> Sizes {
     for (k, c) in COMPS.iter().enumerate() {
         comp[k] = compress(*c, data).len();
     }
-    Sizes { raw: data.len(), comp }
+    Sizes {
+        raw: data.len(),
+        comp,
+    }
 }
 
 /// Compressed sizes are deterministic: they are kept between runs in
@@ -110,7 +119,10 @@ impl SizeCache {
             for line in text.lines() {
                 let v: Vec<u64> = line.split('\t').filter_map(|x| x.parse().ok()).collect();
                 if v.len() == 6 {
-                    map.insert((v[0], v[1] as usize), [v[2] as usize, v[3] as usize, v[4] as usize, v[5] as usize]);
+                    map.insert(
+                        (v[0], v[1] as usize),
+                        [v[2] as usize, v[3] as usize, v[4] as usize, v[5] as usize],
+                    );
                 }
             }
         }
@@ -139,7 +151,10 @@ pub struct ExtraSizes {
 pub fn reliable(corpus: &Corpus) -> Vec<bool> {
     let n = corpus.docs.len().max(1);
     (0..Format::ALL.len())
-        .map(|k| !corpus::export_only(Format::ALL[k]) && corpus.docs.iter().filter(|d| d.enc[k].is_err()).count() * 10 <= n)
+        .map(|k| {
+            !corpus::export_only(Format::ALL[k])
+                && corpus.docs.iter().filter(|d| d.enc[k].is_err()).count() * 10 <= n
+        })
         .collect()
 }
 
@@ -154,7 +169,10 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
     let sizes_of = |data: &[u8]| -> Sizes {
         let key = content_key(data);
         if let Some(c) = cache.lock().unwrap().map.get(&key) {
-            return Sizes { raw: data.len(), comp: *c };
+            return Sizes {
+                raw: data.len(),
+                comp: *c,
+            };
         }
         let s = sizes_of(data);
         cache.lock().unwrap().map.insert(key, s.comp);
@@ -162,7 +180,10 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
     };
     let sizes_of = &sizes_of;
     std::thread::scope(|s| {
-        let chunks: Vec<_> = sizes.chunks_mut(docs.len().div_ceil(threads).max(1)).enumerate().collect();
+        let chunks: Vec<_> = sizes
+            .chunks_mut(docs.len().div_ceil(threads).max(1))
+            .enumerate()
+            .collect();
         let per = docs.len().div_ceil(threads).max(1);
         for (c, chunk) in chunks {
             s.spawn(move || {
@@ -183,12 +204,22 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
         cache.save();
     }
     let ok_fmt = reliable(corpus);
-    let common: Vec<usize> = (0..docs.len()).filter(|&d| (0..nf).all(|k| !ok_fmt[k] || sizes[d][1 + k].is_some())).collect();
+    let common: Vec<usize> = (0..docs.len())
+        .filter(|&d| (0..nf).all(|k| !ok_fmt[k] || sizes[d][1 + k].is_some()))
+        .collect();
 
     for (d, doc) in docs.iter().enumerate() {
-        let mut j = format!("{{\"bench\":\"size\",\"doc\":{},\"xml\":{}", js(&doc.name), sizes[d][0].unwrap().raw);
+        let mut j = format!(
+            "{{\"bench\":\"size\",\"doc\":{},\"xml\":{}",
+            js(&doc.name),
+            sizes[d][0].unwrap().raw
+        );
         for (v, s) in sizes[d].iter().enumerate() {
-            let name = if v == 0 { "xml-original" } else { Format::ALL[v - 1].name() };
+            let name = if v == 0 {
+                "xml-original"
+            } else {
+                Format::ALL[v - 1].name()
+            };
             match s {
                 Some(s) => {
                     let _ = write!(j, ",{}:{{\"raw\":{}", js(name), s.raw);
@@ -198,7 +229,12 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
                     j.push('}');
                 }
                 None => {
-                    let _ = write!(j, ",{}:{{\"error\":{}}}", js(name), js(doc.enc[v - 1].as_ref().err().map_or("", |e| e.as_str())));
+                    let _ = write!(
+                        j,
+                        ",{}:{{\"error\":{}}}",
+                        js(name),
+                        js(doc.enc[v - 1].as_ref().err().map_or("", |e| e.as_str()))
+                    );
                 }
             }
         }
@@ -221,31 +257,67 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
         md,
         "Ratios are geometric means over the {} documents every format encodes{}; `× XML` is the format's size over the XML document's, `+gzip` etc. the compressed format over the **uncompressed** XML, and the second table compares each compressed format with the XML compressed the same way.\n",
         common.len(),
-        if ok_fmt.iter().all(|&b| b) { String::new() } else { " (formats marked † fail on more than a tenth of the documents; their figures cover only the documents they encode)".into() }
+        if ok_fmt.iter().all(|&b| b) {
+            String::new()
+        } else {
+            " (formats marked † fail on more than a tenth of the documents; their figures cover only the documents they encode)".into()
+        }
     );
-    let gm = |d_set: &[usize], f: &dyn Fn(usize) -> Option<f64>| geomean(d_set.iter().filter_map(|&d| f(d)));
+    let gm = |d_set: &[usize], f: &dyn Fn(usize) -> Option<f64>| {
+        geomean(d_set.iter().filter_map(|&d| f(d)))
+    };
     let fmt_r = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
-    md.push_str(&row(&["format".into(), "docs".into(), "bytes (all docs)".into(), "× XML".into(), "+gzip".into(), "+bzip2".into(), "+zstd".into(), "+xz".into()]));
+    md.push_str(&row(&[
+        "format".into(),
+        "docs".into(),
+        "bytes (all docs)".into(),
+        "× XML".into(),
+        "+gzip".into(),
+        "+bzip2".into(),
+        "+zstd".into(),
+        "+xz".into(),
+    ]));
     md.push_str(&row(&vec!["---".to_string(); 8]));
     let mut chart_raw = Vec::new();
     let mut chart_gz = Vec::new();
     let mut chart_xz = Vec::new();
     let mut cats = Vec::new();
     for v in 0..=nf {
-        let set: Vec<usize> = if v == 0 || ok_fmt[v - 1] { common.clone() } else { (0..docs.len()).filter(|&d| sizes[d][v].is_some()).collect() };
+        let set: Vec<usize> = if v == 0 || ok_fmt[v - 1] {
+            common.clone()
+        } else {
+            (0..docs.len()).filter(|&d| sizes[d][v].is_some()).collect()
+        };
         let name = if v == 0 {
             "XML (the document)".to_string()
         } else {
             let f = Format::ALL[v - 1];
-            let mark = if corpus::export_only(f) { " (JsonML export) ‡" } else if !ok_fmt[v - 1] { " †" } else if f == Format::Xml { " (binxml's writer)" } else { "" };
+            let mark = if corpus::export_only(f) {
+                " (JsonML export) ‡"
+            } else if !ok_fmt[v - 1] {
+                " †"
+            } else if f == Format::Xml {
+                " (binxml's writer)"
+            } else {
+                ""
+            };
             format!("{}{mark}", f.name())
         };
         let n_ok = (0..docs.len()).filter(|&d| sizes[d][v].is_some()).count();
-        let total: usize = (0..docs.len()).filter_map(|d| sizes[d][v].map(|s| s.raw)).sum();
+        let total: usize = (0..docs.len())
+            .filter_map(|d| sizes[d][v].map(|s| s.raw))
+            .sum();
         let xml = |d: usize| sizes[d][0].unwrap().raw as f64;
         let raw = gm(&set, &|d| sizes[d][v].map(|s| s.raw as f64 / xml(d)));
-        let comp: Vec<Option<f64>> = (0..4).map(|k| gm(&set, &|d| sizes[d][v].map(|s| s.comp[k] as f64 / xml(d)))).collect();
-        let mut cells = vec![name.clone(), format!("{n_ok}/{}", docs.len()), format!("{total}"), fmt_r(raw)];
+        let comp: Vec<Option<f64>> = (0..4)
+            .map(|k| gm(&set, &|d| sizes[d][v].map(|s| s.comp[k] as f64 / xml(d))))
+            .collect();
+        let mut cells = vec![
+            name.clone(),
+            format!("{n_ok}/{}", docs.len()),
+            format!("{total}"),
+            fmt_r(raw),
+        ];
         cells.extend(comp.iter().map(|c| fmt_r(*c)));
         md.push_str(&row(&cells));
         report.raw_json(format!(
@@ -257,16 +329,29 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
             jn(comp[2].unwrap_or(f64::NAN)),
             jn(comp[3].unwrap_or(f64::NAN))
         ));
-        cats.push(if v == 0 { "XML document".to_string() } else { name });
+        cats.push(if v == 0 {
+            "XML document".to_string()
+        } else {
+            name
+        });
         chart_raw.push(raw);
         chart_gz.push(comp[0]);
         chart_xz.push(comp[3]);
     }
     for e in extra {
-        let set: Vec<usize> = (0..docs.len()).filter(|&d| e.sizes.get(d).copied().flatten().is_some()).collect();
-        let raw = gm(&set, &|d| e.sizes[d].map(|s| s as f64 / sizes[d][0].unwrap().raw as f64));
+        let set: Vec<usize> = (0..docs.len())
+            .filter(|&d| e.sizes.get(d).copied().flatten().is_some())
+            .collect();
+        let raw = gm(&set, &|d| {
+            e.sizes[d].map(|s| s as f64 / sizes[d][0].unwrap().raw as f64)
+        });
         let total: usize = set.iter().filter_map(|&d| e.sizes[d]).sum();
-        let mut cells = vec![format!("{} (peer)", e.name), format!("{}/{}", set.len(), docs.len()), format!("{total}"), fmt_r(raw)];
+        let mut cells = vec![
+            format!("{} (peer)", e.name),
+            format!("{}/{}", set.len(), docs.len()),
+            format!("{total}"),
+            fmt_r(raw),
+        ];
         cells.extend((0..4).map(|_| "not measured".to_string()));
         md.push_str(&row(&cells));
         cats.push(format!("{} (peer)", e.name));
@@ -279,8 +364,16 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
             let f = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2}"));
             format!("{} {}", cats[k], f(chart_raw[k]))
         };
-        let gz = |k: usize| -> String { format!("{} {}", cats[k], chart_gz[k].map_or("-".into(), |v| format!("{v:.3}"))) };
-        let all: Vec<usize> = (0..cats.len()).filter(|&k| chart_raw[k].is_some() && !cats[k].starts_with("xml (")).collect();
+        let gz = |k: usize| -> String {
+            format!(
+                "{} {}",
+                cats[k],
+                chart_gz[k].map_or("-".into(), |v| format!("{v:.3}"))
+            )
+        };
+        let all: Vec<usize> = (0..cats.len())
+            .filter(|&k| chart_raw[k].is_some() && !cats[k].starts_with("xml ("))
+            .collect();
         report.headlines.insert(0, format!(
             "Size, geometric mean of the ratio to the XML document over {} corpus documents: {}. With gzip (ratio to the uncompressed XML): {}.",
             common.len(),
@@ -302,7 +395,11 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
         "Size relative to the XML document (geometric mean)",
         "size / XML size; lower is smaller",
         &cats,
-        &[("raw".into(), chart_raw), ("+gzip".into(), chart_gz), ("+xz".into(), chart_xz)],
+        &[
+            ("raw".into(), chart_raw),
+            ("+gzip".into(), chart_gz),
+            ("+xz".into(), chart_xz),
+        ],
         false,
         Some(1.0),
     );
@@ -310,13 +407,25 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
 
     // Compressed against compressed XML.
     md.push_str("Each format compressed, over the XML compressed the same way (geometric means; below 1: the format still wins after compression):\n\n");
-    md.push_str(&row(&["format".into(), "gzip".into(), "bzip2".into(), "zstd".into(), "xz".into()]));
+    md.push_str(&row(&[
+        "format".into(),
+        "gzip".into(),
+        "bzip2".into(),
+        "zstd".into(),
+        "xz".into(),
+    ]));
     md.push_str(&row(&vec!["---".to_string(); 5]));
     for v in 1..=nf {
-        let set: Vec<usize> = if ok_fmt[v - 1] { common.clone() } else { (0..docs.len()).filter(|&d| sizes[d][v].is_some()).collect() };
+        let set: Vec<usize> = if ok_fmt[v - 1] {
+            common.clone()
+        } else {
+            (0..docs.len()).filter(|&d| sizes[d][v].is_some()).collect()
+        };
         let mut cells = vec![Format::ALL[v - 1].name().to_string()];
         for k in 0..4 {
-            cells.push(fmt_r(gm(&set, &|d| sizes[d][v].map(|s| s.comp[k] as f64 / sizes[d][0].unwrap().comp[k] as f64))));
+            cells.push(fmt_r(gm(&set, &|d| {
+                sizes[d][v].map(|s| s.comp[k] as f64 / sizes[d][0].unwrap().comp[k] as f64)
+            })));
         }
         md.push_str(&row(&cells));
     }
@@ -325,13 +434,25 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
     // Failures: listed one by one for the reliable formats, summarized for the others.
     let mut failures: Vec<String> = Vec::new();
     for k in 0..nf {
-        let failed: Vec<(&str, &str)> = docs.iter().filter_map(|d| d.enc[k].as_ref().err().map(|e| (d.name.as_str(), e.as_str()))).collect();
+        let failed: Vec<(&str, &str)> = docs
+            .iter()
+            .filter_map(|d| {
+                d.enc[k]
+                    .as_ref()
+                    .err()
+                    .map(|e| (d.name.as_str(), e.as_str()))
+            })
+            .collect();
         if failed.is_empty() {
             continue;
         }
         if ok_fmt[k] {
             for (doc, e) in failed {
-                failures.push(format!("- `{doc}` in {}: {}", Format::ALL[k].name(), e.chars().take(200).collect::<String>()));
+                failures.push(format!(
+                    "- `{doc}` in {}: {}",
+                    Format::ALL[k].name(),
+                    e.chars().take(200).collect::<String>()
+                ));
             }
         } else {
             let mut kinds: Vec<&str> = failed.iter().map(|f| f.1).collect();
@@ -342,12 +463,20 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
                 Format::ALL[k].name(),
                 failed.len(),
                 docs.len(),
-                kinds.iter().take(4).map(|e| format!("\"{}\"", e.chars().take(160).collect::<String>())).collect::<Vec<_>>().join("; ")
+                kinds
+                    .iter()
+                    .take(4)
+                    .map(|e| format!("\"{}\"", e.chars().take(160).collect::<String>()))
+                    .collect::<Vec<_>>()
+                    .join("; ")
             ));
         }
     }
     if !failures.is_empty() {
-        let _ = writeln!(md, "<details><summary>Failed encodings (codec or round-trip errors)</summary>\n");
+        let _ = writeln!(
+            md,
+            "<details><summary>Failed encodings (codec or round-trip errors)</summary>\n"
+        );
         for f in &failures {
             md.push_str(f);
             md.push('\n');
@@ -357,15 +486,25 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
 
     // Per-document details.
     md.push_str("<details><summary>Every document: bytes, and the ratio to XML</summary>\n\n");
-    let mut head = vec!["document".to_string(), "XML bytes".into(), "XML+gzip".into()];
+    let mut head = vec![
+        "document".to_string(),
+        "XML bytes".into(),
+        "XML+gzip".into(),
+    ];
     head.extend(Format::ALL.iter().map(|f| f.name().to_string()));
     md.push_str(&row(&head));
     md.push_str(&row(&vec!["---".to_string(); head.len()]));
     for (d, doc) in docs.iter().enumerate() {
         let x = sizes[d][0].unwrap();
-        let mut cells = vec![format!("`{}`", doc.name), x.raw.to_string(), format!("{} ({:.2})", x.comp[0], x.comp[0] as f64 / x.raw as f64)];
+        let mut cells = vec![
+            format!("`{}`", doc.name),
+            x.raw.to_string(),
+            format!("{} ({:.2})", x.comp[0], x.comp[0] as f64 / x.raw as f64),
+        ];
         for v in 1..=nf {
-            cells.push(sizes[d][v].map_or("fails".into(), |s| format!("{} ({:.2})", s.raw, s.raw as f64 / x.raw as f64)));
+            cells.push(sizes[d][v].map_or("fails".into(), |s| {
+                format!("{} ({:.2})", s.raw, s.raw as f64 / x.raw as f64)
+            }));
         }
         md.push_str(&row(&cells));
     }
@@ -379,17 +518,36 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
 /// link: encode + bits / rate + decode (with compression: + compress + decompress).
 fn transmission(cfg: &Config, report: &mut Report, docs: &[Doc], sizes: &[Vec<Option<Sizes>>]) {
     let picks: Vec<usize> = {
-        let want = ["exi_w3c_testsuite/data/Invoice/inv1.xml", "exi_w3c_testsuite/data/Invoice/inv10.xml", "exi_w3c_testsuite/data/Invoice/inv100.xml"];
-        let p: Vec<usize> = want.iter().filter_map(|w| docs.iter().position(|d| d.name == *w)).collect();
-        if p.is_empty() { (0..docs.len().min(1)).collect() } else { p }
+        let want = [
+            "exi_w3c_testsuite/data/Invoice/inv1.xml",
+            "exi_w3c_testsuite/data/Invoice/inv10.xml",
+            "exi_w3c_testsuite/data/Invoice/inv100.xml",
+        ];
+        let p: Vec<usize> = want
+            .iter()
+            .filter_map(|w| docs.iter().position(|d| d.name == *w))
+            .collect();
+        if p.is_empty() {
+            (0..docs.len().min(1)).collect()
+        } else {
+            p
+        }
     };
     let rates = [64_000.0, 256_000.0];
-    let tcfg = Config { smoke: cfg.smoke, min_time: cfg.min_time / 3, samples: cfg.samples };
+    let tcfg = Config {
+        smoke: cfg.smoke,
+        min_time: cfg.min_time / 3,
+        samples: cfg.samples,
+    };
     let mut md = String::from("## Transmission time (seed 002's model)\n\n");
     md.push_str("Milliseconds to encode a document, send it over a 64 kbit/s / 256 kbit/s link (no packet loss, no protocol overhead) and decode it at the other end, as seed 002's tables 2 and 3 compute them; `+gzip` adds the compression and decompression times. XML is encoded by binxml's XML writer and read by its decoder. The documents are the invoices of increasing size (seed 002's simple, semi-complex and complex cases). The last column sends every corpus document (transmission only, seconds at 64 kbit/s).\n\n");
     let mut head = vec!["format".to_string()];
     for &p in &picks {
-        head.push(format!("`{}` ({} B)", docs[p].name.rsplit('/').next().unwrap_or(""), docs[p].xml.len()));
+        head.push(format!(
+            "`{}` ({} B)",
+            docs[p].name.rsplit('/').next().unwrap_or(""),
+            docs[p].xml.len()
+        ));
     }
     head.push("all docs @64k (s)".into());
     md.push_str(&row(&head));
@@ -399,7 +557,12 @@ fn transmission(cfg: &Config, report: &mut Report, docs: &[Doc], sizes: &[Vec<Op
     for k in 0..Format::ALL.len() {
         let f = Format::ALL[k];
         for gz in [false, true] {
-            let name = format!("{}{}{}", f.name(), if gz { "+gzip" } else { "" }, if corpus::export_only(f) { " ‡" } else { "" });
+            let name = format!(
+                "{}{}{}",
+                f.name(),
+                if gz { "+gzip" } else { "" },
+                if corpus::export_only(f) { " ‡" } else { "" }
+            );
             let mut cells = vec![name.clone()];
             let mut last_64 = None;
             for &p in &picks {
@@ -411,7 +574,8 @@ fn transmission(cfg: &Config, report: &mut Report, docs: &[Doc], sizes: &[Vec<Op
                 let events = corpus::xml_events(&d.xml).unwrap();
                 let t_enc = measure::time(&tcfg, || corpus::encode(f, &events).unwrap().len());
                 let t_dec = measure::time(&tcfg, || {
-                    let mut dec = binxml::decoder(f, bytes, &binxml::DecodeOptions::default()).unwrap();
+                    let mut dec =
+                        binxml::decoder(f, bytes, &binxml::DecodeOptions::default()).unwrap();
                     let mut n = 0;
                     while let Some(_e) = dec.next_event().unwrap() {
                         n += 1;
@@ -426,7 +590,10 @@ fn transmission(cfg: &Config, report: &mut Report, docs: &[Doc], sizes: &[Vec<Op
                 } else {
                     (bytes.len(), 0.0, 0.0)
                 };
-                let ms: Vec<f64> = rates.iter().map(|r| (t_enc + t_c + t_d + t_dec) * 1e3 + size as f64 * 8.0 / r * 1e3).collect();
+                let ms: Vec<f64> = rates
+                    .iter()
+                    .map(|r| (t_enc + t_c + t_d + t_dec) * 1e3 + size as f64 * 8.0 / r * 1e3)
+                    .collect();
                 last_64 = Some(ms[0]);
                 cells.push(format!("{:.1} / {:.1}", ms[0], ms[1]));
                 report.raw_json(format!(
@@ -441,9 +608,20 @@ fn transmission(cfg: &Config, report: &mut Report, docs: &[Doc], sizes: &[Vec<Op
                     jn(ms[1])
                 ));
             }
-            let total: usize = sizes.iter().filter_map(|s| s[1 + k].map(|s| if gz { s.comp[0] } else { s.raw })).sum();
+            let total: usize = sizes
+                .iter()
+                .filter_map(|s| s[1 + k].map(|s| if gz { s.comp[0] } else { s.raw }))
+                .sum();
             let n_ok = sizes.iter().filter(|s| s[1 + k].is_some()).count();
-            cells.push(format!("{:.0}{}", total as f64 * 8.0 / 64_000.0, if n_ok < sizes.len() { format!(" ({n_ok} docs)") } else { String::new() }));
+            cells.push(format!(
+                "{:.0}{}",
+                total as f64 * 8.0 / 64_000.0,
+                if n_ok < sizes.len() {
+                    format!(" ({n_ok} docs)")
+                } else {
+                    String::new()
+                }
+            ));
             md.push_str(&row(&cells));
             chart_cats.push(name);
             chart_vals.push(last_64);
@@ -451,10 +629,18 @@ fn transmission(cfg: &Config, report: &mut Report, docs: &[Doc], sizes: &[Vec<Op
     }
     let total_xml: usize = sizes.iter().map(|s| s[0].unwrap().raw).sum();
     let total_xml_gz: usize = sizes.iter().map(|s| s[0].unwrap().comp[0]).sum();
-    let _ = writeln!(md, "\nThe XML documents themselves (not re-encoded): all docs @64k {:.0} s, gzipped {:.0} s.\n", total_xml as f64 * 8.0 / 64_000.0, total_xml_gz as f64 * 8.0 / 64_000.0);
+    let _ = writeln!(
+        md,
+        "\nThe XML documents themselves (not re-encoded): all docs @64k {:.0} s, gzipped {:.0} s.\n",
+        total_xml as f64 * 8.0 / 64_000.0,
+        total_xml_gz as f64 * 8.0 / 64_000.0
+    );
     if let Some(&p) = picks.last() {
         let chart = svg::bars(
-            &format!("Encode + send at 64 kbit/s + decode: {}", docs[p].name.rsplit('/').next().unwrap_or("")),
+            &format!(
+                "Encode + send at 64 kbit/s + decode: {}",
+                docs[p].name.rsplit('/').next().unwrap_or("")
+            ),
             "milliseconds; lower is faster",
             &chart_cats,
             &[("ms".into(), chart_vals)],

@@ -8,7 +8,7 @@ use std::time::Duration;
 use binxml::{Decoder, Format};
 
 use crate::corpus::{self, Corpus, Doc};
-use crate::measure::{self, js, jn, row, Config, Report};
+use crate::measure::{self, Config, Report, jn, js, row};
 use crate::peers::{self, Job};
 use crate::sizes::{self, ExtraSizes};
 use crate::svg;
@@ -37,13 +37,15 @@ fn quick_xml_writer_events(doc: &[u8]) -> Result<Vec<quick_xml::events::Event<'s
 /// counts the events and the bytes of their strings: the SAX "empty handler".
 fn push_events(f: Format, bytes: &[u8]) -> Result<usize, String> {
     let mut sink = binxml::CountingSink::default();
-    binxml::decode_into(f, bytes, &binxml::DecodeOptions::default(), &mut sink).map_err(|e| e.to_string())?;
+    binxml::decode_into(f, bytes, &binxml::DecodeOptions::default(), &mut sink)
+        .map_err(|e| e.to_string())?;
     std::hint::black_box(sink.bytes);
     Ok(sink.events as usize)
 }
 
 fn decode_events(f: Format, bytes: &[u8]) -> Result<usize, String> {
-    let mut d = binxml::decoder(f, bytes, &binxml::DecodeOptions::default()).map_err(|e| e.to_string())?;
+    let mut d =
+        binxml::decoder(f, bytes, &binxml::DecodeOptions::default()).map_err(|e| e.to_string())?;
     let mut n = 0;
     while let Some(_e) = d.next_event().map_err(|e| e.to_string())? {
         n += 1;
@@ -79,11 +81,32 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
     let (picked, left_out) = speed_docs(corpus);
     let docs: Vec<&Doc> = picked.iter().map(|&i| &corpus.docs[i]).collect();
     let n = docs.len();
-    let reps: Vec<u32> = docs.iter().map(|d| if cfg.smoke { 1 } else { (64 * 1024 / d.xml.len().max(1)).clamp(1, 64) as u32 }).collect();
+    let reps: Vec<u32> = docs
+        .iter()
+        .map(|d| {
+            if cfg.smoke {
+                1
+            } else {
+                (64 * 1024 / d.xml.len().max(1)).clamp(1, 64) as u32
+            }
+        })
+        .collect();
     let passes = if cfg.smoke { 1 } else { 5 };
     let ok_fmt = sizes::reliable(corpus);
-    let formats: Vec<Format> = Format::ALL.iter().copied().enumerate().filter(|&(k, _)| ok_fmt[k]).map(|(_, f)| f).collect();
-    let skipped: Vec<Format> = Format::ALL.iter().copied().enumerate().filter(|&(k, _)| !ok_fmt[k]).map(|(_, f)| f).collect();
+    let formats: Vec<Format> = Format::ALL
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(k, _)| ok_fmt[k])
+        .map(|(_, f)| f)
+        .collect();
+    let skipped: Vec<Format> = Format::ALL
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(k, _)| !ok_fmt[k])
+        .map(|(_, f)| f)
+        .collect();
     eprintln!("speed: {n} documents, {} formats", formats.len());
 
     // ---- decoding / parsing ----
@@ -92,28 +115,51 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
     let mut subjects: Vec<measure::DocFn<'_>> = Vec::new();
     for &f in &formats {
         let docs = &docs;
-        subjects.push(Box::new(move |i: usize| decode_events(f, docs[i].encoded(f).map_err(|e| e.to_string())?)));
+        subjects.push(Box::new(move |i: usize| {
+            decode_events(f, docs[i].encoded(f).map_err(|e| e.to_string())?)
+        }));
     }
     for &f in &formats {
         let docs = &docs;
-        subjects.push(Box::new(move |i: usize| push_events(f, docs[i].encoded(f).map_err(|e| e.to_string())?)));
+        subjects.push(Box::new(move |i: usize| {
+            push_events(f, docs[i].encoded(f).map_err(|e| e.to_string())?)
+        }));
     }
-    subjects.push(Box::new(|i: usize| Ok(crate::xmlread::quick_xml_events(&docs[i].xml))));
-    subjects.push(Box::new(|i: usize| Ok(crate::xmlread::quick_xml_full(&docs[i].xml))));
-    subjects.push(Box::new(|i: usize| crate::xmlread::roxmltree_parse(&docs[i].xml).ok_or_else(|| "roxmltree cannot parse it".to_string())));
+    subjects.push(Box::new(|i: usize| {
+        Ok(crate::xmlread::quick_xml_events(&docs[i].xml))
+    }));
+    subjects.push(Box::new(|i: usize| {
+        Ok(crate::xmlread::quick_xml_full(&docs[i].xml))
+    }));
+    subjects.push(Box::new(|i: usize| {
+        crate::xmlread::roxmltree_parse(&docs[i].xml)
+            .ok_or_else(|| "roxmltree cannot parse it".to_string())
+    }));
     let mut stage1 = measure::time_many(n, &reps, passes, budget, &mut subjects).into_iter();
     drop(subjects);
     let mut dec: Vec<Subject> = Vec::new();
     for &f in &formats {
-        dec.push(Subject { name: format!("binxml {}", f.name()), what: "events (pull: next_event through a dyn Decoder)".into(), times: Ok(stage1.next().unwrap()) });
+        dec.push(Subject {
+            name: format!("binxml {}", f.name()),
+            what: "events (pull: next_event through a dyn Decoder)".into(),
+            times: Ok(stage1.next().unwrap()),
+        });
     }
     for &f in &formats {
-        dec.push(Subject { name: format!("binxml {}", f.name()), what: "push (read_into a counting sink)".into(), times: Ok(stage1.next().unwrap()) });
+        dec.push(Subject {
+            name: format!("binxml {}", f.name()),
+            what: "push (read_into a counting sink)".into(),
+            times: Ok(stage1.next().unwrap()),
+        });
     }
     // Stage 2: tree building, for the formats whose decoder runs at a fifth of the XML
     // decoder's speed or more (for slower decoders the tree time is the decode time and little
     // else, and FI Mark times their tree life cycle anyway).
-    let total = |t: &Result<Vec<Result<f64, String>>, String>| t.as_ref().ok().map(|v| v.iter().filter_map(|r| r.as_ref().ok()).sum::<f64>());
+    let total = |t: &Result<Vec<Result<f64, String>>, String>| {
+        t.as_ref()
+            .ok()
+            .map(|v| v.iter().filter_map(|r| r.as_ref().ok()).sum::<f64>())
+    };
     let xml_secs = total(&dec[0].times).unwrap_or(f64::MAX);
     let mut no_tree = Vec::new();
     let mut tree_formats = Vec::new();
@@ -128,38 +174,116 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
     for &f in &tree_formats {
         let docs = &docs;
         subjects.push(Box::new(move |i: usize| {
-            binxml::parse_tree(f, docs[i].encoded(f).map_err(|e| e.to_string())?).map(|d| d.len()).map_err(|e| e.to_string())
+            binxml::parse_tree(f, docs[i].encoded(f).map_err(|e| e.to_string())?)
+                .map(|d| d.len())
+                .map_err(|e| e.to_string())
         }));
     }
     let stage2 = measure::time_many(n, &reps, passes, budget, &mut subjects);
     drop(subjects);
     for (f, t) in tree_formats.iter().zip(stage2) {
-        dec.push(Subject { name: format!("binxml {}", f.name()), what: "tree".into(), times: Ok(t) });
+        dec.push(Subject {
+            name: format!("binxml {}", f.name()),
+            what: "tree".into(),
+            times: Ok(t),
+        });
     }
-    dec.push(Subject { name: "quick-xml".into(), what: "raw events (no namespaces, attributes not parsed)".into(), times: Ok(stage1.next().unwrap()) });
-    dec.push(Subject { name: "quick-xml NsReader".into(), what: "events, namespaces resolved, attributes and text unescaped".into(), times: Ok(stage1.next().unwrap()) });
-    dec.push(Subject { name: "roxmltree".into(), what: "tree".into(), times: Ok(stage1.next().unwrap()) });
+    dec.push(Subject {
+        name: "quick-xml".into(),
+        what: "raw events (no namespaces, attributes not parsed)".into(),
+        times: Ok(stage1.next().unwrap()),
+    });
+    dec.push(Subject {
+        name: "quick-xml NsReader".into(),
+        what: "events, namespaces resolved, attributes and text unescaped".into(),
+        times: Ok(stage1.next().unwrap()),
+    });
+    dec.push(Subject {
+        name: "roxmltree".into(),
+        what: "tree".into(),
+        times: Ok(stage1.next().unwrap()),
+    });
 
     // External peers.
     let paths = corpus::write_peer_docs(&docs);
-    let job = Job { paths: &paths, reps: &reps, passes, warmup_ms: if cfg.smoke { 0 } else { 300 } };
+    let job = Job {
+        paths: &paths,
+        reps: &reps,
+        passes,
+        warmup_ms: if cfg.smoke { 0 } else { 300 },
+    };
     let expat = peers::c_driver(cfg, "expat_peer", &["expat-empty", "expat-tree"], &job);
-    let lx = peers::c_driver(cfg, "libxml2_peer", &["libxml2-sax", "libxml2-tree", "libxml2-serialize"], &job);
-    let java_job = Job { warmup_ms: if cfg.smoke { 0 } else { 3000 }, ..job };
-    let (java, java_info) = peers::java(cfg, &["java-sax", "fi-decode", "exi-decode", "fi-encode", "exi-encode"], &java_job);
+    let lx = peers::c_driver(
+        cfg,
+        "libxml2_peer",
+        &["libxml2-sax", "libxml2-tree", "libxml2-serialize"],
+        &job,
+    );
+    let java_job = Job {
+        warmup_ms: if cfg.smoke { 0 } else { 3000 },
+        ..job
+    };
+    let (java, java_info) = peers::java(
+        cfg,
+        &[
+            "java-sax",
+            "fi-decode",
+            "exi-decode",
+            "fi-encode",
+            "exi-encode",
+        ],
+        &java_job,
+    );
     let times = |o: &peers::Outcome| o.as_ref().map(|r| r.times.clone()).map_err(|e| e.clone());
-    dec.push(Subject { name: "libexpat".into(), what: "empty handlers (namespace processing on)".into(), times: times(&expat[0]) });
-    dec.push(Subject { name: "libexpat".into(), what: "tree (elements, attributes, text, built in C)".into(), times: times(&expat[1]) });
-    dec.push(Subject { name: "libxml2".into(), what: "SAX2, empty handlers".into(), times: times(&lx[0]) });
-    dec.push(Subject { name: "libxml2".into(), what: "tree (xmlReadMemory + xmlFreeDoc)".into(), times: times(&lx[1]) });
-    dec.push(Subject { name: "Java SAX (Xerces)".into(), what: "XML, empty handler (JAXP, warmed JVM)".into(), times: times(&java[0]) });
-    dec.push(Subject { name: "Java FI reference".into(), what: "FI SAX parser, empty handler (warmed JVM)".into(), times: times(&java[1]) });
-    dec.push(Subject { name: "EXIficient".into(), what: "EXI SAX reader, empty handler (warmed JVM)".into(), times: times(&java[2]) });
+    dec.push(Subject {
+        name: "libexpat".into(),
+        what: "empty handlers (namespace processing on)".into(),
+        times: times(&expat[0]),
+    });
+    dec.push(Subject {
+        name: "libexpat".into(),
+        what: "tree (elements, attributes, text, built in C)".into(),
+        times: times(&expat[1]),
+    });
+    dec.push(Subject {
+        name: "libxml2".into(),
+        what: "SAX2, empty handlers".into(),
+        times: times(&lx[0]),
+    });
+    dec.push(Subject {
+        name: "libxml2".into(),
+        what: "tree (xmlReadMemory + xmlFreeDoc)".into(),
+        times: times(&lx[1]),
+    });
+    dec.push(Subject {
+        name: "Java SAX (Xerces)".into(),
+        what: "XML, empty handler (JAXP, warmed JVM)".into(),
+        times: times(&java[0]),
+    });
+    dec.push(Subject {
+        name: "Java FI reference".into(),
+        what: "FI SAX parser, empty handler (warmed JVM)".into(),
+        times: times(&java[1]),
+    });
+    dec.push(Subject {
+        name: "EXIficient".into(),
+        what: "EXI SAX reader, empty handler (warmed JVM)".into(),
+        times: times(&java[2]),
+    });
 
     // ---- encoding ----
-    let events: Vec<Vec<binxml::Event<'_>>> = docs.iter().map(|d| corpus::xml_events(&d.xml).unwrap()).collect();
-    let qx: Vec<_> = docs.iter().map(|d| quick_xml_writer_events(&d.xml)).collect();
-    let tapes: Vec<binxml_core::Tape<'_>> = events.iter().map(|e| binxml_core::Tape::from_events(e)).collect();
+    let events: Vec<Vec<binxml::Event<'_>>> = docs
+        .iter()
+        .map(|d| corpus::xml_events(&d.xml).unwrap())
+        .collect();
+    let qx: Vec<_> = docs
+        .iter()
+        .map(|d| quick_xml_writer_events(&d.xml))
+        .collect();
+    let tapes: Vec<binxml_core::Tape<'_>> = events
+        .iter()
+        .map(|e| binxml_core::Tape::from_events(e))
+        .collect();
     let mut subjects: Vec<measure::DocFn<'_>> = Vec::new();
     for &f in &formats {
         let tapes = &tapes;
@@ -192,56 +316,143 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
     drop(subjects);
     let mut enc: Vec<Subject> = Vec::new();
     for &f in &formats {
-        enc.push(Subject { name: format!("binxml {}", f.name()), what: "recorded events (a Tape) -> bytes".into(), times: Ok(stage3.next().unwrap()) });
+        enc.push(Subject {
+            name: format!("binxml {}", f.name()),
+            what: "recorded events (a Tape) -> bytes".into(),
+            times: Ok(stage3.next().unwrap()),
+        });
     }
-    enc.push(Subject { name: "binxml fi".into(), what: "events in a Vec<Event> -> bytes (write_events)".into(), times: Ok(stage3.next().unwrap()) });
+    enc.push(Subject {
+        name: "binxml fi".into(),
+        what: "events in a Vec<Event> -> bytes (write_events)".into(),
+        times: Ok(stage3.next().unwrap()),
+    });
     let t = stage3.next().unwrap();
-    enc.push(Subject { name: "quick-xml Writer".into(), what: "its own events -> XML".into(), times: Ok(t) });
-    enc.push(Subject { name: "libxml2".into(), what: "tree -> XML (xmlDocDumpMemory)".into(), times: times(&lx[2]) });
-    enc.push(Subject { name: "Java FI reference".into(), what: "SAX events -> FI (warmed JVM)".into(), times: times(&java[3]) });
-    enc.push(Subject { name: "EXIficient".into(), what: "SAX events -> EXI (warmed JVM)".into(), times: times(&java[4]) });
+    enc.push(Subject {
+        name: "quick-xml Writer".into(),
+        what: "its own events -> XML".into(),
+        times: Ok(t),
+    });
+    enc.push(Subject {
+        name: "libxml2".into(),
+        what: "tree -> XML (xmlDocDumpMemory)".into(),
+        times: times(&lx[2]),
+    });
+    enc.push(Subject {
+        name: "Java FI reference".into(),
+        what: "SAX events -> FI (warmed JVM)".into(),
+        times: times(&java[3]),
+    });
+    enc.push(Subject {
+        name: "EXIficient".into(),
+        what: "SAX events -> EXI (warmed JVM)".into(),
+        times: times(&java[4]),
+    });
 
     let mut md = String::from("## Speed\n\n");
     let _ = writeln!(
         md,
         "{n} documents ({:.1} MB of XML), the same for every subject. Each subject processes every document {} per pass{}, up to {passes} passes after a warm-up pass (3 when a round of the subjects would exceed a minute); the binxml subjects and the in-process peers run interleaved, pass by pass, so that load changes fall on all alike (the JVM: {} ms of warm-up passes first); a document's time is the median over the passes. Totals sum the per-document medians. **MB/s** is megabytes of XML (the document's UTF-8 size) per second, whatever the format read or written; **docs/s** counts all documents, **small docs/s** those under 16 KB ({} documents); **× binxml xml** is the speed over binxml's own XML decoder (encoder) on the same documents (above 1: faster).\n",
         docs.iter().map(|d| d.xml.len()).sum::<usize>() as f64 / 1e6,
-        if cfg.smoke { "once" } else { "several times in a row" },
-        if cfg.smoke { "" } else { " (64 KB / its size times, at least once, at most 64: each timing covers about 64 KB)" },
+        if cfg.smoke {
+            "once"
+        } else {
+            "several times in a row"
+        },
+        if cfg.smoke {
+            ""
+        } else {
+            " (64 KB / its size times, at least once, at most 64: each timing covers about 64 KB)"
+        },
         java_job.warmup_ms,
         docs.iter().filter(|d| d.xml.len() < SMALL).count()
     );
     if !skipped.is_empty() {
         for f in &skipped {
             if corpus::export_only(*f) {
-                let _ = writeln!(md, "Not timed: {} ({}; its speed on JSON documents is in the JSON section).\n", f.name(), corpus::EXPORT_NOTE);
+                let _ = writeln!(
+                    md,
+                    "Not timed: {} ({}; its speed on JSON documents is in the JSON section).\n",
+                    f.name(),
+                    corpus::EXPORT_NOTE
+                );
             } else {
-                let _ = writeln!(md, "Not timed: {} (fails on more than a tenth of the documents, see the size section).\n", f.name());
+                let _ = writeln!(
+                    md,
+                    "Not timed: {} (fails on more than a tenth of the documents, see the size section).\n",
+                    f.name()
+                );
             }
         }
     }
     if !no_tree.is_empty() {
-        let _ = writeln!(md, "Tree building not timed for {} (decoding alone is more than five times slower than the XML decoder: the tree time would be the decode time; FI Mark below runs their tree life cycle).\n", no_tree.join(", "));
+        let _ = writeln!(
+            md,
+            "Tree building not timed for {} (decoding alone is more than five times slower than the XML decoder: the tree time would be the decode time; FI Mark below runs their tree life cycle).\n",
+            no_tree.join(", ")
+        );
     }
     if !left_out.is_empty() {
-        let _ = writeln!(md, "<details><summary>{} corpus documents left out of the speed runs</summary>\n\n{}\n\n</details>\n", left_out.len(), left_out.join("\n"));
+        let _ = writeln!(
+            md,
+            "<details><summary>{} corpus documents left out of the speed runs</summary>\n\n{}\n\n</details>\n",
+            left_out.len(),
+            left_out.join("\n")
+        );
     }
     md.push_str("### Decoding and parsing\n\n");
     let (cats, vals) = table(&mut md, report, "decode", &dec, &docs);
     let line = |cats: &[String], vals: &[Option<f64>], keep: &dyn Fn(&str) -> bool| {
-        cats.iter().zip(vals).filter(|(c, v)| v.is_some() && keep(c)).map(|(c, v)| format!("{c} {:.0}", v.unwrap())).collect::<Vec<_>>().join(", ")
+        cats.iter()
+            .zip(vals)
+            .filter(|(c, v)| v.is_some() && keep(c))
+            .map(|(c, v)| format!("{c} {:.0}", v.unwrap()))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     report.headlines.push(format!(
         "Decoding, MB of XML per second over {n} documents: {}.",
-        line(&cats, &vals, &|c: &str| !c.contains("(tree") || c.starts_with("roxmltree") || c.starts_with("libxml2") || c.starts_with("binxml xml"))
+        line(&cats, &vals, &|c: &str| !c.contains("(tree")
+            || c.starts_with("roxmltree")
+            || c.starts_with("libxml2")
+            || c.starts_with("binxml xml"))
     ));
-    md.push_str(&report.svg("decode", "decoding throughput", svg::bars("Decoding / parsing throughput", "MB of XML per second (higher is faster)", &cats, &[("MB/s".into(), vals)], true, None)));
+    md.push_str(&report.svg(
+        "decode",
+        "decoding throughput",
+        svg::bars(
+            "Decoding / parsing throughput",
+            "MB of XML per second (higher is faster)",
+            &cats,
+            &[("MB/s".into(), vals)],
+            true,
+            None,
+        ),
+    ));
     md.push_str("### Encoding and serializing\n\n");
     let (cats, vals) = table(&mut md, report, "encode", &enc, &docs);
-    report.headlines.push(format!("Encoding, MB of XML per second: {}.", line(&cats, &vals, &|_: &str| true)));
-    md.push_str(&report.svg("encode", "encoding throughput", svg::bars("Encoding / serializing throughput", "MB of XML per second (higher is faster)", &cats, &[("MB/s".into(), vals)], true, None)));
+    report.headlines.push(format!(
+        "Encoding, MB of XML per second: {}.",
+        line(&cats, &vals, &|_: &str| true)
+    ));
+    md.push_str(&report.svg(
+        "encode",
+        "encoding throughput",
+        svg::bars(
+            "Encoding / serializing throughput",
+            "MB of XML per second (higher is faster)",
+            &cats,
+            &[("MB/s".into(), vals)],
+            true,
+            None,
+        ),
+    ));
     if let Some(info) = &java_info {
-        let _ = writeln!(md, "Java peers' JVM: {}; FastInfoset 2.1.1, EXIficient 1.0.7 (default options: schema-less, bit-packed, default fidelity).\n", info.trim());
+        let _ = writeln!(
+            md,
+            "Java peers' JVM: {}; FastInfoset 2.1.1, EXIficient 1.0.7 (default options: schema-less, bit-packed, default fidelity).\n",
+            info.trim()
+        );
     }
     md.push_str("binxml encoders are timed from the events already in memory (the XML decoder's, collected once) and recorded on a `binxml_core::Tape` (each distinct qualified name kept once and referred to by number, character data and attribute values borrowed from the document: 24 octets an event), replayed into the encoder by one `Encoder::write_tape` call per document (the Fast Infoset encoder takes them through its push interface, `EventSink`, built on the stack one at a time; the others through `write_event`); the Java harness likewise records SAX events (names interned by the parser, character data copied) and replays them into the serializer's SAX interface. The row *events in a Vec<Event>* times the Fast Infoset encoder from the same events kept as a `Vec<Event>` instead (104 octets an event, handed over in one `Encoder::write_events` call, the events prefetched ahead): reading that array from memory costs about as much again as a pass over it that does nothing else (`fi_enc_harness`'s `touch` way). Each encoder writes into one output buffer of its own (1 MB to start with) that is cleared, not freed, between documents, and the Java encoders into one reused 1 MB `ByteArrayOutputStream`. Peer figures come from the peers' own loops (C: `bench/peers/c`, Java: `bench/peers/java/BenchPeers.java`) with the same passes and repetitions.\n\n");
     report.section(md);
@@ -249,8 +460,16 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
     // Sizes the Java encoders produced, for the size table.
     let mut extra = Vec::new();
     for (k, name, note) in [
-        (3usize, "FI (Java reference)", "FastInfoset 2.1.1's SAXDocumentSerializer, default options, from the JDK SAX parser's events"),
-        (4, "EXI (EXIficient)", "EXIficient 1.0.7, default options: schema-less, bit-packed, comments, processing instructions, DTDs and prefixes not preserved"),
+        (
+            3usize,
+            "FI (Java reference)",
+            "FastInfoset 2.1.1's SAXDocumentSerializer, default options, from the JDK SAX parser's events",
+        ),
+        (
+            4,
+            "EXI (EXIficient)",
+            "EXIficient 1.0.7, default options: schema-less, bit-packed, comments, processing instructions, DTDs and prefixes not preserved",
+        ),
     ] {
         if let Ok(r) = &java[k] {
             let mut s = vec![None; corpus.docs.len()];
@@ -258,7 +477,11 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
                 s[i] = r.sizes[j];
             }
             if s.iter().any(|x| x.is_some()) {
-                extra.push(ExtraSizes { name: name.into(), sizes: s, note: format!("{note}; the speed set's documents only") });
+                extra.push(ExtraSizes {
+                    name: name.into(),
+                    sizes: s,
+                    note: format!("{note}; the speed set's documents only"),
+                });
             }
         }
     }
@@ -266,18 +489,50 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
 }
 
 /// Writes one speed table; returns the chart's categories and MB/s values.
-fn table(md: &mut String, report: &mut Report, bench: &str, subjects: &[Subject], docs: &[&Doc]) -> (Vec<String>, Vec<Option<f64>>) {
-    md.push_str(&row(&["subject".into(), "what".into(), "docs".into(), "MB/s".into(), "docs/s".into(), "small docs/s".into(), "× binxml xml".into()]));
+fn table(
+    md: &mut String,
+    report: &mut Report,
+    bench: &str,
+    subjects: &[Subject],
+    docs: &[&Doc],
+) -> (Vec<String>, Vec<Option<f64>>) {
+    md.push_str(&row(&[
+        "subject".into(),
+        "what".into(),
+        "docs".into(),
+        "MB/s".into(),
+        "docs/s".into(),
+        "small docs/s".into(),
+        "× binxml xml".into(),
+    ]));
     md.push_str(&row(&vec!["---".to_string(); 7]));
     let base = subjects[0].times.as_ref().ok();
     let mut cats = Vec::new();
     let mut vals = Vec::new();
     for s in subjects {
-        let label = format!("{} ({})", s.name, s.what.split([',', '(']).next().unwrap_or("").trim());
+        let label = format!(
+            "{} ({})",
+            s.name,
+            s.what.split([',', '(']).next().unwrap_or("").trim()
+        );
         match &s.times {
             Err(e) => {
-                md.push_str(&row(&[s.name.clone(), s.what.clone(), "-".into(), e.to_string(), "-".into(), "-".into(), "-".into()]));
-                report.raw_json(format!("{{\"bench\":{},\"subject\":{},\"what\":{},\"error\":{}}}", js(bench), js(&s.name), js(&s.what), js(e)));
+                md.push_str(&row(&[
+                    s.name.clone(),
+                    s.what.clone(),
+                    "-".into(),
+                    e.to_string(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                ]));
+                report.raw_json(format!(
+                    "{{\"bench\":{},\"subject\":{},\"what\":{},\"error\":{}}}",
+                    js(bench),
+                    js(&s.name),
+                    js(&s.what),
+                    js(e)
+                ));
                 cats.push(label);
                 vals.push(None);
             }
@@ -285,7 +540,11 @@ fn table(md: &mut String, report: &mut Report, bench: &str, subjects: &[Subject]
                 let ok: Vec<usize> = (0..docs.len()).filter(|&i| t[i].is_ok()).collect();
                 let secs: f64 = ok.iter().map(|&i| *t[i].as_ref().unwrap()).sum();
                 let bytes: usize = ok.iter().map(|&i| docs[i].xml.len()).sum();
-                let small: Vec<usize> = ok.iter().copied().filter(|&i| docs[i].xml.len() < SMALL).collect();
+                let small: Vec<usize> = ok
+                    .iter()
+                    .copied()
+                    .filter(|&i| docs[i].xml.len() < SMALL)
+                    .collect();
                 let small_secs: f64 = small.iter().map(|&i| *t[i].as_ref().unwrap()).sum();
                 let mbps = measure::mbps(bytes, secs);
                 let rel = base.and_then(|b| {
@@ -297,19 +556,45 @@ fn table(md: &mut String, report: &mut Report, bench: &str, subjects: &[Subject]
                 let mut docs_cell = format!("{}", ok.len());
                 if ok.len() < docs.len() {
                     let first = t.iter().find_map(|r| r.as_ref().err()).unwrap();
-                    docs_cell = format!("{} of {} (fails: {})", ok.len(), docs.len(), first.chars().take(120).collect::<String>());
+                    docs_cell = format!(
+                        "{} of {} (fails: {})",
+                        ok.len(),
+                        docs.len(),
+                        first.chars().take(120).collect::<String>()
+                    );
                 }
                 md.push_str(&row(&[
                     s.name.clone(),
                     s.what.clone(),
                     docs_cell,
-                    if ok.is_empty() { "-".into() } else { format!("{mbps:.1}") },
-                    if ok.is_empty() { "-".into() } else { format!("{:.0}", ok.len() as f64 / secs) },
-                    if small.is_empty() { "-".into() } else { format!("{:.0}", small.len() as f64 / small_secs) },
+                    if ok.is_empty() {
+                        "-".into()
+                    } else {
+                        format!("{mbps:.1}")
+                    },
+                    if ok.is_empty() {
+                        "-".into()
+                    } else {
+                        format!("{:.0}", ok.len() as f64 / secs)
+                    },
+                    if small.is_empty() {
+                        "-".into()
+                    } else {
+                        format!("{:.0}", small.len() as f64 / small_secs)
+                    },
                     rel.map_or("-".into(), |r| format!("{r:.2}")),
                 ]));
-                let per_doc: Vec<String> =
-                    t.iter().enumerate().map(|(i, r)| format!("{{\"doc\":{},\"s\":{}}}", js(&docs[i].name), r.as_ref().map_or("null".into(), |v| jn(*v)))).collect();
+                let per_doc: Vec<String> = t
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        format!(
+                            "{{\"doc\":{},\"s\":{}}}",
+                            js(&docs[i].name),
+                            r.as_ref().map_or("null".into(), |v| jn(*v))
+                        )
+                    })
+                    .collect();
                 report.raw_json(format!(
                     "{{\"bench\":{},\"subject\":{},\"what\":{},\"docs\":{},\"mb_per_s\":{},\"docs_per_s\":{},\"relative_to_binxml_xml\":{},\"per_doc\":[{}]}}",
                     js(bench),

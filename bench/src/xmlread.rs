@@ -3,7 +3,7 @@
 
 use binxml_core::Decoder;
 
-use crate::measure::{self, mbps, row, Config, Report};
+use crate::measure::{self, Config, Report, mbps, row};
 
 pub fn quick_xml_events(doc: &[u8]) -> usize {
     let mut r = quick_xml::Reader::from_reader(doc);
@@ -29,7 +29,10 @@ pub fn quick_xml_full(doc: &[u8]) -> usize {
                 for a in e.attributes() {
                     let a = a.expect("attribute");
                     let _ = r.resolver().resolve_attribute(a.key);
-                    n += a.normalized_value(quick_xml::XmlVersion::Implicit1_0).map(|v| v.len()).unwrap_or(0);
+                    n += a
+                        .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                        .map(|v| v.len())
+                        .unwrap_or(0);
                 }
                 n += 1;
             }
@@ -67,22 +70,44 @@ fn binxml_tree(doc: &[u8]) -> usize {
 /// The tree built from any decoder's events (here the XML decoder's).
 fn binxml_tree_generic(doc: &[u8]) -> usize {
     let mut d = binxml_xml::XmlDecoder::new(doc);
-    binxml_tree::Document::parse_sized(&mut d, doc.len()).unwrap().len()
+    binxml_tree::Document::parse_sized(&mut d, doc.len())
+        .unwrap()
+        .len()
 }
 
 pub fn roxmltree_parse(doc: &[u8]) -> Option<usize> {
     let text = std::str::from_utf8(doc).ok()?;
-    let opts = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
-    roxmltree::Document::parse_with_options(text, opts).ok().map(|d| d.descendants().count())
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    roxmltree::Document::parse_with_options(text, opts)
+        .ok()
+        .map(|d| d.descendants().count())
 }
 
 pub fn run(cfg: &Config, report: &mut Report) {
     let docs = measure::xml_documents(cfg);
     let mut md = String::from("## Reading XML: events and tree (issue 2 budget)\n\n");
     md.push_str("Throughput in MB/s of XML. `binxml pull` hands out one `Event` per call (`Decoder::next_event`); `binxml push` hands every event to a sink that counts them (`Decoder::read_into`, the SAX way: element starts and ends, attributes, namespace declarations and text as their parts). `pull ratio` and `push ratio` = that time / quick-xml raw events time (issue 2's budget: at most 1.25). Raw quick-xml events neither parse attributes nor resolve namespaces; `quick-xml full` is quick-xml doing the work binxml's decoder does (NsReader, every attribute parsed and unescaped, text normalized), and `full ratio` = binxml push time / that. `tree ratio` = binxml tree time / roxmltree time (budget: at most 1.0), the tree built by `Document::parse_xml` (the XML decoder pushing into the builder); `generic ratio` = the same for the tree built from the decoder's events by `Document::parse_sized` (the path every format takes).\n\n");
-    md.push_str(&row(&["document".into(), "KB".into(), "quick-xml events".into(), "quick-xml full".into(), "binxml pull".into(), "binxml push".into(), "pull ratio".into(), "push ratio".into(), "full ratio".into(), "roxmltree".into(), "binxml tree".into(), "tree ratio".into(), "generic ratio".into()]));
+    md.push_str(&row(&[
+        "document".into(),
+        "KB".into(),
+        "quick-xml events".into(),
+        "quick-xml full".into(),
+        "binxml pull".into(),
+        "binxml push".into(),
+        "pull ratio".into(),
+        "push ratio".into(),
+        "full ratio".into(),
+        "roxmltree".into(),
+        "binxml tree".into(),
+        "tree ratio".into(),
+        "generic ratio".into(),
+    ]));
     md.push_str(&row(&vec!["---".to_string(); 13]));
-    let (mut tq, mut tf, mut tb, mut tr, mut tt, mut bytes_all, mut bytes_rox) = (0.0, 0.0, 0.0, 0.0, 0.0, 0usize, 0usize);
+    let (mut tq, mut tf, mut tb, mut tr, mut tt, mut bytes_all, mut bytes_rox) =
+        (0.0, 0.0, 0.0, 0.0, 0.0, 0usize, 0usize);
     let mut tg = 0.0;
     let mut tp = 0.0;
     for (name, doc) in &docs {
@@ -90,7 +115,11 @@ pub fn run(cfg: &Config, report: &mut Report) {
         let f = measure::time(cfg, || quick_xml_full(doc));
         let b = measure::time(cfg, || binxml_events(doc));
         let p = measure::time(cfg, || binxml_push(doc));
-        assert_eq!(binxml_push(doc), binxml_events(doc), "{name}: push and pull disagree");
+        assert_eq!(
+            binxml_push(doc),
+            binxml_events(doc),
+            "{name}: push and pull disagree"
+        );
         tp += p;
         report.raw("xmlread", "binxml push", name, "seconds", p);
         tf += f;
@@ -98,7 +127,11 @@ pub fn run(cfg: &Config, report: &mut Report) {
         let t = measure::time(cfg, || binxml_tree(doc));
         let g = measure::time(cfg, || binxml_tree_generic(doc));
         let rox_ok = roxmltree_parse(doc).is_some();
-        let r = if rox_ok { Some(measure::time(cfg, || roxmltree_parse(doc))) } else { None };
+        let r = if rox_ok {
+            Some(measure::time(cfg, || roxmltree_parse(doc)))
+        } else {
+            None
+        };
         tq += q;
         tb += b;
         bytes_all += doc.len();
@@ -125,7 +158,9 @@ pub fn run(cfg: &Config, report: &mut Report) {
             format!("{:.2}", b / q),
             format!("{:.2}", p / q),
             format!("{:.2}", p / f),
-            r.map_or("cannot parse (DTD entities)".into(), |r| format!("{:.0}", mbps(doc.len(), r))),
+            r.map_or("cannot parse (DTD entities)".into(), |r| {
+                format!("{:.0}", mbps(doc.len(), r))
+            }),
             format!("{:.0}", mbps(doc.len(), t)),
             r.map_or("-".into(), |r| format!("{:.2}", t / r)),
             r.map_or("-".into(), |r| format!("{:.2}", g / r)),

@@ -3,35 +3,63 @@
 //! decoding (`next_event`) on the same bytes: never a panic, the same events or the same error,
 //! and the same tree from `binxml::parse_tree` (push) as from the pulled events. The first byte
 //! picks the format (`Format::ALL[byte % 8]`), the rest is the input.
-use binxml::{collect_events, decode_into, decoder, tree::Document, DecodeOptions, Event, Format};
+use binxml::{DecodeOptions, Event, Format, collect_events, decode_into, decoder, tree::Document};
 
 fn owned(v: Vec<Event<'_>>) -> Vec<Event<'static>> {
     v.into_iter().map(Event::into_owned).collect()
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let Some((&pick, rest)) = data.split_first() else { return };
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
     let f = Format::ALL[pick as usize % Format::ALL.len()];
-    let Ok(input) = binxml::prepare(f, rest) else { return };
+    let Ok(input) = binxml::prepare(f, rest) else {
+        return;
+    };
     let opts = DecodeOptions::default();
-    let Ok(mut d) = decoder(f, &input, &opts) else { return };
+    let Ok(mut d) = decoder(f, &input, &opts) else {
+        return;
+    };
     let pulled = collect_events(&mut d).map(owned);
     let mut v = Vec::new();
     let pushed = decode_into(f, &input, &opts, &mut v).map(|()| owned(v));
     match (&pulled, &pushed) {
         // Compared by their Debug text: typed NaN values are equal there, not by `==`.
-        (Ok(a), Ok(b)) => assert!(format!("{a:?}") == format!("{b:?}"), "push and pull gave different events"),
-        (Err(a), Err(b)) => assert_eq!((a.kind, &a.message, a.offset), (b.kind, &b.message, b.offset), "different errors"),
-        (a, b) => panic!("one path failed: pull {:?}, push {:?}", a.as_ref().err(), b.as_ref().err()),
+        (Ok(a), Ok(b)) => assert!(
+            format!("{a:?}") == format!("{b:?}"),
+            "push and pull gave different events"
+        ),
+        (Err(a), Err(b)) => assert_eq!(
+            (a.kind, &a.message, a.offset),
+            (b.kind, &b.message, b.offset),
+            "different errors"
+        ),
+        (a, b) => panic!(
+            "one path failed: pull {:?}, push {:?}",
+            a.as_ref().err(),
+            b.as_ref().err()
+        ),
     }
     let generic = Document::parse_sized(&mut decoder(f, &input, &opts).unwrap(), input.len());
     let tree = binxml::parse_tree(f, &input);
     match (generic, tree) {
         (Ok(g), Ok(t)) => {
-            let (g, t) = (owned(collect_events(&mut g.events()).unwrap()), owned(collect_events(&mut t.events()).unwrap()));
+            let (g, t) = (
+                owned(collect_events(&mut g.events()).unwrap()),
+                owned(collect_events(&mut t.events()).unwrap()),
+            );
             assert!(format!("{g:?}") == format!("{t:?}"), "different trees");
         }
-        (Err(g), Err(t)) => assert_eq!((g.kind, &g.message, g.offset), (t.kind, &t.message, t.offset), "different tree errors"),
-        (g, t) => panic!("one tree path failed: generic {:?}, push {:?}", g.err(), t.err()),
+        (Err(g), Err(t)) => assert_eq!(
+            (g.kind, &g.message, g.offset),
+            (t.kind, &t.message, t.offset),
+            "different tree errors"
+        ),
+        (g, t) => panic!(
+            "one tree path failed: generic {:?}, push {:?}",
+            g.err(),
+            t.err()
+        ),
     }
 });

@@ -5,32 +5,72 @@ pub mod model;
 
 use arbitrary::{Result, Unstructured};
 use binxml::{DecodeOptions, Format};
-use model::{Doc, Element, Node, NAMESPACES, NAMES, PI_TARGETS};
+use model::{Doc, Element, NAMES, NAMESPACES, Node, PI_TARGETS};
 
 /// Decodes `data` as `format` to the end (or the first error). Panics, hangs and blow-ups are
 /// what the fuzzer looks for; errors are the expected outcome.
 pub fn decode_all(format: Format, data: &[u8]) {
-    let Ok(prepared) = binxml::prepare(format, data) else { return };
-    let Ok(mut dec) = binxml::decoder(format, &prepared, &DecodeOptions::default()) else { return };
+    let Ok(prepared) = binxml::prepare(format, data) else {
+        return;
+    };
+    let Ok(mut dec) = binxml::decoder(format, &prepared, &DecodeOptions::default()) else {
+        return;
+    };
     let mut n = 0u64;
     while let Ok(Some(ev)) = dec.next_event() {
         // Strings a decoder hands out unchecked (an ASCII fast path) must still be UTF-8.
         match &ev {
             binxml::Event::StartElement(q) | binxml::Event::Attribute { name: q, .. } => {
-                assert!(std::str::from_utf8(q.local.as_bytes()).is_ok() && std::str::from_utf8(q.prefix.as_bytes()).is_ok());
+                assert!(
+                    std::str::from_utf8(q.local.as_bytes()).is_ok()
+                        && std::str::from_utf8(q.prefix.as_bytes()).is_ok()
+                );
             }
-            binxml::Event::Characters { text, .. } => assert!(std::str::from_utf8(text.as_bytes()).is_ok()),
+            binxml::Event::Characters { text, .. } => {
+                assert!(std::str::from_utf8(text.as_bytes()).is_ok())
+            }
             _ => {}
         }
         std::hint::black_box(&ev);
         n += 1;
-        assert!(n < 50_000_000, "{format}: more than 50 million events from {} bytes", data.len());
+        assert!(
+            n < 50_000_000,
+            "{format}: more than 50 million events from {} bytes",
+            data.len()
+        );
     }
 }
 
 const PIECES: &[&str] = &[
-    "<", "&", ">", "]]>", "\"", "'", "\r\n", "\r", "\n", "\t", " ", "  ", "\u{e9}", "\u{1F600}", "&amp;", "&#38;",
-    "\u{85}", "\u{2028}", "\u{FEFF}", "a", "text", "--", "?>", "-", "<!--", "\u{FFFD}", "0", "1.5", "true",
+    "<",
+    "&",
+    ">",
+    "]]>",
+    "\"",
+    "'",
+    "\r\n",
+    "\r",
+    "\n",
+    "\t",
+    " ",
+    "  ",
+    "\u{e9}",
+    "\u{1F600}",
+    "&amp;",
+    "&#38;",
+    "\u{85}",
+    "\u{2028}",
+    "\u{FEFF}",
+    "a",
+    "text",
+    "--",
+    "?>",
+    "-",
+    "<!--",
+    "\u{FFFD}",
+    "0",
+    "1.5",
+    "true",
 ];
 
 /// A string mixing awkward pieces and arbitrary characters.
@@ -48,7 +88,11 @@ pub fn text(u: &mut Unstructured) -> Result<String> {
 }
 
 fn misc(u: &mut Unstructured) -> Result<Node> {
-    Ok(if u.arbitrary()? { Node::Comment(text(u)?) } else { Node::Pi(u.choose_index(PI_TARGETS.len())?, text(u)?) })
+    Ok(if u.arbitrary()? {
+        Node::Comment(text(u)?)
+    } else {
+        Node::Pi(u.choose_index(PI_TARGETS.len())?, text(u)?)
+    })
 }
 
 fn element(u: &mut Unstructured, depth: u32) -> Result<Element> {
@@ -56,7 +100,11 @@ fn element(u: &mut Unstructured, depth: u32) -> Result<Element> {
     let ns = u.choose_index(NAMESPACES.len())?;
     let mut attrs = Vec::new();
     for _ in 0..u.int_in_range(0..=4u8)? {
-        attrs.push((u.choose_index(NAMES.len())?, u.choose_index(NAMESPACES.len())?, text(u)?));
+        attrs.push((
+            u.choose_index(NAMES.len())?,
+            u.choose_index(NAMESPACES.len())?,
+            text(u)?,
+        ));
     }
     let mut children = Vec::new();
     if depth < 10 {
@@ -72,7 +120,12 @@ fn element(u: &mut Unstructured, depth: u32) -> Result<Element> {
             });
         }
     }
-    Ok(Element { name, ns, attrs, children })
+    Ok(Element {
+        name,
+        ns,
+        attrs,
+        children,
+    })
 }
 
 /// A well-formed document from the fuzzer's bytes.
@@ -86,7 +139,11 @@ pub fn doc(u: &mut Unstructured) -> Result<Doc> {
     for _ in 0..u.int_in_range(0..=2u8)? {
         epilog.push(misc(u)?);
     }
-    Ok(Doc { prolog, root, epilog })
+    Ok(Doc {
+        prolog,
+        root,
+        epilog,
+    })
 }
 
 /// A document through `format` and back: the events must be those given, up to what the format
@@ -101,10 +158,23 @@ pub fn round_trip(format: Format, data: &[u8]) {
 
 /// A JSON text from the fuzzer's bytes.
 pub fn json_value(u: &mut Unstructured, depth: u32, out: &mut String) -> Result<()> {
-    let kind = if depth >= 8 { u.int_in_range(0..=3u8)? } else { u.int_in_range(0..=5u8)? };
+    let kind = if depth >= 8 {
+        u.int_in_range(0..=3u8)?
+    } else {
+        u.int_in_range(0..=5u8)?
+    };
     match kind {
         0 => out.push_str(u.choose(&["null", "true", "false"])?),
-        1 => out.push_str(u.choose(&["0", "-0", "1.50", "-12e+3", "1E400", "123456789012345678901234567890", "0.0000001", "7"])?),
+        1 => out.push_str(u.choose(&[
+            "0",
+            "-0",
+            "1.50",
+            "-12e+3",
+            "1E400",
+            "123456789012345678901234567890",
+            "0.0000001",
+            "7",
+        ])?),
         2 => {
             let n: i64 = u.arbitrary()?;
             out.push_str(&n.to_string());
@@ -127,7 +197,16 @@ pub fn json_value(u: &mut Unstructured, depth: u32, out: &mut String) -> Result<
                     out.push(',');
                 }
                 if u.arbitrary()? {
-                    out.push_str(u.choose(&["\"a\"", "\"\"", "\"64th\"", "\"a b\"", "\"t\"", "\"key\"", "\"\\u00e9\"", "\"x:y\""])?);
+                    out.push_str(u.choose(&[
+                        "\"a\"",
+                        "\"\"",
+                        "\"64th\"",
+                        "\"a b\"",
+                        "\"t\"",
+                        "\"key\"",
+                        "\"\\u00e9\"",
+                        "\"x:y\"",
+                    ])?);
                 } else {
                     json_string(u, out)?;
                 }
@@ -171,7 +250,17 @@ pub fn json_round_trip(data: &[u8]) {
     if json_value(&mut u, 0, &mut s).is_err() {
         return;
     }
-    let first = json_events(s.as_bytes()).unwrap_or_else(|e| panic!("valid JSON rejected: {e}: {s}"));
-    let Some((bytes, back)) = model::round_trip(Format::Json, &first).unwrap_or_else(|e| panic!("{e}: {s}")) else { return };
-    assert_eq!(model::normalize(&first, Format::Json), model::normalize(&back, Format::Json), "JSON {s} -> {}", String::from_utf8_lossy(&bytes));
+    let first =
+        json_events(s.as_bytes()).unwrap_or_else(|e| panic!("valid JSON rejected: {e}: {s}"));
+    let Some((bytes, back)) =
+        model::round_trip(Format::Json, &first).unwrap_or_else(|e| panic!("{e}: {s}"))
+    else {
+        return;
+    };
+    assert_eq!(
+        model::normalize(&first, Format::Json),
+        model::normalize(&back, Format::Json),
+        "JSON {s} -> {}",
+        String::from_utf8_lossy(&bytes)
+    );
 }

@@ -11,10 +11,26 @@ use std::collections::HashMap;
 use binxml::{Event, Format, QName};
 
 /// Element and attribute local names.
-pub const NAMES: &[&str] = &["a", "b", "item", "x-y", "_z", "\u{e9}l\u{e9}ment", "n.1", "data", "\u{4e2d}"];
+pub const NAMES: &[&str] = &[
+    "a",
+    "b",
+    "item",
+    "x-y",
+    "_z",
+    "\u{e9}l\u{e9}ment",
+    "n.1",
+    "data",
+    "\u{4e2d}",
+];
 /// (prefix, namespace) pairs an element or attribute name may use. `("", "")` is no namespace.
-pub const NAMESPACES: &[(&str, &str)] =
-    &[("", ""), ("", "urn:d"), ("p", "urn:p"), ("q", "urn:q"), ("p", "urn:p2"), ("s", "http://example.com/s?x=1&y=<2>")];
+pub const NAMESPACES: &[(&str, &str)] = &[
+    ("", ""),
+    ("", "urn:d"),
+    ("p", "urn:p"),
+    ("q", "urn:q"),
+    ("p", "urn:p2"),
+    ("s", "http://example.com/s?x=1&y=<2>"),
+];
 /// PI targets (never `xml` in any case).
 pub const PI_TARGETS: &[&str] = &["pi", "xml-stylesheet", "t9", "\u{e0}"];
 
@@ -137,7 +153,11 @@ fn element(e: &Element, scope: &mut Vec<HashMap<String, String>>, out: &mut Vec<
     }
     // Prefixes whose binding this element fixes (its own, declared here or inherited).
     let mut fixed: Vec<(String, String)> = vec![(prefix.to_string(), ns.to_string())];
-    out.push(Event::StartElement(QName::new(owned(prefix), owned(ns), owned(local))));
+    out.push(Event::StartElement(QName::new(
+        owned(prefix),
+        owned(ns),
+        owned(local),
+    )));
     let mut attrs: Vec<Event<'static>> = Vec::new();
     let mut seen_expanded: Vec<(String, String)> = Vec::new();
     let mut seen_qualified: Vec<(String, String)> = Vec::new();
@@ -166,11 +186,17 @@ fn element(e: &Element, scope: &mut Vec<HashMap<String, String>>, out: &mut Vec<
         }
         seen_expanded.push(ex);
         seen_qualified.push(qn);
-        attrs.push(Event::Attribute { name: QName::new(owned(ap), owned(auri), owned(local)), value: owned(&xml_chars(value)) });
+        attrs.push(Event::Attribute {
+            name: QName::new(owned(ap), owned(auri), owned(local)),
+            value: owned(&xml_chars(value)),
+        });
     }
     let mut map = HashMap::new();
     for (p, u) in &decls {
-        out.push(Event::Namespace { prefix: owned(p), uri: owned(u) });
+        out.push(Event::Namespace {
+            prefix: owned(p),
+            uri: owned(u),
+        });
         map.insert(p.clone(), u.clone());
     }
     out.extend(attrs);
@@ -181,13 +207,19 @@ fn element(e: &Element, scope: &mut Vec<HashMap<String, String>>, out: &mut Vec<
             Node::Text(t) => {
                 let t = xml_chars(t);
                 if !t.is_empty() {
-                    out.push(Event::Characters { text: owned(&t), cdata: false });
+                    out.push(Event::Characters {
+                        text: owned(&t),
+                        cdata: false,
+                    });
                 }
             }
             Node::CData(t) => {
                 let t = cdata_text(t);
                 if !t.is_empty() {
-                    out.push(Event::Characters { text: owned(&t), cdata: true });
+                    out.push(Event::Characters {
+                        text: owned(&t),
+                        cdata: true,
+                    });
                 }
             }
             other => misc(other, out),
@@ -213,18 +245,29 @@ pub fn normalize(events: &[Event<'_>], format: Format) -> Vec<Event<'static>> {
     for ev in events {
         let ev = match ev {
             Event::StartDocument { .. } => Event::start_document(),
-            Event::Typed(t) => Event::Characters { text: Cow::Owned(t.lexical()), cdata: false },
+            Event::Typed(t) => Event::Characters {
+                text: Cow::Owned(t.lexical()),
+                cdata: false,
+            },
             Event::Characters { text, cdata } => {
                 // A CDATA section cannot hold a carriage return (line-end handling): the XML
                 // writer writes such text as escaped character data instead.
                 let cdata = *cdata && cdata_kept && !(format == Format::Xml && text.contains('\r'));
-                Event::Characters { text: Cow::Owned(text.to_string()), cdata }
+                Event::Characters {
+                    text: Cow::Owned(text.to_string()),
+                    cdata,
+                }
             }
             // XML has no escape for a carriage return in a comment or a PI: parsers turn line
             // ends into `\n` there.
-            Event::Comment(c) if format == Format::Xml => Event::Comment(Cow::Owned(xml_line_ends(c))),
+            Event::Comment(c) if format == Format::Xml => {
+                Event::Comment(Cow::Owned(xml_line_ends(c)))
+            }
             Event::ProcessingInstruction { target, data } if format == Format::Xml => {
-                Event::ProcessingInstruction { target: Cow::Owned(target.to_string()), data: Cow::Owned(xml_line_ends(data)) }
+                Event::ProcessingInstruction {
+                    target: Cow::Owned(target.to_string()),
+                    data: Cow::Owned(xml_line_ends(data)),
+                }
             }
             other => other.clone().into_owned(),
         };
@@ -232,7 +275,11 @@ pub fn normalize(events: &[Event<'_>], format: Format) -> Vec<Event<'static>> {
             if text.is_empty() {
                 continue;
             }
-            if let Some(Event::Characters { text: prev, cdata: pc }) = out.last_mut() {
+            if let Some(Event::Characters {
+                text: prev,
+                cdata: pc,
+            }) = out.last_mut()
+            {
                 if *pc == *cdata {
                     prev.to_mut().push_str(text);
                     continue;
@@ -263,20 +310,36 @@ pub fn xml_representable(events: &[Event<'_>]) -> bool {
 /// Encodes `events` in `format` and decodes them again. `Ok(None)`: the encoder declined the
 /// document as unsupported (not a failure of the pair).
 /// The bytes an encoder writes when `write` hands it the events (then `finish`).
-fn encode_with(format: Format, write: impl FnOnce(&mut dyn binxml::Encoder) -> binxml::Result<()>) -> Result<Vec<u8>, String> {
+fn encode_with(
+    format: Format,
+    write: impl FnOnce(&mut dyn binxml::Encoder) -> binxml::Result<()>,
+) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     {
-        let mut enc = binxml::encoder(format, Box::new(&mut bytes), &binxml::EncodeOptions::default()).map_err(|e| e.to_string())?;
+        let mut enc = binxml::encoder(
+            format,
+            Box::new(&mut bytes),
+            &binxml::EncodeOptions::default(),
+        )
+        .map_err(|e| e.to_string())?;
         write(&mut *enc).map_err(|e| format!("encoder: {e}"))?;
         enc.finish().map_err(|e| format!("encoder finish: {e}"))?;
     }
     Ok(bytes)
 }
 
-pub fn round_trip(format: Format, events: &[Event<'_>]) -> Result<Option<(Vec<u8>, Vec<Event<'static>>)>, String> {
+pub fn round_trip(
+    format: Format,
+    events: &[Event<'_>],
+) -> Result<Option<(Vec<u8>, Vec<Event<'static>>)>, String> {
     let mut bytes = Vec::new();
     {
-        let mut enc = binxml::encoder(format, Box::new(&mut bytes), &binxml::EncodeOptions::default()).map_err(|e| e.to_string())?;
+        let mut enc = binxml::encoder(
+            format,
+            Box::new(&mut bytes),
+            &binxml::EncodeOptions::default(),
+        )
+        .map_err(|e| e.to_string())?;
         for ev in events {
             if let Err(e) = enc.write_event(ev) {
                 if e.kind == binxml::ErrorKind::Unsupported {
@@ -295,7 +358,8 @@ pub fn round_trip(format: Format, events: &[Event<'_>]) -> Result<Option<(Vec<u8
     let mut back = Vec::new();
     {
         let prepared = binxml::prepare(format, &bytes).map_err(|e| format!("prepare: {e}"))?;
-        let mut dec = binxml::decoder(format, &prepared, &binxml::DecodeOptions::default()).map_err(|e| e.to_string())?;
+        let mut dec = binxml::decoder(format, &prepared, &binxml::DecodeOptions::default())
+            .map_err(|e| e.to_string())?;
         loop {
             match dec.next_event() {
                 Ok(Some(ev)) => back.push(ev.into_owned()),
@@ -310,20 +374,38 @@ pub fn round_trip(format: Format, events: &[Event<'_>]) -> Result<Option<(Vec<u8
 /// Checks one document through one format: `Err` describes the first difference.
 pub fn check(format: Format, doc: &Doc) -> Result<(), String> {
     let events = doc.events();
-    let Some((bytes, back)) = round_trip(format, &events)? else { return Ok(()) };
+    let Some((bytes, back)) = round_trip(format, &events)? else {
+        return Ok(());
+    };
     // the same events as one slice and replayed from a Tape: the same bytes
     for (how, other) in [
-        ("write_events", encode_with(format, |e| e.write_events(&events))?),
-        ("write_tape", encode_with(format, |e| e.write_tape(&binxml::Tape::from_events(&events)))?),
+        (
+            "write_events",
+            encode_with(format, |e| e.write_events(&events))?,
+        ),
+        (
+            "write_tape",
+            encode_with(format, |e| {
+                e.write_tape(&binxml::Tape::from_events(&events))
+            })?,
+        ),
     ] {
         if other != bytes {
-            return Err(format!("{format}: {how} wrote other bytes than write_event on each ({} against {})", other.len(), bytes.len()));
+            return Err(format!(
+                "{format}: {how} wrote other bytes than write_event on each ({} against {})",
+                other.len(),
+                bytes.len()
+            ));
         }
     }
     let want = normalize(&events, format);
     let got = normalize(&back, format);
     if want != got {
-        let i = want.iter().zip(&got).position(|(a, b)| a != b).unwrap_or(want.len().min(got.len()));
+        let i = want
+            .iter()
+            .zip(&got)
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.len().min(got.len()));
         return Err(format!(
             "{format}: events differ at {i}: want {:?}, got {:?} ({} bytes encoded)",
             want.get(i),

@@ -5,8 +5,8 @@
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use binxml::{DecodeOptions, EncodeOptions, Format, Limits};
@@ -14,7 +14,11 @@ use clap::{Args, Parser, Subcommand};
 use rayon::prelude::*;
 
 #[derive(Parser)]
-#[command(name = "binxml", version, about = "Convert between XML, JSON and binary infoset encodings")]
+#[command(
+    name = "binxml",
+    version,
+    about = "Convert between XML, JSON and binary infoset encodings"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -99,7 +103,9 @@ struct CodecArgs {
 fn load_vocabularies(args: &[String]) -> Result<Vec<(String, binxml::fi::Vocabulary)>, String> {
     args.iter()
         .map(|a| {
-            let (uri, file) = a.split_once('=').ok_or_else(|| format!("--fi-vocabulary {a:?}: expected URI=FILE"))?;
+            let (uri, file) = a
+                .split_once('=')
+                .ok_or_else(|| format!("--fi-vocabulary {a:?}: expected URI=FILE"))?;
             let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
             let v = binxml::fi::Vocabulary::from_text(&text).map_err(|e| format!("{file}: {e}"))?;
             Ok((uri.to_string(), v))
@@ -111,14 +117,18 @@ fn decode_options(limits: &LimitArgs, vocab_args: &[String]) -> Result<DecodeOpt
     let vocabs = load_vocabularies(vocab_args)?;
     Ok(DecodeOptions {
         limits: limits.limits(),
-        fi_vocabularies: (!vocabs.is_empty()).then(|| std::sync::Arc::new(vocabs.into_iter().collect())),
+        fi_vocabularies: (!vocabs.is_empty())
+            .then(|| std::sync::Arc::new(vocabs.into_iter().collect())),
         ..Default::default()
     })
 }
 
 impl CodecArgs {
     fn options(&self, indent: Option<usize>, to: Format) -> Result<EncodeOptions, String> {
-        let mut o = EncodeOptions { indent, ..Default::default() };
+        let mut o = EncodeOptions {
+            indent,
+            ..Default::default()
+        };
         o.fi.utf16 = self.fi_utf16;
         o.fi.max_indexed_attribute_value = self.fi_index_below;
         o.fi.max_indexed_chunk = self.fi_index_below;
@@ -147,10 +157,16 @@ impl CodecArgs {
             "bzip2" => binxml::asn1::Compression::Bzip2,
             "deflate" => binxml::asn1::Compression::Deflate,
             "zstd" => binxml::asn1::Compression::Zstd,
-            other => return Err(format!("unknown ASN.1 compression {other:?} (none, bzip2, deflate, zstd)")),
+            other => {
+                return Err(format!(
+                    "unknown ASN.1 compression {other:?} (none, bzip2, deflate, zstd)"
+                ));
+            }
         };
         if a.compression != binxml::asn1::Compression::None && !a.strings_table {
-            return Err("--asn1-compression needs the component-strings table (drop --asn1-plain)".into());
+            return Err(
+                "--asn1-compression needs the component-strings table (drop --asn1-plain)".into(),
+            );
         }
         o.asn1 = Some(a);
         Ok(o)
@@ -237,7 +253,9 @@ impl std::ops::Deref for Input {
 fn read_input(path: &Path) -> Result<Input, String> {
     if path == Path::new("-") {
         let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("cannot read standard input: {e}"))?;
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
         return Ok(Input::Buf(buf));
     }
     let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
@@ -249,12 +267,18 @@ fn read_input(path: &Path) -> Result<Input, String> {
     // user error that can at worst fault this process, which the CLI accepts as plain readers do.
     match unsafe { memmap2::Mmap::map(&file) } {
         Ok(m) => Ok(Input::Map(m)),
-        Err(_) => std::fs::read(path).map(Input::Buf).map_err(|e| format!("cannot read: {e}")),
+        Err(_) => std::fs::read(path)
+            .map(Input::Buf)
+            .map_err(|e| format!("cannot read: {e}")),
     }
 }
 
 fn display(path: &Path) -> String {
-    if path == Path::new("-") { "<stdin>".into() } else { path.display().to_string() }
+    if path == Path::new("-") {
+        "<stdin>".into()
+    } else {
+        path.display().to_string()
+    }
 }
 
 /// Runs `f`, turning a panic into an error message (a bug, but never a crash of the tool).
@@ -262,7 +286,11 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(p) => {
-            let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
             Err(format!("internal error (please report): {msg}"))
         }
     }
@@ -271,16 +299,25 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
 fn detect_or(from: Option<Format>, data: &[u8]) -> Result<Format, String> {
     match from {
         Some(f) => Ok(f),
-        None => binxml::detect(data).ok_or_else(|| "cannot detect the input format; name it with -f FORMAT".to_string()),
+        None => binxml::detect(data)
+            .ok_or_else(|| "cannot detect the input format; name it with -f FORMAT".to_string()),
     }
 }
 
 /// Converts one in-memory input, writing to `out`. Returns (input bytes, output bytes).
-fn convert_one(data: &[u8], from: Option<Format>, to: Format, out: &mut dyn Write, dopts: &DecodeOptions, eopts: &EncodeOptions) -> Result<(), String> {
+fn convert_one(
+    data: &[u8],
+    from: Option<Format>,
+    to: Format,
+    out: &mut dyn Write,
+    dopts: &DecodeOptions,
+    eopts: &EncodeOptions,
+) -> Result<(), String> {
     let from = detect_or(from, data)?;
     let prepared = binxml::prepare(from, data).map_err(|e| e.to_string())?;
     let mut counter = CountingWriter { inner: out, n: 0 };
-    binxml::convert_to(from, &prepared, dopts, to, Box::new(&mut counter), eopts).map_err(|e| e.to_string())?;
+    binxml::convert_to(from, &prepared, dopts, to, Box::new(&mut counter), eopts)
+        .map_err(|e| e.to_string())?;
     Ok(())
 }
 
@@ -302,16 +339,21 @@ impl Write for CountingWriter<'_> {
 
 /// Writes through `f` into a temporary file beside `target`, renamed into place on success:
 /// a failed conversion leaves no half-written output.
-fn write_atomically(target: &Path, f: impl FnOnce(&mut dyn Write) -> Result<(), String>) -> Result<(), String> {
+fn write_atomically(
+    target: &Path,
+    f: impl FnOnce(&mut dyn Write) -> Result<(), String>,
+) -> Result<(), String> {
     let mut tmp = target.as_os_str().to_owned();
     tmp.push(".binxml-partial");
     let tmp = PathBuf::from(tmp);
-    let file = std::fs::File::create(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    let file =
+        std::fs::File::create(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
     let mut w = std::io::BufWriter::new(file);
     let res = f(&mut w).and_then(|_| w.flush().map_err(|e| e.to_string()));
     drop(w);
     match res {
-        Ok(()) => std::fs::rename(&tmp, target).map_err(|e| format!("cannot write {}: {e}", target.display())),
+        Ok(()) => std::fs::rename(&tmp, target)
+            .map_err(|e| format!("cannot write {}: {e}", target.display())),
         Err(e) => {
             let _ = std::fs::remove_file(&tmp);
             Err(e)
@@ -325,7 +367,11 @@ fn is_binary(f: Format) -> bool {
 
 fn collect_files(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, String> {
     fn walk(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, PathBuf)>) -> Result<(), String> {
-        let mut entries: Vec<_> = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?.flatten().map(|e| e.path()).collect();
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         entries.sort();
         for p in entries {
             if p.is_dir() {
@@ -342,22 +388,34 @@ fn collect_files(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, String> 
         if input.is_dir() {
             walk(input, input, &mut out)?;
         } else {
-            let name = input.file_name().map(PathBuf::from).unwrap_or_else(|| input.clone());
+            let name = input
+                .file_name()
+                .map(PathBuf::from)
+                .unwrap_or_else(|| input.clone());
             out.push((input.clone(), name));
         }
     }
     Ok(out)
 }
 
-fn batch(files: Vec<(PathBuf, PathBuf)>, out_dir: &Path, from: Option<Format>, to: Format, dopts: &DecodeOptions, eopts: &EncodeOptions) -> i32 {
+fn batch(
+    files: Vec<(PathBuf, PathBuf)>,
+    out_dir: &Path,
+    from: Option<Format>,
+    to: Format,
+    dopts: &DecodeOptions,
+    eopts: &EncodeOptions,
+) -> i32 {
     let total_in = AtomicU64::new(0);
     let total_out = AtomicU64::new(0);
     let failures = Mutex::new(Vec::new());
     let started = Instant::now();
     let bar = indicatif::ProgressBar::new(files.len() as u64);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} files {per_sec} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} files {per_sec} {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     if !std::io::stderr().is_terminal() {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -368,11 +426,15 @@ fn batch(files: Vec<(PathBuf, PathBuf)>, out_dir: &Path, from: Option<Format>, t
             let mut target = out_dir.join(rel);
             target.set_extension(to.extension());
             if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
             }
             write_atomically(&target, |w| convert_one(&data, from, to, w, dopts, eopts))?;
             total_in.fetch_add(data.len() as u64, Ordering::Relaxed);
-            total_out.fetch_add(std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0), Ordering::Relaxed);
+            total_out.fetch_add(
+                std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0),
+                Ordering::Relaxed,
+            );
             Ok(())
         });
         if let Err(e) = result {
@@ -383,7 +445,10 @@ fn batch(files: Vec<(PathBuf, PathBuf)>, out_dir: &Path, from: Option<Format>, t
     });
     bar.finish_and_clear();
     let failed = failures.lock().unwrap().len();
-    let (i, o) = (total_in.load(Ordering::Relaxed), total_out.load(Ordering::Relaxed));
+    let (i, o) = (
+        total_in.load(Ordering::Relaxed),
+        total_out.load(Ordering::Relaxed),
+    );
     eprintln!(
         "binxml: converted {} of {} files to {to} in {:.2} s ({:.1} MB -> {:.1} MB, {:.1}%){}",
         files.len() - failed,
@@ -391,8 +456,16 @@ fn batch(files: Vec<(PathBuf, PathBuf)>, out_dir: &Path, from: Option<Format>, t
         started.elapsed().as_secs_f64(),
         i as f64 / 1e6,
         o as f64 / 1e6,
-        if i > 0 { 100.0 * o as f64 / i as f64 } else { 0.0 },
-        if failed > 0 { format!("; {failed} failed") } else { String::new() }
+        if i > 0 {
+            100.0 * o as f64 / i as f64
+        } else {
+            0.0
+        },
+        if failed > 0 {
+            format!("; {failed} failed")
+        } else {
+            String::new()
+        }
     );
     if failed > 0 { 1 } else { 0 }
 }
@@ -411,14 +484,20 @@ fn run(cli: Cli) -> i32 {
                 for p in &samples {
                     let data = read_input(p).map_err(|e| format!("{}: {e}", display(p)))?;
                     let f = detect_or(None, &data).map_err(|e| format!("{}: {e}", display(p)))?;
-                    let prepared = binxml::prepare(f, &data).map_err(|e| format!("{}: {e}", display(p)))?;
+                    let prepared =
+                        binxml::prepare(f, &data).map_err(|e| format!("{}: {e}", display(p)))?;
                     let opts = DecodeOptions::default();
-                    let mut dec = binxml::decoder(f, &prepared, &opts).map_err(|e| format!("{}: {e}", display(p)))?;
-                    while let Some(ev) = dec.next_event().map_err(|e| format!("{}: {e}", display(p)))? {
+                    let mut dec = binxml::decoder(f, &prepared, &opts)
+                        .map_err(|e| format!("{}: {e}", display(p)))?;
+                    while let Some(ev) = dec
+                        .next_event()
+                        .map_err(|e| format!("{}: {e}", display(p)))?
+                    {
                         b.add_event(&ev);
                     }
                 }
-                std::fs::write(&output, b.build().to_text()).map_err(|e| format!("{}: {e}", output.display()))
+                std::fs::write(&output, b.build().to_text())
+                    .map_err(|e| format!("{}: {e}", output.display()))
             });
             match r {
                 Ok(()) => 0,
@@ -447,7 +526,12 @@ fn run(cli: Cli) -> i32 {
             }
             status
         }
-        Command::Inspect { input, from, limits, fi_vocabulary } => {
+        Command::Inspect {
+            input,
+            from,
+            limits,
+            fi_vocabulary,
+        } => {
             let dopts = match decode_options(&limits, &fi_vocabulary) {
                 Ok(o) => o,
                 Err(e) => {
@@ -459,7 +543,8 @@ fn run(cli: Cli) -> i32 {
                 let data = read_input(&input)?;
                 let from = detect_or(from, &data)?;
                 let prepared = binxml::prepare(from, &data).map_err(|e| e.to_string())?;
-                let mut dec = binxml::decoder(from, &prepared, &dopts).map_err(|e| e.to_string())?;
+                let mut dec =
+                    binxml::decoder(from, &prepared, &dopts).map_err(|e| e.to_string())?;
                 let stdout = std::io::stdout();
                 let mut out = std::io::BufWriter::new(stdout.lock());
                 let mut depth = 0usize;
@@ -470,7 +555,13 @@ fn run(cli: Cli) -> i32 {
                             if matches!(ev, binxml::Event::EndElement) {
                                 depth = depth.saturating_sub(1);
                             }
-                            let _ = writeln!(out, "{:>10}  {}{}", dec.offset(), "  ".repeat(depth.min(40)), ev);
+                            let _ = writeln!(
+                                out,
+                                "{:>10}  {}{}",
+                                dec.offset(),
+                                "  ".repeat(depth.min(40)),
+                                ev
+                            );
                             if matches!(ev, binxml::Event::StartElement(_)) {
                                 depth += 1;
                             }
@@ -492,9 +583,22 @@ fn run(cli: Cli) -> i32 {
                 }
             }
         }
-        Command::Convert { inputs, to, from, output, out_dir, indent, jobs, limits, codec } => {
+        Command::Convert {
+            inputs,
+            to,
+            from,
+            output,
+            out_dir,
+            indent,
+            jobs,
+            limits,
+            codec,
+        } => {
             let dopts = match decode_options(&limits, &codec.fi_vocabulary) {
-                Ok(o) => DecodeOptions { tsf_utf16_lengths: codec.tsf_utf16_lengths, ..o },
+                Ok(o) => DecodeOptions {
+                    tsf_utf16_lengths: codec.tsf_utf16_lengths,
+                    ..o
+                },
                 Err(e) => {
                     eprintln!("binxml: error: {e}");
                     return 2;
@@ -508,7 +612,9 @@ fn run(cli: Cli) -> i32 {
                 }
             };
             if let Some(j) = jobs {
-                let _ = rayon::ThreadPoolBuilder::new().num_threads(j.max(1)).build_global();
+                let _ = rayon::ThreadPoolBuilder::new()
+                    .num_threads(j.max(1))
+                    .build_global();
             }
             let single = inputs.len() == 1 && !inputs[0].is_dir();
             if let Some(dir) = out_dir {
@@ -532,7 +638,9 @@ fn run(cli: Cli) -> i32 {
             let input = &inputs[0];
             let to_stdout = output.as_deref().is_none_or(|o| o == Path::new("-"));
             if to_stdout && output.is_none() && is_binary(to) && std::io::stdout().is_terminal() {
-                eprintln!("binxml: error: refusing to write {to} (binary) to a terminal; use -o FILE or -o -");
+                eprintln!(
+                    "binxml: error: refusing to write {to} (binary) to a terminal; use -o FILE or -o -"
+                );
                 return 2;
             }
             let r = guarded(|| {

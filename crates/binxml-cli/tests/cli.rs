@@ -25,14 +25,22 @@ fn malformed_xml_gets_one_error_line_with_position() {
     for (name, doc, what) in cases {
         let path = dir.join(format!("{name}.xml"));
         std::fs::write(&path, doc).unwrap();
-        let out = bin().args(["convert"]).arg(&path).args(["-t", "xml"]).output().unwrap();
+        let out = bin()
+            .args(["convert"])
+            .arg(&path)
+            .args(["-t", "xml"])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(1), "{name}");
         let err = String::from_utf8(out.stderr).unwrap();
         let lines: Vec<_> = err.lines().collect();
         assert_eq!(lines.len(), 1, "{name}: {err}");
         let prefix = format!("binxml: error: {}: xml: ", path.display());
         assert!(lines[0].starts_with(&prefix), "{name}: {err}");
-        assert!(lines[0].contains(" at byte ") && lines[0].contains("(line "), "{name}: {err}");
+        assert!(
+            lines[0].contains(" at byte ") && lines[0].contains("(line "),
+            "{name}: {err}"
+        );
         assert!(lines[0].contains(what), "{name}: {err}");
         assert!(out.stdout.is_empty(), "{name}: no partial output on stdout");
     }
@@ -40,11 +48,26 @@ fn malformed_xml_gets_one_error_line_with_position() {
 
 #[test]
 fn convert_detects_and_uses_stdin_stdout() {
-    let mut child = bin().args(["convert", "-", "-t", "json"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(br#"{"a": [1, "x", true]}"#).unwrap();
+    let mut child = bin()
+        .args(["convert", "-", "-t", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"a": [1, "x", true]}"#)
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
-    assert_eq!(String::from_utf8(out.stdout).unwrap().replace([' ', '\n'], ""), r#"{"a":[1,"x",true]}"#);
+    assert_eq!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .replace([' ', '\n'], ""),
+        r#"{"a":[1,"x",true]}"#
+    );
 }
 
 #[test]
@@ -53,11 +76,27 @@ fn convert_to_file_and_back() {
     let src = dir.join("in.json");
     std::fs::write(&src, br#"{"n": 1.50, "s": "<&>"}"#).unwrap();
     let xml = dir.join("out.xml");
-    let st = bin().arg("convert").arg(&src).args(["-t", "xml", "-o"]).arg(&xml).status().unwrap();
+    let st = bin()
+        .arg("convert")
+        .arg(&src)
+        .args(["-t", "xml", "-o"])
+        .arg(&xml)
+        .status()
+        .unwrap();
     assert!(st.success());
-    let back = bin().arg("convert").arg(&xml).args(["-t", "json"]).output().unwrap();
+    let back = bin()
+        .arg("convert")
+        .arg(&xml)
+        .args(["-t", "json"])
+        .output()
+        .unwrap();
     assert!(back.status.success());
-    assert_eq!(String::from_utf8(back.stdout).unwrap().replace([' ', '\n'], ""), r#"{"n":1.50,"s":"<&>"}"#);
+    assert_eq!(
+        String::from_utf8(back.stdout)
+            .unwrap()
+            .replace([' ', '\n'], ""),
+        r#"{"n":1.50,"s":"<&>"}"#
+    );
 }
 
 #[test]
@@ -66,9 +105,18 @@ fn failed_conversion_leaves_no_output_file() {
     let src = dir.join("bad.xml");
     std::fs::write(&src, b"<a>").unwrap();
     let target = dir.join("bad.out.xml");
-    let out = bin().arg("convert").arg(&src).args(["-t", "xml", "-o"]).arg(&target).output().unwrap();
+    let out = bin()
+        .arg("convert")
+        .arg(&src)
+        .args(["-t", "xml", "-o"])
+        .arg(&target)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(std::fs::read_dir(&dir).unwrap().count() == 1, "only the input remains");
+    assert!(
+        std::fs::read_dir(&dir).unwrap().count() == 1,
+        "only the input remains"
+    );
 }
 
 #[test]
@@ -80,13 +128,22 @@ fn batch_converts_a_directory() {
     std::fs::write(src.join("sub/b.xml"), b"<b x='y'/>").unwrap();
     std::fs::write(src.join("c.xml"), b"<c>").unwrap();
     let out_dir = dir.join("out");
-    let out = bin().args(["convert"]).arg(&src).args(["-t", "xml", "--out-dir"]).arg(&out_dir).output().unwrap();
+    let out = bin()
+        .args(["convert"])
+        .arg(&src)
+        .args(["-t", "xml", "--out-dir"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1), "one input is malformed");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("c.xml: xml: unexpected end of input"), "{err}");
     assert!(err.contains("converted 2 of 3 files"), "{err}");
     assert_eq!(std::fs::read(out_dir.join("a.xml")).unwrap(), b"<a>1</a>");
-    assert_eq!(std::fs::read(out_dir.join("sub/b.xml")).unwrap(), b"<b x=\"y\"/>");
+    assert_eq!(
+        std::fs::read(out_dir.join("sub/b.xml")).unwrap(),
+        b"<b x=\"y\"/>"
+    );
     assert!(!out_dir.join("c.xml").exists());
 }
 
@@ -98,7 +155,11 @@ fn inspect_prints_offsets() {
     let out = bin().arg("inspect").arg(&p).output().unwrap();
     assert!(out.status.success());
     let s = String::from_utf8(out.stdout).unwrap();
-    assert!(s.lines().any(|l| l.trim_start().starts_with("6") && l.contains("StartElement b")), "{s}");
+    assert!(
+        s.lines()
+            .any(|l| l.trim_start().starts_with("6") && l.contains("StartElement b")),
+        "{s}"
+    );
     assert!(s.contains("Attribute k = \"v\""), "{s}");
 }
 
@@ -107,12 +168,24 @@ fn formats_lists_every_codec() {
     let out = bin().arg("formats").output().unwrap();
     let s = String::from_utf8(out.stdout).unwrap();
     for f in binxml_formats() {
-        assert!(s.lines().any(|l| l.starts_with(f)), "{f} missing from:\n{s}");
+        assert!(
+            s.lines().any(|l| l.starts_with(f)),
+            "{f} missing from:\n{s}"
+        );
     }
 }
 
 fn binxml_formats() -> Vec<&'static str> {
-    vec!["xml", "json", "fi", "tsf", "xebu", "asn1-uper", "asn1-aper", "asn1-ber"]
+    vec![
+        "xml",
+        "json",
+        "fi",
+        "tsf",
+        "xebu",
+        "asn1-uper",
+        "asn1-aper",
+        "asn1-ber",
+    ]
 }
 
 #[test]
@@ -121,24 +194,47 @@ fn every_binary_format_round_trips_the_example_through_files() {
     let example = binxml_testkit::workspace_root().join("examples/invoice.xml");
     for f in ["fi", "tsf", "xebu", "asn1-uper", "asn1-aper", "asn1-ber"] {
         let enc = dir.join(format!("inv.{f}"));
-        let out = bin().arg("convert").arg(&example).args(["-t", f, "-o"]).arg(&enc).output().unwrap();
-        assert!(out.status.success(), "{f}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = bin()
+            .arg("convert")
+            .arg(&example)
+            .args(["-t", f, "-o"])
+            .arg(&enc)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{f}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let mut back = bin();
         back.arg("convert").arg(&enc).args(["-t", "xml"]);
         if f.starts_with("asn1-") && f != "asn1-ber" {
             back.args(["-f", f]);
         }
         let out = back.output().unwrap();
-        assert!(out.status.success(), "{f}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{f}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let xml = String::from_utf8(out.stdout).unwrap();
-        assert!(xml.contains("<LineItem LineID=\"2\">") && xml.contains("Installation &amp; commissioning"), "{f}: {xml}");
+        assert!(
+            xml.contains("<LineItem LineID=\"2\">")
+                && xml.contains("Installation &amp; commissioning"),
+            "{f}: {xml}"
+        );
     }
 }
 
 #[test]
 fn refuses_binary_output_to_nothing_but_writes_to_a_pipe() {
     let example = binxml_testkit::workspace_root().join("examples/invoice.xml");
-    let out = bin().arg("convert").arg(&example).args(["-t", "fi"]).output().unwrap();
+    let out = bin()
+        .arg("convert")
+        .arg(&example)
+        .args(["-t", "fi"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     assert_eq!(&out.stdout[..4], &[0xE0, 0, 0, 1]);
 }
@@ -148,21 +244,74 @@ fn fi_external_vocabulary_round_trip() {
     let dir = scratch("vocab");
     let example = binxml_testkit::workspace_root().join("examples/invoice.xml");
     let vocab = dir.join("invoice.vocab");
-    let out = bin().arg("fi-vocabulary").arg(&example).arg("-o").arg(&vocab).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = bin()
+        .arg("fi-vocabulary")
+        .arg(&example)
+        .arg("-o")
+        .arg(&vocab)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let arg = format!("urn:example:vocab={}", vocab.display());
     let with = dir.join("with.fi");
-    let out = bin().arg("convert").arg(&example).args(["-t", "fi", "--fi-vocabulary", &arg, "-o"]).arg(&with).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = bin()
+        .arg("convert")
+        .arg(&example)
+        .args(["-t", "fi", "--fi-vocabulary", &arg, "-o"])
+        .arg(&with)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let without = dir.join("without.fi");
-    assert!(bin().arg("convert").arg(&example).args(["-t", "fi", "-o"]).arg(&without).status().unwrap().success());
-    let (a, b) = (std::fs::metadata(&with).unwrap().len(), std::fs::metadata(&without).unwrap().len());
-    assert!(a < b, "the vocabulary makes the document smaller ({a} vs {b})");
+    assert!(
+        bin()
+            .arg("convert")
+            .arg(&example)
+            .args(["-t", "fi", "-o"])
+            .arg(&without)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let (a, b) = (
+        std::fs::metadata(&with).unwrap().len(),
+        std::fs::metadata(&without).unwrap().len(),
+    );
+    assert!(
+        a < b,
+        "the vocabulary makes the document smaller ({a} vs {b})"
+    );
     // Without the vocabulary the decoder refuses, naming the URI.
-    let out = bin().arg("convert").arg(&with).args(["-t", "xml"]).output().unwrap();
+    let out = bin()
+        .arg("convert")
+        .arg(&with)
+        .args(["-t", "xml"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("urn:example:vocab"), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = bin().arg("convert").arg(&with).args(["-t", "xml", "--fi-vocabulary", &arg]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("urn:example:vocab"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = bin()
+        .arg("convert")
+        .arg(&with)
+        .args(["-t", "xml", "--fi-vocabulary", &arg])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("<LineItem LineID=\"3\">"));
 }

@@ -121,7 +121,8 @@ impl<'a> EventSink<'a> for CountingSink {
     #[inline]
     fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
         self.events += 1;
-        self.bytes += (name.local.len() + name.prefix.len() + name.namespace.len() + value.len()) as u64;
+        self.bytes +=
+            (name.local.len() + name.prefix.len() + name.namespace.len() + value.len()) as u64;
         Ok(())
     }
     #[inline]
@@ -284,7 +285,11 @@ pub fn borrow_event<'s>(e: &'s Event<'_>) -> Event<'s> {
         s.as_ref().map(|s| B(s.as_ref()))
     }
     match e {
-        Event::StartDocument { version, encoding, standalone } => Event::StartDocument {
+        Event::StartDocument {
+            version,
+            encoding,
+            standalone,
+        } => Event::StartDocument {
             version: bo(version),
             encoding: bo(encoding),
             standalone: *standalone,
@@ -296,10 +301,21 @@ pub fn borrow_event<'s>(e: &'s Event<'_>) -> Event<'s> {
             system_id: bo(&d.system_id),
             internal_subset: bo(&d.internal_subset),
         }),
-        Event::Notation { name, public_id, system_id } => {
-            Event::Notation { name: b(name), public_id: bo(public_id), system_id: bo(system_id) }
-        }
-        Event::UnparsedEntity { name, public_id, system_id, notation } => Event::UnparsedEntity {
+        Event::Notation {
+            name,
+            public_id,
+            system_id,
+        } => Event::Notation {
+            name: b(name),
+            public_id: bo(public_id),
+            system_id: bo(system_id),
+        },
+        Event::UnparsedEntity {
+            name,
+            public_id,
+            system_id,
+            notation,
+        } => Event::UnparsedEntity {
             name: b(name),
             public_id: bo(public_id),
             system_id: b(system_id),
@@ -307,15 +323,29 @@ pub fn borrow_event<'s>(e: &'s Event<'_>) -> Event<'s> {
         },
         Event::StartElement(q) => Event::StartElement(q.borrowed()),
         Event::EndElement => Event::EndElement,
-        Event::Namespace { prefix, uri } => Event::Namespace { prefix: b(prefix), uri: b(uri) },
-        Event::Attribute { name, value } => Event::Attribute { name: name.borrowed(), value: b(value) },
-        Event::Characters { text, cdata } => Event::Characters { text: b(text), cdata: *cdata },
+        Event::Namespace { prefix, uri } => Event::Namespace {
+            prefix: b(prefix),
+            uri: b(uri),
+        },
+        Event::Attribute { name, value } => Event::Attribute {
+            name: name.borrowed(),
+            value: b(value),
+        },
+        Event::Characters { text, cdata } => Event::Characters {
+            text: b(text),
+            cdata: *cdata,
+        },
         Event::Typed(t) => Event::Typed(t.clone()),
         Event::Comment(c) => Event::Comment(b(c)),
-        Event::ProcessingInstruction { target, data } => {
-            Event::ProcessingInstruction { target: b(target), data: b(data) }
-        }
-        Event::EntityReference { name, public_id, system_id } => Event::EntityReference {
+        Event::ProcessingInstruction { target, data } => Event::ProcessingInstruction {
+            target: b(target),
+            data: b(data),
+        },
+        Event::EntityReference {
+            name,
+            public_id,
+            system_id,
+        } => Event::EntityReference {
             name: b(name),
             public_id: bo(public_id),
             system_id: bo(system_id),
@@ -340,7 +370,10 @@ pub struct StreamChecker {
 
 impl StreamChecker {
     pub fn new(fragments: bool) -> Self {
-        StreamChecker { fragments, ..Default::default() }
+        StreamChecker {
+            fragments,
+            ..Default::default()
+        }
     }
 
     pub fn depth(&self) -> usize {

@@ -36,7 +36,14 @@ pub struct Error {
 
 impl Error {
     pub fn new(kind: ErrorKind, format: &'static str, message: impl Into<String>) -> Self {
-        Error { kind, format, message: message.into(), offset: None, bit: None, line_col: None }
+        Error {
+            kind,
+            format,
+            message: message.into(),
+            offset: None,
+            bit: None,
+            line_col: None,
+        }
     }
 
     /// A malformed-input error at byte `offset`.
@@ -103,8 +110,14 @@ pub fn line_col(input: &[u8], offset: usize) -> (u64, u64) {
     let offset = offset.min(input.len());
     let before = &input[..offset];
     let line = before.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    let col = String::from_utf8_lossy(&before[line_start..]).chars().count() as u64 + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let col = String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count() as u64
+        + 1;
     (line, col)
 }
 
@@ -115,10 +128,16 @@ mod tests {
     #[test]
     fn display() {
         let e = Error::malformed("fi", 17, "index 9 past the end of the local-name table");
-        assert_eq!(e.to_string(), "fi: index 9 past the end of the local-name table at byte 17");
+        assert_eq!(
+            e.to_string(),
+            "fi: index 9 past the end of the local-name table at byte 17"
+        );
         let e = Error::malformed("xml", 5, "bad").with_line_col(2, 3);
         assert_eq!(e.to_string(), "xml: bad at byte 5 (line 2, column 3)");
-        assert_eq!(Error::malformed("asn1-uper", 0, "x").at_bit(19).to_string(), "asn1-uper: x at byte 2 bit 3");
+        assert_eq!(
+            Error::malformed("asn1-uper", 0, "x").at_bit(19).to_string(),
+            "asn1-uper: x at byte 2 bit 3"
+        );
         assert_eq!(line_col(b"ab\ncd", 4), (2, 2));
     }
 }

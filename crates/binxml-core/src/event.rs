@@ -38,7 +38,11 @@ pub struct QName<'a> {
 impl<'a> QName<'a> {
     /// A name in no namespace and without prefix.
     pub fn local(local: impl Into<Cow<'a, str>>) -> Self {
-        QName { prefix: Cow::Borrowed(""), namespace: Cow::Borrowed(""), local: local.into() }
+        QName {
+            prefix: Cow::Borrowed(""),
+            namespace: Cow::Borrowed(""),
+            local: local.into(),
+        }
     }
 
     pub fn new(
@@ -46,7 +50,11 @@ impl<'a> QName<'a> {
         namespace: impl Into<Cow<'a, str>>,
         local: impl Into<Cow<'a, str>>,
     ) -> Self {
-        QName { prefix: prefix.into(), namespace: namespace.into(), local: local.into() }
+        QName {
+            prefix: prefix.into(),
+            namespace: namespace.into(),
+            local: local.into(),
+        }
     }
 
     /// `prefix:local`, or `local` when there is no prefix.
@@ -226,7 +234,11 @@ pub enum Event<'a> {
     EndDocument,
     DocType(DocType<'a>),
     /// A notation declared in the DTD (from binary formats that list them in their header).
-    Notation { name: Cow<'a, str>, public_id: Option<Cow<'a, str>>, system_id: Option<Cow<'a, str>> },
+    Notation {
+        name: Cow<'a, str>,
+        public_id: Option<Cow<'a, str>>,
+        system_id: Option<Cow<'a, str>>,
+    },
     /// An unparsed entity declared in the DTD.
     UnparsedEntity {
         name: Cow<'a, str>,
@@ -238,14 +250,26 @@ pub enum Event<'a> {
     EndElement,
     /// A namespace declaration (`xmlns:prefix="uri"`; prefix `""` is the default namespace, uri
     /// `""` undeclares it).
-    Namespace { prefix: Cow<'a, str>, uri: Cow<'a, str> },
-    Attribute { name: QName<'a>, value: Cow<'a, str> },
+    Namespace {
+        prefix: Cow<'a, str>,
+        uri: Cow<'a, str>,
+    },
+    Attribute {
+        name: QName<'a>,
+        value: Cow<'a, str>,
+    },
     /// Character data. `cdata` is true when it came from (or should be written as) a CDATA section.
-    Characters { text: Cow<'a, str>, cdata: bool },
+    Characters {
+        text: Cow<'a, str>,
+        cdata: bool,
+    },
     /// A typed value in element content.
     Typed(Typed<'a>),
     Comment(Cow<'a, str>),
-    ProcessingInstruction { target: Cow<'a, str>, data: Cow<'a, str> },
+    ProcessingInstruction {
+        target: Cow<'a, str>,
+        data: Cow<'a, str>,
+    },
     /// An entity reference the producer did not expand.
     EntityReference {
         name: Cow<'a, str>,
@@ -261,49 +285,79 @@ fn own(s: Cow<'_, str>) -> Cow<'static, str> {
 impl<'a> Event<'a> {
     /// Plain character data.
     pub fn text(text: impl Into<Cow<'a, str>>) -> Self {
-        Event::Characters { text: text.into(), cdata: false }
+        Event::Characters {
+            text: text.into(),
+            cdata: false,
+        }
     }
 
     /// A start-of-document event without an XML declaration.
     pub fn start_document() -> Self {
-        Event::StartDocument { version: None, encoding: None, standalone: None }
+        Event::StartDocument {
+            version: None,
+            encoding: None,
+            standalone: None,
+        }
     }
 
     pub fn into_owned(self) -> Event<'static> {
         match self {
-            Event::StartDocument { version, encoding, standalone } => Event::StartDocument {
+            Event::StartDocument {
+                version,
+                encoding,
+                standalone,
+            } => Event::StartDocument {
                 version: version.map(own),
                 encoding: encoding.map(own),
                 standalone,
             },
             Event::EndDocument => Event::EndDocument,
             Event::DocType(d) => Event::DocType(d.into_owned()),
-            Event::Notation { name, public_id, system_id } => Event::Notation {
+            Event::Notation {
+                name,
+                public_id,
+                system_id,
+            } => Event::Notation {
                 name: own(name),
                 public_id: public_id.map(own),
                 system_id: system_id.map(own),
             },
-            Event::UnparsedEntity { name, public_id, system_id, notation } => {
-                Event::UnparsedEntity {
-                    name: own(name),
-                    public_id: public_id.map(own),
-                    system_id: own(system_id),
-                    notation: own(notation),
-                }
-            }
+            Event::UnparsedEntity {
+                name,
+                public_id,
+                system_id,
+                notation,
+            } => Event::UnparsedEntity {
+                name: own(name),
+                public_id: public_id.map(own),
+                system_id: own(system_id),
+                notation: own(notation),
+            },
             Event::StartElement(q) => Event::StartElement(q.into_owned()),
             Event::EndElement => Event::EndElement,
-            Event::Namespace { prefix, uri } => Event::Namespace { prefix: own(prefix), uri: own(uri) },
-            Event::Attribute { name, value } => {
-                Event::Attribute { name: name.into_owned(), value: own(value) }
-            }
-            Event::Characters { text, cdata } => Event::Characters { text: own(text), cdata },
+            Event::Namespace { prefix, uri } => Event::Namespace {
+                prefix: own(prefix),
+                uri: own(uri),
+            },
+            Event::Attribute { name, value } => Event::Attribute {
+                name: name.into_owned(),
+                value: own(value),
+            },
+            Event::Characters { text, cdata } => Event::Characters {
+                text: own(text),
+                cdata,
+            },
             Event::Typed(t) => Event::Typed(t.into_owned()),
             Event::Comment(c) => Event::Comment(own(c)),
-            Event::ProcessingInstruction { target, data } => {
-                Event::ProcessingInstruction { target: own(target), data: own(data) }
-            }
-            Event::EntityReference { name, public_id, system_id } => Event::EntityReference {
+            Event::ProcessingInstruction { target, data } => Event::ProcessingInstruction {
+                target: own(target),
+                data: own(data),
+            },
+            Event::EntityReference {
+                name,
+                public_id,
+                system_id,
+            } => Event::EntityReference {
                 name: own(name),
                 public_id: public_id.map(own),
                 system_id: system_id.map(own),
@@ -337,7 +391,11 @@ impl fmt::Display for Event<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.kind())?;
         match self {
-            Event::StartDocument { version, encoding, standalone } => {
+            Event::StartDocument {
+                version,
+                encoding,
+                standalone,
+            } => {
                 if let Some(v) = version {
                     write!(f, " version={v:?}")?;
                 }
@@ -363,21 +421,37 @@ impl fmt::Display for Event<'_> {
                 }
                 Ok(())
             }
-            Event::Notation { name, public_id, system_id } => {
+            Event::Notation {
+                name,
+                public_id,
+                system_id,
+            } => {
                 write!(f, " {name} public={public_id:?} system={system_id:?}")
             }
-            Event::UnparsedEntity { name, system_id, notation, .. } => {
+            Event::UnparsedEntity {
+                name,
+                system_id,
+                notation,
+                ..
+            } => {
                 write!(f, " {name} system={system_id:?} ndata={notation}")
             }
             Event::StartElement(q) => write!(f, " {q}"),
             Event::Namespace { prefix, uri } => write!(f, " {prefix:?} -> {uri:?}"),
             Event::Attribute { name, value } => write!(f, " {name} = {:?}", Clip(value)),
             Event::Characters { text, cdata } => {
-                write!(f, "{} {:?}", if *cdata { " (CDATA)" } else { "" }, Clip(text))
+                write!(
+                    f,
+                    "{} {:?}",
+                    if *cdata { " (CDATA)" } else { "" },
+                    Clip(text)
+                )
             }
             Event::Typed(t) => write!(f, " {:?}", Clip(&t.lexical())),
             Event::Comment(c) => write!(f, " {:?}", Clip(c)),
-            Event::ProcessingInstruction { target, data } => write!(f, " {target} {:?}", Clip(data)),
+            Event::ProcessingInstruction { target, data } => {
+                write!(f, " {target} {:?}", Clip(data))
+            }
             Event::EntityReference { name, .. } => write!(f, " &{name};"),
         }
     }
@@ -406,16 +480,25 @@ mod tests {
     fn lexical_forms() {
         assert_eq!(Typed::Int(-42).lexical(), "-42");
         assert_eq!(Typed::Bool(true).lexical(), "true");
-        assert_eq!(Typed::Double(f64::INFINITY).lexical(), "-INF".trim_start_matches('-'));
+        assert_eq!(
+            Typed::Double(f64::INFINITY).lexical(),
+            "-INF".trim_start_matches('-')
+        );
         assert_eq!(Typed::Float(1.5).lexical(), "1.5");
         assert_eq!(Typed::Hex(Cow::Borrowed(&[0xde, 0xad])).lexical(), "DEAD");
         assert_eq!(Typed::Base64(Cow::Borrowed(b"hello")).lexical(), "aGVsbG8=");
         assert_eq!(
-            Typed::Uuid([0x12, 0x3e, 0x45, 0x67, 0xe8, 0x9b, 0x12, 0xd3, 0xa4, 0x56, 0x42, 0x66, 0x14, 0x17, 0x40, 0x00])
-                .lexical(),
+            Typed::Uuid([
+                0x12, 0x3e, 0x45, 0x67, 0xe8, 0x9b, 0x12, 0xd3, 0xa4, 0x56, 0x42, 0x66, 0x14, 0x17,
+                0x40, 0x00
+            ])
+            .lexical(),
             "123e4567-e89b-12d3-a456-426614174000"
         );
-        assert_eq!(Typed::List(vec![Typed::Int(1), Typed::Int(2)]).lexical(), "1 2");
+        assert_eq!(
+            Typed::List(vec![Typed::Int(1), Typed::Int(2)]).lexical(),
+            "1 2"
+        );
     }
 
     #[test]

@@ -105,7 +105,11 @@ pub fn element_name(key: &str) -> Cow<'_, str> {
     }
     let mut out = String::with_capacity(key.len() + 8);
     for (i, c) in key.chars().enumerate() {
-        let ok = if i == 0 { is_name_start(c) } else { is_name_char(c) };
+        let ok = if i == 0 {
+            is_name_start(c)
+        } else {
+            is_name_char(c)
+        };
         if ok {
             out.push(c);
         } else {

@@ -12,7 +12,10 @@ pub mod json_mapping;
 pub mod limits;
 pub mod tape;
 
-pub use codec::{collect_events, transcode, CountingSink, Decoder, Encoder, EncoderSink, EventSink, Recorder, Replay, StreamChecker};
+pub use codec::{
+    CountingSink, Decoder, Encoder, EncoderSink, EventSink, Recorder, Replay, StreamChecker,
+    collect_events, transcode,
+};
 pub use error::{Error, ErrorKind, Result};
 pub use event::{DocType, Event, QName, Typed};
 pub use limits::Limits;

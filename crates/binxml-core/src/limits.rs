@@ -51,7 +51,9 @@ impl Limits {
         if self.max_expansion_ratio == 0 {
             usize::MAX
         } else {
-            input_len.saturating_mul(self.max_expansion_ratio).max(64 << 20)
+            input_len
+                .saturating_mul(self.max_expansion_ratio)
+                .max(64 << 20)
         }
     }
 }

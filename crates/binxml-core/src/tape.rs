@@ -53,7 +53,9 @@ struct Interner<K> {
 
 impl<K: std::hash::Hash + Eq> Interner<K> {
     fn new() -> Self {
-        Interner { map: HashMap::new() }
+        Interner {
+            map: HashMap::new(),
+        }
     }
     /// The number of `k`, and whether it is new (then the caller stores it).
     fn id(&mut self, k: K) -> (u32, bool) {
@@ -125,7 +127,11 @@ impl<'a> Builder<'a> {
 impl<'a> Tape<'a> {
     /// Records events (borrowed strings stay borrowed; owned ones are copied into the tape).
     pub fn from_events(events: &[Event<'a>]) -> Self {
-        let mut b = Builder { tape: Tape::default(), names: Interner::new(), strings: Interner::new() };
+        let mut b = Builder {
+            tape: Tape::default(),
+            names: Interner::new(),
+            strings: Interner::new(),
+        };
         b.tape.ops.reserve(events.len());
         for ev in events {
             b.push(ev);
@@ -135,7 +141,11 @@ impl<'a> Tape<'a> {
 
     /// Records every event a decoder returns.
     pub fn record<D: crate::Decoder<'a> + ?Sized>(decoder: &mut D) -> Result<Self> {
-        let mut b = Builder { tape: Tape::default(), names: Interner::new(), strings: Interner::new() };
+        let mut b = Builder {
+            tape: Tape::default(),
+            names: Interner::new(),
+            strings: Interner::new(),
+        };
         while let Some(ev) = decoder.next_event()? {
             b.push(&ev);
         }
@@ -167,7 +177,11 @@ impl<'a> Tape<'a> {
         use Cow::Borrowed as B;
         let name = |n: u32| {
             let q = &self.names[n as usize];
-            QName { prefix: B(&*q.prefix), namespace: B(&*q.namespace), local: B(&*q.local) }
+            QName {
+                prefix: B(&*q.prefix),
+                namespace: B(&*q.namespace),
+                local: B(&*q.local),
+            }
         };
         for op in &self.ops {
             match *op {
@@ -177,10 +191,9 @@ impl<'a> Tape<'a> {
                 Op::Text(t) => sink.text(B(t))?,
                 Op::TextOwned(t) => sink.text(B(&self.owned[t as usize]))?,
                 Op::End => sink.end_element()?,
-                Op::Ns(p, u) => sink.namespace(
-                    B(&*self.strings[p as usize]),
-                    B(&*self.strings[u as usize]),
-                )?,
+                Op::Ns(p, u) => {
+                    sink.namespace(B(&*self.strings[p as usize]), B(&*self.strings[u as usize]))?
+                }
                 Op::Other(i) => sink.event(crate::codec::borrow_event(&self.others[i as usize]))?,
             }
         }
@@ -215,15 +228,37 @@ mod tests {
     fn replay_gives_the_recorded_events() {
         let owned_text = String::from("a < b");
         let evs = vec![
-            Event::StartDocument { version: Some(B("1.0")), encoding: None, standalone: None },
+            Event::StartDocument {
+                version: Some(B("1.0")),
+                encoding: None,
+                standalone: None,
+            },
             Event::Comment(B("c")),
             Event::StartElement(QName::new("p", "urn:x", "root")),
-            Event::Namespace { prefix: B("p"), uri: B("urn:x") },
-            Event::Attribute { name: QName::local("id"), value: B("1") },
-            Event::Attribute { name: QName::local("v"), value: Cow::Owned("x&y".into()) },
-            Event::Characters { text: B("text"), cdata: false },
-            Event::Characters { text: Cow::Owned(owned_text.clone()), cdata: false },
-            Event::Characters { text: B("cdata"), cdata: true },
+            Event::Namespace {
+                prefix: B("p"),
+                uri: B("urn:x"),
+            },
+            Event::Attribute {
+                name: QName::local("id"),
+                value: B("1"),
+            },
+            Event::Attribute {
+                name: QName::local("v"),
+                value: Cow::Owned("x&y".into()),
+            },
+            Event::Characters {
+                text: B("text"),
+                cdata: false,
+            },
+            Event::Characters {
+                text: Cow::Owned(owned_text.clone()),
+                cdata: false,
+            },
+            Event::Characters {
+                text: B("cdata"),
+                cdata: true,
+            },
             Event::StartElement(QName::new("p", "urn:x", "root")),
             Event::EndElement,
             Event::StartElement(QName::local("root")),
@@ -234,7 +269,11 @@ mod tests {
         use Cow::Borrowed as B;
         let tape = Tape::from_events(&evs);
         assert_eq!(tape.len(), evs.len());
-        assert_eq!(tape.names.len(), 4, "p:root, id, v and root: each name once");
+        assert_eq!(
+            tape.names.len(),
+            4,
+            "p:root, id, v and root: each name once"
+        );
         assert_eq!(tape.events(), evs);
     }
 }

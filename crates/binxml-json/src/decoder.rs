@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use binxml_core::{Decoder, Error, Event, Limits, QName, Result, Typed};
 
-use crate::mapping::{element_name, JsonType, ITEM_NAME, JSON_NS, KEY_ATTR, ROOT_NAME, TYPE_ATTR};
+use crate::mapping::{ITEM_NAME, JSON_NS, JsonType, KEY_ATTR, ROOT_NAME, TYPE_ATTR, element_name};
 
 const FORMAT: &str = "json";
 
@@ -87,14 +87,25 @@ impl<'a> JsonDecoder<'a> {
         let root = self.stack.is_empty();
         let key = self.key.take();
         let (local, key_attr): (Cow<'a, str>, Option<Cow<'a, str>>) = match key {
-            None => (Cow::Borrowed(if root { ROOT_NAME } else { ITEM_NAME }), None),
+            None => (
+                Cow::Borrowed(if root { ROOT_NAME } else { ITEM_NAME }),
+                None,
+            ),
             Some(k) => match element_name(&k) {
                 // The name itself.
                 Cow::Borrowed(s) if s.len() == k.len() => (k, None),
                 esc => (Cow::Owned(esc.into_owned()), Some(k)),
             },
         };
-        self.pend = Some(Pend { phase: 0, root, ty, key: key_attr, content, off, end: self.pos });
+        self.pend = Some(Pend {
+            phase: 0,
+            root,
+            ty,
+            key: key_attr,
+            content,
+            off,
+            end: self.pos,
+        });
         self.last_offset = off as u64;
         Event::StartElement(QName::new("", JSON_NS, local))
     }
@@ -112,18 +123,36 @@ impl<'a> JsonDecoder<'a> {
                     return Err(Error::limit(
                         FORMAT,
                         off as u64,
-                        format!("nesting deeper than {} arrays and objects", self.limits.max_depth),
+                        format!(
+                            "nesting deeper than {} arrays and objects",
+                            self.limits.max_depth
+                        ),
                     ));
                 }
                 let obj = b == b'{';
                 self.pos += 1;
-                let ev = self.begin(off, if obj { JsonType::Object } else { JsonType::Array }, Content::Open);
+                let ev = self.begin(
+                    off,
+                    if obj {
+                        JsonType::Object
+                    } else {
+                        JsonType::Array
+                    },
+                    Content::Open,
+                );
                 self.stack.push(obj);
-                self.state = if obj { State::ObjectFirst } else { State::ArrayFirst };
+                self.state = if obj {
+                    State::ObjectFirst
+                } else {
+                    State::ArrayFirst
+                };
                 return Ok(ev);
             }
             b'"' => (JsonType::String, Content::Str(self.string()?)),
-            b'-' | b'0'..=b'9' => (JsonType::Number, Content::Typed(Typed::Number(Cow::Borrowed(self.number()?)))),
+            b'-' | b'0'..=b'9' => (
+                JsonType::Number,
+                Content::Typed(Typed::Number(Cow::Borrowed(self.number()?))),
+            ),
             b't' | b'f' | b'n' => {
                 let (lit, ty, t): (&[u8], _, _) = match b {
                     b't' => (b"true", JsonType::Boolean, Typed::Bool(true)),
@@ -131,12 +160,23 @@ impl<'a> JsonDecoder<'a> {
                     _ => (b"null", JsonType::Null, Typed::Null),
                 };
                 if !self.input[off..].starts_with(lit) {
-                    return Err(self.err(off, format!("invalid literal (expected `{}`)", std::str::from_utf8(lit).unwrap())));
+                    return Err(self.err(
+                        off,
+                        format!(
+                            "invalid literal (expected `{}`)",
+                            std::str::from_utf8(lit).unwrap()
+                        ),
+                    ));
                 }
                 self.pos += lit.len();
                 (ty, Content::Typed(t))
             }
-            _ => return Err(self.err(off, format!("expected a value, found {}", self.describe(off)))),
+            _ => {
+                return Err(self.err(
+                    off,
+                    format!("expected a value, found {}", self.describe(off)),
+                ));
+            }
         };
         self.state = State::AfterValue;
         Ok(self.begin(off, ty, content))
@@ -157,12 +197,26 @@ impl<'a> JsonDecoder<'a> {
                     p += 1;
                 }
             }
-            _ => return Err(self.err(p, format!("invalid number: expected a digit, found {}", self.describe(p)))),
+            _ => {
+                return Err(self.err(
+                    p,
+                    format!(
+                        "invalid number: expected a digit, found {}",
+                        self.describe(p)
+                    ),
+                ));
+            }
         }
         if input.get(p) == Some(&b'.') {
             p += 1;
             if !matches!(input.get(p), Some(b'0'..=b'9')) {
-                return Err(self.err(p, format!("invalid number: expected a digit after '.', found {}", self.describe(p))));
+                return Err(self.err(
+                    p,
+                    format!(
+                        "invalid number: expected a digit after '.', found {}",
+                        self.describe(p)
+                    ),
+                ));
             }
             while matches!(input.get(p), Some(b'0'..=b'9')) {
                 p += 1;
@@ -174,14 +228,24 @@ impl<'a> JsonDecoder<'a> {
                 p += 1;
             }
             if !matches!(input.get(p), Some(b'0'..=b'9')) {
-                return Err(self.err(p, format!("invalid number: expected an exponent digit, found {}", self.describe(p))));
+                return Err(self.err(
+                    p,
+                    format!(
+                        "invalid number: expected an exponent digit, found {}",
+                        self.describe(p)
+                    ),
+                ));
             }
             while matches!(input.get(p), Some(b'0'..=b'9')) {
                 p += 1;
             }
         }
         if p - start > self.limits.max_string_len {
-            return Err(Error::limit(FORMAT, start as u64, "number longer than the string limit"));
+            return Err(Error::limit(
+                FORMAT,
+                start as u64,
+                "number longer than the string limit",
+            ));
         }
         self.pos = p;
         // ASCII only.
@@ -201,14 +265,21 @@ impl<'a> JsonDecoder<'a> {
             let seg_end = p + rel;
             let seg = &input[p..seg_end];
             if let Some(i) = seg.iter().position(|&b| b < 0x20) {
-                return Err(self.err(p + i, format!("unescaped control character 0x{:02x} in a string", seg[i])));
+                return Err(self.err(
+                    p + i,
+                    format!("unescaped control character 0x{:02x} in a string", seg[i]),
+                ));
             }
             let seg_str = match std::str::from_utf8(seg) {
                 Ok(s) => s,
                 Err(e) => return Err(self.err(p + e.valid_up_to(), "invalid UTF-8 in a string")),
             };
             if seg_end - open > self.limits.max_string_len {
-                return Err(Error::limit(FORMAT, open as u64, "string longer than the limit"));
+                return Err(Error::limit(
+                    FORMAT,
+                    open as u64,
+                    "string longer than the limit",
+                ));
             }
             if input[seg_end] == b'"' {
                 self.pos = seg_end + 1;
@@ -242,7 +313,10 @@ impl<'a> JsonDecoder<'a> {
                         }
                         let lo = self.hex4(esc + 8)?;
                         if !(0xDC00..0xE000).contains(&lo) {
-                            return Err(self.err(esc + 6, "a high surrogate must be followed by a low surrogate"));
+                            return Err(self.err(
+                                esc + 6,
+                                "a high surrogate must be followed by a low surrogate",
+                            ));
                         }
                         adv = 12;
                         0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
@@ -256,7 +330,11 @@ impl<'a> JsonDecoder<'a> {
                     continue;
                 }
                 None => return Err(self.err(esc, "unterminated string")),
-                Some(_) => return Err(self.err(esc, format!("invalid escape \\{}", self.describe(esc + 1)))),
+                Some(_) => {
+                    return Err(
+                        self.err(esc, format!("invalid escape \\{}", self.describe(esc + 1)))
+                    );
+                }
             };
             s.push(c);
             p = esc + 2;
@@ -281,12 +359,24 @@ impl<'a> JsonDecoder<'a> {
     fn member_key(&mut self) -> Result<()> {
         self.skip_ws();
         if self.input.get(self.pos) != Some(&b'"') {
-            return Err(self.err(self.pos, format!("expected a member name string, found {}", self.describe(self.pos))));
+            return Err(self.err(
+                self.pos,
+                format!(
+                    "expected a member name string, found {}",
+                    self.describe(self.pos)
+                ),
+            ));
         }
         let k = self.string()?;
         self.skip_ws();
         if self.input.get(self.pos) != Some(&b':') {
-            return Err(self.err(self.pos, format!("expected ':' after a member name, found {}", self.describe(self.pos))));
+            return Err(self.err(
+                self.pos,
+                format!(
+                    "expected ':' after a member name, found {}",
+                    self.describe(self.pos)
+                ),
+            ));
         }
         self.pos += 1;
         self.key = Some(k);
@@ -337,7 +427,10 @@ impl<'a> JsonDecoder<'a> {
                 match self.stack.last() {
                     None => {
                         if p != self.input.len() {
-                            return Err(self.err(p, format!("unexpected {} after the JSON value", self.describe(p))));
+                            return Err(self.err(
+                                p,
+                                format!("unexpected {} after the JSON value", self.describe(p)),
+                            ));
                         }
                         self.state = State::Done;
                         self.last_offset = p as u64;
@@ -355,7 +448,9 @@ impl<'a> JsonDecoder<'a> {
                         Some(b']') if !obj => self.close(),
                         _ => {
                             let want = if obj { "',' or '}'" } else { "',' or ']'" };
-                            return Err(self.err(p, format!("expected {want}, found {}", self.describe(p))));
+                            return Err(
+                                self.err(p, format!("expected {want}, found {}", self.describe(p)))
+                            );
                         }
                     },
                 }
@@ -393,19 +488,37 @@ impl<'a> Pend<'a> {
                 0 => {
                     self.phase = 1;
                     if self.root {
-                        return Some((self.off, Event::Namespace { prefix: Cow::Borrowed(""), uri: Cow::Borrowed(JSON_NS) }));
+                        return Some((
+                            self.off,
+                            Event::Namespace {
+                                prefix: Cow::Borrowed(""),
+                                uri: Cow::Borrowed(JSON_NS),
+                            },
+                        ));
                     }
                 }
                 1 => {
                     self.phase = 2;
                     if let Some(t) = self.ty.attr_value() {
-                        return Some((self.off, Event::Attribute { name: QName::local(TYPE_ATTR), value: Cow::Borrowed(t) }));
+                        return Some((
+                            self.off,
+                            Event::Attribute {
+                                name: QName::local(TYPE_ATTR),
+                                value: Cow::Borrowed(t),
+                            },
+                        ));
                     }
                 }
                 2 => {
                     self.phase = 3;
                     if let Some(k) = self.key.take() {
-                        return Some((self.off, Event::Attribute { name: QName::local(KEY_ATTR), value: k }));
+                        return Some((
+                            self.off,
+                            Event::Attribute {
+                                name: QName::local(KEY_ATTR),
+                                value: k,
+                            },
+                        ));
                     }
                 }
                 3 => {
@@ -417,7 +530,13 @@ impl<'a> Pend<'a> {
                         }
                         Content::Str(s) => {
                             if !s.is_empty() {
-                                return Some((self.off, Event::Characters { text: s, cdata: false }));
+                                return Some((
+                                    self.off,
+                                    Event::Characters {
+                                        text: s,
+                                        cdata: false,
+                                    },
+                                ));
                             }
                         }
                         Content::Typed(t) => return Some((self.off, Event::Typed(t))),

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use binxml_core::{Encoder, Error, Event, Result, StreamChecker, Typed};
 
-use crate::mapping::{JsonType, JSON_NS, KEY_ATTR, TYPE_ATTR};
+use crate::mapping::{JSON_NS, JsonType, KEY_ATTR, TYPE_ATTR};
 
 const FORMAT: &str = "json";
 
@@ -93,7 +93,9 @@ impl<W: Write> JsonEncoder<W> {
     }
 
     fn flush_buf(&mut self) -> Result<()> {
-        self.out.write_all(&self.buf).map_err(|e| Error::io(FORMAT, e))?;
+        self.out
+            .write_all(&self.buf)
+            .map_err(|e| Error::io(FORMAT, e))?;
         self.buf.clear();
         Ok(())
     }
@@ -109,14 +111,18 @@ impl<W: Write> JsonEncoder<W> {
 
     /// Writes the pending element's opening, its type decided by `t` or by `first` content.
     fn open(&mut self, first: Option<&Event<'_>>) -> Result<()> {
-        let Some(p) = self.pending.take() else { return Ok(()) };
+        let Some(p) = self.pending.take() else {
+            return Ok(());
+        };
         let ty = match p.ty {
             Some(t) => t,
             None => match first {
                 Some(Event::Typed(t)) => match t {
                     Typed::Bool(_) => JsonType::Boolean,
                     Typed::Null => JsonType::Null,
-                    Typed::Number(_) | Typed::Int(_) | Typed::Float(_) | Typed::Double(_) => JsonType::Number,
+                    Typed::Number(_) | Typed::Int(_) | Typed::Float(_) | Typed::Double(_) => {
+                        JsonType::Number
+                    }
                     _ => JsonType::String,
                 },
                 Some(Event::StartElement(_)) => {
@@ -133,7 +139,10 @@ impl<W: Write> JsonEncoder<W> {
         match self.stack.last_mut() {
             None => {
                 if self.root_done {
-                    return Err(Error::invalid_events(FORMAT, "more than one top-level JSON value"));
+                    return Err(Error::invalid_events(
+                        FORMAT,
+                        "more than one top-level JSON value",
+                    ));
                 }
                 self.root_done = true;
             }
@@ -157,7 +166,12 @@ impl<W: Write> JsonEncoder<W> {
                             }
                         }
                     }
-                    _ => return Err(Error::invalid_events(FORMAT, "an element inside a JSON string, number, boolean or null")),
+                    _ => {
+                        return Err(Error::invalid_events(
+                            FORMAT,
+                            "an element inside a JSON string, number, boolean or null",
+                        ));
+                    }
                 }
             }
         }
@@ -248,23 +262,20 @@ impl<W: Write> JsonEncoder<W> {
                 let n = name.qualified();
                 attr(ml, buf, &n, value);
             }
-            Event::Characters { text, .. }
-                if ml.depth > 0 => {
-                    close_start(ml, buf);
-                    ml.text.push_str(text);
-                }
-            Event::Typed(t)
-                if ml.depth > 0 => {
-                    close_start(ml, buf);
-                    t.write_lexical(&mut ml.text);
-                }
-            Event::EntityReference { name, .. }
-                if ml.depth > 0 => {
-                    close_start(ml, buf);
-                    ml.text.push('&');
-                    ml.text.push_str(name);
-                    ml.text.push(';');
-                }
+            Event::Characters { text, .. } if ml.depth > 0 => {
+                close_start(ml, buf);
+                ml.text.push_str(text);
+            }
+            Event::Typed(t) if ml.depth > 0 => {
+                close_start(ml, buf);
+                t.write_lexical(&mut ml.text);
+            }
+            Event::EntityReference { name, .. } if ml.depth > 0 => {
+                close_start(ml, buf);
+                ml.text.push('&');
+                ml.text.push_str(name);
+                ml.text.push(';');
+            }
             Event::EndElement => {
                 close_start(ml, buf);
                 flush_text(ml, buf);
@@ -296,7 +307,10 @@ impl<W: Write> JsonEncoder<W> {
                 if is_ws(text) {
                     Ok(())
                 } else {
-                    Err(Error::invalid_events(FORMAT, "text directly inside a JSON object or array"))
+                    Err(Error::invalid_events(
+                        FORMAT,
+                        "text directly inside a JSON object or array",
+                    ))
                 }
             }
         }
@@ -304,14 +318,18 @@ impl<W: Write> JsonEncoder<W> {
 
     fn close(&mut self) -> Result<()> {
         let Some(f) = self.stack.pop() else {
-            return Err(Error::invalid_events(FORMAT, "EndElement without StartElement"));
+            return Err(Error::invalid_events(
+                FORMAT,
+                "EndElement without StartElement",
+            ));
         };
         match f.kind {
             Kind::Object | Kind::Array => {
                 if f.count > 0 {
                     self.newline(self.stack.len());
                 }
-                self.buf.push(if f.kind == Kind::Object { b'}' } else { b']' });
+                self.buf
+                    .push(if f.kind == Kind::Object { b'}' } else { b']' });
             }
             Kind::String => self.buf.push(b'"'),
             Kind::Scalar(t) => {
@@ -322,9 +340,13 @@ impl<W: Write> JsonEncoder<W> {
                     _ => s == "null" || s.is_empty(),
                 };
                 if !ok {
-                    return Err(Error::invalid_events(FORMAT, format!("{s:?} is not a JSON {}", t.attr_value().unwrap_or("value"))));
+                    return Err(Error::invalid_events(
+                        FORMAT,
+                        format!("{s:?} is not a JSON {}", t.attr_value().unwrap_or("value")),
+                    ));
                 }
-                self.buf.extend_from_slice(if s.is_empty() { b"null" } else { s.as_bytes() });
+                self.buf
+                    .extend_from_slice(if s.is_empty() { b"null" } else { s.as_bytes() });
             }
         }
         Ok(())
@@ -442,27 +464,36 @@ impl<W: Write> Encoder for JsonEncoder<W> {
                     self.open(Some(event))?;
                 }
                 if let Some(f) = self.stack.last()
-                    && !matches!(f.kind, Kind::Object | Kind::Array) {
-                        return Err(Error::invalid_events(FORMAT, "an element inside a JSON string, number, boolean or null"));
-                    }
+                    && !matches!(f.kind, Kind::Object | Kind::Array)
+                {
+                    return Err(Error::invalid_events(
+                        FORMAT,
+                        "an element inside a JSON string, number, boolean or null",
+                    ));
+                }
                 self.name.clear();
                 self.name.push_str(&q.local);
-                self.pending = Some(Pending { ty: None, has_key: false });
+                self.pending = Some(Pending {
+                    ty: None,
+                    has_key: false,
+                });
             }
             Event::Namespace { .. } => {}
             Event::Attribute { name, value } => {
                 if let Some(p) = self.pending.as_mut()
-                    && name.namespace.is_empty() && name.prefix.is_empty() {
-                        if eq(&name.local, TYPE_ATTR) {
-                            p.ty = Some(JsonType::from_attr(value).ok_or_else(|| {
-                                Error::invalid_events(FORMAT, format!("unknown JSON type t={value:?}"))
-                            })?);
-                        } else if eq(&name.local, KEY_ATTR) {
-                            p.has_key = true;
-                            self.name.clear();
-                            self.name.push_str(value);
-                        }
+                    && name.namespace.is_empty()
+                    && name.prefix.is_empty()
+                {
+                    if eq(&name.local, TYPE_ATTR) {
+                        p.ty = Some(JsonType::from_attr(value).ok_or_else(|| {
+                            Error::invalid_events(FORMAT, format!("unknown JSON type t={value:?}"))
+                        })?);
+                    } else if eq(&name.local, KEY_ATTR) {
+                        p.has_key = true;
+                        self.name.clear();
+                        self.name.push_str(value);
                     }
+                }
             }
             Event::Characters { text, .. } => {
                 if self.pending.is_some() {
@@ -490,11 +521,17 @@ impl<W: Write> Encoder for JsonEncoder<W> {
             }
             Event::EndDocument => {
                 if !self.root_done {
-                    return Err(Error::invalid_events(FORMAT, "the document has no JSON value"));
+                    return Err(Error::invalid_events(
+                        FORMAT,
+                        "the document has no JSON value",
+                    ));
                 }
             }
             Event::EntityReference { .. } => {
-                return Err(Error::unsupported(FORMAT, "entity references cannot be written as JSON"));
+                return Err(Error::unsupported(
+                    FORMAT,
+                    "entity references cannot be written as JSON",
+                ));
             }
             Event::StartDocument { .. }
             | Event::DocType(_)

@@ -11,15 +11,18 @@ pub mod decoder;
 pub mod encoder;
 pub mod mapping;
 
-pub use decoder::{parse_events, JsonDecoder};
-pub use encoder::{is_json_number, write_events, JsonEncoder};
-pub use mapping::{JsonType, ITEM_NAME, JSON_NS, KEY_ATTR, ROOT_NAME, TYPE_ATTR};
+pub use decoder::{JsonDecoder, parse_events};
+pub use encoder::{JsonEncoder, is_json_number, write_events};
+pub use mapping::{ITEM_NAME, JSON_NS, JsonType, KEY_ATTR, ROOT_NAME, TYPE_ATTR};
 
 /// True when `input` looks like JSON (first non-whitespace byte after an optional BOM is `{`,
 /// `[`, `"`, a digit, `-`, `t`, `f` or `n`): the format registry's detection hint.
 pub fn looks_like_json(input: &[u8]) -> bool {
     let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
-    match input.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
+    match input
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+    {
         Some(b'{' | b'[') => true,
         Some(b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => {
             // Scalars: only when the whole input is short and plausible.

@@ -3,7 +3,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use binxml_core::{Decoder, Encoder, ErrorKind, Event, QName, Typed};
-use binxml_json::{parse_events, write_events, JsonDecoder, JsonEncoder, JSON_NS};
+use binxml_json::{JSON_NS, JsonDecoder, JsonEncoder, parse_events, write_events};
 
 fn roundtrip(input: &str) -> String {
     let events = parse_events(input.as_bytes()).unwrap_or_else(|e| panic!("{input}: {e}"));
@@ -33,17 +33,35 @@ fn events_follow_the_mapping() {
     let want: Vec<Event<'static>> = vec![
         Event::start_document(),
         Event::StartElement(QName::new("", JSON_NS, "json")),
-        Event::Namespace { prefix: "".into(), uri: JSON_NS.into() },
-        Event::Attribute { name: QName::local("t"), value: "object".into() },
+        Event::Namespace {
+            prefix: "".into(),
+            uri: JSON_NS.into(),
+        },
+        Event::Attribute {
+            name: QName::local("t"),
+            value: "object".into(),
+        },
         Event::StartElement(QName::new("", JSON_NS, "n")),
-        Event::Attribute { name: QName::local("t"), value: "number".into() },
+        Event::Attribute {
+            name: QName::local("t"),
+            value: "number".into(),
+        },
         Event::Typed(Typed::Number("1.50".into())),
         Event::EndElement,
         Event::StartElement(QName::new("", JSON_NS, "au0020b")),
-        Event::Attribute { name: QName::local("t"), value: "array".into() },
-        Event::Attribute { name: QName::local("key"), value: "a b".into() },
+        Event::Attribute {
+            name: QName::local("t"),
+            value: "array".into(),
+        },
+        Event::Attribute {
+            name: QName::local("key"),
+            value: "a b".into(),
+        },
         Event::StartElement(QName::new("", JSON_NS, "item")),
-        Event::Attribute { name: QName::local("t"), value: "boolean".into() },
+        Event::Attribute {
+            name: QName::local("t"),
+            value: "boolean".into(),
+        },
         Event::Typed(Typed::Bool(true)),
         Event::EndElement,
         Event::EndElement,
@@ -60,7 +78,10 @@ fn strings_without_escapes_are_borrowed() {
     let mut borrowed = 0;
     while let Some(ev) = d.next_event().unwrap() {
         match ev {
-            Event::Characters { text: Cow::Borrowed(_), .. } => borrowed += 1,
+            Event::Characters {
+                text: Cow::Borrowed(_),
+                ..
+            } => borrowed += 1,
             Event::StartElement(q) if matches!(q.local, Cow::Borrowed("k")) => borrowed += 1,
             _ => {}
         }
@@ -74,24 +95,39 @@ fn xml_like_events_without_typed_content() {
     let ev: Vec<Event<'static>> = vec![
         Event::start_document(),
         Event::StartElement(QName::new("", JSON_NS, "json")),
-        Event::Namespace { prefix: "".into(), uri: JSON_NS.into() },
-        Event::Attribute { name: QName::local("t"), value: "object".into() },
+        Event::Namespace {
+            prefix: "".into(),
+            uri: JSON_NS.into(),
+        },
+        Event::Attribute {
+            name: QName::local("t"),
+            value: "object".into(),
+        },
         Event::text("\n  "),
         Event::StartElement(QName::new("", JSON_NS, "n")),
-        Event::Attribute { name: QName::local("t"), value: "number".into() },
+        Event::Attribute {
+            name: QName::local("t"),
+            value: "number".into(),
+        },
         Event::text(" 12 "),
         Event::EndElement,
         Event::StartElement(QName::new("", JSON_NS, "s")),
         Event::text("a\"b"),
         Event::EndElement,
         Event::StartElement(QName::new("", JSON_NS, "z")),
-        Event::Attribute { name: QName::local("t"), value: "null".into() },
+        Event::Attribute {
+            name: QName::local("t"),
+            value: "null".into(),
+        },
         Event::EndElement,
         Event::text("\n"),
         Event::EndElement,
         Event::EndDocument,
     ];
-    assert_eq!(String::from_utf8(write_events(&ev).unwrap()).unwrap(), r#"{"n":12,"s":"a\"b","z":null}"#);
+    assert_eq!(
+        String::from_utf8(write_events(&ev).unwrap()).unwrap(),
+        r#"{"n":12,"s":"a\"b","z":null}"#
+    );
 }
 
 #[test]
@@ -99,7 +135,10 @@ fn bad_events_are_rejected() {
     let ev: Vec<Event<'static>> = vec![
         Event::start_document(),
         Event::StartElement(QName::new("", JSON_NS, "x")),
-        Event::Attribute { name: QName::local("t"), value: "number".into() },
+        Event::Attribute {
+            name: QName::local("t"),
+            value: "number".into(),
+        },
         Event::text("12a"),
         Event::EndElement,
         Event::EndDocument,
@@ -191,7 +230,12 @@ print("done", bad)
         .stdout(Stdio::piped())
         .spawn()
         .expect("python3");
-    child.stdin.take().unwrap().write_all(list.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(list.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     let out = String::from_utf8_lossy(&out.stdout);
     assert!(out.trim_end().ends_with("done 0"), "{out}");
@@ -204,7 +248,8 @@ fn bench_files_roundtrip_value_for_value() {
         let data = std::fs::read(&f).unwrap();
         let mut dec = JsonDecoder::new(&data);
         let mut enc = JsonEncoder::new(Vec::new());
-        binxml_core::transcode(&mut dec, &mut enc).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        binxml_core::transcode(&mut dec, &mut enc)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let out = enc.into_inner();
         // Compact output of the compact rewrite is a fixed point.
         let again = write_events(&parse_events(&out).unwrap()).unwrap();

@@ -1,7 +1,7 @@
 //! JSON -> events -> XML text -> events -> JSON (the section 3.2 export and back).
 
 use binxml_core::transcode;
-use binxml_json::{parse_events, write_events, JsonDecoder};
+use binxml_json::{JsonDecoder, parse_events, write_events};
 use binxml_xml::XmlWriter;
 
 fn json_to_xml(json: &[u8]) -> Vec<u8> {
@@ -22,7 +22,10 @@ fn documented_example() {
         xml,
         r#"<json xmlns="urn:binxml:json" t="object"><name>Bob</name><u00364th t="number" key="64th">1</u00364th><au0020b t="array" key="a b"><item t="boolean">true</item><item t="null">null</item></au0020b><_ t="object" key=""/></json>"#
     );
-    assert_eq!(xml_to_json(xml.as_bytes()), br#"{"name":"Bob","64th":1,"a b":[true,null],"":{}}"#);
+    assert_eq!(
+        xml_to_json(xml.as_bytes()),
+        br#"{"name":"Bob","64th":1,"a b":[true,null],"":{}}"#
+    );
 }
 
 #[test]
@@ -33,7 +36,12 @@ fn bench_files_through_xml_value_for_value() {
         let via_xml = xml_to_json(&json_to_xml(&data));
         // The same JSON text as the direct rewrite, which the other test compares value for value
         // with Python's json module.
-        assert_eq!(String::from_utf8(via_xml).unwrap(), String::from_utf8(direct).unwrap(), "{}", f.display());
+        assert_eq!(
+            String::from_utf8(via_xml).unwrap(),
+            String::from_utf8(direct).unwrap(),
+            "{}",
+            f.display()
+        );
     }
 }
 
@@ -69,9 +77,13 @@ fn not_xml(c: char) -> bool {
 
 #[test]
 fn white_space_and_line_ends_survive_xml() {
-    let json = br#"{"a":"a\r\nb","b":"\t","c":"  x  ","d":" ","e":"\r","f":["",{},[]],"g":"<&>\"'"}"#;
+    let json =
+        br#"{"a":"a\r\nb","b":"\t","c":"  x  ","d":" ","e":"\r","f":["",{},[]],"g":"<&>\"'"}"#;
     let back = xml_to_json(&json_to_xml(json));
-    assert_eq!(String::from_utf8(back).unwrap(), String::from_utf8(json.to_vec()).unwrap());
+    assert_eq!(
+        String::from_utf8(back).unwrap(),
+        String::from_utf8(json.to_vec()).unwrap()
+    );
 }
 
 #[test]
@@ -79,12 +91,17 @@ fn other_xml_is_written_as_jsonml() {
     let xml = br#"<?xml version="1.0"?><!-- c --><p:doc xmlns:p="urn:p" a="1"><t>x &amp; y</t><e/><?pi d?>tail</p:doc>"#;
     let ev = binxml_xml::parse_events(xml).unwrap();
     let json = String::from_utf8(write_events(&ev).unwrap()).unwrap();
-    assert_eq!(json, r#"["p:doc",{"xmlns:p":"urn:p","a":"1"},["t","x & y"],["e"],"tail"]"#);
+    assert_eq!(
+        json,
+        r#"["p:doc",{"xmlns:p":"urn:p","a":"1"},["t","x & y"],["e"],"tail"]"#
+    );
     // It is JSON.
     parse_events(json.as_bytes()).unwrap();
     // Or, on request, an error.
     let mut enc = binxml_json::JsonEncoder::new(Vec::new()).xml_as_jsonml(false);
-    let r = ev.iter().try_for_each(|e| binxml_core::Encoder::write_event(&mut enc, e));
+    let r = ev
+        .iter()
+        .try_for_each(|e| binxml_core::Encoder::write_event(&mut enc, e));
     assert_eq!(r.unwrap_err().kind, binxml_core::ErrorKind::InvalidEvents);
 }
 

@@ -14,18 +14,29 @@ use std::process::{Command, Stdio};
 
 /// The workspace root (the directory holding the top `Cargo.toml`).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("workspace root")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace root")
 }
 
 /// `../shared/corpus` relative to the workspace root.
 pub fn corpus_dir() -> PathBuf {
     let p = workspace_root().join("../shared/corpus");
-    assert!(p.is_dir(), "the shared corpus is missing at {}", p.display());
+    assert!(
+        p.is_dir(),
+        "the shared corpus is missing at {}",
+        p.display()
+    );
     p
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).expect("read corpus dir").flatten().map(|e| e.path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("read corpus dir")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -46,9 +57,16 @@ pub fn corpus_xml_files() -> Vec<PathBuf> {
         if rel.starts_with("json") {
             return false;
         }
-        !matches!(p.extension().and_then(|e| e.to_str()), Some("tsf" | "tsv" | "md"))
+        !matches!(
+            p.extension().and_then(|e| e.to_str()),
+            Some("tsf" | "tsv" | "md")
+        )
     });
-    assert!(all.len() > 50, "expected the whole corpus, found {} files", all.len());
+    assert!(
+        all.len() > 50,
+        "expected the whole corpus, found {} files",
+        all.len()
+    );
     all
 }
 
@@ -86,22 +104,41 @@ impl C14nOracle {
             .expect("start python3 (the C14N oracle)");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        C14nOracle { child, stdin, stdout }
+        C14nOracle {
+            child,
+            stdin,
+            stdout,
+        }
     }
 
     /// `Ok(())` when `candidate` has the same canonical form as `original`, else the oracle's
     /// description of the first difference.
     pub fn compare(&mut self, original: &Path, candidate: &Path) -> Result<(), String> {
-        writeln!(self.stdin, "{}\t{}", original.display(), candidate.display()).unwrap();
+        writeln!(
+            self.stdin,
+            "{}\t{}",
+            original.display(),
+            candidate.display()
+        )
+        .unwrap();
         self.stdin.flush().unwrap();
         let mut line = String::new();
         self.stdout.read_line(&mut line).expect("oracle answer");
         let line = line.trim_end();
-        if line == "ok" { Ok(()) } else { Err(line.to_string()) }
+        if line == "ok" {
+            Ok(())
+        } else {
+            Err(line.to_string())
+        }
     }
 
     /// Writes `candidate` bytes to a scratch file and compares.
-    pub fn compare_bytes(&mut self, original: &Path, candidate: &[u8], scratch: &Path) -> Result<(), String> {
+    pub fn compare_bytes(
+        &mut self,
+        original: &Path,
+        candidate: &[u8],
+        scratch: &Path,
+    ) -> Result<(), String> {
         std::fs::write(scratch, candidate).unwrap();
         self.compare(original, scratch)
     }

@@ -18,7 +18,10 @@ fn cpu_now() -> f64 {
     unsafe extern "C" {
         fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
     }
-    let mut ts = Timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: CLOCK_PROCESS_CPUTIME_ID (2) and a valid out pointer.
     unsafe { clock_gettime(2, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
@@ -70,7 +73,10 @@ fn main() {
         });
         println!(
             "{:<40} {:>9} bytes {:>7} units  TAM {:>9.1} us ({:>6.0} MB/s)  events {:>9.1} us",
-            std::path::Path::new(&arg).file_name().unwrap().to_string_lossy(),
+            std::path::Path::new(&arg)
+                .file_name()
+                .unwrap()
+                .to_string_lossy(),
             data.len(),
             units,
             t_tam,

@@ -16,9 +16,16 @@ fn main() {
             e.into_inner()
         }
         "tsf2xml" | "reftsf2xml" => {
-            let opts = binxml_tsf::TsfOptions { utf16_lengths: a[1] == "reftsf2xml", ..Default::default() };
+            let opts = binxml_tsf::TsfOptions {
+                utf16_lengths: a[1] == "reftsf2xml",
+                ..Default::default()
+            };
             let mut w = binxml_xml::XmlWriter::new(Vec::new());
-            transcode(&mut binxml_tsf::TsfDecoder::with_options(&input, opts), &mut w).unwrap();
+            transcode(
+                &mut binxml_tsf::TsfDecoder::with_options(&input, opts),
+                &mut w,
+            )
+            .unwrap();
             w.into_inner().unwrap()
         }
         "tsf2json" => {

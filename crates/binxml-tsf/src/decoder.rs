@@ -2,9 +2,9 @@
 
 use binxml_core::{Decoder, Error, Event, Result};
 
+use crate::TsfOptions;
 use crate::events::{EventGen, Source};
 use crate::lex::{Lexer, Unit};
-use crate::TsfOptions;
 
 impl<'a> Source<'a> for Lexer<'a> {
     #[inline]
@@ -33,7 +33,13 @@ impl<'a> TsfDecoder<'a> {
 
     /// UTF-8 lengths, the given limits.
     pub fn with_limits(input: &'a [u8], limits: binxml_core::Limits) -> Self {
-        Self::with_options(input, TsfOptions { limits, ..TsfOptions::default() })
+        Self::with_options(
+            input,
+            TsfOptions {
+                limits,
+                ..TsfOptions::default()
+            },
+        )
     }
 
     pub fn with_options(input: &'a [u8], opts: TsfOptions) -> Self {
@@ -45,7 +51,10 @@ impl<'a> TsfDecoder<'a> {
             }
             Err(e) => Err(Some(e)),
         };
-        TsfDecoder { inner, max_string_len }
+        TsfDecoder {
+            inner,
+            max_string_len,
+        }
     }
 }
 
@@ -58,7 +67,10 @@ impl<'a> Decoder<'a> for TsfDecoder<'a> {
                 if let Some(e) = &ev
                     && longest_string(e) > self.max_string_len
                 {
-                    let msg = format!("string longer than the limit of {} bytes", self.max_string_len);
+                    let msg = format!(
+                        "string longer than the limit of {} bytes",
+                        self.max_string_len
+                    );
                     return Err(Error::limit(crate::lex::FORMAT, g.offset(), msg));
                 }
                 Ok(ev)
@@ -104,7 +116,12 @@ fn longest_string(ev: &Event<'_>) -> usize {
         Event::Namespace { prefix, uri } => prefix.len().max(uri.len()),
         Event::Characters { text, .. } | Event::Comment(text) => text.len(),
         Event::ProcessingInstruction { target, data } => target.len().max(data.len()),
-        Event::DocType(d) => d.name.len().max(o(&d.public_id)).max(o(&d.system_id)).max(o(&d.internal_subset)),
+        Event::DocType(d) => d
+            .name
+            .len()
+            .max(o(&d.public_id))
+            .max(o(&d.system_id))
+            .max(o(&d.internal_subset)),
         Event::EntityReference { name, .. } => name.len(),
         Event::Typed(binxml_core::Typed::Number(s) | binxml_core::Typed::DateTime(s)) => s.len(),
         _ => 0,

@@ -10,7 +10,7 @@ use std::io::Write;
 use binxml_core::{DocType, Encoder, Error, Event, QName, Result, StreamChecker, Typed, XML_NS};
 
 use crate::events::doctype_text;
-use crate::jsonmap::{JsonType, JSON_NS, KEY_ATTR, TYPE_ATTR};
+use crate::jsonmap::{JSON_NS, JsonType, KEY_ATTR, TYPE_ATTR};
 use crate::lex::{FORMAT, TYPE_CHAR};
 
 /// A number to splice into the body at `pos` (or, when `n` is [`DOCTYPE`], the doctype unit
@@ -105,7 +105,15 @@ pub(crate) fn eq(a: &str, b: &str) -> bool {
 
 /// The number of UTF-16 code units of UTF-8 text.
 fn utf16_len(data: &[u8]) -> usize {
-    data.iter().map(|&b| if (b as i8) >= -0x40 { 1 + (b >= 0xf0) as usize } else { 0 }).sum()
+    data.iter()
+        .map(|&b| {
+            if (b as i8) >= -0x40 {
+                1 + (b >= 0xf0) as usize
+            } else {
+                0
+            }
+        })
+        .sum()
 }
 
 #[inline]
@@ -214,7 +222,10 @@ impl<W: Write> TsfEncoder<W> {
 
     #[inline]
     fn new_insert(&mut self) -> usize {
-        self.ins.push(Insert { pos: self.body.len(), n: 0 });
+        self.ins.push(Insert {
+            pos: self.body.len(),
+            n: 0,
+        });
         self.ins.len() - 1
     }
 
@@ -237,7 +248,11 @@ impl<W: Write> TsfEncoder<W> {
     /// The length written for `data`: bytes, or UTF-16 units.
     #[inline]
     fn len_of(&self, data: &[u8]) -> usize {
-        if self.opts.utf16_lengths { utf16_len(data) } else { data.len() }
+        if self.opts.utf16_lengths {
+            utf16_len(data)
+        } else {
+            data.len()
+        }
     }
 
     // ----- XML -----
@@ -280,7 +295,11 @@ impl<W: Write> TsfEncoder<W> {
     }
 
     fn declare(&mut self, prefix: &str, uri: &str) {
-        let name = if prefix.is_empty() { "xmlns".to_string() } else { format!("xmlns:{prefix}") };
+        let name = if prefix.is_empty() {
+            "xmlns".to_string()
+        } else {
+            format!("xmlns:{prefix}")
+        };
         self.attr_unit(&name, uri);
         self.ns.push((prefix.to_string(), uri.to_string()));
     }
@@ -295,7 +314,10 @@ impl<W: Write> TsfEncoder<W> {
         let ns = std::mem::take(&mut self.elem_ns);
         if !self.lookup(&prefix).is_some_and(|u| eq(u, &ns)) {
             if !prefix.is_empty() && ns.is_empty() {
-                return Err(Error::invalid_events(FORMAT, format!("element prefix {prefix:?} without a namespace")));
+                return Err(Error::invalid_events(
+                    FORMAT,
+                    format!("element prefix {prefix:?} without a namespace"),
+                ));
             }
             self.declare(&prefix, &ns);
         }
@@ -330,13 +352,19 @@ impl<W: Write> TsfEncoder<W> {
 
     fn xml_text(&mut self, text: &str, cdata: bool) -> Result<()> {
         self.end_start_tag()?;
-        if self.stack.is_empty() && !cdata && text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
+        if self.stack.is_empty()
+            && !cdata
+            && text
+                .bytes()
+                .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        {
             return Ok(()); // whitespace outside the root element is not kept
         }
         if let Some(t) = &self.text
-            && t.cdata != cdata {
-                self.end_text();
-            }
+            && t.cdata != cdata
+        {
+            self.end_text();
+        }
         if self.text.is_none() {
             if text.is_empty() && !cdata {
                 return Ok(());
@@ -344,7 +372,11 @@ impl<W: Write> TsfEncoder<W> {
             self.add_unit(false);
             let ins = self.new_insert();
             self.body.push(if cdata { b']' } else { b'[' });
-            self.text = Some(TextRun { ins, start: self.body.len(), cdata });
+            self.text = Some(TextRun {
+                ins,
+                start: self.body.len(),
+                cdata,
+            });
         }
         self.body.extend_from_slice(text.as_bytes());
         Ok(())
@@ -364,11 +396,16 @@ impl<W: Write> TsfEncoder<W> {
                 push_name(&mut self.body, &qn);
                 self.body.push(b'<');
                 if self.stack.is_empty()
-                    && let Some(dt) = self.doctype.take() {
-                        self.doctype_unit(&dt, &qn);
-                    }
+                    && let Some(dt) = self.doctype.take()
+                {
+                    self.doctype_unit(&dt, &qn);
+                }
                 self.lexical = qn;
-                self.stack.push(Open { ins, kind: OpenKind::Element, ns_len: self.ns.len() });
+                self.stack.push(Open {
+                    ins,
+                    kind: OpenKind::Element,
+                    ns_len: self.ns.len(),
+                });
                 self.in_start_tag = true;
                 self.attrs_ins = None;
                 self.elem_prefix.clear();
@@ -388,7 +425,10 @@ impl<W: Write> TsfEncoder<W> {
             Event::Attribute { name, value } => {
                 let mut qn = std::mem::take(&mut self.lexical);
                 let bound = name.namespace.is_empty()
-                    || (!name.prefix.is_empty() && self.lookup(&name.prefix).is_some_and(|u| eq(u, &name.namespace)));
+                    || (!name.prefix.is_empty()
+                        && self
+                            .lookup(&name.prefix)
+                            .is_some_and(|u| eq(u, &name.namespace)));
                 if bound {
                     qualified_into(name, &mut qn);
                 } else {
@@ -403,17 +443,18 @@ impl<W: Write> TsfEncoder<W> {
                     let p = match found {
                         Some(p) => p,
                         None => {
-                            let p = if !name.prefix.is_empty() && self.lookup(&name.prefix).is_none() {
-                                name.prefix.to_string()
-                            } else {
-                                loop {
-                                    self.gen_prefix += 1;
-                                    let p = format!("ns{}", self.gen_prefix);
-                                    if self.lookup(&p).is_none() {
-                                        break p;
+                            let p =
+                                if !name.prefix.is_empty() && self.lookup(&name.prefix).is_none() {
+                                    name.prefix.to_string()
+                                } else {
+                                    loop {
+                                        self.gen_prefix += 1;
+                                        let p = format!("ns{}", self.gen_prefix);
+                                        if self.lookup(&p).is_none() {
+                                            break p;
+                                        }
                                     }
-                                }
-                            };
+                                };
                             self.declare(&p, &name.namespace);
                             p
                         }
@@ -457,7 +498,10 @@ impl<W: Write> TsfEncoder<W> {
                 self.content()?;
                 self.add_unit(false);
                 if d.name.is_empty() {
-                    self.ins.push(Insert { pos: self.body.len(), n: DOCTYPE });
+                    self.ins.push(Insert {
+                        pos: self.body.len(),
+                        n: DOCTYPE,
+                    });
                     self.doctype = Some(d.clone().into_owned());
                 } else {
                     let mut s = String::new();
@@ -471,7 +515,8 @@ impl<W: Write> TsfEncoder<W> {
                 self.ns.truncate(o.ns_len);
             }
             Event::EndDocument => self.content()?,
-            Event::StartDocument { .. } | Event::Notation { .. } | Event::UnparsedEntity { .. } => {}
+            Event::StartDocument { .. } | Event::Notation { .. } | Event::UnparsedEntity { .. } => {
+            }
         }
         Ok(())
     }
@@ -479,18 +524,25 @@ impl<W: Write> TsfEncoder<W> {
     // ----- JSON -----
 
     fn json_open(&mut self, first: Option<&Event<'_>>) -> Result<()> {
-        let Some(declared) = self.jpending.take() else { return Ok(()) };
+        let Some(declared) = self.jpending.take() else {
+            return Ok(());
+        };
         let ty = match declared {
             Some(t) => t,
             None => match first {
                 Some(Event::Typed(t)) => match t {
                     Typed::Bool(_) => JsonType::Boolean,
                     Typed::Null => JsonType::Null,
-                    Typed::Number(_) | Typed::Int(_) | Typed::Float(_) | Typed::Double(_) => JsonType::Number,
+                    Typed::Number(_) | Typed::Int(_) | Typed::Float(_) | Typed::Double(_) => {
+                        JsonType::Number
+                    }
                     _ => JsonType::String,
                 },
                 Some(Event::StartElement(_)) => {
-                    return Err(Error::invalid_events(FORMAT, "a JSON element without a `t` attribute has element children"));
+                    return Err(Error::invalid_events(
+                        FORMAT,
+                        "a JSON element without a `t` attribute has element children",
+                    ));
                 }
                 _ => JsonType::String,
             },
@@ -498,19 +550,31 @@ impl<W: Write> TsfEncoder<W> {
         let named = match self.stack.last() {
             None => {
                 if self.root_items > 0 {
-                    return Err(Error::invalid_events(FORMAT, "more than one top-level JSON value"));
+                    return Err(Error::invalid_events(
+                        FORMAT,
+                        "more than one top-level JSON value",
+                    ));
                 }
                 false
             }
             Some(o) => match o.kind {
                 OpenKind::Object => true,
                 OpenKind::Array => false,
-                _ => return Err(Error::invalid_events(FORMAT, "an element inside a JSON string, number, boolean or null")),
+                _ => {
+                    return Err(Error::invalid_events(
+                        FORMAT,
+                        "an element inside a JSON string, number, boolean or null",
+                    ));
+                }
             },
         };
         // A JSON value at top level never needs the root message.
         self.add_unit(true);
-        let name = if named { std::mem::take(&mut self.jname) } else { String::new() };
+        let name = if named {
+            std::mem::take(&mut self.jname)
+        } else {
+            String::new()
+        };
         let kind = match ty {
             JsonType::Object | JsonType::Array | JsonType::String => {
                 let ins = self.new_insert();
@@ -521,7 +585,11 @@ impl<W: Write> TsfEncoder<W> {
                     _ => (b'\'', OpenKind::String(self.body.len() + 1)),
                 };
                 self.body.push(c);
-                self.stack.push(Open { ins, kind: k, ns_len: 0 });
+                self.stack.push(Open {
+                    ins,
+                    kind: k,
+                    ns_len: 0,
+                });
                 if named {
                     self.jname = name;
                 }
@@ -535,7 +603,11 @@ impl<W: Write> TsfEncoder<W> {
             self.jname = name;
         }
         self.scalar.clear();
-        self.stack.push(Open { ins: usize::MAX, kind, ns_len: 0 });
+        self.stack.push(Open {
+            ins: usize::MAX,
+            kind,
+            ns_len: 0,
+        });
         Ok(())
     }
 
@@ -544,8 +616,14 @@ impl<W: Write> TsfEncoder<W> {
             Some(OpenKind::String(_)) => self.body.extend_from_slice(text.as_bytes()),
             Some(OpenKind::Scalar(_)) => self.scalar.push_str(text),
             _ => {
-                if !text.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
-                    return Err(Error::invalid_events(FORMAT, "text directly inside a JSON object or array"));
+                if !text
+                    .bytes()
+                    .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                {
+                    return Err(Error::invalid_events(
+                        FORMAT,
+                        "text directly inside a JSON object or array",
+                    ));
                 }
             }
         }
@@ -560,10 +638,16 @@ impl<W: Write> TsfEncoder<W> {
                 }
                 if let Some(o) = self.stack.last() {
                     if !matches!(o.kind, OpenKind::Object | OpenKind::Array) {
-                        return Err(Error::invalid_events(FORMAT, "an element inside a JSON string, number, boolean or null"));
+                        return Err(Error::invalid_events(
+                            FORMAT,
+                            "an element inside a JSON string, number, boolean or null",
+                        ));
                     }
                 } else if self.root_items > 0 {
-                    return Err(Error::invalid_events(FORMAT, "more than one top-level JSON value"));
+                    return Err(Error::invalid_events(
+                        FORMAT,
+                        "more than one top-level JSON value",
+                    ));
                 }
                 self.jname.clear();
                 self.jname.push_str(&q.local);
@@ -571,16 +655,18 @@ impl<W: Write> TsfEncoder<W> {
             }
             Event::Attribute { name, value } => {
                 if let Some(p) = self.jpending.as_mut()
-                    && name.namespace.is_empty() && name.prefix.is_empty() {
-                        if eq(&name.local, TYPE_ATTR) {
-                            *p = Some(JsonType::from_attr(value).ok_or_else(|| {
-                                Error::invalid_events(FORMAT, format!("unknown JSON type t={value:?}"))
-                            })?);
-                        } else if eq(&name.local, KEY_ATTR) {
-                            self.jname.clear();
-                            self.jname.push_str(value);
-                        }
+                    && name.namespace.is_empty()
+                    && name.prefix.is_empty()
+                {
+                    if eq(&name.local, TYPE_ATTR) {
+                        *p = Some(JsonType::from_attr(value).ok_or_else(|| {
+                            Error::invalid_events(FORMAT, format!("unknown JSON type t={value:?}"))
+                        })?);
+                    } else if eq(&name.local, KEY_ATTR) {
+                        self.jname.clear();
+                        self.jname.push_str(value);
                     }
+                }
             }
             Event::Characters { text, .. } => {
                 if self.jpending.is_some() {
@@ -621,10 +707,20 @@ impl<W: Write> TsfEncoder<W> {
                             _ => s == "null" || s.is_empty(),
                         };
                         if !ok {
-                            return Err(Error::invalid_events(FORMAT, format!("{s:?} is not a JSON {}", t.attr_value().unwrap_or("value"))));
+                            return Err(Error::invalid_events(
+                                FORMAT,
+                                format!(
+                                    "{s:?} is not a JSON {}",
+                                    t.attr_value().unwrap_or("value")
+                                ),
+                            ));
                         }
                         let s = if s.is_empty() { "null" } else { s };
-                        let (tc, data) = if t == JsonType::Number { (b'#', s) } else { (b'~', s) };
+                        let (tc, data) = if t == JsonType::Number {
+                            (b'#', s)
+                        } else {
+                            (b'~', s)
+                        };
                         let name = std::mem::take(&mut self.scalar_name);
                         push_num(&mut self.body, data.len());
                         push_name(&mut self.body, &name);
@@ -636,7 +732,10 @@ impl<W: Write> TsfEncoder<W> {
                 }
             }
             Event::EntityReference { .. } => {
-                return Err(Error::unsupported(FORMAT, "entity reference in a JSON document"));
+                return Err(Error::unsupported(
+                    FORMAT,
+                    "entity reference in a JSON document",
+                ));
             }
             _ => {}
         }
@@ -687,18 +786,19 @@ impl<W: Write> Encoder for TsfEncoder<W> {
     fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
         self.checker.check(FORMAT, event)?;
         if self.mode == Mode::Unknown
-            && let Event::StartElement(q) = event {
-                if eq(&q.namespace, JSON_NS) {
-                    // JSON has no place for comments, PIs or a doctype before the value.
-                    self.mode = Mode::Json;
-                    self.body.clear();
-                    self.ins.clear();
-                    self.root_items = 0;
-                    self.doctype = None;
-                } else {
-                    self.mode = Mode::Xml;
-                }
+            && let Event::StartElement(q) = event
+        {
+            if eq(&q.namespace, JSON_NS) {
+                // JSON has no place for comments, PIs or a doctype before the value.
+                self.mode = Mode::Json;
+                self.body.clear();
+                self.ins.clear();
+                self.root_items = 0;
+                self.doctype = None;
+            } else {
+                self.mode = Mode::Xml;
             }
+        }
         match self.mode {
             Mode::Json => self.json_event(event),
             _ => self.xml_event(event),

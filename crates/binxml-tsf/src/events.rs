@@ -5,8 +5,8 @@ use std::borrow::Cow;
 
 use binxml_core::{DocType, Error, Event, Limits, QName, Result, Typed, XML_NS};
 
-use crate::jsonmap::{element_name, JsonType, ITEM_NAME, JSON_NS, KEY_ATTR, ROOT_NAME, TYPE_ATTR};
-use crate::lex::{Unit, UnitKind, FORMAT};
+use crate::jsonmap::{ITEM_NAME, JSON_NS, JsonType, KEY_ATTR, ROOT_NAME, TYPE_ATTR, element_name};
+use crate::lex::{FORMAT, Unit, UnitKind};
 
 /// Where units come from.
 pub(crate) trait Source<'a> {
@@ -75,7 +75,10 @@ fn split_qname<'a>(c: &Cow<'a, str>) -> (Cow<'a, str>, Cow<'a, str>) {
         None => (Cow::Borrowed(""), c.clone()),
         Some(i) => match c {
             Cow::Borrowed(s) => (Cow::Borrowed(&s[..i]), Cow::Borrowed(&s[i + 1..])),
-            Cow::Owned(s) => (Cow::Owned(s[..i].to_string()), Cow::Owned(s[i + 1..].to_string())),
+            Cow::Owned(s) => (
+                Cow::Owned(s[..i].to_string()),
+                Cow::Owned(s[i + 1..].to_string()),
+            ),
         },
     }
 }
@@ -122,7 +125,10 @@ pub(crate) fn parse_doctype(s: &str) -> std::result::Result<DocType<'_>, String>
     if name.is_empty() {
         return Err("doctype without a name".into());
     }
-    let mut dt = DocType { name: Cow::Borrowed(name), ..Default::default() };
+    let mut dt = DocType {
+        name: Cow::Borrowed(name),
+        ..Default::default()
+    };
     p = skip(p);
     if s[p..].starts_with("PUBLIC") {
         let (pubid, np) = quoted(s, skip(p + 6))?;
@@ -139,7 +145,9 @@ pub(crate) fn parse_doctype(s: &str) -> std::result::Result<DocType<'_>, String>
         p = skip(np);
     }
     if b.get(p) == Some(&b'[') {
-        let Some(close) = s.rfind(']') else { return Err("internal subset without ']'".into()) };
+        let Some(close) = s.rfind(']') else {
+            return Err("internal subset without ']'".into());
+        };
         if close < p {
             return Err("internal subset without ']'".into());
         }
@@ -160,7 +168,11 @@ pub(crate) fn doctype_text(d: &DocType<'_>, root_name: &str, out: &mut String) {
         out.push_str(s);
         out.push(q);
     }
-    out.push_str(if d.name.is_empty() { root_name } else { &d.name });
+    out.push_str(if d.name.is_empty() {
+        root_name
+    } else {
+        &d.name
+    });
     match (&d.public_id, &d.system_id) {
         (Some(p), s) => {
             out.push_str(" PUBLIC ");
@@ -287,9 +299,10 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
                 self.pend = None;
             }
             if self.attr_next != usize::MAX
-                && let Some(ev) = self.attr_event()? {
-                    return Ok(Some(ev));
-                }
+                && let Some(ev) = self.attr_event()?
+            {
+                return Ok(Some(ev));
+            }
             if self.state == State::Done || self.failed {
                 return Ok(None);
             }
@@ -308,7 +321,11 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
     fn depth_check(&self, off: usize) -> Result<()> {
         // The root frame does not count.
         if self.stack.len() > self.limits.max_depth {
-            return Err(Error::limit(FORMAT, off as u64, format!("nesting deeper than {}", self.limits.max_depth)));
+            return Err(Error::limit(
+                FORMAT,
+                off as u64,
+                format!("nesting deeper than {}", self.limits.max_depth),
+            ));
         }
         Ok(())
     }
@@ -323,17 +340,45 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
             let (off, value) = (a.off, a.value);
             if self.attr_ns_pass {
                 match a.ns {
-                    1 => return self.ret(off, Event::Namespace { prefix: Cow::Borrowed(""), uri: Cow::Borrowed(value) }),
+                    1 => {
+                        return self.ret(
+                            off,
+                            Event::Namespace {
+                                prefix: Cow::Borrowed(""),
+                                uri: Cow::Borrowed(value),
+                            },
+                        );
+                    }
                     2 => {
                         let prefix = sub(&a.name, 6);
-                        return self.ret(off, Event::Namespace { prefix, uri: Cow::Borrowed(value) });
+                        return self.ret(
+                            off,
+                            Event::Namespace {
+                                prefix,
+                                uri: Cow::Borrowed(value),
+                            },
+                        );
                     }
                     _ => {}
                 }
             } else if a.ns == 0 {
                 let (prefix, local) = split_qname(&a.name);
-                let namespace = if prefix.is_empty() { Cow::Borrowed("") } else { self.lookup(&prefix, off)? };
-                return self.ret(off, Event::Attribute { name: QName { prefix, namespace, local }, value: Cow::Borrowed(value) });
+                let namespace = if prefix.is_empty() {
+                    Cow::Borrowed("")
+                } else {
+                    self.lookup(&prefix, off)?
+                };
+                return self.ret(
+                    off,
+                    Event::Attribute {
+                        name: QName {
+                            prefix,
+                            namespace,
+                            local,
+                        },
+                        value: Cow::Borrowed(value),
+                    },
+                );
             }
             if self.attr_next == self.attrs.len() && self.attr_ns_pass {
                 self.attr_ns_pass = false;
@@ -355,13 +400,25 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
                 let u = self.src.unit(true)?;
                 if u.kind == UnitKind::Attributes {
                     self.json = false;
-                    self.stack.push(Frame { kind: FrameKind::Root, remaining: u.count, ns_len: 0 });
+                    self.stack.push(Frame {
+                        kind: FrameKind::Root,
+                        remaining: u.count,
+                        ns_len: 0,
+                    });
                 } else {
                     self.json = matches!(
                         u.kind,
-                        UnitKind::Object | UnitKind::Array | UnitKind::String | UnitKind::Number | UnitKind::Literal
+                        UnitKind::Object
+                            | UnitKind::Array
+                            | UnitKind::String
+                            | UnitKind::Number
+                            | UnitKind::Literal
                     );
-                    self.stack.push(Frame { kind: FrameKind::Root, remaining: 1, ns_len: 0 });
+                    self.stack.push(Frame {
+                        kind: FrameKind::Root,
+                        remaining: 1,
+                        ns_len: 0,
+                    });
                     self.peeked = Some(u);
                 }
                 self.state = State::Body;
@@ -413,7 +470,13 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
             UnitKind::Element => self.element(u),
             UnitKind::Text | UnitKind::CData => {
                 if !u.value.is_empty() || u.kind == UnitKind::CData {
-                    self.ret(off, Event::Characters { text: Cow::Borrowed(u.value), cdata: u.kind == UnitKind::CData })
+                    self.ret(
+                        off,
+                        Event::Characters {
+                            text: Cow::Borrowed(u.value),
+                            cdata: u.kind == UnitKind::CData,
+                        },
+                    )
                 } else {
                     Ok(None)
                 }
@@ -422,33 +485,71 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
             UnitKind::ProcessingInstruction => {
                 let (target, data) = split_pi(u.value);
                 if target.is_empty() {
-                    return Err(Error::malformed(FORMAT, off as u64, "processing instruction without a target"));
+                    return Err(Error::malformed(
+                        FORMAT,
+                        off as u64,
+                        "processing instruction without a target",
+                    ));
                 }
-                self.ret(off, Event::ProcessingInstruction { target: Cow::Borrowed(target), data: Cow::Borrowed(data) })
+                self.ret(
+                    off,
+                    Event::ProcessingInstruction {
+                        target: Cow::Borrowed(target),
+                        data: Cow::Borrowed(data),
+                    },
+                )
             }
             UnitKind::Doctype => {
                 if parent != FrameKind::Root {
-                    return Err(Error::malformed(FORMAT, off as u64, "doctype inside an element"));
+                    return Err(Error::malformed(
+                        FORMAT,
+                        off as u64,
+                        "doctype inside an element",
+                    ));
                 }
-                let dt = parse_doctype(u.value).map_err(|m| Error::malformed(FORMAT, off as u64, format!("bad doctype: {m}")))?;
+                let dt = parse_doctype(u.value).map_err(|m| {
+                    Error::malformed(FORMAT, off as u64, format!("bad doctype: {m}"))
+                })?;
                 self.ret(off, Event::DocType(dt))
             }
             UnitKind::EntityRef => {
                 if u.value.is_empty() {
-                    return Err(Error::malformed(FORMAT, off as u64, "entity reference without a name"));
+                    return Err(Error::malformed(
+                        FORMAT,
+                        off as u64,
+                        "entity reference without a name",
+                    ));
                 }
-                self.ret(off, Event::EntityReference { name: Cow::Borrowed(u.value), public_id: None, system_id: None })
+                self.ret(
+                    off,
+                    Event::EntityReference {
+                        name: Cow::Borrowed(u.value),
+                        public_id: None,
+                        system_id: None,
+                    },
+                )
             }
-            UnitKind::Attributes | UnitKind::Attribute => {
-                Err(Error::malformed(FORMAT, off as u64, "an attribute list must be the first unit of an element"))
-            }
-            _ => Err(Error::malformed(FORMAT, off as u64, "a JSON unit in an XML document")),
+            UnitKind::Attributes | UnitKind::Attribute => Err(Error::malformed(
+                FORMAT,
+                off as u64,
+                "an attribute list must be the first unit of an element",
+            )),
+            _ => Err(Error::malformed(
+                FORMAT,
+                off as u64,
+                "a JSON unit in an XML document",
+            )),
         }
     }
 
     fn lookup(&self, prefix: &str, off: usize) -> Result<Cow<'a, str>> {
         // Byte-wise: prefixes are short, a memcmp call per binding costs more than the loop.
-        if let Some((_, uri)) = self.ns.iter().rev().find(|(p, _)| crate::encoder::eq(p, prefix)) {
+        if let Some((_, uri)) = self
+            .ns
+            .iter()
+            .rev()
+            .find(|(p, _)| crate::encoder::eq(p, prefix))
+        {
             return Ok(uri.clone());
         }
         if prefix.is_empty() {
@@ -457,7 +558,11 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
         if prefix == "xml" {
             return Ok(Cow::Borrowed(XML_NS));
         }
-        Err(Error::malformed(FORMAT, off as u64, format!("namespace prefix {prefix:?} is not declared")))
+        Err(Error::malformed(
+            FORMAT,
+            off as u64,
+            format!("namespace prefix {prefix:?} is not declared"),
+        ))
     }
 
     fn element(&mut self, u: Unit<'a>) -> Result<Option<Event<'a>>> {
@@ -465,7 +570,11 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
         self.depth_check(off)?;
         let name = u.name.get();
         if name.is_empty() {
-            return Err(Error::malformed(FORMAT, off as u64, "element without a name"));
+            return Err(Error::malformed(
+                FORMAT,
+                off as u64,
+                "element without a name",
+            ));
         }
         let mut remaining = u.count;
         self.attrs.clear();
@@ -477,11 +586,19 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
                 for _ in 0..first.count {
                     let a = self.src.unit(false)?;
                     if !matches!(a.kind, UnitKind::Text | UnitKind::Attribute) {
-                        return Err(Error::malformed(FORMAT, a.off as u64, "an attribute list holds a unit that is not an attribute"));
+                        return Err(Error::malformed(
+                            FORMAT,
+                            a.off as u64,
+                            "an attribute list holds a unit that is not an attribute",
+                        ));
                     }
                     let an = a.name.get();
                     if an.is_empty() {
-                        return Err(Error::malformed(FORMAT, a.off as u64, "attribute without a name"));
+                        return Err(Error::malformed(
+                            FORMAT,
+                            a.off as u64,
+                            "attribute without a name",
+                        ));
                     }
                     let b = an.as_bytes();
                     let ns = if b.len() >= 5 && &b[..5] == b"xmlns" {
@@ -500,7 +617,12 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
                     } else if ns == 2 {
                         self.ns.push((sub(&an, 6), Cow::Borrowed(a.value)));
                     }
-                    self.attrs.push(AttrItem { name: an, value: a.value, off: a.off, ns });
+                    self.attrs.push(AttrItem {
+                        name: an,
+                        value: a.value,
+                        off: a.off,
+                        ns,
+                    });
                 }
             } else {
                 self.peeked = Some(first);
@@ -512,21 +634,49 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
             self.attr_next = 0;
             self.attr_ns_pass = ns_len != self.ns.len();
         }
-        self.stack.push(Frame { kind: FrameKind::Element, remaining, ns_len });
-        self.ret(off, Event::StartElement(QName { prefix, namespace: uri, local }))
+        self.stack.push(Frame {
+            kind: FrameKind::Element,
+            remaining,
+            ns_len,
+        });
+        self.ret(
+            off,
+            Event::StartElement(QName {
+                prefix,
+                namespace: uri,
+                local,
+            }),
+        )
     }
 
     /// A JSON value's StartElement; the rest of its events wait in `self.pend`.
-    fn begin(&mut self, off: usize, key: Option<Cow<'a, str>>, root: bool, ty: JsonType, content: Content<'a>) -> Event<'a> {
+    fn begin(
+        &mut self,
+        off: usize,
+        key: Option<Cow<'a, str>>,
+        root: bool,
+        ty: JsonType,
+        content: Content<'a>,
+    ) -> Event<'a> {
         let (local, key_attr): (Cow<'a, str>, Option<Cow<'a, str>>) = match key {
-            None => (Cow::Borrowed(if root { ROOT_NAME } else { ITEM_NAME }), None),
+            None => (
+                Cow::Borrowed(if root { ROOT_NAME } else { ITEM_NAME }),
+                None,
+            ),
             Some(k) => match element_name(&k) {
                 // The name itself.
                 Cow::Borrowed(s) if s.len() == k.len() => (k, None),
                 esc => (Cow::Owned(esc.into_owned()), Some(k)),
             },
         };
-        self.pend = Some(Pend { phase: 0, root, ty, key: key_attr, content, off });
+        self.pend = Some(Pend {
+            phase: 0,
+            root,
+            ty,
+            key: key_attr,
+            content,
+            off,
+        });
         self.last_off = off as u64;
         Event::StartElement(QName::new("", JSON_NS, local))
     }
@@ -534,14 +684,32 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
     fn json_unit(&mut self, u: Unit<'a>, parent: FrameKind) -> Result<Event<'a>> {
         let off = u.off;
         let root = parent == FrameKind::Root;
-        let key = if parent == FrameKind::Object { Some(u.name.get()) } else { None };
+        let key = if parent == FrameKind::Object {
+            Some(u.name.get())
+        } else {
+            None
+        };
         let (ty, content) = match u.kind {
             UnitKind::Object | UnitKind::Array => {
                 self.depth_check(off)?;
                 let obj = u.kind == UnitKind::Object;
-                let ev = self.begin(off, key, root, if obj { JsonType::Object } else { JsonType::Array }, Content::Open);
+                let ev = self.begin(
+                    off,
+                    key,
+                    root,
+                    if obj {
+                        JsonType::Object
+                    } else {
+                        JsonType::Array
+                    },
+                    Content::Open,
+                );
                 self.stack.push(Frame {
-                    kind: if obj { FrameKind::Object } else { FrameKind::Array },
+                    kind: if obj {
+                        FrameKind::Object
+                    } else {
+                        FrameKind::Array
+                    },
                     remaining: u.count,
                     ns_len: 0,
                 });
@@ -550,17 +718,36 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
             UnitKind::String => (JsonType::String, Content::Str(u.value)),
             UnitKind::Number => {
                 if !is_json_number(u.value) {
-                    return Err(Error::malformed(FORMAT, off as u64, format!("{:?} is not a JSON number", u.value)));
+                    return Err(Error::malformed(
+                        FORMAT,
+                        off as u64,
+                        format!("{:?} is not a JSON number", u.value),
+                    ));
                 }
-                (JsonType::Number, Content::Typed(Typed::Number(Cow::Borrowed(u.value))))
+                (
+                    JsonType::Number,
+                    Content::Typed(Typed::Number(Cow::Borrowed(u.value))),
+                )
             }
             UnitKind::Literal => match u.value {
                 "true" => (JsonType::Boolean, Content::Typed(Typed::Bool(true))),
                 "false" => (JsonType::Boolean, Content::Typed(Typed::Bool(false))),
                 "null" => (JsonType::Null, Content::Typed(Typed::Null)),
-                v => return Err(Error::malformed(FORMAT, off as u64, format!("{v:?} is not true, false or null"))),
+                v => {
+                    return Err(Error::malformed(
+                        FORMAT,
+                        off as u64,
+                        format!("{v:?} is not true, false or null"),
+                    ));
+                }
             },
-            _ => return Err(Error::malformed(FORMAT, off as u64, "an XML unit in a JSON document")),
+            _ => {
+                return Err(Error::malformed(
+                    FORMAT,
+                    off as u64,
+                    "an XML unit in a JSON document",
+                ));
+            }
         };
         Ok(self.begin(off, key, root, ty, content))
     }
@@ -592,19 +779,28 @@ impl<'a> Pend<'a> {
                 0 => {
                     self.phase = 1;
                     if self.root {
-                        return Some(Event::Namespace { prefix: Cow::Borrowed(""), uri: Cow::Borrowed(JSON_NS) });
+                        return Some(Event::Namespace {
+                            prefix: Cow::Borrowed(""),
+                            uri: Cow::Borrowed(JSON_NS),
+                        });
                     }
                 }
                 1 => {
                     self.phase = 2;
                     if let Some(t) = self.ty.attr_value() {
-                        return Some(Event::Attribute { name: QName::local(TYPE_ATTR), value: Cow::Borrowed(t) });
+                        return Some(Event::Attribute {
+                            name: QName::local(TYPE_ATTR),
+                            value: Cow::Borrowed(t),
+                        });
                     }
                 }
                 2 => {
                     self.phase = 3;
                     if let Some(k) = self.key.take() {
-                        return Some(Event::Attribute { name: QName::local(KEY_ATTR), value: k });
+                        return Some(Event::Attribute {
+                            name: QName::local(KEY_ATTR),
+                            value: k,
+                        });
                     }
                 }
                 3 => {
@@ -616,7 +812,10 @@ impl<'a> Pend<'a> {
                         }
                         Content::Str(s) => {
                             if !s.is_empty() {
-                                return Some(Event::Characters { text: Cow::Borrowed(s), cdata: false });
+                                return Some(Event::Characters {
+                                    text: Cow::Borrowed(s),
+                                    cdata: false,
+                                });
                             }
                         }
                         Content::Typed(t) => return Some(Event::Typed(t)),
@@ -676,7 +875,13 @@ mod tests {
     #[test]
     fn compact() {
         let mut o = String::new();
-        super::compact_subset("\n  <!ENTITY a \"x  y\">\n <!-- c  c --> %pe;\n<?p  d?>\n<!ATTLIST e a CDATA 'q > r'>  ", &mut o);
-        assert_eq!(o, "<!ENTITY a \"x  y\"><!-- c  c -->%pe;<?p  d?><!ATTLIST e a CDATA 'q > r'>");
+        super::compact_subset(
+            "\n  <!ENTITY a \"x  y\">\n <!-- c  c --> %pe;\n<?p  d?>\n<!ATTLIST e a CDATA 'q > r'>  ",
+            &mut o,
+        );
+        assert_eq!(
+            o,
+            "<!ENTITY a \"x  y\"><!-- c  c -->%pe;<?p  d?><!ATTLIST e a CDATA 'q > r'>"
+        );
     }
 }

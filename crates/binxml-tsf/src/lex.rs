@@ -102,7 +102,11 @@ const fn kind_table(json: bool) -> [Option<UnitKind>; 256] {
     let mut t = [None; 256];
     t[b'<' as usize] = Some(UnitKind::Element);
     t[b'=' as usize] = Some(UnitKind::Attributes);
-    t[b'[' as usize] = Some(if json { UnitKind::Array } else { UnitKind::Text });
+    t[b'[' as usize] = Some(if json {
+        UnitKind::Array
+    } else {
+        UnitKind::Text
+    });
     t[b']' as usize] = Some(UnitKind::CData);
     t[b'!' as usize] = Some(UnitKind::Doctype);
     t[b'+' as usize] = Some(UnitKind::Comment);
@@ -129,7 +133,10 @@ pub struct RawName<'a> {
 }
 
 impl<'a> RawName<'a> {
-    pub const NONE: RawName<'static> = RawName { raw: "", quoted: false };
+    pub const NONE: RawName<'static> = RawName {
+        raw: "",
+        quoted: false,
+    };
 
     /// The name with the `\` escapes of the `"` form removed (borrowed unless there were
     /// escapes).
@@ -185,19 +192,31 @@ fn cold(msg: &'static str, at: usize) -> Error {
 #[cold]
 #[inline(never)]
 fn string_limit(n: usize, max: usize, off: usize) -> Error {
-    Error::limit(FORMAT, off as u64, format!("a name or data of {n} bytes, longer than the limit of {max}"))
+    Error::limit(
+        FORMAT,
+        off as u64,
+        format!("a name or data of {n} bytes, longer than the limit of {max}"),
+    )
 }
 
 #[cold]
 #[inline(never)]
 fn count_error(n: usize, left: usize, off: usize) -> Error {
-    Error::malformed(FORMAT, off as u64, format!("count {n} larger than the units the remaining {left} bytes can hold"))
+    Error::malformed(
+        FORMAT,
+        off as u64,
+        format!("count {n} larger than the units the remaining {left} bytes can hold"),
+    )
 }
 
 #[cold]
 #[inline(never)]
 fn length_error(n: usize, left: usize, off: usize) -> Error {
-    Error::malformed(FORMAT, off as u64, format!("length {n} past the end of input ({left} bytes left)"))
+    Error::malformed(
+        FORMAT,
+        off as u64,
+        format!("length {n} past the end of input ({left} bytes left)"),
+    )
 }
 
 /// A unit as offsets into the input.
@@ -231,17 +250,35 @@ impl<'a> Lexer<'a> {
     pub fn new(input: &'a [u8], utf16: bool) -> Result<Self> {
         let input = match std::str::from_utf8(input) {
             Ok(s) => s,
-            Err(e) => return Err(Error::malformed(FORMAT, e.valid_up_to() as u64, "invalid UTF-8")),
+            Err(e) => {
+                return Err(Error::malformed(
+                    FORMAT,
+                    e.valid_up_to() as u64,
+                    "invalid UTF-8",
+                ));
+            }
         };
-        Ok(Lexer { input, pos: 0, utf16, max_str: usize::MAX })
+        Ok(Lexer {
+            input,
+            pos: 0,
+            utf16,
+            max_str: usize::MAX,
+        })
     }
 
     /// After the document's last unit at `pos`: only white space may follow (a text editor's or
     /// `echo`'s final newline).
     pub fn check_end(&self, pos: usize) -> Result<()> {
-        match self.input.as_bytes()[pos..].iter().position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
+        match self.input.as_bytes()[pos..]
+            .iter()
+            .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        {
             None => Ok(()),
-            Some(i) => Err(Error::malformed(FORMAT, (pos + i) as u64, "data after the end of the document")),
+            Some(i) => Err(Error::malformed(
+                FORMAT,
+                (pos + i) as u64,
+                "data after the end of the document",
+            )),
         }
     }
 
@@ -255,9 +292,16 @@ impl<'a> Lexer<'a> {
         // Boundaries: after ASCII digits / `"` / type characters, or checked by `raw`.
         Ok(Unit {
             kind: r.kind,
-            name: RawName { raw: &s[r.name_start..r.name_end], quoted: r.quoted },
+            name: RawName {
+                raw: &s[r.name_start..r.name_end],
+                quoted: r.quoted,
+            },
             count: r.n,
-            value: if r.kind.is_structured() { "" } else { &s[r.data_start..r.end] },
+            value: if r.kind.is_structured() {
+                ""
+            } else {
+                &s[r.data_start..r.end]
+            },
             off: r.off,
         })
     }
@@ -302,13 +346,21 @@ impl<'a> Lexer<'a> {
                     p += i;
                     kind = k;
                 }
-                None => return Err(cold("missing type character (unit runs to the end of input)", name_start)),
+                None => {
+                    return Err(cold(
+                        "missing type character (unit runs to the end of input)",
+                        name_start,
+                    ));
+                }
             }
         } else {
             p += 1;
             loop {
                 let Some(&c) = b.get(p) else {
-                    return Err(cold("missing type character (unit runs to the end of input)", name_start - 1));
+                    return Err(cold(
+                        "missing type character (unit runs to the end of input)",
+                        name_start - 1,
+                    ));
                 };
                 if c == b'\\' {
                     p += 2;
@@ -332,12 +384,25 @@ impl<'a> Lexer<'a> {
             if n > (b.len() - p) / 2 {
                 return Err(count_error(n, b.len() - p, off));
             }
-            Ok(Raw { kind, quoted, name_start, name_end, n, data_start: p, end: p, off })
+            Ok(Raw {
+                kind,
+                quoted,
+                name_start,
+                name_end,
+                n,
+                data_start: p,
+                end: p,
+                off,
+            })
         } else {
             if n > self.max_str {
                 return Err(string_limit(n, self.max_str, off));
             }
-            let end = if self.utf16 { self.utf16_end(p, n, off)? } else { p + n };
+            let end = if self.utf16 {
+                self.utf16_end(p, n, off)?
+            } else {
+                p + n
+            };
             if end > b.len() {
                 return Err(length_error(n, b.len() - p, off));
             }
@@ -345,7 +410,16 @@ impl<'a> Lexer<'a> {
             if end < b.len() && (b[end] as i8) < -0x40 {
                 return Err(cold("data ends inside a UTF-8 character", end));
             }
-            Ok(Raw { kind, quoted, name_start, name_end, n, data_start: p, end, off })
+            Ok(Raw {
+                kind,
+                quoted,
+                name_start,
+                name_end,
+                n,
+                data_start: p,
+                end,
+                off,
+            })
         }
     }
 
@@ -361,7 +435,11 @@ impl<'a> Lexer<'a> {
         let mut left = units;
         while left > 0 {
             let Some(&c) = b.get(p) else {
-                return Err(Error::malformed(FORMAT, off as u64, format!("length {units} (UTF-16 units) past the end of input")));
+                return Err(Error::malformed(
+                    FORMAT,
+                    off as u64,
+                    format!("length {units} (UTF-16 units) past the end of input"),
+                ));
             };
             let (len, u) = match c {
                 0..=0x7f => (1, 1),
@@ -370,7 +448,11 @@ impl<'a> Lexer<'a> {
                 _ => (4, 2),
             };
             if u > left {
-                return Err(Error::malformed(FORMAT, p as u64, "UTF-16 length ends inside a surrogate pair"));
+                return Err(Error::malformed(
+                    FORMAT,
+                    p as u64,
+                    "UTF-16 length ends inside a surrogate pair",
+                ));
             }
             left -= u;
             p += len;

@@ -26,9 +26,9 @@ mod jsonmap;
 mod lex;
 mod tam;
 
-pub use decoder::{parse_events, parse_events_with, TsfDecoder};
-pub use encoder::{write_events, TsfEncoder, TsfEncoderOptions};
-pub use jsonmap::{JsonType, JSON_NS};
+pub use decoder::{TsfDecoder, parse_events, parse_events_with};
+pub use encoder::{TsfEncoder, TsfEncoderOptions, write_events};
+pub use jsonmap::{JSON_NS, JsonType};
 pub use lex::{RawName, UnitKind};
 pub use tam::{Descendants, Node, Tam, TamDecoder, Units};
 
@@ -46,7 +46,10 @@ pub struct TsfOptions {
 impl TsfOptions {
     /// Options for the reference converter's files (UTF-16 lengths).
     pub fn reference() -> Self {
-        TsfOptions { utf16_lengths: true, ..Default::default() }
+        TsfOptions {
+            utf16_lengths: true,
+            ..Default::default()
+        }
     }
 }
 

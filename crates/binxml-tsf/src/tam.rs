@@ -12,9 +12,9 @@ use std::borrow::Cow;
 
 use binxml_core::{Decoder, Error, Event, Result};
 
-use crate::events::{EventGen, Source};
-use crate::lex::{Lexer, RawName, Unit, UnitKind, FORMAT};
 use crate::TsfOptions;
+use crate::events::{EventGen, Source};
+use crate::lex::{FORMAT, Lexer, RawName, Unit, UnitKind};
 
 const NONE: u32 = u32::MAX;
 
@@ -188,7 +188,13 @@ impl<'a> Tam<'a> {
                         return Err(depth_error(max_depth, u.off));
                     }
                     rows.resize(first as usize + count as usize, Row::default());
-                    stack.push(Level { next, end, start, parent, ctx });
+                    stack.push(Level {
+                        next,
+                        end,
+                        start,
+                        parent,
+                        ctx,
+                    });
                     (next, end, start, parent) = (first, first + count, first, r);
                     ctx = match kind {
                         UnitKind::Element => Ctx::Xml,
@@ -201,7 +207,14 @@ impl<'a> Tam<'a> {
             }
         }
         lex.check_end(pos)?;
-        Ok(Tam { input: lex.input, rows, top, root_message, json, limits: opts.limits })
+        Ok(Tam {
+            input: lex.input,
+            rows,
+            top,
+            root_message,
+            json,
+            limits: opts.limits,
+        })
     }
 
     /// The input buffer (checked UTF-8).
@@ -225,7 +238,11 @@ impl<'a> Tam<'a> {
 
     /// The top-level units (section 4.3's effective root node).
     pub fn items(&self) -> Units<'_, 'a> {
-        Units { tam: self, next: 0, end: self.top }
+        Units {
+            tam: self,
+            next: 0,
+            end: self.top,
+        }
     }
 
     /// The document's root: its root element (XML) or its value (JSON).
@@ -235,14 +252,22 @@ impl<'a> Tam<'a> {
 
     /// The unit at a row index (as given by [`Node::index`]).
     pub fn node(&self, index: usize) -> Option<Node<'_, 'a>> {
-        (index < self.rows.len()).then_some(Node { tam: self, idx: index as u32 })
+        (index < self.rows.len()).then_some(Node {
+            tam: self,
+            idx: index as u32,
+        })
     }
 
     /// The document as events (the same events the streaming [`crate::TsfDecoder`] gives).
     pub fn events(&self) -> TamDecoder<'_, 'a> {
         TamDecoder {
             inner: EventGen::new(
-                TamSource { tam: self, stack: Vec::with_capacity(32), descend: None, started: false },
+                TamSource {
+                    tam: self,
+                    stack: Vec::with_capacity(32),
+                    descend: None,
+                    started: false,
+                },
                 self.limits.clone(),
             ),
         }
@@ -261,11 +286,26 @@ impl<'a> Tam<'a> {
     fn unit(&self, i: u32) -> Unit<'a> {
         let r = *self.row(i);
         let kind = UnitKind::from_u8(r.kind);
-        let name = RawName { raw: self.str_at(r.name_off, r.name_len), quoted: r.quoted };
+        let name = RawName {
+            raw: self.str_at(r.name_off, r.name_len),
+            quoted: r.quoted,
+        };
         if kind.is_structured() {
-            Unit { kind, name, count: r.b as usize, value: "", off: r.name_off as usize }
+            Unit {
+                kind,
+                name,
+                count: r.b as usize,
+                value: "",
+                off: r.name_off as usize,
+            }
         } else {
-            Unit { kind, name, count: 0, value: self.str_at(r.a, r.b), off: r.name_off as usize }
+            Unit {
+                kind,
+                name,
+                count: 0,
+                value: self.str_at(r.a, r.b),
+                off: r.name_off as usize,
+            }
         }
     }
 }
@@ -311,25 +351,41 @@ impl<'t, 'a> Node<'t, 'a> {
     /// The unit's name, `\` escapes of the `"` form removed (borrowed unless it had escapes).
     pub fn name(&self) -> Cow<'a, str> {
         let r = self.row();
-        RawName { raw: self.tam.str_at(r.name_off, r.name_len), quoted: r.quoted }.get()
+        RawName {
+            raw: self.tam.str_at(r.name_off, r.name_len),
+            quoted: r.quoted,
+        }
+        .get()
     }
 
     /// True when the unit's name equals `name`.
     pub fn has_name(&self, name: &str) -> bool {
         let r = self.row();
         let raw = self.tam.str_at(r.name_off, r.name_len);
-        if !r.quoted { raw == name } else { RawName { raw, quoted: true }.get() == name }
+        if !r.quoted {
+            raw == name
+        } else {
+            RawName { raw, quoted: true }.get() == name
+        }
     }
 
     /// A primitive unit's data ("" for structured units).
     pub fn value(&self) -> &'a str {
         let r = self.row();
-        if self.kind().is_structured() { "" } else { self.tam.str_at(r.a, r.b) }
+        if self.kind().is_structured() {
+            ""
+        } else {
+            self.tam.str_at(r.a, r.b)
+        }
     }
 
     /// The number of units a structured unit contains (0 for primitive units).
     pub fn len(&self) -> usize {
-        if self.kind().is_structured() { self.row().b as usize } else { 0 }
+        if self.kind().is_structured() {
+            self.row().b as usize
+        } else {
+            0
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -340,9 +396,17 @@ impl<'t, 'a> Node<'t, 'a> {
     pub fn units(&self) -> Units<'t, 'a> {
         let r = self.row();
         if self.kind().is_structured() {
-            Units { tam: self.tam, next: r.a, end: r.a + r.b }
+            Units {
+                tam: self.tam,
+                next: r.a,
+                end: r.a + r.b,
+            }
         } else {
-            Units { tam: self.tam, next: 0, end: 0 }
+            Units {
+                tam: self.tam,
+                next: 0,
+                end: 0,
+            }
         }
     }
 
@@ -350,7 +414,9 @@ impl<'t, 'a> Node<'t, 'a> {
         if self.kind() != UnitKind::Element {
             return None;
         }
-        self.units().next().filter(|n| n.kind() == UnitKind::Attributes)
+        self.units()
+            .next()
+            .filter(|n| n.kind() == UnitKind::Attributes)
     }
 
     /// The content: the contained units less an element's attribute list.
@@ -368,7 +434,11 @@ impl<'t, 'a> Node<'t, 'a> {
             UnitKind::Attributes => self.units(),
             _ => match self.attr_list() {
                 Some(l) => l.units(),
-                None => Units { tam: self.tam, next: 0, end: 0 },
+                None => Units {
+                    tam: self.tam,
+                    next: 0,
+                    end: 0,
+                },
             },
         }
     }
@@ -398,7 +468,9 @@ impl<'t, 'a> Node<'t, 'a> {
 
     /// The value of the attribute named `name` (see [`Node::matches`]).
     pub fn attribute(&self, name: &str) -> Option<&'a str> {
-        self.attributes().find(|a| a.matches(name)).map(|a| a.value())
+        self.attributes()
+            .find(|a| a.matches(name))
+            .map(|a| a.value())
     }
 
     /// The child elements (or, for a JSON object or array, its values).
@@ -430,8 +502,12 @@ impl<'t, 'a> Node<'t, 'a> {
     }
 
     /// The child elements (or JSON members) named `name`.
-    pub fn children_named<'n>(&self, name: &'n str) -> impl Iterator<Item = Node<'t, 'a>> + use<'t, 'a, 'n> {
-        self.children().filter(move |c| named_kind(c.kind()) && c.matches(name))
+    pub fn children_named<'n>(
+        &self,
+        name: &'n str,
+    ) -> impl Iterator<Item = Node<'t, 'a>> + use<'t, 'a, 'n> {
+        self.children()
+            .filter(move |c| named_kind(c.kind()) && c.matches(name))
     }
 
     /// The first descendant element (or JSON member) named `name`, in document order.
@@ -440,8 +516,12 @@ impl<'t, 'a> Node<'t, 'a> {
     }
 
     /// Every descendant element (or JSON member) named `name`, in document order.
-    pub fn find_all<'n>(&self, name: &'n str) -> impl Iterator<Item = Node<'t, 'a>> + use<'t, 'a, 'n> {
-        self.descendants().filter(move |n| named_kind(n.kind()) && n.matches(name))
+    pub fn find_all<'n>(
+        &self,
+        name: &'n str,
+    ) -> impl Iterator<Item = Node<'t, 'a>> + use<'t, 'a, 'n> {
+        self.descendants()
+            .filter(move |n| named_kind(n.kind()) && n.matches(name))
     }
 
     /// Every unit below this one in document order (attribute lists and attributes included).
@@ -451,20 +531,31 @@ impl<'t, 'a> Node<'t, 'a> {
         if u.next < u.end {
             stack.push((u.next, u.end));
         }
-        Descendants { tam: self.tam, stack }
+        Descendants {
+            tam: self.tam,
+            stack,
+        }
     }
 
     /// The structured unit containing this one (`None` at top level).
     pub fn parent(&self) -> Option<Node<'t, 'a>> {
         let p = self.row().parent;
-        (p != NONE).then_some(Node { tam: self.tam, idx: p })
+        (p != NONE).then_some(Node {
+            tam: self.tam,
+            idx: p,
+        })
     }
 }
 
 fn named_kind(k: UnitKind) -> bool {
     matches!(
         k,
-        UnitKind::Element | UnitKind::Object | UnitKind::Array | UnitKind::String | UnitKind::Number | UnitKind::Literal
+        UnitKind::Element
+            | UnitKind::Object
+            | UnitKind::Array
+            | UnitKind::String
+            | UnitKind::Number
+            | UnitKind::Literal
     )
 }
 
@@ -482,7 +573,10 @@ impl<'t, 'a> Iterator for Units<'t, 'a> {
     fn next(&mut self) -> Option<Node<'t, 'a>> {
         if self.next < self.end {
             self.next += 1;
-            Some(Node { tam: self.tam, idx: self.next - 1 })
+            Some(Node {
+                tam: self.tam,
+                idx: self.next - 1,
+            })
         } else {
             None
         }
@@ -499,7 +593,10 @@ impl DoubleEndedIterator for Units<'_, '_> {
     fn next_back(&mut self) -> Option<Self::Item> {
         if self.next < self.end {
             self.end -= 1;
-            Some(Node { tam: self.tam, idx: self.end })
+            Some(Node {
+                tam: self.tam,
+                idx: self.end,
+            })
         } else {
             None
         }
@@ -527,7 +624,10 @@ impl<'t, 'a> Iterator for Descendants<'t, 'a> {
             if UnitKind::from_u8(r.kind).is_structured() && r.b > 0 {
                 self.stack.push((r.a, r.a + r.b));
             }
-            return Some(Node { tam: self.tam, idx: i });
+            return Some(Node {
+                tam: self.tam,
+                idx: i,
+            });
         }
     }
 }
@@ -546,7 +646,13 @@ impl<'a> Source<'a> for TamSource<'_, 'a> {
             self.started = true;
             self.stack.push((0, self.tam.top));
             if self.tam.root_message {
-                return Ok(Unit { kind: UnitKind::Attributes, name: RawName::NONE, count: self.tam.top as usize, value: "", off: 0 });
+                return Ok(Unit {
+                    kind: UnitKind::Attributes,
+                    name: RawName::NONE,
+                    count: self.tam.top as usize,
+                    value: "",
+                    off: 0,
+                });
             }
         }
         if let Some(d) = self.descend.take() {
@@ -554,7 +660,11 @@ impl<'a> Source<'a> for TamSource<'_, 'a> {
         }
         loop {
             let Some(top) = self.stack.last_mut() else {
-                return Err(Error::malformed(FORMAT, self.tam.input.len() as u64, "no more units"));
+                return Err(Error::malformed(
+                    FORMAT,
+                    self.tam.input.len() as u64,
+                    "no more units",
+                ));
             };
             if top.0 < top.1 {
                 let i = top.0;

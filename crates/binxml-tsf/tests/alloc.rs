@@ -5,7 +5,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use binxml_core::{transcode, Decoder, Event};
+use binxml_core::{Decoder, Event, transcode};
 use binxml_tsf::{Tam, TsfDecoder, TsfEncoder};
 
 struct Counting;
@@ -44,7 +44,11 @@ fn borrowed(s: &Cow<'_, str>) -> bool {
 #[test]
 fn decoding_allocates_only_stacks_and_borrows_every_string() {
     // One test function: the counter is global and tests run in parallel threads otherwise.
-    for path in ["tsf_paper/LARGEbasicXML.xml", "tsf_paper/exoplanet_catalog.vot.xml", "tsf_paper/csh_lirr_osm.xml"] {
+    for path in [
+        "tsf_paper/LARGEbasicXML.xml",
+        "tsf_paper/exoplanet_catalog.vot.xml",
+        "tsf_paper/csh_lirr_osm.xml",
+    ] {
         let tsf = tsf_of(path);
 
         let before = ALLOCS.load(Ordering::Relaxed);
@@ -53,8 +57,12 @@ fn decoding_allocates_only_stacks_and_borrows_every_string() {
         while let Some(ev) = d.next_event().unwrap() {
             events += 1;
             let ok = match &ev {
-                Event::StartElement(q) => borrowed(&q.prefix) && borrowed(&q.local) && borrowed(&q.namespace),
-                Event::Attribute { name, value } => borrowed(&name.local) && borrowed(&name.namespace) && borrowed(value),
+                Event::StartElement(q) => {
+                    borrowed(&q.prefix) && borrowed(&q.local) && borrowed(&q.namespace)
+                }
+                Event::Attribute { name, value } => {
+                    borrowed(&name.local) && borrowed(&name.namespace) && borrowed(value)
+                }
                 Event::Characters { text, .. } => borrowed(text),
                 Event::Comment(c) => borrowed(c),
                 _ => true,
@@ -63,14 +71,30 @@ fn decoding_allocates_only_stacks_and_borrows_every_string() {
         }
         let n = ALLOCS.load(Ordering::Relaxed) - before;
         assert!(events > 10_000);
-        assert!(n < 40, "{path}: the streaming decoder made {n} allocations for {events} events");
+        assert!(
+            n < 40,
+            "{path}: the streaming decoder made {n} allocations for {events} events"
+        );
 
         let before = ALLOCS.load(Ordering::Relaxed);
         let tam = Tam::parse(&tsf).unwrap();
         let n = ALLOCS.load(Ordering::Relaxed) - before;
-        assert!(n <= 8, "{path}: Tam::parse made {n} allocations for {} units", tam.len());
-        eprintln!("{path}: {events} events, Tam::parse {n} allocations for {} units", tam.len());
-        let v = tam.root().unwrap().descendants().filter(|n| n.kind() == binxml_tsf::UnitKind::Attribute).map(|a| a.value()).next();
+        assert!(
+            n <= 8,
+            "{path}: Tam::parse made {n} allocations for {} units",
+            tam.len()
+        );
+        eprintln!(
+            "{path}: {events} events, Tam::parse {n} allocations for {} units",
+            tam.len()
+        );
+        let v = tam
+            .root()
+            .unwrap()
+            .descendants()
+            .filter(|n| n.kind() == binxml_tsf::UnitKind::Attribute)
+            .map(|a| a.value())
+            .next();
         if let Some(v) = v {
             assert!(tsf.as_ptr_range().contains(&v.as_ptr()));
         }

@@ -1,7 +1,9 @@
 use std::borrow::Cow;
 
 use binxml_core::{Decoder, DocType, ErrorKind, Event, Limits, QName, Typed};
-use binxml_tsf::{parse_events, parse_events_with, write_events, Tam, TsfDecoder, TsfOptions, UnitKind, JSON_NS};
+use binxml_tsf::{
+    JSON_NS, Tam, TsfDecoder, TsfOptions, UnitKind, parse_events, parse_events_with, write_events,
+};
 
 fn el(name: &str) -> Event<'static> {
     Event::StartElement(QName::local(name.to_string()))
@@ -13,10 +15,16 @@ fn text(s: &str) -> Event<'static> {
     Event::text(s.to_string())
 }
 fn attr(n: &str, v: &str) -> Event<'static> {
-    Event::Attribute { name: QName::local(n.to_string()), value: Cow::Owned(v.to_string()) }
+    Event::Attribute {
+        name: QName::local(n.to_string()),
+        value: Cow::Owned(v.to_string()),
+    }
 }
 fn pi(t: &str, d: &str) -> Event<'static> {
-    Event::ProcessingInstruction { target: t.to_string().into(), data: d.to_string().into() }
+    Event::ProcessingInstruction {
+        target: t.to_string().into(),
+        data: d.to_string().into(),
+    }
 }
 fn comment(s: &str) -> Event<'static> {
     Event::Comment(s.to_string().into())
@@ -34,9 +42,17 @@ fn tsf(events: &[Event<'_>]) -> String {
 /// Encodes, checks the bytes, decodes (streaming and through TAM), checks the events.
 fn check(events: Vec<Event<'static>>, expect: &str) {
     assert_eq!(tsf(&events), expect);
-    assert_eq!(parse_events(expect.as_bytes()).unwrap(), events, "decoding {expect}");
+    assert_eq!(
+        parse_events(expect.as_bytes()).unwrap(),
+        events,
+        "decoding {expect}"
+    );
     let tam = Tam::parse(expect.as_bytes()).unwrap();
-    let back: Vec<Event<'static>> = binxml_core::collect_events(&mut tam.events()).unwrap().into_iter().map(|e| e.into_owned()).collect();
+    let back: Vec<Event<'static>> = binxml_core::collect_events(&mut tam.events())
+        .unwrap()
+        .into_iter()
+        .map(|e| e.into_owned())
+        .collect();
     assert_eq!(back, events, "TAM events of {expect}");
 }
 
@@ -68,15 +84,35 @@ fn paper_figure5_doctype() {
         internal_subset: Some("<!ELEMENT doc (#PCDATA)>\n".into()),
         ..Default::default()
     };
-    let ev = doc(vec![comment(" comment "), Event::DocType(dt), el("doc"), end()]);
-    assert_eq!(parse_events(b"3=9+ comment 31!doc [<!ELEMENT doc (#PCDATA)>\n]0doc<").unwrap(), ev);
+    let ev = doc(vec![
+        comment(" comment "),
+        Event::DocType(dt),
+        el("doc"),
+        end(),
+    ]);
+    assert_eq!(
+        parse_events(b"3=9+ comment 31!doc [<!ELEMENT doc (#PCDATA)>\n]0doc<").unwrap(),
+        ev
+    );
     // The encoder drops the white space between the internal subset's declarations.
-    let compact = DocType { name: "doc".into(), internal_subset: Some("<!ELEMENT doc (#PCDATA)>".into()), ..Default::default() };
+    let compact = DocType {
+        name: "doc".into(),
+        internal_subset: Some("<!ELEMENT doc (#PCDATA)>".into()),
+        ..Default::default()
+    };
     check(
-        doc(vec![comment(" comment "), Event::DocType(compact), el("doc"), end()]),
+        doc(vec![
+            comment(" comment "),
+            Event::DocType(compact),
+            el("doc"),
+            end(),
+        ]),
         "3=9+ comment 30!doc [<!ELEMENT doc (#PCDATA)>]0doc<",
     );
-    assert_eq!(tsf(&ev), "3=9+ comment 30!doc [<!ELEMENT doc (#PCDATA)>]0doc<");
+    assert_eq!(
+        tsf(&ev),
+        "3=9+ comment 30!doc [<!ELEMENT doc (#PCDATA)>]0doc<"
+    );
 }
 
 #[test]
@@ -85,7 +121,10 @@ fn paper_namespaces() {
     check(
         doc(vec![
             ns("personnel"),
-            Event::Namespace { prefix: "ns".into(), uri: "urn:foo".into() },
+            Event::Namespace {
+                prefix: "ns".into(),
+                uri: "urn:foo".into(),
+            },
             ns("person"),
             attr("id", "Boss"),
             end(),
@@ -101,7 +140,15 @@ fn paper_namespaces() {
 #[test]
 fn attributes_count_in_the_element() {
     check(
-        doc(vec![el("a"), attr("x", "1"), attr("y", ""), el("b"), end(), text("t"), end()]),
+        doc(vec![
+            el("a"),
+            attr("x", "1"),
+            attr("y", ""),
+            el("b"),
+            end(),
+            text("t"),
+            end(),
+        ]),
         "3a<2=1x[10y[0b<1[t",
     );
 }
@@ -109,7 +156,10 @@ fn attributes_count_in_the_element() {
 #[test]
 fn quoted_names() {
     // Names with type characters or a leading digit (not XML, but any event name).
-    check(doc(vec![el("1a"), attr("x<y", "v"), end()]), "1\"1a<1=1\"x\\<y[v");
+    check(
+        doc(vec![el("1a"), attr("x<y", "v"), end()]),
+        "1\"1a<1=1\"x\\<y[v",
+    );
 }
 
 #[test]
@@ -117,9 +167,16 @@ fn cdata_entity_refs_and_non_ascii() {
     check(
         doc(vec![
             el("r"),
-            Event::Characters { text: "a<b".into(), cdata: true },
+            Event::Characters {
+                text: "a<b".into(),
+                cdata: true,
+            },
             text("é€😀"),
-            Event::EntityReference { name: "ent".into(), public_id: None, system_id: None },
+            Event::EntityReference {
+                name: "ent".into(),
+                public_id: None,
+                system_id: None,
+            },
             end(),
         ]),
         "3r<3]a<b9[é€😀3&ent",
@@ -128,7 +185,13 @@ fn cdata_entity_refs_and_non_ascii() {
 
 #[test]
 fn adjacent_text_is_merged_and_typed_is_text() {
-    let ev = doc(vec![el("r"), text("ab"), text("cd"), Event::Typed(Typed::Int(42)), end()]);
+    let ev = doc(vec![
+        el("r"),
+        text("ab"),
+        text("cd"),
+        Event::Typed(Typed::Int(42)),
+        end(),
+    ]);
     assert_eq!(tsf(&ev), "1r<6[abcd42");
 }
 
@@ -142,16 +205,25 @@ fn whitespace_outside_the_root_is_dropped() {
 fn missing_namespace_declarations_are_added() {
     let ev = doc(vec![
         Event::StartElement(QName::new("p", "urn:p", "r")),
-        Event::Attribute { name: QName::new("q", "urn:q", "a"), value: "v".into() },
+        Event::Attribute {
+            name: QName::new("q", "urn:q", "a"),
+            value: "v".into(),
+        },
         Event::StartElement(QName::new("", "urn:d", "c")),
         end(),
         end(),
     ]);
     let out = tsf(&ev);
-    assert_eq!(out, "2p:r<3=5xmlns:q[urn:q1q:a[v5xmlns:p[urn:p1c<1=5xmlns[urn:d");
+    assert_eq!(
+        out,
+        "2p:r<3=5xmlns:q[urn:q1q:a[v5xmlns:p[urn:p1c<1=5xmlns[urn:d"
+    );
     let back = parse_events(out.as_bytes()).unwrap();
     assert_eq!(back[1], Event::StartElement(QName::new("p", "urn:p", "r")));
-    assert!(back.contains(&Event::Attribute { name: QName::new("q", "urn:q", "a"), value: "v".into() }));
+    assert!(back.contains(&Event::Attribute {
+        name: QName::new("q", "urn:q", "a"),
+        value: "v".into()
+    }));
     assert!(back.contains(&Event::StartElement(QName::new("", "urn:d", "c"))));
 }
 
@@ -163,7 +235,10 @@ fn json_events(s: &str) -> Vec<Event<'static>> {
     vec![
         Event::start_document(),
         j("json"),
-        Event::Namespace { prefix: "".into(), uri: JSON_NS.into() },
+        Event::Namespace {
+            prefix: "".into(),
+            uri: JSON_NS.into(),
+        },
         t("object"),
         j("a"),
         t("array"),
@@ -200,7 +275,10 @@ fn json_vocabulary() {
 #[test]
 fn json_scalar_root_and_empty_document() {
     let j = Event::StartElement(QName::new("", JSON_NS, "json"));
-    let ns = Event::Namespace { prefix: "".into(), uri: JSON_NS.into() };
+    let ns = Event::Namespace {
+        prefix: "".into(),
+        uri: JSON_NS.into(),
+    };
     check(doc(vec![j.clone(), ns.clone(), text("hi"), end()]), "2'hi");
     check(doc(vec![j, ns, attr("t", "array"), end()]), "0[");
     check(doc(vec![]), "0=");
@@ -254,7 +332,12 @@ fn tam_json_navigation() {
     let vals: Vec<_> = a.children().map(|n| (n.kind(), n.value())).collect();
     assert_eq!(
         vals,
-        vec![(UnitKind::Number, "1"), (UnitKind::String, "x"), (UnitKind::Literal, "true"), (UnitKind::Literal, "null")]
+        vec![
+            (UnitKind::Number, "1"),
+            (UnitKind::String, "x"),
+            (UnitKind::Literal, "true"),
+            (UnitKind::Literal, "null")
+        ]
     );
     assert_eq!(root.child("1 b").unwrap().kind(), UnitKind::Object);
 }
@@ -276,7 +359,9 @@ fn decode_err(input: &[u8]) -> binxml_core::Error {
     let e1 = parse_events(input).expect_err(&String::from_utf8_lossy(input));
     let e2 = Tam::parse(input).err().unwrap_or_else(|| {
         // The TAM may accept what only the event layer rejects (vocabulary rules).
-        binxml_core::collect_events(&mut Tam::parse(input).unwrap().events()).map(|_| ()).unwrap_err()
+        binxml_core::collect_events(&mut Tam::parse(input).unwrap().events())
+            .map(|_| ())
+            .unwrap_err()
     });
     assert!(e1.offset.is_some() && e2.offset.is_some(), "{e1} / {e2}");
     e1
@@ -286,29 +371,34 @@ fn decode_err(input: &[u8]) -> binxml_core::Error {
 fn hostile_input() {
     let cases: &[(&[u8], u64)] = &[
         (b"", 0),
-        (b"5project<", 0),                      // count past the input
-        (b"1r<99[abc", 3),                      // length past the input
-        (b"1r<99999999999999999999999[", 3),    // digit overflow
-        (b"1r<184467440737095516160[", 3),      // overflow of u64
-        (b"1r<3", 0),                           // count past the input
-        (b"2=1+a3", 6),                         // missing type character
-        (b"2=1+a3abc", 6),                      // name runs to the end
-        (b"x", 0),                              // no digits
-        (b"0r<junk", 3),                        // trailing data
-        (b"0r<\n x", 5),                        // trailing data after white space
-        (b"1r<1=1[v", 5),                       // attribute without a name (offset of the attribute)
-        (b"2r<1[a1=1a[v", 6),                   // attribute list not first
-        (b"1r<2#12", 3),                        // JSON unit in XML
-        (b"1{1a<", 2),                          // XML unit in JSON
-        (b"1{1a#x", 2),                         // bad number
-        (b"1{4a~nope", 2),                      // bad literal
-        (b"1p:r<0[", 0),                        // undeclared prefix
-        (b"1\"r\\", 1),                         // quoted name runs off the end
-        (b"1r<2[\xc3\xa9", 3),                  // fine in bytes...
+        (b"5project<", 0),                   // count past the input
+        (b"1r<99[abc", 3),                   // length past the input
+        (b"1r<99999999999999999999999[", 3), // digit overflow
+        (b"1r<184467440737095516160[", 3),   // overflow of u64
+        (b"1r<3", 0),                        // count past the input
+        (b"2=1+a3", 6),                      // missing type character
+        (b"2=1+a3abc", 6),                   // name runs to the end
+        (b"x", 0),                           // no digits
+        (b"0r<junk", 3),                     // trailing data
+        (b"0r<\n x", 5),                     // trailing data after white space
+        (b"1r<1=1[v", 5),                    // attribute without a name (offset of the attribute)
+        (b"2r<1[a1=1a[v", 6),                // attribute list not first
+        (b"1r<2#12", 3),                     // JSON unit in XML
+        (b"1{1a<", 2),                       // XML unit in JSON
+        (b"1{1a#x", 2),                      // bad number
+        (b"1{4a~nope", 2),                   // bad literal
+        (b"1p:r<0[", 0),                     // undeclared prefix
+        (b"1\"r\\", 1),                      // quoted name runs off the end
+        (b"1r<2[\xc3\xa9", 3),               // fine in bytes...
     ];
     for &(input, off) in &cases[..cases.len() - 1] {
         let e = decode_err(input);
-        assert_eq!(e.offset, Some(off), "{:?}: {e}", String::from_utf8_lossy(input));
+        assert_eq!(
+            e.offset,
+            Some(off),
+            "{:?}: {e}",
+            String::from_utf8_lossy(input)
+        );
     }
     // Data ending inside a UTF-8 character.
     let e = decode_err(b"1r<1[\xc3\xa9");
@@ -332,16 +422,36 @@ fn hostile_input() {
     assert_eq!(decode_err(&jdeep).kind, ErrorKind::Limit);
     // String length.
     let long = format!("1r<3000[{}", "x".repeat(3000));
-    let small = TsfOptions { limits: Limits { max_string_len: 1000, ..Limits::default() }, ..Default::default() };
-    for r in [parse_events_with(long.as_bytes(), small.clone()).map(|_| ()), Tam::parse_with(long.as_bytes(), small.clone()).map(|_| ())] {
+    let small = TsfOptions {
+        limits: Limits {
+            max_string_len: 1000,
+            ..Limits::default()
+        },
+        ..Default::default()
+    };
+    for r in [
+        parse_events_with(long.as_bytes(), small.clone()).map(|_| ()),
+        Tam::parse_with(long.as_bytes(), small.clone()).map(|_| ()),
+    ] {
         let e = r.unwrap_err();
         assert_eq!((e.kind, e.offset), (ErrorKind::Limit, Some(3)));
     }
     let long_name = format!("0{}<", "n".repeat(3000));
-    assert_eq!(parse_events_with(long_name.as_bytes(), small).unwrap_err().kind, ErrorKind::Limit);
+    assert_eq!(
+        parse_events_with(long_name.as_bytes(), small)
+            .unwrap_err()
+            .kind,
+        ErrorKind::Limit
+    );
     assert!(parse_events(long.as_bytes()).is_ok());
     // Raised limits accept it.
-    let opts = TsfOptions { limits: Limits { max_depth: 10_000, ..Limits::default() }, ..Default::default() };
+    let opts = TsfOptions {
+        limits: Limits {
+            max_depth: 10_000,
+            ..Limits::default()
+        },
+        ..Default::default()
+    };
     assert!(parse_events_with(&deep, opts.clone()).is_ok());
     assert!(Tam::parse_with(&deep, opts).is_ok());
 }
@@ -365,7 +475,8 @@ fn hostile_input_fuzz_never_panics() {
     for s in seeds {
         for cut in 0..s.len() {
             let _ = parse_events(&s[..cut]);
-            let _ = Tam::parse(&s[..cut]).map(|t| binxml_core::collect_events(&mut t.events()).map(|_| ()));
+            let _ = Tam::parse(&s[..cut])
+                .map(|t| binxml_core::collect_events(&mut t.events()).map(|_| ()));
         }
         for _ in 0..3000 {
             let mut m = s.to_vec();
@@ -389,7 +500,10 @@ fn hostile_input_fuzz_never_panics() {
 
 #[test]
 fn trailing_white_space_is_allowed() {
-    assert_eq!(parse_events(b"0project<\n").unwrap(), doc(vec![el("project"), end()]));
+    assert_eq!(
+        parse_events(b"0project<\n").unwrap(),
+        doc(vec![el("project"), end()])
+    );
     assert_eq!(Tam::parse(b"0project<\r\n").unwrap().len(), 1);
 }
 
@@ -408,13 +522,27 @@ fn decoder_offsets() {
 
 #[test]
 fn nameless_doctype_takes_the_root_name() {
-    let dt = DocType { name: "".into(), system_id: Some("a.dtd".into()), ..Default::default() };
+    let dt = DocType {
+        name: "".into(),
+        system_id: Some("a.dtd".into()),
+        ..Default::default()
+    };
     let ev = doc(vec![Event::DocType(dt), comment("c"), el("root"), end()]);
     let out = tsf(&ev);
     assert_eq!(out, "3=19!root SYSTEM \"a.dtd\"1+c0root<");
     let back = parse_events(out.as_bytes()).unwrap();
-    assert_eq!(back[1], Event::DocType(DocType { name: "root".into(), system_id: Some("a.dtd".into()), ..Default::default() }));
+    assert_eq!(
+        back[1],
+        Event::DocType(DocType {
+            name: "root".into(),
+            system_id: Some("a.dtd".into()),
+            ..Default::default()
+        })
+    );
     // No root element at all: it stays nameless.
-    let ev = doc(vec![Event::DocType(DocType { name: "".into(), ..Default::default() })]);
+    let ev = doc(vec![Event::DocType(DocType {
+        name: "".into(),
+        ..Default::default()
+    })]);
     assert_eq!(tsf(&ev), "1=0!");
 }

@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use binxml_core::{collect_events, transcode, Decoder, Event};
-use binxml_testkit::{corpus_dir, corpus_xml_files, scratch_dir, C14nOracle};
+use binxml_core::{Decoder, Event, collect_events, transcode};
+use binxml_testkit::{C14nOracle, corpus_dir, corpus_xml_files, scratch_dir};
 use binxml_tsf::{Tam, TsfDecoder, TsfEncoder, TsfOptions};
-use binxml_xml::{to_utf8, XmlDecoder, XmlWriter};
+use binxml_xml::{XmlDecoder, XmlWriter, to_utf8};
 
 fn xml_to_tsf(xml: &[u8]) -> Vec<u8> {
     let utf8 = to_utf8(xml).unwrap();
@@ -32,7 +32,8 @@ fn corpus_roundtrip_c14n() {
         let xml = std::fs::read(f).unwrap();
         let tsf = xml_to_tsf(&xml);
         // Streaming decoder and TAM give the same events.
-        let streamed = collect_events(&mut TsfDecoder::new(&tsf)).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let streamed = collect_events(&mut TsfDecoder::new(&tsf))
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let tam = Tam::parse(&tsf).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let from_tam = collect_events(&mut tam.events()).unwrap();
         assert_eq!(streamed, from_tam, "{}", f.display());
@@ -42,7 +43,13 @@ fn corpus_roundtrip_c14n() {
             failures.push(format!("{}: {d}", f.display()));
         }
     }
-    assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
 }
 
 fn paper_files() -> Vec<(PathBuf, PathBuf)> {
@@ -54,7 +61,11 @@ fn paper_files() -> Vec<(PathBuf, PathBuf)> {
         .filter(|p| p.extension().is_some_and(|e| e == "tsf"))
         .map(|t| {
             let stem = t.file_stem().unwrap().to_str().unwrap().to_string();
-            let xml = if stem == "British_Royal_Family_Tree" { dir.join(format!("{stem}.xhtml")) } else { dir.join(format!("{stem}.xml")) };
+            let xml = if stem == "British_Royal_Family_Tree" {
+                dir.join(format!("{stem}.xhtml"))
+            } else {
+                dir.join(format!("{stem}.xml"))
+            };
             (xml, t)
         })
         .collect();
@@ -82,7 +93,8 @@ fn normalize(events: Vec<Event<'static>>) -> Vec<String> {
             text.clear();
         }
         match ev {
-            Event::StartDocument { .. } | Event::Notation { .. } | Event::UnparsedEntity { .. } => {}
+            Event::StartDocument { .. } | Event::Notation { .. } | Event::UnparsedEntity { .. } => {
+            }
             Event::Characters { text: t, .. } => {
                 if depth > 0 {
                     text.push_str(&t);
@@ -100,7 +112,10 @@ fn normalize(events: Vec<Event<'static>>) -> Vec<String> {
                 depth -= 1;
                 out.push("end".into());
             }
-            Event::DocType(d) => out.push(format!("doctype {} {:?} {:?}", d.name, d.public_id, d.system_id)),
+            Event::DocType(d) => out.push(format!(
+                "doctype {} {:?} {:?}",
+                d.name, d.public_id, d.system_id
+            )),
             other => {
                 flush_tag(&mut tag, &mut out);
                 out.push(other.to_string());
@@ -116,11 +131,18 @@ fn paper_reference_files_decode_to_the_xml_infoset() {
         let xml_bytes = std::fs::read(&xml).unwrap();
         let tsf_bytes = std::fs::read(&tsf).unwrap();
         let want = normalize(binxml_xml::parse_events(&xml_bytes).unwrap());
-        let got = collect_events(&mut TsfDecoder::with_options(&tsf_bytes, TsfOptions::reference()))
-            .unwrap_or_else(|e| panic!("{}: {e}", tsf.display()));
+        let got = collect_events(&mut TsfDecoder::with_options(
+            &tsf_bytes,
+            TsfOptions::reference(),
+        ))
+        .unwrap_or_else(|e| panic!("{}: {e}", tsf.display()));
         let got = normalize(got.into_iter().map(|e| e.into_owned()).collect());
         if got != want {
-            let i = got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
+            let i = got
+                .iter()
+                .zip(&want)
+                .position(|(a, b)| a != b)
+                .unwrap_or(got.len().min(want.len()));
             panic!(
                 "{}: event {i} differs:\n tsf: {:?}\n xml: {:?}",
                 tsf.display(),
@@ -131,8 +153,17 @@ fn paper_reference_files_decode_to_the_xml_infoset() {
         // The TAM reads them too, to the same events.
         let tam = Tam::parse_with(&tsf_bytes, TsfOptions::reference()).unwrap();
         assert!(tam.root().is_some());
-        let streamed = collect_events(&mut TsfDecoder::with_options(&tsf_bytes, TsfOptions::reference())).unwrap();
-        assert_eq!(collect_events(&mut tam.events()).unwrap(), streamed, "{}", tsf.display());
+        let streamed = collect_events(&mut TsfDecoder::with_options(
+            &tsf_bytes,
+            TsfOptions::reference(),
+        ))
+        .unwrap();
+        assert_eq!(
+            collect_events(&mut tam.events()).unwrap(),
+            streamed,
+            "{}",
+            tsf.display()
+        );
     }
 }
 
@@ -142,7 +173,12 @@ fn our_tsf_of_the_nine_is_no_larger_than_the_reference() {
     for (xml, tsf) in paper_files() {
         let ours = xml_to_tsf(&std::fs::read(&xml).unwrap());
         let theirs = std::fs::metadata(&tsf).unwrap().len() as usize;
-        report.push_str(&format!("{}: ours {} reference {}\n", name(&xml), ours.len(), theirs));
+        report.push_str(&format!(
+            "{}: ours {} reference {}\n",
+            name(&xml),
+            ours.len(),
+            theirs
+        ));
         assert!(ours.len() <= theirs, "{report}");
         // And it decodes (UTF-8 lengths) to the XML's infoset.
         let want = normalize(binxml_xml::parse_events(&std::fs::read(&xml).unwrap()).unwrap());
@@ -171,14 +207,20 @@ fn json_bench_through_tsf_value_for_value() {
         assert!(tam.is_json());
         assert_eq!(streamed, collect_events(&mut tam.events()).unwrap());
         // And the events are the JSON reader's, exactly.
-        assert_eq!(streamed, binxml_json::parse_events(&data).unwrap(), "{}", f.display());
+        assert_eq!(
+            streamed,
+            binxml_json::parse_events(&data).unwrap(),
+            "{}",
+            f.display()
+        );
         let mut back = binxml_json::JsonEncoder::new(Vec::new());
         transcode(&mut TsfDecoder::new(&tsf), &mut back).unwrap();
         let json = back.into_inner();
         // TSF -> XML (section 3.2 export) -> events -> JSON as well.
         let xml = events_to_xml(&mut TsfDecoder::new(&tsf));
         let xml_events = binxml_xml::parse_events(&xml).unwrap();
-        let json_via_xml = binxml_json::write_events(&xml_events).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let json_via_xml = binxml_json::write_events(&xml_events)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         assert_eq!(json, json_via_xml, "{}", f.display());
         pairs.push((f.display().to_string(), data, json));
     }
@@ -199,8 +241,18 @@ fn python_json_equal(pairs: &[(String, Vec<u8>, Vec<u8>)]) {
         list.push_str(&format!("{}\t{}\t{}\n", name, pa.display(), pb.display()));
     }
     let script = "import json, sys\nbad = 0\nfor line in sys.stdin:\n    n, a, b = line.rstrip('\\n').split('\\t')\n    if json.load(open(a, encoding='utf-8')) != json.load(open(b, encoding='utf-8')):\n        print('DIFF', n); bad += 1\nprint('done', bad)\n";
-    let mut child = Command::new("python3").args(["-c", script]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(list.as_bytes()).unwrap();
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(list.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     let out = String::from_utf8_lossy(&out.stdout);
     assert!(out.trim_end().ends_with("done 0"), "{out}");
@@ -217,7 +269,8 @@ fn json_conformance_y_files_through_tsf() {
         let data = std::fs::read(&f).unwrap();
         let events = binxml_json::parse_events(&data).unwrap();
         let tsf = binxml_tsf::write_events(&events).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let back = binxml_tsf::parse_events(&tsf).unwrap_or_else(|e| panic!("{name}: {e} in {:?}", String::from_utf8_lossy(&tsf)));
+        let back = binxml_tsf::parse_events(&tsf)
+            .unwrap_or_else(|e| panic!("{name}: {e} in {:?}", String::from_utf8_lossy(&tsf)));
         assert_eq!(back, events, "{name}");
         let tam = Tam::parse(&tsf).unwrap();
         assert_eq!(collect_events(&mut tam.events()).unwrap(), events, "{name}");
@@ -280,7 +333,9 @@ fn detection_hints() {
     assert!(!binxml_tsf::looks_like_tsf(b"12.5"));
     for (xml, tsf) in paper_files() {
         let _ = xml;
-        assert!(binxml_tsf::looks_like_tsf(&std::fs::read(tsf).unwrap()[..64]));
+        assert!(binxml_tsf::looks_like_tsf(
+            &std::fs::read(tsf).unwrap()[..64]
+        ));
     }
 }
 
@@ -289,7 +344,10 @@ fn reference_converter_compatible_output() {
     // With UTF-16 lengths and sorted attributes our encoder writes the reference converter's
     // files byte for byte (the British royals' doctype aside: the converter rewrote its internal
     // subset).
-    let opts = binxml_tsf::TsfEncoderOptions { utf16_lengths: true, sort_attributes: true };
+    let opts = binxml_tsf::TsfEncoderOptions {
+        utf16_lengths: true,
+        sort_attributes: true,
+    };
     for (xml, tsf) in paper_files() {
         let data = std::fs::read(&xml).unwrap();
         let utf8 = to_utf8(&data).unwrap();
@@ -299,9 +357,18 @@ fn reference_converter_compatible_output() {
         let theirs = std::fs::read(&tsf).unwrap();
         if name(&xml).starts_with("British") {
             let cut = |b: &[u8]| b.windows(6).position(|w| w == b"5html<").unwrap();
-            assert_eq!(&ours[cut(&ours)..], &theirs[cut(&theirs)..], "{}", xml.display());
+            assert_eq!(
+                &ours[cut(&ours)..],
+                &theirs[cut(&theirs)..],
+                "{}",
+                xml.display()
+            );
         } else if ours != theirs {
-            let i = ours.iter().zip(&theirs).position(|(a, b)| a != b).unwrap_or(ours.len().min(theirs.len()));
+            let i = ours
+                .iter()
+                .zip(&theirs)
+                .position(|(a, b)| a != b)
+                .unwrap_or(ours.len().min(theirs.len()));
             panic!(
                 "{}: differs at byte {i}: ours {:?} reference {:?}",
                 xml.display(),
@@ -310,7 +377,11 @@ fn reference_converter_compatible_output() {
             );
         }
         // And they read back with the UTF-16 option.
-        let back = collect_events(&mut TsfDecoder::with_options(&ours, TsfOptions::reference())).unwrap();
+        let back = collect_events(&mut TsfDecoder::with_options(
+            &ours,
+            TsfOptions::reference(),
+        ))
+        .unwrap();
         assert!(back.len() > 10);
     }
 }

@@ -14,9 +14,16 @@ pub enum Entity {
     /// Internal entity: the replacement text (character references already replaced).
     Internal(String),
     /// External parsed entity: never fetched.
-    External { public_id: Option<String>, system_id: String },
+    External {
+        public_id: Option<String>,
+        system_id: String,
+    },
     /// Unparsed entity (NDATA).
-    Unparsed { public_id: Option<String>, system_id: String, notation: String },
+    Unparsed {
+        public_id: Option<String>,
+        system_id: String,
+        notation: String,
+    },
 }
 
 /// One attribute declared in an ATTLIST.
@@ -80,7 +87,24 @@ impl<'a> Cursor<'a> {
     fn name(&mut self) -> Result<&'a str, String> {
         let r = self.rest();
         let end = r
-            .find(|c: char| matches!(c, ' ' | '\t' | '\r' | '\n' | '>' | '[' | '"' | '\'' | '(' | ')' | '|' | ',' | ';' | '%'))
+            .find(|c: char| {
+                matches!(
+                    c,
+                    ' ' | '\t'
+                        | '\r'
+                        | '\n'
+                        | '>'
+                        | '['
+                        | '"'
+                        | '\''
+                        | '('
+                        | ')'
+                        | '|'
+                        | ','
+                        | ';'
+                        | '%'
+                )
+            })
             .unwrap_or(r.len());
         if end == 0 {
             return Err(format!("expected a name at offset {}", self.pos));
@@ -124,7 +148,10 @@ pub fn split_doctype(content: &str) -> Result<DoctypeParts<'_>, String> {
     let mut c = Cursor { s: content, pos: 0 };
     c.skip_ws();
     let name = c.name()?;
-    let mut parts = DoctypeParts { name, ..Default::default() };
+    let mut parts = DoctypeParts {
+        name,
+        ..Default::default()
+    };
     c.skip_ws();
     if c.eat("PUBLIC") {
         c.skip_ws();
@@ -138,7 +165,10 @@ pub fn split_doctype(content: &str) -> Result<DoctypeParts<'_>, String> {
     c.skip_ws();
     if c.eat("[") {
         let start = c.pos;
-        let end = content.rfind(']').filter(|&e| e >= start).ok_or("internal subset without ']'")?;
+        let end = content
+            .rfind(']')
+            .filter(|&e| e >= start)
+            .ok_or("internal subset without ']'")?;
         parts.internal_subset = Some(&content[start..end]);
         c.pos = end + 1;
         c.skip_ws();
@@ -157,7 +187,9 @@ fn replace_char_refs(lit: &str) -> Result<String, String> {
     while let Some(i) = rest.find("&#") {
         out.push_str(&rest[..i]);
         let after = &rest[i + 2..];
-        let end = after.find(';').ok_or("unterminated character reference in entity value")?;
+        let end = after
+            .find(';')
+            .ok_or("unterminated character reference in entity value")?;
         let num = &after[..end];
         let code = if let Some(hex) = num.strip_prefix('x') {
             u32::from_str_radix(hex, 16)
@@ -165,7 +197,11 @@ fn replace_char_refs(lit: &str) -> Result<String, String> {
             num.parse::<u32>()
         }
         .map_err(|_| format!("bad character reference &#{num};"))?;
-        let ch = char::from_u32(code).filter(|&c| is_xml_char(c)).ok_or(format!("character reference &#{num}; is not an XML character"))?;
+        let ch = char::from_u32(code)
+            .filter(|&c| is_xml_char(c))
+            .ok_or(format!(
+                "character reference &#{num}; is not an XML character"
+            ))?;
         out.push(ch);
         rest = &after[end + 1..];
     }
@@ -210,7 +246,10 @@ impl Dtd {
                 let end = c.rest().find("-->").ok_or("unterminated comment in DTD")?;
                 c.pos += end + 3;
             } else if c.eat("<?") {
-                let end = c.rest().find("?>").ok_or("unterminated processing instruction in DTD")?;
+                let end = c
+                    .rest()
+                    .find("?>")
+                    .ok_or("unterminated processing instruction in DTD")?;
                 c.pos += end + 2;
             } else if c.eat("<![") {
                 // Conditional sections are only allowed in the external subset.
@@ -256,14 +295,23 @@ impl Dtd {
                     if c.eat("NDATA") {
                         c.skip_ws();
                         let notation = c.name()?.to_string();
-                        Entity::Unparsed { public_id, system_id, notation }
+                        Entity::Unparsed {
+                            public_id,
+                            system_id,
+                            notation,
+                        }
                     } else {
-                        Entity::External { public_id, system_id }
+                        Entity::External {
+                            public_id,
+                            system_id,
+                        }
                     }
                 };
                 c.skip_ws();
                 if !c.eat(">") {
-                    return Err(format!("expected '>' after the declaration of entity {name}"));
+                    return Err(format!(
+                        "expected '>' after the declaration of entity {name}"
+                    ));
                 }
                 if self.skipped_declarations {
                     continue;
@@ -318,7 +366,11 @@ impl Dtd {
                         }
                         Some(value.to_string())
                     };
-                    defs.push(AttDef { name: attr, cdata, default });
+                    defs.push(AttDef {
+                        name: attr,
+                        cdata,
+                        default,
+                    });
                 }
                 if self.skipped_declarations {
                     continue;
@@ -356,7 +408,11 @@ fn external_id(c: &mut Cursor<'_>) -> Result<(Option<String>, Option<String>), S
         let p = c.quoted()?.to_string();
         let had_ws = c.skip_ws();
         let r = c.rest();
-        let s = if had_ws && (r.starts_with('"') || r.starts_with('\'')) { Some(c.quoted()?.to_string()) } else { None };
+        let s = if had_ws && (r.starts_with('"') || r.starts_with('\'')) {
+            Some(c.quoted()?.to_string())
+        } else {
+            None
+        };
         Ok((Some(p), s))
     } else if c.eat("SYSTEM") {
         c.skip_ws();
@@ -379,7 +435,12 @@ fn expand_pe_refs(lit: &str, pes: &HashMap<String, Option<String>>) -> Result<St
         let end = after.find(';').ok_or("'%' without ';' in entity value")?;
         match pes.get(&after[..end]) {
             Some(Some(t)) => out.push_str(t),
-            _ => return Err(format!("parameter entity %{}; cannot be expanded here", &after[..end])),
+            _ => {
+                return Err(format!(
+                    "parameter entity %{}; cannot be expanded here",
+                    &after[..end]
+                ));
+            }
         }
         rest = &after[end + 1..];
     }
@@ -393,7 +454,8 @@ mod tests {
 
     #[test]
     fn doctype_parts() {
-        let p = split_doctype(" html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" \"x.dtd\"").unwrap();
+        let p =
+            split_doctype(" html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" \"x.dtd\"").unwrap();
         assert_eq!(p.name, "html");
         assert_eq!(p.public_id, Some("-//W3C//DTD XHTML 1.0 Strict//EN"));
         assert_eq!(p.system_id, Some("x.dtd"));
@@ -416,7 +478,14 @@ mod tests {
         assert_eq!(d.entities["q"], Entity::Internal("Q".into()));
         let a = &d.attlists["a"];
         assert_eq!(a.len(), 4);
-        assert_eq!(a[1], AttDef { name: "c".into(), cdata: false, default: Some("y".into()) });
+        assert_eq!(
+            a[1],
+            AttDef {
+                name: "c".into(),
+                cdata: false,
+                default: Some("y".into())
+            }
+        );
         assert_eq!(a[2].default, None);
         let e = Dtd::parse("<!ATTLIST a b CDATA 'x<y'>", false, 1000).unwrap_err();
         assert!(e.contains("'<' in the default value of attribute b"), "{e}");
@@ -426,7 +495,12 @@ mod tests {
 
     #[test]
     fn unread_external_pe_stops_processing() {
-        let d = Dtd::parse(r#"<!ENTITY % ext SYSTEM "x.ent"> %ext; <!ENTITY a "A">"#, false, 1000).unwrap();
+        let d = Dtd::parse(
+            r#"<!ENTITY % ext SYSTEM "x.ent"> %ext; <!ENTITY a "A">"#,
+            false,
+            1000,
+        )
+        .unwrap();
         assert!(d.entities.is_empty());
         assert!(d.skipped_declarations);
     }

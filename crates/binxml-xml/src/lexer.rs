@@ -31,15 +31,27 @@ pub(crate) struct RawAttr<'x> {
 pub(crate) enum Token<'x> {
     /// Character data up to the next `<`; `amp`: it holds `&` (references to resolve), `cr`: it
     /// holds a carriage return (line ends to normalize).
-    Text { raw: &'x str, amp: bool, cr: bool },
+    Text {
+        raw: &'x str,
+        amp: bool,
+        cr: bool,
+    },
     /// A start tag; its attributes are in [`Lexer::attrs`] until the next start tag.
     /// `colon`: the offset of the first colon in `name`.
-    Start { name: &'x str, empty: bool, xmlns: bool, colon: Option<u32> },
+    Start {
+        name: &'x str,
+        empty: bool,
+        xmlns: bool,
+        colon: Option<u32>,
+    },
     End,
     Comment(&'x str),
     /// A processing instruction (`<?xml ...?>` too: the decoder decides where it is allowed).
     /// `data` starts after the target, white space included.
-    Pi { target: &'x str, data: &'x str },
+    Pi {
+        target: &'x str,
+        data: &'x str,
+    },
     CData(&'x str),
     /// The text between `<!DOCTYPE` and the closing `>`.
     DocType(&'x str),
@@ -53,7 +65,10 @@ pub(crate) struct LexError {
 }
 
 fn lex_err<T>(pos: usize, msg: impl Into<String>) -> Result<T, LexError> {
-    Err(LexError { pos, msg: msg.into() })
+    Err(LexError {
+        pos,
+        msg: msg.into(),
+    })
 }
 
 const fn name_table() -> [bool; 256] {
@@ -107,14 +122,20 @@ pub(crate) fn scan_text(b: &[u8]) -> (usize, bool, bool) {
     let mut chunks = head.chunks_exact(8);
     let mut i = 0;
     for chunk in &mut chunks {
-        let x = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+        let x = u64::from_le_bytes([
+            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+        ]);
         let lt = zero_bytes(x ^ (LO * b'<' as u64));
         let a = zero_bytes(x ^ (LO * b'&' as u64));
         let c = zero_bytes(x ^ (LO * b'\r' as u64));
         if lt != 0 {
             // Flags below the first '<' only (a flag there implies a true byte there).
             let below = (lt & lt.wrapping_neg()) - 1;
-            return (i + (lt.trailing_zeros() / 8) as usize, amp | (a & below != 0), cr | (c & below != 0));
+            return (
+                i + (lt.trailing_zeros() / 8) as usize,
+                amp | (a & below != 0),
+                cr | (c & below != 0),
+            );
         }
         amp |= a != 0;
         cr |= c != 0;
@@ -134,12 +155,15 @@ pub(crate) fn scan_text(b: &[u8]) -> (usize, bool, bool) {
     }
     let end = memchr::memchr(b'<', &b[i..]).map_or(b.len(), |e| i + e);
     let tail = &b[i..end];
-    (end, amp || memchr::memchr(b'&', tail).is_some(), cr || memchr::memchr(b'\r', tail).is_some())
+    (
+        end,
+        amp || memchr::memchr(b'&', tail).is_some(),
+        cr || memchr::memchr(b'\r', tail).is_some(),
+    )
 }
 
 /// Attribute values are scanned 8 bytes at a time up to this length, beyond it by memchr.
 const SHORT_VALUE: usize = 64;
-
 
 pub(crate) fn name_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_' || c == b':' || c >= 0x80
@@ -171,7 +195,13 @@ pub(crate) struct Lexer<'x> {
 
 impl<'x> Lexer<'x> {
     pub fn new(src: &'x str) -> Self {
-        Lexer { src, pos: 0, attrs: Vec::new(), attr_set: HashSet::new(), stack: Vec::new() }
+        Lexer {
+            src,
+            pos: 0,
+            attrs: Vec::new(),
+            attr_set: HashSet::new(),
+            stack: Vec::new(),
+        }
     }
 
     /// The text being tokenized.
@@ -201,7 +231,10 @@ impl<'x> Lexer<'x> {
         let mut colon = None;
         let mut j = i;
         loop {
-            j += b[j..].iter().position(|&c| !NAME[c as usize]).unwrap_or(b.len() - j);
+            j += b[j..]
+                .iter()
+                .position(|&c| !NAME[c as usize])
+                .unwrap_or(b.len() - j);
             if b.get(j) == Some(&b':') {
                 colon.get_or_insert((j - i) as u32);
                 j += 1;
@@ -215,7 +248,13 @@ impl<'x> Lexer<'x> {
     fn skip_ws(&self, i: usize) -> usize {
         let b = self.src.as_bytes();
         match b.get(i) {
-            Some(&c) if is_ws(c) => i + 1 + b[i + 1..].iter().position(|&c| !is_ws(c)).unwrap_or(b.len() - i - 1),
+            Some(&c) if is_ws(c) => {
+                i + 1
+                    + b[i + 1..]
+                        .iter()
+                        .position(|&c| !is_ws(c))
+                        .unwrap_or(b.len() - i - 1)
+            }
             _ => i,
         }
     }
@@ -235,7 +274,9 @@ impl<'x> Lexer<'x> {
         let mut chunks = head.chunks_exact(8);
         let mut i = 0;
         for chunk in &mut chunks {
-            let x = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+            let x = u64::from_le_bytes([
+                chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+            ]);
             let stop = zero_bytes(x ^ (LO * q as u64)) | zero_bytes(x ^ (LO * b'<' as u64));
             let norm = zero_bytes(x ^ (LO * b'&' as u64)) | (x.wrapping_sub(LO * 0x20) & !x & HI);
             if stop != 0 {
@@ -276,7 +317,10 @@ impl<'x> Lexer<'x> {
         hit |= chunks.remainder().iter().any(|&c| flag(c));
         if hit {
             if let Some(k) = memchr::memchr(b'<', tail) {
-                return lex_err(vs + short + k, format!("'<' in the value of attribute {aname:?}"));
+                return lex_err(
+                    vs + short + k,
+                    format!("'<' in the value of attribute {aname:?}"),
+                );
             }
             special = true;
         }
@@ -295,12 +339,21 @@ impl<'x> Lexer<'x> {
                 // `]]>` may not appear in character data (XML 1.0, production [14]); a '>' is
                 // rare in text, so the search for it is the whole cost in the common case.
                 if let Some(gt) = memchr::memchr(b'>', &b[start..end]) {
-                    if let Some(at) = memchr::memmem::find(&b[start + gt.saturating_sub(2)..end], b"]]>") {
-                        return lex_err(start + gt.saturating_sub(2) + at, "']]>' is not allowed in character data");
+                    if let Some(at) =
+                        memchr::memmem::find(&b[start + gt.saturating_sub(2)..end], b"]]>")
+                    {
+                        return lex_err(
+                            start + gt.saturating_sub(2) + at,
+                            "']]>' is not allowed in character data",
+                        );
                     }
                 }
                 self.pos = end;
-                Ok(Token::Text { raw: &self.src[start..end], amp, cr })
+                Ok(Token::Text {
+                    raw: &self.src[start..end],
+                    amp,
+                    cr,
+                })
             }
         }
     }
@@ -347,7 +400,9 @@ impl<'x> Lexer<'x> {
         // The common case: the name of the open element, compared at once (no name scan).
         if let Some(&open) = self.stack.last() {
             let ne = ns + open.len();
-            if b[ns..].starts_with(open.as_bytes()) && !b.get(ne).is_some_and(|&c| NAME[c as usize] || c == b':') {
+            if b[ns..].starts_with(open.as_bytes())
+                && !b.get(ne).is_some_and(|&c| NAME[c as usize] || c == b':')
+            {
                 let i = self.skip_ws(ne);
                 if b.get(i) == Some(&b'>') {
                     self.stack.pop();
@@ -367,8 +422,18 @@ impl<'x> Lexer<'x> {
         }
         match self.stack.pop() {
             Some(open) if open == name => {}
-            Some(open) => return lex_err(start, format!("mismatched end tag: expected `</{open}>`, found `</{name}>`")),
-            None => return lex_err(start, format!("end tag `</{name}>` without a matching start tag")),
+            Some(open) => {
+                return lex_err(
+                    start,
+                    format!("mismatched end tag: expected `</{open}>`, found `</{name}>`"),
+                );
+            }
+            None => {
+                return lex_err(
+                    start,
+                    format!("end tag `</{name}>` without a matching start tag"),
+                );
+            }
         }
         self.pos = i + 1;
         Ok(Token::End)
@@ -387,13 +452,19 @@ impl<'x> Lexer<'x> {
             return Ok(Token::Pi { target, data: "" });
         }
         if !b.get(te).is_some_and(|&c| is_ws(c)) {
-            return lex_err(te, format!("unexpected character after the processing instruction target {target:?}"));
+            return lex_err(
+                te,
+                format!("unexpected character after the processing instruction target {target:?}"),
+            );
         }
         let Some(end) = memchr::memmem::find(&b[te..], b"?>").map(|k| te + k) else {
             return lex_err(start, "unterminated processing instruction");
         };
         self.pos = end + 2;
-        Ok(Token::Pi { target, data: &self.src[te..end] })
+        Ok(Token::Pi {
+            target,
+            data: &self.src[te..end],
+        })
     }
 
     fn doctype(&mut self, start: usize) -> Result<Token<'x>, LexError> {
@@ -425,7 +496,12 @@ impl<'x> Lexer<'x> {
                 b'<' if subset && b[i..].starts_with(b"<?") => {
                     match memchr::memmem::find(&b[i + 2..], b"?>") {
                         Some(k) => i += 2 + k + 2,
-                        None => return lex_err(i, "unterminated processing instruction in the DOCTYPE"),
+                        None => {
+                            return lex_err(
+                                i,
+                                "unterminated processing instruction in the DOCTYPE",
+                            );
+                        }
                     }
                     continue;
                 }
@@ -458,14 +534,24 @@ impl<'x> Lexer<'x> {
                 Some(b'>') => {
                     self.pos = i + 1;
                     self.stack.push(name);
-                    return Ok(Token::Start { name, empty: false, xmlns, colon });
+                    return Ok(Token::Start {
+                        name,
+                        empty: false,
+                        xmlns,
+                        colon,
+                    });
                 }
                 Some(b'/') => {
                     if b.get(i + 1) != Some(&b'>') {
                         return lex_err(i, format!("expected '>' after '/' in the tag <{name}>"));
                     }
                     self.pos = i + 2;
-                    return Ok(Token::Start { name, empty: true, xmlns, colon });
+                    return Ok(Token::Start {
+                        name,
+                        empty: true,
+                        xmlns,
+                        colon,
+                    });
                 }
                 None => return lex_err(start, format!("unterminated start tag <{name}>")),
                 Some(_) => {}
@@ -474,10 +560,16 @@ impl<'x> Lexer<'x> {
             let an = i;
             let (ae, colon) = self.name_end(an);
             if ae == an {
-                return lex_err(an, format!("unexpected character in the start tag <{name}>"));
+                return lex_err(
+                    an,
+                    format!("unexpected character in the start tag <{name}>"),
+                );
             }
             if !had_ws {
-                return lex_err(an, format!("white space required before attribute in the start tag <{name}>"));
+                return lex_err(
+                    an,
+                    format!("white space required before attribute in the start tag <{name}>"),
+                );
             }
             let aname = &self.src[an..ae];
             i = self.skip_ws(ae);
@@ -487,17 +579,27 @@ impl<'x> Lexer<'x> {
             i = self.skip_ws(i + 1);
             let q = match b.get(i) {
                 Some(&q @ (b'"' | b'\'')) => q,
-                _ => return lex_err(i, format!("expected a quoted value for attribute {aname:?}")),
+                _ => {
+                    return lex_err(
+                        i,
+                        format!("expected a quoted value for attribute {aname:?}"),
+                    );
+                }
             };
             let vs = i + 1;
             let (j, special) = self.value_end(vs, q, aname)?;
             let value = &self.src[vs..j];
             i = j + 1;
-            let is_xmlns = aname.starts_with("xmlns") && (aname.len() == 5 || aname.as_bytes()[5] == b':');
+            let is_xmlns =
+                aname.starts_with("xmlns") && (aname.len() == 5 || aname.as_bytes()[5] == b':');
             xmlns |= is_xmlns;
             if self.attrs.len() < LINEAR_DUP_CHECK {
                 let (n, first) = (aname.len(), aname.as_bytes()[0]);
-                if self.attrs.iter().any(|a| a.name.len() == n && a.name.as_bytes()[0] == first && a.name == aname) {
+                if self
+                    .attrs
+                    .iter()
+                    .any(|a| a.name.len() == n && a.name.as_bytes()[0] == first && a.name == aname)
+                {
                     return lex_err(an, format!("duplicate attribute {aname:?}"));
                 }
             } else {
@@ -508,7 +610,13 @@ impl<'x> Lexer<'x> {
                     return lex_err(an, format!("duplicate attribute {aname:?}"));
                 }
             }
-            self.attrs.push(RawAttr { name: aname, value, special, xmlns: is_xmlns, colon });
+            self.attrs.push(RawAttr {
+                name: aname,
+                value,
+                special,
+                xmlns: is_xmlns,
+                colon,
+            });
         }
     }
 }
@@ -525,9 +633,17 @@ mod tests {
             if matches!(t, Token::Eof) {
                 return Ok(out);
             }
-            let attrs: Vec<String> = lx.attrs.iter().map(|a| format!("{}={}{}", a.name, a.value, if a.special { "*" } else { "" })).collect();
+            let attrs: Vec<String> = lx
+                .attrs
+                .iter()
+                .map(|a| format!("{}={}{}", a.name, a.value, if a.special { "*" } else { "" }))
+                .collect();
             out.push(match t {
-                Token::Start { name, empty, .. } => format!("<{name} {}{}>", attrs.join(" "), if empty { "/" } else { "" }),
+                Token::Start { name, empty, .. } => format!(
+                    "<{name} {}{}>",
+                    attrs.join(" "),
+                    if empty { "/" } else { "" }
+                ),
                 other => format!("{other:?}"),
             });
         }
@@ -559,7 +675,17 @@ mod tests {
             let base: Vec<u8> = fill.bytes().cycle().take(len).collect();
             assert_eq!(scan_text(&base), naive(&base), "{len}");
             for at in 0..len {
-                for set in [&[b'<'][..], &[b'&'], &[b'\r'], &[b'&', b'<'], &[b'<', b'&'], &[b'\r', b'<'], &[b'<', b'\r'], &[b'\x00', b'<'], &[b'<', b'\x00', b'&']] {
+                for set in [
+                    &[b'<'][..],
+                    &[b'&'],
+                    &[b'\r'],
+                    &[b'&', b'<'],
+                    &[b'<', b'&'],
+                    &[b'\r', b'<'],
+                    &[b'<', b'\r'],
+                    &[b'\x00', b'<'],
+                    &[b'<', b'\x00', b'&'],
+                ] {
                     let mut v = base.clone();
                     for (k, &c) in set.iter().enumerate() {
                         if at + k < len {
@@ -576,11 +702,24 @@ mod tests {
 
     #[test]
     fn cdata_end_in_text_is_an_error() {
-        for (doc, at) in [("<a>x]]>y</a>", 4), ("<a>]]></a>", 3), ("<a>x]>]]>y</a>", 6)] {
+        for (doc, at) in [
+            ("<a>x]]>y</a>", 4),
+            ("<a>]]></a>", 3),
+            ("<a>x]>]]>y</a>", 6),
+        ] {
             let e = tokens(doc).unwrap_err();
-            assert_eq!((e.pos, e.msg.as_str()), (at, "']]>' is not allowed in character data"), "{doc}");
+            assert_eq!(
+                (e.pos, e.msg.as_str()),
+                (at, "']]>' is not allowed in character data"),
+                "{doc}"
+            );
         }
-        for doc in ["<a>x>y]]</a>", "<a>]]&gt;</a>", "<a>]>]]</a>", "<a><![CDATA[]]]]><![CDATA[>]]></a>"] {
+        for doc in [
+            "<a>x>y]]</a>",
+            "<a>]]&gt;</a>",
+            "<a>]>]]</a>",
+            "<a><![CDATA[]]]]><![CDATA[>]]></a>",
+        ] {
             assert!(tokens(doc).is_ok(), "{doc}");
         }
     }
@@ -588,7 +727,15 @@ mod tests {
     #[test]
     fn attribute_values() {
         for len in [0, 1, 23, 24, 25, 31, 32, 33, 100, 200] {
-            for (tail, special) in [("", false), ("&amp;", true), ("\t", true), ("\n", true), ("\r", true), ("x'y", false), ("é", false)] {
+            for (tail, special) in [
+                ("", false),
+                ("&amp;", true),
+                ("\t", true),
+                ("\n", true),
+                ("\r", true),
+                ("x'y", false),
+                ("é", false),
+            ] {
                 let v = format!("{}{tail}", "a".repeat(len));
                 let t = tokens(&format!("<a v=\"{v}\" w='1'/>")).unwrap();
                 let star = if special { "*" } else { "" };
@@ -606,21 +753,37 @@ mod tests {
         for len in 0..150 {
             let base: Vec<u8> = fill.bytes().cycle().take(len).collect();
             for at in 0..=len {
-                for set in [&[b'"'][..], &[b'<'], &[b'&', b'"'], &[b'\t', b'"'], &[b'\n', b'<'], &[b'\r'], &[b'"', b'&'], &[b'"', b'<']] {
+                for set in [
+                    &[b'"'][..],
+                    &[b'<'],
+                    &[b'&', b'"'],
+                    &[b'\t', b'"'],
+                    &[b'\n', b'<'],
+                    &[b'\r'],
+                    &[b'"', b'&'],
+                    &[b'"', b'<'],
+                ] {
                     let mut v = base.clone();
                     for (k, &c) in set.iter().enumerate() {
                         if at + k < len {
                             v[at + k] = c;
                         }
                     }
-                    let Ok(v) = String::from_utf8(v) else { continue };
+                    let Ok(v) = String::from_utf8(v) else {
+                        continue;
+                    };
                     let doc = format!("\"{v}\"");
                     let bytes = v.as_bytes();
                     let end = bytes.iter().position(|&c| c == b'"').unwrap_or(bytes.len());
                     let expect = if bytes[..end].contains(&b'<') {
                         None
                     } else {
-                        Some((1 + end, bytes[..end].iter().any(|c| matches!(c, b'&' | b'\t' | b'\n' | b'\r'))))
+                        Some((
+                            1 + end,
+                            bytes[..end]
+                                .iter()
+                                .any(|c| matches!(c, b'&' | b'\t' | b'\n' | b'\r')),
+                        ))
                     };
                     let got = Lexer::new(&doc).value_end(1, b'"', "v").ok();
                     assert_eq!(got, expect, "{doc:?}");

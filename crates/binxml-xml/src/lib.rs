@@ -15,7 +15,7 @@ use binxml_core::{Decoder, Error, Event, Result};
 
 pub use dtd::{Dtd, Entity};
 pub use reader::{XmlDecoder, XmlSink};
-pub use writer::{escape_attr, escape_text, write_events, XmlWriter, XmlWriterOptions};
+pub use writer::{XmlWriter, XmlWriterOptions, escape_attr, escape_text, write_events};
 
 /// Returns the document as UTF-8: unchanged when it already is (a UTF-8 byte-order mark is kept;
 /// the decoder skips it), transcoded from UTF-16 (by byte-order mark or by the `<?xml` pattern)
@@ -29,22 +29,42 @@ pub fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>> {
     if let Some(enc) = utf16 {
         let (text, had_errors) = enc.decode_with_bom_removal(input);
         if had_errors {
-            return Err(Error::malformed("xml", 0, format!("invalid {} input", enc.name())));
+            return Err(Error::malformed(
+                "xml",
+                0,
+                format!("invalid {} input", enc.name()),
+            ));
         }
         return Ok(Cow::Owned(text.into_owned().into_bytes()));
     }
-    let Some((label, at)) = declared_encoding(input) else { return Ok(Cow::Borrowed(input)) };
-    let enc = encoding_rs::Encoding::for_label(label.as_bytes())
-        .ok_or_else(|| Error::unsupported("xml", format!("unsupported encoding {label:?}")).at(at as u64).with_line_col(1, at as u64 + 1))?;
-    if enc == encoding_rs::UTF_8 || label.eq_ignore_ascii_case("us-ascii") || label.eq_ignore_ascii_case("ascii") {
+    let Some((label, at)) = declared_encoding(input) else {
+        return Ok(Cow::Borrowed(input));
+    };
+    let enc = encoding_rs::Encoding::for_label(label.as_bytes()).ok_or_else(|| {
+        Error::unsupported("xml", format!("unsupported encoding {label:?}"))
+            .at(at as u64)
+            .with_line_col(1, at as u64 + 1)
+    })?;
+    if enc == encoding_rs::UTF_8
+        || label.eq_ignore_ascii_case("us-ascii")
+        || label.eq_ignore_ascii_case("ascii")
+    {
         return Ok(Cow::Borrowed(input));
     }
     if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
-        return Err(Error::malformed("xml", 0, "declared UTF-16 but the input is not UTF-16"));
+        return Err(Error::malformed(
+            "xml",
+            0,
+            "declared UTF-16 but the input is not UTF-16",
+        ));
     }
     let (text, _, had_errors) = enc.decode(input);
     if had_errors {
-        return Err(Error::malformed("xml", 0, format!("invalid {} input", enc.name())));
+        return Err(Error::malformed(
+            "xml",
+            0,
+            format!("invalid {} input", enc.name()),
+        ));
     }
     // The result is UTF-8: say so in its declaration, so that preparing it again is a no-op.
     let mut bytes = text.into_owned().into_bytes();
@@ -57,7 +77,11 @@ pub fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>> {
 
 /// The `encoding` pseudo-attribute of the XML declaration, if any, and its byte offset.
 fn declared_encoding(input: &[u8]) -> Option<(String, usize)> {
-    let bom = if input.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let bom = if input.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
     let input = &input[bom..];
     if !input.starts_with(b"<?xml") {
         return None;
@@ -100,21 +124,55 @@ mod tests {
 
     #[test]
     fn basic_round_trip() {
-        assert_eq!(round("<a x='1'>t&amp;<b/><![CDATA[<c>]]><!--k--><?p d?></a>"), "<a x=\"1\">t&amp;<b/><![CDATA[<c>]]><!--k--><?p d?></a>");
-        assert_eq!(round("<?xml version='1.0' encoding='ISO-8859-1'?><a/>"), "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<a/>");
+        assert_eq!(
+            round("<a x='1'>t&amp;<b/><![CDATA[<c>]]><!--k--><?p d?></a>"),
+            "<a x=\"1\">t&amp;<b/><![CDATA[<c>]]><!--k--><?p d?></a>"
+        );
+        assert_eq!(
+            round("<?xml version='1.0' encoding='ISO-8859-1'?><a/>"),
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<a/>"
+        );
     }
 
     #[test]
     fn namespaces() {
         let ev = events("<p:a xmlns:p='urn:p' xmlns='urn:d' p:x='1' y='2'><b/></p:a>").unwrap();
         assert_eq!(ev[1], Event::StartElement(QName::new("p", "urn:p", "a")));
-        assert_eq!(ev[2], Event::Namespace { prefix: "p".into(), uri: "urn:p".into() });
-        assert_eq!(ev[4], Event::Attribute { name: QName::new("p", "urn:p", "x"), value: "1".into() });
-        assert_eq!(ev[5], Event::Attribute { name: QName::local("y"), value: "2".into() });
+        assert_eq!(
+            ev[2],
+            Event::Namespace {
+                prefix: "p".into(),
+                uri: "urn:p".into()
+            }
+        );
+        assert_eq!(
+            ev[4],
+            Event::Attribute {
+                name: QName::new("p", "urn:p", "x"),
+                value: "1".into()
+            }
+        );
+        assert_eq!(
+            ev[5],
+            Event::Attribute {
+                name: QName::local("y"),
+                value: "2".into()
+            }
+        );
         assert_eq!(ev[6], Event::StartElement(QName::new("", "urn:d", "b")));
-        assert!(events("<a:b/>").unwrap_err().message.contains("undeclared namespace prefix"));
+        assert!(
+            events("<a:b/>")
+                .unwrap_err()
+                .message
+                .contains("undeclared namespace prefix")
+        );
         assert!(events("<a xmlns:p='u' p:x='1' p:x='2'/>").is_err());
-        assert!(events("<a xmlns:p='u' xmlns:q='u' p:x='1' q:x='2'/>").unwrap_err().message.contains("duplicate"));
+        assert!(
+            events("<a xmlns:p='u' xmlns:q='u' p:x='1' q:x='2'/>")
+                .unwrap_err()
+                .message
+                .contains("duplicate")
+        );
     }
 
     #[test]
@@ -125,14 +183,20 @@ mod tests {
         ]><a n=" u  v ">&lt2;&m;&t;</a>"#;
         let ev = events(doc).unwrap();
         let xml = String::from_utf8(write_events(&ev).unwrap()).unwrap();
-        assert!(xml.contains("<a xmlns:z=\"urn:z\" n=\"u v\" d=\"dv\">&lt;<b>x&amp;y</b>T</a>"), "{xml}");
+        assert!(
+            xml.contains("<a xmlns:z=\"urn:z\" n=\"u v\" d=\"dv\">&lt;<b>x&amp;y</b>T</a>"),
+            "{xml}"
+        );
     }
 
     #[test]
     fn billion_laughs_fails_fast() {
         let mut doc = String::from("<!DOCTYPE l [<!ENTITY l0 \"lol\">");
         for i in 1..10 {
-            doc.push_str(&format!("<!ENTITY l{i} \"{}\">", format!("&l{};", i - 1).repeat(10)));
+            doc.push_str(&format!(
+                "<!ENTITY l{i} \"{}\">",
+                format!("&l{};", i - 1).repeat(10)
+            ));
         }
         doc.push_str("]><l>&l9;</l>");
         let t = std::time::Instant::now();
@@ -147,49 +211,123 @@ mod tests {
     #[test]
     fn line_ends_and_attribute_white_space() {
         let text = |doc: &str| -> Vec<String> {
-            events(doc).unwrap().into_iter().filter_map(|e| if let Event::Characters { text, .. } = e { Some(text.into_owned()) } else { None }).collect()
+            events(doc)
+                .unwrap()
+                .into_iter()
+                .filter_map(|e| {
+                    if let Event::Characters { text, .. } = e {
+                        Some(text.into_owned())
+                    } else {
+                        None
+                    }
+                })
+                .collect()
         };
-        assert_eq!(text("<a>\r\n  <b>x\ry\r\n\r\nz\r</b>\r\n\t\t<c/>\r\n \t</a>"), ["\n  ", "x\ny\n\nz\n", "\n\t\t", "\n \t"]);
-        assert_eq!(text(&format!("<a>\r\n{}</a>", " ".repeat(300))), [format!("\n{}", " ".repeat(300))]);
+        assert_eq!(
+            text("<a>\r\n  <b>x\ry\r\n\r\nz\r</b>\r\n\t\t<c/>\r\n \t</a>"),
+            ["\n  ", "x\ny\n\nz\n", "\n\t\t", "\n \t"]
+        );
+        assert_eq!(
+            text(&format!("<a>\r\n{}</a>", " ".repeat(300))),
+            [format!("\n{}", " ".repeat(300))]
+        );
         assert_eq!(text("<a>\r\n&amp;\r</a>"), ["\n&\n"]);
         assert_eq!(text("<a><![CDATA[\r\nx]]><!--\r\n--></a>"), ["\nx"]);
         let attrs = |doc: &str| -> Vec<String> {
-            events(doc).unwrap().into_iter().filter_map(|e| if let Event::Attribute { value, .. } = e { Some(value.into_owned()) } else { None }).collect()
+            events(doc)
+                .unwrap()
+                .into_iter()
+                .filter_map(|e| {
+                    if let Event::Attribute { value, .. } = e {
+                        Some(value.into_owned())
+                    } else {
+                        None
+                    }
+                })
+                .collect()
         };
-        assert_eq!(attrs("<a x='1\n\t2' y='\r\n3\r4' z='&#9;&#10;&amp;\t' w='é\n\u{1F600}'/>"), ["1  2", " 3 4", "\t\n& ", "é \u{1F600}"]);
+        assert_eq!(
+            attrs("<a x='1\n\t2' y='\r\n3\r4' z='&#9;&#10;&amp;\t' w='é\n\u{1F600}'/>"),
+            ["1  2", " 3 4", "\t\n& ", "é \u{1F600}"]
+        );
     }
 
     #[test]
     fn string_limit_applies_to_expanded_text() {
-        let doc = "<!DOCTYPE a [<!ENTITY e '0123456789'>]><a>&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;</a>";
-        let limits = binxml_core::Limits { max_string_len: 100, ..Default::default() };
+        let doc =
+            "<!DOCTYPE a [<!ENTITY e '0123456789'>]><a>&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;</a>";
+        let limits = binxml_core::Limits {
+            max_string_len: 100,
+            ..Default::default()
+        };
         let mut dec = XmlDecoder::with_limits(doc.as_bytes(), limits.clone());
         let e = binxml_core::collect_events(&mut dec).unwrap_err();
         assert_eq!(e.kind, binxml_core::ErrorKind::Limit, "{e}");
         // The input itself is longer than the limit: every string is checked.
         let doc = format!("<a b='{}'/>", "x".repeat(150));
         let mut dec = XmlDecoder::with_limits(doc.as_bytes(), limits);
-        assert_eq!(binxml_core::collect_events(&mut dec).unwrap_err().kind, binxml_core::ErrorKind::Limit);
+        assert_eq!(
+            binxml_core::collect_events(&mut dec).unwrap_err().kind,
+            binxml_core::ErrorKind::Limit
+        );
     }
 
     #[test]
     fn many_attributes_and_namespaces() {
         let attrs: String = (0..40).map(|i| format!(" a{i}='{i}' p:b{i}='x'")).collect();
-        let ev = events(&format!("<r xmlns:p='urn:p' xmlns:q='urn:p'{attrs}><c q:b3='y'/></r>")).unwrap();
-        assert_eq!(ev.iter().filter(|e| matches!(e, Event::Attribute { .. })).count(), 81);
-        assert!(events(&format!("<r xmlns:p='urn:p' xmlns:q='urn:p'{attrs} q:b39='y'/>")).unwrap_err().message.contains("duplicate"));
-        assert!(events(&format!("<r xmlns:p='urn:p'{attrs} a39='y'/>")).unwrap_err().message.contains("duplicate"));
+        let ev = events(&format!(
+            "<r xmlns:p='urn:p' xmlns:q='urn:p'{attrs}><c q:b3='y'/></r>"
+        ))
+        .unwrap();
+        assert_eq!(
+            ev.iter()
+                .filter(|e| matches!(e, Event::Attribute { .. }))
+                .count(),
+            81
+        );
+        assert!(
+            events(&format!(
+                "<r xmlns:p='urn:p' xmlns:q='urn:p'{attrs} q:b39='y'/>"
+            ))
+            .unwrap_err()
+            .message
+            .contains("duplicate")
+        );
+        assert!(
+            events(&format!("<r xmlns:p='urn:p'{attrs} a39='y'/>"))
+                .unwrap_err()
+                .message
+                .contains("duplicate")
+        );
         // Scopes: a prefix declared on a child is gone after it.
-        assert!(events("<r><c xmlns:p='urn:p'/><p:d/></r>").unwrap_err().message.contains("undeclared"));
+        assert!(
+            events("<r><c xmlns:p='urn:p'/><p:d/></r>")
+                .unwrap_err()
+                .message
+                .contains("undeclared")
+        );
         let ev = events("<r xmlns='urn:a'><c xmlns='urn:b'/><d/></r>").unwrap();
-        let names: Vec<_> = ev.iter().filter_map(|e| if let Event::StartElement(q) = e { Some(q.namespace.to_string()) } else { None }).collect();
+        let names: Vec<_> = ev
+            .iter()
+            .filter_map(|e| {
+                if let Event::StartElement(q) = e {
+                    Some(q.namespace.to_string())
+                } else {
+                    None
+                }
+            })
+            .collect();
         assert_eq!(names, ["urn:a", "urn:b", "urn:a"]);
     }
 
     #[test]
     fn external_entities_are_not_fetched() {
-        let ev = events("<!DOCTYPE a [<!ENTITY e SYSTEM 'file:///etc/passwd'>]><a>&e;</a>").unwrap();
-        assert!(ev.iter().any(|e| matches!(e, Event::EntityReference { name, .. } if name == "e")));
+        let ev =
+            events("<!DOCTYPE a [<!ENTITY e SYSTEM 'file:///etc/passwd'>]><a>&e;</a>").unwrap();
+        assert!(
+            ev.iter()
+                .any(|e| matches!(e, Event::EntityReference { name, .. } if name == "e"))
+        );
     }
 
     #[test]
@@ -218,13 +356,22 @@ mod tests {
             ("<a:/>", "not a valid qualified name"),
             ("<?xml version='2.0'?><a/>", "unsupported XML version"),
             ("<?xml encoding='UTF-8'?><a/>", "without version"),
-            ("<?xml version='1.0' standalone='maybe'?><a/>", "bad standalone"),
+            (
+                "<?xml version='1.0' standalone='maybe'?><a/>",
+                "bad standalone",
+            ),
             ("<a/><?xml version='1.0'?>", "only allowed at the start"),
             (" <?xml version='1.0'?><a/>", "only allowed at the start"),
             ("<a></a></b>", "without a matching start tag"),
             ("<a><1/></a>", "not followed by a name"),
-            ("<!DOCTYPE a [<!ENTITY e '<b>'>]><a>&e;</a>", "leaves an element open"),
-            ("<!DOCTYPE a [<!ENTITY e '</a>'>]><a>&e;</a>", "without a matching start tag"),
+            (
+                "<!DOCTYPE a [<!ENTITY e '<b>'>]><a>&e;</a>",
+                "leaves an element open",
+            ),
+            (
+                "<!DOCTYPE a [<!ENTITY e '</a>'>]><a>&e;</a>",
+                "without a matching start tag",
+            ),
         ] {
             let e = events(doc).unwrap_err();
             assert!(e.offset.is_some() && e.line_col.is_some(), "{doc}: {e}");
@@ -240,10 +387,20 @@ mod tests {
         assert!(e.message.contains("UTF-8"));
         let latin1 = b"<?xml version='1.0' encoding='ISO-8859-1'?><a>caf\xE9</a>";
         let once = to_utf8(latin1).unwrap().into_owned();
-        assert_eq!(once, "<?xml version='1.0' encoding='UTF-8'?><a>caf\u{e9}</a>".as_bytes());
-        assert_eq!(to_utf8(&once).unwrap(), once, "preparing twice changes nothing");
+        assert_eq!(
+            once,
+            "<?xml version='1.0' encoding='UTF-8'?><a>caf\u{e9}</a>".as_bytes()
+        );
+        assert_eq!(
+            to_utf8(&once).unwrap(),
+            once,
+            "preparing twice changes nothing"
+        );
         let e = parse_events(b"<?xml version='1.0' encoding='UTF%8'?><a/>").unwrap_err();
-        assert_eq!(e.to_string(), "xml: unsupported encoding \"UTF%8\" at byte 30 (line 1, column 31)");
+        assert_eq!(
+            e.to_string(),
+            "xml: unsupported encoding \"UTF%8\" at byte 30 (line 1, column 31)"
+        );
     }
 
     #[test]
@@ -251,9 +408,18 @@ mod tests {
         for ev in [
             Event::text("a\u{0}b"),
             Event::Comment("a--b".into()),
-            Event::ProcessingInstruction { target: "p".into(), data: "x?>".into() },
+            Event::ProcessingInstruction {
+                target: "p".into(),
+                data: "x?>".into(),
+            },
         ] {
-            let evs = vec![Event::start_document(), Event::StartElement(QName::local("r")), ev, Event::EndElement, Event::EndDocument];
+            let evs = vec![
+                Event::start_document(),
+                Event::StartElement(QName::local("r")),
+                ev,
+                Event::EndElement,
+                Event::EndDocument,
+            ];
             let e = write_events(&evs).unwrap_err();
             assert_eq!(e.kind, binxml_core::ErrorKind::Unsupported, "{e}");
         }

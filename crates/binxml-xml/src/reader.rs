@@ -12,10 +12,12 @@ use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use binxml_core::{error::line_col, DocType, Error, Event, EventSink, Limits, QName, Result, XML_NS, XMLNS_NS};
+use binxml_core::{
+    DocType, Error, Event, EventSink, Limits, QName, Result, XML_NS, XMLNS_NS, error::line_col,
+};
 
-use crate::dtd::{split_doctype, Dtd, Entity};
-use crate::lexer::{is_name, LexError, Lexer, RawAttr, Token};
+use crate::dtd::{Dtd, Entity, split_doctype};
+use crate::lexer::{LexError, Lexer, RawAttr, Token, is_name};
 
 const FMT: &str = "xml";
 
@@ -119,8 +121,12 @@ fn predefined(name: &str) -> Option<&'static str> {
 fn char_ref(body: &str) -> Option<char> {
     let num = body.strip_prefix('#')?;
     let code = match num.strip_prefix('x') {
-        Some(h) if !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()) => u32::from_str_radix(h, 16).ok()?,
-        None if !num.is_empty() && num.bytes().all(|c| c.is_ascii_digit()) => num.parse::<u32>().ok()?,
+        Some(h) if !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()) => {
+            u32::from_str_radix(h, 16).ok()?
+        }
+        None if !num.is_empty() && num.bytes().all(|c| c.is_ascii_digit()) => {
+            num.parse::<u32>().ok()?
+        }
         _ => return None,
     };
     char::from_u32(code).filter(|&c| crate::dtd::is_xml_char(c))
@@ -128,7 +134,9 @@ fn char_ref(body: &str) -> Option<char> {
 
 /// Line ends normalized (XML 1.0 section 2.11): CR LF and a lone CR become LF.
 fn normalize_newlines(s: Cow<'_, str>) -> Cow<'_, str> {
-    let Some(first) = memchr::memchr(b'\r', s.as_bytes()) else { return s };
+    let Some(first) = memchr::memchr(b'\r', s.as_bytes()) else {
+        return s;
+    };
     if let Some(ws) = static_line_indent(&s) {
         return Cow::Borrowed(ws);
     }
@@ -151,7 +159,11 @@ fn normalize_newlines(s: Cow<'_, str>) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-const LINE_SPACES: &str = concat!("\n", "                                                                ", "                                                                ");
+const LINE_SPACES: &str = concat!(
+    "\n",
+    "                                                                ",
+    "                                                                "
+);
 const LINE_TABS: &str = "\n\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
 
 /// Indentation after a CR LF line end (`\r\n` and then only spaces, or only tabs), normalized, as
@@ -196,18 +208,30 @@ fn parse_decl(data: &str) -> std::result::Result<(String, Option<String>, Option
     let mut take = |name: &str| -> std::result::Result<Option<String>, String> {
         let t = rest.trim_start_matches([' ', '\t', '\r', '\n']);
         let had_ws = t.len() < rest.len();
-        let Some(after) = t.strip_prefix(name) else { return Ok(None) };
+        let Some(after) = t.strip_prefix(name) else {
+            return Ok(None);
+        };
         if !had_ws {
-            return Err(format!("white space required before {name} in the XML declaration"));
+            return Err(format!(
+                "white space required before {name} in the XML declaration"
+            ));
         }
         let after = after.trim_start_matches([' ', '\t', '\r', '\n']);
-        let after = after.strip_prefix('=').ok_or_else(|| format!("expected '=' after {name} in the XML declaration"))?;
+        let after = after
+            .strip_prefix('=')
+            .ok_or_else(|| format!("expected '=' after {name} in the XML declaration"))?;
         let after = after.trim_start_matches([' ', '\t', '\r', '\n']);
         let q = match after.as_bytes().first() {
             Some(&q @ (b'"' | b'\'')) => q as char,
-            _ => return Err(format!("expected a quoted value for {name} in the XML declaration")),
+            _ => {
+                return Err(format!(
+                    "expected a quoted value for {name} in the XML declaration"
+                ));
+            }
         };
-        let end = after[1..].find(q).ok_or_else(|| format!("unterminated value of {name} in the XML declaration"))?;
+        let end = after[1..]
+            .find(q)
+            .ok_or_else(|| format!("unterminated value of {name} in the XML declaration"))?;
         let value = after[1..1 + end].to_string();
         rest = &after[end + 2..];
         Ok(Some(value))
@@ -221,14 +245,21 @@ fn parse_decl(data: &str) -> std::result::Result<(String, Option<String>, Option
         Some(other) => return Err(format!("bad standalone value {other:?}")),
     };
     if !is_xml_ws(rest) {
-        return Err(format!("unexpected text in the XML declaration: {:?}", rest.trim()));
+        return Err(format!(
+            "unexpected text in the XML declaration: {:?}",
+            rest.trim()
+        ));
     }
     if version != "1.0" && version != "1.1" {
         return Err(format!("unsupported XML version {version:?}"));
     }
     if let Some(e) = &encoding {
-        let ok = e.as_bytes().first().is_some_and(|c| c.is_ascii_alphabetic())
-            && e.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'));
+        let ok = e
+            .as_bytes()
+            .first()
+            .is_some_and(|c| c.is_ascii_alphabetic())
+            && e.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-'));
         if !ok {
             return Err(format!("bad encoding name {e:?}"));
         }
@@ -297,7 +328,8 @@ impl<'a> XmlDecoder<'a> {
 
     fn flush_text(&mut self) {
         if let Some((pos, text)) = self.text.take() {
-            self.pending.push_back((pos, Event::Characters { text, cdata: false }));
+            self.pending
+                .push_back((pos, Event::Characters { text, cdata: false }));
         }
     }
 
@@ -326,7 +358,10 @@ impl<'a> XmlDecoder<'a> {
         let found = if prefix.is_empty() {
             self.ns.iter().rev().find(|(p, _)| p.is_empty())
         } else {
-            self.ns.iter().rev().find(|(p, _)| p.len() == prefix.len() && p == prefix)
+            self.ns
+                .iter()
+                .rev()
+                .find(|(p, _)| p.len() == prefix.len() && p == prefix)
         };
         match found {
             Some((_, Cow::Borrowed(u))) => Some(Cow::Borrowed(u)),
@@ -343,13 +378,23 @@ impl<'a> XmlDecoder<'a> {
         self.phase = Phase::Prolog;
         let src = self.lex.src();
         let b = src.as_bytes();
-        if b.starts_with(b"<?xml") && matches!(b.get(5), Some(b' ' | b'\t' | b'\r' | b'\n' | b'?')) {
+        if b.starts_with(b"<?xml") && matches!(b.get(5), Some(b' ' | b'\t' | b'\r' | b'\n' | b'?'))
+        {
             let tok = self.lex.next_token().map_err(|e| self.lex_err(e))?;
-            if let Token::Pi { target: "xml", data } = tok {
-                let (version, encoding, standalone) = parse_decl(data).map_err(|m| self.err(0, m))?;
+            if let Token::Pi {
+                target: "xml",
+                data,
+            } = tok
+            {
+                let (version, encoding, standalone) =
+                    parse_decl(data).map_err(|m| self.err(0, m))?;
                 self.standalone = standalone == Some(true);
                 self.last_offset = self.base;
-                return Ok(Event::StartDocument { version: Some(Cow::Owned(version)), encoding: encoding.map(Cow::Owned), standalone });
+                return Ok(Event::StartDocument {
+                    version: Some(Cow::Owned(version)),
+                    encoding: encoding.map(Cow::Owned),
+                    standalone,
+                });
             }
             return Err(self.err(0, "malformed XML declaration"));
         }
@@ -360,9 +405,21 @@ impl<'a> XmlDecoder<'a> {
     /// Character data up to a `<`: references resolved (and expanded), line ends normalized,
     /// accumulated into `self.text`. `exact`: `pos` is the offset of `raw` in the document, so
     /// errors point into it (in replacement text they point at the reference).
-    fn text_run<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, pos: u64, raw: &'x str, exact: bool, lift: &L) -> Result<()> {
+    fn text_run<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(
+        &mut self,
+        pos: u64,
+        raw: &'x str,
+        exact: bool,
+        lift: &L,
+    ) -> Result<()> {
         let mut rest = raw;
-        let at = |rest: &str, i: usize| if exact { pos + (rest.as_ptr() as usize - raw.as_ptr() as usize + i) as u64 } else { pos };
+        let at = |rest: &str, i: usize| {
+            if exact {
+                pos + (rest.as_ptr() as usize - raw.as_ptr() as usize + i) as u64
+            } else {
+                pos
+            }
+        };
         loop {
             let Some(i) = memchr::memchr(b'&', rest.as_bytes()) else {
                 if !rest.is_empty() {
@@ -371,7 +428,10 @@ impl<'a> XmlDecoder<'a> {
                 return Ok(());
             };
             if i > 0 {
-                self.add_text(at(rest, 0), lift(normalize_newlines(Cow::Borrowed(&rest[..i]))))?;
+                self.add_text(
+                    at(rest, 0),
+                    lift(normalize_newlines(Cow::Borrowed(&rest[..i]))),
+                )?;
             }
             let rpos = at(rest, i);
             let after = &rest[i + 1..];
@@ -380,7 +440,8 @@ impl<'a> XmlDecoder<'a> {
             };
             let name = &after[..end];
             if name.starts_with('#') {
-                let c = char_ref(name).ok_or_else(|| self.err(rpos, format!("bad character reference &{name};")))?;
+                let c = char_ref(name)
+                    .ok_or_else(|| self.err(rpos, format!("bad character reference &{name};")))?;
                 let mut buf = [0u8; 4];
                 let piece: &str = c.encode_utf8(&mut buf);
                 self.add_text(rpos, Cow::Owned(piece.to_string()))?;
@@ -395,7 +456,14 @@ impl<'a> XmlDecoder<'a> {
 
     /// Handles one token read from an entity's replacement text (all its events are queued),
     /// or a rare token of the document.
-    fn process<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, tok: Token<'x>, pos: u64, attrs: &[RawAttr<'x>], exact: bool, lift: &L) -> Result<()> {
+    fn process<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(
+        &mut self,
+        tok: Token<'x>,
+        pos: u64,
+        attrs: &[RawAttr<'x>],
+        exact: bool,
+        lift: &L,
+    ) -> Result<()> {
         match tok {
             Token::Text { raw, .. } => self.text_run(pos, raw, exact, lift)?,
             Token::CData(c) => {
@@ -406,11 +474,20 @@ impl<'a> XmlDecoder<'a> {
                 let text = lift(normalize_newlines(Cow::Borrowed(c)));
                 self.push(pos, Event::Characters { text, cdata: true });
             }
-            Token::Start { name, empty, xmlns, colon } => {
+            Token::Start {
+                name,
+                empty,
+                xmlns,
+                colon,
+            } => {
                 self.flush_text();
                 let qname = self.open_tag(name, colon, attrs, xmlns, pos, lift)?;
                 self.push(pos, Event::StartElement(qname));
-                let from = self.ns_marks.last().filter(|m| m.0 == self.depth).map_or(self.ns.len(), |m| m.1);
+                let from = self
+                    .ns_marks
+                    .last()
+                    .filter(|m| m.0 == self.depth)
+                    .map_or(self.ns.len(), |m| m.1);
                 for i in from..self.ns.len() {
                     let (p, u) = self.ns[i].clone();
                     self.push(pos, Event::Namespace { prefix: p, uri: u });
@@ -451,15 +528,32 @@ impl<'a> XmlDecoder<'a> {
         Ok(())
     }
 
-    fn pi<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&self, pos: u64, target: &'x str, data: &'x str, lift: &L) -> Result<Event<'a>> {
+    fn pi<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(
+        &self,
+        pos: u64,
+        target: &'x str,
+        data: &'x str,
+        lift: &L,
+    ) -> Result<Event<'a>> {
         if target.eq_ignore_ascii_case("xml") {
-            return Err(self.err(pos, "the XML declaration is only allowed at the start of the document"));
+            return Err(self.err(
+                pos,
+                "the XML declaration is only allowed at the start of the document",
+            ));
         }
         if target.contains(':') {
-            return Err(self.err(pos, format!("processing instruction target {target:?} contains a colon")));
+            return Err(self.err(
+                pos,
+                format!("processing instruction target {target:?} contains a colon"),
+            ));
         }
-        let data = normalize_newlines(Cow::Borrowed(data.trim_start_matches([' ', '\t', '\r', '\n'])));
-        Ok(Event::ProcessingInstruction { target: lift(Cow::Borrowed(target)), data: lift(data) })
+        let data = normalize_newlines(Cow::Borrowed(
+            data.trim_start_matches([' ', '\t', '\r', '\n']),
+        ));
+        Ok(Event::ProcessingInstruction {
+            target: lift(Cow::Borrowed(target)),
+            data: lift(data),
+        })
     }
 
     fn doctype(&mut self, pos: u64, content: Cow<'a, str>) -> Result<()> {
@@ -476,8 +570,10 @@ impl<'a> XmlDecoder<'a> {
         };
         let parts = split_doctype(text).map_err(|m| self.err(pos, m))?;
         let dtd = match parts.internal_subset {
-            Some(subset) => Dtd::parse(subset, self.standalone, self.limits.max_entity_expansion)
-                .map_err(|m| self.err(pos, format!("in the internal DTD subset: {m}")))?,
+            Some(subset) => {
+                Dtd::parse(subset, self.standalone, self.limits.max_entity_expansion)
+                    .map_err(|m| self.err(pos, format!("in the internal DTD subset: {m}")))?
+            }
             None => Dtd::default(),
         };
         self.external_dtd = parts.system_id.is_some();
@@ -512,7 +608,16 @@ impl<'a> XmlDecoder<'a> {
             .entities
             .iter()
             .filter_map(|(name, e)| match e {
-                Entity::Unparsed { public_id, system_id, notation } => Some((name.clone(), public_id.clone(), system_id.clone(), notation.clone())),
+                Entity::Unparsed {
+                    public_id,
+                    system_id,
+                    notation,
+                } => Some((
+                    name.clone(),
+                    public_id.clone(),
+                    system_id.clone(),
+                    notation.clone(),
+                )),
                 _ => None,
             })
             .collect();
@@ -539,7 +644,10 @@ impl<'a> XmlDecoder<'a> {
             return self.add_text(pos, Cow::Borrowed(t));
         }
         if self.depth == 0 {
-            return Err(self.err(pos, format!("entity reference &{name}; outside the root element")));
+            return Err(self.err(
+                pos,
+                format!("entity reference &{name}; outside the root element"),
+            ));
         }
         let dtd = self.dtd.clone();
         match dtd.entities.get(name) {
@@ -548,13 +656,22 @@ impl<'a> XmlDecoder<'a> {
                     return Err(self.err(pos, format!("recursive entity reference &{name};")));
                 }
                 if self.entity_stack.len() >= self.limits.max_entity_depth {
-                    return Err(self.limit_err(pos, format!("entity references nested deeper than {}", self.limits.max_entity_depth)));
+                    return Err(self.limit_err(
+                        pos,
+                        format!(
+                            "entity references nested deeper than {}",
+                            self.limits.max_entity_depth
+                        ),
+                    ));
                 }
                 self.expanded = self.expanded.saturating_add(text.len());
                 if self.expanded > self.limits.max_entity_expansion {
                     return Err(self.limit_err(
                         pos,
-                        format!("entity expansion exceeds the limit of {} bytes (at &{name};)", self.limits.max_entity_expansion),
+                        format!(
+                            "entity expansion exceeds the limit of {} bytes (at &{name};)",
+                            self.limits.max_entity_expansion
+                        ),
                     ));
                 }
                 if !text.contains(['<', '&']) {
@@ -564,23 +681,37 @@ impl<'a> XmlDecoder<'a> {
                 let mut lx = Lexer::new(text);
                 let owned = |c: Cow<'_, str>| -> Cow<'a, str> { Cow::Owned(c.into_owned()) };
                 loop {
-                    let tok = lx.next_token().map_err(|e| self.err(pos, format!("in the replacement text of &{name};: {}", e.msg)))?;
+                    let tok = lx.next_token().map_err(|e| {
+                        self.err(
+                            pos,
+                            format!("in the replacement text of &{name};: {}", e.msg),
+                        )
+                    })?;
                     match tok {
                         Token::Eof => break,
                         Token::DocType(_) => {
-                            return Err(self.err(pos, format!("markup not allowed in the replacement text of &{name};")));
+                            return Err(self.err(
+                                pos,
+                                format!("markup not allowed in the replacement text of &{name};"),
+                            ));
                         }
                         _ => {}
                     }
                     self.process(tok, pos, &lx.attrs, false, &owned)?;
                 }
                 if lx.depth() != 0 {
-                    return Err(self.err(pos, format!("the replacement text of &{name}; leaves an element open")));
+                    return Err(self.err(
+                        pos,
+                        format!("the replacement text of &{name}; leaves an element open"),
+                    ));
                 }
                 self.entity_stack.pop();
                 Ok(())
             }
-            Some(Entity::External { public_id, system_id }) => {
+            Some(Entity::External {
+                public_id,
+                system_id,
+            }) => {
                 self.flush_text();
                 self.push(
                     pos,
@@ -592,12 +723,21 @@ impl<'a> XmlDecoder<'a> {
                 );
                 Ok(())
             }
-            Some(Entity::Unparsed { .. }) => Err(self.err(pos, format!("reference to the unparsed entity &{name};"))),
+            Some(Entity::Unparsed { .. }) => {
+                Err(self.err(pos, format!("reference to the unparsed entity &{name};")))
+            }
             None => {
                 if (self.external_dtd || self.dtd.skipped_declarations) && !self.standalone {
                     // Possibly declared in the external subset, which is never read.
                     self.flush_text();
-                    self.push(pos, Event::EntityReference { name: Cow::Owned(name.to_string()), public_id: None, system_id: None });
+                    self.push(
+                        pos,
+                        Event::EntityReference {
+                            name: Cow::Owned(name.to_string()),
+                            public_id: None,
+                            system_id: None,
+                        },
+                    );
                     Ok(())
                 } else {
                     Err(self.err(pos, format!("undeclared entity &{name};")))
@@ -609,7 +749,10 @@ impl<'a> XmlDecoder<'a> {
     /// Normalizes an attribute value (XML 1.0 section 3.3.3): references replaced, white space
     /// characters turned into spaces, and for non-CDATA declared types, spaces collapsed.
     fn attr_value<'x>(&mut self, pos: u64, raw: &'x str, cdata: bool) -> Result<Cow<'x, str>> {
-        let value: Cow<'x, str> = if !raw.bytes().any(|b| matches!(b, b'&' | b'\t' | b'\n' | b'\r')) {
+        let value: Cow<'x, str> = if !raw
+            .bytes()
+            .any(|b| matches!(b, b'&' | b'\t' | b'\n' | b'\r'))
+        {
             Cow::Borrowed(raw)
         } else if !raw.bytes().any(|b| matches!(b, b'&' | b'\r' | b'<')) {
             // Only tabs and line feeds to turn into spaces: byte for byte.
@@ -626,9 +769,18 @@ impl<'a> XmlDecoder<'a> {
         Ok(Cow::Owned(collapsed.join(" ")))
     }
 
-    fn normalize_into(&mut self, pos: u64, raw: &str, out: &mut String, level: usize) -> Result<()> {
+    fn normalize_into(
+        &mut self,
+        pos: u64,
+        raw: &str,
+        out: &mut String,
+        level: usize,
+    ) -> Result<()> {
         let mut rest = raw;
-        while let Some(i) = rest.bytes().position(|c| matches!(c, b'&' | b'\t' | b'\n' | b'\r' | b'<')) {
+        while let Some(i) = rest
+            .bytes()
+            .position(|c| matches!(c, b'&' | b'\t' | b'\n' | b'\r' | b'<'))
+        {
             out.push_str(&rest[..i]);
             let c = rest.as_bytes()[i];
             match c {
@@ -661,11 +813,14 @@ impl<'a> XmlDecoder<'a> {
                 }
                 _ => {
                     let after = &rest[i + 1..];
-                    let end = memchr::memchr(b';', after.as_bytes()).ok_or_else(|| self.err(pos, "'&' without ';' in an attribute value"))?;
+                    let end = memchr::memchr(b';', after.as_bytes())
+                        .ok_or_else(|| self.err(pos, "'&' without ';' in an attribute value"))?;
                     let name = &after[..end];
                     rest = &after[end + 1..];
                     if name.starts_with('#') {
-                        let ch = char_ref(name).ok_or_else(|| self.err(pos, format!("bad character reference &{name};")))?;
+                        let ch = char_ref(name).ok_or_else(|| {
+                            self.err(pos, format!("bad character reference &{name};"))
+                        })?;
                         out.push(ch);
                     } else if let Some(t) = predefined(name) {
                         out.push_str(t);
@@ -687,7 +842,10 @@ impl<'a> XmlDecoder<'a> {
                         }
                     }
                     if out.len() > self.limits.max_string_len {
-                        return Err(self.limit_err(pos, "attribute value longer than the string-length limit"));
+                        return Err(self.limit_err(
+                            pos,
+                            "attribute value longer than the string-length limit",
+                        ));
                     }
                 }
             }
@@ -714,7 +872,10 @@ impl<'a> XmlDecoder<'a> {
             }
         }
         if self.depth >= self.limits.max_depth {
-            return Err(self.limit_err(pos, format!("elements nested deeper than {}", self.limits.max_depth)));
+            return Err(self.limit_err(
+                pos,
+                format!("elements nested deeper than {}", self.limits.max_depth),
+            ));
         }
         self.depth += 1;
         if !self.nsattrs.is_empty() {
@@ -724,21 +885,33 @@ impl<'a> XmlDecoder<'a> {
             self.seen_raw.clear();
         }
         let default_xmlns = !self.dtd.attlists.is_empty()
-            && self.dtd.attlists.get(raw_name).is_some_and(|d| d.iter().any(|a| is_xmlns_name(&a.name) && a.default.is_some()));
+            && self.dtd.attlists.get(raw_name).is_some_and(|d| {
+                d.iter()
+                    .any(|a| is_xmlns_name(&a.name) && a.default.is_some())
+            });
         if xmlns || default_xmlns {
             let first_ns = self.ns.len();
             self.ns_marks.push((self.depth, first_ns));
             for a in attrs.iter().filter(|a| a.xmlns) {
                 if a.name.len() == 6 {
-                    return Err(self.err(pos, "namespace declaration with an empty prefix (xmlns:)"));
+                    return Err(
+                        self.err(pos, "namespace declaration with an empty prefix (xmlns:)")
+                    );
                 }
-                let value = if a.special { self.attr_value(pos, a.value, true)? } else { Cow::Borrowed(a.value) };
+                let value = if a.special {
+                    self.attr_value(pos, a.value, true)?
+                } else {
+                    Cow::Borrowed(a.value)
+                };
                 let prefix: &'x str = if a.name.len() == 5 { "" } else { &a.name[6..] };
                 self.declare_ns(pos, lift(Cow::Borrowed(prefix)), lift(value))?;
             }
             if default_xmlns {
                 let dtd = self.dtd.clone();
-                for a in dtd.attlists[raw_name].iter().filter(|a| is_xmlns_name(&a.name)) {
+                for a in dtd.attlists[raw_name]
+                    .iter()
+                    .filter(|a| is_xmlns_name(&a.name))
+                {
                     let Some(default) = &a.default else { continue };
                     let prefix = if a.name == "xmlns" { "" } else { &a.name[6..] };
                     if self.ns[first_ns..].iter().any(|(p, _)| p == prefix) {
@@ -755,7 +928,10 @@ impl<'a> XmlDecoder<'a> {
             Some(c) => {
                 let (prefix, local) = (&raw_name[..c as usize], &raw_name[c as usize + 1..]);
                 if prefix.is_empty() || local.is_empty() || local.contains(':') {
-                    return Err(self.err(pos, format!("element name {raw_name:?} is not a valid qualified name")));
+                    return Err(self.err(
+                        pos,
+                        format!("element name {raw_name:?} is not a valid qualified name"),
+                    ));
                 }
                 (prefix, local)
             }
@@ -763,23 +939,45 @@ impl<'a> XmlDecoder<'a> {
         let namespace = match self.lookup_ns(prefix) {
             Some(u) => u,
             None if prefix.is_empty() => Cow::Borrowed(""),
-            None => return Err(self.err(pos, format!("undeclared namespace prefix {prefix:?} on element <{raw_name}>"))),
+            None => {
+                return Err(self.err(
+                    pos,
+                    format!("undeclared namespace prefix {prefix:?} on element <{raw_name}>"),
+                ));
+            }
         };
-        Ok(QName { prefix: lift(Cow::Borrowed(prefix)), namespace, local: lift(Cow::Borrowed(local)) })
+        Ok(QName {
+            prefix: lift(Cow::Borrowed(prefix)),
+            namespace,
+            local: lift(Cow::Borrowed(local)),
+        })
     }
 
     /// One explicit attribute (not a namespace declaration) of the open tag as an event.
     #[inline]
-    fn tag_attr<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(&mut self, a: RawAttr<'x>, raw_name: &str, pos: u64, lift: &L) -> Result<Event<'a>> {
+    fn tag_attr<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(
+        &mut self,
+        a: RawAttr<'x>,
+        raw_name: &str,
+        pos: u64,
+        lift: &L,
+    ) -> Result<Event<'a>> {
         let (cdata, declared) = if self.dtd.attlists.is_empty() {
             (true, false)
         } else {
             match self.dtd.attlists.get(raw_name) {
                 None => (true, false),
-                Some(d) => (d.iter().find(|x| x.name == a.name).is_none_or(|x| x.cdata), true),
+                Some(d) => (
+                    d.iter().find(|x| x.name == a.name).is_none_or(|x| x.cdata),
+                    true,
+                ),
             }
         };
-        let value = if !a.special && cdata { lift(Cow::Borrowed(a.value)) } else { lift(self.attr_value(pos, a.value, cdata)?) };
+        let value = if !a.special && cdata {
+            lift(Cow::Borrowed(a.value))
+        } else {
+            lift(self.attr_value(pos, a.value, cdata)?)
+        };
         let key = lift(Cow::Borrowed(a.name));
         if declared {
             self.seen_raw.push(key.clone());
@@ -787,7 +985,14 @@ impl<'a> XmlDecoder<'a> {
         if a.colon.is_none() {
             // No prefix: no namespace, and distinct from the other attributes in no namespace
             // (the tokenizer checked the raw names).
-            return Ok(Event::Attribute { name: QName { prefix: Cow::Borrowed(""), namespace: Cow::Borrowed(""), local: key }, value });
+            return Ok(Event::Attribute {
+                name: QName {
+                    prefix: Cow::Borrowed(""),
+                    namespace: Cow::Borrowed(""),
+                    local: key,
+                },
+                value,
+            });
         }
         let name = self.attr_name(pos, key)?;
         self.check_dup(pos, &name)?;
@@ -800,26 +1005,46 @@ impl<'a> XmlDecoder<'a> {
         if name.namespace.is_empty() {
             return Ok(());
         }
-        if self.nsattrs.iter().any(|(ns, l)| *ns == name.namespace && *l == name.local) {
+        if self
+            .nsattrs
+            .iter()
+            .any(|(ns, l)| *ns == name.namespace && *l == name.local)
+        {
             return Err(self.err(pos, format!("duplicate attribute {}", name.qualified())));
         }
-        self.nsattrs.push((name.namespace.clone(), name.local.clone()));
+        self.nsattrs
+            .push((name.namespace.clone(), name.local.clone()));
         Ok(())
     }
 
     /// Queues the attributes the DTD defaults and the tag did not give.
     fn tag_defaults(&mut self, raw_name: &str, pos: u64) -> Result<()> {
         let dtd = self.dtd.clone();
-        let Some(decls) = (if dtd.attlists.is_empty() { None } else { dtd.attlists.get(raw_name) }) else { return Ok(()) };
+        let Some(decls) = (if dtd.attlists.is_empty() {
+            None
+        } else {
+            dtd.attlists.get(raw_name)
+        }) else {
+            return Ok(());
+        };
         for a in decls {
             let Some(default) = &a.default else { continue };
-            if a.name == "xmlns" || a.name.starts_with("xmlns:") || self.seen_raw.iter().any(|k| *k == a.name) {
+            if a.name == "xmlns"
+                || a.name.starts_with("xmlns:")
+                || self.seen_raw.iter().any(|k| *k == a.name)
+            {
                 continue;
             }
             let value = self.attr_value(pos, default, a.cdata)?.into_owned();
             let name = self.attr_name(pos, Cow::Owned(a.name.clone()))?;
             self.check_dup(pos, &name)?;
-            self.push(pos, Event::Attribute { name, value: Cow::Owned(value) });
+            self.push(
+                pos,
+                Event::Attribute {
+                    name,
+                    value: Cow::Owned(value),
+                },
+            );
         }
         Ok(())
     }
@@ -836,12 +1061,18 @@ impl<'a> XmlDecoder<'a> {
             return Err(self.err(pos, "the xmlns namespace must not be declared"));
         }
         if !prefix.is_empty() && uri.is_empty() {
-            return Err(self.err(pos, format!("prefix {prefix:?} bound to the empty namespace name")));
+            return Err(self.err(
+                pos,
+                format!("prefix {prefix:?} bound to the empty namespace name"),
+            ));
         }
         // open_tag pushed the mark of the element being opened.
         let mark = self.ns_marks.last().map_or(0, |m| m.1);
         if self.ns[mark..].iter().any(|(p, _)| *p == prefix) {
-            return Err(self.err(pos, format!("namespace prefix {prefix:?} declared twice on one element")));
+            return Err(self.err(
+                pos,
+                format!("namespace prefix {prefix:?} declared twice on one element"),
+            ));
         }
         if self.ns.len() - mark >= self.limits.max_table_entries {
             return Err(self.limit_err(pos, "too many namespace declarations"));
@@ -854,7 +1085,11 @@ impl<'a> XmlDecoder<'a> {
         // The common case: an unprefixed name borrowed from the input.
         if let Cow::Borrowed(k) = key {
             if !k.is_empty() && !k.as_bytes().contains(&b':') {
-                return Ok(QName { prefix: Cow::Borrowed(""), namespace: Cow::Borrowed(""), local: Cow::Borrowed(k) });
+                return Ok(QName {
+                    prefix: Cow::Borrowed(""),
+                    namespace: Cow::Borrowed(""),
+                    local: Cow::Borrowed(k),
+                });
             }
         }
         let (prefix, local) = match &key {
@@ -868,15 +1103,26 @@ impl<'a> XmlDecoder<'a> {
             }
         };
         if local.is_empty() || local.contains(':') {
-            return Err(self.err(pos, format!("attribute name {key:?} is not a valid qualified name")));
+            return Err(self.err(
+                pos,
+                format!("attribute name {key:?} is not a valid qualified name"),
+            ));
         }
         let namespace = if prefix.is_empty() {
             Cow::Borrowed("")
         } else {
-            self.lookup_ns(&prefix)
-                .ok_or_else(|| self.err(pos, format!("undeclared namespace prefix {prefix:?} on attribute {key:?}")))?
+            self.lookup_ns(&prefix).ok_or_else(|| {
+                self.err(
+                    pos,
+                    format!("undeclared namespace prefix {prefix:?} on attribute {key:?}"),
+                )
+            })?
         };
-        Ok(QName { prefix, namespace, local })
+        Ok(QName {
+            prefix,
+            namespace,
+            local,
+        })
     }
 
     fn end_tag(&mut self, pos: u64) {
@@ -928,7 +1174,14 @@ impl<'a> XmlDecoder<'a> {
 
     /// A start tag of the document: produces StartElement now, its namespace declarations and
     /// attributes on the following calls.
-    fn lazy_open(&mut self, name: &'a str, colon: Option<u32>, empty: bool, xmlns: bool, pos: u64) -> Result<QName<'a>> {
+    fn lazy_open(
+        &mut self,
+        name: &'a str,
+        colon: Option<u32>,
+        empty: bool,
+        xmlns: bool,
+        pos: u64,
+    ) -> Result<QName<'a>> {
         let attrs = std::mem::take(&mut self.lex.attrs);
         let r = self.open_tag(name, colon, &attrs, xmlns, pos, &|c| c);
         self.lex.attrs = attrs;
@@ -938,8 +1191,19 @@ impl<'a> XmlDecoder<'a> {
             Some(&(d, m)) if d == self.depth => m,
             _ => ns_end,
         };
-        let active = empty || ns_next < ns_end || !self.lex.attrs.is_empty() || !self.dtd.attlists.is_empty();
-        self.tag = TagState { active, raw_name: name, pos, ns_next, ns_end, attr_next: 0, empty };
+        let active = empty
+            || ns_next < ns_end
+            || !self.lex.attrs.is_empty()
+            || !self.dtd.attlists.is_empty();
+        self.tag = TagState {
+            active,
+            raw_name: name,
+            pos,
+            ns_next,
+            ns_end,
+            attr_next: 0,
+            empty,
+        };
         self.last_offset = pos + self.base;
         Ok(qname)
     }
@@ -978,8 +1242,15 @@ impl<'a> XmlDecoder<'a> {
     #[inline(always)]
     fn token(&mut self, pos: u64, tok: Token<'a>) -> Result<Option<Event<'a>>> {
         match tok {
-            Token::Start { name, empty, xmlns, colon } => {
-                return self.lazy_open(name, colon, empty, xmlns, pos).map(|q| Some(Event::StartElement(q)));
+            Token::Start {
+                name,
+                empty,
+                xmlns,
+                colon,
+            } => {
+                return self
+                    .lazy_open(name, colon, empty, xmlns, pos)
+                    .map(|q| Some(Event::StartElement(q)));
             }
             Token::End => {
                 self.close_element();
@@ -989,7 +1260,11 @@ impl<'a> XmlDecoder<'a> {
             Token::Text { raw, amp, cr } => {
                 if self.depth > 0 && !amp {
                     self.last_offset = pos + self.base;
-                    let text = if cr { normalize_newlines(Cow::Borrowed(raw)) } else { Cow::Borrowed(raw) };
+                    let text = if cr {
+                        normalize_newlines(Cow::Borrowed(raw))
+                    } else {
+                        Cow::Borrowed(raw)
+                    };
                     return Ok(Some(Event::Characters { text, cdata: false }));
                 }
                 if self.depth == 0 && is_xml_ws(raw) {
@@ -1000,7 +1275,13 @@ impl<'a> XmlDecoder<'a> {
             }
             Token::Eof => {
                 if self.depth > 0 {
-                    return Err(self.err(pos, format!("unexpected end of input: {} element(s) not closed", self.depth)));
+                    return Err(self.err(
+                        pos,
+                        format!(
+                            "unexpected end of input: {} element(s) not closed",
+                            self.depth
+                        ),
+                    ));
                 }
                 if self.phase != Phase::Epilog {
                     return Err(self.err(pos, "no root element"));
@@ -1043,7 +1324,12 @@ impl<'a> XmlDecoder<'a> {
                 Err(e) => return Err(self.lex_err(e)),
             };
             match tok {
-                Token::Start { name, empty, xmlns, colon } => {
+                Token::Start {
+                    name,
+                    empty,
+                    xmlns,
+                    colon,
+                } => {
                     let qname = self.lazy_open(name, colon, empty, xmlns, pos)?;
                     sink.start_element(qname)?;
                     if !self.tag.active {
@@ -1061,7 +1347,9 @@ impl<'a> XmlDecoder<'a> {
                     while let Some(&a) = self.lex.attrs.get(self.tag.attr_next) {
                         self.tag.attr_next += 1;
                         if !a.xmlns {
-                            if let Event::Attribute { name, value } = self.tag_attr(a, self.tag.raw_name, pos, &|c| c)? {
+                            if let Event::Attribute { name, value } =
+                                self.tag_attr(a, self.tag.raw_name, pos, &|c| c)?
+                            {
                                 sink.attribute(name, value)?;
                             }
                         }
@@ -1076,8 +1364,16 @@ impl<'a> XmlDecoder<'a> {
                     self.close_element();
                     sink.end_element()?;
                 }
-                Token::Text { raw, amp: false, cr } if self.depth > 0 => {
-                    sink.text(if cr { normalize_newlines(Cow::Borrowed(raw)) } else { Cow::Borrowed(raw) })?;
+                Token::Text {
+                    raw,
+                    amp: false,
+                    cr,
+                } if self.depth > 0 => {
+                    sink.text(if cr {
+                        normalize_newlines(Cow::Borrowed(raw))
+                    } else {
+                        Cow::Borrowed(raw)
+                    })?;
                 }
                 other => {
                     if let Some(ev) = self.token(pos, other)? {
@@ -1100,7 +1396,6 @@ fn is_xmlns_name(name: &str) -> bool {
     name == "xmlns" || name.starts_with("xmlns:")
 }
 
-
 impl<'a> binxml_core::Decoder<'a> for XmlDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         // `Limits::max_string_len` for every string, also those borrowed from the input. Without
@@ -1108,7 +1403,10 @@ impl<'a> binxml_core::Decoder<'a> for XmlDecoder<'a> {
         // only shorten what they replace), so short inputs need no check while no entity is
         // declared (a call that reads the DOCTYPE returns its events before any reference is
         // read). The common case returns the event as it comes.
-        if self.input.len() <= self.limits.max_string_len && self.expanded == 0 && self.dtd.entities.is_empty() {
+        if self.input.len() <= self.limits.max_string_len
+            && self.expanded == 0
+            && self.dtd.entities.is_empty()
+        {
             return self.next();
         }
         let ev = self.next()?;
@@ -1117,7 +1415,13 @@ impl<'a> binxml_core::Decoder<'a> for XmlDecoder<'a> {
         }
         if let Some(e) = &ev {
             if longest_string(e) > self.limits.max_string_len {
-                return Err(self.limit_err(self.last_offset, format!("string longer than the limit of {} bytes", self.limits.max_string_len)));
+                return Err(self.limit_err(
+                    self.last_offset,
+                    format!(
+                        "string longer than the limit of {} bytes",
+                        self.limits.max_string_len
+                    ),
+                ));
             }
         }
         Ok(ev)
@@ -1142,12 +1446,32 @@ fn longest_string(ev: &Event<'_>) -> usize {
         Event::Namespace { prefix, uri } => prefix.len().max(uri.len()),
         Event::Characters { text, .. } | Event::Comment(text) => text.len(),
         Event::ProcessingInstruction { target, data } => target.len().max(data.len()),
-        Event::DocType(d) => d.name.len().max(o(&d.public_id)).max(o(&d.system_id)).max(o(&d.internal_subset)),
-        Event::EntityReference { name, public_id, system_id } => name.len().max(o(public_id)).max(o(system_id)),
-        Event::Notation { name, public_id, system_id } => name.len().max(o(public_id)).max(o(system_id)),
-        Event::UnparsedEntity { name, public_id, system_id, notation } => {
-            name.len().max(o(public_id)).max(system_id.len()).max(notation.len())
-        }
+        Event::DocType(d) => d
+            .name
+            .len()
+            .max(o(&d.public_id))
+            .max(o(&d.system_id))
+            .max(o(&d.internal_subset)),
+        Event::EntityReference {
+            name,
+            public_id,
+            system_id,
+        } => name.len().max(o(public_id)).max(o(system_id)),
+        Event::Notation {
+            name,
+            public_id,
+            system_id,
+        } => name.len().max(o(public_id)).max(o(system_id)),
+        Event::UnparsedEntity {
+            name,
+            public_id,
+            system_id,
+            notation,
+        } => name
+            .len()
+            .max(o(public_id))
+            .max(system_id.len())
+            .max(notation.len()),
         _ => 0,
     }
 }

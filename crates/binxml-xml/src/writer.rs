@@ -71,7 +71,9 @@ impl<W: Write> XmlWriter<W> {
     }
 
     fn flush_buf(&mut self) -> Result<()> {
-        self.out.write_all(&self.buf).map_err(|e| Error::io(FMT, e))?;
+        self.out
+            .write_all(&self.buf)
+            .map_err(|e| Error::io(FMT, e))?;
         self.buf.clear();
         Ok(())
     }
@@ -95,7 +97,11 @@ impl<W: Write> XmlWriter<W> {
         if prefix == "xml" {
             return Some(XML_NS);
         }
-        self.ns.iter().rev().find(|(p, _)| p == prefix).map(|(_, u)| u.as_str())
+        self.ns
+            .iter()
+            .rev()
+            .find(|(p, _)| p == prefix)
+            .map(|(_, u)| u.as_str())
     }
 
     fn declare(&mut self, prefix: &str, uri: &str) {
@@ -111,9 +117,15 @@ impl<W: Write> XmlWriter<W> {
     }
 
     fn write_doctype(&mut self, root: Option<&str>) {
-        let Some((d, extra)) = self.doctype.take() else { return };
+        let Some((d, extra)) = self.doctype.take() else {
+            return;
+        };
         self.buf.extend_from_slice(b"<!DOCTYPE ");
-        let name = if d.name.is_empty() { root.unwrap_or("root") } else { &d.name };
+        let name = if d.name.is_empty() {
+            root.unwrap_or("root")
+        } else {
+            &d.name
+        };
         self.buf.extend_from_slice(name.as_bytes());
         match (&d.public_id, &d.system_id) {
             (Some(p), Some(s)) => {
@@ -132,7 +144,12 @@ impl<W: Write> XmlWriter<W> {
             }
             (None, None) => {}
         }
-        let subset = d.internal_subset.as_deref().map(str::to_string).unwrap_or_default() + &extra;
+        let subset = d
+            .internal_subset
+            .as_deref()
+            .map(str::to_string)
+            .unwrap_or_default()
+            + &extra;
         if d.internal_subset.is_some() || !extra.is_empty() {
             self.buf.extend_from_slice(b" [");
             self.buf.extend_from_slice(subset.as_bytes());
@@ -150,7 +167,10 @@ impl<W: Write> XmlWriter<W> {
 
     fn start_element(&mut self, name: &QName<'_>) {
         self.close_tag();
-        if self.opts.indent.is_some() && !self.stack.is_empty() && !self.had_text.last().copied().unwrap_or(false) {
+        if self.opts.indent.is_some()
+            && !self.stack.is_empty()
+            && !self.had_text.last().copied().unwrap_or(false)
+        {
             self.indent(self.stack.len());
         }
         self.write_doctype(Some(&name.qualified()));
@@ -178,11 +198,20 @@ impl<W: Write> XmlWriter<W> {
                 return None;
             }
             // An attribute in a namespace needs a non-empty prefix bound to it.
-            let existing = self.ns.iter().rev().find(|(p, u)| u == ns && !p.is_empty()).map(|(p, _)| p.clone());
+            let existing = self
+                .ns
+                .iter()
+                .rev()
+                .find(|(p, u)| u == ns && !p.is_empty())
+                .map(|(p, _)| p.clone());
             if let Some(p) = existing.filter(|p| self.lookup(p) == Some(ns)) {
                 return Some(p);
             }
-            let p = if !prefix.is_empty() && self.lookup(prefix).is_none() { prefix.to_string() } else { self.fresh_prefix() };
+            let p = if !prefix.is_empty() && self.lookup(prefix).is_none() {
+                prefix.to_string()
+            } else {
+                self.fresh_prefix()
+            };
             self.declare(&p, ns);
             return Some(p);
         }
@@ -212,7 +241,13 @@ fn xml_chars(what: &str, s: &str) -> Result<()> {
         None => Ok(()),
         Some(i) => {
             let c = s[i..].chars().next().unwrap_or('\0');
-            Err(Error::unsupported(FMT, format!("{what} holds U+{:04X}, which XML 1.0 cannot represent", c as u32)))
+            Err(Error::unsupported(
+                FMT,
+                format!(
+                    "{what} holds U+{:04X}, which XML 1.0 cannot represent",
+                    c as u32
+                ),
+            ))
         }
     }
 }
@@ -270,13 +305,22 @@ impl<W: Write> Encoder for XmlWriter<W> {
     fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
         self.checker.check(FMT, event)?;
         match event {
-            Event::StartDocument { version, standalone, .. } => {
+            Event::StartDocument {
+                version,
+                standalone,
+                ..
+            } => {
                 if version.is_some() || standalone.is_some() {
                     self.buf.extend_from_slice(b"<?xml version=\"");
-                    self.buf.extend_from_slice(version.as_deref().unwrap_or("1.0").as_bytes());
+                    self.buf
+                        .extend_from_slice(version.as_deref().unwrap_or("1.0").as_bytes());
                     self.buf.extend_from_slice(b"\" encoding=\"UTF-8\"");
                     if let Some(s) = standalone {
-                        self.buf.extend_from_slice(if *s { b" standalone=\"yes\"" } else { b" standalone=\"no\"" });
+                        self.buf.extend_from_slice(if *s {
+                            b" standalone=\"yes\""
+                        } else {
+                            b" standalone=\"no\""
+                        });
                     }
                     self.buf.extend_from_slice(b"?>\n");
                 }
@@ -290,24 +334,40 @@ impl<W: Write> Encoder for XmlWriter<W> {
             Event::DocType(d) => {
                 self.doctype = Some((d.clone().into_owned(), String::new()));
             }
-            Event::Notation { name, public_id, system_id } => {
+            Event::Notation {
+                name,
+                public_id,
+                system_id,
+            } => {
                 if let Some((d, extra)) = &mut self.doctype {
                     if d.internal_subset.is_none() {
                         extra.push_str(&format!("<!NOTATION {name}"));
                         match (public_id, system_id) {
-                            (Some(p), Some(s)) => extra.push_str(&format!(" PUBLIC \"{p}\" \"{s}\">")),
+                            (Some(p), Some(s)) => {
+                                extra.push_str(&format!(" PUBLIC \"{p}\" \"{s}\">"))
+                            }
                             (Some(p), None) => extra.push_str(&format!(" PUBLIC \"{p}\">")),
-                            (None, s) => extra.push_str(&format!(" SYSTEM \"{}\">", s.as_deref().unwrap_or(""))),
+                            (None, s) => extra
+                                .push_str(&format!(" SYSTEM \"{}\">", s.as_deref().unwrap_or(""))),
                         }
                     }
                 }
             }
-            Event::UnparsedEntity { name, public_id, system_id, notation } => {
+            Event::UnparsedEntity {
+                name,
+                public_id,
+                system_id,
+                notation,
+            } => {
                 if let Some((d, extra)) = &mut self.doctype {
                     if d.internal_subset.is_none() {
                         match public_id {
-                            Some(p) => extra.push_str(&format!("<!ENTITY {name} PUBLIC \"{p}\" \"{system_id}\" NDATA {notation}>")),
-                            None => extra.push_str(&format!("<!ENTITY {name} SYSTEM \"{system_id}\" NDATA {notation}>")),
+                            Some(p) => extra.push_str(&format!(
+                                "<!ENTITY {name} PUBLIC \"{p}\" \"{system_id}\" NDATA {notation}>"
+                            )),
+                            None => extra.push_str(&format!(
+                                "<!ENTITY {name} SYSTEM \"{system_id}\" NDATA {notation}>"
+                            )),
                         }
                     }
                 }
@@ -321,7 +381,10 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 // Skip a declaration the element's own name already forced.
                 if !self.ns[mark..].iter().any(|(p, u)| p == prefix && u == uri) {
                     if self.ns[mark..].iter().any(|(p, _)| p == prefix) {
-                        return Err(Error::invalid_events(FMT, format!("prefix {prefix:?} declared twice on one element")));
+                        return Err(Error::invalid_events(
+                            FMT,
+                            format!("prefix {prefix:?} declared twice on one element"),
+                        ));
                     }
                     self.declare(prefix, uri);
                 }
@@ -369,7 +432,8 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 }
                 if *cdata && !text.contains('\r') {
                     self.buf.extend_from_slice(b"<![CDATA[");
-                    self.buf.extend_from_slice(text.replace("]]>", "]]]]><![CDATA[>").as_bytes());
+                    self.buf
+                        .extend_from_slice(text.replace("]]>", "]]]]><![CDATA[>").as_bytes());
                     self.buf.extend_from_slice(b"]]>");
                 } else {
                     escape_text(&mut self.buf, text);
@@ -386,7 +450,10 @@ impl<W: Write> Encoder for XmlWriter<W> {
             Event::Comment(c) => {
                 xml_chars("a comment", c)?;
                 if c.contains("--") || c.ends_with('-') {
-                    return Err(Error::unsupported(FMT, "a comment containing \"--\" or ending in \"-\" cannot be written as XML"));
+                    return Err(Error::unsupported(
+                        FMT,
+                        "a comment containing \"--\" or ending in \"-\" cannot be written as XML",
+                    ));
                 }
                 self.close_tag();
                 if self.stack.is_empty() {
@@ -402,7 +469,10 @@ impl<W: Write> Encoder for XmlWriter<W> {
             Event::ProcessingInstruction { target, data } => {
                 xml_chars("a processing instruction", data)?;
                 if data.contains("?>") {
-                    return Err(Error::unsupported(FMT, "processing-instruction data containing \"?>\" cannot be written as XML"));
+                    return Err(Error::unsupported(
+                        FMT,
+                        "processing-instruction data containing \"?>\" cannot be written as XML",
+                    ));
                 }
                 self.close_tag();
                 if self.stack.is_empty() {

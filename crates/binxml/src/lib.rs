@@ -14,13 +14,16 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-pub use binxml_core::{self as core, collect_events, transcode, Decoder, DocType, Encoder, Error, ErrorKind, Event, EventSink, CountingSink, Limits, QName, Result, Tape, Typed};
 pub use binxml_asn1 as asn1;
+pub use binxml_core::{
+    self as core, CountingSink, Decoder, DocType, Encoder, Error, ErrorKind, Event, EventSink,
+    Limits, QName, Result, Tape, Typed, collect_events, transcode,
+};
 pub use binxml_fi as fi;
 pub use binxml_json as json;
+pub use binxml_tree as tree;
 pub use binxml_tsf as tsf;
 pub use binxml_xebu as xebu;
-pub use binxml_tree as tree;
 pub use binxml_xml as xml;
 
 pub use binxml_tree::Document;
@@ -48,8 +51,16 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order `binxml formats` lists them.
-    pub const ALL: &'static [Format] =
-        &[Format::Xml, Format::Json, Format::Fi, Format::Tsf, Format::Xebu, Format::Asn1Uper, Format::Asn1Aper, Format::Asn1Ber];
+    pub const ALL: &'static [Format] = &[
+        Format::Xml,
+        Format::Json,
+        Format::Fi,
+        Format::Tsf,
+        Format::Xebu,
+        Format::Asn1Uper,
+        Format::Asn1Aper,
+        Format::Asn1Ber,
+    ];
 
     /// The registry name (`-t NAME` on the command line).
     pub fn name(self) -> &'static str {
@@ -113,7 +124,10 @@ impl Format {
 
     pub fn from_name(name: &str) -> Option<Format> {
         let n = name.to_ascii_lowercase();
-        Format::ALL.iter().copied().find(|f| f.name() == n || f.extension() == n)
+        Format::ALL
+            .iter()
+            .copied()
+            .find(|f| f.name() == n || f.extension() == n)
     }
 }
 
@@ -142,7 +156,10 @@ pub fn detect(head: &[u8]) -> Option<Format> {
         return Some(Format::Fi);
     }
     let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    let first = text.iter().copied().find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
+    let first = text
+        .iter()
+        .copied()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
     if first == Some(b'<') || head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
         return Some(Format::Xml);
     }
@@ -213,23 +230,49 @@ pub fn prepare(format: Format, input: &[u8]) -> Result<Cow<'_, [u8]>> {
 }
 
 /// A pull decoder for `format` over `input` (already [`prepare`]d).
-pub fn decoder<'a>(format: Format, input: &'a [u8], opts: &DecodeOptions) -> Result<Box<dyn Decoder<'a> + 'a>> {
+pub fn decoder<'a>(
+    format: Format,
+    input: &'a [u8],
+    opts: &DecodeOptions,
+) -> Result<Box<dyn Decoder<'a> + 'a>> {
     Ok(match format {
-        Format::Xml => Box::new(binxml_xml::XmlDecoder::with_limits(input, opts.limits.clone())),
-        Format::Json => Box::new(binxml_json::JsonDecoder::with_limits(input, opts.limits.clone())),
+        Format::Xml => Box::new(binxml_xml::XmlDecoder::with_limits(
+            input,
+            opts.limits.clone(),
+        )),
+        Format::Json => Box::new(binxml_json::JsonDecoder::with_limits(
+            input,
+            opts.limits.clone(),
+        )),
         Format::Fi => match &opts.fi_vocabularies {
-            None => Box::new(binxml_fi::FiDecoder::with_limits(input, opts.limits.clone())),
+            None => Box::new(binxml_fi::FiDecoder::with_limits(
+                input,
+                opts.limits.clone(),
+            )),
             // With external vocabularies, the streaming decoder (owned strings) holds them.
-            Some(v) => Box::new(Owned(binxml_fi::FiReadDecoder::with_limits(input, opts.limits.clone()).with_vocabularies(v.clone()))),
+            Some(v) => Box::new(Owned(
+                binxml_fi::FiReadDecoder::with_limits(input, opts.limits.clone())
+                    .with_vocabularies(v.clone()),
+            )),
         },
         Format::Tsf => Box::new(binxml_tsf::TsfDecoder::with_options(
             input,
-            binxml_tsf::TsfOptions { limits: opts.limits.clone(), utf16_lengths: opts.tsf_utf16_lengths },
+            binxml_tsf::TsfOptions {
+                limits: opts.limits.clone(),
+                utf16_lengths: opts.tsf_utf16_lengths,
+            },
         )),
-        Format::Xebu => Box::new(binxml_xebu::XebuDecoder::with_limits(input, opts.limits.clone())),
+        Format::Xebu => Box::new(binxml_xebu::XebuDecoder::with_limits(
+            input,
+            opts.limits.clone(),
+        )),
         Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
             let rule = format.asn1_rule().expect("an ASN.1 format");
-            Box::new(binxml_asn1::Asn1Decoder::with_limits(input, rule, opts.limits.clone()))
+            Box::new(binxml_asn1::Asn1Decoder::with_limits(
+                input,
+                rule,
+                opts.limits.clone(),
+            ))
         }
     })
 }
@@ -243,29 +286,61 @@ pub trait WithDecoder<'a> {
 /// Calls `work` with the decoder for `format` over `input` (already [`prepare`]d) as its own
 /// type, not as a `dyn Decoder`: no dynamic call per event, and the decoder's
 /// [`Decoder::read_into`] (push decoding) is the codec's own.
-pub fn with_decoder<'a, W: WithDecoder<'a>>(format: Format, input: &'a [u8], opts: &DecodeOptions, work: W) -> Result<W::Output> {
+pub fn with_decoder<'a, W: WithDecoder<'a>>(
+    format: Format,
+    input: &'a [u8],
+    opts: &DecodeOptions,
+    work: W,
+) -> Result<W::Output> {
     match format {
-        Format::Xml => work.run(&mut binxml_xml::XmlDecoder::with_limits(input, opts.limits.clone())),
-        Format::Json => work.run(&mut binxml_json::JsonDecoder::with_limits(input, opts.limits.clone())),
+        Format::Xml => work.run(&mut binxml_xml::XmlDecoder::with_limits(
+            input,
+            opts.limits.clone(),
+        )),
+        Format::Json => work.run(&mut binxml_json::JsonDecoder::with_limits(
+            input,
+            opts.limits.clone(),
+        )),
         Format::Fi => match &opts.fi_vocabularies {
-            None => work.run(&mut binxml_fi::FiDecoder::with_limits(input, opts.limits.clone())),
-            Some(v) => work.run(&mut Owned(binxml_fi::FiReadDecoder::with_limits(input, opts.limits.clone()).with_vocabularies(v.clone()))),
+            None => work.run(&mut binxml_fi::FiDecoder::with_limits(
+                input,
+                opts.limits.clone(),
+            )),
+            Some(v) => work.run(&mut Owned(
+                binxml_fi::FiReadDecoder::with_limits(input, opts.limits.clone())
+                    .with_vocabularies(v.clone()),
+            )),
         },
         Format::Tsf => work.run(&mut binxml_tsf::TsfDecoder::with_options(
             input,
-            binxml_tsf::TsfOptions { limits: opts.limits.clone(), utf16_lengths: opts.tsf_utf16_lengths },
+            binxml_tsf::TsfOptions {
+                limits: opts.limits.clone(),
+                utf16_lengths: opts.tsf_utf16_lengths,
+            },
         )),
-        Format::Xebu => work.run(&mut binxml_xebu::XebuDecoder::with_limits(input, opts.limits.clone())),
+        Format::Xebu => work.run(&mut binxml_xebu::XebuDecoder::with_limits(
+            input,
+            opts.limits.clone(),
+        )),
         Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
             let rule = format.asn1_rule().expect("an ASN.1 format");
-            work.run(&mut binxml_asn1::Asn1Decoder::with_limits(input, rule, opts.limits.clone()))
+            work.run(&mut binxml_asn1::Asn1Decoder::with_limits(
+                input,
+                rule,
+                opts.limits.clone(),
+            ))
         }
     }
 }
 
 /// Push decoding of a whole document of any format: every event goes to `sink`
 /// ([`Decoder::read_into`] of the format's decoder).
-pub fn decode_into<'a, S: EventSink<'a>>(format: Format, input: &'a [u8], opts: &DecodeOptions, sink: &mut S) -> Result<()> {
+pub fn decode_into<'a, S: EventSink<'a>>(
+    format: Format,
+    input: &'a [u8],
+    opts: &DecodeOptions,
+    sink: &mut S,
+) -> Result<()> {
     struct Into<'s, S>(&'s mut S);
     impl<'a, S: EventSink<'a>> WithDecoder<'a> for Into<'_, S> {
         type Output = ();
@@ -280,7 +355,12 @@ pub fn decode_into<'a, S: EventSink<'a>>(format: Format, input: &'a [u8], opts: 
 /// [`prepare`]d) is written to `encoder`, which is then finished. Returns the number of events.
 /// The same output as [`transcode`] over [`decoder`], faster (no dynamic call and no
 /// `Event` returned per item on the decoding side).
-pub fn transcode_into(format: Format, input: &[u8], opts: &DecodeOptions, encoder: &mut dyn Encoder) -> Result<u64> {
+pub fn transcode_into(
+    format: Format,
+    input: &[u8],
+    opts: &DecodeOptions,
+    encoder: &mut dyn Encoder,
+) -> Result<u64> {
     let mut sink = binxml_core::EncoderSink::new(encoder);
     decode_into(format, input, opts, &mut sink)?;
     let n = sink.events;
@@ -295,7 +375,14 @@ pub fn transcode_into(format: Format, input: &[u8], opts: &DecodeOptions, encode
 /// and no dynamic call per event for ASN.1; otherwise every event goes to the format's
 /// [`encoder`]. The same bytes as [`transcode`]. Returns the number of items handed over
 /// (events, or parts).
-pub fn convert_to<'w>(from: Format, input: &[u8], dopts: &DecodeOptions, to: Format, out: Box<dyn Write + 'w>, eopts: &EncodeOptions) -> Result<u64> {
+pub fn convert_to<'w>(
+    from: Format,
+    input: &[u8],
+    dopts: &DecodeOptions,
+    to: Format,
+    out: Box<dyn Write + 'w>,
+    eopts: &EncodeOptions,
+) -> Result<u64> {
     struct Count<'e, S> {
         inner: &'e mut S,
         n: u64,
@@ -333,7 +420,12 @@ pub fn convert_to<'w>(from: Format, input: &[u8], dopts: &DecodeOptions, to: For
         }
     }
     /// Push-decodes into `enc`, then finishes it.
-    fn run<'a, E: for<'e> EventSink<'e> + Encoder>(from: Format, input: &'a [u8], dopts: &DecodeOptions, enc: &mut E) -> Result<u64> {
+    fn run<'a, E: for<'e> EventSink<'e> + Encoder>(
+        from: Format,
+        input: &'a [u8],
+        dopts: &DecodeOptions,
+        enc: &mut E,
+    ) -> Result<u64> {
         let mut sink = Count { inner: enc, n: 0 };
         decode_into(from, input, dopts, &mut sink)?;
         let n = sink.n;
@@ -341,8 +433,18 @@ pub fn convert_to<'w>(from: Format, input: &[u8], dopts: &DecodeOptions, to: For
         Ok(n)
     }
     match to {
-        Format::Fi => run(from, input, dopts, &mut binxml_fi::FiEncoder::with_options(out, eopts.fi.clone())),
-        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => run(from, input, dopts, &mut binxml_asn1::Asn1Encoder::new(out, asn1_options(to, eopts))),
+        Format::Fi => run(
+            from,
+            input,
+            dopts,
+            &mut binxml_fi::FiEncoder::with_options(out, eopts.fi.clone()),
+        ),
+        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => run(
+            from,
+            input,
+            dopts,
+            &mut binxml_asn1::Asn1Encoder::new(out, asn1_options(to, eopts)),
+        ),
         _ => {
             let mut enc = encoder(to, out, eopts)?;
             transcode_into(from, input, dopts, &mut *enc)
@@ -351,17 +453,29 @@ pub fn convert_to<'w>(from: Format, input: &[u8], dopts: &DecodeOptions, to: For
 }
 
 /// An encoder for `format` writing to `out`.
-pub fn encoder<'w>(format: Format, out: Box<dyn Write + 'w>, opts: &EncodeOptions) -> Result<Box<dyn Encoder + 'w>> {
+pub fn encoder<'w>(
+    format: Format,
+    out: Box<dyn Write + 'w>,
+    opts: &EncodeOptions,
+) -> Result<Box<dyn Encoder + 'w>> {
     Ok(match format {
         Format::Xml => Box::new(binxml_xml::XmlWriter::with_options(
             out,
-            binxml_xml::XmlWriterOptions { indent: opts.indent, fragments: false },
+            binxml_xml::XmlWriterOptions {
+                indent: opts.indent,
+                fragments: false,
+            },
         )),
         Format::Json => Box::new(binxml_json::JsonEncoder::new(out).pretty(opts.indent.is_some())),
         Format::Fi => Box::new(binxml_fi::FiEncoder::with_options(out, opts.fi.clone())),
         Format::Tsf => Box::new(binxml_tsf::TsfEncoder::with_options(out, opts.tsf.clone())),
-        Format::Xebu => Box::new(binxml_xebu::XebuEncoder::with_options(out, opts.xebu.clone())),
-        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => Box::new(binxml_asn1::Asn1Encoder::new(out, asn1_options(format, opts))),
+        Format::Xebu => Box::new(binxml_xebu::XebuEncoder::with_options(
+            out,
+            opts.xebu.clone(),
+        )),
+        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => Box::new(
+            binxml_asn1::Asn1Encoder::new(out, asn1_options(format, opts)),
+        ),
     })
 }
 
@@ -378,11 +492,24 @@ fn asn1_options(format: Format, opts: &EncodeOptions) -> binxml_asn1::Options {
 pub fn convert(input: &[u8], from: Option<Format>, to: Format) -> Result<Vec<u8>> {
     let from = match from {
         Some(f) => f,
-        None => detect(input).ok_or_else(|| Error::new(ErrorKind::Unsupported, "detect", "cannot tell the input's format; name it"))?,
+        None => detect(input).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Unsupported,
+                "detect",
+                "cannot tell the input's format; name it",
+            )
+        })?,
     };
     let prepared = prepare(from, input)?;
     let mut out = Vec::new();
-    convert_to(from, &prepared, &DecodeOptions::default(), to, Box::new(&mut out), &EncodeOptions::default())?;
+    convert_to(
+        from,
+        &prepared,
+        &DecodeOptions::default(),
+        to,
+        Box::new(&mut out),
+        &EncodeOptions::default(),
+    )?;
     Ok(out)
 }
 
@@ -393,7 +520,11 @@ pub fn parse_tree<'a>(format: Format, input: &'a [u8]) -> Result<Document<'a>> {
 }
 
 /// [`parse_tree`] with decoding options (limits, external vocabularies).
-pub fn parse_tree_with<'a>(format: Format, input: &'a [u8], opts: &DecodeOptions) -> Result<Document<'a>> {
+pub fn parse_tree_with<'a>(
+    format: Format,
+    input: &'a [u8],
+    opts: &DecodeOptions,
+) -> Result<Document<'a>> {
     struct Tree(usize);
     impl<'a> WithDecoder<'a> for Tree {
         type Output = Document<'a>;
@@ -403,7 +534,11 @@ pub fn parse_tree_with<'a>(format: Format, input: &'a [u8], opts: &DecodeOptions
     }
     // The tree reserves room from the size of the XML the document stands for; binary formats
     // are denser than their XML (about 3x for FI and PER on the corpus).
-    let hint = if format == Format::Xml || format == Format::Json { input.len() } else { input.len().saturating_mul(3) };
+    let hint = if format == Format::Xml || format == Format::Json {
+        input.len()
+    } else {
+        input.len().saturating_mul(3)
+    };
     with_decoder(format, input, opts, Tree(hint))
 }
 
@@ -421,7 +556,10 @@ mod tests {
 
     #[test]
     fn detection() {
-        assert_eq!(detect(b"\xEF\xBB\xBF<?xml version='1.0'?><a/>"), Some(Format::Xml));
+        assert_eq!(
+            detect(b"\xEF\xBB\xBF<?xml version='1.0'?><a/>"),
+            Some(Format::Xml)
+        );
         assert_eq!(detect(b"  {\"a\": 1}"), Some(Format::Json));
         assert_eq!(detect(b"\x00\x01\x02"), None);
     }
@@ -452,6 +590,9 @@ mod tests {
     fn xml_json_round_trip() {
         let j = convert(br#"{"a":[1,2.50,true,null,"x"]}"#, None, Format::Xml).unwrap();
         let back = convert(&j, None, Format::Json).unwrap();
-        assert_eq!(std::str::from_utf8(&back).unwrap().replace([' ', '\n'], ""), r#"{"a":[1,2.50,true,null,"x"]}"#);
+        assert_eq!(
+            std::str::from_utf8(&back).unwrap().replace([' ', '\n'], ""),
+            r#"{"a":[1,2.50,true,null,"x"]}"#
+        );
     }
 }

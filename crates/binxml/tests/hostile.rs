@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use binxml::{DecodeOptions, Format};
-use binxml_testkit::mutate::{mutate, Rng};
+use binxml_testkit::mutate::{Rng, mutate};
 
 struct Counting;
 
@@ -35,7 +35,8 @@ unsafe impl GlobalAlloc for Counting {
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
             if new_size > layout.size() {
-                let now = CURRENT.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size - layout.size();
+                let now = CURRENT.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size
+                    - layout.size();
                 PEAK.fetch_max(now, Ordering::Relaxed);
             } else {
                 CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
@@ -58,13 +59,16 @@ fn seed_documents() -> Vec<Vec<u8>> {
         })
         .take(8)
         .collect();
-    docs.push(std::fs::read(binxml_testkit::workspace_root().join("examples/invoice.xml")).unwrap());
+    docs.push(
+        std::fs::read(binxml_testkit::workspace_root().join("examples/invoice.xml")).unwrap(),
+    );
     docs
 }
 
 fn decode_all(format: Format, input: &[u8]) -> Result<usize, String> {
     let prepared = binxml::prepare(format, input).map_err(|e| e.to_string())?;
-    let mut dec = binxml::decoder(format, &prepared, &DecodeOptions::default()).map_err(|e| e.to_string())?;
+    let mut dec =
+        binxml::decoder(format, &prepared, &DecodeOptions::default()).map_err(|e| e.to_string())?;
     let mut n = 0;
     while dec.next_event().map_err(|e| e.to_string())?.is_some() {
         n += 1;
@@ -77,7 +81,10 @@ fn decode_all(format: Format, input: &[u8]) -> Result<usize, String> {
 
 #[test]
 fn mutated_inputs_never_panic_hang_or_balloon() {
-    let per_format: usize = std::env::var("BINXML_MUTATIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    let per_format: usize = std::env::var("BINXML_MUTATIONS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000);
     let out_dir = binxml_testkit::scratch_dir("hostile");
     std::panic::set_hook(Box::new(|_| {}));
     // A watchdog: a decode that runs for 20 s is a hang; abort with the evidence on disk.
@@ -86,13 +93,17 @@ fn mutated_inputs_never_panic_hang_or_balloon() {
     {
         let (started, busy) = (started.clone(), busy.clone());
         let epoch = Instant::now();
-        std::thread::spawn(move || loop {
-            std::thread::sleep(Duration::from_millis(500));
-            if busy.load(Ordering::SeqCst) {
-                let s = started.load(Ordering::SeqCst);
-                if epoch.elapsed().as_millis() as u64 - s > 20_000 {
-                    eprintln!("a decode hung for 20 s; its input is target/test-scratch/hostile/current.bin");
-                    std::process::abort();
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(Duration::from_millis(500));
+                if busy.load(Ordering::SeqCst) {
+                    let s = started.load(Ordering::SeqCst);
+                    if epoch.elapsed().as_millis() as u64 - s > 20_000 {
+                        eprintln!(
+                            "a decode hung for 20 s; its input is target/test-scratch/hostile/current.bin"
+                        );
+                        std::process::abort();
+                    }
                 }
             }
         });
@@ -107,11 +118,17 @@ fn mutated_inputs_never_panic_hang_or_balloon() {
             .filter_map(|d| binxml::convert(d, Some(Format::Xml), format).ok())
             .collect();
         if format != Format::Json {
-            assert!(seeds.len() >= docs.len() - 1, "{format}: too few seed encodings");
+            assert!(
+                seeds.len() >= docs.len() - 1,
+                "{format}: too few seed encodings"
+            );
         }
         let seeds = if seeds.is_empty() {
             // JSON carries only JSON-shaped events: use JSON texts.
-            vec![br#"{"a":[1,2.5e3,true,null,"x\u00e9"],"b":{"c":"d"}}"#.to_vec(), b"[[[[1]]],{\"k\":-0.0}]".to_vec()]
+            vec![
+                br#"{"a":[1,2.5e3,true,null,"x\u00e9"],"b":{"c":"d"}}"#.to_vec(),
+                b"[[[[1]]],{\"k\":-0.0}]".to_vec(),
+            ]
         } else {
             seeds
         };
@@ -135,10 +152,16 @@ fn mutated_inputs_never_panic_hang_or_balloon() {
             let problem = match &r {
                 Err(p) => Some(format!(
                     "panic: {}",
-                    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
+                    p.downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_default()
                 )),
                 Ok(_) if took > Duration::from_secs(1) => Some(format!("took {took:?}")),
-                Ok(_) if peak > budget => Some(format!("peak memory {peak} bytes for {} input bytes", input.len())),
+                Ok(_) if peak > budget => Some(format!(
+                    "peak memory {peak} bytes for {} input bytes",
+                    input.len()
+                )),
                 Ok(Ok(_)) => {
                     ok += 1;
                     None
@@ -158,12 +181,19 @@ fn mutated_inputs_never_panic_hang_or_balloon() {
                 failures.push(format!("{format} #{i}: {p} ({})", path.display()));
             }
         }
-        summary.push(format!("{format}: {per_format} inputs, {ok} decoded, {err} rejected, slowest {slowest:?}"));
+        summary.push(format!(
+            "{format}: {per_format} inputs, {ok} decoded, {err} rejected, slowest {slowest:?}"
+        ));
     }
     let _ = std::fs::remove_file(out_dir.join("current.bin"));
     // The default hook again, so the verdict below is printed.
     drop(std::panic::take_hook());
     eprintln!("{}", summary.join("\n"));
     let shown: Vec<_> = failures.iter().take(40).cloned().collect();
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), shown.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        shown.join("\n")
+    );
 }

@@ -81,7 +81,14 @@ fn limits(f: impl FnOnce(&mut Limits)) -> Limits {
 /// Decodes to the end: `Ok(events)` or the first error.
 fn decode(format: Format, input: &[u8], limits: &Limits) -> Result<usize, Error> {
     let prepared = binxml::prepare(format, input)?;
-    let mut dec = binxml::decoder(format, &prepared, &DecodeOptions { limits: limits.clone(), ..Default::default() })?;
+    let mut dec = binxml::decoder(
+        format,
+        &prepared,
+        &DecodeOptions {
+            limits: limits.clone(),
+            ..Default::default()
+        },
+    )?;
     let mut n = 0;
     while dec.next_event()?.is_some() {
         n += 1;
@@ -94,11 +101,24 @@ fn decode(format: Format, input: &[u8], limits: &Limits) -> Result<usize, Error>
 #[track_caller]
 fn rejected(format: Format, input: &[u8], limits: &Limits, kinds: &[ErrorKind]) -> Error {
     match decode(format, input, limits) {
-        Ok(n) => panic!("{format}: accepted ({n} events) an input of {} bytes that breaks a limit", input.len()),
+        Ok(n) => panic!(
+            "{format}: accepted ({n} events) an input of {} bytes that breaks a limit",
+            input.len()
+        ),
         Err(e) => {
-            assert!(kinds.contains(&e.kind), "{format}: wrong kind of error: {e} ({:?})", e.kind);
-            let off = e.offset.unwrap_or_else(|| panic!("{format}: error without an offset: {e}"));
-            assert!(off <= input.len() as u64, "{format}: offset {off} past the input's {} bytes: {e}", input.len());
+            assert!(
+                kinds.contains(&e.kind),
+                "{format}: wrong kind of error: {e} ({:?})",
+                e.kind
+            );
+            let off = e
+                .offset
+                .unwrap_or_else(|| panic!("{format}: error without an offset: {e}"));
+            assert!(
+                off <= input.len() as u64,
+                "{format}: offset {off} past the input's {} bytes: {e}",
+                input.len()
+            );
             e
         }
     }
@@ -116,7 +136,10 @@ fn el(name: &str) -> Event<'static> {
 }
 
 fn attr(name: &str, value: &str) -> Event<'static> {
-    Event::Attribute { name: QName::local(s(name)), value: s(value) }
+    Event::Attribute {
+        name: QName::local(s(name)),
+        value: s(value),
+    }
 }
 
 fn encode_with(format: Format, events: &[Event<'_>], opts: &EncodeOptions) -> Vec<u8> {
@@ -124,7 +147,8 @@ fn encode_with(format: Format, events: &[Event<'_>], opts: &EncodeOptions) -> Ve
     {
         let mut enc = binxml::encoder(format, Box::new(&mut out), opts).unwrap();
         for ev in events {
-            enc.write_event(ev).unwrap_or_else(|e| panic!("{format} encoder: {e}"));
+            enc.write_event(ev)
+                .unwrap_or_else(|e| panic!("{format} encoder: {e}"));
         }
         enc.finish().unwrap();
     }
@@ -168,16 +192,27 @@ fn depth_limit_every_format() {
     for f in xml_carriers() {
         let bytes = encode(f, &events);
         let e = rejected(f, &bytes, &Limits::default(), LIMIT);
-        assert!(e.message.contains("deeper") || e.message.contains("depth") || e.message.contains("nest"), "{f}: {e}");
+        assert!(
+            e.message.contains("deeper")
+                || e.message.contains("depth")
+                || e.message.contains("nest"),
+            "{f}: {e}"
+        );
         // A lower limit stops a shallower document; a document at the limit passes.
         let l = limits(|l| l.max_depth = 20);
         rejected(f, &encode(f, &deep(21)), &l, LIMIT);
-        decode(f, &encode(f, &deep(20)), &l).unwrap_or_else(|e| panic!("{f}: 20 levels with a limit of 20: {e}"));
+        decode(f, &encode(f, &deep(20)), &l)
+            .unwrap_or_else(|e| panic!("{f}: 20 levels with a limit of 20: {e}"));
     }
     let json = format!("{}1{}", "[".repeat(1100), "]".repeat(1100));
     rejected(Format::Json, json.as_bytes(), &Limits::default(), LIMIT);
     let json = format!("{}1{}", "{\"k\":".repeat(30), "}".repeat(30));
-    rejected(Format::Json, json.as_bytes(), &limits(|l| l.max_depth = 20), LIMIT);
+    rejected(
+        Format::Json,
+        json.as_bytes(),
+        &limits(|l| l.max_depth = 20),
+        LIMIT,
+    );
 }
 
 #[test]
@@ -186,12 +221,32 @@ fn very_deep_hand_made_inputs_do_not_overflow_the_stack() {
     let n = 200_000;
     let xml = "<a>".repeat(n);
     rejected(Format::Xml, xml.as_bytes(), &Limits::default(), LIMIT);
-    rejected(Format::Json, "[".repeat(n).as_bytes(), &Limits::default(), LIMIT);
-    rejected(Format::Json, "{\"a\":".repeat(n).as_bytes(), &Limits::default(), LIMIT);
+    rejected(
+        Format::Json,
+        "[".repeat(n).as_bytes(),
+        &Limits::default(),
+        LIMIT,
+    );
+    rejected(
+        Format::Json,
+        "{\"a\":".repeat(n).as_bytes(),
+        &Limits::default(),
+        LIMIT,
+    );
     // TSF: an element of one child, nested.
-    rejected(Format::Tsf, "1a<".repeat(n).as_bytes(), &Limits::default(), LIMIT_OR_MALFORMED);
+    rejected(
+        Format::Tsf,
+        "1a<".repeat(n).as_bytes(),
+        &Limits::default(),
+        LIMIT_OR_MALFORMED,
+    );
     // BER: nested constructed tags with indefinite length.
-    rejected(Format::Asn1Ber, &[0x30, 0x80].repeat(n), &Limits::default(), LIMIT_OR_MALFORMED);
+    rejected(
+        Format::Asn1Ber,
+        &[0x30, 0x80].repeat(n),
+        &Limits::default(),
+        LIMIT_OR_MALFORMED,
+    );
     // Fast Infoset: header, then element starts (identifier bits 0, no attributes, literal name
     // `a`) without ends.
     let mut fi = vec![0xE0, 0x00, 0x00, 0x01, 0x00];
@@ -218,7 +273,10 @@ fn string_length_limit_every_format() {
         ("text", doc(vec![Event::text(long.clone())])),
         ("attribute value", doc(vec![attr("k", &long)])),
         ("comment", doc(vec![Event::Comment(s(&long))])),
-        ("element name", doc(vec![el(&format!("n{long}")), Event::EndElement])),
+        (
+            "element name",
+            doc(vec![el(&format!("n{long}")), Event::EndElement]),
+        ),
     ];
     let mut missed = Vec::new();
     for f in xml_carriers() {
@@ -228,10 +286,17 @@ fn string_length_limit_every_format() {
                 Err(e) if e.kind == ErrorKind::Limit && e.offset.is_some() => {}
                 other => missed.push(format!("{f} {what}: {other:?}")),
             }
-            assert!(decode(f, &bytes, &Limits::default()).is_ok(), "{f} {what}: fine with the default limits");
+            assert!(
+                decode(f, &bytes, &Limits::default()).is_ok(),
+                "{f} {what}: fine with the default limits"
+            );
         }
     }
-    assert!(missed.is_empty(), "string-length limit not enforced:\n{}", missed.join("\n"));
+    assert!(
+        missed.is_empty(),
+        "string-length limit not enforced:\n{}",
+        missed.join("\n")
+    );
     let json = format!("{{\"k\":\"{long}\"}}");
     rejected(Format::Json, json.as_bytes(), &l, LIMIT);
     let json = format!("{{\"{long}\":1}}");
@@ -251,7 +316,9 @@ fn string_length_limit_every_format() {
 fn huge_declared_lengths_hand_made() {
     let d = Limits::default();
     // Fast Infoset: a comment whose literal string declares 4 GiB (the 32-bit length form).
-    let fi = [0xE0, 0x00, 0x00, 0x01, 0x00, 0xE2, 0x0C, 0xFF, 0xFF, 0xFF, 0xF0, b'x'];
+    let fi = [
+        0xE0, 0x00, 0x00, 0x01, 0x00, 0xE2, 0x0C, 0xFF, 0xFF, 0xFF, 0xF0, b'x',
+    ];
     let (e, peak) = peak_of(|| rejected(Format::Fi, &fi, &d, LIMIT_OR_MALFORMED));
     assert!(peak < 1 << 20, "fi: {peak} bytes allocated for {e}");
     // BER: the outer SEQUENCE declares 4 GiB of content (long form, four length octets).
@@ -259,13 +326,23 @@ fn huge_declared_lengths_hand_made() {
     let (e, peak) = peak_of(|| rejected(Format::Asn1Ber, &ber, &d, LIMIT_OR_MALFORMED));
     assert!(peak < 1 << 20, "asn1-ber: {peak} bytes allocated for {e}");
     // BER: eight length octets (more than 2^64 / 256).
-    let ber = [0x30, 0x88, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00];
+    let ber = [
+        0x30, 0x88, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00,
+    ];
     rejected(Format::Asn1Ber, &ber, &d, LIMIT_OR_MALFORMED);
     // TSF: a text unit that declares 4 GiB of data, an element that declares 4 billion children,
     // and a length beyond 64 bits.
-    for tsf in ["1a<4294967296[abc", "4294967295a<", "1a<99999999999999999999999999[abc", "18446744073709551615a<1[x"] {
+    for tsf in [
+        "1a<4294967296[abc",
+        "4294967295a<",
+        "1a<99999999999999999999999999[abc",
+        "18446744073709551615a<1[x",
+    ] {
         let (e, peak) = peak_of(|| rejected(Format::Tsf, tsf.as_bytes(), &d, LIMIT_OR_MALFORMED));
-        assert!(peak < 1 << 20, "tsf {tsf:?}: {peak} bytes allocated for {e}");
+        assert!(
+            peak < 1 << 20,
+            "tsf {tsf:?}: {peak} bytes allocated for {e}"
+        );
     }
 }
 
@@ -282,7 +359,10 @@ fn huge_lengths_anywhere_allocate_nothing_unjustified() {
         Event::text(text.clone()),
         Event::EndElement,
         Event::Comment(s("a comment")),
-        Event::ProcessingInstruction { target: s("pi"), data: s("data") },
+        Event::ProcessingInstruction {
+            target: s("pi"),
+            data: s("data"),
+        },
         el("child"),
         Event::text("short"),
         Event::EndElement,
@@ -316,7 +396,11 @@ fn huge_lengths_anywhere_allocate_nothing_unjustified() {
                 // What a decoder may hold: tables, arenas and owned strings proportional to the
                 // input, never what a declared length asks for.
                 let budget = 64 * v.len() + (256 << 10);
-                assert!(peak <= budget, "{f}: {peak} bytes allocated decoding {} bytes (pattern {p:02X?} at {i}): {r:?}", v.len());
+                assert!(
+                    peak <= budget,
+                    "{f}: {peak} bytes allocated decoding {} bytes (pattern {p:02X?} at {i}): {r:?}",
+                    v.len()
+                );
                 if let Err(e) = &r {
                     assert!(e.offset.is_some(), "{f}: error without an offset: {e}");
                 }
@@ -343,7 +427,12 @@ fn table_entries_limit() {
     }
     let events = doc(content);
     let l = limits(|l| l.max_table_entries = 100);
-    for f in [Format::Fi, Format::Asn1Uper, Format::Asn1Aper, Format::Asn1Ber] {
+    for f in [
+        Format::Fi,
+        Format::Asn1Uper,
+        Format::Asn1Aper,
+        Format::Asn1Ber,
+    ] {
         let bytes = encode(f, &events);
         rejected(f, &bytes, &l, LIMIT);
         decode(f, &bytes, &Limits::default()).unwrap();
@@ -374,19 +463,33 @@ fn expansion_ratio_limit() {
     let mut events: Vec<Event<'_>> = vec![Event::start_document(), el("r")];
     for _ in 0..3000 {
         events.push(el("e"));
-        events.push(Event::Attribute { name: QName::local("k"), value: Cow::Borrowed(value.as_str()) });
+        events.push(Event::Attribute {
+            name: QName::local("k"),
+            value: Cow::Borrowed(value.as_str()),
+        });
         events.push(Event::EndElement);
     }
     events.extend([Event::EndElement, Event::EndDocument]);
     let mut opts = EncodeOptions::default();
     opts.fi.max_indexed_attribute_value = 100_000;
     opts.xebu.max_cached_len = 100_000;
-    for f in [Format::Fi, Format::Xebu, Format::Asn1Uper, Format::Asn1Aper, Format::Asn1Ber] {
+    for f in [
+        Format::Fi,
+        Format::Xebu,
+        Format::Asn1Uper,
+        Format::Asn1Aper,
+        Format::Asn1Ber,
+    ] {
         let bytes = encode_with(f, &events, &opts);
-        assert!(bytes.len() < 180_000, "{f}: the value is not referenced ({} bytes)", bytes.len());
+        assert!(
+            bytes.len() < 180_000,
+            "{f}: the value is not referenced ({} bytes)",
+            bytes.len()
+        );
         let e = rejected(f, &bytes, &Limits::default(), LIMIT);
         // Unlimited, the same input decodes (it is valid).
-        decode(f, &bytes, &limits(|l| l.max_expansion_ratio = 0)).unwrap_or_else(|e2| panic!("{f}: {e2} (limited: {e})"));
+        decode(f, &bytes, &limits(|l| l.max_expansion_ratio = 0))
+            .unwrap_or_else(|e2| panic!("{f}: {e2} (limited: {e})"));
     }
 }
 
@@ -397,7 +500,10 @@ fn expansion_ratio_limit() {
 fn billion_laughs() {
     let mut xml = String::from("<?xml version='1.0'?>\n<!DOCTYPE lolz [\n<!ENTITY lol0 'lol'>\n");
     for i in 1..10 {
-        xml.push_str(&format!("<!ENTITY lol{i} '{}'>\n", format!("&lol{};", i - 1).repeat(10)));
+        xml.push_str(&format!(
+            "<!ENTITY lol{i} '{}'>\n",
+            format!("&lol{};", i - 1).repeat(10)
+        ));
     }
     xml.push_str("]>\n<lolz>&lol9;</lolz>");
     let (e, peak) = peak_of(|| rejected(Format::Xml, xml.as_bytes(), &Limits::default(), LIMIT));
@@ -406,12 +512,27 @@ fn billion_laughs() {
     let xml = xml.replace("<lolz>&lol9;</lolz>", "<lolz a='&lol9;'/>");
     rejected(Format::Xml, xml.as_bytes(), &Limits::default(), LIMIT);
     // A lower expansion limit stops a small expansion.
-    let small = "<!DOCTYPE a [<!ENTITY e 'xxxxxxxxxx'>]><a>&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;</a>";
-    rejected(Format::Xml, small.as_bytes(), &limits(|l| l.max_entity_expansion = 100), LIMIT);
+    let small =
+        "<!DOCTYPE a [<!ENTITY e 'xxxxxxxxxx'>]><a>&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;</a>";
+    rejected(
+        Format::Xml,
+        small.as_bytes(),
+        &limits(|l| l.max_entity_expansion = 100),
+        LIMIT,
+    );
     decode(Format::Xml, small.as_bytes(), &Limits::default()).unwrap();
     // Quadratic blow-up: one large entity referenced many times.
-    let big = format!("<!DOCTYPE a [<!ENTITY e '{}'>]><a>{}</a>", "x".repeat(50_000), "&e;".repeat(500));
-    rejected(Format::Xml, big.as_bytes(), &limits(|l| l.max_entity_expansion = 1 << 20), LIMIT);
+    let big = format!(
+        "<!DOCTYPE a [<!ENTITY e '{}'>]><a>{}</a>",
+        "x".repeat(50_000),
+        "&e;".repeat(500)
+    );
+    rejected(
+        Format::Xml,
+        big.as_bytes(),
+        &limits(|l| l.max_entity_expansion = 1 << 20),
+        LIMIT,
+    );
 }
 
 #[test]
@@ -421,11 +542,26 @@ fn entity_depth_limit() {
         xml.push_str(&format!("<!ENTITY e{i} '&e{};'>", i - 1));
     }
     xml.push_str("]><a>&e29;</a>");
-    rejected(Format::Xml, xml.as_bytes(), &Limits::default(), LIMIT_OR_MALFORMED);
-    rejected(Format::Xml, xml.as_bytes(), &limits(|l| l.max_entity_depth = 5), LIMIT_OR_MALFORMED);
+    rejected(
+        Format::Xml,
+        xml.as_bytes(),
+        &Limits::default(),
+        LIMIT_OR_MALFORMED,
+    );
+    rejected(
+        Format::Xml,
+        xml.as_bytes(),
+        &limits(|l| l.max_entity_depth = 5),
+        LIMIT_OR_MALFORMED,
+    );
     // Recursive entities are malformed, not a hang.
     let rec = "<!DOCTYPE a [<!ENTITY a '&b;'><!ENTITY b '&a;'>]><a>&a;</a>";
-    rejected(Format::Xml, rec.as_bytes(), &Limits::default(), LIMIT_OR_MALFORMED);
+    rejected(
+        Format::Xml,
+        rec.as_bytes(),
+        &Limits::default(),
+        LIMIT_OR_MALFORMED,
+    );
     // External entities are never fetched.
     let ext = "<!DOCTYPE a [<!ENTITY x SYSTEM 'file:///etc/passwd'>]><a>&x;</a>";
     if let Ok(n) = decode(Format::Xml, ext.as_bytes(), &Limits::default()) {
@@ -435,7 +571,10 @@ fn entity_depth_limit() {
         while let Some(ev) = dec.next_event().unwrap() {
             all.push_str(&format!("{ev:?}"));
         }
-        assert!(!all.contains("root:"), "external entity fetched ({n} events): {all}");
+        assert!(
+            !all.contains("root:"),
+            "external entity fetched ({n} events): {all}"
+        );
     }
 }
 
@@ -447,18 +586,29 @@ fn regression_inputs_decode_without_panic() {
     let root = binxml_testkit::workspace_root().join("tests/regressions");
     let mut n = 0;
     for &f in Format::ALL {
-        let Ok(dir) = std::fs::read_dir(root.join(f.name())) else { continue };
+        let Ok(dir) = std::fs::read_dir(root.join(f.name())) else {
+            continue;
+        };
         for entry in dir {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "md") {
                 continue;
             }
             let input = std::fs::read(&path).unwrap();
-            let (r, peak) = peak_of(|| std::panic::catch_unwind(|| decode(f, &input, &Limits::default())));
+            let (r, peak) =
+                peak_of(|| std::panic::catch_unwind(|| decode(f, &input, &Limits::default())));
             let r = r.unwrap_or_else(|_| panic!("{f}: {} panics", path.display()));
-            assert!(peak <= 16 * input.len() + (64 << 20), "{f}: {}: {peak} bytes allocated", path.display());
+            assert!(
+                peak <= 16 * input.len() + (64 << 20),
+                "{f}: {}: {peak} bytes allocated",
+                path.display()
+            );
             if let Err(e) = r {
-                assert!(e.offset.is_some(), "{f}: {}: error without an offset: {e}", path.display());
+                assert!(
+                    e.offset.is_some(),
+                    "{f}: {}: error without an offset: {e}",
+                    path.display()
+                );
             }
             n += 1;
         }

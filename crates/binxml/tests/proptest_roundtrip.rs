@@ -12,7 +12,7 @@
 mod model;
 
 use binxml::Format;
-use model::{Doc, Element, Node, NAMESPACES, NAMES, PI_TARGETS};
+use model::{Doc, Element, NAMES, NAMESPACES, Node, PI_TARGETS};
 use proptest::prelude::*;
 
 /// Text: awkward pieces and arbitrary characters.
@@ -25,17 +25,29 @@ fn text() -> BoxedStrategy<String> {
         .prop_map(str::to_string),
         1 => any::<char>().prop_map(|c| c.to_string()),
     ];
-    prop::collection::vec(piece, 0..10).prop_map(|v| v.concat()).boxed()
+    prop::collection::vec(piece, 0..10)
+        .prop_map(|v| v.concat())
+        .boxed()
 }
 
 fn misc() -> impl Strategy<Value = Node> {
-    prop_oneof![text().prop_map(Node::Comment), (0..PI_TARGETS.len(), text()).prop_map(|(t, d)| Node::Pi(t, d))]
+    prop_oneof![
+        text().prop_map(Node::Comment),
+        (0..PI_TARGETS.len(), text()).prop_map(|(t, d)| Node::Pi(t, d))
+    ]
 }
 
 fn element() -> impl Strategy<Value = Element> {
     let attrs = prop::collection::vec((0..NAMES.len(), 0..NAMESPACES.len(), text()), 0..4).boxed();
-    let leaf = (0..NAMES.len(), 0..NAMESPACES.len(), attrs.clone())
-        .prop_map(|(name, ns, attrs)| Element { name, ns, attrs, children: vec![] });
+    let leaf =
+        (0..NAMES.len(), 0..NAMESPACES.len(), attrs.clone()).prop_map(|(name, ns, attrs)| {
+            Element {
+                name,
+                ns,
+                attrs,
+                children: vec![],
+            }
+        });
     leaf.prop_recursive(6, 128, 8, move |inner| {
         let child = prop_oneof![
             3 => inner.prop_map(Node::Element),
@@ -43,19 +55,44 @@ fn element() -> impl Strategy<Value = Element> {
             1 => text().prop_map(Node::CData),
             1 => misc(),
         ];
-        (0..NAMES.len(), 0..NAMESPACES.len(), attrs.clone(), prop::collection::vec(child, 1..8))
-            .prop_map(|(name, ns, attrs, children)| Element { name, ns, attrs, children })
+        (
+            0..NAMES.len(),
+            0..NAMESPACES.len(),
+            attrs.clone(),
+            prop::collection::vec(child, 1..8),
+        )
+            .prop_map(|(name, ns, attrs, children)| Element {
+                name,
+                ns,
+                attrs,
+                children,
+            })
     })
 }
 
 fn document() -> impl Strategy<Value = Doc> {
-    (prop::collection::vec(misc(), 0..3), element(), prop::collection::vec(misc(), 0..3))
-        .prop_map(|(prolog, root, epilog)| Doc { prolog, root, epilog })
+    (
+        prop::collection::vec(misc(), 0..3),
+        element(),
+        prop::collection::vec(misc(), 0..3),
+    )
+        .prop_map(|(prolog, root, epilog)| Doc {
+            prolog,
+            root,
+            epilog,
+        })
 }
 
 fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(512);
-    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(512);
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
 }
 
 macro_rules! format_property {
@@ -82,24 +119,38 @@ format_property!(asn1_ber_round_trips, Format::Asn1Ber);
 
 /// A JSON value as text.
 fn json() -> impl Strategy<Value = String> {
-    let string = text().prop_map(|t| {
-        let mut s = String::from("\"");
-        for c in t.chars() {
-            match c {
-                '"' => s.push_str("\\\""),
-                '\\' => s.push_str("\\\\"),
-                c if (c as u32) < 0x20 => s.push_str(&format!("\\u{:04x}", c as u32)),
-                c => s.push(c),
+    let string = text()
+        .prop_map(|t| {
+            let mut s = String::from("\"");
+            for c in t.chars() {
+                match c {
+                    '"' => s.push_str("\\\""),
+                    '\\' => s.push_str("\\\\"),
+                    c if (c as u32) < 0x20 => s.push_str(&format!("\\u{:04x}", c as u32)),
+                    c => s.push(c),
+                }
             }
-        }
-        s.push('"');
-        s
-    }).boxed();
+            s.push('"');
+            s
+        })
+        .boxed();
     let leaf = prop_oneof![
-        prop::sample::select(vec!["null", "true", "false", "0", "-0", "1.50", "-12e+3", "1E400", "123456789012345678901234567890"])
-            .prop_map(str::to_string),
+        prop::sample::select(vec![
+            "null",
+            "true",
+            "false",
+            "0",
+            "-0",
+            "1.50",
+            "-12e+3",
+            "1E400",
+            "123456789012345678901234567890"
+        ])
+        .prop_map(str::to_string),
         any::<i64>().prop_map(|n| n.to_string()),
-        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| format!("{f:?}")),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| format!("{f:?}")),
         string.clone(),
     ];
     leaf.prop_recursive(5, 40, 5, move |inner| {
@@ -114,9 +165,17 @@ fn json() -> impl Strategy<Value = String> {
 }
 
 fn json_events(text: &str) -> Vec<binxml::Event<'static>> {
-    let mut dec = binxml::decoder(Format::Json, text.as_bytes(), &binxml::DecodeOptions::default()).unwrap();
+    let mut dec = binxml::decoder(
+        Format::Json,
+        text.as_bytes(),
+        &binxml::DecodeOptions::default(),
+    )
+    .unwrap();
     let mut v = Vec::new();
-    while let Some(ev) = dec.next_event().unwrap_or_else(|e| panic!("valid JSON rejected: {e}: {text}")) {
+    while let Some(ev) = dec
+        .next_event()
+        .unwrap_or_else(|e| panic!("valid JSON rejected: {e}: {text}"))
+    {
         v.push(ev.into_owned());
     }
     v
@@ -155,9 +214,19 @@ fn generated_documents_are_substantial() {
         events += ev.len();
         kinds.extend(ev.iter().map(|e| e.kind()));
     }
-    eprintln!("{} events per document on average, kinds {kinds:?}", events / 200);
+    eprintln!(
+        "{} events per document on average, kinds {kinds:?}",
+        events / 200
+    );
     assert!(events / 200 >= 20, "{} events per document", events / 200);
-    for k in ["StartElement", "Attribute", "Namespace", "Characters", "Comment", "PI"] {
+    for k in [
+        "StartElement",
+        "Attribute",
+        "Namespace",
+        "Characters",
+        "Comment",
+        "PI",
+    ] {
         assert!(kinds.contains(k), "no {k} generated");
     }
 }

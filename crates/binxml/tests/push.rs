@@ -3,9 +3,11 @@
 //! format, on every corpus XML document encoded in that format and on damaged copies of small
 //! ones.
 
-use binxml::{collect_events, decode_into, decoder, parse_tree, DecodeOptions, Event, Format, Limits, Result};
 use binxml::tree::Document;
-use binxml_testkit::mutate::{mutate, Rng};
+use binxml::{
+    DecodeOptions, Event, Format, Limits, Result, collect_events, decode_into, decoder, parse_tree,
+};
+use binxml_testkit::mutate::{Rng, mutate};
 
 fn owned(v: Vec<Event<'_>>) -> Vec<Event<'static>> {
     v.into_iter().map(Event::into_owned).collect()
@@ -33,8 +35,16 @@ fn same(f: Format, input: &[u8], opts: &DecodeOptions) -> std::result::Result<()
         // Compared by their Debug text: typed NaN values are equal there, not by `==`.
         (Ok(a), Ok(b)) => {
             if format!("{a:?}") != format!("{b:?}") {
-                let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
-                return Err(format!("events differ at {at}: {:?} vs {:?}", a.get(at), b.get(at)));
+                let at = a
+                    .iter()
+                    .zip(&b)
+                    .position(|(x, y)| x != y)
+                    .unwrap_or(a.len().min(b.len()));
+                return Err(format!(
+                    "events differ at {at}: {:?} vs {:?}",
+                    a.get(at),
+                    b.get(at)
+                ));
             }
         }
         (Err(a), Err(b)) => {
@@ -44,10 +54,20 @@ fn same(f: Format, input: &[u8], opts: &DecodeOptions) -> std::result::Result<()
             }
             return Ok(());
         }
-        (a, b) => return Err(format!("one path failed: pull {:?}, push {:?}", a.err(), b.err())),
+        (a, b) => {
+            return Err(format!(
+                "one path failed: pull {:?}, push {:?}",
+                a.err(),
+                b.err()
+            ));
+        }
     }
     let generic = Document::parse_sized(&mut decoder(f, input, opts).unwrap(), input.len());
-    let pushed = if opts.limits == Limits::default() { parse_tree(f, input) } else { binxml::parse_tree_with(f, input, opts) };
+    let pushed = if opts.limits == Limits::default() {
+        parse_tree(f, input)
+    } else {
+        binxml::parse_tree_with(f, input, opts)
+    };
     match (generic, pushed) {
         (Ok(g), Ok(p)) => {
             if format!("{:?}", tree_events(&g)) != format!("{:?}", tree_events(&p)) {
@@ -55,7 +75,9 @@ fn same(f: Format, input: &[u8], opts: &DecodeOptions) -> std::result::Result<()
             }
             Ok(())
         }
-        (Err(g), Err(p)) if (g.kind, &g.message, g.offset) == (p.kind, &p.message, p.offset) => Ok(()),
+        (Err(g), Err(p)) if (g.kind, &g.message, g.offset) == (p.kind, &p.message, p.offset) => {
+            Ok(())
+        }
         (g, p) => Err(format!("tree: generic {:?}, push {:?}", g.err(), p.err())),
     }
 }
@@ -76,7 +98,13 @@ fn corpus_push_equals_pull_every_format() {
             if f == Format::Json {
                 continue;
             }
-            let Some(bytes) = (if f == Format::Xml { Some(xml.clone()) } else { encoded(f, &xml) }) else { continue };
+            let Some(bytes) = (if f == Format::Xml {
+                Some(xml.clone())
+            } else {
+                encoded(f, &xml)
+            }) else {
+                continue;
+            };
             checked += 1;
             if let Err(e) = same(f, &bytes, &DecodeOptions::default()) {
                 failures.push(format!("{} as {}: {e}", path.display(), f.name()));
@@ -103,17 +131,37 @@ fn damaged_push_equals_pull_every_format() {
         .take(12)
         .collect();
     small.push(b"<!DOCTYPE a [<!ENTITY e 'x<b y=\"1\"/>z'>]><a xmlns:p='urn:p' p:k='v'>&e;<![CDATA[c]]><!--k--><?p d?></a>".to_vec());
-    let tight = DecodeOptions { limits: Limits { max_depth: 3, max_string_len: 8, ..Limits::default() }, ..DecodeOptions::default() };
+    let tight = DecodeOptions {
+        limits: Limits {
+            max_depth: 3,
+            max_string_len: 8,
+            ..Limits::default()
+        },
+        ..DecodeOptions::default()
+    };
     let mut failures = Vec::new();
     for &f in Format::ALL {
         if f == Format::Json {
             continue;
         }
-        let seeds: Vec<Vec<u8>> = small.iter().filter_map(|x| if f == Format::Xml { Some(x.clone()) } else { encoded(f, x) }).collect();
+        let seeds: Vec<Vec<u8>> = small
+            .iter()
+            .filter_map(|x| {
+                if f == Format::Xml {
+                    Some(x.clone())
+                } else {
+                    encoded(f, x)
+                }
+            })
+            .collect();
         let mut rng = Rng(0x5eed ^ f.name().len() as u64);
         for i in 0..400 {
             let input = mutate(&mut rng, &seeds);
-            let opts = if i % 4 == 0 { tight.clone() } else { DecodeOptions::default() };
+            let opts = if i % 4 == 0 {
+                tight.clone()
+            } else {
+                DecodeOptions::default()
+            };
             if let Err(e) = same(f, &input, &opts) {
                 failures.push(format!("{} mutation {i}: {e}", f.name()));
             }
@@ -124,7 +172,17 @@ fn damaged_push_equals_pull_every_format() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }
 
 /// Inputs of the fuzz target `push_pull` kept under tests/regressions/push_pull/ (the first byte
@@ -136,10 +194,15 @@ fn push_pull_regressions() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let data = std::fs::read(&path).unwrap();
-        let Some((&pick, rest)) = data.split_first() else { continue };
+        let Some((&pick, rest)) = data.split_first() else {
+            continue;
+        };
         let f = Format::ALL[pick as usize % Format::ALL.len()];
-        let Ok(input) = binxml::prepare(f, rest) else { continue };
-        same(f, &input, &DecodeOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let Ok(input) = binxml::prepare(f, rest) else {
+            continue;
+        };
+        same(f, &input, &DecodeOptions::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         n += 1;
     }
     assert!(n > 0);
@@ -150,17 +213,26 @@ fn push_pull_regressions() {
 /// formats from XML and from FI, on the corpus.
 #[test]
 fn convert_to_equals_transcode() {
-    use binxml::{convert_to, encoder, transcode, EncodeOptions};
+    use binxml::{EncodeOptions, convert_to, encoder, transcode};
     let mut failures = Vec::new();
     for path in binxml_testkit::corpus_xml_files() {
         let raw = std::fs::read(&path).unwrap();
         let xml = binxml::prepare(Format::Xml, &raw).unwrap().into_owned();
-        let Some(fi) = encoded(Format::Fi, &xml) else { continue };
+        let Some(fi) = encoded(Format::Fi, &xml) else {
+            continue;
+        };
         for (from, input) in [(Format::Xml, &xml), (Format::Fi, &fi)] {
             for &to in Format::ALL {
                 let opts = DecodeOptions::default();
                 let mut a = Vec::new();
-                let ra = convert_to(from, input, &opts, to, Box::new(&mut a), &EncodeOptions::default());
+                let ra = convert_to(
+                    from,
+                    input,
+                    &opts,
+                    to,
+                    Box::new(&mut a),
+                    &EncodeOptions::default(),
+                );
                 let mut b = Vec::new();
                 let rb = (|| {
                     let mut enc = encoder(to, Box::new(&mut b), &EncodeOptions::default())?;
@@ -169,7 +241,15 @@ fn convert_to_equals_transcode() {
                 match (ra, rb) {
                     (Ok(_), Ok(_)) if a == b => {}
                     (Err(x), Err(y)) if x.to_string() == y.to_string() => {}
-                    (x, y) => failures.push(format!("{} {}->{}: {:?} / {:?}, bytes equal: {}", path.display(), from.name(), to.name(), x.err(), y.err(), a == b)),
+                    (x, y) => failures.push(format!(
+                        "{} {}->{}: {:?} / {:?}, bytes equal: {}",
+                        path.display(),
+                        from.name(),
+                        to.name(),
+                        x.err(),
+                        y.err(),
+                        a == b
+                    )),
                 }
             }
         }
