@@ -10,6 +10,8 @@
 //! The encoder features of the paper's section 3.3 are [`Options`], each of which can be turned
 //! off. See `docs/asn1.md` for the mapping, the component-strings block format and the signals.
 
+#![forbid(unsafe_code)]
+
 // Namespace names are passed as `&Cow<'a, str>` on purpose: cloning keeps the borrow from the
 // input.
 #![allow(clippy::ptr_arg)]

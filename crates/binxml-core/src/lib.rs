@@ -4,6 +4,8 @@
 //! model ([`Event`]), the [`Decoder`] and [`Encoder`] traits, the one [`Error`] type and the
 //! [`Limits`] every decoder enforces. Codec crates depend on this crate only, never on each other.
 
+#![forbid(unsafe_code)]
+
 pub mod base64;
 pub mod codec;
 pub mod error;

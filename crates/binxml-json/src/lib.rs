@@ -7,6 +7,8 @@
 //! element with its type in a `t` attribute, JSON survives a trip through XML (or any codec that
 //! carries elements and attributes) and comes back value for value.
 
+#![forbid(unsafe_code)]
+
 pub mod decoder;
 pub mod encoder;
 pub mod mapping;

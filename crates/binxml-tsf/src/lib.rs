@@ -19,6 +19,8 @@
 //!
 //! [`TsfEncoder`] and [`TsfDecoder`] are the event codec; [`Tam`] is the zero-copy tree.
 
+#![forbid(unsafe_code)]
+
 mod decoder;
 mod encoder;
 mod events;

@@ -13,6 +13,8 @@
 //!   [`XebuDecoder::next_message`]; [`XebuStreamDecoder`] reads messages delivered one by one.
 //! * [`notify`] generates the SOAP event-notification messages of the paper's benchmark.
 
+#![forbid(unsafe_code)]
+
 mod datetime;
 mod decoder;
 mod encoder;

@@ -4,6 +4,8 @@
 //! expanded within [`Limits`](binxml_core::Limits), attribute defaults from the internal subset
 //! applied, nothing external fetched); [`XmlWriter`] turns events back into XML text.
 
+#![forbid(unsafe_code)]
+
 mod dtd;
 mod lexer;
 mod reader;
