@@ -16,8 +16,8 @@ pub const INTERNAL_SUBSET_TARGET: &str = "xml-internal-subset";
 
 /// A fast hasher for the encoder's string tables: a word at a time, each folded into the state
 /// by one 64x64 -> 128-bit multiplication (as `binxml-fi`'s), seeded per table from std's
-/// `RandomState` so that colliding keys cannot be prepared in advance. SipHash (std's) was a
-/// quarter of the time of writing PER.
+/// `RandomState` so that colliding keys cannot be prepared in advance. SipHash (std's) is
+/// needlessly slow for these short keys, hashed once per string written.
 #[derive(Clone, Copy)]
 struct FastState(u64);
 

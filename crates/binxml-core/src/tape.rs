@@ -1,9 +1,8 @@
 //! A compact recording of a document's events, replayed into any [`EventSink`].
 //!
 //! A `Vec<Event>` costs 104 octets an event (an [`Event`] is as large as its largest kind, an
-//! attribute: three name strings and a value). Encoding from such a vector, the processor spends
-//! about half its time bringing the events in from memory (`fi_enc_harness`'s `touch` way: a
-//! pass that only reads the events takes 30 ms over the corpus, the Fast Infoset encoder 60).
+//! attribute: three name strings and a value). Encoding from such a vector, a fast encoder
+//! spends much of its time bringing the events in from memory rather than encoding them.
 //! A [`Tape`] keeps each distinct qualified name once and refers to it by number, so an event
 //! takes 24 octets: an element start is a name number, character data a borrowed `&str`.
 //! Replaying it hands the encoder the same events through its push interface

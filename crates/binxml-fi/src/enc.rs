@@ -228,11 +228,11 @@ struct NameEntry {
 /// A name-surrogate table: (prefix, namespace, local) -> index, open addressing on a hash of
 /// the local name and the prefix (the namespace name, long and nearly always the same for a
 /// given prefix, is only compared). One probe per lookup however many prefixes a document
-/// binds (publish911.xml binds a thousand, a0 to a999). The names live in one arena (local
-/// name and prefix one after the other): no allocation per entry. A namespace name is kept
-/// there once for all the entries that follow with the same one (publish911.xml's 36,444
-/// names have three namespace names of about 45 octets: the arena grew to 2 MB, and copying
-/// it as it grew was a tenth of the encoder's instructions).
+/// binds (some documents bind a thousand). The names live in one arena (local name and prefix
+/// one after the other): no allocation per entry. A namespace name is kept there once for all
+/// the entries that follow with the same one: documents with many names share a few long
+/// namespace names, and storing each with every entry would make the arena, and the copies
+/// as it grows, many times larger.
 #[derive(Default)]
 struct QTable {
     /// (hash, entry number) — entry number 0 marks an empty slot
@@ -639,8 +639,8 @@ pub struct FiEncoder<W: Write> {
     /// then be recognised by their address)
     in_scope: bool,
     /// ((address, length), index): the namespace name of a literal qualified name written
-    /// last by index in this scope, at the address the event gave it (publish911.xml: a
-    /// literal name on 36,444 elements, whose namespace name was hashed and compared each time)
+    /// last by index in this scope, at the address the event gave it (so that a literal name
+    /// repeated on many elements does not hash and compare its namespace name each time)
     ns_memo: ((usize, usize), u32),
     /// the address and length of the pending literal element name's namespace name in its event
     lit_ns_at: (usize, usize),
@@ -1847,7 +1847,7 @@ fn octets_eq(w: u64, t: u8) -> u64 {
 
 /// The octets of 16 at `b[i..]` that are a line break, `<`, `&` or `>` (with `marks`: all
 /// five) or a line break (without), as a bit mask (bit k: octet i + k). SSE2, which every
-/// x86_64 processor has: four or six instructions for 16 octets.
+/// x86_64 processor has: a handful of instructions for 16 octets.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn mask16(b: &[u8], i: usize, marks: bool) -> u32 {
@@ -2090,8 +2090,8 @@ fn short_enough_counted(s: &str, max: usize) -> bool {
 // ---- primitive encodings (Annex C) ----
 
 /// Appends `s` to `buf`. Strings of up to 64 octets (most names, values and chunks) are
-/// copied by overlapping loads and stores, not by a call to `memcpy` (34 instructions a call
-/// in the profile, and `extend_from_slice` was itself a call in the encoder's loop).
+/// copied by overlapping loads and stores, not by a call to `memcpy`, whose fixed cost per
+/// call dominates for strings this short (and `extend_from_slice` is itself a call).
 #[inline(always)]
 fn put(buf: &mut Vec<u8>, s: &[u8]) {
     let n = s.len();
@@ -2324,7 +2324,7 @@ impl<W: Write> Encoder for FiEncoder<W> {
 
     /// [`Encoder::write_event`] on each event, with the event [`PREFETCH_EVENTS`] places
     /// ahead prefetched. The event's code is inlined into the loop: a call per event (its
-    /// register saves and restores) cost about 20 instructions of the 160 an event took.
+    /// register saves and restores) is a noticeable share of an event's cost.
     fn write_events(&mut self, events: &[Event<'_>]) -> Result<()> {
         self.scoped(|e| {
             for (i, ev) in events.iter().enumerate() {

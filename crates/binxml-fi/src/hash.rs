@@ -52,8 +52,8 @@ pub fn hash_pair(a: &[u8], b: &[u8]) -> u32 {
     }
 }
 
-/// Byte-string equality in plain scalar code. The libc `memcmp` this replaces uses wide vector
-/// instructions whose start-up cost dominated the encoder's profile for these short strings.
+/// Byte-string equality in plain scalar code: the libc `memcmp` uses wide vector instructions
+/// whose start-up cost outweighs the comparison for strings this short.
 /// Words at a time; the tail (and strings shorter than a word) by overlapping loads, no loop
 /// over single octets.
 #[inline(always)]
