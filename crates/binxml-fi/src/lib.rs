@@ -11,6 +11,26 @@
 //!
 //! The bit layouts follow clause 7 and Annex C of X.891; `docs/fastinfoset.md` describes the
 //! choices this implementation makes and how it compares with the Java reference.
+//!
+//! XML to Fast Infoset and back (the `fi_convert` example does the same with files):
+//!
+//! ```
+//! use binxml_core::transcode;
+//! use binxml_fi::{FiDecoder, FiEncoder};
+//! use binxml_xml::{XmlDecoder, XmlWriter};
+//!
+//! let xml = br#"<order id="7"><item sku="a1">two</item></order>"#;
+//! let mut fi = FiEncoder::new(Vec::new());
+//! transcode(&mut XmlDecoder::new(xml), &mut fi)?;
+//! let fi = fi.into_inner();
+//! assert!(binxml_fi::detect(&fi));
+//!
+//! let mut back = XmlWriter::new(Vec::new());
+//! transcode(&mut FiDecoder::new(&fi), &mut back)?;
+//! let back = String::from_utf8(back.into_inner()?).unwrap();
+//! assert!(back.ends_with(r#"<order id="7"><item sku="a1">two</item></order>"#));
+//! # Ok::<(), binxml_core::Error>(())
+//! ```
 
 mod algo;
 mod dec;

@@ -1,4 +1,11 @@
-//! Converts XML, JSON or TSF files: `tsf_convert (xml2tsf|json2tsf|tsf2xml|tsf2json|reftsf2xml) IN OUT`.
+//! Converts XML, JSON or TSF files:
+//!
+//! ```text
+//! cargo run -p binxml-tsf --example tsf_convert -- (xml2tsf|json2tsf|tsf2xml|tsf2json|reftsf2xml) IN OUT
+//! ```
+//!
+//! `reftsf2xml` reads the files of the TSF paper's reference converter (UTF-16 lengths). The
+//! crate documentation's example shows the XML to TSF and back in memory.
 use binxml_core::transcode;
 fn main() {
     let a: Vec<String> = std::env::args().collect();

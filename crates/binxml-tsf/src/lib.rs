@@ -18,6 +18,29 @@
 //!   count UTF-16 code units (the paper's reference converter).
 //!
 //! [`TsfEncoder`] and [`TsfDecoder`] are the event codec; [`Tam`] is the zero-copy tree.
+//!
+//! XML to TSF, then the TSF read back as a tree and as XML (the `tsf_convert` example converts
+//! files between XML, JSON and TSF):
+//!
+//! ```
+//! use binxml_core::transcode;
+//! use binxml_tsf::{Tam, TsfDecoder, TsfEncoder};
+//! use binxml_xml::{XmlDecoder, XmlWriter};
+//!
+//! let xml = br#"<project id="p1"><name>binxml</name></project>"#;
+//! let mut tsf = TsfEncoder::new(Vec::new());
+//! transcode(&mut XmlDecoder::new(xml), &mut tsf)?;
+//! let tsf = tsf.into_inner();
+//!
+//! let tam = Tam::parse(&tsf)?; // one allocation per structured unit
+//! assert!(tam.len() > 0);
+//!
+//! let mut back = XmlWriter::new(Vec::new());
+//! transcode(&mut TsfDecoder::new(&tsf), &mut back)?;
+//! let back = String::from_utf8(back.into_inner()?).unwrap();
+//! assert!(back.ends_with(r#"<project id="p1"><name>binxml</name></project>"#));
+//! # Ok::<(), binxml_core::Error>(())
+//! ```
 
 #![forbid(unsafe_code)]
 

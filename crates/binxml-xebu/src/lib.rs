@@ -12,6 +12,29 @@
 //! * [`XebuDecoder`] (a [`Decoder`]) reads a message, or a stream of messages in one buffer with
 //!   [`XebuDecoder::next_message`]; [`XebuStreamDecoder`] reads messages delivered one by one.
 //! * [`notify`] generates the SOAP event-notification messages of the paper's benchmark.
+//!
+//! Two XML messages into one stream, and back (the `xebu_stream` example does the same with
+//! files); the second message reuses the tokens the first defined:
+//!
+//! ```
+//! use binxml_xebu::{XebuEncoder, decode_stream};
+//!
+//! let messages = [
+//!     r#"<event kind="temp"><value>21.5</value></event>"#,
+//!     r#"<event kind="temp"><value>21.7</value></event>"#,
+//! ];
+//! let mut enc = XebuEncoder::new(Vec::new());
+//! for m in messages {
+//!     enc.write_message(&binxml_xml::parse_events(m.as_bytes())?)?;
+//! }
+//! let stream = enc.into_inner();
+//!
+//! let back = decode_stream(&stream)?;
+//! assert_eq!(back.len(), 2);
+//! let xml = binxml_xml::write_events(&back[1])?;
+//! assert!(String::from_utf8(xml).unwrap().contains("21.7"));
+//! # Ok::<(), binxml_core::Error>(())
+//! ```
 
 #![forbid(unsafe_code)]
 

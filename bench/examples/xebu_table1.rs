@@ -1,9 +1,9 @@
-//! Reproduces Table 1 of the Xebu paper in one run: sizes and serialize/parse times of a
+//! Reproduces Table 1 of the Xebu paper (Kangasharju et al.) in one run: sizes and serialize/parse times of a
 //! sequence of SOAP event-notification messages as XML, XML+gzip, Xebu (state kept across the
 //! stream), Xebu forget (state reset per message), Fast Infoset (binxml-fi), each +gzip.
 //!
 //! ```text
-//! cargo run --release -p binxml-xebu --example table1 -- [--messages 698] [--iters 30] [--indent] [--out FILE]
+//! cargo run --release -p binxml-bench --example xebu_table1 -- [--messages 698] [--iters 30] [--indent] [--out FILE]
 //! ```
 //!
 //! Every message is serialized and gzipped on its own (as sent over a connection); sizes are

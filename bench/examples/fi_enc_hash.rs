@@ -1,6 +1,6 @@
 //! Hashes the encoder's output for every corpus document under several option sets, to check
 //! that a change to the encoder leaves its bytes alone: run it before and after and compare.
-//! `cargo run --release -p binxml-fi --example fi_enc_hash > before.txt`
+//! `cargo run --release -p binxml-bench --example fi_enc_hash > before.txt`
 //!
 //! Events come from the XML parser (and, for one set, re-borrowed from a decoded FI document,
 //! whose strings are shared); each line is `option-set  file  length  hash`, the last line a

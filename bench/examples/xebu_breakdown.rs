@@ -2,7 +2,7 @@
 //! generated SOAP notifications (`-- stream` for stream mode, forget mode otherwise).
 //!
 //! ```text
-//! cargo run --release -p binxml-xebu --example breakdown [-- stream]
+//! cargo run --release -p binxml-bench --example xebu_breakdown [-- stream]
 //! ```
 
 use binxml_core::{Decoder, Encoder};

@@ -1,5 +1,5 @@
-//! Reproduces the size figures of the paper's Tables 1-3 for the given XML documents:
-//! `cargo run --release -p binxml-asn1 --example asn1_tables -- [--paper] FILE...`
+//! Reproduces the size figures of Tables 1-3 of the ASN.1 paper (OSS Nokalva 2003) for the given XML documents:
+//! `cargo run --release -p binxml-bench --example asn1_tables -- [--paper] FILE...`
 //! `--paper`: like the paper's test program, leave out comments, processing instructions and
 //! the document type declaration (and so the internal subset) before writing XML and encoding,
 //! and the XML declaration's version, encoding and standalone before encoding (its reference

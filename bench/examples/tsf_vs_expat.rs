@@ -1,12 +1,12 @@
-//! A quick comparison of TSF -> TAM with libexpat on the paper's nine files (Tables 15-18), in
-//! one process, runs interleaved, best CPU time of each. Needs libexpat (Debian
+//! The TSF paper's Tables 15-18 (Evans 2020): TSF -> TAM against libexpat on the paper's nine
+//! files, in one process, runs interleaved, best CPU time of each. Needs libexpat (Debian
 //! `libexpat1-dev`):
 //!
-//! `cargo run --release -p binxml-tsf --features expat-bench --example vs_expat`
+//! `cargo run --release -p binxml-bench --features expat --example tsf_vs_expat`
 //!
 //! "expat-tree" builds a stripped-down DOM from the SAX callbacks (one allocation per node for
-//! its strings, as the paper's driver); "expat-empty" parses with empty handlers. The project's
-//! benchmark under `bench/` is the reference; this is the codec author's own check.
+//! its strings, as the paper's driver); "expat-empty" parses with empty handlers. Run by
+//! `scripts/bench` (full mode) beside the main harness, whose libexpat peer is the reference.
 
 use binxml_core::transcode;
 use std::ffi::{CStr, c_char, c_int, c_void};
@@ -39,6 +39,7 @@ unsafe extern "C" {
 }
 fn cpu() -> f64 {
     let mut t = Timespec { s: 0, ns: 0 };
+    // SAFETY: CLOCK_PROCESS_CPUTIME_ID (2) and a valid pointer to a `timespec`-shaped struct.
     unsafe { clock_gettime(2, &mut t) };
     t.s as f64 * 1e6 + t.ns as f64 / 1e3
 }
@@ -55,12 +56,17 @@ struct Tree {
     nodes: Vec<Node>,
     cur: usize,
 }
+/// Callbacks: `u` is the `Tree` that `expat` registered as user data (alive and not otherwise
+/// borrowed during `XML_Parse`); the strings are expat's, NUL-terminated or with their length.
 unsafe extern "C" fn st(u: *mut c_void, name: *const c_char, atts: *mut *const c_char) {
+    // SAFETY: `u` is the parser's user data, the `Tree` of `expat`, borrowed nowhere else.
     let t = unsafe { &mut *(u as *mut Tree) };
     let mut buf = Vec::new();
+    // SAFETY: expat passes the element name NUL-terminated.
     buf.extend_from_slice(unsafe { CStr::from_ptr(name) }.to_bytes_with_nul());
     let mut i = 0;
     let mut n = 0;
+    // SAFETY: `atts` is expat's NULL-terminated array of NUL-terminated names and values.
     unsafe {
         while !(*atts.add(i)).is_null() {
             buf.extend_from_slice(CStr::from_ptr(*atts.add(i)).to_bytes_with_nul());
@@ -84,15 +90,18 @@ unsafe extern "C" fn st(u: *mut c_void, name: *const c_char, atts: *mut *const c
     t.cur = id;
 }
 unsafe extern "C" fn en(u: *mut c_void, _: *const c_char) {
+    // SAFETY: as in `st`.
     let t = unsafe { &mut *(u as *mut Tree) };
     t.cur = t.nodes[t.cur].parent;
 }
 unsafe extern "C" fn ch(u: *mut c_void, s: *const c_char, len: c_int) {
+    // SAFETY: as in `st`.
     let t = unsafe { &mut *(u as *mut Tree) };
     if t.cur == usize::MAX {
         return;
     }
     let data: Box<[u8]> =
+        // SAFETY: expat passes `len` valid octets at `s`.
         unsafe { std::slice::from_raw_parts(s as *const u8, len as usize) }.into();
     let id = t.nodes.len();
     t.nodes.push(Node {
@@ -105,6 +114,7 @@ unsafe extern "C" fn ch(u: *mut c_void, s: *const c_char, len: c_int) {
     t.nodes[c].kids.push(id);
 }
 unsafe extern "C" fn cm(u: *mut c_void, s: *const c_char) {
+    // SAFETY: expat passes the comment NUL-terminated; `u` as in `st`.
     unsafe { ch(u, s, CStr::from_ptr(s).to_bytes().len() as c_int) }
 }
 unsafe extern "C" fn est(_: *mut c_void, _: *const c_char, _: *mut *const c_char) {}
@@ -112,6 +122,8 @@ unsafe extern "C" fn een(_: *mut c_void, _: *const c_char) {}
 unsafe extern "C" fn ech(_: *mut c_void, _: *const c_char, _: c_int) {}
 
 fn expat(xml: &[u8], tree: bool) -> usize {
+    // SAFETY: the parser is created, used and freed here; the user data `t` outlives the
+    // parse, and the handlers match expat's callback signatures; `xml` is valid for its length.
     unsafe {
         let p = XML_ParserCreate(std::ptr::null());
         let mut t = Tree {

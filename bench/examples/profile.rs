@@ -1,0 +1,307 @@
+//! One profiling harness for every format: times one or more operations of one or more formats
+//! over XML documents, round robin as the bench harness runs them (each document repeated to
+//! about 64 KB of XML per pass, a document's time its best over the passes), and prints MB/s of
+//! XML and each format's time over the first format's. Built for the codec author's questions
+//! between two full bench runs ("is FI push decoding still 3x XML?", "where does the tree's
+//! time go?"); `scripts/bench` is the reference measurement.
+//!
+//! ```text
+//! cargo run --release -p binxml-bench --example profile -- [OPTIONS] [FILE | SUBSTRING]...
+//!   --formats xml,fi,asn1-uper   formats (binxml's names; default xml,fi,asn1-uper)
+//!   --ops push,tree              operations (default push,tree), of:
+//!       pull      every event pulled from the format's decoder and dropped
+//!       push      push decoding into a counting sink (`binxml::decode_into`)
+//!       tree      the tree (`binxml::parse_tree`)
+//!       encode    the document's events (parsed from the XML once) written by the encoder
+//!       build     the tree built from those events (the builder's own cost; format ignored)
+//!       quick-xml raw quick-xml events over the XML text (a peer; format ignored)
+//!       roxmltree a roxmltree tree of the XML text (a peer; format ignored)
+//!   --passes N                   passes over the documents (default 5)
+//!   --once                       each document once per pass (no repetition to 64 KB)
+//!   --verbose                    a line per document
+//! ```
+//!
+//! Documents: the files named, or the corpus's XML documents whose path holds one of the
+//! substrings given (all of them with none).
+//!
+//! For instruction counts on a loaded machine (stable where times are not), run one format and
+//! one operation under callgrind, where the work is all in `run_subject`:
+//! `valgrind --tool=callgrind --toggle-collect='*run_subject*' target/release/examples/profile
+//! --formats fi --ops push --passes 1 --once FILE`.
+
+use std::time::Instant;
+
+use binxml::{DecodeOptions, EncodeOptions, Format};
+use binxml_core::{CountingSink, Decoder, Encoder, Event};
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Op {
+    Pull,
+    Push,
+    Tree,
+    Encode,
+    Build,
+    QuickXml,
+    Roxmltree,
+}
+
+impl Op {
+    fn parse(s: &str) -> Op {
+        match s {
+            "pull" => Op::Pull,
+            "push" => Op::Push,
+            "tree" => Op::Tree,
+            "encode" => Op::Encode,
+            "build" => Op::Build,
+            "quick-xml" => Op::QuickXml,
+            "roxmltree" => Op::Roxmltree,
+            _ => panic!("unknown operation {s:?} (see the example's documentation)"),
+        }
+    }
+
+    /// Operations that do not depend on the format run once, under the first format.
+    fn format_free(self) -> bool {
+        matches!(self, Op::Build | Op::QuickXml | Op::Roxmltree)
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Op::Pull => "pull",
+            Op::Push => "push",
+            Op::Tree => "tree",
+            Op::Encode => "encode",
+            Op::Build => "build",
+            Op::QuickXml => "quick-xml",
+            Op::Roxmltree => "roxmltree",
+        }
+    }
+}
+
+/// One document: its XML (UTF-8), its encoding in each format, and its events.
+struct Doc<'x> {
+    name: String,
+    xml: &'x [u8],
+    encoded: Vec<Vec<u8>>,
+    events: Vec<Event<'x>>,
+    reps: u32,
+}
+
+/// Runs one operation on one document `reps` times; returns a count so that nothing is
+/// optimised away. Kept out of line so that a profiler can isolate it.
+#[inline(never)]
+fn run_subject(f: Format, op: Op, doc: &Doc<'_>, bytes: &[u8], out: &mut Vec<u8>) -> usize {
+    let mut n = 0;
+    for _ in 0..doc.reps {
+        n += match op {
+            Op::Pull => {
+                let mut d = binxml::decoder(f, bytes, &DecodeOptions::default()).unwrap();
+                let mut k = 0;
+                while let Some(e) = d.next_event().unwrap() {
+                    std::hint::black_box(&e);
+                    k += 1;
+                }
+                k
+            }
+            Op::Push => {
+                let mut sink = CountingSink::default();
+                binxml::decode_into(f, bytes, &DecodeOptions::default(), &mut sink).unwrap();
+                sink.events as usize
+            }
+            Op::Tree => binxml::parse_tree(f, bytes).unwrap().len(),
+            Op::Encode => {
+                out.clear();
+                let mut e =
+                    binxml::encoder(f, Box::new(&mut *out), &EncodeOptions::default()).unwrap();
+                e.write_events(&doc.events).unwrap();
+                e.finish().unwrap();
+                drop(e);
+                out.len()
+            }
+            Op::Build => {
+                let mut r = binxml_core::Replay::new(&doc.events);
+                binxml_tree::Document::parse_push(&mut r, doc.xml.len())
+                    .unwrap()
+                    .len()
+            }
+            Op::QuickXml => {
+                let mut r = quick_xml::Reader::from_reader(doc.xml);
+                let mut k = 0;
+                while !matches!(r.read_event().unwrap(), quick_xml::events::Event::Eof) {
+                    k += 1;
+                }
+                k
+            }
+            Op::Roxmltree => {
+                let o = roxmltree::ParsingOptions {
+                    allow_dtd: true,
+                    ..Default::default()
+                };
+                roxmltree::Document::parse_with_options(std::str::from_utf8(doc.xml).unwrap(), o)
+                    .unwrap()
+                    .descendants()
+                    .count()
+            }
+        };
+    }
+    n
+}
+
+fn xml_documents(picks: &[String]) -> Vec<std::path::PathBuf> {
+    let (files, subs): (Vec<&String>, Vec<&String>) = picks
+        .iter()
+        .partition(|p| std::path::Path::new(p).is_file());
+    if !files.is_empty() && subs.is_empty() {
+        return files.into_iter().map(Into::into).collect();
+    }
+    let mut all = binxml_testkit::corpus_xml_files();
+    all.retain(|p| subs.is_empty() || subs.iter().any(|s| p.to_string_lossy().contains(*s)));
+    all.extend(files.into_iter().map(Into::into));
+    all.sort();
+    all
+}
+
+fn main() {
+    let mut formats = vec![Format::Xml, Format::Fi, Format::Asn1Uper];
+    let mut ops = vec![Op::Push, Op::Tree];
+    let (mut passes, mut once, mut verbose) = (5usize, false, false);
+    let mut picks = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--formats" => {
+                formats = args
+                    .next()
+                    .expect("--formats LIST")
+                    .split(',')
+                    .map(|n| n.parse().expect("a format name"))
+                    .collect()
+            }
+            "--ops" => {
+                ops = args
+                    .next()
+                    .expect("--ops LIST")
+                    .split(',')
+                    .map(Op::parse)
+                    .collect()
+            }
+            "--passes" => {
+                passes = args
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .expect("--passes N")
+            }
+            "--once" => once = true,
+            "--verbose" => verbose = true,
+            _ => picks.push(a),
+        }
+    }
+    let need_events = ops.iter().any(|o| matches!(o, Op::Encode | Op::Build));
+
+    // The XML texts first (the documents borrow from them), then the encodings and events.
+    let mut texts: Vec<(String, Vec<u8>)> = Vec::new();
+    for p in xml_documents(&picks) {
+        let raw = std::fs::read(&p).unwrap();
+        let Ok(xml) = binxml_xml::to_utf8(&raw) else {
+            continue;
+        };
+        texts.push((
+            p.file_name().unwrap().to_string_lossy().into_owned(),
+            xml.into_owned(),
+        ));
+    }
+    let mut docs = Vec::new();
+    for (name, xml) in &texts {
+        let encoded: Option<Vec<Vec<u8>>> = formats
+            .iter()
+            .map(|&f| binxml::convert(xml, Some(Format::Xml), f).ok())
+            .collect();
+        let Some(encoded) = encoded else {
+            continue; // a format that cannot carry this document
+        };
+        let events = if need_events {
+            match binxml_xml::parse_events(xml) {
+                Ok(e) => e,
+                Err(_) => continue,
+            }
+        } else {
+            Vec::new()
+        };
+        let reps = if once {
+            1
+        } else {
+            (64 * 1024 / xml.len().max(1)).clamp(1, 64) as u32
+        };
+        docs.push(Doc {
+            name: name.clone(),
+            xml: &xml[..],
+            encoded,
+            events,
+            reps,
+        });
+    }
+    let mb: f64 = docs.iter().map(|d| d.xml.len() as f64).sum::<f64>() / 1e6;
+    println!(
+        "{} documents, {mb:.1} MB of XML, best of {passes} passes",
+        docs.len()
+    );
+
+    // subjects: (format index, operation), interleaved document by document
+    let subjects: Vec<(usize, Op)> = (0..formats.len())
+        .flat_map(|k| ops.iter().map(move |&o| (k, o)))
+        .filter(|&(k, o)| k == 0 || !o.format_free())
+        .collect();
+    let mut best = vec![vec![f64::MAX; docs.len()]; subjects.len()];
+    let mut out = Vec::new();
+    for _ in 0..passes {
+        for (i, doc) in docs.iter().enumerate() {
+            for (s, &(k, op)) in subjects.iter().enumerate() {
+                let t = Instant::now();
+                let bytes = if op == Op::Pull || op == Op::Push || op == Op::Tree {
+                    &doc.encoded[k][..]
+                } else {
+                    doc.xml
+                };
+                std::hint::black_box(run_subject(formats[k], op, doc, bytes, &mut out));
+                let per = t.elapsed().as_secs_f64() / doc.reps as f64;
+                best[s][i] = best[s][i].min(per);
+            }
+        }
+    }
+
+    let label = |&(k, op): &(usize, Op)| {
+        if op.format_free() {
+            op.name().to_string()
+        } else {
+            format!("{} {}", formats[k].name(), op.name())
+        }
+    };
+    if verbose {
+        for (i, doc) in docs.iter().enumerate() {
+            print!(
+                "{:<40} {:>9}",
+                &doc.name[..doc.name.len().min(40)],
+                doc.xml.len()
+            );
+            for s in 0..subjects.len() {
+                print!(" {:>8.0}", doc.xml.len() as f64 / best[s][i] / 1e6);
+            }
+            println!();
+        }
+        let names: Vec<String> = subjects.iter().map(label).collect();
+        println!("(MB/s of XML per document: {})", names.join(", "));
+    }
+    let total = |s: usize| best[s].iter().sum::<f64>();
+    println!(
+        "{:<22} {:>10} {:>22}",
+        "subject", "MB/s", "time vs first format"
+    );
+    for (s, subject) in subjects.iter().enumerate() {
+        let first = subjects.iter().position(|&(_, o)| o == subject.1).unwrap();
+        println!(
+            "{:<22} {:>10.0} {:>21.2}x",
+            label(subject),
+            mb / total(s),
+            total(s) / total(first)
+        );
+    }
+}
