@@ -359,7 +359,25 @@ pub fn run(cfg: &Config, report: &mut Report) {
                 .collect())
         };
         let (t, s) = (res(0, tree), res(1, stream));
-        eprintln!("fimark {}: tree {:?} stream {:?}", f.name(), t, s);
+        let show = |r: &Result<Vec<f64>, String>| match r {
+            Ok(v) => v
+                .iter()
+                .map(|x| format!("{x:.0}"))
+                .collect::<Vec<_>>()
+                .join(" / "),
+            Err(e) => format!("not run ({e})"),
+        };
+        eprintln!(
+            "bench: FI Mark {}: tree {}, streaming {} transactions/s ({} threads)",
+            f.name(),
+            show(&t),
+            show(&s),
+            threads
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(" / ")
+        );
         rows.push((*f, t, s, *s100, *s1000));
     }
     let base = rows
