@@ -11,7 +11,6 @@
 //! off. See `docs/asn1.md` for the mapping, the component-strings block format and the signals.
 
 #![forbid(unsafe_code)]
-
 // Namespace names are passed as `&Cow<'a, str>` on purpose: cloning keeps the borrow from the
 // input.
 #![allow(clippy::ptr_arg)]
@@ -279,7 +278,7 @@ pub fn decode_with_limits<'a>(
             stream::decode(input, rule == Rule::Aper, rule.format_name(), limits)
         }
         Rule::Ber => {
-            let mut s = stream::open_ber(input, rule.format_name(), limits)?;
+            let mut s = stream::open_ber(input, rule.format_name(), limits, false)?;
             let mut out = Vec::with_capacity(s.ops_len() + 8);
             while let Some(ev) = s.next_event()? {
                 out.push(ev);
@@ -373,6 +372,8 @@ pub struct Asn1Decoder<'a> {
     limits: Limits,
     state: State<'a>,
     count: u64,
+    /// record where each event's item starts
+    positions: bool,
 }
 
 enum State<'a> {
@@ -393,7 +394,16 @@ impl<'a> Asn1Decoder<'a> {
             limits,
             state: State::Start,
             count: 0,
+            positions: false,
         }
+    }
+
+    /// Records where each event's item starts, for [`Decoder::offset`] and
+    /// [`Decoder::bit_offset`] (a word of memory per item; without it the offset is the
+    /// event's number, the whole input being read at once).
+    pub fn with_positions(mut self) -> Self {
+        self.positions = true;
+        self
     }
 
     fn open(&mut self) -> Result<()> {
@@ -403,11 +413,13 @@ impl<'a> Asn1Decoder<'a> {
                 self.rule == Rule::Aper,
                 self.rule.format_name(),
                 &self.limits,
+                self.positions,
             )?)),
             Rule::Ber => State::Per(Box::new(stream::open_ber(
                 self.input,
                 self.rule.format_name(),
                 &self.limits,
+                self.positions,
             )?)),
         };
         Ok(())
@@ -438,9 +450,21 @@ impl<'a> Decoder<'a> for Asn1Decoder<'a> {
         Ok(ev)
     }
 
-    /// The whole input is read at once: the offset is the index of the last event returned.
+    /// With [`Asn1Decoder::with_positions`], the octet where the last event's item starts;
+    /// else the index of the last event returned (the whole input is read at once).
     fn offset(&self) -> u64 {
-        self.count.saturating_sub(1)
+        match (&self.state, self.positions) {
+            (State::Per(s), true) => s.position() / 8,
+            _ => self.count.saturating_sub(1),
+        }
+    }
+
+    /// With [`Asn1Decoder::with_positions`], the bit where the last event's item starts (PER).
+    fn bit_offset(&self) -> Option<u64> {
+        match (&self.state, self.positions, self.rule) {
+            (State::Per(s), true, Rule::Uper | Rule::Aper) => Some(s.position()),
+            _ => None,
+        }
     }
 
     /// Push decoding: the same events as [`Decoder::next_event`], element starts and ends,

@@ -117,10 +117,14 @@ struct Rec<'a> {
     /// an element name says same-as-parent-element (the decoder then keeps a stack of the
     /// open elements' namespaces)
     parent_ns_used: bool,
+    /// where each operation's item starts (bits), when asked for (`binxml inspect`)
+    positions: Option<Vec<u64>>,
+    /// where the item being read starts
+    mark: u64,
 }
 
 impl<'a> Rec<'a> {
-    fn new(format: &'static str, bits: bool, limits: &Limits, ops: usize) -> Self {
+    fn new(format: &'static str, bits: bool, limits: &Limits, ops: usize, positions: bool) -> Self {
         Rec {
             format,
             bits,
@@ -135,6 +139,8 @@ impl<'a> Rec<'a> {
             max_depth: limits.max_depth,
             has_dtd: false,
             parent_ns_used: false,
+            positions: positions.then(Vec::new),
+            mark: 0,
         }
     }
 
@@ -256,6 +262,21 @@ impl<'a> Rec<'a> {
     #[inline]
     fn push(&mut self, op: Op) {
         self.ops.push(op);
+        self.position();
+    }
+
+    /// Notes that the item read next starts at bit `at`.
+    #[inline(always)]
+    fn mark(&mut self, at: u64) {
+        self.mark = at;
+    }
+
+    /// Records the mark as the position of the operation just pushed.
+    #[inline(always)]
+    fn position(&mut self) {
+        if let Some(p) = &mut self.positions {
+            p.push(self.mark);
+        }
     }
 
     /// An element's start (its attributes' range patched by [`Rec::end`]): its operation.
@@ -267,6 +288,7 @@ impl<'a> Rec<'a> {
             attrs: 0,
             attrs_end: 0,
         });
+        self.position();
         op
     }
 
@@ -297,6 +319,7 @@ impl<'a> Rec<'a> {
             attrs_end: a1,
         };
         self.ops.push(Op::End);
+        self.position();
         Ok(())
     }
 
@@ -324,6 +347,8 @@ impl<'a> Rec<'a> {
         Ok(Stream {
             e,
             ops: self.ops,
+            positions: self.positions.unwrap_or_default(),
+            last_position: 0,
             next: 0,
             attrs: self.attrs,
             inline: self.inline,
@@ -591,6 +616,7 @@ impl<'a> Pass1<'a> {
         let mut stack: Vec<Frame> = Vec::new();
         let (mut left, mut more) = self.r.count_first(None)?;
         loop {
+            self.rec.mark(self.r.bit_pos() as u64);
             let Some(top) = stack.last_mut() else {
                 // document level
                 if left == 0 {
@@ -804,6 +830,10 @@ impl<'a> Splitter<'a> {
 pub(crate) struct Stream<'a> {
     e: Emitter<'a>,
     ops: Vec<Op>,
+    /// each operation's bit position (empty unless asked for)
+    positions: Vec<u64>,
+    /// the position of the operation the last event came from
+    last_position: u64,
     next: usize,
     attrs: Vec<AttrRec>,
     inline: Vec<Cow<'a, str>>,
@@ -852,12 +882,19 @@ pub(crate) fn open<'a>(
     aligned: bool,
     format: &'static str,
     limits: &Limits,
+    positions: bool,
 ) -> Result<Stream<'a>> {
     // tabled encodings hold an operation per 3-8 bytes; what a bigger document needs beyond
     // 64 MiB of operations grows as they come
     let mut p = Pass1 {
         r: PerReader::new(input, aligned, format, limits),
-        rec: Rec::new(format, true, limits, (input.len() / 6).min(1 << 22) + 4),
+        rec: Rec::new(
+            format,
+            true,
+            limits,
+            (input.len() / 6).min(1 << 22) + 4,
+            positions,
+        ),
         aligned,
     };
     let (p_base, p_standalone, p_version) = (p.r.bit()?, p.r.bit()?, p.r.bit()?);
@@ -1130,6 +1167,12 @@ impl<'a> Stream<'a> {
         Ok(())
     }
 
+    /// Where the item of the event returned last starts: bits (PER) or 8 x octets (BER); 0
+    /// unless positions were asked for.
+    pub(crate) fn position(&self) -> u64 {
+        self.last_position
+    }
+
     #[inline]
     pub(crate) fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         loop {
@@ -1148,6 +1191,9 @@ impl<'a> Stream<'a> {
                 self.ended = true;
                 return Ok(Some(Event::EndDocument));
             };
+            if let Some(&p) = self.positions.get(self.next) {
+                self.last_position = p;
+            }
             self.next += 1;
             return Ok(Some(match op {
                 Op::Start {
@@ -1373,7 +1419,7 @@ pub(crate) fn decode<'a>(
     format: &'static str,
     limits: &Limits,
 ) -> Result<Vec<Event<'a>>> {
-    let mut s = open(input, aligned, format, limits)?;
+    let mut s = open(input, aligned, format, limits, false)?;
     let mut out = Vec::with_capacity(s.ops_len() + 8);
     while let Some(ev) = s.next_event()? {
         out.push(ev);
@@ -1654,6 +1700,7 @@ impl<'a> BerPass<'a> {
     fn children(&mut self, doc: crate::ber::Header) -> Result<()> {
         let mut stack: Vec<BerEl> = Vec::new();
         loop {
+            self.rec.mark(self.at());
             let list = stack.last().map_or(doc, |f| f.list);
             if self.r.at_end(&list)? {
                 let Some(f) = stack.pop() else {
@@ -1865,10 +1912,17 @@ pub(crate) fn open_ber<'a>(
     input: &'a [u8],
     format: &'static str,
     limits: &Limits,
+    positions: bool,
 ) -> Result<Stream<'a>> {
     let mut p = BerPass {
         r: crate::ber::BerReader::new(input, format, limits),
-        rec: Rec::new(format, false, limits, (input.len() / 16).min(1 << 22) + 4),
+        rec: Rec::new(
+            format,
+            false,
+            limits,
+            (input.len() / 16).min(1 << 22) + 4,
+            positions,
+        ),
     };
     let doc = p.r.header(None)?;
     p.expect_tag(&doc, 0x30)?;

@@ -16,6 +16,13 @@ pub trait Decoder<'a> {
     /// inspect` prints).
     fn offset(&self) -> u64;
 
+    /// Bit offset in the input of the start of the event returned last, for the formats whose
+    /// items do not start on octet boundaries (PER); `None` for the others, where
+    /// [`Decoder::offset`] says it all.
+    fn bit_offset(&self) -> Option<u64> {
+        None
+    }
+
     /// Push decoding: hands every remaining event of the document to `sink`, in order, and
     /// returns after `EndDocument` (or at the first error, the decoder's or the sink's).
     ///
@@ -144,6 +151,9 @@ impl<'a, D: Decoder<'a> + ?Sized> Decoder<'a> for Box<D> {
     }
     fn offset(&self) -> u64 {
         (**self).offset()
+    }
+    fn bit_offset(&self) -> Option<u64> {
+        (**self).bit_offset()
     }
 }
 

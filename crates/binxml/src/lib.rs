@@ -122,6 +122,13 @@ impl Format {
         }
     }
 
+    /// The format a file extension names (`uper`, `fi`, ...; case-insensitive).
+    pub fn from_extension(ext: &str) -> Option<Format> {
+        let e = ext.to_ascii_lowercase();
+        Format::ALL.iter().copied().find(|f| f.extension() == e)
+    }
+
+    /// The format a registry name (or extension) names, case-insensitive.
     pub fn from_name(name: &str) -> Option<Format> {
         let n = name.to_ascii_lowercase();
         Format::ALL
@@ -182,6 +189,28 @@ pub fn detect(head: &[u8]) -> Option<Format> {
     None
 }
 
+/// Detects the format of a document from its first bytes and, where they cannot tell, its file
+/// name: an unmistakable signature (Fast Infoset's magic number, XML's `<` or byte-order mark)
+/// wins; then a file extension that names a format (`.uper`, `.aper`: PER has no signature of
+/// its own); then the weaker guesses of [`detect`].
+///
+/// ```
+/// use binxml::Format;
+/// use std::path::Path;
+/// assert_eq!(binxml::detect_named(Path::new("msg.uper"), &[0x0C, 0x42]), Some(Format::Asn1Uper));
+/// assert_eq!(binxml::detect_named(Path::new("msg.uper"), b"<a/>"), Some(Format::Xml));
+/// ```
+pub fn detect_named(name: &std::path::Path, head: &[u8]) -> Option<Format> {
+    let strong = detect(head).filter(|f| matches!(f, Format::Fi | Format::Xml));
+    strong
+        .or_else(|| {
+            name.extension()
+                .and_then(|e| e.to_str())
+                .and_then(Format::from_extension)
+        })
+        .or_else(|| detect(head))
+}
+
 /// Options for decoding.
 #[derive(Clone, Debug, Default)]
 pub struct DecodeOptions {
@@ -191,6 +220,10 @@ pub struct DecodeOptions {
     pub fi_vocabularies: Option<std::sync::Arc<binxml_fi::Vocabularies>>,
     /// TSF: primitive lengths count UTF-16 code units (files of the paper's reference converter).
     pub tsf_utf16_lengths: bool,
+    /// Record where each event starts in formats that read their whole input first (the ASN.1
+    /// formats), so that [`Decoder::offset`] and [`Decoder::bit_offset`] give it rather than
+    /// the event's number (`binxml inspect`); costs a word of memory per event.
+    pub positions: bool,
 }
 
 /// Adapts a decoder of owned events to any input lifetime.
@@ -268,11 +301,12 @@ pub fn decoder<'a>(
         )),
         Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
             let rule = format.asn1_rule().expect("an ASN.1 format");
-            Box::new(binxml_asn1::Asn1Decoder::with_limits(
-                input,
-                rule,
-                opts.limits.clone(),
-            ))
+            let d = binxml_asn1::Asn1Decoder::with_limits(input, rule, opts.limits.clone());
+            Box::new(if opts.positions {
+                d.with_positions()
+            } else {
+                d
+            })
         }
     })
 }
@@ -539,7 +573,24 @@ pub fn parse_tree_with<'a>(
     } else {
         input.len().saturating_mul(3)
     };
-    with_decoder(format, input, opts, Tree(hint))
+    match prepare(format, input)? {
+        Cow::Borrowed(input) => with_decoder(format, input, opts, Tree(hint)),
+        // XML in another encoding than UTF-8: its UTF-8 form lives only while the tree is
+        // built, so the tree takes owned copies of its strings.
+        Cow::Owned(utf8) => {
+            struct Owning<D>(D);
+            impl<'a, 'b, D: Decoder<'b>> Decoder<'a> for Owning<D> {
+                fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+                    Ok(self.0.next_event()?.map(Event::into_owned))
+                }
+                fn offset(&self) -> u64 {
+                    self.0.offset()
+                }
+            }
+            let dec = binxml_xml::XmlDecoder::with_limits(&utf8, opts.limits.clone());
+            Document::parse_push(&mut Owning(dec), hint)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -584,6 +635,15 @@ mod tests {
                 assert_eq!(detect(&enc), Some(f), "{f}");
             }
         }
+    }
+
+    #[test]
+    fn parse_tree_reads_xml_in_any_declared_encoding() {
+        let latin1 = b"<?xml version='1.0' encoding='ISO-8859-1'?><a t='caf\xE9'>na\xEFve</a>";
+        let doc = parse_tree(Format::Xml, latin1).unwrap();
+        let root = doc.root().unwrap();
+        assert_eq!(root.attribute("t"), Some("caf\u{e9}"));
+        assert_eq!(root.text(), "na\u{ef}ve");
     }
 
     #[test]

@@ -1,0 +1,266 @@
+//! The options shared by subcommands, and the library options they become. An option that
+//! cannot apply to the conversion asked for is an error, never silently ignored.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use binxml::{DecodeOptions, EncodeOptions, Format, Limits};
+use clap::Args;
+
+use crate::error::CliError;
+use crate::output::Compression;
+
+/// Decoder limits.
+#[derive(Args, Clone)]
+pub struct LimitArgs {
+    /// Maximum element nesting depth accepted from the input.
+    #[arg(long, default_value_t = Limits::default().max_depth)]
+    pub max_depth: usize,
+    /// Maximum length in bytes of one string (name, value or text) in the input.
+    #[arg(long, default_value_t = Limits::default().max_string_len)]
+    pub max_string: usize,
+    /// Maximum number of entries in one table (vocabulary, string table, cache).
+    #[arg(long, default_value_t = Limits::default().max_table_entries)]
+    pub max_table: usize,
+    /// Maximum bytes produced by expanding XML entity references in one document.
+    #[arg(long, default_value_t = Limits::default().max_entity_expansion)]
+    pub max_entity_expansion: usize,
+    /// Maximum nesting of XML entity references.
+    #[arg(long, default_value_t = Limits::default().max_entity_depth)]
+    pub max_entity_depth: usize,
+    /// Maximum ratio of decoded bytes to input bytes (table and token references can repeat
+    /// data); 0 turns the check off.
+    #[arg(long, default_value_t = Limits::default().max_expansion_ratio)]
+    pub max_expansion_ratio: usize,
+    /// Maximum size in bytes of a compressed input (gzip, zstd, xz) once decompressed.
+    #[arg(long, default_value_t = 4 << 30)]
+    pub max_decompressed: u64,
+}
+
+impl LimitArgs {
+    /// The library's limits.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_depth: self.max_depth,
+            max_string_len: self.max_string,
+            max_table_entries: self.max_table,
+            max_entity_expansion: self.max_entity_expansion,
+            max_entity_depth: self.max_entity_depth,
+            max_expansion_ratio: self.max_expansion_ratio,
+        }
+    }
+}
+
+/// ASN.1 compression of the component-strings block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Asn1Compression {
+    None,
+    Bzip2,
+    Deflate,
+    Zstd,
+}
+
+/// Options of one codec or another; each names the format it applies to.
+#[derive(Args, Clone)]
+pub struct CodecArgs {
+    /// XML and JSON output: indent by this many spaces.
+    #[arg(long)]
+    pub indent: Option<usize>,
+    /// Fast Infoset output: write values and text in UTF-16 instead of UTF-8.
+    #[arg(long)]
+    pub fi_utf16: bool,
+    /// Fast Infoset output: index attribute values and text chunks shorter than this (0: none;
+    /// default 32).
+    #[arg(long)]
+    pub fi_index_below: Option<usize>,
+    /// Fast Infoset output: start with the `<?xml encoding='finf'?>` declaration.
+    #[arg(long)]
+    pub fi_xml_declaration: bool,
+    /// Fast Infoset output: numeric text with the numeric restricted alphabet.
+    #[arg(long)]
+    pub fi_numeric_alphabet: bool,
+    /// Fast Infoset external vocabulary `URI=FILE` (a file written by `binxml fi-vocabulary`):
+    /// encoding references the first one given; decoding accepts every one given.
+    #[arg(long = "fi-vocabulary", value_name = "URI=FILE")]
+    pub fi_vocabulary: Vec<String>,
+    /// ASN.1 output: no component-strings or common-names tables, no
+    /// element-content-characters, no same-as-parent-element.
+    #[arg(long)]
+    pub asn1_plain: bool,
+    /// ASN.1 output: write a string inline wherever that is smaller than a table reference.
+    #[arg(long, conflicts_with = "asn1_plain")]
+    pub asn1_compact: bool,
+    /// ASN.1 output: compress the component-strings block.
+    #[arg(long, value_enum)]
+    pub asn1_compression: Option<Asn1Compression>,
+    /// Xebu output: forget mode (no token state kept; each message decodes on its own).
+    #[arg(long)]
+    pub xebu_forget: bool,
+    /// TSF output: write the TSF paper's reference-converter dialect (UTF-16 lengths, sorted
+    /// attributes).
+    #[arg(long)]
+    pub tsf_reference: bool,
+    /// TSF input: lengths count UTF-16 code units (files of the paper's reference converter).
+    #[arg(long)]
+    pub tsf_utf16_lengths: bool,
+}
+
+/// Reads `URI=FILE` vocabulary arguments.
+fn load_vocabularies(args: &[String]) -> Result<Vec<(String, binxml::fi::Vocabulary)>, CliError> {
+    args.iter()
+        .map(|a| {
+            let (uri, file) = a.split_once('=').ok_or_else(|| {
+                CliError::usage(format!("--fi-vocabulary {a:?}: expected URI=FILE"))
+            })?;
+            let text = std::fs::read_to_string(file).map_err(|e| CliError::io(file, e))?;
+            let v = binxml::fi::Vocabulary::from_text(&text)
+                .map_err(|e| CliError::failure(format!("{file}: {e}")))?;
+            Ok((uri.to_string(), v))
+        })
+        .collect()
+}
+
+/// Decoding options from the limits and the vocabularies a Fast Infoset input may reference.
+pub fn decode_options(
+    limits: &LimitArgs,
+    vocab_args: &[String],
+    tsf_utf16_lengths: bool,
+) -> Result<DecodeOptions, CliError> {
+    let vocabs = load_vocabularies(vocab_args)?;
+    Ok(DecodeOptions {
+        limits: limits.limits(),
+        fi_vocabularies: (!vocabs.is_empty()).then(|| Arc::new(vocabs.into_iter().collect())),
+        tsf_utf16_lengths,
+        ..Default::default()
+    })
+}
+
+impl CodecArgs {
+    /// Refuses the options that cannot apply when converting from `from` (when named) to `to`.
+    pub fn check(&self, from: Option<Format>, to: Format) -> Result<(), CliError> {
+        let is_asn1 = matches!(to, Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber);
+        let output_options: [(bool, &str, bool); 11] = [
+            (
+                self.indent.is_some(),
+                "--indent",
+                matches!(to, Format::Xml | Format::Json),
+            ),
+            (self.fi_utf16, "--fi-utf16", to == Format::Fi),
+            (
+                self.fi_index_below.is_some(),
+                "--fi-index-below",
+                to == Format::Fi,
+            ),
+            (
+                self.fi_xml_declaration,
+                "--fi-xml-declaration",
+                to == Format::Fi,
+            ),
+            (
+                self.fi_numeric_alphabet,
+                "--fi-numeric-alphabet",
+                to == Format::Fi,
+            ),
+            (self.asn1_plain, "--asn1-plain", is_asn1),
+            (self.asn1_compact, "--asn1-compact", is_asn1),
+            (
+                self.asn1_compression.is_some(),
+                "--asn1-compression",
+                is_asn1,
+            ),
+            (self.xebu_forget, "--xebu-forget", to == Format::Xebu),
+            (self.tsf_reference, "--tsf-reference", to == Format::Tsf),
+            (
+                !self.fi_vocabulary.is_empty(),
+                "--fi-vocabulary",
+                to == Format::Fi || from.is_none_or(|f| f == Format::Fi),
+            ),
+        ];
+        for (given, name, applies) in output_options {
+            if given && !applies {
+                return Err(CliError::usage(format!(
+                    "{name} does not apply to {to} output"
+                )));
+            }
+        }
+        if self.tsf_utf16_lengths && from.is_some_and(|f| f != Format::Tsf) {
+            return Err(CliError::usage(format!(
+                "--tsf-utf16-lengths applies to TSF input, not {}",
+                from.map(|f| f.name()).unwrap_or_default()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The encoder options for `to`.
+    pub fn encode_options(&self, to: Format) -> Result<EncodeOptions, CliError> {
+        let mut o = EncodeOptions {
+            indent: self.indent,
+            ..Default::default()
+        };
+        o.fi.utf16 = self.fi_utf16;
+        if let Some(n) = self.fi_index_below {
+            o.fi.max_indexed_attribute_value = n;
+            o.fi.max_indexed_chunk = n;
+        } else {
+            o.fi.max_indexed_attribute_value = 32;
+            o.fi.max_indexed_chunk = 32;
+        }
+        o.fi.xml_declaration = self.fi_xml_declaration;
+        o.fi.numeric_alphabet = self.fi_numeric_alphabet;
+        o.xebu.forget = self.xebu_forget;
+        o.tsf.utf16_lengths = self.tsf_reference;
+        o.tsf.sort_attributes = self.tsf_reference;
+        if let Some((uri, v)) = load_vocabularies(&self.fi_vocabulary)?.into_iter().next() {
+            o.fi.external_vocabulary = Some((uri, Arc::new(v)));
+        }
+        let rule = match to {
+            Format::Asn1Aper => binxml::asn1::Rule::Aper,
+            Format::Asn1Ber => binxml::asn1::Rule::Ber,
+            _ => binxml::asn1::Rule::Uper,
+        };
+        let mut a = if self.asn1_plain {
+            binxml::asn1::Options::plain(rule)
+        } else if self.asn1_compact {
+            binxml::asn1::Options::compact(rule)
+        } else {
+            binxml::asn1::Options::new(rule)
+        };
+        a.compression = match self.asn1_compression.unwrap_or(Asn1Compression::None) {
+            Asn1Compression::None => binxml::asn1::Compression::None,
+            Asn1Compression::Bzip2 => binxml::asn1::Compression::Bzip2,
+            Asn1Compression::Deflate => binxml::asn1::Compression::Deflate,
+            Asn1Compression::Zstd => binxml::asn1::Compression::Zstd,
+        };
+        if a.compression != binxml::asn1::Compression::None && !a.strings_table {
+            return Err(CliError::usage(
+                "--asn1-compression needs the component-strings table (drop --asn1-plain)",
+            ));
+        }
+        o.asn1 = Some(a);
+        Ok(o)
+    }
+}
+
+/// Where a conversion writes, and how.
+#[derive(Args, Clone)]
+pub struct OutputArgs {
+    /// Output file for a single input (`-`, the default, is standard output). A regular file is
+    /// replaced atomically, keeping its permissions; a symbolic link's target is written; a
+    /// device or FIFO is written directly. A name ending in `.gz`, `.zst` or `.xz` is
+    /// compressed.
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// Output directory for batch conversion: files keep their relative paths, with the new
+    /// format's extension. Two inputs that would be written to one output, or an output that
+    /// is an input, stop the command before anything is written.
+    #[arg(long)]
+    pub out_dir: Option<PathBuf>,
+    /// Batch conversion: keep the source extension in the output name (`d.xml` -> `d.xml.fi`),
+    /// so that `d.xml` and `d.json` do not collide.
+    #[arg(long, requires = "out_dir")]
+    pub keep_extension: bool,
+    /// Compress the output (also chosen by an `-o` name ending in `.gz`, `.zst` or `.xz`).
+    #[arg(long, value_enum)]
+    pub compress: Option<Compression>,
+}
