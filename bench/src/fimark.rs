@@ -359,25 +359,26 @@ pub fn run(cfg: &Config, report: &mut Report) {
                 .collect())
         };
         let (t, s) = (res(0, tree), res(1, stream));
-        let show = |r: &Result<Vec<f64>, String>| match r {
-            Ok(v) => v
-                .iter()
+        let tps_of = |v: &[f64]| {
+            v.iter()
                 .map(|x| format!("{x:.0}"))
                 .collect::<Vec<_>>()
-                .join(" / "),
-            Err(e) => format!("not run ({e})"),
-        };
-        eprintln!(
-            "bench: FI Mark {}: tree {}, streaming {} transactions/s ({} threads)",
-            f.name(),
-            show(&t),
-            show(&s),
-            threads
-                .iter()
-                .map(|n| n.to_string())
-                .collect::<Vec<_>>()
                 .join(" / ")
-        );
+        };
+        let threads_list = threads
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(" / ");
+        match (&t, &s) {
+            (Ok(tv), Ok(sv)) => eprintln!(
+                "fimark {}: tree {}, streaming {} transactions/s ({threads_list} threads)",
+                f.name(),
+                tps_of(tv),
+                tps_of(sv)
+            ),
+            (Err(e), _) | (_, Err(e)) => eprintln!("fimark {}: not run ({e})", f.name()),
+        }
         rows.push((*f, t, s, *s100, *s1000));
     }
     let base = rows
