@@ -30,7 +30,7 @@ struct Oracle {
 
 impl Oracle {
     fn start() -> Option<Oracle> {
-        let ok = Command::new("python3")
+        let ok = Command::new(binxml_testkit::python())
             .args(["-c", "import asn1tools"])
             .status()
             .map(|s| s.success())
@@ -42,7 +42,7 @@ impl Oracle {
             eprintln!("SKIP: asn1tools is missing (run interop/asn1/setup.sh)");
             return None;
         }
-        let mut child = Command::new("python3")
+        let mut child = Command::new(binxml_testkit::python())
             .arg(workspace_root().join("interop/asn1/oracle.py"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

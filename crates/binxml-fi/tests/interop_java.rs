@@ -140,15 +140,30 @@ fn java_reference_interop() {
     let mut bigger = Vec::new();
     let mut fail_c = Vec::new();
     let (mut n_a, mut n_b, mut n_d, mut n_c) = (0, 0, 0, 0);
+    let mut with_notations = 0;
     let (mut ours_total, mut java_total) = (0usize, 0usize);
     for (i, path) in files.iter().enumerate() {
         let name = path
-            .strip_prefix(workspace_root().join("../shared/corpus"))
+            .strip_prefix(binxml_testkit::corpus_dir())
             .unwrap_or(path)
             .display()
             .to_string();
         let input = std::fs::read(path).unwrap();
         let ev = binxml_xml::parse_events(&input).expect("corpus XML parses");
+        // The reference cannot read notation items: `Decoder.decodeNotations` takes the
+        // identifier-presence flags from the field `_b` (the last octet a string decoder read)
+        // instead of the item's own octet, and fails with "Notation IIs not terminated
+        // correctly"; its serializer (over the JDK's SAX parser) writes no notations, unparsed
+        // entities or internal-subset PIs either. The shared corpus has no such document; the
+        // small one (tests/corpus/hand/dtd_notations.xml) has.
+        if ev
+            .iter()
+            .any(|e| matches!(e, Event::Notation { .. } | Event::UnparsedEntity { .. }))
+        {
+            eprintln!("{name}: not sent to the reference (it declares notations, see above)");
+            with_notations += 1;
+            continue;
+        }
         // (a) binxml -> Java
         let ours = encode(&ev, FiOptions::default()).unwrap();
         let ours_path = dir.join(format!("{i}.b.fi"));
@@ -349,7 +364,7 @@ fn java_reference_interop() {
             }
         }
     }
-    let total = files.len();
+    let total = files.len() - with_notations;
     eprintln!("(a) binxml -> Java parser, C14N-equal: {n_a}/{total}");
     eprintln!("(b) Java serializer -> binxml, C14N-equal: {n_b}/{total}");
     eprintln!(

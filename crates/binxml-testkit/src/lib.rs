@@ -1,16 +1,25 @@
 //! Test helpers shared by the codec crates' test suites (dev-dependency only).
 //!
-//! * [`corpus_xml_files`]: every XML document of `../shared/corpus/` (all files except `*.tsf`,
-//!   `*.tsv`, `*.md` and `json/`).
+//! * [`corpus`]: the test corpus. `../shared/corpus` (47 MB of real documents written by others)
+//!   when it is beside the repository, otherwise the small corpus kept in the repository
+//!   (`tests/corpus/`, about 2 MB, made by `tests/corpus/generate.py` and by hand). The first
+//!   call prints to stderr which one the tests use. `BINXML_CORPUS` forces a choice: `small`,
+//!   `shared` (fail when it is missing), or the path of a corpus directory.
+//! * [`corpus_xml_files`]: every XML document of the corpus (all files except `*.tsf`, `*.tsv`,
+//!   `*.md`, `*.py` and `json/`); [`corpus_json_files`]: the JSON files under `json/<sub>`.
+//! * [`shared_corpus_file`]: a fixture only the shared corpus has (the TSF paper's reference
+//!   files, ...): `None`, with a "skipped" line on stderr, when the tests run on the small corpus.
 //! * [`C14nOracle`]: compares XML documents through canonical XML computed by Python's
 //!   `xml.etree.ElementTree.canonicalize`, an implementation independent of ours. One Python
-//!   process serves a whole batch.
+//!   process serves a whole batch. [`python`] is the interpreter every test starts.
 
 pub mod mutate;
 
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 
 /// The workspace root (the directory holding the top `Cargo.toml`).
 pub fn workspace_root() -> PathBuf {
@@ -20,20 +29,194 @@ pub fn workspace_root() -> PathBuf {
         .expect("workspace root")
 }
 
-/// `../shared/corpus` relative to the workspace root.
+/// Which corpus the tests run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CorpusKind {
+    /// `../shared/corpus` (or a directory `BINXML_CORPUS` names): the full corpus.
+    Shared,
+    /// `tests/corpus/` in the repository: small, made by the project.
+    Small,
+}
+
+/// The corpus the tests use: its root directory and its kind.
+#[derive(Clone, Debug)]
+pub struct Corpus {
+    /// The corpus's root directory (canonical path).
+    pub root: PathBuf,
+    /// Full or small.
+    pub kind: CorpusKind,
+}
+
+/// Writes a line to the process's stderr directly: the test harness does not capture it, so it
+/// shows even for tests that pass.
+fn note(line: &str) {
+    let _ = writeln!(std::io::stderr(), "binxml-testkit: {line}");
+}
+
+fn ci() -> bool {
+    std::env::var("CI").as_deref() == Ok("true")
+}
+
+/// `../shared/corpus` relative to the workspace root (whether or not it exists).
+pub fn shared_corpus_dir() -> PathBuf {
+    workspace_root().join("../shared/corpus")
+}
+
+/// `tests/corpus/` in the repository.
+pub fn small_corpus_dir() -> PathBuf {
+    workspace_root().join("tests/corpus")
+}
+
+fn choose_corpus() -> Corpus {
+    let shared = shared_corpus_dir();
+    let small = small_corpus_dir();
+    let small_corpus = |why: &str| {
+        assert!(
+            small.join("gen").is_dir(),
+            "binxml-testkit: the small corpus is missing at {} ({why})",
+            small.display()
+        );
+        note(&format!(
+            "using the small in-repo corpus at {} ({why})",
+            small.display()
+        ));
+        Corpus {
+            root: small.clone(),
+            kind: CorpusKind::Small,
+        }
+    };
+    let choice = std::env::var("BINXML_CORPUS").unwrap_or_default();
+    match choice.as_str() {
+        "" | "auto" => {
+            if shared.is_dir() {
+                let root = shared.canonicalize().unwrap_or(shared);
+                note(&format!("using the shared corpus at {}", root.display()));
+                Corpus {
+                    root,
+                    kind: CorpusKind::Shared,
+                }
+            } else {
+                small_corpus("../shared/corpus not found")
+            }
+        }
+        "small" => small_corpus("BINXML_CORPUS=small"),
+        "shared" => {
+            assert!(
+                shared.is_dir(),
+                "binxml-testkit: BINXML_CORPUS=shared, but there is no corpus at {}",
+                shared.display()
+            );
+            let root = shared.canonicalize().unwrap_or(shared);
+            note(&format!(
+                "using the shared corpus at {} (BINXML_CORPUS=shared)",
+                root.display()
+            ));
+            Corpus {
+                root,
+                kind: CorpusKind::Shared,
+            }
+        }
+        path => {
+            let root = Path::new(path)
+                .canonicalize()
+                .unwrap_or_else(|e| panic!("binxml-testkit: BINXML_CORPUS={path}: {e}"));
+            if small.canonicalize().is_ok_and(|s| s == root) {
+                return small_corpus(&format!("BINXML_CORPUS={path}"));
+            }
+            assert!(
+                root.is_dir(),
+                "binxml-testkit: BINXML_CORPUS={path} is not a directory"
+            );
+            note(&format!(
+                "using the corpus at {} (BINXML_CORPUS), as a full one",
+                root.display()
+            ));
+            Corpus {
+                root,
+                kind: CorpusKind::Shared,
+            }
+        }
+    }
+}
+
+/// The corpus the tests use, chosen once per process (see the crate's documentation).
+pub fn corpus() -> &'static Corpus {
+    static CORPUS: OnceLock<Corpus> = OnceLock::new();
+    CORPUS.get_or_init(choose_corpus)
+}
+
+/// The corpus's root directory: `../shared/corpus` or `tests/corpus`.
 pub fn corpus_dir() -> PathBuf {
-    let p = workspace_root().join("../shared/corpus");
-    assert!(
-        p.is_dir(),
-        "the shared corpus is missing at {}",
-        p.display()
-    );
-    p
+    corpus().root.clone()
+}
+
+/// Whether the tests run on the shared (full) corpus or the small one.
+pub fn corpus_kind() -> CorpusKind {
+    corpus().kind
+}
+
+/// `shared` when the tests run on the shared corpus, `small` on the small one: for counts that
+/// are facts about one corpus (the JSON conformance suite's 95 `y_` files, ...).
+pub fn expected<T>(shared: T, small: T) -> T {
+    match corpus_kind() {
+        CorpusKind::Shared => shared,
+        CorpusKind::Small => small,
+    }
+}
+
+/// A file or directory that only the shared corpus has, by its path relative to it
+/// (`tsf_paper/future001.xml`). On the small corpus: `None`, after a line on stderr saying what
+/// was skipped. On the shared corpus it is `Some` when it exists; a missing one fails the test
+/// when `CI=true` and is skipped, with that line, otherwise.
+pub fn shared_corpus_file(rel: &str) -> Option<PathBuf> {
+    let c = corpus();
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    match c.kind {
+        CorpusKind::Small => {
+            note(&format!(
+                "{test}: skipped: needs ../shared/corpus/{rel} (running on the small corpus)"
+            ));
+            None
+        }
+        CorpusKind::Shared => {
+            let p = c.root.join(rel);
+            if p.exists() {
+                Some(p)
+            } else if ci() {
+                panic!(
+                    "{test}: the fixture {} is missing from the shared corpus at {}",
+                    rel,
+                    c.root.display()
+                );
+            } else {
+                note(&format!(
+                    "{test}: skipped: needs {} (missing from the shared corpus)",
+                    p.display()
+                ));
+                None
+            }
+        }
+    }
+}
+
+/// The bytes of a corpus file, by its path relative to the corpus root; a missing file is a
+/// panic that names it.
+pub fn read_corpus_file(rel: &str) -> Vec<u8> {
+    let p = corpus_dir().join(rel);
+    std::fs::read(&p).unwrap_or_else(|e| {
+        panic!(
+            "binxml-testkit: cannot read the corpus file {}: {e}",
+            p.display()
+        )
+    })
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("read corpus dir")
+        .unwrap_or_else(|e| panic!("binxml-testkit: cannot read {}: {e}", dir.display()))
         .flatten()
         .map(|e| e.path())
         .collect();
@@ -59,12 +242,14 @@ pub fn corpus_xml_files() -> Vec<PathBuf> {
         }
         !matches!(
             p.extension().and_then(|e| e.to_str()),
-            Some("tsf" | "tsv" | "md")
+            Some("tsf" | "tsv" | "md" | "py")
         )
     });
+    let min = expected(50, 60);
     assert!(
-        all.len() > 50,
-        "expected the whole corpus, found {} files",
+        all.len() > min,
+        "expected the whole corpus at {} (more than {min} XML documents), found {} files",
+        root.display(),
         all.len()
     );
     all
@@ -78,6 +263,20 @@ pub fn corpus_json_files(sub: &str) -> Vec<PathBuf> {
     all
 }
 
+/// The Python interpreter the tests start (the C14N oracle, the ASN.1 oracle, value-for-value
+/// JSON checks): `BINXML_PYTHON` when set (`scripts/test` sets it to its virtual environment's),
+/// else that environment's `target/venv/bin/python3` when it exists, else `python3`.
+pub fn python() -> OsString {
+    if let Some(p) = std::env::var_os("BINXML_PYTHON").filter(|p| !p.is_empty()) {
+        return p;
+    }
+    let venv = workspace_root().join("target/venv/bin/python3");
+    if venv.is_file() {
+        return venv.into_os_string();
+    }
+    OsString::from("python3")
+}
+
 /// A scratch directory under the workspace's `target/` for files a test hands to the oracle.
 pub fn scratch_dir(name: &str) -> PathBuf {
     let dir = workspace_root().join("target/test-scratch").join(name);
@@ -86,7 +285,7 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The C14N oracle: one `python3 tests/c14n_compare.py` process.
+/// The C14N oracle: one `tests/c14n_compare.py` process (run by [`python`]).
 pub struct C14nOracle {
     child: std::process::Child,
     stdin: std::process::ChildStdin,
@@ -94,14 +293,21 @@ pub struct C14nOracle {
 }
 
 impl C14nOracle {
+    /// Starts the oracle's Python process ([`python`] running `tests/c14n_compare.py`).
     pub fn start() -> Self {
         let script = workspace_root().join("tests/c14n_compare.py");
-        let mut child = Command::new("python3")
+        let python = python();
+        let mut child = Command::new(&python)
             .arg(script)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .expect("start python3 (the C14N oracle)");
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot start {} (the C14N oracle, tests/c14n_compare.py): {e}",
+                    python.to_string_lossy()
+                )
+            });
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         C14nOracle {

@@ -2,9 +2,13 @@
 //! seeds, duplicated chunks, overwritten bytes and huge big-endian numbers.
 
 /// xorshift64*: deterministic, so a failure reproduces from its index.
-pub struct Rng(pub u64);
+pub struct Rng(
+    /// The state (the seed, at first; not zero).
+    pub u64,
+);
 
 impl Rng {
+    /// The next 64 pseudo-random bits.
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;

@@ -29,7 +29,7 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 fn tsf_of(path: &str) -> Vec<u8> {
-    let xml = std::fs::read(binxml_testkit::corpus_dir().join(path)).unwrap();
+    let xml = binxml_testkit::read_corpus_file(path);
     let utf8 = binxml_xml::to_utf8(&xml).unwrap().into_owned();
     let mut enc = TsfEncoder::new(Vec::new());
     transcode(&mut binxml_xml::XmlDecoder::new(&utf8), &mut enc).unwrap();
@@ -44,11 +44,15 @@ fn borrowed(s: &Cow<'_, str>) -> bool {
 #[test]
 fn decoding_allocates_only_stacks_and_borrows_every_string() {
     // One test function: the counter is global and tests run in parallel threads otherwise.
-    for path in [
-        "tsf_paper/LARGEbasicXML.xml",
-        "tsf_paper/exoplanet_catalog.vot.xml",
-        "tsf_paper/csh_lirr_osm.xml",
-    ] {
+    let paths: &[&str] = match binxml_testkit::corpus_kind() {
+        binxml_testkit::CorpusKind::Shared => &[
+            "tsf_paper/LARGEbasicXML.xml",
+            "tsf_paper/exoplanet_catalog.vot.xml",
+            "tsf_paper/csh_lirr_osm.xml",
+        ],
+        binxml_testkit::CorpusKind::Small => &["gen/table_invoices.xml", "gen/distinct_values.xml"],
+    };
+    for &path in paths {
         let tsf = tsf_of(path);
 
         let before = ALLOCS.load(Ordering::Relaxed);

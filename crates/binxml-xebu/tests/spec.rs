@@ -223,11 +223,11 @@ fn check(name: &str, msgs: &[Vec<Event<'static>>], opts: XebuOptions, dir: &Path
     let path = dir.join(format!("{name}.xebu"));
     std::fs::write(&path, &bytes).unwrap();
     let script = workspace_root().join("crates/binxml-xebu/tests/spec_decoder.py");
-    let out = Command::new("python3")
+    let out = Command::new(binxml_testkit::python())
         .arg(&script)
         .arg(&path)
         .output()
-        .expect("run python3");
+        .expect("run Python (binxml_testkit::python())");
     assert!(
         out.status.success(),
         "{name}: {}",
