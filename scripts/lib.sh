@@ -10,8 +10,28 @@ ensure_rust() {
 
 ensure_python() {
   if ! command -v python3 >/dev/null 2>&1; then
-    as_root apt-get update -qq && as_root apt-get install -y -qq python3 python3-pip >/dev/null
+    as_root apt-get update -qq && as_root apt-get install -y -qq python3 python3-pip python3-venv >/dev/null
   fi
+}
+
+# The project's own Python environment, target/venv (created with `python3 -m venv`): the tests'
+# Python tools are installed there, never into the system's Python. Exports BINXML_PYTHON, the
+# interpreter the tests start (binxml-testkit's `python()`; without the variable the tests use
+# target/venv when it exists, else python3).
+ensure_venv() {
+  ensure_python
+  local venv
+  venv="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/venv"
+  if ! "$venv/bin/python3" -c 'import pip' >/dev/null 2>&1; then
+    if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+      echo "python3 cannot create virtual environments: installing python3-venv" >&2
+      as_root apt-get update -qq && as_root apt-get install -y -qq python3-venv >/dev/null
+    fi
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+  fi
+  export BINXML_PYTHON="$venv/bin/python3"
+  export PIP_DISABLE_PIP_VERSION_CHECK=1
 }
 
 ensure_valgrind() {
