@@ -2,6 +2,7 @@
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+/// Appends the base64 encoding of `data` to `out`.
 pub fn encode_into(data: &[u8], out: &mut String) {
     out.reserve(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
@@ -26,6 +27,7 @@ pub fn encode_into(data: &[u8], out: &mut String) {
     }
 }
 
+/// The base64 encoding of `data`.
 pub fn encode(data: &[u8]) -> String {
     let mut s = String::new();
     encode_into(data, &mut s);

@@ -30,8 +30,11 @@ use std::fmt::{self, Write as _};
 /// A qualified name: prefix, namespace name and local name. An absent prefix or namespace is `""`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct QName<'a> {
+    /// The prefix as written (`""`: none). Says nothing about the namespace on its own.
     pub prefix: Cow<'a, str>,
+    /// The namespace name (a URI; `""`: no namespace).
     pub namespace: Cow<'a, str>,
+    /// The local name.
     pub local: Cow<'a, str>,
 }
 
@@ -45,6 +48,7 @@ impl<'a> QName<'a> {
         }
     }
 
+    /// A name from its prefix, namespace name and local name.
     pub fn new(
         prefix: impl Into<Cow<'a, str>>,
         namespace: impl Into<Cow<'a, str>>,
@@ -66,6 +70,7 @@ impl<'a> QName<'a> {
         }
     }
 
+    /// The same name, owning its strings.
     pub fn into_owned(self) -> QName<'static> {
         QName {
             prefix: Cow::Owned(self.prefix.into_owned()),
@@ -74,6 +79,7 @@ impl<'a> QName<'a> {
         }
     }
 
+    /// The same name, borrowing its strings from this one (no copy).
     pub fn borrowed(&self) -> QName<'_> {
         QName {
             prefix: Cow::Borrowed(&self.prefix),
@@ -102,6 +108,7 @@ impl fmt::Display for QName<'_> {
 /// formats write that.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Typed<'a> {
+    /// A boolean (xs:boolean), lexical form `true` or `false`.
     Bool(bool),
     /// A signed integer (xs:long range).
     Int(i64),
@@ -126,6 +133,7 @@ pub enum Typed<'a> {
 }
 
 impl Typed<'_> {
+    /// The same value, owning its data.
     pub fn into_owned(self) -> Typed<'static> {
         match self {
             Typed::Bool(b) => Typed::Bool(b),
@@ -204,13 +212,16 @@ pub struct DocType<'a> {
     /// The root element type name as written (`xs:schema`). Formats without a name (Fast Infoset)
     /// leave it empty; the XML writer then uses the root element's qualified name.
     pub name: Cow<'a, str>,
+    /// The public identifier of the external subset, if declared.
     pub public_id: Option<Cow<'a, str>>,
+    /// The system identifier (URI) of the external subset, if declared.
     pub system_id: Option<Cow<'a, str>>,
     /// The internal subset's text, between `[` and `]`, verbatim.
     pub internal_subset: Option<Cow<'a, str>>,
 }
 
 impl DocType<'_> {
+    /// The same declaration, owning its strings.
     pub fn into_owned(self) -> DocType<'static> {
         DocType {
             name: Cow::Owned(self.name.into_owned()),
@@ -227,53 +238,81 @@ pub enum Event<'a> {
     /// The document information item. The fields come from the XML declaration (or the binary
     /// format's header) when present.
     StartDocument {
+        /// The XML version (`1.0`), if declared.
         version: Option<Cow<'a, str>>,
+        /// The declared character encoding, if any.
         encoding: Option<Cow<'a, str>>,
+        /// The standalone declaration, if any.
         standalone: Option<bool>,
     },
+    /// The end of the document: the last event.
     EndDocument,
+    /// The document type declaration; before the root element.
     DocType(DocType<'a>),
     /// A notation declared in the DTD (from binary formats that list them in their header).
     Notation {
+        /// The notation's name.
         name: Cow<'a, str>,
+        /// Its public identifier, if any.
         public_id: Option<Cow<'a, str>>,
+        /// Its system identifier, if any.
         system_id: Option<Cow<'a, str>>,
     },
     /// An unparsed entity declared in the DTD.
     UnparsedEntity {
+        /// The entity's name.
         name: Cow<'a, str>,
+        /// Its public identifier, if any.
         public_id: Option<Cow<'a, str>>,
+        /// Its system identifier.
         system_id: Cow<'a, str>,
+        /// The name of the notation of its data.
         notation: Cow<'a, str>,
     },
+    /// The start of an element; its namespace declarations, then its attributes, follow.
     StartElement(QName<'a>),
+    /// The end of the innermost open element.
     EndElement,
     /// A namespace declaration (`xmlns:prefix="uri"`; prefix `""` is the default namespace, uri
     /// `""` undeclares it).
     Namespace {
+        /// The prefix declared (`""`: the default namespace).
         prefix: Cow<'a, str>,
+        /// The namespace name it is bound to (`""`: undeclared).
         uri: Cow<'a, str>,
     },
+    /// An attribute of the element just started (not a namespace declaration).
     Attribute {
+        /// The attribute's name.
         name: QName<'a>,
+        /// Its normalized value.
         value: Cow<'a, str>,
     },
     /// Character data. `cdata` is true when it came from (or should be written as) a CDATA section.
     Characters {
+        /// The characters.
         text: Cow<'a, str>,
+        /// Whether they form a CDATA section.
         cdata: bool,
     },
     /// A typed value in element content.
     Typed(Typed<'a>),
+    /// A comment's text, without `<!--` and `-->`.
     Comment(Cow<'a, str>),
+    /// A processing instruction.
     ProcessingInstruction {
+        /// Its target (the name after `<?`).
         target: Cow<'a, str>,
+        /// The rest of it, leading white space removed.
         data: Cow<'a, str>,
     },
     /// An entity reference the producer did not expand.
     EntityReference {
+        /// The entity's name.
         name: Cow<'a, str>,
+        /// Its public identifier, if known.
         public_id: Option<Cow<'a, str>>,
+        /// Its system identifier, if known.
         system_id: Option<Cow<'a, str>>,
     },
 }
@@ -300,6 +339,7 @@ impl<'a> Event<'a> {
         }
     }
 
+    /// The same event, owning its strings (for events that must outlive the input).
     pub fn into_owned(self) -> Event<'static> {
         match self {
             Event::StartDocument {

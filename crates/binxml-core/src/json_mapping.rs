@@ -35,11 +35,17 @@ pub const KEY_ATTR: &str = "key";
 /// The JSON type of a value, as written in the `t` attribute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JsonType {
+    /// `{...}`: an element per member.
     Object,
+    /// `[...]`: an element per item.
     Array,
+    /// A string (the default: no `t` attribute).
     String,
+    /// A number, its text kept exactly.
     Number,
+    /// `true` or `false`.
     Boolean,
+    /// `null`.
     Null,
 }
 

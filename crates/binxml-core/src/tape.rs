@@ -156,6 +156,7 @@ impl<'a> Tape<'a> {
         self.ops.len()
     }
 
+    /// True when no event was recorded.
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty()
     }
