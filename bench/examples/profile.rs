@@ -10,7 +10,7 @@
 //!   --formats xml,fi,asn1-uper   formats (binxml's names; default xml,fi,asn1-uper)
 //!   --ops push,tree              operations (default push,tree), of:
 //!       pull      every event pulled from the format's decoder and dropped
-//!       push      push decoding into a counting sink (`binxml::decode_into`)
+//!       push      push decoding into a counting sink (`AnyDecoder::read_into`)
 //!       tree      the tree (`binxml::parse_tree`)
 //!       encode    the document's events (parsed from the XML once) written by the encoder
 //!       build     the tree built from those events (the builder's own cost; format ignored)
@@ -94,7 +94,7 @@ fn run_subject(f: Format, op: Op, doc: &Doc<'_>, bytes: &[u8], out: &mut Vec<u8>
     for _ in 0..doc.reps {
         n += match op {
             Op::Pull => {
-                let mut d = binxml::decoder(f, bytes, &DecodeOptions::default()).unwrap();
+                let mut d = binxml::AnyDecoder::new(f, bytes, &DecodeOptions::default()).unwrap();
                 let mut k = 0;
                 while let Some(e) = d.next_event().unwrap() {
                     std::hint::black_box(&e);
@@ -104,14 +104,15 @@ fn run_subject(f: Format, op: Op, doc: &Doc<'_>, bytes: &[u8], out: &mut Vec<u8>
             }
             Op::Push => {
                 let mut sink = CountingSink::default();
-                binxml::decode_into(f, bytes, &DecodeOptions::default(), &mut sink).unwrap();
+                binxml::AnyDecoder::new(f, bytes, &DecodeOptions::default())
+                    .and_then(|mut d| d.read_into(&mut sink))
+                    .unwrap();
                 sink.events as usize
             }
             Op::Tree => binxml::parse_tree(f, bytes).unwrap().len(),
             Op::Encode => {
                 out.clear();
-                let mut e =
-                    binxml::encoder(f, Box::new(&mut *out), &EncodeOptions::default()).unwrap();
+                let mut e = binxml::AnyEncoder::new(f, &mut *out, &EncodeOptions::default());
                 e.write_events(&doc.events).unwrap();
                 e.finish().unwrap();
                 drop(e);

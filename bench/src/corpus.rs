@@ -63,8 +63,7 @@ pub fn encode(f: Format, events: &[Event<'_>]) -> Result<Vec<u8>, String> {
 pub fn encode_into(f: Format, events: &[Event<'_>], out: &mut Vec<u8>) -> Result<usize, String> {
     let start = out.len();
     {
-        let mut enc = binxml::encoder(f, Box::new(&mut *out), &binxml::EncodeOptions::default())
-            .map_err(|e| e.to_string())?;
+        let mut enc = binxml::AnyEncoder::new(f, &mut *out, &binxml::EncodeOptions::default());
         enc.write_events(events).map_err(|e| e.to_string())?;
         enc.finish().map_err(|e| e.to_string())?;
     }
@@ -80,8 +79,7 @@ pub fn encode_tape_into(
 ) -> Result<usize, String> {
     let start = out.len();
     {
-        let mut enc = binxml::encoder(f, Box::new(&mut *out), &binxml::EncodeOptions::default())
-            .map_err(|e| e.to_string())?;
+        let mut enc = binxml::AnyEncoder::new(f, &mut *out, &binxml::EncodeOptions::default());
         enc.write_tape(tape).map_err(|e| e.to_string())?;
         enc.finish().map_err(|e| e.to_string())?;
     }
@@ -91,7 +89,7 @@ pub fn encode_tape_into(
 /// The XML decoded into events (borrowing from the document).
 pub fn xml_events(xml: &[u8]) -> Result<Vec<Event<'_>>, String> {
     let mut d = binxml_xml::XmlDecoder::new(xml);
-    binxml::collect_events(&mut d).map_err(|e| e.to_string())
+    binxml::core::collect_events(&mut d).map_err(|e| e.to_string())
 }
 
 pub fn load(cfg: &Config) -> Corpus {
@@ -113,9 +111,12 @@ pub fn load(cfg: &Config) -> Corpus {
                         guarded(|| {
                             let bytes = encode(f, &events).map_err(|e| format!("encode: {e}"))?;
                             let n = {
-                                let mut dec =
-                                    binxml::decoder(f, &bytes, &binxml::DecodeOptions::default())
-                                        .map_err(|e| format!("decode: {e}"))?;
+                                let mut dec = binxml::AnyDecoder::new(
+                                    f,
+                                    &bytes,
+                                    &binxml::DecodeOptions::default(),
+                                )
+                                .map_err(|e| format!("decode: {e}"))?;
                                 count_elements(&mut dec).map_err(|e| format!("decode: {e}"))?
                             };
                             if n != elements && !export_only(f) {

@@ -134,9 +134,8 @@ pub fn tree_txn(f: Format, input: &[u8], check: bool) -> Result<Seen, String> {
     // Serialize.
     let mut out = Vec::with_capacity(input.len() + input.len() / 4);
     {
-        let mut enc = binxml::encoder(f, Box::new(&mut out), &binxml::EncodeOptions::default())
-            .map_err(|e| e.to_string())?;
-        doc.write_to(&mut *enc).map_err(|e| e.to_string())?;
+        let mut enc = binxml::AnyEncoder::new(f, &mut out, &binxml::EncodeOptions::default());
+        doc.write_to(&mut enc).map_err(|e| e.to_string())?;
     }
     seen.out_bytes = out.len();
     if check {
@@ -162,8 +161,8 @@ pub fn tree_txn(f: Format, input: &[u8], check: bool) -> Result<Seen, String> {
 
 /// One streaming transaction: parse and access.
 pub fn stream_txn(f: Format, input: &[u8]) -> Result<Seen, String> {
-    let mut d =
-        binxml::decoder(f, input, &binxml::DecodeOptions::default()).map_err(|e| e.to_string())?;
+    let mut d = binxml::AnyDecoder::new(f, input, &binxml::DecodeOptions::default())
+        .map_err(|e| e.to_string())?;
     let mut seen = Seen::default();
     let mut depth = 0usize;
     let mut item_depth = 0usize;

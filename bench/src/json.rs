@@ -43,9 +43,10 @@ pub fn run(cfg: &Config, report: &mut Report) {
         .iter()
         .map(|(_, json)| {
             guarded(|| {
-                let mut d = binxml::decoder(Format::Json, json, &binxml::DecodeOptions::default())
-                    .map_err(|e| e.to_string())?;
-                binxml::collect_events(&mut d).map_err(|e| e.to_string())
+                let mut d =
+                    binxml::AnyDecoder::new(Format::Json, json, &binxml::DecodeOptions::default())
+                        .map_err(|e| e.to_string())?;
+                binxml::core::collect_events(&mut d).map_err(|e| e.to_string())
             })
         })
         .collect();
@@ -60,8 +61,9 @@ pub fn run(cfg: &Config, report: &mut Report) {
                     guarded(|| {
                         let b = corpus::encode(f, events)?;
                         {
-                            let mut d = binxml::decoder(f, &b, &binxml::DecodeOptions::default())
-                                .map_err(|e| e.to_string())?;
+                            let mut d =
+                                binxml::AnyDecoder::new(f, &b, &binxml::DecodeOptions::default())
+                                    .map_err(|e| e.to_string())?;
                             while d
                                 .next_event()
                                 .map_err(|e| format!("decode: {e}"))?
@@ -155,7 +157,7 @@ pub fn run(cfg: &Config, report: &mut Report) {
         );
         let times = time_docs(docs.len(), &reps, passes, warmup, |d| {
             let bytes = enc[d][k].as_ref().map_err(|e| e.clone())?;
-            let mut dec = binxml::decoder(f, bytes, &binxml::DecodeOptions::default())
+            let mut dec = binxml::AnyDecoder::new(f, bytes, &binxml::DecodeOptions::default())
                 .map_err(|e| e.to_string())?;
             let mut n = 0;
             while dec.next_event().map_err(|e| e.to_string())?.is_some() {

@@ -48,7 +48,7 @@ pub fn child(args: &[String]) -> i32 {
                         n
                     })
                 } else {
-                    binxml::decoder(f, &input, &binxml::DecodeOptions::default()).and_then(
+                    binxml::AnyDecoder::new(f, &input, &binxml::DecodeOptions::default()).and_then(
                         |mut d| {
                             let mut n = 0;
                             while let Some(_e) = d.next_event()? {

@@ -574,8 +574,10 @@ fn transmission(cfg: &Config, report: &mut Report, docs: &[Doc], sizes: &[Vec<Op
                 let events = corpus::xml_events(&d.xml).unwrap();
                 let t_enc = measure::time(&tcfg, || corpus::encode(f, &events).unwrap().len());
                 let t_dec = measure::time(&tcfg, || {
+                    use binxml::Decoder;
                     let mut dec =
-                        binxml::decoder(f, bytes, &binxml::DecodeOptions::default()).unwrap();
+                        binxml::AnyDecoder::new(f, bytes, &binxml::DecodeOptions::default())
+                            .unwrap();
                     let mut n = 0;
                     while let Some(_e) = dec.next_event().unwrap() {
                         n += 1;

@@ -33,19 +33,20 @@ fn quick_xml_writer_events(doc: &[u8]) -> Result<Vec<quick_xml::events::Event<'s
     }
 }
 
-/// Push decoding (`binxml::decode_into`, the format's own `Decoder::read_into`) into a sink that
+/// Push decoding (`AnyDecoder::read_into`, the format's own `Decoder::read_into`) into a sink that
 /// counts the events and the bytes of their strings: the SAX "empty handler".
 fn push_events(f: Format, bytes: &[u8]) -> Result<usize, String> {
     let mut sink = binxml::CountingSink::default();
-    binxml::decode_into(f, bytes, &binxml::DecodeOptions::default(), &mut sink)
+    binxml::AnyDecoder::new(f, bytes, &binxml::DecodeOptions::default())
+        .and_then(|mut d| d.read_into(&mut sink))
         .map_err(|e| e.to_string())?;
     std::hint::black_box(sink.bytes);
     Ok(sink.events as usize)
 }
 
 fn decode_events(f: Format, bytes: &[u8]) -> Result<usize, String> {
-    let mut d =
-        binxml::decoder(f, bytes, &binxml::DecodeOptions::default()).map_err(|e| e.to_string())?;
+    let mut d = binxml::AnyDecoder::new(f, bytes, &binxml::DecodeOptions::default())
+        .map_err(|e| e.to_string())?;
     let mut n = 0;
     while let Some(_e) = d.next_event().map_err(|e| e.to_string())? {
         n += 1;

@@ -1,9 +1,10 @@
 #![no_main]
-//! Push decoding (`binxml::decode_into`, each codec's `Decoder::read_into`) against pull
+//! Push decoding (`AnyDecoder::read_into`, each codec's own loop) against pull
 //! decoding (`next_event`) on the same bytes: never a panic, the same events or the same error,
 //! and the same tree from `binxml::parse_tree` (push) as from the pulled events. The first byte
 //! picks the format (`Format::ALL[byte % 8]`), the rest is the input.
-use binxml::{DecodeOptions, Event, Format, collect_events, decode_into, decoder, tree::Document};
+use binxml::core::collect_events;
+use binxml::{AnyDecoder, DecodeOptions, Decoder, Event, Format, tree::Document};
 
 fn owned(v: Vec<Event<'_>>) -> Vec<Event<'static>> {
     v.into_iter().map(Event::into_owned).collect()
@@ -14,16 +15,16 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         return;
     };
     let f = Format::ALL[pick as usize % Format::ALL.len()];
-    let Ok(input) = binxml::prepare(f, rest) else {
-        return;
-    };
+    let input = rest;
     let opts = DecodeOptions::default();
-    let Ok(mut d) = decoder(f, &input, &opts) else {
+    let Ok(mut d) = AnyDecoder::new(f, input, &opts) else {
         return;
     };
     let pulled = collect_events(&mut d).map(owned);
     let mut v = Vec::new();
-    let pushed = decode_into(f, &input, &opts, &mut v).map(|()| owned(v));
+    let pushed = AnyDecoder::new(f, input, &opts)
+        .and_then(|mut d| d.read_into(&mut v))
+        .map(|()| owned(v));
     match (&pulled, &pushed) {
         // Compared by their Debug text: typed NaN values are equal there, not by `==`.
         (Ok(a), Ok(b)) => assert!(
@@ -41,8 +42,9 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             b.as_ref().err()
         ),
     }
-    let generic = Document::parse_sized(&mut decoder(f, &input, &opts).unwrap(), input.len());
-    let tree = binxml::parse_tree(f, &input);
+    let generic =
+        Document::parse_sized(&mut AnyDecoder::new(f, input, &opts).unwrap(), input.len());
+    let tree = binxml::parse_tree(f, input);
     match (generic, tree) {
         (Ok(g), Ok(t)) => {
             let (g, t) = (

@@ -2,7 +2,8 @@
 //! Bytes -> the tree by the XML decoder's direct path (`Document::parse_xml_with`) and by the
 //! generic path (`parse_sized` over the decoder's events): never a panic, and the same tree or
 //! the same error from both.
-use binxml::{Event, Limits, collect_events, tree::Document, xml::XmlDecoder};
+use binxml::core::collect_events;
+use binxml::{Event, Limits, tree::Document, xml::XmlDecoder};
 
 fn events<'a>(d: &Document<'a>) -> Vec<Event<'static>> {
     collect_events(&mut d.events())
@@ -13,7 +14,7 @@ fn events<'a>(d: &Document<'a>) -> Vec<Event<'static>> {
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let Ok(input) = binxml::prepare(binxml::Format::Xml, data) else {
+    let Ok(input) = binxml::xml::to_utf8(data) else {
         return;
     };
     let generic = Document::parse_sized(

@@ -4,16 +4,13 @@
 pub mod model;
 
 use arbitrary::{Result, Unstructured};
-use binxml::{DecodeOptions, Format};
+use binxml::{DecodeOptions, Decoder, Format};
 use model::{Doc, Element, NAMES, NAMESPACES, Node, PI_TARGETS};
 
 /// Decodes `data` as `format` to the end (or the first error). Panics, hangs and blow-ups are
 /// what the fuzzer looks for; errors are the expected outcome.
 pub fn decode_all(format: Format, data: &[u8]) {
-    let Ok(prepared) = binxml::prepare(format, data) else {
-        return;
-    };
-    let Ok(mut dec) = binxml::decoder(format, &prepared, &DecodeOptions::default()) else {
+    let Ok(mut dec) = binxml::AnyDecoder::new(format, data, &DecodeOptions::default()) else {
         return;
     };
     let mut n = 0u64;
@@ -234,7 +231,7 @@ fn json_string(u: &mut Unstructured, out: &mut String) -> Result<()> {
 }
 
 fn json_events(bytes: &[u8]) -> std::result::Result<Vec<binxml::Event<'static>>, binxml::Error> {
-    let mut dec = binxml::decoder(Format::Json, bytes, &DecodeOptions::default())?;
+    let mut dec = binxml::AnyDecoder::new(Format::Json, bytes, &DecodeOptions::default())?;
     let mut v = Vec::new();
     while let Some(ev) = dec.next_event()? {
         v.push(ev.into_owned());

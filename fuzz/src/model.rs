@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use binxml::{Event, Format, QName};
+use binxml::{Decoder, Encoder, Event, Format, QName};
 
 /// Element and attribute local names.
 pub const NAMES: &[&str] = &[
@@ -316,13 +316,9 @@ fn encode_with(
 ) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     {
-        let mut enc = binxml::encoder(
-            format,
-            Box::new(&mut bytes),
-            &binxml::EncodeOptions::default(),
-        )
-        .map_err(|e| e.to_string())?;
-        write(&mut *enc).map_err(|e| format!("encoder: {e}"))?;
+        let mut enc =
+            binxml::AnyEncoder::new(format, &mut bytes, &binxml::EncodeOptions::default());
+        write(&mut enc).map_err(|e| format!("encoder: {e}"))?;
         enc.finish().map_err(|e| format!("encoder finish: {e}"))?;
     }
     Ok(bytes)
@@ -334,12 +330,8 @@ pub fn round_trip(
 ) -> Result<Option<(Vec<u8>, Vec<Event<'static>>)>, String> {
     let mut bytes = Vec::new();
     {
-        let mut enc = binxml::encoder(
-            format,
-            Box::new(&mut bytes),
-            &binxml::EncodeOptions::default(),
-        )
-        .map_err(|e| e.to_string())?;
+        let mut enc =
+            binxml::AnyEncoder::new(format, &mut bytes, &binxml::EncodeOptions::default());
         for ev in events {
             if let Err(e) = enc.write_event(ev) {
                 if e.kind == binxml::ErrorKind::Unsupported {
@@ -357,9 +349,8 @@ pub fn round_trip(
     }
     let mut back = Vec::new();
     {
-        let prepared = binxml::prepare(format, &bytes).map_err(|e| format!("prepare: {e}"))?;
-        let mut dec = binxml::decoder(format, &prepared, &binxml::DecodeOptions::default())
-            .map_err(|e| e.to_string())?;
+        let mut dec = binxml::AnyDecoder::new(format, &bytes, &binxml::DecodeOptions::default())
+            .map_err(|e| format!("decoder: {e}"))?;
         loop {
             match dec.next_event() {
                 Ok(Some(ev)) => back.push(ev.into_owned()),

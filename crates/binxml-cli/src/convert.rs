@@ -15,12 +15,11 @@ pub fn convert(
     dopts: &DecodeOptions,
     eopts: &EncodeOptions,
 ) -> Result<(), CliError> {
-    let prepared = binxml::prepare(from, data).map_err(|e| CliError::failure(e.to_string()))?;
     let mut watched = Watched {
         inner: out,
         error: None,
     };
-    let r = binxml::convert_to(from, &prepared, dopts, to, Box::new(&mut watched), eopts);
+    let r = binxml::convert_with(data, from, dopts, to, &mut watched, eopts);
     match (r, watched.error) {
         // The library reports a failed write as its own error; the writer's own is the cause.
         (Err(_), Some(e)) => Err(CliError::from_write(e)),

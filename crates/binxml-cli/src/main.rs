@@ -16,7 +16,7 @@ mod signals;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use binxml::{DecodeOptions, Format};
+use binxml::{DecodeOptions, Decoder, Format};
 use clap::{Parser, Subcommand};
 
 use args::{CodecArgs, LimitArgs, OutputArgs};
@@ -194,9 +194,7 @@ fn inspect(
     let shown = display(input_path);
     let src = input::read(input_path, max).map_err(|e| e.about(&shown))?;
     let from = input::format_of(from, &src).map_err(|e| e.about(&shown))?;
-    let prepared = binxml::prepare(from, &src.data)
-        .map_err(|e| CliError::failure(e.to_string()).about(&shown))?;
-    let mut dec = binxml::decoder(from, &prepared, dopts)
+    let mut dec = binxml::AnyDecoder::new(from, &src.data, dopts)
         .map_err(|e| CliError::failure(e.to_string()).about(&shown))?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -235,9 +233,8 @@ fn fi_vocabulary(samples: &[PathBuf], output: &Path) -> Result<(), CliError> {
         let src = input::read(p, 4 << 30).map_err(|e| e.about(&shown))?;
         let f = input::format_of(None, &src).map_err(|e| e.about(&shown))?;
         let fail = |e: binxml::Error| CliError::failure(e.to_string()).about(&shown);
-        let prepared = binxml::prepare(f, &src.data).map_err(fail)?;
-        let opts = DecodeOptions::default();
-        let mut dec = binxml::decoder(f, &prepared, &opts).map_err(fail)?;
+        let mut dec =
+            binxml::AnyDecoder::new(f, &src.data, &DecodeOptions::default()).map_err(fail)?;
         while let Some(ev) = dec.next_event().map_err(fail)? {
             b.add_event(&ev);
         }

@@ -3,13 +3,18 @@
 
 use std::borrow::Cow;
 
-use binxml::{DecodeOptions, DocType, EncodeOptions, Event, Format, QName};
+use binxml::{DecodeOptions, Decoder, DocType, EncodeOptions, Encoder, Event, Format, QName};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
-create_exception!(_binxml, BinxmlError, PyValueError, "A document could not be decoded or encoded.");
+create_exception!(
+    _binxml,
+    BinxmlError,
+    PyValueError,
+    "A document could not be decoded or encoded."
+);
 
 fn format(name: &str) -> PyResult<Format> {
     name.parse::<Format>().map_err(PyValueError::new_err)
@@ -22,7 +27,10 @@ fn err(e: binxml::Error) -> PyErr {
 /// Every format as (name, extension, description).
 #[pyfunction]
 fn formats() -> Vec<(&'static str, &'static str, &'static str)> {
-    Format::ALL.iter().map(|f| (f.name(), f.extension(), f.description())).collect()
+    Format::ALL
+        .iter()
+        .map(|f| (f.name(), f.extension(), f.description()))
+        .collect()
 }
 
 /// The format of a document from its first bytes, or None.
@@ -34,24 +42,31 @@ fn detect(data: &[u8]) -> Option<&'static str> {
 fn resolve(data: &[u8], from: Option<&str>) -> PyResult<Format> {
     match from {
         Some(f) => format(f),
-        None => binxml::detect(data).ok_or_else(|| BinxmlError::new_err("cannot detect the input format; pass from_=")),
+        None => binxml::detect(data)
+            .ok_or_else(|| BinxmlError::new_err("cannot detect the input format; pass from_=")),
     }
 }
 
 /// Converts a document between formats (the GIL is released meanwhile).
 #[pyfunction]
 #[pyo3(signature = (data, to, from_=None, indent=None))]
-fn convert<'py>(py: Python<'py>, data: &[u8], to: &str, from_: Option<&str>, indent: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
+fn convert<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    to: &str,
+    from_: Option<&str>,
+    indent: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
     let from = resolve(data, from_)?;
     let to = format(to)?;
     let out = py
         .allow_threads(|| -> binxml::Result<Vec<u8>> {
-            let prepared = binxml::prepare(from, data)?;
             let mut out = Vec::new();
-            {
-                let opts = EncodeOptions { indent, ..Default::default() };
-                binxml::convert_to(from, &prepared, &DecodeOptions::default(), to, Box::new(&mut out), &opts)?;
-            }
+            let opts = EncodeOptions {
+                indent,
+                ..Default::default()
+            };
+            binxml::convert_with(data, from, &DecodeOptions::default(), to, &mut out, &opts)?;
             Ok(out)
         })
         .map_err(err)?;
@@ -70,16 +85,21 @@ fn opt(s: &Option<Cow<'_, str>>) -> Option<String> {
 /// come as `("text", lexical_form, False)`.
 #[pyfunction]
 #[pyo3(signature = (data, format=None))]
-fn events<'py>(py: Python<'py>, data: &[u8], format: Option<&str>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+fn events<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    format: Option<&str>,
+) -> PyResult<Vec<Bound<'py, PyTuple>>> {
     let from = resolve(data, format)?;
-    let prepared = binxml::prepare(from, data).map_err(err)?;
-    let mut dec = binxml::decoder(from, &prepared, &DecodeOptions::default()).map_err(err)?;
+    let mut dec = binxml::AnyDecoder::new(from, data, &DecodeOptions::default()).map_err(err)?;
     let mut out = Vec::new();
     while let Some(ev) = dec.next_event().map_err(err)? {
         let t = match ev {
-            Event::StartDocument { version, encoding, standalone } => {
-                ("start_document", opt(&version), opt(&encoding), standalone).into_pyobject(py)?
-            }
+            Event::StartDocument {
+                version,
+                encoding,
+                standalone,
+            } => ("start_document", opt(&version), opt(&encoding), standalone).into_pyobject(py)?,
             Event::EndDocument => PyTuple::new(py, ["end_document"])?,
             Event::DocType(d) => (
                 "doctype",
@@ -89,17 +109,36 @@ fn events<'py>(py: Python<'py>, data: &[u8], format: Option<&str>) -> PyResult<V
                 opt(&d.internal_subset),
             )
                 .into_pyobject(py)?,
-            Event::StartElement(q) => ("start", q.namespace.as_ref(), q.local.as_ref(), q.prefix.as_ref()).into_pyobject(py)?,
+            Event::StartElement(q) => (
+                "start",
+                q.namespace.as_ref(),
+                q.local.as_ref(),
+                q.prefix.as_ref(),
+            )
+                .into_pyobject(py)?,
             Event::EndElement => PyTuple::new(py, ["end"])?,
-            Event::Namespace { prefix, uri } => ("ns", prefix.as_ref(), uri.as_ref()).into_pyobject(py)?,
-            Event::Attribute { name, value } => {
-                ("attr", name.namespace.as_ref(), name.local.as_ref(), name.prefix.as_ref(), value.as_ref()).into_pyobject(py)?
+            Event::Namespace { prefix, uri } => {
+                ("ns", prefix.as_ref(), uri.as_ref()).into_pyobject(py)?
             }
-            Event::Characters { text, cdata } => ("text", text.as_ref(), cdata).into_pyobject(py)?,
+            Event::Attribute { name, value } => (
+                "attr",
+                name.namespace.as_ref(),
+                name.local.as_ref(),
+                name.prefix.as_ref(),
+                value.as_ref(),
+            )
+                .into_pyobject(py)?,
+            Event::Characters { text, cdata } => {
+                ("text", text.as_ref(), cdata).into_pyobject(py)?
+            }
             Event::Typed(t) => ("text", t.lexical(), false).into_pyobject(py)?,
             Event::Comment(c) => ("comment", c.as_ref()).into_pyobject(py)?,
-            Event::ProcessingInstruction { target, data } => ("pi", target.as_ref(), data.as_ref()).into_pyobject(py)?,
-            Event::EntityReference { name, .. } => ("entity_ref", name.as_ref()).into_pyobject(py)?,
+            Event::ProcessingInstruction { target, data } => {
+                ("pi", target.as_ref(), data.as_ref()).into_pyobject(py)?
+            }
+            Event::EntityReference { name, .. } => {
+                ("entity_ref", name.as_ref()).into_pyobject(py)?
+            }
             Event::Notation { .. } | Event::UnparsedEntity { .. } => continue,
         };
         out.push(t);
@@ -121,7 +160,12 @@ fn os(t: &Bound<'_, PyTuple>, i: usize) -> PyResult<Option<String>> {
 /// Encodes a list of event tuples (the shapes `events` returns) in a format.
 #[pyfunction]
 #[pyo3(signature = (events, to, indent=None))]
-fn encode<'py>(py: Python<'py>, events: Vec<Bound<'py, PyTuple>>, to: &str, indent: Option<usize>) -> PyResult<Bound<'py, PyBytes>> {
+fn encode<'py>(
+    py: Python<'py>,
+    events: Vec<Bound<'py, PyTuple>>,
+    to: &str,
+    indent: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
     let to = format(to)?;
     let mut evs: Vec<Event<'static>> = Vec::with_capacity(events.len());
     for t in &events {
@@ -130,7 +174,11 @@ fn encode<'py>(py: Python<'py>, events: Vec<Bound<'py, PyTuple>>, to: &str, inde
             "start_document" => Event::StartDocument {
                 version: os(t, 1)?.map(Cow::Owned),
                 encoding: os(t, 2)?.map(Cow::Owned),
-                standalone: if t.len() > 3 { t.get_item(3)?.extract()? } else { None },
+                standalone: if t.len() > 3 {
+                    t.get_item(3)?.extract()?
+                } else {
+                    None
+                },
             },
             "end_document" => Event::EndDocument,
             "doctype" => Event::DocType(DocType {
@@ -139,21 +187,43 @@ fn encode<'py>(py: Python<'py>, events: Vec<Bound<'py, PyTuple>>, to: &str, inde
                 system_id: os(t, 3)?.map(Cow::Owned),
                 internal_subset: os(t, 4)?.map(Cow::Owned),
             }),
-            "start" => Event::StartElement(QName::new(os(t, 3)?.unwrap_or_default(), s(t, 1)?, s(t, 2)?)),
+            "start" => Event::StartElement(QName::new(
+                os(t, 3)?.unwrap_or_default(),
+                s(t, 1)?,
+                s(t, 2)?,
+            )),
             "end" => Event::EndElement,
-            "ns" => Event::Namespace { prefix: Cow::Owned(s(t, 1)?), uri: Cow::Owned(s(t, 2)?) },
+            "ns" => Event::Namespace {
+                prefix: Cow::Owned(s(t, 1)?),
+                uri: Cow::Owned(s(t, 2)?),
+            },
             "attr" => Event::Attribute {
                 name: QName::new(s(t, 3)?, s(t, 1)?, s(t, 2)?),
                 value: Cow::Owned(s(t, 4)?),
             },
             "text" => Event::Characters {
                 text: Cow::Owned(s(t, 1)?),
-                cdata: if t.len() > 2 { t.get_item(2)?.extract()? } else { false },
+                cdata: if t.len() > 2 {
+                    t.get_item(2)?.extract()?
+                } else {
+                    false
+                },
             },
             "comment" => Event::Comment(Cow::Owned(s(t, 1)?)),
-            "pi" => Event::ProcessingInstruction { target: Cow::Owned(s(t, 1)?), data: Cow::Owned(os(t, 2)?.unwrap_or_default()) },
-            "entity_ref" => Event::EntityReference { name: Cow::Owned(s(t, 1)?), public_id: None, system_id: None },
-            other => return Err(PyValueError::new_err(format!("unknown event kind {other:?}"))),
+            "pi" => Event::ProcessingInstruction {
+                target: Cow::Owned(s(t, 1)?),
+                data: Cow::Owned(os(t, 2)?.unwrap_or_default()),
+            },
+            "entity_ref" => Event::EntityReference {
+                name: Cow::Owned(s(t, 1)?),
+                public_id: None,
+                system_id: None,
+            },
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown event kind {other:?}"
+                )));
+            }
         };
         evs.push(ev);
     }
@@ -161,8 +231,11 @@ fn encode<'py>(py: Python<'py>, events: Vec<Bound<'py, PyTuple>>, to: &str, inde
         .allow_threads(|| -> binxml::Result<Vec<u8>> {
             let mut out = Vec::new();
             {
-                let opts = EncodeOptions { indent, ..Default::default() };
-                let mut enc = binxml::encoder(to, Box::new(&mut out), &opts)?;
+                let opts = EncodeOptions {
+                    indent,
+                    ..Default::default()
+                };
+                let mut enc = binxml::AnyEncoder::new(to, &mut out, &opts);
                 for e in &evs {
                     enc.write_event(e)?;
                 }

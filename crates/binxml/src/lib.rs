@@ -11,13 +11,12 @@
 //! assert!(!fi.is_empty());
 //! ```
 
-use std::borrow::Cow;
 use std::io::Write;
 
 pub use binxml_asn1 as asn1;
 pub use binxml_core::{
     self as core, CountingSink, Decoder, DocType, Encoder, Error, ErrorKind, Event, EventSink,
-    Limits, QName, Result, Tape, Typed, collect_events, transcode,
+    Limits, QName, Result, Tape, Typed,
 };
 pub use binxml_fi as fi;
 pub use binxml_json as json;
@@ -113,7 +112,7 @@ impl Format {
         !matches!(self, Format::Xml | Format::Json | Format::Tsf)
     }
 
-    fn asn1_rule(self) -> Option<binxml_asn1::Rule> {
+    pub(crate) fn asn1_rule(self) -> Option<binxml_asn1::Rule> {
         match self {
             Format::Asn1Uper => Some(binxml_asn1::Rule::Uper),
             Format::Asn1Aper => Some(binxml_asn1::Rule::Aper),
@@ -211,318 +210,22 @@ pub fn detect_named(name: &std::path::Path, head: &[u8]) -> Option<Format> {
         .or_else(|| detect(head))
 }
 
-/// Options for decoding.
-#[derive(Clone, Debug, Default)]
-pub struct DecodeOptions {
-    pub limits: Limits,
-    /// Fast Infoset external vocabularies by URI. A document that references a vocabulary not
-    /// given here is refused.
-    pub fi_vocabularies: Option<std::sync::Arc<binxml_fi::Vocabularies>>,
-    /// TSF: primitive lengths count UTF-16 code units (files of the paper's reference converter).
-    pub tsf_utf16_lengths: bool,
-    /// Record where each event starts in formats that read their whole input first (the ASN.1
-    /// formats), so that [`Decoder::offset`] and [`Decoder::bit_offset`] give it rather than
-    /// the event's number (`binxml inspect`); costs a word of memory per event.
-    pub positions: bool,
-}
+mod any;
+mod options;
 
-/// Adapts a decoder of owned events to any input lifetime.
-struct Owned<D>(D);
+pub use any::{AnyDecoder, AnyEncoder};
+pub use options::{DecodeOptions, EncodeOptions};
 
-impl<'a, D: Decoder<'static>> Decoder<'a> for Owned<D> {
-    fn next_event(&mut self) -> Result<Option<Event<'a>>> {
-        self.0.next_event()
-    }
-    fn offset(&self) -> u64 {
-        self.0.offset()
-    }
-}
-
-/// Options for encoding.
-#[derive(Clone, Debug, Default)]
-pub struct EncodeOptions {
-    /// XML output: indent by this many spaces.
-    pub indent: Option<usize>,
-    /// Fast Infoset encoder options.
-    pub fi: binxml_fi::FiOptions,
-    /// Xebu encoder options.
-    pub xebu: binxml_xebu::XebuOptions,
-    /// TSF encoder options (the reference converter's dialect).
-    pub tsf: binxml_tsf::TsfEncoderOptions,
-    /// ASN.1 encoder features (tables, compression); `None`: every section 3.3 feature on, no
-    /// compression. The rule always comes from the format.
-    pub asn1: Option<binxml_asn1::Options>,
-}
-
-/// Prepares raw input for [`decoder`]: XML in another encoding than UTF-8 is transcoded.
-pub fn prepare(format: Format, input: &[u8]) -> Result<Cow<'_, [u8]>> {
-    match format {
-        Format::Xml => binxml_xml::to_utf8(input),
-        _ => Ok(Cow::Borrowed(input)),
-    }
-}
-
-/// A pull decoder for `format` over `input` (already [`prepare`]d).
-pub fn decoder<'a>(
-    format: Format,
-    input: &'a [u8],
-    opts: &DecodeOptions,
-) -> Result<Box<dyn Decoder<'a> + 'a>> {
-    Ok(match format {
-        Format::Xml => Box::new(binxml_xml::XmlDecoder::with_limits(
-            input,
-            opts.limits.clone(),
-        )),
-        Format::Json => Box::new(binxml_json::JsonDecoder::with_limits(
-            input,
-            opts.limits.clone(),
-        )),
-        Format::Fi => match &opts.fi_vocabularies {
-            None => Box::new(binxml_fi::FiDecoder::with_limits(
-                input,
-                opts.limits.clone(),
-            )),
-            // With external vocabularies, the streaming decoder (owned strings) holds them.
-            Some(v) => Box::new(Owned(
-                binxml_fi::FiReadDecoder::with_limits(input, opts.limits.clone())
-                    .with_vocabularies(v.clone()),
-            )),
-        },
-        Format::Tsf => Box::new(binxml_tsf::TsfDecoder::with_options(
-            input,
-            binxml_tsf::TsfOptions {
-                limits: opts.limits.clone(),
-                utf16_lengths: opts.tsf_utf16_lengths,
-            },
-        )),
-        Format::Xebu => Box::new(binxml_xebu::XebuDecoder::with_limits(
-            input,
-            opts.limits.clone(),
-        )),
-        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
-            let rule = format.asn1_rule().expect("an ASN.1 format");
-            let d = binxml_asn1::Asn1Decoder::with_limits(input, rule, opts.limits.clone());
-            Box::new(if opts.positions {
-                d.with_positions()
-            } else {
-                d
-            })
-        }
-    })
-}
-
-/// Work done with a decoder of a statically known type (see [`with_decoder`]).
-pub trait WithDecoder<'a> {
-    type Output;
-    fn run<D: Decoder<'a>>(self, decoder: &mut D) -> Result<Self::Output>;
-}
-
-/// Calls `work` with the decoder for `format` over `input` (already [`prepare`]d) as its own
-/// type, not as a `dyn Decoder`: no dynamic call per event, and the decoder's
-/// [`Decoder::read_into`] (push decoding) is the codec's own.
-pub fn with_decoder<'a, W: WithDecoder<'a>>(
-    format: Format,
-    input: &'a [u8],
-    opts: &DecodeOptions,
-    work: W,
-) -> Result<W::Output> {
-    match format {
-        Format::Xml => work.run(&mut binxml_xml::XmlDecoder::with_limits(
-            input,
-            opts.limits.clone(),
-        )),
-        Format::Json => work.run(&mut binxml_json::JsonDecoder::with_limits(
-            input,
-            opts.limits.clone(),
-        )),
-        Format::Fi => match &opts.fi_vocabularies {
-            None => work.run(&mut binxml_fi::FiDecoder::with_limits(
-                input,
-                opts.limits.clone(),
-            )),
-            Some(v) => work.run(&mut Owned(
-                binxml_fi::FiReadDecoder::with_limits(input, opts.limits.clone())
-                    .with_vocabularies(v.clone()),
-            )),
-        },
-        Format::Tsf => work.run(&mut binxml_tsf::TsfDecoder::with_options(
-            input,
-            binxml_tsf::TsfOptions {
-                limits: opts.limits.clone(),
-                utf16_lengths: opts.tsf_utf16_lengths,
-            },
-        )),
-        Format::Xebu => work.run(&mut binxml_xebu::XebuDecoder::with_limits(
-            input,
-            opts.limits.clone(),
-        )),
-        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
-            let rule = format.asn1_rule().expect("an ASN.1 format");
-            work.run(&mut binxml_asn1::Asn1Decoder::with_limits(
-                input,
-                rule,
-                opts.limits.clone(),
-            ))
-        }
-    }
-}
-
-/// Push decoding of a whole document of any format: every event goes to `sink`
-/// ([`Decoder::read_into`] of the format's decoder).
-pub fn decode_into<'a, S: EventSink<'a>>(
-    format: Format,
-    input: &'a [u8],
-    opts: &DecodeOptions,
-    sink: &mut S,
-) -> Result<()> {
-    struct Into<'s, S>(&'s mut S);
-    impl<'a, S: EventSink<'a>> WithDecoder<'a> for Into<'_, S> {
-        type Output = ();
-        fn run<D: Decoder<'a>>(self, decoder: &mut D) -> Result<()> {
-            decoder.read_into(self.0)
-        }
-    }
-    with_decoder(format, input, opts, Into(sink))
-}
-
-/// Converts by push decoding: every event of the `format` document in `input` (already
-/// [`prepare`]d) is written to `encoder`, which is then finished. Returns the number of events.
-/// The same output as [`transcode`] over [`decoder`], faster (no dynamic call and no
-/// `Event` returned per item on the decoding side).
-pub fn transcode_into(
-    format: Format,
-    input: &[u8],
-    opts: &DecodeOptions,
-    encoder: &mut dyn Encoder,
-) -> Result<u64> {
-    let mut sink = binxml_core::EncoderSink::new(encoder);
-    decode_into(format, input, opts, &mut sink)?;
-    let n = sink.events;
-    encoder.finish()?;
-    Ok(n)
-}
-
-/// Converts a whole document (`input`, already [`prepare`]d, in format `from`) to `to`, written
-/// to `out`, by push decoding. Where the target's encoder is itself an [`EventSink`] (Fast
-/// Infoset, the ASN.1 formats), the decoder hands it element starts and ends, attributes,
-/// namespace declarations and text as their parts, with no [`Event`] built in between for FI
-/// and no dynamic call per event for ASN.1; otherwise every event goes to the format's
-/// [`encoder`]. The same bytes as [`transcode`]. Returns the number of items handed over
-/// (events, or parts).
-pub fn convert_to<'w>(
-    from: Format,
-    input: &[u8],
-    dopts: &DecodeOptions,
-    to: Format,
-    out: Box<dyn Write + 'w>,
-    eopts: &EncodeOptions,
-) -> Result<u64> {
-    struct Count<'e, S> {
-        inner: &'e mut S,
-        n: u64,
-    }
-    impl<'a, S: EventSink<'a>> EventSink<'a> for Count<'_, S> {
-        #[inline]
-        fn event(&mut self, event: Event<'a>) -> Result<()> {
-            self.n += 1;
-            self.inner.event(event)
-        }
-        #[inline]
-        fn start_element(&mut self, name: QName<'a>) -> Result<()> {
-            self.n += 1;
-            self.inner.start_element(name)
-        }
-        #[inline]
-        fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
-            self.n += 1;
-            self.inner.namespace(prefix, uri)
-        }
-        #[inline]
-        fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
-            self.n += 1;
-            self.inner.attribute(name, value)
-        }
-        #[inline]
-        fn end_element(&mut self) -> Result<()> {
-            self.n += 1;
-            self.inner.end_element()
-        }
-        #[inline]
-        fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
-            self.n += 1;
-            self.inner.text(text)
-        }
-    }
-    /// Push-decodes into `enc`, then finishes it.
-    fn run<'a, E: for<'e> EventSink<'e> + Encoder>(
-        from: Format,
-        input: &'a [u8],
-        dopts: &DecodeOptions,
-        enc: &mut E,
-    ) -> Result<u64> {
-        let mut sink = Count { inner: enc, n: 0 };
-        decode_into(from, input, dopts, &mut sink)?;
-        let n = sink.n;
-        enc.finish()?;
-        Ok(n)
-    }
-    match to {
-        Format::Fi => run(
-            from,
-            input,
-            dopts,
-            &mut binxml_fi::FiEncoder::with_options(out, eopts.fi.clone()),
-        ),
-        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => run(
-            from,
-            input,
-            dopts,
-            &mut binxml_asn1::Asn1Encoder::new(out, asn1_options(to, eopts)),
-        ),
-        _ => {
-            let mut enc = encoder(to, out, eopts)?;
-            transcode_into(from, input, dopts, &mut *enc)
-        }
-    }
-}
-
-/// An encoder for `format` writing to `out`.
-pub fn encoder<'w>(
-    format: Format,
-    out: Box<dyn Write + 'w>,
-    opts: &EncodeOptions,
-) -> Result<Box<dyn Encoder + 'w>> {
-    Ok(match format {
-        Format::Xml => Box::new(binxml_xml::XmlWriter::with_options(
-            out,
-            binxml_xml::XmlWriterOptions {
-                indent: opts.indent,
-                fragments: false,
-            },
-        )),
-        Format::Json => Box::new(binxml_json::JsonEncoder::new(out).pretty(opts.indent.is_some())),
-        Format::Fi => Box::new(binxml_fi::FiEncoder::with_options(out, opts.fi.clone())),
-        Format::Tsf => Box::new(binxml_tsf::TsfEncoder::with_options(out, opts.tsf.clone())),
-        Format::Xebu => Box::new(binxml_xebu::XebuEncoder::with_options(
-            out,
-            opts.xebu.clone(),
-        )),
-        Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => Box::new(
-            binxml_asn1::Asn1Encoder::new(out, asn1_options(format, opts)),
-        ),
-    })
-}
-
-/// The ASN.1 encoder's options for `format` (one of the ASN.1 formats): `opts.asn1` or every
-/// feature on, with the format's rule.
-fn asn1_options(format: Format, opts: &EncodeOptions) -> binxml_asn1::Options {
-    let rule = format.asn1_rule().expect("an ASN.1 format");
-    let mut o = opts.asn1.unwrap_or_else(|| binxml_asn1::Options::new(rule));
-    o.rule = rule;
-    o
-}
-
-/// Converts a whole document from one format to another (`from: None` detects it).
+/// Converts a whole document from one format to another (`from: None` detects it), with the
+/// default options.
+///
+/// ```
+/// use binxml::Format;
+/// let fi = binxml::convert(b"<a x='1'>hi</a>", Some(Format::Xml), Format::Fi)?;
+/// let xml = binxml::convert(&fi, None, Format::Xml)?;
+/// assert!(String::from_utf8(xml).unwrap().ends_with("<a x=\"1\">hi</a>"));
+/// # Ok::<(), binxml::Error>(())
+/// ```
 pub fn convert(input: &[u8], from: Option<Format>, to: Format) -> Result<Vec<u8>> {
     let from = match from {
         Some(f) => f,
@@ -534,17 +237,31 @@ pub fn convert(input: &[u8], from: Option<Format>, to: Format) -> Result<Vec<u8>
             )
         })?,
     };
-    let prepared = prepare(from, input)?;
     let mut out = Vec::new();
-    convert_to(
+    convert_with(
+        input,
         from,
-        &prepared,
         &DecodeOptions::default(),
         to,
-        Box::new(&mut out),
+        &mut out,
         &EncodeOptions::default(),
     )?;
     Ok(out)
+}
+
+/// Converts a whole document (`input`, in format `from`) to `to`, written to `out`: the
+/// format's decoder pushes into the target's encoder ([`AnyEncoder::encode_from`]). Returns
+/// the number of items handed over (events, or parts of them).
+pub fn convert_with<W: Write>(
+    input: &[u8],
+    from: Format,
+    dopts: &DecodeOptions,
+    to: Format,
+    out: W,
+    eopts: &EncodeOptions,
+) -> Result<u64> {
+    let mut decoder = AnyDecoder::new(from, input, dopts)?;
+    AnyEncoder::new(to, out, eopts).encode_from(&mut decoder)
 }
 
 /// Parses a document of any format into the tree, by push decoding
@@ -559,38 +276,14 @@ pub fn parse_tree_with<'a>(
     input: &'a [u8],
     opts: &DecodeOptions,
 ) -> Result<Document<'a>> {
-    struct Tree(usize);
-    impl<'a> WithDecoder<'a> for Tree {
-        type Output = Document<'a>;
-        fn run<D: Decoder<'a>>(self, decoder: &mut D) -> Result<Document<'a>> {
-            Document::parse_push(decoder, self.0)
-        }
-    }
     // The tree reserves room from the size of the XML the document stands for; binary formats
-    // are denser than their XML (about 3x for FI and PER on the corpus).
+    // are denser than their XML (about 3x for FI and PER).
     let hint = if format == Format::Xml || format == Format::Json {
         input.len()
     } else {
         input.len().saturating_mul(3)
     };
-    match prepare(format, input)? {
-        Cow::Borrowed(input) => with_decoder(format, input, opts, Tree(hint)),
-        // XML in another encoding than UTF-8: its UTF-8 form lives only while the tree is
-        // built, so the tree takes owned copies of its strings.
-        Cow::Owned(utf8) => {
-            struct Owning<D>(D);
-            impl<'a, 'b, D: Decoder<'b>> Decoder<'a> for Owning<D> {
-                fn next_event(&mut self) -> Result<Option<Event<'a>>> {
-                    Ok(self.0.next_event()?.map(Event::into_owned))
-                }
-                fn offset(&self) -> u64 {
-                    self.0.offset()
-                }
-            }
-            let dec = binxml_xml::XmlDecoder::with_limits(&utf8, opts.limits.clone());
-            Document::parse_push(&mut Owning(dec), hint)
-        }
-    }
+    Document::parse_push(&mut AnyDecoder::new(format, input, opts)?, hint)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use binxml::{DecodeOptions, Format};
+use binxml::{DecodeOptions, Decoder, Format};
 use binxml_testkit::mutate::{Rng, mutate};
 
 struct Counting;
@@ -69,9 +69,8 @@ fn seed_documents() -> Vec<Vec<u8>> {
 }
 
 fn decode_all(format: Format, input: &[u8]) -> Result<usize, String> {
-    let prepared = binxml::prepare(format, input).map_err(|e| e.to_string())?;
-    let mut dec =
-        binxml::decoder(format, &prepared, &DecodeOptions::default()).map_err(|e| e.to_string())?;
+    let mut dec = binxml::AnyDecoder::new(format, input, &DecodeOptions::default())
+        .map_err(|e| e.to_string())?;
     let mut n = 0;
     while dec.next_event().map_err(|e| e.to_string())?.is_some() {
         n += 1;

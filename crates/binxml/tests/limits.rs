@@ -12,7 +12,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::borrow::Cow;
 use std::cell::Cell;
 
-use binxml::{DecodeOptions, EncodeOptions, Error, ErrorKind, Event, Format, Limits, QName};
+use binxml::{
+    DecodeOptions, Decoder, EncodeOptions, Encoder, Error, ErrorKind, Event, Format, Limits, QName,
+};
 
 // ---------------------------------------------------------------------------------------------
 // A counting allocator, per thread (tests run in parallel threads).
@@ -80,10 +82,9 @@ fn limits(f: impl FnOnce(&mut Limits)) -> Limits {
 
 /// Decodes to the end: `Ok(events)` or the first error.
 fn decode(format: Format, input: &[u8], limits: &Limits) -> Result<usize, Error> {
-    let prepared = binxml::prepare(format, input)?;
-    let mut dec = binxml::decoder(
+    let mut dec = binxml::AnyDecoder::new(
         format,
-        &prepared,
+        input,
         &DecodeOptions {
             limits: limits.clone(),
             ..Default::default()
@@ -145,7 +146,7 @@ fn attr(name: &str, value: &str) -> Event<'static> {
 fn encode_with(format: Format, events: &[Event<'_>], opts: &EncodeOptions) -> Vec<u8> {
     let mut out = Vec::new();
     {
-        let mut enc = binxml::encoder(format, Box::new(&mut out), opts).unwrap();
+        let mut enc = binxml::AnyEncoder::new(format, &mut out, opts);
         for ev in events {
             enc.write_event(ev)
                 .unwrap_or_else(|e| panic!("{format} encoder: {e}"));
@@ -566,7 +567,8 @@ fn entity_depth_limit() {
     let ext = "<!DOCTYPE a [<!ENTITY x SYSTEM 'file:///etc/passwd'>]><a>&x;</a>";
     if let Ok(n) = decode(Format::Xml, ext.as_bytes(), &Limits::default()) {
         let prepared = ext.as_bytes();
-        let mut dec = binxml::decoder(Format::Xml, prepared, &DecodeOptions::default()).unwrap();
+        let mut dec =
+            binxml::AnyDecoder::new(Format::Xml, prepared, &DecodeOptions::default()).unwrap();
         let mut all = String::new();
         while let Some(ev) = dec.next_event().unwrap() {
             all.push_str(&format!("{ev:?}"));

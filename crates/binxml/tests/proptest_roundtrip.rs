@@ -11,7 +11,7 @@
 #[allow(dead_code)]
 mod model;
 
-use binxml::Format;
+use binxml::{Decoder, Format};
 use model::{Doc, Element, NAMES, NAMESPACES, Node, PI_TARGETS};
 use proptest::prelude::*;
 
@@ -165,7 +165,7 @@ fn json() -> impl Strategy<Value = String> {
 }
 
 fn json_events(text: &str) -> Vec<binxml::Event<'static>> {
-    let mut dec = binxml::decoder(
+    let mut dec = binxml::AnyDecoder::new(
         Format::Json,
         text.as_bytes(),
         &binxml::DecodeOptions::default(),

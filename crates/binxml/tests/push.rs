@@ -1,12 +1,11 @@
-//! Push decoding (`Decoder::read_into`, `binxml::decode_into`, `binxml::parse_tree`) gives the
+//! Push decoding (`Decoder::read_into` of each codec and of `AnyDecoder`, `binxml::parse_tree`) gives the
 //! same events, the same tree and the same errors as pull decoding (`next_event`), for every
 //! format, on every corpus XML document encoded in that format and on damaged copies of small
 //! ones.
 
+use binxml::core::collect_events;
 use binxml::tree::Document;
-use binxml::{
-    DecodeOptions, Event, Format, Limits, Result, collect_events, decode_into, decoder, parse_tree,
-};
+use binxml::{AnyDecoder, DecodeOptions, Decoder, Event, Format, Limits, Result, parse_tree};
 use binxml_testkit::mutate::{Rng, mutate};
 
 fn owned(v: Vec<Event<'_>>) -> Vec<Event<'static>> {
@@ -14,13 +13,13 @@ fn owned(v: Vec<Event<'_>>) -> Vec<Event<'static>> {
 }
 
 fn pull(f: Format, input: &[u8], opts: &DecodeOptions) -> Result<Vec<Event<'static>>> {
-    let mut d = decoder(f, input, opts)?;
+    let mut d = AnyDecoder::new(f, input, opts)?;
     collect_events(&mut d).map(owned)
 }
 
 fn push(f: Format, input: &[u8], opts: &DecodeOptions) -> Result<Vec<Event<'static>>> {
     let mut v = Vec::new();
-    decode_into(f, input, opts, &mut v)?;
+    AnyDecoder::new(f, input, opts)?.read_into(&mut v)?;
     Ok(owned(v))
 }
 
@@ -62,7 +61,7 @@ fn same(f: Format, input: &[u8], opts: &DecodeOptions) -> std::result::Result<()
             ));
         }
     }
-    let generic = Document::parse_sized(&mut decoder(f, input, opts).unwrap(), input.len());
+    let generic = Document::parse_sized(&mut AnyDecoder::new(f, input, opts).unwrap(), input.len());
     let pushed = if opts.limits == Limits::default() {
         parse_tree(f, input)
     } else {
@@ -92,7 +91,7 @@ fn corpus_push_equals_pull_every_format() {
     let mut checked = 0;
     for path in binxml_testkit::corpus_xml_files() {
         let raw = std::fs::read(&path).unwrap();
-        let xml = binxml::prepare(Format::Xml, &raw).unwrap().into_owned();
+        let xml = binxml::xml::to_utf8(&raw).unwrap().into_owned();
         for &f in Format::ALL {
             // JSON is a one-way export of XML; it is checked on its own documents below.
             if f == Format::Json {
@@ -198,26 +197,24 @@ fn push_pull_regressions() {
             continue;
         };
         let f = Format::ALL[pick as usize % Format::ALL.len()];
-        let Ok(input) = binxml::prepare(f, rest) else {
-            continue;
-        };
-        same(f, &input, &DecodeOptions::default())
+        same(f, rest, &DecodeOptions::default())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         n += 1;
     }
     assert!(n > 0);
 }
 
-/// `binxml::convert_to` (push decoding into the target's encoder, the FI encoder as a sink of
+/// `binxml::convert_with` (push decoding into the target's encoder, the FI encoder as a sink of
 /// parts) writes the bytes of `transcode` (pull decoding, `write_event`) for every pair of
 /// formats from XML and from FI, on the corpus.
 #[test]
-fn convert_to_equals_transcode() {
-    use binxml::{EncodeOptions, convert_to, encoder, transcode};
+fn convert_with_equals_transcode() {
+    use binxml::core::transcode;
+    use binxml::{AnyEncoder, EncodeOptions, convert_with};
     let mut failures = Vec::new();
     for path in binxml_testkit::corpus_xml_files() {
         let raw = std::fs::read(&path).unwrap();
-        let xml = binxml::prepare(Format::Xml, &raw).unwrap().into_owned();
+        let xml = binxml::xml::to_utf8(&raw).unwrap().into_owned();
         let Some(fi) = encoded(Format::Fi, &xml) else {
             continue;
         };
@@ -225,18 +222,11 @@ fn convert_to_equals_transcode() {
             for &to in Format::ALL {
                 let opts = DecodeOptions::default();
                 let mut a = Vec::new();
-                let ra = convert_to(
-                    from,
-                    input,
-                    &opts,
-                    to,
-                    Box::new(&mut a),
-                    &EncodeOptions::default(),
-                );
+                let ra = convert_with(input, from, &opts, to, &mut a, &EncodeOptions::default());
                 let mut b = Vec::new();
                 let rb = (|| {
-                    let mut enc = encoder(to, Box::new(&mut b), &EncodeOptions::default())?;
-                    transcode(&mut decoder(from, input, &opts)?, &mut enc)
+                    let mut enc = AnyEncoder::new(to, &mut b, &EncodeOptions::default());
+                    transcode(&mut AnyDecoder::new(from, input, &opts)?, &mut enc)
                 })();
                 match (ra, rb) {
                     (Ok(_), Ok(_)) if a == b => {}

@@ -1,0 +1,339 @@
+//! One decoder and one encoder for every format: enums that dispatch to the codec once per
+//! call, so that push decoding ([`Decoder::read_into`]) runs the codec's own loop with no
+//! trait object in between.
+
+use std::borrow::Cow;
+use std::io::Write;
+use std::marker::PhantomData;
+
+use binxml_core::{Decoder, Encoder, Event, EventSink, QName, Result, Tape};
+
+use crate::Format;
+use crate::options::{DecodeOptions, EncodeOptions};
+
+self_cell::self_cell!(
+    /// XML in another encoding than UTF-8: its UTF-8 form, and the decoder over it.
+    struct TranscodedXml {
+        owner: Vec<u8>,
+        #[not_covariant]
+        dependent: XmlOver,
+    }
+);
+
+type XmlOver<'b> = binxml_xml::XmlDecoder<'b>;
+
+/// A pull decoder for any [`Format`], over a document held in memory.
+///
+/// ```
+/// use binxml::{AnyDecoder, DecodeOptions, Decoder, Event, Format};
+/// let mut dec = AnyDecoder::new(Format::Xml, b"<a x='1'>hi</a>", &DecodeOptions::default())?;
+/// let mut names = Vec::new();
+/// while let Some(ev) = dec.next_event()? {
+///     if let Event::StartElement(q) = ev {
+///         names.push(q.local.into_owned());
+///     }
+/// }
+/// assert_eq!(names, ["a"]);
+/// # Ok::<(), binxml::Error>(())
+/// ```
+pub struct AnyDecoder<'a>(Inner<'a>);
+
+enum Inner<'a> {
+    Xml(binxml_xml::XmlDecoder<'a>),
+    /// Events are copied out of the transcoded buffer, which the decoder owns.
+    XmlTranscoded(Box<TranscodedXml>),
+    Json(binxml_json::JsonDecoder<'a>),
+    Fi(binxml_fi::FiDecoder<'a>),
+    /// With external vocabularies, which the streaming decoder holds (owned strings).
+    FiVocabularies(binxml_fi::FiReadDecoder<&'a [u8]>),
+    Tsf(binxml_tsf::TsfDecoder<'a>),
+    Xebu(binxml_xebu::XebuDecoder<'a>),
+    Asn1(binxml_asn1::Asn1Decoder<'a>),
+}
+
+impl<'a> AnyDecoder<'a> {
+    /// A decoder for `format` over `input`, with `opts`' limits and tables. XML in any
+    /// declared encoding is read (transcoded to UTF-8 first when it is not UTF-8).
+    pub fn new(format: Format, input: &'a [u8], opts: &DecodeOptions) -> Result<AnyDecoder<'a>> {
+        let limits = opts.limits.clone();
+        Ok(AnyDecoder(match format {
+            Format::Xml => match binxml_xml::to_utf8(input)? {
+                Cow::Borrowed(utf8) => {
+                    Inner::Xml(binxml_xml::XmlDecoder::with_limits(utf8, limits))
+                }
+                Cow::Owned(utf8) => Inner::XmlTranscoded(Box::new(TranscodedXml::new(utf8, |b| {
+                    binxml_xml::XmlDecoder::with_limits(b, limits)
+                }))),
+            },
+            Format::Json => Inner::Json(binxml_json::JsonDecoder::with_limits(input, limits)),
+            Format::Fi => match &opts.fi_vocabularies {
+                None => Inner::Fi(binxml_fi::FiDecoder::with_limits(input, limits)),
+                Some(v) => Inner::FiVocabularies(
+                    binxml_fi::FiReadDecoder::with_limits(input, limits)
+                        .with_vocabularies(v.clone()),
+                ),
+            },
+            Format::Tsf => Inner::Tsf(binxml_tsf::TsfDecoder::with_options(
+                input,
+                binxml_tsf::TsfOptions {
+                    limits,
+                    utf16_lengths: opts.tsf_utf16_lengths,
+                },
+            )),
+            Format::Xebu => Inner::Xebu(binxml_xebu::XebuDecoder::with_limits(input, limits)),
+            Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
+                let rule = format.asn1_rule().expect("an ASN.1 format");
+                let d = binxml_asn1::Asn1Decoder::with_limits(input, rule, limits);
+                Inner::Asn1(if opts.positions {
+                    d.with_positions()
+                } else {
+                    d
+                })
+            }
+        }))
+    }
+}
+
+impl<'a> Decoder<'a> for AnyDecoder<'a> {
+    fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        match &mut self.0 {
+            Inner::Xml(d) => d.next_event(),
+            Inner::XmlTranscoded(d) => {
+                d.with_dependent_mut(|_, d| Ok(d.next_event()?.map(Event::into_owned)))
+            }
+            Inner::Json(d) => d.next_event(),
+            Inner::Fi(d) => d.next_event(),
+            Inner::FiVocabularies(d) => d.next_event(),
+            Inner::Tsf(d) => d.next_event(),
+            Inner::Xebu(d) => d.next_event(),
+            Inner::Asn1(d) => d.next_event(),
+        }
+    }
+
+    fn offset(&self) -> u64 {
+        match &self.0 {
+            Inner::Xml(d) => d.offset(),
+            Inner::XmlTranscoded(d) => d.with_dependent(|_, d| d.offset()),
+            Inner::Json(d) => d.offset(),
+            Inner::Fi(d) => d.offset(),
+            Inner::FiVocabularies(d) => d.offset(),
+            Inner::Tsf(d) => d.offset(),
+            Inner::Xebu(d) => d.offset(),
+            Inner::Asn1(d) => d.offset(),
+        }
+    }
+
+    fn bit_offset(&self) -> Option<u64> {
+        match &self.0 {
+            Inner::Asn1(d) => d.bit_offset(),
+            _ => None,
+        }
+    }
+
+    /// The codec's own push loop: one dispatch for the whole document.
+    fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+        match &mut self.0 {
+            Inner::Xml(d) => d.read_into(sink),
+            Inner::XmlTranscoded(d) => d.with_dependent_mut(|_, d| {
+                d.read_into(&mut Owning {
+                    sink,
+                    _a: PhantomData,
+                })
+            }),
+            Inner::Json(d) => d.read_into(sink),
+            Inner::Fi(d) => d.read_into(sink),
+            Inner::FiVocabularies(d) => {
+                while let Some(ev) = d.next_event()? {
+                    sink.dispatch(ev)?;
+                }
+                Ok(())
+            }
+            Inner::Tsf(d) => d.read_into(sink),
+            Inner::Xebu(d) => d.read_into(sink),
+            Inner::Asn1(d) => d.read_into(sink),
+        }
+    }
+}
+
+/// Hands events borrowed from a short-lived buffer to a sink of longer-lived ones, as copies.
+struct Owning<'s, 'a, S> {
+    sink: &'s mut S,
+    _a: PhantomData<&'a ()>,
+}
+
+impl<'b, 'a, S: EventSink<'a>> EventSink<'b> for Owning<'_, 'a, S> {
+    fn event(&mut self, event: Event<'b>) -> Result<()> {
+        self.sink.event(event.into_owned())
+    }
+    fn start_element(&mut self, name: QName<'b>) -> Result<()> {
+        self.sink.start_element(name.into_owned())
+    }
+    fn namespace(&mut self, prefix: Cow<'b, str>, uri: Cow<'b, str>) -> Result<()> {
+        self.sink.namespace(
+            Cow::Owned(prefix.into_owned()),
+            Cow::Owned(uri.into_owned()),
+        )
+    }
+    fn attribute(&mut self, name: QName<'b>, value: Cow<'b, str>) -> Result<()> {
+        self.sink
+            .attribute(name.into_owned(), Cow::Owned(value.into_owned()))
+    }
+    fn end_element(&mut self) -> Result<()> {
+        self.sink.end_element()
+    }
+    fn text(&mut self, text: Cow<'b, str>) -> Result<()> {
+        self.sink.text(Cow::Owned(text.into_owned()))
+    }
+}
+
+/// An encoder for any [`Format`], writing to `W`.
+///
+/// ```
+/// use binxml::{AnyEncoder, EncodeOptions, Encoder, Event, Format, QName};
+/// let mut out = Vec::new();
+/// let mut enc = AnyEncoder::new(Format::Xml, &mut out, &EncodeOptions::default());
+/// for ev in [
+///     Event::StartDocument { version: None, encoding: None, standalone: None },
+///     Event::StartElement(QName::local("a")),
+///     Event::EndElement,
+///     Event::EndDocument,
+/// ] {
+///     enc.write_event(&ev)?;
+/// }
+/// enc.finish()?;
+/// drop(enc);
+/// assert!(String::from_utf8(out).unwrap().ends_with("<a/>"));
+/// # Ok::<(), binxml::Error>(())
+/// ```
+pub struct AnyEncoder<W: Write>(Enc<W>);
+
+enum Enc<W: Write> {
+    Xml(binxml_xml::XmlWriter<W>),
+    Json(binxml_json::JsonEncoder<W>),
+    Fi(binxml_fi::FiEncoder<W>),
+    Tsf(binxml_tsf::TsfEncoder<W>),
+    Xebu(binxml_xebu::XebuEncoder<W>),
+    Asn1(binxml_asn1::Asn1Encoder<W>),
+}
+
+impl<W: Write> AnyEncoder<W> {
+    /// An encoder for `format` writing to `out`, with the options of `opts` that concern it.
+    pub fn new(format: Format, out: W, opts: &EncodeOptions) -> AnyEncoder<W> {
+        AnyEncoder(match format {
+            Format::Xml => Enc::Xml(binxml_xml::XmlWriter::with_options(
+                out,
+                binxml_xml::XmlWriterOptions {
+                    indent: opts.indent,
+                    fragments: false,
+                },
+            )),
+            Format::Json => {
+                Enc::Json(binxml_json::JsonEncoder::new(out).pretty(opts.indent.is_some()))
+            }
+            Format::Fi => Enc::Fi(binxml_fi::FiEncoder::with_options(out, opts.fi.clone())),
+            Format::Tsf => Enc::Tsf(binxml_tsf::TsfEncoder::with_options(out, opts.tsf.clone())),
+            Format::Xebu => Enc::Xebu(binxml_xebu::XebuEncoder::with_options(
+                out,
+                opts.xebu.clone(),
+            )),
+            Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => Enc::Asn1(
+                binxml_asn1::Asn1Encoder::new(out, opts.asn1_options(format)),
+            ),
+        })
+    }
+
+    /// Push-decodes all of `decoder` into this encoder and finishes it: the decoder's own loop
+    /// hands its items to the encoder's, with no dispatch per event where the encoder takes
+    /// items as their parts (Fast Infoset, the ASN.1 formats). Returns the number of items.
+    pub fn encode_from<'a>(&mut self, decoder: &mut AnyDecoder<'a>) -> Result<u64> {
+        fn run<'a, S: EventSink<'a> + Encoder>(d: &mut AnyDecoder<'a>, enc: &mut S) -> Result<u64> {
+            let mut sink = Counting { inner: enc, n: 0 };
+            d.read_into(&mut sink)?;
+            let n = sink.n;
+            enc.finish()?;
+            Ok(n)
+        }
+        fn by_event<'a, E: Encoder>(d: &mut AnyDecoder<'a>, enc: &mut E) -> Result<u64> {
+            let mut sink = binxml_core::EncoderSink::new(enc);
+            d.read_into(&mut sink)?;
+            let n = sink.events;
+            enc.finish()?;
+            Ok(n)
+        }
+        match &mut self.0 {
+            Enc::Fi(e) => run(decoder, e),
+            Enc::Asn1(e) => run(decoder, e),
+            Enc::Xml(e) => by_event(decoder, e),
+            Enc::Json(e) => by_event(decoder, e),
+            Enc::Tsf(e) => by_event(decoder, e),
+            Enc::Xebu(e) => by_event(decoder, e),
+        }
+    }
+}
+
+macro_rules! each_encoder {
+    ($self:expr, $e:ident => $body:expr) => {
+        match $self {
+            Enc::Xml($e) => $body,
+            Enc::Json($e) => $body,
+            Enc::Fi($e) => $body,
+            Enc::Tsf($e) => $body,
+            Enc::Xebu($e) => $body,
+            Enc::Asn1($e) => $body,
+        }
+    };
+}
+
+impl<W: Write> Encoder for AnyEncoder<W> {
+    fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
+        each_encoder!(&mut self.0, e => e.write_event(event))
+    }
+    fn write_events(&mut self, events: &[Event<'_>]) -> Result<()> {
+        each_encoder!(&mut self.0, e => e.write_events(events))
+    }
+    fn write_tape(&mut self, tape: &Tape<'_>) -> Result<()> {
+        each_encoder!(&mut self.0, e => e.write_tape(tape))
+    }
+    fn finish(&mut self) -> Result<()> {
+        each_encoder!(&mut self.0, e => e.finish())
+    }
+}
+
+/// Counts the items handed to the sink beneath.
+struct Counting<'e, S> {
+    inner: &'e mut S,
+    n: u64,
+}
+
+impl<'a, S: EventSink<'a>> EventSink<'a> for Counting<'_, S> {
+    #[inline]
+    fn event(&mut self, event: Event<'a>) -> Result<()> {
+        self.n += 1;
+        self.inner.event(event)
+    }
+    #[inline]
+    fn start_element(&mut self, name: QName<'a>) -> Result<()> {
+        self.n += 1;
+        self.inner.start_element(name)
+    }
+    #[inline]
+    fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
+        self.n += 1;
+        self.inner.namespace(prefix, uri)
+    }
+    #[inline]
+    fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
+        self.n += 1;
+        self.inner.attribute(name, value)
+    }
+    #[inline]
+    fn end_element(&mut self) -> Result<()> {
+        self.n += 1;
+        self.inner.end_element()
+    }
+    #[inline]
+    fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
+        self.n += 1;
+        self.inner.text(text)
+    }
+}
