@@ -120,7 +120,7 @@ fn run_subject(f: Format, op: Op, doc: &Doc<'_>, bytes: &[u8], out: &mut Vec<u8>
             }
             Op::Build => {
                 let mut r = binxml_core::Replay::new(&doc.events);
-                binxml_tree::Document::parse_push(&mut r, doc.xml.len())
+                binxml_tree::Document::parse(&mut r, doc.xml.len())
                     .unwrap()
                     .len()
             }

@@ -42,8 +42,9 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             b.as_ref().err()
         ),
     }
-    let generic =
-        Document::parse_sized(&mut AnyDecoder::new(f, input, &opts).unwrap(), input.len());
+    let mut pulled = AnyDecoder::new(f, input, &opts).unwrap();
+    let mut pulled: &mut dyn Decoder<'_> = &mut pulled;
+    let generic = Document::parse(&mut pulled, input.len());
     let tree = binxml::parse_tree(f, input);
     match (generic, tree) {
         (Ok(g), Ok(t)) => {

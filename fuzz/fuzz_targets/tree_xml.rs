@@ -1,9 +1,9 @@
 #![no_main]
-//! Bytes -> the tree by the XML decoder's direct path (`Document::parse_xml_with`) and by the
-//! generic path (`parse_sized` over the decoder's events): never a panic, and the same tree or
+//! Bytes -> the tree by the XML decoder's push path (`Document::parse` over the decoder) and by
+//! the pull path (`parse` over a `&mut dyn Decoder`, its events pulled one at a time): never a panic, and the same tree or
 //! the same error from both.
 use binxml::core::collect_events;
-use binxml::{Event, Limits, tree::Document, xml::XmlDecoder};
+use binxml::{Decoder, Event, Limits, tree::Document, xml::XmlDecoder};
 
 fn events<'a>(d: &Document<'a>) -> Vec<Event<'static>> {
     collect_events(&mut d.events())
@@ -17,11 +17,10 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Ok(input) = binxml::xml::to_utf8(data) else {
         return;
     };
-    let generic = Document::parse_sized(
-        &mut XmlDecoder::with_limits(&input, Limits::default()),
-        input.len(),
-    );
-    let direct = Document::parse_xml_with(
+    let mut pulled = XmlDecoder::with_limits(&input, Limits::default());
+    let mut pulled: &mut dyn Decoder<'_> = &mut pulled;
+    let generic = Document::parse(&mut pulled, input.len());
+    let direct = Document::parse(
         &mut XmlDecoder::with_limits(&input, Limits::default()),
         input.len(),
     );

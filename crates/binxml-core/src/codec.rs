@@ -145,6 +145,20 @@ impl<'a> EventSink<'a> for CountingSink {
     }
 }
 
+/// A borrowed decoder is a decoder (`&mut dyn Decoder` included: its push decoding is the
+/// provided `read_into`, pulling one event at a time).
+impl<'a, D: Decoder<'a> + ?Sized> Decoder<'a> for &mut D {
+    fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        (**self).next_event()
+    }
+    fn offset(&self) -> u64 {
+        (**self).offset()
+    }
+    fn bit_offset(&self) -> Option<u64> {
+        (**self).bit_offset()
+    }
+}
+
 impl<'a, D: Decoder<'a> + ?Sized> Decoder<'a> for Box<D> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         (**self).next_event()

@@ -191,57 +191,25 @@ impl<'a> Document<'a> {
         }
     }
 
-    /// Builds the tree from every event of `decoder`.
-    pub fn parse(decoder: &mut dyn Decoder<'a>) -> Result<Document<'a>> {
-        Self::parse_sized(decoder, 0)
-    }
-
-    /// Builds the tree from every event of `decoder`, reserving room for a document encoded in
-    /// `input_len` bytes (reserved memory that a small document does not use is never touched,
+    /// Builds the tree from every event of `decoder` by push decoding ([`Decoder::read_into`]):
+    /// the decoder hands element starts and ends, namespace declarations, attributes and text
+    /// to the builder as their parts, without an intermediate [`Event`] per item. `size_hint`
+    /// is the size of the document's XML in bytes, if known (0 otherwise): room for a tree of
+    /// that size is reserved up front (memory a small document does not use is never touched,
     /// and a large one is not copied as the arena grows).
-    pub fn parse_sized(decoder: &mut dyn Decoder<'a>, input_len: usize) -> Result<Document<'a>> {
-        Self::parse_from(decoder, input_len)
-    }
-
-    /// [`Document::parse_sized`] for a decoder of a known type: the same building, without a
-    /// dynamic call per event (and with the decoder's event production inlined where the
-    /// compiler sees fit).
-    pub fn parse_from<D: Decoder<'a> + ?Sized>(
-        decoder: &mut D,
-        input_len: usize,
-    ) -> Result<Document<'a>> {
-        let mut b = Builder::with_capacity(input_len);
-        while let Some(ev) = decoder.next_event()? {
-            b.event(ev)?;
-        }
-        b.finish()
-    }
-
-    /// Builds the tree by push decoding ([`Decoder::read_into`]): the decoder hands element
-    /// starts and ends, namespace declarations, attributes and text to the builder as their
-    /// parts, without an intermediate [`Event`] per item. The same tree as
-    /// [`Document::parse_sized`] (checked on the corpus by the tests), the fastest path.
-    pub fn parse_push<D: Decoder<'a>>(decoder: &mut D, input_len: usize) -> Result<Document<'a>> {
-        let mut b = Builder::with_capacity(input_len);
-        decoder.read_into(&mut b)?;
-        b.finish()
-    }
-
-    /// Parses UTF-8 XML text (see `binxml_xml::to_utf8`) straight into the tree: the XML decoder
-    /// hands element starts and ends, namespace declarations, attributes and text to the
-    /// builder as their parts, without the intermediate [`Event`]s of
-    /// [`Document::parse_sized`] (which builds the same tree from any decoder).
-    pub fn parse_xml(input: &'a [u8]) -> Result<Document<'a>> {
-        Self::parse_xml_with(&mut binxml_xml::XmlDecoder::new(input), input.len())
-    }
-
-    /// [`Document::parse_xml`] from a decoder set up by the caller (its limits), reserving room
-    /// for a document of `input_len` bytes.
-    pub fn parse_xml_with(
-        decoder: &mut binxml_xml::XmlDecoder<'a>,
-        input_len: usize,
-    ) -> Result<Document<'a>> {
-        let mut b = Builder::with_capacity(input_len);
+    ///
+    /// A `&mut dyn Decoder` is a decoder too: its events are then pulled one at a time.
+    ///
+    /// ```
+    /// use binxml_tree::Document;
+    /// # fn demo<'a>(mut decoder: impl binxml_core::Decoder<'a>) -> binxml_core::Result<()> {
+    /// let doc = Document::parse(&mut decoder, 0)?;
+    /// println!("{} nodes", doc.len());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn parse<D: Decoder<'a>>(decoder: &mut D, size_hint: usize) -> Result<Document<'a>> {
+        let mut b = Builder::with_capacity(size_hint);
         decoder.read_into(&mut b)?;
         b.finish()
     }

@@ -13,7 +13,7 @@ fn corpus_through_the_tree_is_c14n_equal() {
         let raw = std::fs::read(path).unwrap();
         let input = binxml_xml::to_utf8(&raw).unwrap();
         let mut dec = binxml_xml::XmlDecoder::new(&input);
-        let doc = Document::parse(&mut dec).unwrap();
+        let doc = Document::parse(&mut dec, input.len()).unwrap();
         let mut w = binxml_xml::XmlWriter::new(Vec::new());
         doc.write_to(&mut w).unwrap();
         let out = w.into_inner().unwrap();

@@ -1,9 +1,9 @@
-//! `Document::parse_xml` (the XML decoder pushing into the builder) builds the same tree as the
-//! generic path (`parse_sized` over the decoder's events), and fails with the same error, on
+//! `Document::parse` over the XML decoder (pushing into the builder) builds the same tree as the
+//! pull path (`parse` over a `&mut dyn Decoder`, its events pulled one at a time), and fails with the same error, on
 //! every corpus document, on documents exercising the decoder's slow paths, and on damaged
 //! copies of small corpus documents.
 
-use binxml_core::{Event, Limits, Result, collect_events};
+use binxml_core::{Decoder, Event, Limits, Result, collect_events};
 use binxml_testkit::mutate::{Rng, mutate};
 use binxml_tree::Document;
 
@@ -17,11 +17,10 @@ fn events(doc: &Document<'_>) -> Vec<Event<'static>> {
 
 /// Both paths on one input: equal trees, or equal errors.
 fn same(input: &[u8], limits: &Limits) -> std::result::Result<(), String> {
-    let generic: Result<Document<'_>> = Document::parse_sized(
-        &mut binxml_xml::XmlDecoder::with_limits(input, limits.clone()),
-        input.len(),
-    );
-    let direct = Document::parse_xml_with(
+    let mut pulled = binxml_xml::XmlDecoder::with_limits(input, limits.clone());
+    let mut pulled: &mut dyn Decoder<'_> = &mut pulled;
+    let generic: Result<Document<'_>> = Document::parse(&mut pulled, input.len());
+    let direct = Document::parse(
         &mut binxml_xml::XmlDecoder::with_limits(input, limits.clone()),
         input.len(),
     );

@@ -265,7 +265,7 @@ pub fn convert_with<W: Write>(
 }
 
 /// Parses a document of any format into the tree, by push decoding
-/// ([`Document::parse_push`]).
+/// ([`Document::parse`]).
 pub fn parse_tree<'a>(format: Format, input: &'a [u8]) -> Result<Document<'a>> {
     parse_tree_with(format, input, &DecodeOptions::default())
 }
@@ -283,7 +283,7 @@ pub fn parse_tree_with<'a>(
     } else {
         input.len().saturating_mul(3)
     };
-    Document::parse_push(&mut AnyDecoder::new(format, input, opts)?, hint)
+    Document::parse(&mut AnyDecoder::new(format, input, opts)?, hint)
 }
 
 #[cfg(test)]

@@ -61,7 +61,9 @@ fn same(f: Format, input: &[u8], opts: &DecodeOptions) -> std::result::Result<()
             ));
         }
     }
-    let generic = Document::parse_sized(&mut AnyDecoder::new(f, input, opts).unwrap(), input.len());
+    let mut pulled = AnyDecoder::new(f, input, opts).unwrap();
+    let mut pulled: &mut dyn Decoder<'_> = &mut pulled;
+    let generic = Document::parse(&mut pulled, input.len());
     let pushed = if opts.limits == Limits::default() {
         parse_tree(f, input)
     } else {
