@@ -41,7 +41,7 @@ fn main() {
     for f in std::env::args().skip(1) {
         let raw = std::fs::read(&f).unwrap();
         let utf8 = binxml_xml::to_utf8(&raw).unwrap().into_owned();
-        let events = binxml_xml::parse_events(&utf8).unwrap();
+        let events = binxml_xml::decode(&utf8).unwrap();
         let uper = encode(&events, Options::new(Rule::Uper)).unwrap();
         let aper = encode(&events, Options::new(Rule::Aper)).unwrap();
         let uperc = encode(
@@ -49,10 +49,10 @@ fn main() {
             Options::new(Rule::Uper).with_compression(Compression::Bzip2),
         )
         .unwrap();
-        let rx = best(n, || binxml_xml::parse_events(&utf8).unwrap().len());
+        let rx = best(n, || binxml_xml::decode(&utf8).unwrap().len());
         let ru = best(n, || decode(&uper, Rule::Uper).unwrap().len());
         let ra = best(n, || decode(&aper, Rule::Aper).unwrap().len());
-        let wx = best(n, || binxml_xml::write_events(&events).unwrap().len());
+        let wx = best(n, || binxml_xml::encode(&events).unwrap().len());
         let wu = best(n, || {
             encode(&events, Options::new(Rule::Uper)).unwrap().len()
         });

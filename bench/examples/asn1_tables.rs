@@ -30,7 +30,7 @@ fn main() {
     for f in std::env::args().skip(1).filter(|a| a != "--paper") {
         let raw = std::fs::read(&f).unwrap();
         let utf8 = binxml_xml::to_utf8(&raw).unwrap();
-        let mut events = binxml_xml::parse_events(&utf8).unwrap();
+        let mut events = binxml_xml::decode(&utf8).unwrap();
         if paper {
             events.retain(|e| {
                 !matches!(
@@ -43,7 +43,7 @@ fn main() {
                 )
             });
         }
-        let xmlw = binxml_xml::write_events(&events).unwrap();
+        let xmlw = binxml_xml::encode(&events).unwrap();
         if paper {
             // the paper's program also ignored the character encoding scheme and version
             if let Some(binxml_core::Event::StartDocument {

@@ -220,7 +220,7 @@ fn main() {
             continue; // a format that cannot carry this document
         };
         let events = if need_events {
-            match binxml_xml::parse_events(xml) {
+            match binxml_xml::decode(xml) {
                 Ok(e) => e,
                 Err(_) => continue,
             }

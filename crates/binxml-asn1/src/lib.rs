@@ -532,7 +532,7 @@ mod tests {
             let Ok(utf8) = binxml_xml_to_utf8(raw) else {
                 continue;
             };
-            let Ok(events) = binxml_xml::parse_events(&utf8) else {
+            let Ok(events) = binxml_xml::decode(&utf8) else {
                 continue;
             };
             for rule in Rule::ALL {
@@ -602,7 +602,7 @@ mod ber_tests {
             let Ok(utf8) = binxml_xml::to_utf8(&raw) else {
                 continue;
             };
-            let Ok(events) = binxml_xml::parse_events(&utf8) else {
+            let Ok(events) = binxml_xml::decode(&utf8) else {
                 continue;
             };
             for opts in [

@@ -65,8 +65,13 @@ pub fn detect(prefix: &[u8]) -> bool {
     false
 }
 
+/// Encodes a whole event stream to a Fast Infoset document with the default options.
+pub fn encode(events: &[binxml_core::Event<'_>]) -> binxml_core::Result<Vec<u8>> {
+    encode_with(events, FiOptions::default())
+}
+
 /// Encodes a whole event stream to a Fast Infoset document with the given options.
-pub fn encode_events(
+pub fn encode_with(
     events: &[binxml_core::Event<'_>],
     options: FiOptions,
 ) -> binxml_core::Result<Vec<u8>> {
@@ -78,7 +83,7 @@ pub fn encode_events(
 }
 
 /// Decodes a whole Fast Infoset document (no external vocabulary) into owned events.
-pub fn decode_events(input: &[u8]) -> binxml_core::Result<Vec<binxml_core::Event<'static>>> {
+pub fn decode(input: &[u8]) -> binxml_core::Result<Vec<binxml_core::Event<'static>>> {
     use binxml_core::Decoder;
     let mut dec = FiDecoder::new(input);
     let mut out = Vec::new();

@@ -31,8 +31,8 @@ fn ee() -> Event<'static> {
 }
 
 fn roundtrip(ev: &[Event<'_>], opts: FiOptions) -> Vec<u8> {
-    let b = encode_events(ev, opts).unwrap();
-    let back = decode_events(&b).unwrap();
+    let b = encode_with(ev, opts).unwrap();
+    let back = decode(&b).unwrap();
     assert_eq!(
         back,
         ev.iter()
@@ -93,12 +93,12 @@ fn xml_declaration_and_attribute_only_element() {
         xml_declaration: true,
         ..Default::default()
     };
-    let b = encode_events(&ev, opts).unwrap();
+    let b = encode_with(&ev, opts).unwrap();
     assert!(b.starts_with(b"<?xml encoding='finf'?>\xE0\x00\x00\x01"));
     assert!(detect(&b));
     // attribute terminator and element terminator share one octet, then the document's
     assert!(b.ends_with(&[0xFF, 0xF0]), "{b:02X?}");
-    assert_eq!(decode_events(&b).unwrap(), ev);
+    assert_eq!(decode(&b).unwrap(), ev);
 }
 
 #[test]
@@ -252,8 +252,8 @@ fn typed_text_uses_restricted_alphabets() {
         ee(),
         ee(),
     ]);
-    let b = encode_events(&ev, FiOptions::default()).unwrap();
-    let back = decode_events(&b).unwrap();
+    let b = encode_with(&ev, FiOptions::default()).unwrap();
+    let back = decode(&b).unwrap();
     assert_eq!(back[2], text("-12.5E3"));
     assert_eq!(back[4], text("2024-01-31T12:00:00Z"));
 }
@@ -360,7 +360,7 @@ fn prolog_doctype_notations_entities() {
     // the DOCTYPE item: system then public identifier (C4 | 02 | 01)
     assert!(b.contains(&0xC7));
     // without document properties the header carries no version/standalone/encoding
-    let b2 = encode_events(&ev, FiOptions::default()).unwrap();
+    let b2 = encode_with(&ev, FiOptions::default()).unwrap();
     assert_eq!(b2[4] & 0x07, 0);
 }
 
@@ -448,8 +448,8 @@ fn external_vocabulary() {
         external_vocabulary: Some(("urn:voc".into(), v.clone())),
         ..Default::default()
     };
-    let with = encode_events(&ev, opts).unwrap();
-    let without = encode_events(&ev, FiOptions::default()).unwrap();
+    let with = encode_with(&ev, opts).unwrap();
+    let without = encode_with(&ev, FiOptions::default()).unwrap();
     assert!(
         with.len() < without.len(),
         "{} vs {}",
@@ -458,7 +458,7 @@ fn external_vocabulary() {
     );
     assert_eq!(&with[4..8], &[0x20, 0x10, 0x00, 0x06]);
     // refused without the vocabulary
-    let e = decode_events(&with).unwrap_err();
+    let e = decode(&with).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported);
     assert!(e.to_string().contains("urn:voc"), "{e}");
     let mut vocabs = Vocabularies::new();
@@ -494,7 +494,7 @@ fn initial_vocabulary_in_document() {
     // body: <p:x xmlns:p="urn:a" a="v"/> using the vocabulary
     b.extend_from_slice(&[0x78, 0xCF, 0x81, 0x81, 0xF0, 0x00]); // ns decl by indexes, element index 1
     b.extend_from_slice(&[0x78, 0x00, 0x61, 0x80, 0xFF, 0xF0]);
-    let ev = decode_events(&b).unwrap();
+    let ev = decode(&b).unwrap();
     assert_eq!(ev[1], Event::StartElement(QName::new("p", "urn:a", "x")));
     assert_eq!(
         ev[2],
@@ -515,7 +515,7 @@ fn borrows_utf8_literals() {
         text("some text"),
         ee(),
     ]);
-    let b = encode_events(&ev, FiOptions::default()).unwrap();
+    let b = encode_with(&ev, FiOptions::default()).unwrap();
     let mut d = FiDecoder::new(&b);
     let mut borrowed = 0;
     while let Some(e) = d.next_event().unwrap() {
@@ -602,7 +602,7 @@ fn truncations_and_corruptions_never_panic() {
                 ..Default::default()
             },
         ] {
-            let b = encode_events(ev, opts).unwrap();
+            let b = encode_with(ev, opts).unwrap();
             for cut in 0..b.len() {
                 let e = decode_all(&b[..cut]).unwrap_err();
                 assert!(e.offset.is_some(), "cut {cut}: {e}");
@@ -661,7 +661,7 @@ fn depth_limit() {
     for _ in 0..2000 {
         body.push(ee());
     }
-    let b = encode_events(&doc(body), FiOptions::default()).unwrap();
+    let b = encode_with(&doc(body), FiOptions::default()).unwrap();
     let e = decode_all(&b).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Limit);
 }
@@ -689,8 +689,8 @@ fn internal_subset_comments_and_pis() {
         se("r"),
         ee(),
     ]);
-    let b = encode_events(&ev, FiOptions::default()).unwrap();
-    let back = decode_events(&b).unwrap();
+    let b = encode_with(&ev, FiOptions::default()).unwrap();
+    let back = decode(&b).unwrap();
     assert_eq!(
         back[1],
         Event::DocType(DocType {
@@ -740,8 +740,8 @@ fn multi_line_text_in_line_pairs() {
     let long = "x".repeat(40);
     let t = format!("\n.\n.\n.\n.\n.\n{long}\n{long}\nab\ncd");
     let ev = doc(vec![se("r"), text(&t), Event::EndElement]);
-    let fi = crate::encode_events(&ev, FiOptions::default()).unwrap();
-    let chunks: Vec<String> = crate::decode_events(&fi)
+    let fi = crate::encode_with(&ev, FiOptions::default()).unwrap();
+    let chunks: Vec<String> = crate::decode(&fi)
         .unwrap()
         .into_iter()
         .filter_map(|e| match e {
@@ -806,7 +806,7 @@ fn random_mutations_never_panic() {
             ..Default::default()
         },
     ] {
-        let b = encode_events(&ev, opts).unwrap();
+        let b = encode_with(&ev, opts).unwrap();
         for _ in 0..3000 {
             let mut c = b.clone();
             for _ in 0..(1 + rnd() % 3) {
@@ -871,7 +871,7 @@ fn inline_initial_vocabulary() {
         external_vocabulary: Some(("urn:x".into(), ext.clone())),
         ..Default::default()
     };
-    let b = encode_events(&ev, opts).unwrap();
+    let b = encode_with(&ev, opts).unwrap();
     let mut vocabs = Vocabularies::new();
     vocabs.insert("urn:x".into(), (*ext).clone());
     let back =
@@ -1086,8 +1086,8 @@ fn random_streams_round_trip() {
             });
         }
         ev.push(Event::EndDocument);
-        let b = encode_events(&ev, opts.clone()).unwrap_or_else(|e| panic!("round {round}: {e}"));
-        let back = decode_events(&b).unwrap_or_else(|e| panic!("round {round}: {e} {opts:?}"));
+        let b = encode_with(&ev, opts.clone()).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        let back = decode(&b).unwrap_or_else(|e| panic!("round {round}: {e} {opts:?}"));
         // adjacent text events may come back as they went in (no splitting): compare directly
         assert_eq!(back, ev, "round {round} {opts:?}");
         let streamed = binxml_core::collect_events(&mut FiReadDecoder::new(&b[..])).unwrap();

@@ -24,7 +24,7 @@ fn corpus_round_trips_c14n_equal() {
     let (mut xml_total, mut fi_total) = (0usize, 0usize);
     for (i, path) in files.iter().enumerate() {
         let input = std::fs::read(path).unwrap();
-        let ev = match binxml_xml::parse_events(&input) {
+        let ev = match binxml_xml::decode(&input) {
             Ok(ev) => ev,
             Err(e) => {
                 failures.push(format!("{}: XML parse: {e}", path.display()));
@@ -75,7 +75,7 @@ fn corpus_round_trips_c14n_equal() {
                 failures.push(format!("{}: the streaming decoder differs", path.display()));
             }
         }
-        let xml = match binxml_xml::write_events(&back) {
+        let xml = match binxml_xml::encode(&back) {
             Ok(x) => x,
             Err(e) => {
                 failures.push(format!("{}: write XML: {e}", path.display()));
@@ -114,7 +114,7 @@ fn corpus_truncations_are_errors() {
         .filter(|(n, _)| (2_000..20_000).contains(n))
         .take(3)
     {
-        let ev = binxml_xml::parse_events(&std::fs::read(path).unwrap()).unwrap();
+        let ev = binxml_xml::decode(&std::fs::read(path).unwrap()).unwrap();
         for opts in [
             FiOptions::default(),
             FiOptions {

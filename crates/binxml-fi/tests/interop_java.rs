@@ -149,7 +149,7 @@ fn java_reference_interop() {
             .display()
             .to_string();
         let input = std::fs::read(path).unwrap();
-        let ev = binxml_xml::parse_events(&input).expect("corpus XML parses");
+        let ev = binxml_xml::decode(&input).expect("corpus XML parses");
         // The reference cannot read notation items: `Decoder.decodeNotations` takes the
         // identifier-presence flags from the field `_b` (the last octet a string decoder read)
         // instead of the item's own octet, and fails with "Notation IIs not terminated
@@ -199,7 +199,7 @@ fn java_reference_interop() {
                     .filter(|e| !matches!(e, Event::DocType(_)))
                     .cloned()
                     .collect();
-                let xml = binxml_xml::write_events(&no_dtd).unwrap();
+                let xml = binxml_xml::encode(&no_dtd).unwrap();
                 match oracle.compare_bytes(path, &xml, &dir.join(format!("{i}.b.xml"))) {
                     Ok(()) => n_b += 1,
                     Err(d) => fail_b.push(format!("{name}: {d}")),
@@ -314,7 +314,7 @@ fn java_reference_interop() {
                                 .filter(|e| !matches!(e, Event::DocType(_)))
                                 .cloned()
                                 .collect();
-                            let xml = binxml_xml::write_events(&no_dtd).unwrap();
+                            let xml = binxml_xml::encode(&no_dtd).unwrap();
                             if let Err(d) =
                                 oracle.compare_bytes(path, &xml, &dir.join(format!("{i}.jv.xml")))
                             {
@@ -416,7 +416,7 @@ fn debug_events() {
     let java = std::fs::read(&out).unwrap();
     let jev = decode(&java, None).unwrap();
     let input = std::fs::read(&path).unwrap();
-    let ev0 = binxml_xml::parse_events(&input).unwrap();
+    let ev0 = binxml_xml::decode(&input).unwrap();
     let ours = encode(&ev0, FiOptions::default()).unwrap();
     // compare chunk by chunk: the events binxml's encoding holds
     let ev = decode(&ours, None).unwrap();
@@ -478,7 +478,7 @@ fn size_report() {
         let Ok(java) = std::fs::read(Path::new(&dir).join(format!("{i}.j.fi"))) else {
             continue;
         };
-        let ev = binxml_xml::parse_events(&std::fs::read(path).unwrap()).unwrap();
+        let ev = binxml_xml::decode(&std::fs::read(path).unwrap()).unwrap();
         let ours = encode(&ev, FiOptions::default()).unwrap();
         ours_total += ours.len();
         java_total += java.len();
@@ -500,7 +500,7 @@ fn perf_report() {
     };
     let Some(mut jvm) = Jvm::start() else { return };
     let xml = std::fs::read(&path).unwrap();
-    let ev = binxml_xml::parse_events(&xml).unwrap();
+    let ev = binxml_xml::decode(&xml).unwrap();
     let fi = encode(&ev, FiOptions::default()).unwrap();
     let dir = scratch_dir("fi-perf");
     let java_fi = dir.join("j.fi");

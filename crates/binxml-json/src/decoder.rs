@@ -579,7 +579,7 @@ impl<'a> Decoder<'a> for JsonDecoder<'a> {
 }
 
 /// Reads a whole JSON document into events (owned).
-pub fn parse_events(input: &[u8]) -> Result<Vec<Event<'static>>> {
+pub fn decode(input: &[u8]) -> Result<Vec<Event<'static>>> {
     let mut d = JsonDecoder::new(input);
     let mut v = Vec::new();
     while let Some(ev) = d.next_event()? {

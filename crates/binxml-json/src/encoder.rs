@@ -553,7 +553,7 @@ impl<W: Write> Encoder for JsonEncoder<W> {
 }
 
 /// Writes events (in the JSON mapping) as JSON text.
-pub fn write_events(events: &[Event<'_>]) -> Result<Vec<u8>> {
+pub fn encode(events: &[Event<'_>]) -> Result<Vec<u8>> {
     let mut enc = JsonEncoder::new(Vec::new());
     for ev in events {
         enc.write_event(ev)?;

@@ -13,13 +13,13 @@ pub mod decoder;
 pub mod encoder;
 pub mod mapping;
 
-pub use decoder::{JsonDecoder, parse_events};
-pub use encoder::{JsonEncoder, is_json_number, write_events};
+pub use decoder::{JsonDecoder, decode};
+pub use encoder::{JsonEncoder, encode, is_json_number};
 pub use mapping::{ITEM_NAME, JSON_NS, JsonType, KEY_ATTR, ROOT_NAME, TYPE_ATTR};
 
 /// True when `input` looks like JSON (first non-whitespace byte after an optional BOM is `{`,
 /// `[`, `"`, a digit, `-`, `t`, `f` or `n`): the format registry's detection hint.
-pub fn looks_like_json(input: &[u8]) -> bool {
+pub fn detect(input: &[u8]) -> bool {
     let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
     match input
         .iter()

@@ -3,11 +3,11 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use binxml_core::{Decoder, Encoder, ErrorKind, Event, QName, Typed};
-use binxml_json::{JSON_NS, JsonDecoder, JsonEncoder, parse_events, write_events};
+use binxml_json::{JSON_NS, JsonDecoder, JsonEncoder, decode, encode};
 
 fn roundtrip(input: &str) -> String {
-    let events = parse_events(input.as_bytes()).unwrap_or_else(|e| panic!("{input}: {e}"));
-    String::from_utf8(write_events(&events).unwrap()).unwrap()
+    let events = decode(input.as_bytes()).unwrap_or_else(|e| panic!("{input}: {e}"));
+    String::from_utf8(encode(&events).unwrap()).unwrap()
 }
 
 #[test]
@@ -29,7 +29,7 @@ fn compact_roundtrip_is_identity() {
 
 #[test]
 fn events_follow_the_mapping() {
-    let ev = parse_events(br#"{"n":1.50,"a b":[true]}"#).unwrap();
+    let ev = decode(br#"{"n":1.50,"a b":[true]}"#).unwrap();
     let want: Vec<Event<'static>> = vec![
         Event::start_document(),
         Event::StartElement(QName::new("", JSON_NS, "json")),
@@ -125,7 +125,7 @@ fn xml_like_events_without_typed_content() {
         Event::EndDocument,
     ];
     assert_eq!(
-        String::from_utf8(write_events(&ev).unwrap()).unwrap(),
+        String::from_utf8(encode(&ev).unwrap()).unwrap(),
         r#"{"n":12,"s":"a\"b","z":null}"#
     );
 }
@@ -143,7 +143,7 @@ fn bad_events_are_rejected() {
         Event::EndElement,
         Event::EndDocument,
     ];
-    let e = write_events(&ev).unwrap_err();
+    let e = encode(&ev).unwrap_err();
     assert_eq!(e.kind, ErrorKind::InvalidEvents);
 }
 
@@ -159,12 +159,12 @@ fn errors_have_offsets() {
         ("{\"a\":\"\\ud800\"}", 6),
     ];
     for &(s, off) in cases {
-        let e = parse_events(s.as_bytes()).unwrap_err();
+        let e = decode(s.as_bytes()).unwrap_err();
         assert_eq!(e.offset, Some(off), "{s}: {e}");
         assert!(e.line_col.is_some());
     }
     let deep = "[".repeat(100_000);
-    let e = parse_events(deep.as_bytes()).unwrap_err();
+    let e = decode(deep.as_bytes()).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Limit);
     assert_eq!(e.offset, Some(1024));
 }
@@ -177,13 +177,13 @@ fn conformance_suite() {
     for f in files {
         let name = f.file_name().unwrap().to_str().unwrap().to_string();
         let data = std::fs::read(&f).unwrap();
-        let r = parse_events(&data);
+        let r = decode(&data);
         if name.starts_with("y_") {
             y += 1;
             let ev = r.unwrap_or_else(|e| panic!("{name} must parse: {e}"));
             // And writes back to JSON that parses again to the same events.
-            let out = write_events(&ev).unwrap();
-            let again = parse_events(&out).unwrap_or_else(|e| panic!("{name} rewritten: {e}"));
+            let out = encode(&ev).unwrap();
+            let again = decode(&out).unwrap_or_else(|e| panic!("{name} rewritten: {e}"));
             assert_eq!(ev, again, "{name}");
         } else if name.starts_with("n_") {
             n += 1;
@@ -252,7 +252,7 @@ fn bench_files_roundtrip_value_for_value() {
             .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let out = enc.into_inner();
         // Compact output of the compact rewrite is a fixed point.
-        let again = write_events(&parse_events(&out).unwrap()).unwrap();
+        let again = encode(&decode(&out).unwrap()).unwrap();
         assert_eq!(out, again, "{}", f.display());
         pairs.push((f.display().to_string(), data, out));
     }
@@ -263,7 +263,7 @@ fn bench_files_roundtrip_value_for_value() {
 #[test]
 fn pretty_output_parses_back() {
     let s = br#"{"a":[1,{"b":null}],"c":{}}"#;
-    let ev = parse_events(s).unwrap();
+    let ev = decode(s).unwrap();
     let mut enc = JsonEncoder::new(Vec::new()).pretty(true);
     for e in &ev {
         enc.write_event(e).unwrap();
@@ -271,5 +271,5 @@ fn pretty_output_parses_back() {
     enc.finish().unwrap();
     let out = enc.into_inner();
     assert!(out.contains(&b'\n'));
-    assert_eq!(parse_events(&out).unwrap(), ev);
+    assert_eq!(decode(&out).unwrap(), ev);
 }

@@ -1,7 +1,7 @@
 //! JSON -> events -> XML text -> events -> JSON (the section 3.2 export and back).
 
 use binxml_core::transcode;
-use binxml_json::{JsonDecoder, parse_events, write_events};
+use binxml_json::{JsonDecoder, decode, encode};
 use binxml_xml::XmlWriter;
 
 fn json_to_xml(json: &[u8]) -> Vec<u8> {
@@ -11,7 +11,7 @@ fn json_to_xml(json: &[u8]) -> Vec<u8> {
 }
 
 fn xml_to_json(xml: &[u8]) -> Vec<u8> {
-    write_events(&binxml_xml::parse_events(xml).unwrap()).unwrap()
+    encode(&binxml_xml::decode(xml).unwrap()).unwrap()
 }
 
 #[test]
@@ -32,7 +32,7 @@ fn documented_example() {
 fn bench_files_through_xml_value_for_value() {
     for f in binxml_testkit::corpus_json_files("bench") {
         let data = std::fs::read(&f).unwrap();
-        let direct = write_events(&parse_events(&data).unwrap()).unwrap();
+        let direct = encode(&decode(&data).unwrap()).unwrap();
         let via_xml = xml_to_json(&json_to_xml(&data));
         // The same JSON text as the direct rewrite, which the other test compares value for value
         // with Python's json module.
@@ -55,7 +55,7 @@ fn conformance_y_files_through_xml() {
             continue;
         }
         let data = std::fs::read(&f).unwrap();
-        let events = parse_events(&data).unwrap();
+        let events = decode(&data).unwrap();
         let has_ctrl = events.iter().any(|e| match e {
             binxml_core::Event::Characters { text, .. } => text.chars().any(not_xml),
             binxml_core::Event::Attribute { value, .. } => value.chars().any(not_xml),
@@ -64,7 +64,7 @@ fn conformance_y_files_through_xml() {
         if has_ctrl {
             continue;
         }
-        let direct = write_events(&events).unwrap();
+        let direct = encode(&events).unwrap();
         assert_eq!(xml_to_json(&json_to_xml(&data)), direct, "{name}");
         n += 1;
     }
@@ -89,14 +89,14 @@ fn white_space_and_line_ends_survive_xml() {
 #[test]
 fn other_xml_is_written_as_jsonml() {
     let xml = br#"<?xml version="1.0"?><!-- c --><p:doc xmlns:p="urn:p" a="1"><t>x &amp; y</t><e/><?pi d?>tail</p:doc>"#;
-    let ev = binxml_xml::parse_events(xml).unwrap();
-    let json = String::from_utf8(write_events(&ev).unwrap()).unwrap();
+    let ev = binxml_xml::decode(xml).unwrap();
+    let json = String::from_utf8(encode(&ev).unwrap()).unwrap();
     assert_eq!(
         json,
         r#"["p:doc",{"xmlns:p":"urn:p","a":"1"},["t","x & y"],["e"],"tail"]"#
     );
     // It is JSON.
-    parse_events(json.as_bytes()).unwrap();
+    decode(json.as_bytes()).unwrap();
     // Or, on request, an error.
     let mut enc = binxml_json::JsonEncoder::new(Vec::new()).xml_as_jsonml(false);
     let r = ev
@@ -109,8 +109,8 @@ fn other_xml_is_written_as_jsonml() {
 fn corpus_xml_as_jsonml_is_json() {
     for f in binxml_testkit::corpus_xml_files().iter().step_by(7) {
         let xml = std::fs::read(f).unwrap();
-        let ev = binxml_xml::parse_events(&xml).unwrap();
-        let json = write_events(&ev).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        parse_events(&json).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let ev = binxml_xml::decode(&xml).unwrap();
+        let json = encode(&ev).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        decode(&json).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
     }
 }

@@ -43,7 +43,7 @@ fn corpus_events_survive_the_tree() {
     for path in &files {
         let raw = std::fs::read(path).unwrap();
         let input = binxml_xml::to_utf8(&raw).unwrap();
-        let events = binxml_xml::parse_events(&input).unwrap();
+        let events = binxml_xml::decode(&input).unwrap();
         let expected = merged(&events);
         let from_events = Document::from_events(events.clone()).unwrap();
         let got = owned(collect_events(&mut from_events.events()).unwrap());

@@ -91,11 +91,11 @@ impl<'a> Decoder<'a> for TsfDecoder<'a> {
 }
 
 /// Decodes a whole TSF document into owned events.
-pub fn parse_events(input: &[u8]) -> Result<Vec<Event<'static>>> {
-    parse_events_with(input, TsfOptions::default())
+pub fn decode(input: &[u8]) -> Result<Vec<Event<'static>>> {
+    decode_with(input, TsfOptions::default())
 }
 
-pub fn parse_events_with(input: &[u8], opts: TsfOptions) -> Result<Vec<Event<'static>>> {
+pub fn decode_with(input: &[u8], opts: TsfOptions) -> Result<Vec<Event<'static>>> {
     let mut d = TsfDecoder::with_options(input, opts);
     let mut v = Vec::new();
     while let Some(ev) = d.next_event()? {

@@ -815,7 +815,7 @@ impl<W: Write> Encoder for TsfEncoder<W> {
 }
 
 /// Encodes a whole event stream as TSF.
-pub fn write_events(events: &[Event<'_>]) -> Result<Vec<u8>> {
+pub fn encode(events: &[Event<'_>]) -> Result<Vec<u8>> {
     let mut enc = TsfEncoder::new(Vec::new());
     for ev in events {
         enc.write_event(ev)?;

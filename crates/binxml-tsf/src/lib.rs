@@ -51,8 +51,8 @@ mod jsonmap;
 mod lex;
 mod tam;
 
-pub use decoder::{TsfDecoder, parse_events, parse_events_with};
-pub use encoder::{TsfEncoder, TsfEncoderOptions, write_events};
+pub use decoder::{TsfDecoder, decode, decode_with};
+pub use encoder::{TsfEncoder, TsfEncoderOptions, encode};
 pub use jsonmap::{JSON_NS, JsonType};
 pub use lex::{RawName, UnitKind};
 pub use tam::{Descendants, Node, Tam, TamDecoder, Units};
@@ -81,7 +81,7 @@ impl TsfOptions {
 /// The format registry's detection hint: TSF starts with a digit run followed by a name or a
 /// type character (`5=`, `0project<`, `12{`, ...). Weak on its own (JSON numbers start with
 /// digits too): check JSON and XML first.
-pub fn looks_like_tsf(input: &[u8]) -> bool {
+pub fn detect(input: &[u8]) -> bool {
     let digits = input.iter().take_while(|b| b.is_ascii_digit()).count();
     if digits == 0 || digits > 19 {
         return false;

@@ -1,9 +1,7 @@
 use std::borrow::Cow;
 
 use binxml_core::{Decoder, DocType, ErrorKind, Event, Limits, QName, Typed};
-use binxml_tsf::{
-    JSON_NS, Tam, TsfDecoder, TsfOptions, UnitKind, parse_events, parse_events_with, write_events,
-};
+use binxml_tsf::{JSON_NS, Tam, TsfDecoder, TsfOptions, UnitKind, decode, decode_with, encode};
 
 fn el(name: &str) -> Event<'static> {
     Event::StartElement(QName::local(name.to_string()))
@@ -36,14 +34,14 @@ fn doc(mut body: Vec<Event<'static>>) -> Vec<Event<'static>> {
 }
 
 fn tsf(events: &[Event<'_>]) -> String {
-    String::from_utf8(write_events(events).unwrap()).unwrap()
+    String::from_utf8(encode(events).unwrap()).unwrap()
 }
 
 /// Encodes, checks the bytes, decodes (streaming and through TAM), checks the events.
 fn check(events: Vec<Event<'static>>, expect: &str) {
     assert_eq!(tsf(&events), expect);
     assert_eq!(
-        parse_events(expect.as_bytes()).unwrap(),
+        decode(expect.as_bytes()).unwrap(),
         events,
         "decoding {expect}"
     );
@@ -91,7 +89,7 @@ fn paper_figure5_doctype() {
         end(),
     ]);
     assert_eq!(
-        parse_events(b"3=9+ comment 31!doc [<!ELEMENT doc (#PCDATA)>\n]0doc<").unwrap(),
+        decode(b"3=9+ comment 31!doc [<!ELEMENT doc (#PCDATA)>\n]0doc<").unwrap(),
         ev
     );
     // The encoder drops the white space between the internal subset's declarations.
@@ -218,7 +216,7 @@ fn missing_namespace_declarations_are_added() {
         out,
         "2p:r<3=5xmlns:q[urn:q1q:a[v5xmlns:p[urn:p1c<1=5xmlns[urn:d"
     );
-    let back = parse_events(out.as_bytes()).unwrap();
+    let back = decode(out.as_bytes()).unwrap();
     assert_eq!(back[1], Event::StartElement(QName::new("p", "urn:p", "r")));
     assert!(back.contains(&Event::Attribute {
         name: QName::new("q", "urn:q", "a"),
@@ -346,17 +344,17 @@ fn tam_json_navigation() {
 fn utf16_lengths_option() {
     // "é😀" is 3 UTF-16 units, 6 UTF-8 bytes.
     let input = "1r<3[é😀".as_bytes();
-    let ev = parse_events_with(input, TsfOptions::reference()).unwrap();
+    let ev = decode_with(input, TsfOptions::reference()).unwrap();
     assert_eq!(ev[2], text("é😀"));
-    assert!(parse_events(input).is_err());
+    assert!(decode(input).is_err());
     let tam = Tam::parse_with(input, TsfOptions::reference()).unwrap();
     assert_eq!(tam.root().unwrap().text(), "é😀");
     // A UTF-16 length ending inside a surrogate pair.
-    assert!(parse_events_with("1r<2[é😀".as_bytes(), TsfOptions::reference()).is_err());
+    assert!(decode_with("1r<2[é😀".as_bytes(), TsfOptions::reference()).is_err());
 }
 
 fn decode_err(input: &[u8]) -> binxml_core::Error {
-    let e1 = parse_events(input).expect_err(&String::from_utf8_lossy(input));
+    let e1 = decode(input).expect_err(&String::from_utf8_lossy(input));
     let e2 = Tam::parse(input).err().unwrap_or_else(|| {
         // The TAM may accept what only the event layer rejects (vocabulary rules).
         binxml_core::collect_events(&mut Tam::parse(input).unwrap().events())
@@ -430,7 +428,7 @@ fn hostile_input() {
         ..Default::default()
     };
     for r in [
-        parse_events_with(long.as_bytes(), small.clone()).map(|_| ()),
+        decode_with(long.as_bytes(), small.clone()).map(|_| ()),
         Tam::parse_with(long.as_bytes(), small.clone()).map(|_| ()),
     ] {
         let e = r.unwrap_err();
@@ -438,12 +436,10 @@ fn hostile_input() {
     }
     let long_name = format!("0{}<", "n".repeat(3000));
     assert_eq!(
-        parse_events_with(long_name.as_bytes(), small)
-            .unwrap_err()
-            .kind,
+        decode_with(long_name.as_bytes(), small).unwrap_err().kind,
         ErrorKind::Limit
     );
-    assert!(parse_events(long.as_bytes()).is_ok());
+    assert!(decode(long.as_bytes()).is_ok());
     // Raised limits accept it.
     let opts = TsfOptions {
         limits: Limits {
@@ -452,7 +448,7 @@ fn hostile_input() {
         },
         ..Default::default()
     };
-    assert!(parse_events_with(&deep, opts.clone()).is_ok());
+    assert!(decode_with(&deep, opts.clone()).is_ok());
     assert!(Tam::parse_with(&deep, opts).is_ok());
 }
 
@@ -474,7 +470,7 @@ fn hostile_input_fuzz_never_panics() {
     };
     for s in seeds {
         for cut in 0..s.len() {
-            let _ = parse_events(&s[..cut]);
+            let _ = decode(&s[..cut]);
             let _ = Tam::parse(&s[..cut])
                 .map(|t| binxml_core::collect_events(&mut t.events()).map(|_| ()));
         }
@@ -485,8 +481,8 @@ fn hostile_input_fuzz_never_panics() {
                 let alphabet = b"0123456789<=[]!+?&{'#~\"\\ax";
                 m[i] = alphabet[(next() as usize) % alphabet.len()];
             }
-            let _ = parse_events(&m);
-            let _ = parse_events_with(&m, TsfOptions::reference());
+            let _ = decode(&m);
+            let _ = decode_with(&m, TsfOptions::reference());
             if let Ok(t) = Tam::parse(&m) {
                 let _ = binxml_core::collect_events(&mut t.events());
                 if let Some(r) = t.root() {
@@ -501,7 +497,7 @@ fn hostile_input_fuzz_never_panics() {
 #[test]
 fn trailing_white_space_is_allowed() {
     assert_eq!(
-        parse_events(b"0project<\n").unwrap(),
+        decode(b"0project<\n").unwrap(),
         doc(vec![el("project"), end()])
     );
     assert_eq!(Tam::parse(b"0project<\r\n").unwrap().len(), 1);
@@ -530,7 +526,7 @@ fn nameless_doctype_takes_the_root_name() {
     let ev = doc(vec![Event::DocType(dt), comment("c"), el("root"), end()]);
     let out = tsf(&ev);
     assert_eq!(out, "3=19!root SYSTEM \"a.dtd\"1+c0root<");
-    let back = parse_events(out.as_bytes()).unwrap();
+    let back = decode(out.as_bytes()).unwrap();
     assert_eq!(
         back[1],
         Event::DocType(DocType {

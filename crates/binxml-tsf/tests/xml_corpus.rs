@@ -136,7 +136,7 @@ fn paper_reference_files_decode_to_the_xml_infoset() {
     for (xml, tsf) in files {
         let xml_bytes = std::fs::read(&xml).unwrap();
         let tsf_bytes = std::fs::read(&tsf).unwrap();
-        let want = normalize(binxml_xml::parse_events(&xml_bytes).unwrap());
+        let want = normalize(binxml_xml::decode(&xml_bytes).unwrap());
         let got = collect_events(&mut TsfDecoder::with_options(
             &tsf_bytes,
             TsfOptions::reference(),
@@ -188,8 +188,8 @@ fn our_tsf_of_the_nine_is_no_larger_than_the_reference() {
         ));
         assert!(ours.len() <= theirs, "{report}");
         // And it decodes (UTF-8 lengths) to the XML's infoset.
-        let want = normalize(binxml_xml::parse_events(&std::fs::read(&xml).unwrap()).unwrap());
-        let got = normalize(binxml_tsf::parse_events(&ours).unwrap());
+        let want = normalize(binxml_xml::decode(&std::fs::read(&xml).unwrap()).unwrap());
+        let got = normalize(binxml_tsf::decode(&ours).unwrap());
         assert_eq!(got, want, "{}", xml.display());
     }
     eprintln!("{report}");
@@ -216,7 +216,7 @@ fn json_bench_through_tsf_value_for_value() {
         // And the events are the JSON reader's, exactly.
         assert_eq!(
             streamed,
-            binxml_json::parse_events(&data).unwrap(),
+            binxml_json::decode(&data).unwrap(),
             "{}",
             f.display()
         );
@@ -225,9 +225,9 @@ fn json_bench_through_tsf_value_for_value() {
         let json = back.into_inner();
         // TSF -> XML (section 3.2 export) -> events -> JSON as well.
         let xml = events_to_xml(&mut TsfDecoder::new(&tsf));
-        let xml_events = binxml_xml::parse_events(&xml).unwrap();
-        let json_via_xml = binxml_json::write_events(&xml_events)
-            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let xml_events = binxml_xml::decode(&xml).unwrap();
+        let json_via_xml =
+            binxml_json::encode(&xml_events).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         assert_eq!(json, json_via_xml, "{}", f.display());
         pairs.push((f.display().to_string(), data, json));
     }
@@ -274,9 +274,9 @@ fn json_conformance_y_files_through_tsf() {
             continue;
         }
         let data = std::fs::read(&f).unwrap();
-        let events = binxml_json::parse_events(&data).unwrap();
-        let tsf = binxml_tsf::write_events(&events).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let back = binxml_tsf::parse_events(&tsf)
+        let events = binxml_json::decode(&data).unwrap();
+        let tsf = binxml_tsf::encode(&events).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let back = binxml_tsf::decode(&tsf)
             .unwrap_or_else(|e| panic!("{name}: {e} in {:?}", String::from_utf8_lossy(&tsf)));
         assert_eq!(back, events, "{name}");
         let tam = Tam::parse(&tsf).unwrap();
@@ -332,21 +332,19 @@ fn mutated_real_documents_never_panic() {
 
 #[test]
 fn detection_hints() {
-    assert!(binxml_tsf::looks_like_tsf(b"0project<"));
-    assert!(binxml_tsf::looks_like_tsf(b"5=9?peri rset"));
-    assert!(binxml_tsf::looks_like_tsf(b"25specification<1[\n"));
-    assert!(binxml_tsf::looks_like_tsf(b"2{4a[1#1"));
-    assert!(binxml_tsf::looks_like_tsf(b"2#42"));
-    assert!(binxml_tsf::looks_like_tsf(b"4~true"));
-    assert!(!binxml_tsf::looks_like_tsf(b"<?xml version='1.0'?><a/>"));
-    assert!(!binxml_tsf::looks_like_tsf(b"{\"a\":1}"));
-    assert!(!binxml_tsf::looks_like_tsf(b"12345"));
-    assert!(!binxml_tsf::looks_like_tsf(b"12.5"));
+    assert!(binxml_tsf::detect(b"0project<"));
+    assert!(binxml_tsf::detect(b"5=9?peri rset"));
+    assert!(binxml_tsf::detect(b"25specification<1[\n"));
+    assert!(binxml_tsf::detect(b"2{4a[1#1"));
+    assert!(binxml_tsf::detect(b"2#42"));
+    assert!(binxml_tsf::detect(b"4~true"));
+    assert!(!binxml_tsf::detect(b"<?xml version='1.0'?><a/>"));
+    assert!(!binxml_tsf::detect(b"{\"a\":1}"));
+    assert!(!binxml_tsf::detect(b"12345"));
+    assert!(!binxml_tsf::detect(b"12.5"));
     for (xml, tsf) in paper_files().unwrap_or_default() {
         let _ = xml;
-        assert!(binxml_tsf::looks_like_tsf(
-            &std::fs::read(tsf).unwrap()[..64]
-        ));
+        assert!(binxml_tsf::detect(&std::fs::read(tsf).unwrap()[..64]));
     }
 }
 

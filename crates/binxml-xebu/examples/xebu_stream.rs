@@ -29,7 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for path in inputs {
                 let xml = std::fs::read(path)?;
                 xml_bytes += xml.len();
-                let events = binxml_xml::parse_events(&xml).map_err(|e| format!("{path}: {e}"))?;
+                let events = binxml_xml::decode(&xml).map_err(|e| format!("{path}: {e}"))?;
                 enc.write_message(&events)?;
             }
             drop(enc.into_inner());
@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             std::fs::create_dir_all(dir)?;
             let messages = binxml_xebu::decode_stream(&bytes)?;
             for (i, events) in messages.iter().enumerate() {
-                let xml = binxml_xml::write_events(events)?;
+                let xml = binxml_xml::encode(events)?;
                 std::fs::write(std::path::Path::new(dir).join(format!("{i:06}.xml")), xml)?;
             }
             eprintln!("{} messages written to {dir}", messages.len());
@@ -52,7 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             std::fs::create_dir_all(dir)?;
             let opts = binxml_xebu::notify::NotifyOptions::default();
             for (i, events) in binxml_xebu::notify::messages(count.parse()?, &opts).iter().enumerate() {
-                let xml = binxml_xml::write_events(events)?;
+                let xml = binxml_xml::encode(events)?;
                 std::fs::write(std::path::Path::new(dir).join(format!("{i:06}.xml")), xml)?;
             }
         }

@@ -25,13 +25,13 @@
 //! ];
 //! let mut enc = XebuEncoder::new(Vec::new());
 //! for m in messages {
-//!     enc.write_message(&binxml_xml::parse_events(m.as_bytes())?)?;
+//!     enc.write_message(&binxml_xml::decode(m.as_bytes())?)?;
 //! }
 //! let stream = enc.into_inner();
 //!
 //! let back = decode_stream(&stream)?;
 //! assert_eq!(back.len(), 2);
-//! let xml = binxml_xml::write_events(&back[1])?;
+//! let xml = binxml_xml::encode(&back[1])?;
 //! assert!(String::from_utf8(xml).unwrap().contains("21.7"));
 //! # Ok::<(), binxml_core::Error>(())
 //! ```
@@ -66,7 +66,7 @@ pub const FORMAT: &str = "xebu";
 /// `0x71`) and the prefix must decode without error for its first three events, or up to its
 /// end. Try it after the formats that have magic numbers, and prefer a text format that also
 /// matches (`1`, `a`, `A`, `q`, `Q` and `!` are document-start bytes).
-pub fn looks_like_xebu(prefix: &[u8]) -> bool {
+pub fn detect(prefix: &[u8]) -> bool {
     match prefix.first() {
         Some(d) if d & 0x8F == 0x01 => {}
         _ => return false,

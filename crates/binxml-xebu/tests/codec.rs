@@ -497,12 +497,12 @@ fn prefixes_derived_or_explicit() {
 fn detection_and_message_ranges() {
     let msgs: Vec<_> = (0..4).map(message).collect();
     let bytes = encode_stream(msgs.iter().map(Vec::as_slice), XebuOptions::default()).unwrap();
-    assert!(binxml_xebu::looks_like_xebu(&bytes));
-    assert!(binxml_xebu::looks_like_xebu(&encode(&sample()).unwrap()));
-    assert!(binxml_xebu::looks_like_xebu(&encode(&typed_doc()).unwrap()));
-    assert!(!binxml_xebu::looks_like_xebu(b"<?xml version='1.0'?><a/>"));
-    assert!(!binxml_xebu::looks_like_xebu(&[0xE0, 0, 0, 1]));
-    assert!(!binxml_xebu::looks_like_xebu(b""));
+    assert!(binxml_xebu::detect(&bytes));
+    assert!(binxml_xebu::detect(&encode(&sample()).unwrap()));
+    assert!(binxml_xebu::detect(&encode(&typed_doc()).unwrap()));
+    assert!(!binxml_xebu::detect(b"<?xml version='1.0'?><a/>"));
+    assert!(!binxml_xebu::detect(&[0xE0, 0, 0, 1]));
+    assert!(!binxml_xebu::detect(b""));
     for text in [
         &b"12"[..],
         b"123",
@@ -515,16 +515,13 @@ fn detection_and_message_ranges() {
         b"1 2 3",
     ] {
         assert!(
-            !binxml_xebu::looks_like_xebu(text),
+            !binxml_xebu::detect(text),
             "{:?}",
             String::from_utf8_lossy(text)
         );
     }
     for n in 1..bytes.len().min(80) {
-        assert!(
-            binxml_xebu::looks_like_xebu(&bytes[..n]),
-            "prefix of {n} bytes"
-        );
+        assert!(binxml_xebu::detect(&bytes[..n]), "prefix of {n} bytes");
     }
     let ranges = binxml_xebu::message_ranges(&bytes).unwrap();
     assert_eq!(ranges.len(), 4);

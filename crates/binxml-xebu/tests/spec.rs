@@ -261,7 +261,7 @@ fn independent_decoder_from_the_spec_agrees() {
         if std::fs::metadata(&path).unwrap().len() > 60_000 {
             continue;
         }
-        if let Ok(ev) = binxml_xml::parse_events(&std::fs::read(&path).unwrap()) {
+        if let Ok(ev) = binxml_xml::decode(&std::fs::read(&path).unwrap()) {
             msgs.push(ev);
         }
     }

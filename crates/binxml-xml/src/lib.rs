@@ -17,7 +17,7 @@ use binxml_core::{Decoder, Error, Event, Result};
 
 pub use dtd::{Dtd, Entity};
 pub use reader::{XmlDecoder, XmlSink};
-pub use writer::{XmlWriter, XmlWriterOptions, escape_attr, escape_text, write_events};
+pub use writer::{XmlWriter, XmlWriterOptions, encode, escape_attr, escape_text};
 
 /// Returns the document as UTF-8: unchanged when it already is (a UTF-8 byte-order mark is kept;
 /// the decoder skips it), transcoded from UTF-16 (by byte-order mark or by the `<?xml` pattern)
@@ -102,7 +102,7 @@ fn declared_encoding(input: &[u8]) -> Option<(String, usize)> {
 }
 
 /// Parses a whole document into owned events.
-pub fn parse_events(input: &[u8]) -> Result<Vec<Event<'static>>> {
+pub fn decode(input: &[u8]) -> Result<Vec<Event<'static>>> {
     let utf8 = to_utf8(input)?;
     let mut dec = XmlDecoder::new(&utf8);
     let mut out = Vec::new();
@@ -117,11 +117,11 @@ mod tests {
     use super::*;
 
     fn events(s: &str) -> Result<Vec<Event<'static>>> {
-        parse_events(s.as_bytes())
+        decode(s.as_bytes())
     }
 
     fn round(s: &str) -> String {
-        String::from_utf8(write_events(&events(s).unwrap()).unwrap()).unwrap()
+        String::from_utf8(encode(&events(s).unwrap()).unwrap()).unwrap()
     }
 
     #[test]
@@ -184,7 +184,7 @@ mod tests {
             <!ATTLIST a d CDATA "dv" n NMTOKENS "  p   q " xmlns:z CDATA #FIXED "urn:z">
         ]><a n=" u  v ">&lt2;&m;&t;</a>"#;
         let ev = events(doc).unwrap();
-        let xml = String::from_utf8(write_events(&ev).unwrap()).unwrap();
+        let xml = String::from_utf8(encode(&ev).unwrap()).unwrap();
         assert!(
             xml.contains("<a xmlns:z=\"urn:z\" n=\"u v\" d=\"dv\">&lt;<b>x&amp;y</b>T</a>"),
             "{xml}"
@@ -384,7 +384,7 @@ mod tests {
         assert_eq!((e.offset, e.line_col), (Some(15), Some((2, 12))), "{e}");
         let e = events("<a>\n  t &x </a>").unwrap_err();
         assert_eq!((e.offset, e.line_col), (Some(8), Some((2, 5))), "{e}");
-        let e = parse_events(b"<a>\xff</a>").unwrap_err();
+        let e = decode(b"<a>\xff</a>").unwrap_err();
         assert_eq!(e.offset, Some(3));
         assert!(e.message.contains("UTF-8"));
         let latin1 = b"<?xml version='1.0' encoding='ISO-8859-1'?><a>caf\xE9</a>";
@@ -398,7 +398,7 @@ mod tests {
             once,
             "preparing twice changes nothing"
         );
-        let e = parse_events(b"<?xml version='1.0' encoding='UTF%8'?><a/>").unwrap_err();
+        let e = decode(b"<?xml version='1.0' encoding='UTF%8'?><a/>").unwrap_err();
         assert_eq!(
             e.to_string(),
             "xml: unsupported encoding \"UTF%8\" at byte 30 (line 1, column 31)"
@@ -422,7 +422,7 @@ mod tests {
                 Event::EndElement,
                 Event::EndDocument,
             ];
-            let e = write_events(&evs).unwrap_err();
+            let e = encode(&evs).unwrap_err();
             assert_eq!(e.kind, binxml_core::ErrorKind::Unsupported, "{e}");
         }
     }

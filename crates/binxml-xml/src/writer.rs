@@ -509,7 +509,7 @@ impl<W: Write> Encoder for XmlWriter<W> {
 }
 
 /// Writes the events to an XML byte vector.
-pub fn write_events(events: &[Event<'_>]) -> Result<Vec<u8>> {
+pub fn encode(events: &[Event<'_>]) -> Result<Vec<u8>> {
     let mut w = XmlWriter::new(Vec::new());
     for e in events {
         w.write_event(e)?;

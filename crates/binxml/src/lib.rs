@@ -169,7 +169,7 @@ pub fn detect(head: &[u8]) -> Option<Format> {
     if first == Some(b'<') || head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
         return Some(Format::Xml);
     }
-    if binxml_tsf::looks_like_tsf(head) {
+    if binxml_tsf::detect(head) {
         return Some(Format::Tsf);
     }
     // BER's outer SEQUENCE tag is `0x30` (the digit 0): JSON can only follow a leading 0 with
@@ -179,10 +179,10 @@ pub fn detect(head: &[u8]) -> Option<Format> {
             return Some(Format::Asn1Ber);
         }
     }
-    if binxml_json::looks_like_json(head) {
+    if binxml_json::detect(head) {
         return Some(Format::Json);
     }
-    if binxml_xebu::looks_like_xebu(head) {
+    if binxml_xebu::detect(head) {
         return Some(Format::Xebu);
     }
     None
