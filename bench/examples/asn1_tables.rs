@@ -10,7 +10,8 @@
 //! carried), and "/Z" = DEFLATE level 9 of the file (standing in for WinZip 8.1).
 use std::io::Write;
 
-use binxml_asn1::{Compression, Options, Rule, build_value, encode_value};
+use binxml_asn1::reference::{build_value, encode_value};
+use binxml_asn1::{Compression, Options, Rule};
 
 fn zip(b: &[u8]) -> usize {
     let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());

@@ -19,18 +19,21 @@ use std::io::Write;
 
 use binxml_core::{Decoder, Encoder, Error, Event, EventSink, Limits, Result, StreamChecker};
 
-pub mod ber;
+mod ber;
 mod build;
 mod emit;
-pub mod per;
-pub mod schema;
+mod per;
+mod schema;
 mod stream;
-pub mod table;
-pub mod value;
+mod table;
+mod value;
 
 pub use build::Stats;
 pub use table::Compression;
-pub use value::V;
+
+#[doc(hidden)]
+pub mod reference;
+use reference::encode_value;
 
 /// Runs a step of a recursive walk, growing the stack first when little is left (values nest
 /// five levels per element, up to `Limits::max_depth` elements).
@@ -143,71 +146,6 @@ impl Options {
     }
 }
 
-/// Encodes an abstract value of `Document` by `rule`.
-pub fn encode_value(rule: Rule, v: &V<'_>) -> Result<Vec<u8>> {
-    let format = rule.format_name();
-    match rule {
-        Rule::Uper | Rule::Aper => {
-            let mut w = per::PerWriter::new(rule == Rule::Aper, format);
-            w.encode(schema::DOCUMENT, v)?;
-            Ok(w.finish())
-        }
-        Rule::Ber => {
-            let mut w = ber::BerWriter::new(format);
-            w.encode(schema::DOCUMENT, v, None)?;
-            Ok(w.finish())
-        }
-    }
-}
-
-/// Decodes an abstract value of `Document`.
-pub fn decode_value<'a>(rule: Rule, input: &'a [u8], limits: &Limits) -> Result<V<'a>> {
-    let format = rule.format_name();
-    match rule {
-        Rule::Uper | Rule::Aper => {
-            let mut r = per::PerReader::new(input, rule == Rule::Aper, format, limits);
-            let v = r.decode(schema::DOCUMENT)?;
-            r.finish()?;
-            Ok(v)
-        }
-        Rule::Ber => {
-            let mut r = ber::BerReader::new(input, format, limits);
-            let v = r.decode(schema::DOCUMENT, None, None)?;
-            r.finish()?;
-            Ok(v)
-        }
-    }
-}
-
-/// Maps events to the abstract value of `Document` (with its tables) and the sizes of its parts.
-pub fn build_value(events: &[Event<'_>], opts: Options) -> Result<(V<'static>, Stats)> {
-    let format = opts.rule.format_name();
-    let mut checker = StreamChecker::new(true);
-    let mut b = build::Builder::new(opts, format);
-    for ev in events {
-        checker.check(format, ev)?;
-        b.event(ev)?;
-    }
-    b.finish()
-}
-
-/// Maps an abstract value of `Document` to events.
-pub fn value_to_events<'a>(
-    rule: Rule,
-    v: V<'a>,
-    limits: &Limits,
-    input_len: usize,
-) -> Result<Vec<Event<'a>>> {
-    let mut e = emit::Emitter::new(
-        rule.format_name(),
-        rule == Rule::Ber,
-        limits.clone(),
-        input_len,
-    );
-    e.document(v)?;
-    Ok(e.out)
-}
-
 /// Encodes a whole event stream.
 pub fn encode(events: &[Event<'_>], opts: Options) -> Result<Vec<u8>> {
     let format = opts.rule.format_name();
@@ -286,13 +224,6 @@ pub fn decode_with_limits<'a>(
             Ok(out)
         }
     }
-}
-
-/// Decodes through the abstract value of the whole document (the reference path; `decode` and
-/// the decoder take faster paths that give the same events).
-pub fn decode_generic<'a>(input: &'a [u8], rule: Rule, limits: &Limits) -> Result<Vec<Event<'a>>> {
-    let v = decode_value(rule, input, limits)?;
-    value_to_events(rule, v, limits, input.len())
 }
 
 /// The encoder: collects the events, and at [`Encoder::finish`] builds the value of `Document`
@@ -586,6 +517,7 @@ mod tests {
 #[cfg(test)]
 mod ber_tests {
     use super::*;
+    use crate::reference::decode_generic;
 
     /// BER's pass 1 (`stream::open_ber`) gives the generic decoder's events on the corpus, and
     /// on damaged copies both fail (with an offset) or agree.

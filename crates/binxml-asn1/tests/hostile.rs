@@ -4,9 +4,8 @@
 
 use std::borrow::Cow;
 
-use binxml_asn1::{
-    Compression, Options, Rule, V, decode, decode_with_limits, encode, encode_value, table,
-};
+use binxml_asn1::reference::{V, build_value, decode_generic, encode_value, table};
+use binxml_asn1::{Compression, Options, Rule, decode, decode_with_limits, encode};
 use binxml_core::{ErrorKind, Event, Limits, QName};
 
 fn sample() -> Vec<Event<'static>> {
@@ -80,7 +79,7 @@ fn every_truncation_is_an_error_with_an_offset() {
     for o in variants() {
         let bytes = encode(&evs, o).unwrap();
         for n in 0..bytes.len() {
-            if let Err(e) = binxml_asn1::decode_generic(&bytes[..n], o.rule, &Limits::default()) {
+            if let Err(e) = decode_generic(&bytes[..n], o.rule, &Limits::default()) {
                 assert!(e.offset.is_some(), "{o:?} prefix {n}: no offset in {e}");
             }
             match decode(&bytes[..n], o.rule) {
@@ -112,7 +111,7 @@ fn bit_flips_and_garbage_never_panic() {
                     "{o:?} bit {bit}: {e}"
                 );
             }
-            let _ = binxml_asn1::decode_generic(&b, o.rule, &Limits::default());
+            let _ = decode_generic(&b, o.rule, &Limits::default());
         }
     }
     let mut x: u64 = 0x9E3779B97F4A7C15;
@@ -477,7 +476,7 @@ fn fragmented_tables_and_damage_agree_with_the_generic_decoder() {
                 let bit = (x as usize) % (b.len() * 8);
                 b[bit / 8] ^= 0x80 >> (bit % 8);
             }
-            let generic = binxml_asn1::decode_generic(&b, o.rule, &limits);
+            let generic = decode_generic(&b, o.rule, &limits);
             let fast = decode(&b, o.rule);
             match (&generic, &fast) {
                 (Ok(g), Ok(f)) => assert_eq!(g, f, "{o:?} damage {k}"),
@@ -637,7 +636,7 @@ fn direct_and_value_encodings_agree() {
             .chain(Rule::ALL.map(Options::compact))
         {
             let direct = encode(&evs, o).unwrap();
-            let (v, _) = binxml_asn1::build_value(&evs, o).unwrap();
+            let (v, _) = build_value(&evs, o).unwrap();
             assert_eq!(direct, encode_value(o.rule, &v).unwrap(), "{o:?}");
         }
     }

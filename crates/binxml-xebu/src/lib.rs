@@ -44,7 +44,7 @@ mod encoder;
 pub mod notify;
 mod scope;
 mod tables;
-pub mod wire;
+mod wire;
 
 pub use decoder::{XebuDecoder, XebuStreamDecoder};
 pub use encoder::{Checkpoint, XebuEncoder, XebuOptions};

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use binxml_core::{Decoder, Error, Event, Result};
 
 pub use dtd::{Dtd, Entity};
-pub use reader::{XmlDecoder, XmlSink};
+pub use reader::XmlDecoder;
 pub use writer::{XmlWriter, XmlWriterOptions, encode, escape_attr, escape_text};
 
 /// Returns the document as UTF-8: unchanged when it already is (a UTF-8 byte-order mark is kept;

@@ -1300,7 +1300,7 @@ impl<'a> XmlDecoder<'a> {
     /// attributes and plain text on the common path (no DTD attribute defaults, no entity
     /// expansion, strings within the length limit); everything else goes through
     /// `next_event` and is handed over as events.
-    pub fn read_into<S: XmlSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+    pub fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
         use binxml_core::Decoder as _;
         loop {
             let fast = self.pending.is_empty()
@@ -1384,9 +1384,6 @@ impl<'a> XmlDecoder<'a> {
         }
     }
 }
-
-/// The XML decoder's name for [`EventSink`] (what [`XmlDecoder::read_into`] feeds).
-pub use binxml_core::EventSink as XmlSink;
 
 fn dispatch<'a, S: EventSink<'a>>(sink: &mut S, ev: Event<'a>) -> Result<()> {
     sink.dispatch(ev)
