@@ -32,8 +32,8 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             "push and pull gave different events"
         ),
         (Err(a), Err(b)) => assert_eq!(
-            (a.kind, &a.message, a.offset),
-            (b.kind, &b.message, b.offset),
+            (a.kind(), a.message(), a.offset()),
+            (b.kind(), b.message(), b.offset()),
             "different errors"
         ),
         (a, b) => panic!(
@@ -55,8 +55,8 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             assert!(format!("{g:?}") == format!("{t:?}"), "different trees");
         }
         (Err(g), Err(t)) => assert_eq!(
-            (g.kind, &g.message, g.offset),
-            (t.kind, &t.message, t.offset),
+            (g.kind(), g.message(), g.offset()),
+            (t.kind(), t.message(), t.offset()),
             "different tree errors"
         ),
         (g, t) => panic!(

@@ -30,8 +30,8 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             "the two paths built different trees"
         ),
         (Err(g), Err(d)) => assert_eq!(
-            (g.kind, &g.message, g.offset),
-            (d.kind, &d.message, d.offset),
+            (g.kind(), g.message(), g.offset()),
+            (d.kind(), d.message(), d.offset()),
             "different errors"
         ),
         (g, d) => panic!(

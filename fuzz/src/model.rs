@@ -334,14 +334,14 @@ pub fn round_trip(
             binxml::AnyEncoder::new(format, &mut bytes, &binxml::EncodeOptions::default());
         for ev in events {
             if let Err(e) = enc.write_event(ev) {
-                if e.kind == binxml::ErrorKind::Unsupported {
+                if e.kind() == binxml::ErrorKind::Unsupported {
                     return Ok(None);
                 }
                 return Err(format!("encoder: {e}"));
             }
         }
         if let Err(e) = enc.finish() {
-            if e.kind == binxml::ErrorKind::Unsupported {
+            if e.kind() == binxml::ErrorKind::Unsupported {
                 return Ok(None);
             }
             return Err(format!("encoder finish: {e}"));

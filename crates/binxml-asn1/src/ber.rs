@@ -2,6 +2,7 @@
 //! also accepts constructed strings and indefinite lengths), driven by the schema table.
 //! Tags follow AUTOMATIC TAGS: component / alternative `i` is `[i]`, explicit around a CHOICE.
 
+use binxml_core::Format;
 use std::borrow::Cow;
 
 use binxml_core::{Error, Limits, Result};
@@ -12,7 +13,7 @@ use crate::value::V;
 /// Writes the encoding backwards (contents before their length and tag), reversed at the end.
 pub struct BerWriter {
     rev: Vec<u8>,
-    format: &'static str,
+    format: Format,
 }
 
 fn universal(ty: &Ty) -> u8 {
@@ -34,7 +35,7 @@ fn constructed(ty: &Ty) -> bool {
 }
 
 impl BerWriter {
-    pub fn new(format: &'static str) -> Self {
+    pub fn new(format: Format) -> Self {
         BerWriter {
             rev: Vec::new(),
             format,
@@ -437,14 +438,14 @@ pub(crate) struct Header {
 pub struct BerReader<'a> {
     data: &'a [u8],
     pos: usize,
-    format: &'static str,
+    format: Format,
     depth: usize,
     max_depth: usize,
     max_string: usize,
 }
 
 impl<'a> BerReader<'a> {
-    pub fn new(data: &'a [u8], format: &'static str, limits: &Limits) -> Self {
+    pub fn new(data: &'a [u8], format: Format, limits: &Limits) -> Self {
         BerReader {
             data,
             pos: 0,

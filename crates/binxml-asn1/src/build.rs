@@ -1,5 +1,6 @@
 //! Events -> an abstract value of `Document` (the encoder side of the mapping).
 
+use binxml_core::Format;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -374,7 +375,7 @@ struct FFrame {
 
 pub struct Builder {
     opts: Options,
-    format: &'static str,
+    format: Format,
     strings: Interner,
     /// common names by the lengths of namespace and prefix (4 octets each), then namespace,
     /// prefix and local name
@@ -404,7 +405,7 @@ pub struct Builder {
 }
 
 impl Builder {
-    pub fn new(opts: Options, format: &'static str) -> Self {
+    pub fn new(opts: Options, format: Format) -> Self {
         Builder {
             opts,
             format,
@@ -433,7 +434,7 @@ impl Builder {
     /// value per element), which only `PerWriter::encode_flat` and `BerWriter::encode_flat`
     /// can write; strings, names and in-scope namespaces are interned in the order of the
     /// generic path ([`Builder::new`]), so both give the same tables.
-    pub fn new_flat(opts: Options, format: &'static str) -> Self {
+    pub fn new_flat(opts: Options, format: Format) -> Self {
         let mut b = Builder::new(opts, format);
         b.flat = Some(Flat {
             ops: Vec::new(),
@@ -900,6 +901,7 @@ impl Builder {
                 let public = public_id.as_ref().map(|s| V::choice(0, self.s(s)));
                 self.push_child(V::Seq(vec![Some(name), sys, public, None]), 2, None)?;
             }
+            _ => return Err(self.unsupported("an event this encoder does not know")),
         }
         Ok(())
     }
@@ -1174,6 +1176,7 @@ impl Builder {
                 self.flat = flat;
                 r?;
             }
+            _ => return Err(self.unsupported("an event this encoder does not know")),
         }
         Ok(())
     }
@@ -1225,10 +1228,11 @@ impl Builder {
     /// The value with its table references unresolved ([`V::StrRef`], [`V::NameRef`]), and how
     /// they resolve: what the PER writer encodes directly.
     pub(crate) fn finish_refs(self) -> Result<(Val, Stats, crate::per::Refs)> {
+        let format = self.format;
         let (mut doc, stats, refs, flat, align) = self.finish_parts()?;
         if flat.is_some() {
             return Err(Error::invalid_events(
-                "asn1",
+                format,
                 "internal: a flat builder's value is incomplete",
             ));
         }

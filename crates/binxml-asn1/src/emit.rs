@@ -1,5 +1,6 @@
 //! An abstract value of `Document` -> events (the decoder side of the mapping).
 
+use binxml_core::Format;
 use std::borrow::Cow;
 
 use binxml_core::{DocType, Error, Event, Limits, QName, Result, Typed, XMLNS_NS};
@@ -10,7 +11,7 @@ use crate::value::V;
 pub(crate) type Name<'a> = (Cow<'a, str>, Cow<'a, str>, Cow<'a, str>);
 
 pub struct Emitter<'a> {
-    format: &'static str,
+    format: Format,
     /// positions in `V::Int` are bit offsets; BER reports them as byte offsets
     ber: bool,
     pub(crate) limits: Limits,
@@ -21,7 +22,7 @@ pub struct Emitter<'a> {
     pub(crate) used: usize,
 }
 
-fn seq<'a>(v: V<'a>, n: usize, format: &'static str) -> Result<Vec<Option<V<'a>>>> {
+fn seq<'a>(v: V<'a>, n: usize, format: Format) -> Result<Vec<Option<V<'a>>>> {
     match v {
         V::Seq(s) if s.len() == n => Ok(s),
         _ => Err(Error::malformed(format, 0, "internal: value shape")),
@@ -29,7 +30,7 @@ fn seq<'a>(v: V<'a>, n: usize, format: &'static str) -> Result<Vec<Option<V<'a>>
 }
 
 impl<'a> Emitter<'a> {
-    pub fn new(format: &'static str, ber: bool, limits: Limits, input_len: usize) -> Self {
+    pub fn new(format: Format, ber: bool, limits: Limits, input_len: usize) -> Self {
         let budget = limits.decoded_budget(input_len);
         Emitter {
             format,
@@ -496,7 +497,7 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
-    pub(crate) fn format(&self) -> &'static str {
+    pub(crate) fn format(&self) -> Format {
         self.format
     }
 

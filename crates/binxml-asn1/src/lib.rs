@@ -15,6 +15,7 @@
 // input.
 #![allow(clippy::ptr_arg)]
 
+use binxml_core::Format;
 use std::io::Write;
 
 use binxml_core::{Decoder, Encoder, Error, Event, EventSink, Limits, Result, StreamChecker};
@@ -59,17 +60,18 @@ pub enum Rule {
 impl Rule {
     pub const ALL: [Rule; 3] = [Rule::Uper, Rule::Aper, Rule::Ber];
 
-    /// The registry name of the format.
-    pub fn format_name(self) -> &'static str {
+    /// The format these rules write (`asn1-uper`, ...).
+    pub fn format(self) -> Format {
         match self {
-            Rule::Uper => "asn1-uper",
-            Rule::Aper => "asn1-aper",
-            Rule::Ber => "asn1-ber",
+            Rule::Uper => Format::Asn1Uper,
+            Rule::Aper => Format::Asn1Aper,
+            Rule::Ber => Format::Asn1Ber,
         }
     }
 
-    pub fn from_format_name(name: &str) -> Option<Rule> {
-        Rule::ALL.into_iter().find(|r| r.format_name() == name)
+    /// The rules of an ASN.1 format; `None` for the other formats.
+    pub fn from_format(format: Format) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.format() == format)
     }
 }
 
@@ -148,7 +150,7 @@ impl Options {
 
 /// Encodes a whole event stream.
 pub fn encode(events: &[Event<'_>], opts: Options) -> Result<Vec<u8>> {
-    let format = opts.rule.format_name();
+    let format = opts.rule.format();
     let mut checker = StreamChecker::new(true);
     let mut b = build::Builder::new_flat(opts, format);
     for ev in events {
@@ -165,7 +167,7 @@ fn encode_built(b: build::Builder, rule: Rule) -> Result<(Vec<u8>, Stats)> {
     match rule {
         Rule::Uper | Rule::Aper => {
             let (mut v, stats, refs, flat, align) = b.finish_parts()?;
-            let mut w = per::PerWriter::with_refs(rule == Rule::Aper, rule.format_name(), &refs);
+            let mut w = per::PerWriter::with_refs(rule == Rule::Aper, rule.format(), &refs);
             match flat {
                 Some(flat) => w.encode_flat(&v, &flat, align)?,
                 None => {
@@ -192,7 +194,7 @@ fn encode_built(b: build::Builder, rule: Rule) -> Result<(Vec<u8>, Stats)> {
                             x.resolve(&refs.strings, &texts, &refs.names);
                         }
                     }
-                    let mut w = ber::BerWriter::new(rule.format_name());
+                    let mut w = ber::BerWriter::new(rule.format());
                     w.encode_flat(&v, &flat, &refs)?;
                     Ok((w.finish(), stats))
                 }
@@ -212,11 +214,9 @@ pub fn decode_with_limits<'a>(
     limits: &Limits,
 ) -> Result<Vec<Event<'a>>> {
     match rule {
-        Rule::Uper | Rule::Aper => {
-            stream::decode(input, rule == Rule::Aper, rule.format_name(), limits)
-        }
+        Rule::Uper | Rule::Aper => stream::decode(input, rule == Rule::Aper, rule.format(), limits),
         Rule::Ber => {
-            let mut s = stream::open_ber(input, rule.format_name(), limits, false)?;
+            let mut s = stream::open_ber(input, rule.format(), limits, false)?;
             let mut out = Vec::with_capacity(s.ops_len() + 8);
             while let Some(ev) = s.next_event()? {
                 out.push(ev);
@@ -241,7 +241,7 @@ impl<W: Write> Asn1Encoder<W> {
         Asn1Encoder {
             out: Some(out),
             opts,
-            builder: Some(build::Builder::new_flat(opts, opts.rule.format_name())),
+            builder: Some(build::Builder::new_flat(opts, opts.rule.format())),
             checker: StreamChecker::new(true),
             stats: Stats::default(),
         }
@@ -260,7 +260,7 @@ impl<W: Write> Asn1Encoder<W> {
 impl<W: Write> Encoder for Asn1Encoder<W> {
     #[inline]
     fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
-        let format = self.opts.rule.format_name();
+        let format = self.opts.rule.format();
         self.checker.check(format, event)?;
         match &mut self.builder {
             Some(b) => b.event(event),
@@ -269,7 +269,7 @@ impl<W: Write> Encoder for Asn1Encoder<W> {
     }
 
     fn finish(&mut self) -> Result<()> {
-        let format = self.opts.rule.format_name();
+        let format = self.opts.rule.format();
         let b = self
             .builder
             .take()
@@ -342,13 +342,13 @@ impl<'a> Asn1Decoder<'a> {
             Rule::Uper | Rule::Aper => State::Per(Box::new(stream::open(
                 self.input,
                 self.rule == Rule::Aper,
-                self.rule.format_name(),
+                self.rule.format(),
                 &self.limits,
                 self.positions,
             )?)),
             Rule::Ber => State::Per(Box::new(stream::open_ber(
                 self.input,
-                self.rule.format_name(),
+                self.rule.format(),
                 &self.limits,
                 self.positions,
             )?)),
@@ -424,7 +424,7 @@ mod tests {
 
     /// PER of the generic path (the whole abstract value), for comparing with the flat writer.
     fn encode_generic(events: &[Event<'_>], opts: Options) -> Result<Vec<u8>> {
-        let format = opts.rule.format_name();
+        let format = opts.rule.format();
         let mut checker = StreamChecker::new(true);
         let mut b = build::Builder::new(opts, format);
         for ev in events {
@@ -497,7 +497,7 @@ mod tests {
                     let b = encode_generic(&events, opts);
                     match (a, b) {
                         (Ok(a), Ok(b)) => assert!(a == b, "bytes differ ({opts:?})"),
-                        (Err(a), Err(b)) => assert_eq!(a.message, b.message),
+                        (Err(a), Err(b)) => assert_eq!(a.message(), b.message()),
                         (a, b) => panic!("{opts:?}: flat {:?} generic {:?}", a.err(), b.err()),
                     }
                     n += 1;
@@ -566,7 +566,7 @@ mod ber_tests {
                     match (&g, &s) {
                         (Ok(g), Ok(s)) => assert!(g == s, "{} damage {k}", p.display()),
                         (Err(_), Err(e)) => assert!(
-                            e.offset.is_some() || e.kind != binxml_core::ErrorKind::Malformed,
+                            e.offset().is_some() || e.kind() != binxml_core::ErrorKind::Malformed,
                             "{e}"
                         ),
                         _ => panic!(

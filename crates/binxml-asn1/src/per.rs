@@ -1,5 +1,6 @@
 //! X.691 Packed Encoding Rules, aligned and unaligned, driven by the schema table.
 
+use binxml_core::Format;
 use std::borrow::Cow;
 
 use binxml_core::{Error, Limits, Result};
@@ -14,7 +15,7 @@ pub struct PerWriter<'r> {
     buf: Vec<u8>,
     acc: u64,
     nacc: u32,
-    format: &'static str,
+    format: Format,
     refs: Option<&'r Refs>,
 }
 
@@ -30,7 +31,7 @@ pub(crate) struct Refs {
 }
 
 impl PerWriter<'static> {
-    pub fn new(aligned: bool, format: &'static str) -> Self {
+    pub fn new(aligned: bool, format: Format) -> Self {
         PerWriter {
             aligned,
             buf: Vec::new(),
@@ -44,7 +45,7 @@ impl PerWriter<'static> {
 
 impl<'r> PerWriter<'r> {
     /// A writer that resolves table references by `refs` as it goes.
-    pub(crate) fn with_refs(aligned: bool, format: &'static str, refs: &'r Refs) -> Self {
+    pub(crate) fn with_refs(aligned: bool, format: Format, refs: &'r Refs) -> Self {
         PerWriter {
             aligned,
             buf: Vec::with_capacity(1024),
@@ -382,14 +383,14 @@ pub struct PerReader<'a> {
     aligned: bool,
     data: &'a [u8],
     pos: usize,
-    format: &'static str,
+    format: Format,
     depth: usize,
     max_depth: usize,
     max_string: usize,
 }
 
 impl<'a> PerReader<'a> {
-    pub fn new(data: &'a [u8], aligned: bool, format: &'static str, limits: &Limits) -> Self {
+    pub fn new(data: &'a [u8], aligned: bool, format: Format, limits: &Limits) -> Self {
         PerReader {
             aligned,
             data,

@@ -15,7 +15,7 @@ pub mod table {
 
 /// Encodes an abstract value of `Document` by `rule`.
 pub fn encode_value(rule: Rule, v: &V<'_>) -> Result<Vec<u8>> {
-    let format = rule.format_name();
+    let format = rule.format();
     match rule {
         Rule::Uper | Rule::Aper => {
             let mut w = per::PerWriter::new(rule == Rule::Aper, format);
@@ -32,7 +32,7 @@ pub fn encode_value(rule: Rule, v: &V<'_>) -> Result<Vec<u8>> {
 
 /// Decodes an abstract value of `Document`.
 pub fn decode_value<'a>(rule: Rule, input: &'a [u8], limits: &Limits) -> Result<V<'a>> {
-    let format = rule.format_name();
+    let format = rule.format();
     match rule {
         Rule::Uper | Rule::Aper => {
             let mut r = per::PerReader::new(input, rule == Rule::Aper, format, limits);
@@ -51,7 +51,7 @@ pub fn decode_value<'a>(rule: Rule, input: &'a [u8], limits: &Limits) -> Result<
 
 /// Maps events to the abstract value of `Document` (with its tables) and the sizes of its parts.
 pub fn build_value(events: &[Event<'_>], opts: Options) -> Result<(V<'static>, Stats)> {
-    let format = opts.rule.format_name();
+    let format = opts.rule.format();
     let mut checker = StreamChecker::new(true);
     let mut b = build::Builder::new(opts, format);
     for ev in events {
@@ -69,7 +69,7 @@ pub fn value_to_events<'a>(
     input_len: usize,
 ) -> Result<Vec<Event<'a>>> {
     let mut e = emit::Emitter::new(
-        rule.format_name(),
+        rule.format(),
         rule == Rule::Ber,
         limits.clone(),
         input_len,

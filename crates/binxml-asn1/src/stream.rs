@@ -17,6 +17,7 @@
 //! Rare items (entity references, the DTD, notations) go through the generic value decoder and
 //! the [`Emitter`].
 
+use binxml_core::Format;
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
@@ -99,7 +100,7 @@ struct Frame {
 /// hands the parts to this. Positions are bit offsets (BER: 8 x the octet offset); errors carry
 /// them as bit offsets (PER) or octet offsets (BER).
 struct Rec<'a> {
-    format: &'static str,
+    format: Format,
     /// errors at bit offsets (PER), else at octet offsets (BER)
     bits: bool,
     ops: Vec<Op>,
@@ -124,7 +125,7 @@ struct Rec<'a> {
 }
 
 impl<'a> Rec<'a> {
-    fn new(format: &'static str, bits: bool, limits: &Limits, ops: usize, positions: bool) -> Self {
+    fn new(format: Format, bits: bool, limits: &Limits, ops: usize, positions: bool) -> Self {
         Rec {
             format,
             bits,
@@ -723,7 +724,7 @@ fn split_zeros<'a>(text: &'a str, mut f: impl FnMut(&'a str) -> Result<()>) -> R
 /// Splits an uncompressed component-strings block that arrives in fragments into its strings:
 /// those inside one borrowed fragment are borrowed, the few that straddle fragments are joined.
 struct Splitter<'a> {
-    format: &'static str,
+    format: Format,
     carry: Vec<u8>,
     /// bytes of the block seen so far (for error offsets within the block)
     seen: usize,
@@ -880,7 +881,7 @@ fn in_phase(phase: u8, ns_list: bool, is_ns: bool) -> bool {
 pub(crate) fn open<'a>(
     input: &'a [u8],
     aligned: bool,
-    format: &'static str,
+    format: Format,
     limits: &Limits,
     positions: bool,
 ) -> Result<Stream<'a>> {
@@ -1416,7 +1417,7 @@ impl<'a> Stream<'a> {
 pub(crate) fn decode<'a>(
     input: &'a [u8],
     aligned: bool,
-    format: &'static str,
+    format: Format,
     limits: &Limits,
 ) -> Result<Vec<Event<'a>>> {
     let mut s = open(input, aligned, format, limits, false)?;
@@ -1910,7 +1911,7 @@ impl<'a> BerPass<'a> {
 /// tables; then events as for PER.
 pub(crate) fn open_ber<'a>(
     input: &'a [u8],
-    format: &'static str,
+    format: Format,
     limits: &Limits,
     positions: bool,
 ) -> Result<Stream<'a>> {

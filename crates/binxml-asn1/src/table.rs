@@ -7,6 +7,7 @@
 //! The table is the concatenation of all items' strings, in order. An uncompressed table uses
 //! the empty algorithm URI [`NONE`] (earlier versions wrote [`IDENTITY`], still read).
 
+use binxml_core::Format;
 use std::io::{Read, Write};
 
 use binxml_core::{Error, Limits, Result};
@@ -69,7 +70,7 @@ pub fn build_block<'s>(strings: impl Iterator<Item = &'s str>) -> Vec<u8> {
     out
 }
 
-pub fn compress(format: &'static str, c: Compression, block: Vec<u8>) -> Result<Vec<u8>> {
+pub fn compress(format: Format, c: Compression, block: Vec<u8>) -> Result<Vec<u8>> {
     let io = |e| Error::io(format, e);
     Ok(match c {
         Compression::None => block,
@@ -89,7 +90,7 @@ pub fn compress(format: &'static str, c: Compression, block: Vec<u8>) -> Result<
 
 /// Decompresses one block, reading at most `budget` bytes.
 pub fn decompress(
-    format: &'static str,
+    format: Format,
     uri: &str,
     block: &[u8],
     budget: usize,
@@ -136,7 +137,7 @@ pub fn decompress(
 
 /// Splits a decompressed block into its strings, appending them to `table`.
 pub fn parse_block(
-    format: &'static str,
+    format: Format,
     block: &[u8],
     table: &mut Vec<String>,
     limits: &Limits,
@@ -151,7 +152,7 @@ pub fn parse_block(
 /// Like [`parse_block`], borrowing the strings when the block is borrowed (an uncompressed
 /// block of an octet-aligned encoding).
 pub(crate) fn parse_block_cow<'a>(
-    format: &'static str,
+    format: Format,
     block: std::borrow::Cow<'a, [u8]>,
     table: &mut Vec<std::borrow::Cow<'a, str>>,
     limits: &Limits,
@@ -174,7 +175,7 @@ pub(crate) fn parse_block_cow<'a>(
 }
 
 fn split_block<'b>(
-    format: &'static str,
+    format: Format,
     block: &'b [u8],
     limits: &Limits,
     have: usize,

@@ -2,6 +2,7 @@
 //! bits on absurd values, garbage, bit flips, deep nesting, decompression bombs. Every case is
 //! an error with a byte (and, for PER, bit) offset, never a panic or a huge allocation.
 
+use binxml_core::Format;
 use std::borrow::Cow;
 
 use binxml_asn1::reference::{V, build_value, decode_generic, encode_value, table};
@@ -80,7 +81,7 @@ fn every_truncation_is_an_error_with_an_offset() {
         let bytes = encode(&evs, o).unwrap();
         for n in 0..bytes.len() {
             if let Err(e) = decode_generic(&bytes[..n], o.rule, &Limits::default()) {
-                assert!(e.offset.is_some(), "{o:?} prefix {n}: no offset in {e}");
+                assert!(e.offset().is_some(), "{o:?} prefix {n}: no offset in {e}");
             }
             match decode(&bytes[..n], o.rule) {
                 Ok(_) => {
@@ -91,7 +92,7 @@ fn every_truncation_is_an_error_with_an_offset() {
                         bytes.len()
                     );
                 }
-                Err(e) => assert!(e.offset.is_some(), "{o:?} prefix {n}: no offset in {e}"),
+                Err(e) => assert!(e.offset().is_some(), "{o:?} prefix {n}: no offset in {e}"),
             }
         }
     }
@@ -107,7 +108,7 @@ fn bit_flips_and_garbage_never_panic() {
             b[bit / 8] ^= 0x80 >> (bit % 8);
             if let Err(e) = decode(&b, o.rule) {
                 assert!(
-                    e.offset.is_some() || e.kind != ErrorKind::Malformed,
+                    e.offset().is_some() || e.kind() != ErrorKind::Malformed,
                     "{o:?} bit {bit}: {e}"
                 );
             }
@@ -168,8 +169,8 @@ fn indexes_outside_the_tables() {
             let v = doc(inline_name(), V::choice(1, V::int(idx)), vec![], vec![]);
             let bytes = encode_value(r, &v).unwrap();
             let e = decode(&bytes, r).unwrap_err();
-            assert!(e.message.contains("component-string-index"), "{r:?}: {e}");
-            assert!(e.offset.is_some(), "{e}");
+            assert!(e.message().contains("component-string-index"), "{r:?}: {e}");
+            assert!(e.offset().is_some(), "{e}");
         }
         // common-name-index
         for idx in [0u64, 15, 16, 1 << 33] {
@@ -181,8 +182,8 @@ fn indexes_outside_the_tables() {
             );
             let bytes = encode_value(r, &v).unwrap();
             let e = decode(&bytes, r).unwrap_err();
-            assert!(e.message.contains("common-name-index"), "{r:?}: {e}");
-            assert!(e.offset.is_some(), "{e}");
+            assert!(e.message().contains("common-name-index"), "{r:?}: {e}");
+            assert!(e.offset().is_some(), "{e}");
         }
         // a valid table makes the same shape decode
         let block = table::build_block(["a", "hello"].into_iter());
@@ -210,7 +211,7 @@ fn crafted_per_lengths_and_extensions() {
             b = vec![0x00, 0xBE, 0x80];
         }
         let e = decode(&b, rule).unwrap_err();
-        assert!(e.offset.is_some(), "{e}");
+        assert!(e.offset().is_some(), "{e}");
         // a fragmented count (64K items) with nothing behind it
         let b = if aligned {
             vec![0x00, 0xC4]
@@ -218,7 +219,7 @@ fn crafted_per_lengths_and_extensions() {
             vec![0b000_11000, 0b100_00000]
         };
         let e = decode(&b, rule).unwrap_err();
-        assert!(e.offset.is_some(), "{e}");
+        assert!(e.offset().is_some(), "{e}");
         // bad fragment multiplier
         let b = if aligned {
             vec![0x00, 0xC7, 0, 0]
@@ -239,7 +240,7 @@ fn crafted_per_lengths_and_extensions() {
 fn crafted_ber() {
     // SEQUENCE with a 4-octet length far past the end
     let e = decode(&[0x30, 0x84, 0x7F, 0xFF, 0xFF, 0xFF, 0xA0, 0x00], Rule::Ber).unwrap_err();
-    assert_eq!(e.offset, Some(0), "{e}");
+    assert_eq!(e.offset(), Some(0), "{e}");
     // length of 9 octets
     assert!(decode(&[0x30, 0x89, 1, 1, 1, 1, 1, 1, 1, 1, 1], Rule::Ber).is_err());
     // indefinite length on a primitive, inside a valid start
@@ -249,7 +250,7 @@ fn crafted_ber() {
     let mut b = encode_value(Rule::Ber, &v).unwrap();
     assert!(decode(&b, Rule::Ber).is_err()); // index 1 outside an empty table
     b.truncate(b.len() - 1);
-    assert!(decode(&b, Rule::Ber).unwrap_err().offset.is_some());
+    assert!(decode(&b, Rule::Ber).unwrap_err().offset().is_some());
     // indefinite-length form of the same value decodes
     let inner = &encode_value(
         Rule::Ber,
@@ -286,7 +287,7 @@ fn deep_nesting_hits_the_depth_limit() {
         let bytes = encode(&evs, o).unwrap();
         assert!(decode(&bytes, o.rule).is_ok());
         let e = decode_with_limits(&bytes, o.rule, &limits).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Limit, "{e}");
+        assert_eq!(e.kind(), ErrorKind::Limit, "{e}");
     }
 }
 
@@ -294,27 +295,50 @@ fn deep_nesting_hits_the_depth_limit() {
 fn decompression_is_bounded() {
     let zeros = vec![0u8; 1 << 20];
     for c in [Compression::Bzip2, Compression::Deflate, Compression::Zstd] {
-        let block = table::compress("asn1-uper", c, zeros.clone()).unwrap();
-        let e = table::decompress("asn1-uper", c.uri(), &block, 1000, 0).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Limit);
+        let block = table::compress(Format::Asn1Uper, c, zeros.clone()).unwrap();
+        let e = table::decompress(Format::Asn1Uper, c.uri(), &block, 1000, 0).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Limit);
         assert!(
-            table::decompress("asn1-uper", c.uri(), &block[..block.len() / 2], 1 << 21, 0).is_err()
+            table::decompress(
+                Format::Asn1Uper,
+                c.uri(),
+                &block[..block.len() / 2],
+                1 << 21,
+                0
+            )
+            .is_err()
         );
     }
     assert_eq!(
-        table::decompress("asn1-uper", "urn:unknown", b"", 10, 0)
+        table::decompress(Format::Asn1Uper, "urn:unknown", b"", 10, 0)
             .unwrap_err()
-            .kind,
+            .kind(),
         ErrorKind::Unsupported
     );
     // an unterminated last string, invalid UTF-8
     let mut t = vec![];
-    assert!(table::parse_block("asn1-uper", b"ab\0cd", &mut t, &Limits::default(), 0).is_err());
     assert!(
-        table::parse_block("asn1-uper", &[0xC3, 0x28, 0], &mut t, &Limits::default(), 0).is_err()
+        table::parse_block(Format::Asn1Uper, b"ab\0cd", &mut t, &Limits::default(), 0).is_err()
+    );
+    assert!(
+        table::parse_block(
+            Format::Asn1Uper,
+            &[0xC3, 0x28, 0],
+            &mut t,
+            &Limits::default(),
+            0
+        )
+        .is_err()
     );
     t.clear();
-    table::parse_block("asn1-uper", b"a\0\0bc\0", &mut t, &Limits::default(), 0).unwrap();
+    table::parse_block(
+        Format::Asn1Uper,
+        b"a\0\0bc\0",
+        &mut t,
+        &Limits::default(),
+        0,
+    )
+    .unwrap();
     assert_eq!(t, ["a", "", "bc"]);
 }
 
@@ -339,7 +363,7 @@ fn default_depth_limit_fits_the_stack() {
     evs.insert(evs.len() - 1, Event::EndElement);
     for o in variants() {
         let bytes = encode(&evs, o).unwrap();
-        assert_eq!(decode(&bytes, o.rule).unwrap_err().kind, ErrorKind::Limit);
+        assert_eq!(decode(&bytes, o.rule).unwrap_err().kind(), ErrorKind::Limit);
     }
 }
 
@@ -349,7 +373,7 @@ fn default_depth_limit_fits_the_stack() {
 fn repeated_references_hit_the_expansion_budget() {
     let big = "a".repeat(1 << 20);
     let block = table::compress(
-        "asn1-uper",
+        Format::Asn1Uper,
         Compression::Zstd,
         table::build_block([big.as_str()].into_iter()),
     )
@@ -385,7 +409,7 @@ fn repeated_references_hit_the_expansion_budget() {
     for r in Rule::ALL {
         let bytes = encode_value(r, &v).unwrap();
         assert!(bytes.len() < 4000, "{}", bytes.len());
-        assert_eq!(decode(&bytes, r).unwrap_err().kind, ErrorKind::Limit);
+        assert_eq!(decode(&bytes, r).unwrap_err().kind(), ErrorKind::Limit);
     }
 }
 
@@ -481,7 +505,7 @@ fn fragmented_tables_and_damage_agree_with_the_generic_decoder() {
             match (&generic, &fast) {
                 (Ok(g), Ok(f)) => assert_eq!(g, f, "{o:?} damage {k}"),
                 (Err(_), Err(e)) => assert!(
-                    e.offset.is_some() || e.kind != ErrorKind::Malformed,
+                    e.offset().is_some() || e.kind() != ErrorKind::Malformed,
                     "{o:?} damage {k}: {e}"
                 ),
                 _ => panic!(
@@ -575,8 +599,8 @@ fn old_identity_uri_and_bad_fragmented_blocks() {
             );
             let bytes = encode_value(r, &v).unwrap();
             let e = decode(&bytes, r).unwrap_err();
-            assert_eq!(e.kind, ErrorKind::Malformed, "{e}");
-            assert!(e.offset.is_some(), "{e}");
+            assert_eq!(e.kind(), ErrorKind::Malformed, "{e}");
+            assert!(e.offset().is_some(), "{e}");
         }
         // a string longer than the limit, across the fragments
         let v = doc(
@@ -591,7 +615,7 @@ fn old_identity_uri_and_bad_fragmented_blocks() {
             ..Limits::default()
         };
         let e = decode_with_limits(&bytes, r, &limits).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Limit, "{e}");
+        assert_eq!(e.kind(), ErrorKind::Limit, "{e}");
     }
 }
 

@@ -70,7 +70,7 @@ fn claimed_counts_do_not_reserve_memory() {
     PEAK.store(before, Relaxed);
     let e = decode(&bytes, Rule::Uper).unwrap_err();
     let peak = PEAK.load(Relaxed) - before;
-    assert!(e.offset.is_some(), "{e}");
+    assert!(e.offset().is_some(), "{e}");
     assert!(
         peak < 32 << 20,
         "peak {peak} bytes for {} bytes of input",

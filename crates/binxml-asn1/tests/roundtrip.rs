@@ -14,7 +14,7 @@ fn base_configs() -> Vec<(String, Options)> {
         (Rule::Aper, Compression::Deflate),
         (Rule::Ber, Compression::Zstd),
     ] {
-        let n = rule.format_name();
+        let n = rule.format();
         v.push((format!("{n}/plain"), Options::plain(rule)));
         v.push((
             format!("{n}/tables+{c:?}"),
@@ -28,7 +28,7 @@ fn base_configs() -> Vec<(String, Options)> {
 fn extra_configs() -> Vec<(String, Options)> {
     let mut v = vec![];
     for rule in Rule::ALL {
-        v.push((format!("{}/tables", rule.format_name()), Options::new(rule)));
+        v.push((format!("{}/tables", rule.format()), Options::new(rule)));
     }
     let mut o = Options::plain(Rule::Uper);
     o.strings_table = true;

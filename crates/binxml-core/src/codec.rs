@@ -1,5 +1,6 @@
 //! The codec traits: a pull [`Decoder`] (bytes -> events) and an [`Encoder`] (events -> bytes).
 
+use crate::Format;
 use crate::error::{Error, Result};
 use crate::event::{Event, QName};
 use std::borrow::Cow;
@@ -404,7 +405,7 @@ impl StreamChecker {
         self.depth
     }
 
-    pub fn check(&mut self, format: &'static str, ev: &Event<'_>) -> Result<()> {
+    pub fn check(&mut self, format: Format, ev: &Event<'_>) -> Result<()> {
         let err = |m: &str| Err(Error::invalid_events(format, m.to_string()));
         if self.ended {
             return err("event after EndDocument");

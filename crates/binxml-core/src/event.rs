@@ -233,7 +233,10 @@ impl DocType<'_> {
 }
 
 /// One information item, or a piece of one, in document order.
+///
+/// New kinds of event may be added, so matches outside this crate need a wildcard arm.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Event<'a> {
     /// The document information item. The fields come from the XML declaration (or the binary
     /// format's header) when present.

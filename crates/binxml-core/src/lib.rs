@@ -10,6 +10,7 @@ pub mod base64;
 pub mod codec;
 pub mod error;
 pub mod event;
+pub mod format;
 pub mod json_mapping;
 pub mod limits;
 pub mod tape;
@@ -20,6 +21,7 @@ pub use codec::{
 };
 pub use error::{Error, ErrorKind, Result};
 pub use event::{DocType, Event, QName, Typed};
+pub use format::{Format, UnknownFormat};
 pub use limits::Limits;
 pub use tape::Tape;
 

@@ -1730,6 +1730,12 @@ impl<W: Write> FiEncoder<W> {
                 self.flush_terms();
             }
             Event::StartDocument { .. } => {}
+            _ => {
+                return Err(Error::unsupported(
+                    FORMAT,
+                    "an event this encoder does not know",
+                ));
+            }
         }
         Ok(())
     }

@@ -42,8 +42,8 @@ pub use dec::{FiDecoder, FiReadDecoder};
 pub use enc::{FiEncoder, FiOptions};
 pub use vocab::{Vocabularies, Vocabulary, VocabularyBuilder};
 
-/// The format's registry name.
-pub const FORMAT: &str = "fi";
+/// The format this crate implements (the `format` of its errors).
+pub const FORMAT: binxml_core::Format = binxml_core::Format::Fi;
 
 /// The four octets that open every Fast Infoset document (identification and version 1).
 pub const MAGIC: [u8; 4] = [0xE0, 0x00, 0x00, 0x01];

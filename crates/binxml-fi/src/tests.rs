@@ -459,7 +459,7 @@ fn external_vocabulary() {
     assert_eq!(&with[4..8], &[0x20, 0x10, 0x00, 0x06]);
     // refused without the vocabulary
     let e = decode(&with).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Unsupported);
+    assert_eq!(e.kind(), ErrorKind::Unsupported);
     assert!(e.to_string().contains("urn:voc"), "{e}");
     let mut vocabs = Vocabularies::new();
     vocabs.insert("urn:other".into(), (*v).clone());
@@ -557,7 +557,7 @@ fn bad_magic() {
         b"<?xml encoding='finf'",
     ] {
         let e = decode_all(b).unwrap_err();
-        assert!(e.offset.is_some(), "{e}");
+        assert!(e.offset().is_some(), "{e}");
     }
 }
 
@@ -605,7 +605,7 @@ fn truncations_and_corruptions_never_panic() {
             let b = encode_with(ev, opts).unwrap();
             for cut in 0..b.len() {
                 let e = decode_all(&b[..cut]).unwrap_err();
-                assert!(e.offset.is_some(), "cut {cut}: {e}");
+                assert!(e.offset().is_some(), "cut {cut}: {e}");
             }
             // flip every bit of every octet: errors or other documents, never a panic
             for i in 0..b.len() {
@@ -613,7 +613,7 @@ fn truncations_and_corruptions_never_panic() {
                     let mut c = b.clone();
                     c[i] ^= 1 << bit;
                     if let Err(e) = decode_all(&c) {
-                        assert!(e.offset.is_some(), "{e}");
+                        assert!(e.offset().is_some(), "{e}");
                     }
                 }
             }
@@ -626,14 +626,14 @@ fn index_past_table_end() {
     // element by index 5 with an empty table
     let b = [0xE0, 0x00, 0x00, 0x01, 0x00, 0x04, 0xF0];
     let e = decode_all(&b).unwrap_err();
-    assert!(e.message.contains("element-name"), "{e}");
-    assert_eq!(e.offset, Some(5));
+    assert!(e.message().contains("element-name"), "{e}");
+    assert_eq!(e.offset(), Some(5));
     // attribute value index 3
     let b = [
         0xE0, 0x00, 0x00, 0x01, 0x00, 0x7C, 0x00, 0x61, 0x78, 0x00, 0x62, 0x82, 0xFF, 0xF0,
     ];
     let e = decode_all(&b).unwrap_err();
-    assert!(e.message.contains("attribute-value"), "{e}");
+    assert!(e.message().contains("attribute-value"), "{e}");
 }
 
 #[test]
@@ -643,13 +643,13 @@ fn huge_lengths() {
         0xE0, 0x00, 0x00, 0x01, 0x00, 0x3C, 0x00, 0x61, 0x83, 0xFF, 0xFF, 0xFF, 0xF0, b'x',
     ];
     let e = decode_all(&b).unwrap_err();
-    assert!(e.offset.is_some(), "{e}");
+    assert!(e.offset().is_some(), "{e}");
     // unknown encoding algorithm 33 (application-defined, no table)
     let b = [
         0xE0, 0x00, 0x00, 0x01, 0x00, 0x3C, 0x00, 0x61, 0x8C, 0x80, 0x41, 0xFF, 0xF0,
     ];
     let e = decode_all(&b).unwrap_err();
-    assert!(e.message.contains("encoding algorithm"), "{e}");
+    assert!(e.message().contains("encoding algorithm"), "{e}");
 }
 
 #[test]
@@ -663,7 +663,7 @@ fn depth_limit() {
     }
     let b = encode_with(&doc(body), FiOptions::default()).unwrap();
     let e = decode_all(&b).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Limit);
+    assert_eq!(e.kind(), ErrorKind::Limit);
 }
 
 #[test]
@@ -824,7 +824,7 @@ fn random_mutations_never_panic() {
             }
             if let Err(e) = decode_all(&c) {
                 assert!(
-                    e.offset.is_some() || e.kind == ErrorKind::Unsupported,
+                    e.offset().is_some() || e.kind() == ErrorKind::Unsupported,
                     "{e}"
                 );
             }
@@ -892,7 +892,7 @@ fn encoder_rejects_empty_names() {
         let mut enc = FiEncoder::new(Vec::new());
         enc.write_event(&Event::start_document()).unwrap();
         assert_eq!(
-            enc.write_event(&bad).unwrap_err().kind,
+            enc.write_event(&bad).unwrap_err().kind(),
             ErrorKind::InvalidEvents
         );
     }
@@ -905,7 +905,7 @@ fn encoder_rejects_empty_names() {
             value: "v".into(),
         })
         .unwrap_err();
-    assert_eq!(e.kind, ErrorKind::InvalidEvents);
+    assert_eq!(e.kind(), ErrorKind::InvalidEvents);
 }
 
 /// Random valid event streams through every option combination come back unchanged.

@@ -127,7 +127,7 @@ fn corpus_truncations_are_errors() {
             for cut in 0..fi.len() {
                 let slice = binxml_core::collect_events(&mut FiDecoder::new(&fi[..cut]));
                 let e = slice.expect_err("a truncated document must not decode");
-                assert!(e.offset.is_some(), "{}: cut {cut}: {e}", path.display());
+                assert!(e.offset().is_some(), "{}: cut {cut}: {e}", path.display());
                 let read = binxml_core::collect_events(&mut FiReadDecoder::new(&fi[..cut]));
                 assert!(
                     read.is_err(),

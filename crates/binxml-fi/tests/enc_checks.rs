@@ -2,6 +2,7 @@
 //! (`binxml_core::StreamChecker`) or give an empty name, at the same event, with
 //! `ErrorKind::InvalidEvents`: random streams, valid and broken, checked against the checker.
 
+use binxml_core::Format;
 use binxml_core::{Encoder, ErrorKind, Event, EventSink, QName, StreamChecker, XMLNS_NS};
 use binxml_fi::{FiEncoder, FiOptions};
 
@@ -9,7 +10,7 @@ use binxml_fi::{FiEncoder, FiOptions};
 fn first_bad(ev: &[Event<'_>]) -> Option<usize> {
     let mut c = StreamChecker::new(false);
     for (i, e) in ev.iter().enumerate() {
-        if c.check("fi", e).is_err() {
+        if c.check(Format::Fi, e).is_err() {
             return Some(i);
         }
         let empty = match e {
@@ -124,7 +125,7 @@ fn encoder_rejects_what_the_checker_rejects() {
         let mut got = None;
         for (i, e) in ev.iter().enumerate() {
             if let Err(err) = enc.write_event(e) {
-                assert_eq!(err.kind, ErrorKind::InvalidEvents, "{err} in {ev:?}");
+                assert_eq!(err.kind(), ErrorKind::InvalidEvents, "{err} in {ev:?}");
                 got = Some(i);
                 break;
             }
@@ -135,7 +136,7 @@ fn encoder_rejects_what_the_checker_rejects() {
         let mut got_push = None;
         for (i, e) in ev.iter().enumerate() {
             if let Err(err) = push.dispatch(e.clone()) {
-                assert_eq!(err.kind, ErrorKind::InvalidEvents, "{err} in {ev:?}");
+                assert_eq!(err.kind(), ErrorKind::InvalidEvents, "{err} in {ev:?}");
                 got_push = Some(i);
                 break;
             }

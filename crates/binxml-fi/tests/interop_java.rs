@@ -338,7 +338,7 @@ fn java_reference_interop() {
                             }
                             // without the vocabulary the document is refused, clearly
                             match decode(&jv, None) {
-                                Err(e) if e.message.contains(&uri) => {}
+                                Err(e) if e.message().contains(&uri) => {}
                                 other => {
                                     fail_c.push(format!(
                                         "{name}: decoding without the vocabulary gave {:?}",

@@ -1,12 +1,13 @@
 //! The JSON reader: strict RFC 8259 JSON over a byte slice, as events (see [`crate::mapping`]).
 
+use binxml_core::Format;
 use std::borrow::Cow;
 
 use binxml_core::{Decoder, Error, Event, Limits, QName, Result, Typed};
 
 use crate::mapping::{ITEM_NAME, JSON_NS, JsonType, KEY_ATTR, ROOT_NAME, TYPE_ATTR, element_name};
 
-const FORMAT: &str = "json";
+const FORMAT: Format = Format::Json;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {

@@ -1,13 +1,14 @@
 //! The JSON writer: events following [`crate::mapping`] (from the JSON reader, or from XML in
 //! that form, or from any codec that carried them) back to JSON text.
 
+use binxml_core::Format;
 use std::io::Write;
 
 use binxml_core::{Encoder, Error, Event, Result, StreamChecker, Typed};
 
 use crate::mapping::{JSON_NS, JsonType, KEY_ATTR, TYPE_ATTR};
 
-const FORMAT: &str = "json";
+const FORMAT: Format = Format::Json;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -539,6 +540,12 @@ impl<W: Write> Encoder for JsonEncoder<W> {
             | Event::UnparsedEntity { .. }
             | Event::Comment(_)
             | Event::ProcessingInstruction { .. } => {}
+            _ => {
+                return Err(Error::unsupported(
+                    FORMAT,
+                    "an event this encoder does not know",
+                ));
+            }
         }
         if self.buf.len() >= 1 << 16 {
             self.flush_buf()?;

@@ -144,7 +144,7 @@ fn bad_events_are_rejected() {
         Event::EndDocument,
     ];
     let e = encode(&ev).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::InvalidEvents);
+    assert_eq!(e.kind(), ErrorKind::InvalidEvents);
 }
 
 #[test]
@@ -160,13 +160,13 @@ fn errors_have_offsets() {
     ];
     for &(s, off) in cases {
         let e = decode(s.as_bytes()).unwrap_err();
-        assert_eq!(e.offset, Some(off), "{s}: {e}");
-        assert!(e.line_col.is_some());
+        assert_eq!(e.offset(), Some(off), "{s}: {e}");
+        assert!(e.line_col().is_some());
     }
     let deep = "[".repeat(100_000);
     let e = decode(deep.as_bytes()).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Limit);
-    assert_eq!(e.offset, Some(1024));
+    assert_eq!(e.kind(), ErrorKind::Limit);
+    assert_eq!(e.offset(), Some(1024));
 }
 
 #[test]
@@ -191,9 +191,9 @@ fn conformance_suite() {
                 Ok(_) => panic!("{name} must be rejected"),
                 Err(e) => e,
             };
-            assert!(e.offset.is_some(), "{name}: {e}");
-            assert!(e.offset.unwrap() <= data.len() as u64, "{name}: {e}");
-            assert!(!e.message.is_empty());
+            assert!(e.offset().is_some(), "{name}: {e}");
+            assert!(e.offset().unwrap() <= data.len() as u64, "{name}: {e}");
+            assert!(!e.message().is_empty());
         } else {
             // Implementation-defined: either way, never a panic.
             let _ = r;

@@ -102,7 +102,7 @@ fn other_xml_is_written_as_jsonml() {
     let r = ev
         .iter()
         .try_for_each(|e| binxml_core::Encoder::write_event(&mut enc, e));
-    assert_eq!(r.unwrap_err().kind, binxml_core::ErrorKind::InvalidEvents);
+    assert_eq!(r.unwrap_err().kind(), binxml_core::ErrorKind::InvalidEvents);
 }
 
 #[test]

@@ -17,7 +17,7 @@ create_exception!(
 );
 
 fn format(name: &str) -> PyResult<Format> {
-    name.parse::<Format>().map_err(PyValueError::new_err)
+    name.parse::<Format>().map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 fn err(e: binxml::Error) -> PyErr {
@@ -139,7 +139,8 @@ fn events<'py>(
             Event::EntityReference { name, .. } => {
                 ("entity_ref", name.as_ref()).into_pyobject(py)?
             }
-            Event::Notation { .. } | Event::UnparsedEntity { .. } => continue,
+            // declarations, and kinds of event this module does not know yet, are left out
+            _ => continue,
         };
         out.push(t);
     }

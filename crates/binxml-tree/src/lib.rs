@@ -169,7 +169,7 @@ pub struct Document<'a> {
 }
 
 fn ev_err(msg: &str) -> Error {
-    Error::invalid_events("tree", msg.to_string())
+    Error::tree(msg)
 }
 
 impl<'a> Document<'a> {
@@ -903,6 +903,7 @@ impl<'a> Builder<'a> {
                 public_id,
                 system_id,
             }))),
+            _ => Err(ev_err("an event the tree does not know")),
         }
     }
 

@@ -42,8 +42,8 @@ fn same(input: &[u8], limits: &Limits) -> std::result::Result<(), String> {
             Ok(())
         }
         (Err(g), Err(d)) => {
-            if (g.kind, &g.message, g.offset, g.line_col)
-                != (d.kind, &d.message, d.offset, d.line_col)
+            if (g.kind(), &g.message(), g.offset(), g.line_col())
+                != (d.kind(), &d.message(), d.offset(), d.line_col())
             {
                 return Err(format!("errors differ: {g} vs {d}"));
             }

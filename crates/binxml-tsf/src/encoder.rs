@@ -517,6 +517,12 @@ impl<W: Write> TsfEncoder<W> {
             Event::EndDocument => self.content()?,
             Event::StartDocument { .. } | Event::Notation { .. } | Event::UnparsedEntity { .. } => {
             }
+            _ => {
+                return Err(Error::unsupported(
+                    FORMAT,
+                    "an event this encoder does not know",
+                ));
+            }
         }
         Ok(())
     }

@@ -1,11 +1,12 @@
 //! The TSF lexer: one lexical unit at a time (count or length, optional name, type character,
 //! and for primitive units the data).
 
+use binxml_core::Format;
 use std::borrow::Cow;
 
 use binxml_core::{Error, Result};
 
-pub(crate) const FORMAT: &str = "tsf";
+pub(crate) const FORMAT: Format = Format::Tsf;
 
 /// What a lexical unit is, its type character resolved in its context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -361,7 +361,10 @@ fn decode_err(input: &[u8]) -> binxml_core::Error {
             .map(|_| ())
             .unwrap_err()
     });
-    assert!(e1.offset.is_some() && e2.offset.is_some(), "{e1} / {e2}");
+    assert!(
+        e1.offset().is_some() && e2.offset().is_some(),
+        "{e1} / {e2}"
+    );
     e1
 }
 
@@ -392,7 +395,7 @@ fn hostile_input() {
     for &(input, off) in &cases[..cases.len() - 1] {
         let e = decode_err(input);
         assert_eq!(
-            e.offset,
+            e.offset(),
             Some(off),
             "{:?}: {e}",
             String::from_utf8_lossy(input)
@@ -400,10 +403,10 @@ fn hostile_input() {
     }
     // Data ending inside a UTF-8 character.
     let e = decode_err(b"1r<1[\xc3\xa9");
-    assert_eq!(e.offset, Some(6));
+    assert_eq!(e.offset(), Some(6));
     // Invalid UTF-8.
     let e = decode_err(b"1r<2[\xff\xfe");
-    assert_eq!(e.offset, Some(5));
+    assert_eq!(e.offset(), Some(5));
     // Depth.
     let mut deep = Vec::new();
     for _ in 0..2000 {
@@ -411,13 +414,13 @@ fn hostile_input() {
     }
     deep.extend_from_slice(b"0a<");
     let e = decode_err(&deep);
-    assert_eq!(e.kind, ErrorKind::Limit);
+    assert_eq!(e.kind(), ErrorKind::Limit);
     let mut jdeep = Vec::new();
     for _ in 0..5000 {
         jdeep.extend_from_slice(b"1[");
     }
     jdeep.extend_from_slice(b"0[");
-    assert_eq!(decode_err(&jdeep).kind, ErrorKind::Limit);
+    assert_eq!(decode_err(&jdeep).kind(), ErrorKind::Limit);
     // String length.
     let long = format!("1r<3000[{}", "x".repeat(3000));
     let small = TsfOptions {
@@ -432,11 +435,13 @@ fn hostile_input() {
         Tam::parse_with(long.as_bytes(), small.clone()).map(|_| ()),
     ] {
         let e = r.unwrap_err();
-        assert_eq!((e.kind, e.offset), (ErrorKind::Limit, Some(3)));
+        assert_eq!((e.kind(), e.offset()), (ErrorKind::Limit, Some(3)));
     }
     let long_name = format!("0{}<", "n".repeat(3000));
     assert_eq!(
-        decode_with(long_name.as_bytes(), small).unwrap_err().kind,
+        decode_with(long_name.as_bytes(), small)
+            .unwrap_err()
+            .kind(),
         ErrorKind::Limit
     );
     assert!(decode(long.as_bytes()).is_ok());

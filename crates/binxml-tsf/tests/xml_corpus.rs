@@ -322,7 +322,9 @@ fn mutated_real_documents_never_panic() {
             // The tree and the stream agree on what is valid.
             match (&a, &b) {
                 (Ok(x), Ok(y)) => assert_eq!(x, y),
-                (Err(e), Err(f)) => assert!(e.offset.is_some() && f.offset.is_some(), "{e} / {f}"),
+                (Err(e), Err(f)) => {
+                    assert!(e.offset().is_some() && f.offset().is_some(), "{e} / {f}")
+                }
                 _ => panic!("stream {a:?} but tree {b:?}"),
             }
             let _ = collect_events(&mut TsfDecoder::with_options(&m, TsfOptions::reference()));

@@ -775,7 +775,7 @@ impl<'a> Decoder<'a> for XebuDecoder<'a> {
         let r = r.and_then(|ev| {
             self.checker
                 .check(FORMAT, &ev)
-                .map_err(|e| self.err(self.last, e.message))?;
+                .map_err(|e| self.err(self.last, e.message()))?;
             if self.checker.depth() > self.limits.max_depth {
                 return Err(Error::limit(
                     FORMAT,

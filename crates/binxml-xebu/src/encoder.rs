@@ -683,6 +683,12 @@ impl<W: Write> Encoder for XebuEncoder<W> {
                 put_str(&mut self.buf, system_id);
                 put_str(&mut self.buf, notation);
             }
+            _ => {
+                return Err(Error::unsupported(
+                    FORMAT,
+                    "an event this encoder does not know",
+                ));
+            }
         }
         if self.buf.len() >= FLUSH_AT {
             self.flush_buf()?;

@@ -49,6 +49,7 @@ mod wire;
 pub use decoder::{XebuDecoder, XebuStreamDecoder};
 pub use encoder::{Checkpoint, XebuEncoder, XebuOptions};
 
+use binxml_core::Format;
 use binxml_core::{Decoder, Encoder, Event, Result};
 
 /// Deepest nesting of typed lists.
@@ -59,7 +60,7 @@ pub(crate) const MAX_LIST_DEPTH: usize = 32;
 pub type XebuStreamEncoder<W> = XebuEncoder<W>;
 
 /// The format's registry name.
-pub const FORMAT: &str = "xebu";
+pub const FORMAT: Format = Format::Xebu;
 
 /// Whether `prefix` (the first bytes of a file, the more the better: 64 is plenty) looks like
 /// Xebu. There is no magic number: the first byte must be a document start (`0x01`, `0x11`, …
@@ -78,8 +79,8 @@ pub fn detect(prefix: &[u8]) -> bool {
             Ok(None) => return true,
             // Truncated by the prefix's end: everything before it was valid.
             Err(e) => {
-                return e.message.starts_with("unexpected end")
-                    || e.message.contains("past the end");
+                return e.message().starts_with("unexpected end")
+                    || e.message().contains("past the end");
             }
         }
     }

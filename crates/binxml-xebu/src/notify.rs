@@ -327,7 +327,7 @@ mod tests {
         for m in &a {
             let mut c = binxml_core::StreamChecker::new(false);
             for ev in m {
-                c.check("test", ev).unwrap();
+                c.check(binxml_core::Format::Xebu, ev).unwrap();
             }
         }
     }

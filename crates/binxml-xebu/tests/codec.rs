@@ -362,7 +362,7 @@ fn recovery_without_resend_after_damaged_state() {
     // Message 13 arrives and fails: it uses the token of `late`, defined in lost message 10.
     let b13 = encode_msg(&mut e, &msgs[13]);
     let err = d.decode_message(&b13).unwrap_err();
-    assert!(err.message.contains("undefined name token"), "{err}");
+    assert!(err.message().contains("undefined name token"), "{err}");
     // Recovery: invalidate everything after the last acknowledged message.
     e.rollback_to(acked).unwrap();
     for (i, m) in msgs.iter().enumerate().skip(13) {
@@ -387,7 +387,7 @@ fn sequence_numbers_detect_a_lost_message() {
     let b2 = encode_msg(&mut e, &msgs[2]);
     let err = d.decode_message(&b2).unwrap_err();
     assert!(
-        err.message.contains("message 2 where 1 was expected"),
+        err.message().contains("message 2 where 1 was expected"),
         "{err}"
     );
     // The decoder's state is untouched by the failed message. The sender rolls back to the

@@ -118,6 +118,7 @@ fn dump(events: &[Event<'_>], out: &mut Vec<String>) {
                     h(notation)
                 )
             }
+            other => format!("{other:?}"),
         });
     }
 }

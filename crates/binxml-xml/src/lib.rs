@@ -11,6 +11,7 @@ mod lexer;
 mod reader;
 mod writer;
 
+use binxml_core::Format;
 use std::borrow::Cow;
 
 use binxml_core::{Decoder, Error, Event, Result};
@@ -32,7 +33,7 @@ pub fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>> {
         let (text, had_errors) = enc.decode_with_bom_removal(input);
         if had_errors {
             return Err(Error::malformed(
-                "xml",
+                Format::Xml,
                 0,
                 format!("invalid {} input", enc.name()),
             ));
@@ -43,7 +44,7 @@ pub fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>> {
         return Ok(Cow::Borrowed(input));
     };
     let enc = encoding_rs::Encoding::for_label(label.as_bytes()).ok_or_else(|| {
-        Error::unsupported("xml", format!("unsupported encoding {label:?}"))
+        Error::unsupported(Format::Xml, format!("unsupported encoding {label:?}"))
             .at(at as u64)
             .with_line_col(1, at as u64 + 1)
     })?;
@@ -55,7 +56,7 @@ pub fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>> {
     }
     if enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE {
         return Err(Error::malformed(
-            "xml",
+            Format::Xml,
             0,
             "declared UTF-16 but the input is not UTF-16",
         ));
@@ -63,7 +64,7 @@ pub fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>> {
     let (text, _, had_errors) = enc.decode(input);
     if had_errors {
         return Err(Error::malformed(
-            "xml",
+            Format::Xml,
             0,
             format!("invalid {} input", enc.name()),
         ));
@@ -165,14 +166,14 @@ mod tests {
         assert!(
             events("<a:b/>")
                 .unwrap_err()
-                .message
+                .message()
                 .contains("undeclared namespace prefix")
         );
         assert!(events("<a xmlns:p='u' p:x='1' p:x='2'/>").is_err());
         assert!(
             events("<a xmlns:p='u' xmlns:q='u' p:x='1' q:x='2'/>")
                 .unwrap_err()
-                .message
+                .message()
                 .contains("duplicate")
         );
     }
@@ -203,8 +204,8 @@ mod tests {
         doc.push_str("]><l>&l9;</l>");
         let t = std::time::Instant::now();
         let e = events(&doc).unwrap_err();
-        assert_eq!(e.kind, binxml_core::ErrorKind::Limit, "{e}");
-        assert!(e.message.contains("entity expansion"), "{e}");
+        assert_eq!(e.kind(), binxml_core::ErrorKind::Limit, "{e}");
+        assert!(e.message().contains("entity expansion"), "{e}");
         // A hang guard, not a timing test (benchmarks measure speed): it fails in well under a
         // second.
         assert!(t.elapsed().as_secs() < 30);
@@ -264,12 +265,12 @@ mod tests {
         };
         let mut dec = XmlDecoder::with_limits(doc.as_bytes(), limits.clone());
         let e = binxml_core::collect_events(&mut dec).unwrap_err();
-        assert_eq!(e.kind, binxml_core::ErrorKind::Limit, "{e}");
+        assert_eq!(e.kind(), binxml_core::ErrorKind::Limit, "{e}");
         // The input itself is longer than the limit: every string is checked.
         let doc = format!("<a b='{}'/>", "x".repeat(150));
         let mut dec = XmlDecoder::with_limits(doc.as_bytes(), limits);
         assert_eq!(
-            binxml_core::collect_events(&mut dec).unwrap_err().kind,
+            binxml_core::collect_events(&mut dec).unwrap_err().kind(),
             binxml_core::ErrorKind::Limit
         );
     }
@@ -292,20 +293,20 @@ mod tests {
                 "<r xmlns:p='urn:p' xmlns:q='urn:p'{attrs} q:b39='y'/>"
             ))
             .unwrap_err()
-            .message
+            .message()
             .contains("duplicate")
         );
         assert!(
             events(&format!("<r xmlns:p='urn:p'{attrs} a39='y'/>"))
                 .unwrap_err()
-                .message
+                .message()
                 .contains("duplicate")
         );
         // Scopes: a prefix declared on a child is gone after it.
         assert!(
             events("<r><c xmlns:p='urn:p'/><p:d/></r>")
                 .unwrap_err()
-                .message
+                .message()
                 .contains("undeclared")
         );
         let ev = events("<r xmlns='urn:a'><c xmlns='urn:b'/><d/></r>").unwrap();
@@ -376,17 +377,17 @@ mod tests {
             ),
         ] {
             let e = events(doc).unwrap_err();
-            assert!(e.offset.is_some() && e.line_col.is_some(), "{doc}: {e}");
+            assert!(e.offset().is_some() && e.line_col().is_some(), "{doc}: {e}");
             assert!(e.to_string().contains(what), "{doc}: {e}");
         }
         // The position of the error: the byte offset and the line and column.
         let e = events("<a>\n  <b x='1' x='2'/></a>").unwrap_err();
-        assert_eq!((e.offset, e.line_col), (Some(15), Some((2, 12))), "{e}");
+        assert_eq!((e.offset(), e.line_col()), (Some(15), Some((2, 12))), "{e}");
         let e = events("<a>\n  t &x </a>").unwrap_err();
-        assert_eq!((e.offset, e.line_col), (Some(8), Some((2, 5))), "{e}");
+        assert_eq!((e.offset(), e.line_col()), (Some(8), Some((2, 5))), "{e}");
         let e = decode(b"<a>\xff</a>").unwrap_err();
-        assert_eq!(e.offset, Some(3));
-        assert!(e.message.contains("UTF-8"));
+        assert_eq!(e.offset(), Some(3));
+        assert!(e.message().contains("UTF-8"));
         let latin1 = b"<?xml version='1.0' encoding='ISO-8859-1'?><a>caf\xE9</a>";
         let once = to_utf8(latin1).unwrap().into_owned();
         assert_eq!(
@@ -423,7 +424,7 @@ mod tests {
                 Event::EndDocument,
             ];
             let e = encode(&evs).unwrap_err();
-            assert_eq!(e.kind, binxml_core::ErrorKind::Unsupported, "{e}");
+            assert_eq!(e.kind(), binxml_core::ErrorKind::Unsupported, "{e}");
         }
     }
 

@@ -8,6 +8,7 @@
 //! rare cases (the DOCTYPE's declarations, entity replacement text holding markup, DTD attribute
 //! defaults, text with references) go through the queue of pending events.
 
+use binxml_core::Format;
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -19,7 +20,7 @@ use binxml_core::{
 use crate::dtd::{Dtd, Entity, split_doctype};
 use crate::lexer::{LexError, Lexer, RawAttr, Token, is_name};
 
-const FMT: &str = "xml";
+const FMT: Format = Format::Xml;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Phase {

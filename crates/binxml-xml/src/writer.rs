@@ -6,11 +6,12 @@
 //! and repairs namespace bindings that a producer without prefixes left out (it declares a
 //! prefix the first time a namespace is used without one in scope).
 
+use binxml_core::Format;
 use std::io::Write;
 
 use binxml_core::{DocType, Encoder, Error, Event, QName, Result, StreamChecker, XML_NS};
 
-const FMT: &str = "xml";
+const FMT: Format = Format::Xml;
 
 /// Options of the XML writer.
 #[derive(Clone, Debug, Default)]
@@ -494,6 +495,12 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 self.buf.push(b'&');
                 self.buf.extend_from_slice(name.as_bytes());
                 self.buf.push(b';');
+            }
+            _ => {
+                return Err(Error::unsupported(
+                    FMT,
+                    "an event this encoder does not know",
+                ));
             }
         }
         if self.buf.len() >= 64 * 1024 {

@@ -82,7 +82,7 @@ impl<'a> AnyDecoder<'a> {
             )),
             Format::Xebu => Inner::Xebu(binxml_xebu::XebuDecoder::with_limits(input, limits)),
             Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
-                let rule = format.asn1_rule().expect("an ASN.1 format");
+                let rule = binxml_asn1::Rule::from_format(format).expect("an ASN.1 format");
                 let d = binxml_asn1::Asn1Decoder::with_limits(input, rule, limits);
                 Inner::Asn1(if opts.positions {
                     d.with_positions()

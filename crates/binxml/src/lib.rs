@@ -16,7 +16,7 @@ use std::io::Write;
 pub use binxml_asn1 as asn1;
 pub use binxml_core::{
     self as core, CountingSink, Decoder, DocType, Encoder, Error, ErrorKind, Event, EventSink,
-    Limits, QName, Result, Tape, Typed,
+    Format, Limits, QName, Result, Tape, Typed, UnknownFormat,
 };
 pub use binxml_fi as fi;
 pub use binxml_json as json;
@@ -26,132 +26,6 @@ pub use binxml_xebu as xebu;
 pub use binxml_xml as xml;
 
 pub use binxml_tree::Document;
-
-/// Every format binxml reads and writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// XML 1.0 text.
-    Xml,
-    /// JSON (RFC 8259), mapped to elements by `docs/json-mapping.md`.
-    Json,
-    /// Fast Infoset (ITU-T X.891).
-    Fi,
-    /// Transaction Serial Format (seed 001).
-    Tsf,
-    /// Xebu token streams (seed 003).
-    Xebu,
-    /// The ASN.1 XML infoset schema (seed 000) in unaligned PER.
-    Asn1Uper,
-    /// ... in aligned PER.
-    Asn1Aper,
-    /// ... in BER.
-    Asn1Ber,
-}
-
-impl Format {
-    /// Every format, in the order `binxml formats` lists them.
-    pub const ALL: &'static [Format] = &[
-        Format::Xml,
-        Format::Json,
-        Format::Fi,
-        Format::Tsf,
-        Format::Xebu,
-        Format::Asn1Uper,
-        Format::Asn1Aper,
-        Format::Asn1Ber,
-    ];
-
-    /// The registry name (`-t NAME` on the command line).
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Xml => "xml",
-            Format::Json => "json",
-            Format::Fi => "fi",
-            Format::Tsf => "tsf",
-            Format::Xebu => "xebu",
-            Format::Asn1Uper => "asn1-uper",
-            Format::Asn1Aper => "asn1-aper",
-            Format::Asn1Ber => "asn1-ber",
-        }
-    }
-
-    pub fn description(self) -> &'static str {
-        match self {
-            Format::Xml => "XML 1.0 text (UTF-8 out; any declared encoding in)",
-            Format::Json => "JSON text, lossless through the binxml JSON mapping",
-            Format::Fi => "Fast Infoset, ITU-T X.891 (interoperates with the Java reference)",
-            Format::Tsf => "Transaction Serial Format (Evans 2020), XML and JSON",
-            Format::Xebu => "Xebu token stream (Kangasharju et al.)",
-            Format::Asn1Uper => "ASN.1 XML infoset schema (X.695 draft), unaligned PER",
-            Format::Asn1Aper => "ASN.1 XML infoset schema (X.695 draft), aligned PER",
-            Format::Asn1Ber => "ASN.1 XML infoset schema (X.695 draft), BER",
-        }
-    }
-
-    /// The usual file extension.
-    pub fn extension(self) -> &'static str {
-        match self {
-            Format::Xml => "xml",
-            Format::Json => "json",
-            Format::Fi => "fi",
-            Format::Tsf => "tsf",
-            Format::Xebu => "xebu",
-            Format::Asn1Uper => "uper",
-            Format::Asn1Aper => "aper",
-            Format::Asn1Ber => "ber",
-        }
-    }
-
-    /// Whether a format's first bytes identify it (magic number) rather than a guess.
-    pub fn has_magic(self) -> bool {
-        matches!(self, Format::Fi)
-    }
-
-    /// Whether the format is binary (not text a terminal can show).
-    pub fn is_binary(self) -> bool {
-        !matches!(self, Format::Xml | Format::Json | Format::Tsf)
-    }
-
-    pub(crate) fn asn1_rule(self) -> Option<binxml_asn1::Rule> {
-        match self {
-            Format::Asn1Uper => Some(binxml_asn1::Rule::Uper),
-            Format::Asn1Aper => Some(binxml_asn1::Rule::Aper),
-            Format::Asn1Ber => Some(binxml_asn1::Rule::Ber),
-            _ => None,
-        }
-    }
-
-    /// The format a file extension names (`uper`, `fi`, ...; case-insensitive).
-    pub fn from_extension(ext: &str) -> Option<Format> {
-        let e = ext.to_ascii_lowercase();
-        Format::ALL.iter().copied().find(|f| f.extension() == e)
-    }
-
-    /// The format a registry name (or extension) names, case-insensitive.
-    pub fn from_name(name: &str) -> Option<Format> {
-        let n = name.to_ascii_lowercase();
-        Format::ALL
-            .iter()
-            .copied()
-            .find(|f| f.name() == n || f.extension() == n)
-    }
-}
-
-impl std::fmt::Display for Format {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Format {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        Format::from_name(s).ok_or_else(|| {
-            let names: Vec<_> = Format::ALL.iter().map(|f| f.name()).collect();
-            format!("unknown format {s:?} (known: {})", names.join(", "))
-        })
-    }
-}
 
 /// Detects the format of a document from its first bytes: Fast Infoset's magic number (or its
 /// `<?xml encoding='finf'?>` declaration) first, then the shape of the text formats (XML, TSF,
@@ -229,13 +103,9 @@ pub use options::{DecodeOptions, EncodeOptions};
 pub fn convert(input: &[u8], from: Option<Format>, to: Format) -> Result<Vec<u8>> {
     let from = match from {
         Some(f) => f,
-        None => detect(input).ok_or_else(|| {
-            Error::new(
-                ErrorKind::Unsupported,
-                "detect",
-                "cannot tell the input's format; name it",
-            )
-        })?,
+        None => {
+            detect(input).ok_or_else(|| Error::detect("cannot tell the input's format; name it"))?
+        }
     };
     let mut out = Vec::new();
     convert_with(

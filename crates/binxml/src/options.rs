@@ -43,7 +43,7 @@ impl EncodeOptions {
     /// The ASN.1 encoder's options for `format` (one of the ASN.1 formats): `asn1` or every
     /// feature on, with the format's rule.
     pub(crate) fn asn1_options(&self, format: Format) -> binxml_asn1::Options {
-        let rule = format.asn1_rule().expect("an ASN.1 format");
+        let rule = binxml_asn1::Rule::from_format(format).expect("an ASN.1 format");
         let mut o = self.asn1.unwrap_or_else(|| binxml_asn1::Options::new(rule));
         o.rule = rule;
         o

@@ -108,12 +108,12 @@ fn rejected(format: Format, input: &[u8], limits: &Limits, kinds: &[ErrorKind]) 
         ),
         Err(e) => {
             assert!(
-                kinds.contains(&e.kind),
+                kinds.contains(&e.kind()),
                 "{format}: wrong kind of error: {e} ({:?})",
-                e.kind
+                e.kind()
             );
             let off = e
-                .offset
+                .offset()
                 .unwrap_or_else(|| panic!("{format}: error without an offset: {e}"));
             assert!(
                 off <= input.len() as u64,
@@ -194,9 +194,9 @@ fn depth_limit_every_format() {
         let bytes = encode(f, &events);
         let e = rejected(f, &bytes, &Limits::default(), LIMIT);
         assert!(
-            e.message.contains("deeper")
-                || e.message.contains("depth")
-                || e.message.contains("nest"),
+            e.message().contains("deeper")
+                || e.message().contains("depth")
+                || e.message().contains("nest"),
             "{f}: {e}"
         );
         // A lower limit stops a shallower document; a document at the limit passes.
@@ -284,7 +284,7 @@ fn string_length_limit_every_format() {
         for (what, events) in &cases {
             let bytes = encode(f, events);
             match decode(f, &bytes, &l) {
-                Err(e) if e.kind == ErrorKind::Limit && e.offset.is_some() => {}
+                Err(e) if e.kind() == ErrorKind::Limit && e.offset().is_some() => {}
                 other => missed.push(format!("{f} {what}: {other:?}")),
             }
             assert!(
@@ -403,7 +403,7 @@ fn huge_lengths_anywhere_allocate_nothing_unjustified() {
                     v.len()
                 );
                 if let Err(e) = &r {
-                    assert!(e.offset.is_some(), "{f}: error without an offset: {e}");
+                    assert!(e.offset().is_some(), "{f}: error without an offset: {e}");
                 }
                 checked += 1;
             }
@@ -607,7 +607,7 @@ fn regression_inputs_decode_without_panic() {
             );
             if let Err(e) = r {
                 assert!(
-                    e.offset.is_some(),
+                    e.offset().is_some(),
                     "{f}: {}: error without an offset: {e}",
                     path.display()
                 );

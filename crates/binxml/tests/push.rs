@@ -48,7 +48,7 @@ fn same(f: Format, input: &[u8], opts: &DecodeOptions) -> std::result::Result<()
         }
         (Err(a), Err(b)) => {
             // The push path may stop at the same error; a sink error would differ in kind.
-            if (a.kind, &a.message, a.offset) != (b.kind, &b.message, b.offset) {
+            if (a.kind(), &a.message(), a.offset()) != (b.kind(), &b.message(), b.offset()) {
                 return Err(format!("errors differ: {a} vs {b}"));
             }
             return Ok(());
@@ -76,7 +76,9 @@ fn same(f: Format, input: &[u8], opts: &DecodeOptions) -> std::result::Result<()
             }
             Ok(())
         }
-        (Err(g), Err(p)) if (g.kind, &g.message, g.offset) == (p.kind, &p.message, p.offset) => {
+        (Err(g), Err(p))
+            if (g.kind(), &g.message(), g.offset()) == (p.kind(), &p.message(), p.offset()) =>
+        {
             Ok(())
         }
         (g, p) => Err(format!("tree: generic {:?}, push {:?}", g.err(), p.err())),
