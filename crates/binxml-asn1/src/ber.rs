@@ -158,19 +158,19 @@ impl BerWriter {
     fn flat_str(
         &mut self,
         r: u32,
-        flat: &crate::build::Flat,
-        refs: &crate::per::Refs,
+        flat: &crate::flat::Flat,
+        refs: &crate::value::Refs,
         ctx: u8,
     ) -> Result<()> {
-        use crate::build::SREF_INLINE;
+        use crate::sentinel::INLINE;
         let start = self.rev.len();
-        let text: &str = if r & SREF_INLINE != 0 {
+        let text: &str = if r & INLINE != 0 {
             flat.inline
-                .get((r & !SREF_INLINE) as usize)
+                .get((r & !INLINE) as usize)
                 .ok_or_else(|| self.mismatch(crate::schema::STR_IDX))?
         } else {
             match refs.strings.get(r as usize) {
-                Some(&pos) if pos == crate::value::INLINE => &refs.texts[r as usize],
+                Some(&pos) if pos == crate::sentinel::NOT_IN_TABLE => &refs.texts[r as usize],
                 Some(&pos) => {
                     // component-string-index [1] LargeIndex
                     self.int_contents(pos as u64);
@@ -198,13 +198,14 @@ impl BerWriter {
     fn flat_name(
         &mut self,
         id: u32,
-        flat: &crate::build::Flat,
-        refs: &crate::per::Refs,
+        flat: &crate::flat::Flat,
+        refs: &crate::value::Refs,
         ctx: u8,
         attr: bool,
     ) -> Result<()> {
-        use crate::build::{FNs, NAME_INLINE, NO_STR};
-        if id & NAME_INLINE != 0 {
+        use crate::flat::FNs;
+        use crate::sentinel::{INLINE, NO_STR};
+        if id & INLINE != 0 {
             let ty = if attr {
                 crate::schema::AT_NAME_SEQ
             } else {
@@ -212,7 +213,7 @@ impl BerWriter {
             };
             let n = *flat
                 .names
-                .get((id & !NAME_INLINE) as usize)
+                .get((id & !INLINE) as usize)
                 .ok_or_else(|| self.mismatch(ty))?;
             let start = self.rev.len();
             // [2] prefix, [1] local name, [0] namespace (explicit around its CHOICE)
@@ -260,10 +261,10 @@ impl BerWriter {
     pub(crate) fn encode_flat(
         &mut self,
         doc: &V<'_>,
-        flat: &crate::build::Flat,
-        refs: &crate::per::Refs,
+        flat: &crate::flat::Flat,
+        refs: &crate::value::Refs,
     ) -> Result<()> {
-        use crate::build::FOp;
+        use crate::flat::FOp;
         use crate::schema::*;
         let (Ty::Seq(fields), V::Seq(vals)) = (&TYPES[DOCUMENT], doc) else {
             return Err(self.mismatch(DOCUMENT));
@@ -309,7 +310,7 @@ impl BerWriter {
                         for &(p, u) in list.iter().rev() {
                             let a = self.rev.len();
                             self.flat_str(u, flat, refs, 1)?;
-                            if p != crate::build::NO_STR {
+                            if p != crate::sentinel::NO_STR {
                                 self.flat_str(p, flat, refs, 0)?;
                             }
                             let len = self.rev.len() - a;

@@ -7,13 +7,12 @@ use std::collections::HashMap;
 use binxml_core::{Error, Event, QName, Result, Typed, XML_NS, XMLNS_NS};
 
 use crate::Options;
+use crate::flat::{FName, FNs, FOp, Flat};
+use crate::sentinel::{INLINE, INTERNAL_SUBSET_TARGET, NO_STR};
 use crate::table;
 use crate::value::V;
 
 type Val = V<'static>;
-
-/// The reserved PI target that carries a DOCTYPE's internal subset.
-pub const INTERNAL_SUBSET_TARGET: &str = "xml-internal-subset";
 
 /// A fast hasher for the encoder's string tables: a word at a time, each folded into the state
 /// by one 64x64 -> 128-bit multiplication (as `binxml-fi`'s), seeded per table from std's
@@ -150,7 +149,7 @@ struct Frame {
 /// boundary: everything after `Document.children` up to the block is octets except the small
 /// fields, so the misalignment is known from their sizes; each element that gets
 /// `base-URI` `same-as-parent-element` (true without `xml:base`) adds one bit.
-pub(crate) fn align_block(doc: &mut Val, refs: &crate::per::Refs) {
+pub(crate) fn align_block(doc: &mut Val, refs: &crate::value::Refs) {
     use crate::per::uper_bits;
     use crate::schema::*;
     let V::Seq(f) = doc else { return };
@@ -268,97 +267,12 @@ pub struct Stats {
     pub names: usize,
 }
 
-/// The PER encoder's elements as flat operations instead of abstract values (see
-/// [`Builder::new_flat`]): what `PerWriter::encode_flat` writes. Document-level items other
-/// than elements and the rare element children are abstract values in `values`.
-pub(crate) struct Flat {
-    pub(crate) ops: Vec<FOp>,
-    /// (name, string) of every element's namespace attributes, then its attributes
-    pub(crate) attrs: Vec<(u32, u32)>,
-    /// strings written inline (no strings table, empty, or holding U+0000):
-    /// `SREF_INLINE | index`
-    pub(crate) inline: Vec<Box<str>>,
-    /// names written inline (no names table): `NAME_INLINE | index`
-    pub(crate) names: Vec<FName>,
-    /// every element lists its in-scope namespaces (`Options::scoped_namespaces` off): the
-    /// lists are `scopes` ranges named by [`FOp::End`]
-    pub(crate) explicit_scopes: bool,
-    /// (prefix or `NO_STR`, namespace name) of the in-scope namespace lists
-    pub(crate) scopes: Vec<(u32, u32)>,
-    pub(crate) values: Vec<Val>,
-    /// the number of `Document.children`
-    pub(crate) doc_items: usize,
-}
-
-impl Flat {
-    /// The in-scope namespace list that an [`FOp::End`] names.
-    pub(crate) fn scope_list(&self, scope: u32, n_scope: u32) -> Option<&[(u32, u32)]> {
-        self.scopes
-            .get(scope as usize..(scope as usize).checked_add(n_scope as usize)?)
-    }
-}
-
-/// A string of [`Flat`]: a component-string id, or `SREF_INLINE | i` for `Flat::inline[i]`.
-pub(crate) const SREF_INLINE: u32 = 1 << 31;
-/// A name of [`Flat`]: a common-name id, or `NAME_INLINE | i` for `Flat::names[i]`.
-pub(crate) const NAME_INLINE: u32 = 1 << 31;
-/// An absent optional string of [`Flat`] (a prefix).
-pub(crate) const NO_STR: u32 = u32::MAX;
-
-/// The namespace of a name written inline.
-#[derive(Clone, Copy)]
-pub(crate) enum FNs {
-    /// no namespace (the component absent)
-    None,
-    /// a string
-    Str(u32),
-    /// `same-as-parent-element` (elements), `same-as-owner-element` (attributes)
-    Same,
-    /// `same-as-previous-attribute`
-    Prev,
-}
-
-/// A name written inline: its namespace, local name and prefix (or `NO_STR`).
-#[derive(Clone, Copy)]
-pub(crate) struct FName {
-    pub(crate) ns: FNs,
-    pub(crate) local: u32,
-    pub(crate) prefix: u32,
-}
-
 /// An element's in-scope namespaces (prefix, name) while the builder runs; shared by the
 /// elements that declare none, copied by the first declaration of one that does. `refs`: its
 /// range in `Flat::scopes` once an element that uses it has ended.
 struct ScopeList {
     entries: Vec<(Box<str>, Box<str>)>,
     refs: Option<(u32, u32)>,
-}
-
-#[derive(Clone, Copy)]
-pub(crate) enum FOp {
-    /// An element (common-name id) with its namespace attributes and attributes
-    /// (`attrs[attrs..attrs + n_ns + n_attrs]`), its number of children, and whether it is
-    /// written as element-content-characters (its one child, a `Text`, follows).
-    Start {
-        name: u32,
-        attrs: u32,
-        n_ns: u32,
-        n_attrs: u32,
-        children: u32,
-        ecc: bool,
-    },
-    /// The end of the element whose `Start` is operation `start`; its in-scope namespaces
-    /// (with `Flat::explicit_scopes`) are `Flat::scopes[scope..scope + n_scope]`.
-    End {
-        start: u32,
-        scope: u32,
-        n_scope: u32,
-    },
-    /// Character data (a string)
-    Text(u32),
-    /// Another child: the alternative of `Element.children`'s item (in an element) or of
-    /// `Document.children`'s (at document level), and its value in `Flat::values`.
-    Child(u8, u32),
 }
 
 struct FFrame {
@@ -475,7 +389,7 @@ impl Builder {
             let flat = self.flat.as_mut().expect("flat mode");
             let i = flat.inline.len() as u32;
             flat.inline.push(text.into());
-            SREF_INLINE | i
+            INLINE | i
         }
     }
 
@@ -508,7 +422,7 @@ impl Builder {
         let flat = self.flat.as_mut().expect("flat mode");
         let i = flat.names.len() as u32;
         flat.names.push(FName { ns, local, prefix });
-        NAME_INLINE | i
+        INLINE | i
     }
 
     /// The in-scope namespaces of an ending element (list `list`) as a range of
@@ -521,7 +435,7 @@ impl Builder {
                 let flat = self.flat.as_ref().expect("flat mode");
                 for &(p, u) in &flat.scopes[s as usize..(s + n) as usize] {
                     for r in [p, u] {
-                        if r != NO_STR && r & SREF_INLINE == 0 {
+                        if r != NO_STR && r & INLINE == 0 {
                             self.strings.strings[r as usize].1 += 1;
                         }
                     }
@@ -1227,7 +1141,7 @@ impl Builder {
 
     /// The value with its table references unresolved ([`V::StrRef`], [`V::NameRef`]), and how
     /// they resolve: what the PER writer encodes directly.
-    pub(crate) fn finish_refs(self) -> Result<(Val, Stats, crate::per::Refs)> {
+    pub(crate) fn finish_refs(self) -> Result<(Val, Stats, crate::value::Refs)> {
         let format = self.format;
         let (mut doc, stats, refs, flat, align) = self.finish_parts()?;
         if flat.is_some() {
@@ -1247,7 +1161,7 @@ impl Builder {
     /// component-strings block is to be aligned (UPER, see `Options::align_strings`).
     pub(crate) fn finish_parts(
         mut self,
-    ) -> Result<(Val, Stats, crate::per::Refs, Option<Flat>, bool)> {
+    ) -> Result<(Val, Stats, crate::value::Refs, Option<Flat>, bool)> {
         if self.flat.is_some() {
             self.flush_text_flat()?;
         } else {
@@ -1321,7 +1235,7 @@ impl Builder {
                     let table_cost = 8 + 8 * l + c * index; // bytes and zero terminator once
                     let inline_cost = c * (if l < 128 { 8 } else { 16 } + 8 * l);
                     if inline_cost < table_cost {
-                        perm[id as usize] = crate::value::INLINE;
+                        perm[id as usize] = crate::sentinel::NOT_IN_TABLE;
                     } else {
                         perm[id as usize] = p as u32;
                         kept.push(id);
@@ -1359,7 +1273,7 @@ impl Builder {
             Some(V::List(cs)),
             Some(V::List(common)),
         ]);
-        let refs = crate::per::Refs {
+        let refs = crate::value::Refs {
             strings: str_perm,
             texts: std::mem::take(&mut self.strings.strings)
                 .into_iter()

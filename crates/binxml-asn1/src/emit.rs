@@ -268,7 +268,7 @@ impl<'a> Emitter<'a> {
                 let target = self.s(p[0].take().ok_or_else(|| self.shape())?)?;
                 let content = self.s(p[1].take().ok_or_else(|| self.shape())?)?;
                 // other processing instructions of the DTD have no event
-                if target == crate::build::INTERNAL_SUBSET_TARGET {
+                if target == crate::sentinel::INTERNAL_SUBSET_TARGET {
                     internal_subset = Some(content);
                 }
             }

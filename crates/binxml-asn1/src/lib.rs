@@ -23,8 +23,10 @@ use binxml_core::{Decoder, Encoder, Error, Event, EventSink, Limits, Result, Str
 mod ber;
 mod build;
 mod emit;
+mod flat;
 mod per;
 mod schema;
+mod sentinel;
 mod stream;
 mod table;
 mod value;

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use binxml_core::{Error, Limits, Result};
 
 use crate::schema::{TYPES, Ty, TyId};
-use crate::value::V;
+use crate::value::{Refs, V};
 
 const FRAG: usize = 16384;
 
@@ -17,17 +17,6 @@ pub struct PerWriter<'r> {
     nacc: u32,
     format: Format,
     refs: Option<&'r Refs>,
-}
-
-/// How the encoder's table references ([`V::StrRef`], [`V::NameRef`]) resolve: written
-/// directly, without first rewriting the value (see [`V::resolve`]).
-pub(crate) struct Refs {
-    /// table position of string id, or [`crate::value::INLINE`]
-    pub strings: Vec<u32>,
-    /// the text of string id (for those written inline)
-    pub texts: Vec<Box<str>>,
-    /// table position of name id
-    pub names: Vec<u32>,
 }
 
 impl PerWriter<'static> {
@@ -258,7 +247,7 @@ impl<'r> PerWriter<'r> {
                 let refs = self.refs.ok_or_else(|| self.mismatch(ty))?;
                 let id = *id as usize;
                 match refs.strings.get(id) {
-                    Some(&pos) if pos == crate::value::INLINE => {
+                    Some(&pos) if pos == crate::sentinel::NOT_IN_TABLE => {
                         self.constrained(0, 2);
                         self.octets(refs.texts[id].as_bytes())
                     }
@@ -360,7 +349,7 @@ fn uper_bits_inner(ty: TyId, v: &V<'_>, refs: &Refs) -> u64 {
         }
         (Ty::Int(lo, hi), V::Int(x, _)) => int_bits(*x, *lo, *hi),
         (Ty::Choice(_), V::StrRef(id)) => match refs.strings.get(*id as usize) {
-            Some(&pos) if pos == crate::value::INLINE => {
+            Some(&pos) if pos == crate::sentinel::NOT_IN_TABLE => {
                 let n = refs.texts[*id as usize].len() as u64;
                 1 + length_bits(n) + 8 * n
             }
@@ -986,12 +975,12 @@ impl<'r> PerWriter<'r> {
 
     /// A StringOrIndex of the flat builder (a component-string id or an inline string).
     #[inline]
-    fn flat_str(&mut self, r: u32, flat: &crate::build::Flat) -> Result<()> {
-        use crate::build::SREF_INLINE;
-        if r & SREF_INLINE != 0 {
+    fn flat_str(&mut self, r: u32, flat: &crate::flat::Flat) -> Result<()> {
+        use crate::sentinel::INLINE;
+        if r & INLINE != 0 {
             let t = flat
                 .inline
-                .get((r & !SREF_INLINE) as usize)
+                .get((r & !INLINE) as usize)
                 .ok_or_else(|| self.mismatch(crate::schema::STR_IDX))?;
             self.constrained(0, 2);
             return self.octets(t.as_bytes());
@@ -1000,7 +989,7 @@ impl<'r> PerWriter<'r> {
             .refs
             .ok_or_else(|| self.mismatch(crate::schema::STR_IDX))?;
         match refs.strings.get(r as usize) {
-            Some(&pos) if pos == crate::value::INLINE => {
+            Some(&pos) if pos == crate::sentinel::NOT_IN_TABLE => {
                 self.constrained(0, 2);
                 self.octets(refs.texts[r as usize].as_bytes())
             }
@@ -1016,14 +1005,15 @@ impl<'r> PerWriter<'r> {
     /// An element (`attr` false) or attribute name of the flat builder: a common name or a
     /// name written inline.
     #[inline]
-    fn flat_name(&mut self, id: u32, flat: &crate::build::Flat, attr: bool) -> Result<()> {
-        use crate::build::{FNs, NAME_INLINE, NO_STR};
+    fn flat_name(&mut self, id: u32, flat: &crate::flat::Flat, attr: bool) -> Result<()> {
+        use crate::flat::FNs;
         use crate::schema::{AT_NAME_SEQ, EL_NAME_SEQ};
-        if id & NAME_INLINE != 0 {
+        use crate::sentinel::{INLINE, NO_STR};
+        if id & INLINE != 0 {
             let ty = if attr { AT_NAME_SEQ } else { EL_NAME_SEQ };
             let n = *flat
                 .names
-                .get((id & !NAME_INLINE) as usize)
+                .get((id & !INLINE) as usize)
                 .ok_or_else(|| self.mismatch(ty))?;
             // alternative 0, the SEQUENCE: presence of the namespace and the prefix
             self.constrained(0, 2);
@@ -1067,10 +1057,10 @@ impl<'r> PerWriter<'r> {
     pub(crate) fn encode_flat(
         &mut self,
         doc: &V<'_>,
-        flat: &crate::build::Flat,
+        flat: &crate::flat::Flat,
         align: bool,
     ) -> Result<()> {
-        use crate::build::FOp;
+        use crate::flat::FOp;
         use crate::schema::*;
         let (Ty::Seq(fields), V::Seq(vals)) = (&TYPES[DOCUMENT], doc) else {
             return Err(self.mismatch(DOCUMENT));
@@ -1177,8 +1167,8 @@ impl<'r> PerWriter<'r> {
                         let mut fr = self.list_head(list.len(), None);
                         for &(p, u) in list {
                             self.list_item(&mut fr)?;
-                            self.put((p != crate::build::NO_STR) as u64, 1);
-                            if p != crate::build::NO_STR {
+                            self.put((p != crate::sentinel::NO_STR) as u64, 1);
+                            if p != crate::sentinel::NO_STR {
                                 self.flat_str(p, flat)?;
                             }
                             self.flat_str(u, flat)?;

@@ -26,13 +26,9 @@ use binxml_core::{DocType, Error, Event, EventSink, Limits, QName, Result, Typed
 use crate::emit::Emitter;
 use crate::per::PerReader;
 use crate::schema::*;
+use crate::sentinel::{INLINE, NO_STR};
 use crate::table;
 use crate::value::V;
-
-/// Marks an inline string (index into `inline`) or an inline name (index into `names`).
-const INLINE: u32 = 1 << 31;
-/// No string (an absent prefix).
-const NO_STR: u32 = u32::MAX;
 
 /// A string: a component-string index, or `INLINE | i` for `inline[i]`.
 type Str = u32;

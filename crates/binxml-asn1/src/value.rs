@@ -2,14 +2,13 @@
 
 use std::borrow::Cow;
 
+use crate::sentinel::NOT_IN_TABLE;
+
 /// An abstract value. Which variant goes with which [`Ty`](crate::schema::Ty):
 /// `Seq` (one slot per component, `None` = absent OPTIONAL), `List` (SEQUENCE OF),
 /// `Choice(alternative, value)`, `Int` (INTEGER, with the bit offset where a decoder found it,
 /// 0 when built by an encoder), `Enum`, `Bool`, `Null`, `Text` (UTF8String), `Bytes` (OCTET
 /// STRING, and RELATIVE-OID contents octets).
-/// A string position meaning "not in the table, written inline".
-pub const INLINE: u32 = u32::MAX;
-
 #[derive(Clone, Debug, PartialEq)]
 pub enum V<'a> {
     Null,
@@ -39,7 +38,7 @@ impl<'a> V<'a> {
         V::Text(s.into())
     }
     /// Replaces the encoder-internal references by final indexes.
-    /// `strings[id]` is the table position of string `id`, or [`INLINE`] to write `texts[id]`
+    /// `strings[id]` is the table position of string `id`, or [`NOT_IN_TABLE`] to write `texts[id]`
     /// inline.
     pub fn resolve(&mut self, strings: &[u32], texts: &[&str], names: &[u32]) {
         self.resolve_at(strings, texts, names, 0)
@@ -58,7 +57,7 @@ impl<'a> V<'a> {
         match self {
             V::StrRef(id) => {
                 let pos = strings[*id as usize];
-                *self = if pos == INLINE {
+                *self = if pos == NOT_IN_TABLE {
                     V::choice(0, V::Text(Cow::Owned(texts[*id as usize].to_owned())))
                 } else {
                     V::choice(1, V::int(pos as u64))
@@ -79,4 +78,15 @@ impl<'a> V<'a> {
             _ => {}
         }
     }
+}
+
+/// How the encoder's table references ([`V::StrRef`], [`V::NameRef`]) resolve: written
+/// directly, without first rewriting the value (see [`V::resolve`]).
+pub(crate) struct Refs {
+    /// table position of string id, or [`NOT_IN_TABLE`]
+    pub strings: Vec<u32>,
+    /// the text of string id (for those written inline)
+    pub texts: Vec<Box<str>>,
+    /// table position of name id
+    pub names: Vec<u32>,
 }
