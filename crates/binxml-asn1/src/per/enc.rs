@@ -1,0 +1,285 @@
+//! The PER writer of abstract values.
+
+mod flat;
+
+use binxml_core::Format;
+
+use binxml_core::{Error, Result};
+
+use super::FRAG;
+use crate::schema::{TYPES, Ty, TyId};
+use crate::value::{Refs, V};
+
+pub struct PerWriter<'r> {
+    aligned: bool,
+    buf: Vec<u8>,
+    acc: u64,
+    nacc: u32,
+    format: Format,
+    refs: Option<&'r Refs>,
+}
+
+impl PerWriter<'static> {
+    pub fn new(aligned: bool, format: Format) -> Self {
+        PerWriter {
+            aligned,
+            buf: Vec::new(),
+            acc: 0,
+            nacc: 0,
+            format,
+            refs: None,
+        }
+    }
+}
+
+impl<'r> PerWriter<'r> {
+    /// A writer that resolves table references by `refs` as it goes.
+    pub(crate) fn with_refs(aligned: bool, format: Format, refs: &'r Refs) -> Self {
+        PerWriter {
+            aligned,
+            buf: Vec::with_capacity(1024),
+            acc: 0,
+            nacc: 0,
+            format,
+            refs: Some(refs),
+        }
+    }
+
+    /// `INTEGER (lo..hi, ..., 0..MAX)`.
+    fn int(&mut self, x: u64, lo: u64, hi: u64) {
+        if (lo..=hi).contains(&x) {
+            self.put(0, 1);
+            self.constrained(x - lo, hi - lo + 1);
+        } else {
+            self.put(1, 1);
+            self.unconstrained(x);
+        }
+    }
+
+    #[inline]
+    fn put(&mut self, v: u64, n: u32) {
+        debug_assert!(n <= 32);
+        if n == 0 {
+            return;
+        }
+        self.acc = (self.acc << n) | (v & ((1u64 << n) - 1));
+        self.nacc += n;
+        while self.nacc >= 8 {
+            self.nacc -= 8;
+            self.buf.push((self.acc >> self.nacc) as u8);
+        }
+    }
+
+    #[inline]
+    fn align(&mut self) {
+        if self.nacc > 0 {
+            self.put(0, 8 - self.nacc);
+        }
+    }
+
+    fn put_bytes(&mut self, b: &[u8]) {
+        if self.nacc == 0 {
+            self.buf.extend_from_slice(b);
+        } else {
+            for &x in b {
+                self.put(x as u64, 8);
+            }
+        }
+    }
+
+    /// Bits written so far.
+    pub fn bit_len(&self) -> usize {
+        self.buf.len() * 8 + self.nacc as usize
+    }
+
+    /// The complete encoding (X.691 10.1.3: at least one octet, zero padded).
+    pub fn finish(mut self) -> Vec<u8> {
+        self.align();
+        if self.buf.is_empty() {
+            self.buf.push(0);
+        }
+        self.buf
+    }
+
+    /// A constrained whole number `v` in `0..range`.
+    fn constrained(&mut self, v: u64, range: u64) {
+        if range <= 1 {
+            return;
+        }
+        if !self.aligned || range <= 255 {
+            let bits = 64 - (range - 1).leading_zeros();
+            self.put(v, bits);
+        } else if range == 256 {
+            self.align();
+            self.put(v, 8);
+        } else {
+            // ranges up to 64K: a two-octet aligned field (the module has no larger range)
+            debug_assert!(range <= 65536);
+            self.align();
+            self.put(v, 16);
+        }
+    }
+
+    /// A general (unconstrained) length determinant for a length below 16K.
+    fn length(&mut self, n: usize) {
+        if self.aligned {
+            self.align();
+        }
+        if n < 128 {
+            self.put(n as u64, 8);
+        } else {
+            self.put(0x8000 | n as u64, 16);
+        }
+    }
+
+    /// Writes `n` items with general length determinants, fragmenting at 16K (X.691 10.9.3.8).
+    fn fragmented(
+        &mut self,
+        n: usize,
+        mut items: impl FnMut(&mut Self, usize, usize) -> Result<()>,
+    ) -> Result<()> {
+        let mut i = 0;
+        loop {
+            let rem = n - i;
+            if rem >= FRAG {
+                let m = (rem / FRAG).min(4);
+                if self.aligned {
+                    self.align();
+                }
+                self.put(0xC0 | m as u64, 8);
+                items(self, i, i + m * FRAG)?;
+                i += m * FRAG;
+            } else {
+                self.length(rem);
+                return items(self, i, n);
+            }
+        }
+    }
+
+    fn octets(&mut self, b: &[u8]) -> Result<()> {
+        self.fragmented(b.len(), |w, s, e| {
+            w.put_bytes(&b[s..e]);
+            Ok(())
+        })
+    }
+
+    /// An unconstrained whole number (used for values outside an extensible INTEGER's root).
+    fn unconstrained(&mut self, v: u64) {
+        let bytes = v.to_be_bytes();
+        let mut skip = bytes.iter().take_while(|&&b| b == 0).count().min(7);
+        let mut out = vec![];
+        if bytes[skip] & 0x80 != 0 {
+            // keep the value non-negative in two's complement
+            if skip > 0 {
+                skip -= 1;
+            } else {
+                out.push(0);
+            }
+        }
+        out.extend_from_slice(&bytes[skip..]);
+        self.length(out.len());
+        self.put_bytes(&out);
+    }
+
+    fn mismatch(&self, ty: TyId) -> Error {
+        Error::invalid_events(
+            self.format,
+            format!("internal: value does not fit ASN.1 type #{ty}"),
+        )
+    }
+
+    pub fn encode(&mut self, ty: TyId, v: &V<'_>) -> Result<()> {
+        // only Element nests without bound
+        if ty == crate::schema::ELEMENT {
+            crate::deep(|| self.encode_inner(ty, v))
+        } else {
+            self.encode_inner(ty, v)
+        }
+    }
+
+    fn encode_inner(&mut self, ty: TyId, v: &V<'_>) -> Result<()> {
+        match (&TYPES[ty], v) {
+            (Ty::Seq(fields), V::Seq(vals)) if vals.len() == fields.len() => {
+                for ((_, opt), val) in fields.iter().zip(vals) {
+                    if *opt {
+                        self.put(val.is_some() as u64, 1);
+                    } else if val.is_none() {
+                        return Err(self.mismatch(ty));
+                    }
+                }
+                for ((fty, _), val) in fields.iter().zip(vals) {
+                    if let Some(val) = val {
+                        self.encode(*fty, val)?;
+                    }
+                }
+                Ok(())
+            }
+            (Ty::SeqOf(item, size), V::List(items)) => {
+                let n = items.len() as u64;
+                if let Some((lb, ub)) = *size {
+                    if (lb..=ub).contains(&n) {
+                        self.put(0, 1);
+                        self.constrained(n - lb, ub - lb + 1);
+                        for it in items {
+                            self.encode(*item, it)?;
+                        }
+                        return Ok(());
+                    }
+                    self.put(1, 1);
+                }
+                self.fragmented(items.len(), |w, s, e| {
+                    for it in &items[s..e] {
+                        w.encode(*item, it)?;
+                    }
+                    Ok(())
+                })
+            }
+            (Ty::Choice(alts), V::Choice(i, inner)) if (*i as usize) < alts.len() => {
+                self.constrained(*i as u64, alts.len() as u64);
+                self.encode(alts[*i as usize], inner)
+            }
+            (Ty::Int(lo, hi), V::Int(x, _)) => {
+                self.int(*x, *lo, *hi);
+                Ok(())
+            }
+            // a StringOrIndex by reference: its table position, or the text inline
+            (Ty::Choice(_), V::StrRef(id)) if ty == crate::schema::STR_IDX => {
+                let refs = self.refs.ok_or_else(|| self.mismatch(ty))?;
+                let id = *id as usize;
+                match refs.strings.get(id) {
+                    Some(&pos) if pos == crate::sentinel::NOT_IN_TABLE => {
+                        self.constrained(0, 2);
+                        self.octets(refs.texts[id].as_bytes())
+                    }
+                    Some(&pos) => {
+                        self.constrained(1, 2);
+                        self.int(pos as u64, 0, 2047);
+                        Ok(())
+                    }
+                    None => Err(self.mismatch(ty)),
+                }
+            }
+            (Ty::Int(lo, hi), V::NameRef(id)) => {
+                let refs = self.refs.ok_or_else(|| self.mismatch(ty))?;
+                let pos = *refs
+                    .names
+                    .get(*id as usize)
+                    .ok_or_else(|| self.mismatch(ty))?;
+                self.int(pos as u64, *lo, *hi);
+                Ok(())
+            }
+            (Ty::Enum(n), V::Enum(x)) if x < n => {
+                self.constrained(*x, *n);
+                Ok(())
+            }
+            (Ty::Bool, V::Bool(b)) => {
+                self.put(*b as u64, 1);
+                Ok(())
+            }
+            (Ty::Null, V::Null) => Ok(()),
+            (Ty::Utf8, V::Text(s)) => self.octets(s.as_bytes()),
+            (Ty::Octets | Ty::RelOid, V::Bytes(b)) => self.octets(b),
+            _ => Err(self.mismatch(ty)),
+        }
+    }
+}

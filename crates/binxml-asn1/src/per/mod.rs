@@ -1,0 +1,16 @@
+//! X.691 Packed Encoding Rules, aligned and unaligned, driven by the schema table.
+//!
+//! * [`enc`]: the writer of abstract values ([`PerWriter`]), and (`enc/flat.rs`) of the flat
+//!   operations the encoder's builder records;
+//! * [`size`]: the length of a value's UPER encoding, without writing it;
+//! * [`dec`]: the reader of abstract values and of single fields ([`PerReader`]).
+
+mod dec;
+mod enc;
+mod size;
+
+pub(crate) use dec::PerReader;
+pub(crate) use enc::PerWriter;
+pub(crate) use size::uper_bits;
+
+const FRAG: usize = 16384;
