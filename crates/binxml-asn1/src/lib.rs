@@ -216,9 +216,9 @@ pub fn decode_with_limits<'a>(
     limits: &Limits,
 ) -> Result<Vec<Event<'a>>> {
     match rule {
-        Rule::Uper | Rule::Aper => stream::decode(input, rule == Rule::Aper, rule.format(), limits),
+        Rule::Uper | Rule::Aper => per::decode(input, rule == Rule::Aper, rule.format(), limits),
         Rule::Ber => {
-            let mut s = stream::open_ber(input, rule.format(), limits, false)?;
+            let mut s = ber::open(input, rule.format(), limits, false)?;
             let mut out = Vec::with_capacity(s.ops_len() + 8);
             while let Some(ev) = s.next_event()? {
                 out.push(ev);
@@ -341,14 +341,14 @@ impl<'a> Asn1Decoder<'a> {
 
     fn open(&mut self) -> Result<()> {
         self.state = match self.rule {
-            Rule::Uper | Rule::Aper => State::Per(Box::new(stream::open(
+            Rule::Uper | Rule::Aper => State::Per(Box::new(per::open(
                 self.input,
                 self.rule == Rule::Aper,
                 self.rule.format(),
                 &self.limits,
                 self.positions,
             )?)),
-            Rule::Ber => State::Per(Box::new(stream::open_ber(
+            Rule::Ber => State::Per(Box::new(ber::open(
                 self.input,
                 self.rule.format(),
                 &self.limits,
@@ -521,7 +521,7 @@ mod ber_tests {
     use super::*;
     use crate::reference::decode_generic;
 
-    /// BER's pass 1 (`stream::open_ber`) gives the generic decoder's events on the corpus, and
+    /// BER's pass 1 (`ber::open`) gives the generic decoder's events on the corpus, and
     /// on damaged copies both fail (with an offset) or agree.
     #[test]
     fn ber_stream_equals_generic() {

@@ -4,15 +4,18 @@
 //!
 //! * [`enc`]: the writer of abstract values ([`BerWriter`]), and (`enc/flat.rs`) of the flat
 //!   operations the encoder's builder records;
-//! * [`dec`]: the reader of abstract values and of single headers ([`BerReader`]).
+//! * [`dec`]: the reader of abstract values and of single headers ([`BerReader`]);
+//! * [`pass1`]: the decoder, one pass over the octets into the event stream's records.
 
 mod dec;
 mod enc;
+mod pass1;
 
 use crate::schema::Ty;
 
 pub(crate) use dec::{BerReader, Header};
 pub(crate) use enc::BerWriter;
+pub(crate) use pass1::open;
 
 fn universal(ty: &Ty) -> u8 {
     match ty {
