@@ -1,0 +1,423 @@
+//! Events -> an abstract value of `Document` (the encoder side of the mapping).
+
+use binxml_core::Format;
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use binxml_core::{Error, Result, XML_NS};
+
+use crate::Options;
+use crate::flat::Flat;
+use crate::table;
+use crate::value::V;
+
+mod flat;
+mod hash;
+mod layout;
+mod tree;
+
+use hash::{FastState, Interner};
+pub(crate) use layout::align_block;
+use layout::group_names;
+
+type Val = V<'static>;
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct NameKey {
+    ns: Box<str>,
+    local: Box<str>,
+    prefix: Box<str>,
+}
+
+struct Frame {
+    ns: String,
+    name: Val,
+    attrs: Vec<Val>,
+    ns_attrs: Vec<Val>,
+    children: Vec<Val>,
+    prev_attr_ns: Option<String>,
+    prev_nsattr_ns: Option<String>,
+    in_scope: Vec<(String, String)>,
+}
+
+/// Sizes of the parts of the last encoding (for the paper's Table 2).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Number of component strings.
+    pub strings: usize,
+    /// Bytes of the uncompressed component-strings block.
+    pub strings_block: usize,
+    /// Bytes of the component-strings block as carried (after compression).
+    pub strings_carried: usize,
+    /// Number of common names.
+    pub names: usize,
+}
+
+/// An element's in-scope namespaces (prefix, name) while the builder runs; shared by the
+/// elements that declare none, copied by the first declaration of one that does. `refs`: its
+/// range in `Flat::scopes` once an element that uses it has ended.
+struct ScopeList {
+    entries: Vec<(Box<str>, Box<str>)>,
+    refs: Option<(u32, u32)>,
+}
+
+struct FFrame {
+    op: usize,
+    children: u32,
+    n_ns: u32,
+    n_attrs: u32,
+    /// where its namespace name starts in `Builder::fns` (no names table)
+    ns_start: usize,
+    /// its in-scope namespaces (`Builder::scope_lists`), and whether it declared some
+    scope: u32,
+    own_scope: bool,
+}
+
+pub struct Builder {
+    opts: Options,
+    format: Format,
+    strings: Interner,
+    /// common names by the lengths of namespace and prefix (4 octets each), then namespace,
+    /// prefix and local name
+    names: HashMap<Box<[u8]>, u32, FastState>,
+    name_key: Vec<u8>,
+    name_list: Vec<(NameKey, u32)>,
+    stack: Vec<Frame>,
+    doc_children: Vec<Val>,
+    notations: Vec<Val>,
+    unparsed: Vec<Val>,
+    encoding: Option<String>,
+    version: Option<String>,
+    standalone: Option<bool>,
+    text: String,
+    /// an `xml:base` attribute was seen (elements then do not claim their parent's base URI)
+    has_xml_base: bool,
+    /// PER with both tables and scoped namespaces: elements as flat operations
+    flat: Option<Flat>,
+    fstack: Vec<FFrame>,
+    /// flat mode without the names table: the open elements' namespace names, one after the
+    /// other (see `FFrame::ns_start`)
+    fns: String,
+    /// flat mode without the names table: the namespace of the element's previous attribute
+    prev_attr_ns: Option<String>,
+    /// flat mode with explicit in-scope namespaces: the lists (0: a root's)
+    scope_lists: Vec<ScopeList>,
+}
+
+impl Builder {
+    pub fn new(opts: Options, format: Format) -> Self {
+        Builder {
+            opts,
+            format,
+            strings: Interner::default(),
+            names: HashMap::default(),
+            name_key: Vec::new(),
+            name_list: Vec::new(),
+            stack: Vec::new(),
+            doc_children: Vec::new(),
+            notations: Vec::new(),
+            unparsed: Vec::new(),
+            encoding: None,
+            version: None,
+            standalone: None,
+            text: String::new(),
+            has_xml_base: false,
+            flat: None,
+            fstack: Vec::new(),
+            fns: String::new(),
+            prev_attr_ns: None,
+            scope_lists: Vec::new(),
+        }
+    }
+
+    /// A builder for the encoders: the elements are recorded as flat operations (no abstract
+    /// value per element), which only `PerWriter::encode_flat` and `BerWriter::encode_flat`
+    /// can write; strings, names and in-scope namespaces are interned in the order of the
+    /// generic path ([`Builder::new`]), so both give the same tables.
+    pub fn new_flat(opts: Options, format: Format) -> Self {
+        let mut b = Builder::new(opts, format);
+        b.flat = Some(Flat {
+            ops: Vec::new(),
+            attrs: Vec::new(),
+            inline: Vec::new(),
+            names: Vec::new(),
+            explicit_scopes: !opts.scoped_namespaces,
+            scopes: Vec::new(),
+            values: Vec::new(),
+            doc_items: 0,
+        });
+        if !opts.scoped_namespaces {
+            // a root's in-scope namespaces
+            b.scope_lists.push(ScopeList {
+                entries: vec![("xml".into(), XML_NS.into())],
+                refs: None,
+            });
+        }
+        b
+    }
+
+    /// A StringOrIndex / URIOrIndex / NCNameOrIndex.
+    fn s(&mut self, text: &str) -> Val {
+        // the empty string is always smaller inline (UPER: 9 bits, against a 13-bit index and a
+        // terminator in the table)
+        if self.opts.strings_table && !text.is_empty() && !text.contains('\0') {
+            V::StrRef(self.strings.intern(text))
+        } else {
+            V::choice(0, V::Text(Cow::Owned(text.to_owned())))
+        }
+    }
+
+    fn name_ref(&mut self, ns: &str, local: &str, prefix: &str) -> Val {
+        V::choice(1, V::NameRef(self.name_id(ns, local, prefix)))
+    }
+
+    /// The common-name id of a name, counting one more use.
+    fn name_id(&mut self, ns: &str, local: &str, prefix: &str) -> u32 {
+        // looked up by one key in a reused buffer (no allocation but for a new name): the
+        // lengths of namespace and prefix, then the three parts (the lengths keep it unique)
+        let key = &mut self.name_key;
+        key.clear();
+        key.extend_from_slice(&(ns.len() as u32).to_le_bytes());
+        key.extend_from_slice(&(prefix.len() as u32).to_le_bytes());
+        key.extend_from_slice(ns.as_bytes());
+        key.extend_from_slice(prefix.as_bytes());
+        key.extend_from_slice(local.as_bytes());
+        let id = match self.names.get(key.as_slice()) {
+            Some(&id) => id,
+            None => {
+                let id = self.name_list.len() as u32;
+                self.names.insert(key.as_slice().into(), id);
+                self.name_list.push((
+                    NameKey {
+                        ns: ns.into(),
+                        local: local.into(),
+                        prefix: prefix.into(),
+                    },
+                    0,
+                ));
+                id
+            }
+        };
+        self.name_list[id as usize].1 += 1;
+        id
+    }
+
+    fn element_name(&mut self, ns: &str, local: &str, prefix: &str, parent_ns: &str) -> Val {
+        if self.opts.names_table {
+            return self.name_ref(ns, local, prefix);
+        }
+        let nsv = if ns.is_empty() {
+            None
+        } else if ns == parent_ns {
+            Some(V::choice(1, V::Null))
+        } else {
+            Some(V::choice(0, self.s(ns)))
+        };
+        let local = self.s(local);
+        let prefix = if prefix.is_empty() {
+            None
+        } else {
+            Some(self.s(prefix))
+        };
+        V::choice(0, V::Seq(vec![nsv, Some(local), prefix]))
+    }
+
+    fn attribute(
+        &mut self,
+        ns: &str,
+        local: &str,
+        prefix: &str,
+        value: &str,
+        owner_ns: &str,
+        prev: Option<&str>,
+    ) -> Val {
+        let name = if self.opts.names_table {
+            self.name_ref(ns, local, prefix)
+        } else {
+            let nsv = if ns.is_empty() {
+                None
+            } else if ns == owner_ns {
+                Some(V::choice(1, V::Null))
+            } else if prev == Some(ns) {
+                Some(V::choice(2, V::Null))
+            } else {
+                Some(V::choice(0, self.s(ns)))
+            };
+            let local = self.s(local);
+            let prefix = if prefix.is_empty() {
+                None
+            } else {
+                Some(self.s(prefix))
+            };
+            V::choice(0, V::Seq(vec![nsv, Some(local), prefix]))
+        };
+        let value = self.s(value);
+        V::Seq(vec![Some(name), Some(value), None, None, None])
+    }
+
+    fn unsupported(&self, m: &str) -> Error {
+        Error::unsupported(self.format, m.to_string())
+    }
+}
+
+impl Builder {
+    /// The finished abstract value of `Document`, with its tables, and the sizes of its parts.
+    pub fn finish(self) -> Result<(Val, Stats)> {
+        let (mut doc, stats, refs) = self.finish_refs()?;
+        if !refs.strings.is_empty() || !refs.names.is_empty() {
+            let texts: Vec<&str> = refs.texts.iter().map(|s| &**s).collect();
+            doc.resolve(&refs.strings, &texts, &refs.names);
+        }
+        Ok((doc, stats))
+    }
+
+    /// The value with its table references unresolved ([`V::StrRef`], [`V::NameRef`]), and how
+    /// they resolve: what the PER writer encodes directly.
+    pub(crate) fn finish_refs(self) -> Result<(Val, Stats, crate::value::Refs)> {
+        let format = self.format;
+        let (mut doc, stats, refs, flat, align) = self.finish_parts()?;
+        if flat.is_some() {
+            return Err(Error::invalid_events(
+                format,
+                "internal: a flat builder's value is incomplete",
+            ));
+        }
+        if align {
+            align_block(&mut doc, &refs);
+        }
+        Ok((doc, stats, refs))
+    }
+
+    /// The value (in flat mode without its elements and document-level items: `Flat` has
+    /// them), the sizes of its parts, how the table references resolve, and whether the
+    /// component-strings block is to be aligned (UPER, see `Options::align_strings`).
+    pub(crate) fn finish_parts(
+        mut self,
+    ) -> Result<(Val, Stats, crate::value::Refs, Option<Flat>, bool)> {
+        if self.flat.is_some() {
+            self.flush_text_flat()?;
+        } else {
+            self.flush_text()?;
+        }
+        if !self.stack.is_empty() || !self.fstack.is_empty() {
+            return Err(Error::invalid_events(
+                self.format,
+                "document ended inside an element",
+            ));
+        }
+        let mut stats = Stats::default();
+        // common names, most frequent first
+        let mut name_perm = vec![];
+        let mut common = vec![];
+        if self.opts.names_table {
+            let mut order: Vec<u32> = (0..self.name_list.len() as u32).collect();
+            order.sort_by(|&a, &b| {
+                self.name_list[b as usize]
+                    .1
+                    .cmp(&self.name_list[a as usize].1)
+                    .then(a.cmp(&b))
+            });
+            group_names(&mut order, &self.name_list);
+            name_perm = vec![0u32; order.len()];
+            let list = std::mem::take(&mut self.name_list);
+            let mut prev: Option<&NameKey> = None;
+            for (pos, &id) in order.iter().enumerate() {
+                name_perm[id as usize] = pos as u32;
+                let k = &list[id as usize].0;
+                let ns = if k.ns.is_empty() {
+                    None
+                } else if prev.is_some_and(|p| p.ns == k.ns) {
+                    Some(V::choice(1, V::Null))
+                } else {
+                    Some(V::choice(0, self.s(&k.ns)))
+                };
+                let local = self.s(&k.local);
+                let prefix = if k.prefix.is_empty() {
+                    None
+                } else if prev.is_some_and(|p| p.prefix == k.prefix) {
+                    Some(V::choice(1, V::Null))
+                } else {
+                    Some(V::choice(0, self.s(&k.prefix)))
+                };
+                common.push(V::Seq(vec![ns, Some(local), prefix]));
+                prev = Some(k);
+            }
+            stats.names = common.len();
+        }
+        let ces = self.s(self.encoding.clone().as_deref().unwrap_or(""));
+        let version = self.version.clone().map(|v| self.s(&v));
+        let mut cs = vec![];
+        let mut str_perm = vec![];
+        if self.opts.strings_table {
+            let (mut order, mut perm) = self.strings.order();
+            if self.opts.inline_singletons {
+                // Per string, in frequency order: its UPER cost in the table (bytes and terminator
+                // once, an index per use: 12 bits in LargeIndex's root, 25 or more past it)
+                // against inline (a length determinant and the bytes per use); the cheaper wins.
+                let mut kept = Vec::with_capacity(order.len());
+                for &id in &order {
+                    let (s, c) = &self.strings.strings[id as usize];
+                    let (l, c, p) = (s.len() as u64, *c as u64, kept.len() as u64);
+                    let index = match p {
+                        0..2048 => 12,
+                        2048..32768 => 25,
+                        32768..8388608 => 33,
+                        _ => 41,
+                    };
+                    let table_cost = 8 + 8 * l + c * index; // bytes and zero terminator once
+                    let inline_cost = c * (if l < 128 { 8 } else { 16 } + 8 * l);
+                    if inline_cost < table_cost {
+                        perm[id as usize] = crate::sentinel::NOT_IN_TABLE;
+                    } else {
+                        perm[id as usize] = p as u32;
+                        kept.push(id);
+                    }
+                }
+                order = kept;
+            }
+            str_perm = perm;
+            let block = table::build_block(
+                order
+                    .iter()
+                    .map(|&id| &*self.strings.strings[id as usize].0),
+            );
+            stats.strings = order.len();
+            stats.strings_block = block.len();
+            if !order.is_empty() {
+                let c = self.opts.compression;
+                let carried = table::compress(self.format, c, block)?;
+                stats.strings_carried = carried.len();
+                cs.push(V::Seq(vec![
+                    Some(V::text(c.uri())),
+                    Some(V::Bytes(Cow::Owned(carried))),
+                ]));
+            }
+        }
+        let doc = V::Seq(vec![
+            Some(V::List(std::mem::take(&mut self.doc_children))),
+            Some(V::List(self.notations)),
+            Some(V::List(self.unparsed)),
+            None,
+            Some(ces),
+            self.standalone.map(V::Bool),
+            version,
+            Some(V::Bool(true)),
+            Some(V::List(cs)),
+            Some(V::List(common)),
+        ]);
+        let refs = crate::value::Refs {
+            strings: str_perm,
+            texts: std::mem::take(&mut self.strings.strings)
+                .into_iter()
+                .map(|(s, _)| s)
+                .collect(),
+            names: name_perm,
+        };
+        let align = self.opts.rule == crate::Rule::Uper
+            && self.opts.align_strings
+            && self.opts.compression == table::Compression::None
+            && stats.strings > 0
+            && !self.has_xml_base;
+        Ok((doc, stats, refs, self.flat.take(), align))
+    }
+}
