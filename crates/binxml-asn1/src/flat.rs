@@ -6,8 +6,9 @@ use crate::value::V;
 type Val = V<'static>;
 
 /// The PER encoder's elements as flat operations instead of abstract values (see
-/// [`Builder::new_flat`]): what `PerWriter::encode_flat` writes. Document-level items other
-/// than elements and the rare element children are abstract values in `values`.
+/// [`Builder::new_flat`](crate::build::Builder::new_flat)): what `PerWriter::encode_flat`
+/// writes. Document-level items other than elements and the rare element children are
+/// abstract values in `values`.
 pub(crate) struct Flat {
     pub(crate) ops: Vec<FOp>,
     /// (name, string) of every element's namespace attributes, then its attributes

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use crate::sentinel::NOT_IN_TABLE;
 
-/// An abstract value. Which variant goes with which [`Ty`](crate::schema::Ty):
+/// An abstract value. Which variant goes with which `Ty` (the schema's):
 /// `Seq` (one slot per component, `None` = absent OPTIONAL), `List` (SEQUENCE OF),
 /// `Choice(alternative, value)`, `Int` (INTEGER, with the bit offset where a decoder found it,
 /// 0 when built by an encoder), `Enum`, `Bool`, `Null`, `Text` (UTF8String), `Bytes` (OCTET

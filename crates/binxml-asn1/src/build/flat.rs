@@ -1,4 +1,5 @@
-//! The builder's flat mode: elements into flat operations ([`Flat`]), for the encoders.
+//! The builder's flat mode: elements into flat operations ([`Flat`](crate::flat::Flat)), for
+//! the encoders.
 
 use std::borrow::Cow;
 
@@ -10,7 +11,7 @@ use crate::sentinel::{INLINE, NO_STR};
 use crate::value::V;
 
 impl Builder {
-    /// A string of [`Flat`] (as [`Builder::s`] decides).
+    /// A string of [`Flat`](crate::flat::Flat) (as [`Builder::s`] decides).
     fn sref(&mut self, text: &str) -> u32 {
         if self.opts.strings_table && !text.is_empty() && !text.contains('\0') {
             self.strings.intern(text)
@@ -22,8 +23,8 @@ impl Builder {
         }
     }
 
-    /// A name of [`Flat`] written inline (as [`Builder::element_name`] and
-    /// [`Builder::attribute`] decide): `same` when its namespace is the parent's (owner's),
+    /// A name of [`Flat`](crate::flat::Flat) written inline (as [`Builder::element_name`]
+    /// and [`Builder::attribute`] decide): `same` when its namespace is the parent's (owner's),
     /// `prev` when it is the previous attribute's.
     fn flat_inline_name(
         &mut self,

@@ -4,8 +4,8 @@ use super::FRAG;
 use crate::schema::{TYPES, Ty, TyId};
 use crate::value::{Refs, V};
 
-/// The length in bits of `v`'s UPER encoding (as [`PerWriter`] would write it, without writing;
-/// values that do not fit `ty` count as nothing).
+/// The length in bits of `v`'s UPER encoding (as [`PerWriter`](super::PerWriter) would write
+/// it, without writing; values that do not fit `ty` count as nothing).
 pub(crate) fn uper_bits(ty: TyId, v: &V<'_>, refs: &Refs) -> u64 {
     if ty == crate::schema::ELEMENT {
         crate::deep(|| uper_bits_inner(ty, v, refs))

@@ -1,4 +1,4 @@
-//! The BER writer of the builder's flat operations ([`Flat`]).
+//! The BER writer of the builder's flat operations ([`Flat`](crate::flat::Flat)).
 
 use binxml_core::Result;
 

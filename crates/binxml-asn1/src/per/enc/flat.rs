@@ -1,4 +1,4 @@
-//! The PER writer of the builder's flat operations ([`Flat`]).
+//! The PER writer of the builder's flat operations ([`Flat`](crate::flat::Flat)).
 
 use binxml_core::{Error, Result};
 
