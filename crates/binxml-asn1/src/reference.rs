@@ -68,12 +68,7 @@ pub fn value_to_events<'a>(
     limits: &Limits,
     input_len: usize,
 ) -> Result<Vec<Event<'a>>> {
-    let mut e = emit::Emitter::new(
-        rule.format(),
-        rule == Rule::Ber,
-        limits.clone(),
-        input_len,
-    );
+    let mut e = emit::Emitter::new(rule.format(), rule == Rule::Ber, limits.clone(), input_len);
     e.document(v)?;
     Ok(e.out)
 }
