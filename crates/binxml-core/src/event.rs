@@ -408,6 +408,50 @@ impl<'a> Event<'a> {
         }
     }
 
+    /// The length in bytes of the longest string the event carries (names, values, text,
+    /// identifiers, a typed number's or date's text): what decoders check against
+    /// [`Limits::max_string_len`](crate::Limits::max_string_len) when their strings are
+    /// borrowed from the input.
+    pub fn longest_string(&self) -> usize {
+        let q = |q: &QName<'_>| q.prefix.len().max(q.namespace.len()).max(q.local.len());
+        let o = |s: &Option<Cow<'_, str>>| s.as_ref().map_or(0, |s| s.len());
+        match self {
+            Event::StartElement(n) => q(n),
+            Event::Attribute { name, value } => q(name).max(value.len()),
+            Event::Namespace { prefix, uri } => prefix.len().max(uri.len()),
+            Event::Characters { text, .. } | Event::Comment(text) => text.len(),
+            Event::ProcessingInstruction { target, data } => target.len().max(data.len()),
+            Event::DocType(d) => d
+                .name
+                .len()
+                .max(o(&d.public_id))
+                .max(o(&d.system_id))
+                .max(o(&d.internal_subset)),
+            Event::EntityReference {
+                name,
+                public_id,
+                system_id,
+            }
+            | Event::Notation {
+                name,
+                public_id,
+                system_id,
+            } => name.len().max(o(public_id)).max(o(system_id)),
+            Event::UnparsedEntity {
+                name,
+                public_id,
+                system_id,
+                notation,
+            } => name
+                .len()
+                .max(o(public_id))
+                .max(system_id.len())
+                .max(notation.len()),
+            Event::Typed(Typed::Number(s) | Typed::DateTime(s)) => s.len(),
+            _ => 0,
+        }
+    }
+
     /// A short name of the event kind, for diagnostics (`binxml inspect`).
     pub fn kind(&self) -> &'static str {
         match self {

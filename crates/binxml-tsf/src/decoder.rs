@@ -65,7 +65,7 @@ impl<'a> Decoder<'a> for TsfDecoder<'a> {
                 let ev = g.next_event()?;
                 // `Limits::max_string_len` for every string (they are borrowed from the input).
                 if let Some(e) = &ev
-                    && longest_string(e) > self.max_string_len
+                    && e.longest_string() > self.max_string_len
                 {
                     let msg = format!(
                         "string longer than the limit of {} bytes",
@@ -102,28 +102,4 @@ pub fn decode_with(input: &[u8], opts: TsfOptions) -> Result<Vec<Event<'static>>
         v.push(ev.into_owned());
     }
     Ok(v)
-}
-
-/// The length in bytes of the longest string an event carries.
-fn longest_string(ev: &Event<'_>) -> usize {
-    use binxml_core::QName;
-    use std::borrow::Cow;
-    let q = |q: &QName<'_>| q.prefix.len().max(q.namespace.len()).max(q.local.len());
-    let o = |s: &Option<Cow<'_, str>>| s.as_ref().map_or(0, |s| s.len());
-    match ev {
-        Event::StartElement(n) => q(n),
-        Event::Attribute { name, value } => q(name).max(value.len()),
-        Event::Namespace { prefix, uri } => prefix.len().max(uri.len()),
-        Event::Characters { text, .. } | Event::Comment(text) => text.len(),
-        Event::ProcessingInstruction { target, data } => target.len().max(data.len()),
-        Event::DocType(d) => d
-            .name
-            .len()
-            .max(o(&d.public_id))
-            .max(o(&d.system_id))
-            .max(o(&d.internal_subset)),
-        Event::EntityReference { name, .. } => name.len(),
-        Event::Typed(binxml_core::Typed::Number(s) | binxml_core::Typed::DateTime(s)) => s.len(),
-        _ => 0,
-    }
 }

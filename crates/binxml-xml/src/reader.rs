@@ -1412,7 +1412,7 @@ impl<'a> binxml_core::Decoder<'a> for XmlDecoder<'a> {
             return Ok(ev);
         }
         if let Some(e) = &ev {
-            if longest_string(e) > self.limits.max_string_len {
+            if e.longest_string() > self.limits.max_string_len {
                 return Err(self.limit_err(
                     self.last_offset,
                     format!(
@@ -1431,45 +1431,5 @@ impl<'a> binxml_core::Decoder<'a> for XmlDecoder<'a> {
 
     fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
         XmlDecoder::read_into(self, sink)
-    }
-}
-
-/// The length in bytes of the longest string an event carries.
-fn longest_string(ev: &Event<'_>) -> usize {
-    let q = |q: &QName<'_>| q.prefix.len().max(q.namespace.len()).max(q.local.len());
-    let o = |s: &Option<Cow<'_, str>>| s.as_ref().map_or(0, |s| s.len());
-    match ev {
-        Event::StartElement(n) => q(n),
-        Event::Attribute { name, value } => q(name).max(value.len()),
-        Event::Namespace { prefix, uri } => prefix.len().max(uri.len()),
-        Event::Characters { text, .. } | Event::Comment(text) => text.len(),
-        Event::ProcessingInstruction { target, data } => target.len().max(data.len()),
-        Event::DocType(d) => d
-            .name
-            .len()
-            .max(o(&d.public_id))
-            .max(o(&d.system_id))
-            .max(o(&d.internal_subset)),
-        Event::EntityReference {
-            name,
-            public_id,
-            system_id,
-        } => name.len().max(o(public_id)).max(o(system_id)),
-        Event::Notation {
-            name,
-            public_id,
-            system_id,
-        } => name.len().max(o(public_id)).max(o(system_id)),
-        Event::UnparsedEntity {
-            name,
-            public_id,
-            system_id,
-            notation,
-        } => name
-            .len()
-            .max(o(public_id))
-            .max(system_id.len())
-            .max(notation.len()),
-        _ => 0,
     }
 }
