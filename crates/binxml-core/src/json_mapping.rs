@@ -21,6 +21,8 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use crate::event::{Event, QName, Typed};
+
 /// The namespace of every element of a JSON document's events.
 pub const JSON_NS: &str = "urn:binxml:json";
 /// The local name of the root value's element.
@@ -73,6 +75,192 @@ impl JsonType {
             "null" => JsonType::Null,
             _ => return None,
         })
+    }
+
+    /// The type of an element without a `t` attribute, from its first content event (`None`
+    /// when the element ends first): a typed boolean, null or number gives that type, anything
+    /// else a string. `Err(())` when that first event is a child element (objects and arrays need
+    /// their `t`); the caller words the error.
+    pub fn infer(first: Option<&Event<'_>>) -> Result<JsonType, ()> {
+        Ok(match first {
+            Some(Event::Typed(t)) => match t {
+                Typed::Bool(_) => JsonType::Boolean,
+                Typed::Null => JsonType::Null,
+                Typed::Number(_) | Typed::Int(_) | Typed::Float(_) | Typed::Double(_) => {
+                    JsonType::Number
+                }
+                _ => JsonType::String,
+            },
+            Some(Event::StartElement(_)) => return Err(()),
+            _ => JsonType::String,
+        })
+    }
+
+    /// True when `s` (white space already trimmed) is a valid text for a scalar of this type:
+    /// a JSON number, `true` / `false`, or `null` (an empty null is accepted too).
+    pub fn accepts_scalar(self, s: &str) -> bool {
+        match self {
+            JsonType::Number => is_json_number(s),
+            JsonType::Boolean => s == "true" || s == "false",
+            _ => s == "null" || s.is_empty(),
+        }
+    }
+}
+
+/// True when `s` matches JSON's number grammar (RFC 8259 section 6).
+pub fn is_json_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut p = 0;
+    let digits = |p: &mut usize| {
+        let s = *p;
+        while matches!(b.get(*p), Some(b'0'..=b'9')) {
+            *p += 1;
+        }
+        *p > s
+    };
+    if b.get(p) == Some(&b'-') {
+        p += 1;
+    }
+    match b.get(p) {
+        Some(b'0') => p += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut p);
+        }
+        _ => return false,
+    }
+    if b.get(p) == Some(&b'.') {
+        p += 1;
+        if !digits(&mut p) {
+            return false;
+        }
+    }
+    if matches!(b.get(p), Some(b'e' | b'E')) {
+        p += 1;
+        if matches!(b.get(p), Some(b'+' | b'-')) {
+            p += 1;
+        }
+        if !digits(&mut p) {
+            return false;
+        }
+    }
+    p == b.len()
+}
+
+/// A JSON value's content, as far as its reader has it when the value starts.
+pub enum Content<'a> {
+    /// An object or array: its members or items follow as elements.
+    Open,
+    /// A string's text (no `Characters` event when empty).
+    Str(Cow<'a, str>),
+    /// A number, boolean or null.
+    Typed(Typed<'a>),
+}
+
+/// The events of one JSON value, the machine both JSON readers (`binxml-json`'s text reader and
+/// `binxml-tsf`'s JSON units) drive: [`ValueEvents::begin`] gives the value's `StartElement`,
+/// then [`ValueEvents::next`] the rest in order (the root's namespace declaration, `t`, `key`,
+/// the content) and, for a scalar, the closing `EndElement` last. An object's or array's
+/// `EndElement` is the reader's to give, after its members.
+pub struct ValueEvents<'a> {
+    phase: u8,
+    root: bool,
+    ty: JsonType,
+    key: Option<Cow<'a, str>>,
+    content: Content<'a>,
+}
+
+impl<'a> ValueEvents<'a> {
+    /// Starts a value: `key` is its member name (`None` for the root and array items), `root`
+    /// whether it is the document's value. Returns its `StartElement` and the machine holding
+    /// its remaining events.
+    pub fn begin(
+        key: Option<Cow<'a, str>>,
+        root: bool,
+        ty: JsonType,
+        content: Content<'a>,
+    ) -> (Event<'a>, ValueEvents<'a>) {
+        let (local, key_attr): (Cow<'a, str>, Option<Cow<'a, str>>) = match key {
+            None => (
+                Cow::Borrowed(if root { ROOT_NAME } else { ITEM_NAME }),
+                None,
+            ),
+            Some(k) => match element_name(&k) {
+                // The name itself.
+                Cow::Borrowed(s) if s.len() == k.len() => (k, None),
+                esc => (Cow::Owned(esc.into_owned()), Some(k)),
+            },
+        };
+        (
+            Event::StartElement(QName::new("", JSON_NS, local)),
+            ValueEvents {
+                phase: 0,
+                root,
+                ty,
+                key: key_attr,
+                content,
+            },
+        )
+    }
+
+    /// The value's next event; `None` when it has no more. The last event of a scalar is its
+    /// `EndElement`.
+    #[inline]
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<Event<'a>> {
+        loop {
+            match self.phase {
+                0 => {
+                    self.phase = 1;
+                    if self.root {
+                        return Some(Event::Namespace {
+                            prefix: Cow::Borrowed(""),
+                            uri: Cow::Borrowed(JSON_NS),
+                        });
+                    }
+                }
+                1 => {
+                    self.phase = 2;
+                    if let Some(t) = self.ty.attr_value() {
+                        return Some(Event::Attribute {
+                            name: QName::local(TYPE_ATTR),
+                            value: Cow::Borrowed(t),
+                        });
+                    }
+                }
+                2 => {
+                    self.phase = 3;
+                    if let Some(k) = self.key.take() {
+                        return Some(Event::Attribute {
+                            name: QName::local(KEY_ATTR),
+                            value: k,
+                        });
+                    }
+                }
+                3 => {
+                    self.phase = 4;
+                    match std::mem::replace(&mut self.content, Content::Open) {
+                        Content::Open => {
+                            self.phase = 5;
+                            return None;
+                        }
+                        Content::Str(s) => {
+                            if !s.is_empty() {
+                                return Some(Event::Characters {
+                                    text: s,
+                                    cdata: false,
+                                });
+                            }
+                        }
+                        Content::Typed(t) => return Some(Event::Typed(t)),
+                    }
+                }
+                4 => {
+                    self.phase = 5;
+                    return Some(Event::EndElement);
+                }
+                _ => return None,
+            }
+        }
     }
 }
 
@@ -141,5 +329,15 @@ mod tests {
         assert_eq!(element_name("a:b"), "au003ab");
         assert!(is_ncname("été"));
         assert!(!is_ncname("-x"));
+    }
+
+    #[test]
+    fn numbers() {
+        for ok in ["0", "-0", "12", "1.5", "1e9", "-1.25E-3"] {
+            assert!(is_json_number(ok), "{ok}");
+        }
+        for bad in ["", "-", "01", "1.", ".5", "1e", "+1", "1 "] {
+            assert!(!is_json_number(bad), "{bad}");
+        }
     }
 }

@@ -3,9 +3,9 @@
 use binxml_core::Format;
 use std::borrow::Cow;
 
-use binxml_core::{Decoder, Error, Event, Limits, QName, Result, Typed};
+use binxml_core::{Decoder, Error, Event, Limits, Result, Typed};
 
-use crate::mapping::{ITEM_NAME, JSON_NS, JsonType, KEY_ATTR, ROOT_NAME, TYPE_ATTR, element_name};
+use crate::mapping::{Content, JsonType, ValueEvents};
 
 const FORMAT: Format = Format::Json;
 
@@ -86,29 +86,14 @@ impl<'a> JsonDecoder<'a> {
     /// (the root's namespace, `t`, `key`, content, EndElement) in `self.pend`.
     fn begin(&mut self, off: usize, ty: JsonType, content: Content<'a>) -> Event<'a> {
         let root = self.stack.is_empty();
-        let key = self.key.take();
-        let (local, key_attr): (Cow<'a, str>, Option<Cow<'a, str>>) = match key {
-            None => (
-                Cow::Borrowed(if root { ROOT_NAME } else { ITEM_NAME }),
-                None,
-            ),
-            Some(k) => match element_name(&k) {
-                // The name itself.
-                Cow::Borrowed(s) if s.len() == k.len() => (k, None),
-                esc => (Cow::Owned(esc.into_owned()), Some(k)),
-            },
-        };
+        let (start, events) = ValueEvents::begin(self.key.take(), root, ty, content);
         self.pend = Some(Pend {
-            phase: 0,
-            root,
-            ty,
-            key: key_attr,
-            content,
+            events,
             off,
             end: self.pos,
         });
         self.last_offset = off as u64;
-        Event::StartElement(QName::new("", JSON_NS, local))
+        start
     }
 
     /// Reads one value at `self.pos` (whitespace skipped); returns its StartElement.
@@ -461,102 +446,23 @@ impl<'a> JsonDecoder<'a> {
     }
 }
 
-/// A value's content in waiting.
-enum Content<'a> {
-    /// An object or array: its members follow.
-    Open,
-    Str(Cow<'a, str>),
-    Typed(Typed<'a>),
-}
-
-/// The events of a value after its StartElement.
+/// The events of a value after its StartElement, and their offsets: the value's start, and
+/// for a scalar's EndElement the end of its text.
 struct Pend<'a> {
-    phase: u8,
-    root: bool,
-    ty: JsonType,
-    key: Option<Cow<'a, str>>,
-    content: Content<'a>,
+    events: ValueEvents<'a>,
     off: usize,
     end: usize,
-}
-
-impl<'a> Pend<'a> {
-    /// The next event and its offset; `None` when the value has no more.
-    #[inline]
-    fn next(&mut self) -> Option<(usize, Event<'a>)> {
-        loop {
-            match self.phase {
-                0 => {
-                    self.phase = 1;
-                    if self.root {
-                        return Some((
-                            self.off,
-                            Event::Namespace {
-                                prefix: Cow::Borrowed(""),
-                                uri: Cow::Borrowed(JSON_NS),
-                            },
-                        ));
-                    }
-                }
-                1 => {
-                    self.phase = 2;
-                    if let Some(t) = self.ty.attr_value() {
-                        return Some((
-                            self.off,
-                            Event::Attribute {
-                                name: QName::local(TYPE_ATTR),
-                                value: Cow::Borrowed(t),
-                            },
-                        ));
-                    }
-                }
-                2 => {
-                    self.phase = 3;
-                    if let Some(k) = self.key.take() {
-                        return Some((
-                            self.off,
-                            Event::Attribute {
-                                name: QName::local(KEY_ATTR),
-                                value: k,
-                            },
-                        ));
-                    }
-                }
-                3 => {
-                    self.phase = 4;
-                    match std::mem::replace(&mut self.content, Content::Open) {
-                        Content::Open => {
-                            self.phase = 5;
-                            return None;
-                        }
-                        Content::Str(s) => {
-                            if !s.is_empty() {
-                                return Some((
-                                    self.off,
-                                    Event::Characters {
-                                        text: s,
-                                        cdata: false,
-                                    },
-                                ));
-                            }
-                        }
-                        Content::Typed(t) => return Some((self.off, Event::Typed(t))),
-                    }
-                }
-                4 => {
-                    self.phase = 5;
-                    return Some((self.end, Event::EndElement));
-                }
-                _ => return None,
-            }
-        }
-    }
 }
 
 impl<'a> Decoder<'a> for JsonDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         if let Some(p) = &mut self.pend {
-            if let Some((off, ev)) = p.next() {
+            if let Some(ev) = p.events.next() {
+                let off = if matches!(ev, Event::EndElement) {
+                    p.end
+                } else {
+                    p.off
+                };
                 self.last_offset = off as u64;
                 return Ok(Some(ev));
             }

@@ -117,23 +117,12 @@ impl<W: Write> JsonEncoder<W> {
         };
         let ty = match p.ty {
             Some(t) => t,
-            None => match first {
-                Some(Event::Typed(t)) => match t {
-                    Typed::Bool(_) => JsonType::Boolean,
-                    Typed::Null => JsonType::Null,
-                    Typed::Number(_) | Typed::Int(_) | Typed::Float(_) | Typed::Double(_) => {
-                        JsonType::Number
-                    }
-                    _ => JsonType::String,
-                },
-                Some(Event::StartElement(_)) => {
-                    return Err(Error::invalid_events(
-                        FORMAT,
-                        "an element without a `t` attribute has element children (objects and arrays need t=\"object\" / t=\"array\")",
-                    ));
-                }
-                _ => JsonType::String,
-            },
+            None => JsonType::infer(first).map_err(|()| {
+                Error::invalid_events(
+                    FORMAT,
+                    "an element without a `t` attribute has element children (objects and arrays need t=\"object\" / t=\"array\")",
+                )
+            })?,
         };
         // Separator and member name.
         let depth = self.stack.len();
@@ -335,12 +324,7 @@ impl<W: Write> JsonEncoder<W> {
             Kind::String => self.buf.push(b'"'),
             Kind::Scalar(t) => {
                 let s = self.scalar.trim_matches([' ', '\t', '\r', '\n']);
-                let ok = match t {
-                    JsonType::Number => is_json_number(s),
-                    JsonType::Boolean => s == "true" || s == "false",
-                    _ => s == "null" || s.is_empty(),
-                };
-                if !ok {
+                if !t.accepts_scalar(s) {
                     return Err(Error::invalid_events(
                         FORMAT,
                         format!("{s:?} is not a JSON {}", t.attr_value().unwrap_or("value")),
@@ -362,46 +346,6 @@ fn eq(a: &str, b: &str) -> bool {
 
 fn is_ws(s: &str) -> bool {
     s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-}
-
-/// True when `s` matches JSON's number grammar.
-pub fn is_json_number(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut p = 0;
-    if b.get(p) == Some(&b'-') {
-        p += 1;
-    }
-    match b.get(p) {
-        Some(b'0') => p += 1,
-        Some(b'1'..=b'9') => {
-            while matches!(b.get(p), Some(b'0'..=b'9')) {
-                p += 1;
-            }
-        }
-        _ => return false,
-    }
-    if b.get(p) == Some(&b'.') {
-        p += 1;
-        if !matches!(b.get(p), Some(b'0'..=b'9')) {
-            return false;
-        }
-        while matches!(b.get(p), Some(b'0'..=b'9')) {
-            p += 1;
-        }
-    }
-    if matches!(b.get(p), Some(b'e' | b'E')) {
-        p += 1;
-        if matches!(b.get(p), Some(b'+' | b'-')) {
-            p += 1;
-        }
-        if !matches!(b.get(p), Some(b'0'..=b'9')) {
-            return false;
-        }
-        while matches!(b.get(p), Some(b'0'..=b'9')) {
-            p += 1;
-        }
-    }
-    p == b.len()
 }
 
 fn write_string(buf: &mut Vec<u8>, s: &str) {

@@ -14,8 +14,8 @@ pub mod encoder;
 pub mod mapping;
 
 pub use decoder::{JsonDecoder, decode};
-pub use encoder::{JsonEncoder, encode, is_json_number};
-pub use mapping::{ITEM_NAME, JSON_NS, JsonType, KEY_ATTR, ROOT_NAME, TYPE_ATTR};
+pub use encoder::{JsonEncoder, encode};
+pub use mapping::{ITEM_NAME, JSON_NS, JsonType, KEY_ATTR, ROOT_NAME, TYPE_ATTR, is_json_number};
 
 /// True when `input` looks like JSON (first non-whitespace byte after an optional BOM is `{`,
 /// `[`, `"`, a digit, `-`, `t`, `f` or `n`): the format registry's detection hint.

@@ -535,23 +535,12 @@ impl<W: Write> TsfEncoder<W> {
         };
         let ty = match declared {
             Some(t) => t,
-            None => match first {
-                Some(Event::Typed(t)) => match t {
-                    Typed::Bool(_) => JsonType::Boolean,
-                    Typed::Null => JsonType::Null,
-                    Typed::Number(_) | Typed::Int(_) | Typed::Float(_) | Typed::Double(_) => {
-                        JsonType::Number
-                    }
-                    _ => JsonType::String,
-                },
-                Some(Event::StartElement(_)) => {
-                    return Err(Error::invalid_events(
-                        FORMAT,
-                        "a JSON element without a `t` attribute has element children",
-                    ));
-                }
-                _ => JsonType::String,
-            },
+            None => JsonType::infer(first).map_err(|()| {
+                Error::invalid_events(
+                    FORMAT,
+                    "a JSON element without a `t` attribute has element children",
+                )
+            })?,
         };
         let named = match self.stack.last() {
             None => {
@@ -707,12 +696,7 @@ impl<W: Write> TsfEncoder<W> {
                     }
                     OpenKind::Scalar(t) => {
                         let s = self.scalar.trim_matches([' ', '\t', '\r', '\n']);
-                        let ok = match t {
-                            JsonType::Number => crate::events::is_json_number(s),
-                            JsonType::Boolean => s == "true" || s == "false",
-                            _ => s == "null" || s.is_empty(),
-                        };
-                        if !ok {
+                        if !t.accepts_scalar(s) {
                             return Err(Error::invalid_events(
                                 FORMAT,
                                 format!(

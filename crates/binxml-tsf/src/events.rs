@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use binxml_core::{DocType, Error, Event, Limits, QName, Result, Typed, XML_NS};
 
-use crate::jsonmap::{ITEM_NAME, JSON_NS, JsonType, KEY_ATTR, ROOT_NAME, TYPE_ATTR, element_name};
+use crate::jsonmap::{Content, JsonType, ValueEvents, is_json_number};
 use crate::lex::{FORMAT, Unit, UnitKind};
 
 /// Where units come from.
@@ -292,7 +292,7 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
     fn next_inner(&mut self) -> Result<Option<Event<'a>>> {
         loop {
             if let Some(p) = &mut self.pend {
-                if let Some(ev) = p.next() {
+                if let Some(ev) = p.events.next() {
                     self.last_off = p.off as u64;
                     return Ok(Some(ev));
                 }
@@ -658,27 +658,10 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
         ty: JsonType,
         content: Content<'a>,
     ) -> Event<'a> {
-        let (local, key_attr): (Cow<'a, str>, Option<Cow<'a, str>>) = match key {
-            None => (
-                Cow::Borrowed(if root { ROOT_NAME } else { ITEM_NAME }),
-                None,
-            ),
-            Some(k) => match element_name(&k) {
-                // The name itself.
-                Cow::Borrowed(s) if s.len() == k.len() => (k, None),
-                esc => (Cow::Owned(esc.into_owned()), Some(k)),
-            },
-        };
-        self.pend = Some(Pend {
-            phase: 0,
-            root,
-            ty,
-            key: key_attr,
-            content,
-            off,
-        });
+        let (start, events) = ValueEvents::begin(key, root, ty, content);
+        self.pend = Some(Pend { events, off });
         self.last_off = off as u64;
-        Event::StartElement(QName::new("", JSON_NS, local))
+        start
     }
 
     fn json_unit(&mut self, u: Unit<'a>, parent: FrameKind) -> Result<Event<'a>> {
@@ -715,7 +698,7 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
                 });
                 return Ok(ev);
             }
-            UnitKind::String => (JsonType::String, Content::Str(u.value)),
+            UnitKind::String => (JsonType::String, Content::Str(Cow::Borrowed(u.value))),
             UnitKind::Number => {
                 if !is_json_number(u.value) {
                     return Err(Error::malformed(
@@ -753,121 +736,10 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
     }
 }
 
-/// A JSON value's content in waiting.
-enum Content<'a> {
-    /// An object or array: its members follow.
-    Open,
-    Str(&'a str),
-    Typed(Typed<'a>),
-}
-
-/// The events of a JSON value after its StartElement.
+/// The events of a JSON value after its StartElement, all at the value's offset.
 struct Pend<'a> {
-    phase: u8,
-    root: bool,
-    ty: JsonType,
-    key: Option<Cow<'a, str>>,
-    content: Content<'a>,
+    events: ValueEvents<'a>,
     off: usize,
-}
-
-impl<'a> Pend<'a> {
-    #[inline]
-    fn next(&mut self) -> Option<Event<'a>> {
-        loop {
-            match self.phase {
-                0 => {
-                    self.phase = 1;
-                    if self.root {
-                        return Some(Event::Namespace {
-                            prefix: Cow::Borrowed(""),
-                            uri: Cow::Borrowed(JSON_NS),
-                        });
-                    }
-                }
-                1 => {
-                    self.phase = 2;
-                    if let Some(t) = self.ty.attr_value() {
-                        return Some(Event::Attribute {
-                            name: QName::local(TYPE_ATTR),
-                            value: Cow::Borrowed(t),
-                        });
-                    }
-                }
-                2 => {
-                    self.phase = 3;
-                    if let Some(k) = self.key.take() {
-                        return Some(Event::Attribute {
-                            name: QName::local(KEY_ATTR),
-                            value: k,
-                        });
-                    }
-                }
-                3 => {
-                    self.phase = 4;
-                    match std::mem::replace(&mut self.content, Content::Open) {
-                        Content::Open => {
-                            self.phase = 5;
-                            return None;
-                        }
-                        Content::Str(s) => {
-                            if !s.is_empty() {
-                                return Some(Event::Characters {
-                                    text: Cow::Borrowed(s),
-                                    cdata: false,
-                                });
-                            }
-                        }
-                        Content::Typed(t) => return Some(Event::Typed(t)),
-                    }
-                }
-                4 => {
-                    self.phase = 5;
-                    return Some(Event::EndElement);
-                }
-                _ => return None,
-            }
-        }
-    }
-}
-
-/// True when `s` matches JSON's number grammar.
-pub(crate) fn is_json_number(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut p = 0;
-    let digits = |p: &mut usize| {
-        let s = *p;
-        while matches!(b.get(*p), Some(b'0'..=b'9')) {
-            *p += 1;
-        }
-        *p > s
-    };
-    if b.get(p) == Some(&b'-') {
-        p += 1;
-    }
-    match b.get(p) {
-        Some(b'0') => p += 1,
-        Some(b'1'..=b'9') => {
-            digits(&mut p);
-        }
-        _ => return false,
-    }
-    if b.get(p) == Some(&b'.') {
-        p += 1;
-        if !digits(&mut p) {
-            return false;
-        }
-    }
-    if matches!(b.get(p), Some(b'e' | b'E')) {
-        p += 1;
-        if matches!(b.get(p), Some(b'+' | b'-')) {
-            p += 1;
-        }
-        if !digits(&mut p) {
-            return false;
-        }
-    }
-    p == b.len()
 }
 
 #[cfg(test)]
