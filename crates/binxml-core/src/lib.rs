@@ -11,6 +11,7 @@ pub mod codec;
 pub mod error;
 pub mod event;
 pub mod format;
+pub mod hash;
 pub mod json_mapping;
 pub mod limits;
 pub mod tape;

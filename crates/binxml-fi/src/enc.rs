@@ -10,8 +10,8 @@ use binxml_core::{Encoder, Error, Event, EventSink, QName, Result, Typed, XML_NS
 use crate::FORMAT;
 use crate::algo;
 
-use crate::hash::{bytes_eq, hash_bytes, hash_pair};
 use crate::vocab::Vocabulary;
+use binxml_core::hash::{bytes_eq, hash_bytes, hash_pair};
 
 /// Encoder policies.
 #[derive(Clone, Debug)]

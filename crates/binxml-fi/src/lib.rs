@@ -35,7 +35,6 @@
 mod algo;
 mod dec;
 mod enc;
-mod hash;
 mod vocab;
 
 pub use dec::{FiDecoder, FiReadDecoder};

@@ -4,9 +4,9 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use binxml_core::QName;
+use binxml_core::hash::FastState;
 
 pub const SLOTS: usize = 256;
 
@@ -126,38 +126,6 @@ impl<'l> DecoderTables<'l> {
     }
 }
 
-/// A small fast hasher (FxHash-style) for the encoder's key lookups.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(c.try_into().unwrap())).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-        self.0 = h;
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.0 = (self.0.rotate_left(5) ^ i as u64).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 #[derive(Clone)]
 struct Slot {
     key: Option<Box<[u8]>>,
@@ -169,7 +137,7 @@ struct Slot {
 /// One encoder-side cache: key bytes -> token, least-recently-used replacement.
 #[derive(Clone)]
 pub struct EncoderCache {
-    map: HashMap<Box<[u8]>, u8, BuildHasherDefault<FxHasher>>,
+    map: HashMap<Box<[u8]>, u8, FastState>,
     slots: Vec<Slot>,
     size: usize,
     used: usize,

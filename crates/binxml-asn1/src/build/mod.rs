@@ -12,11 +12,12 @@ use crate::table;
 use crate::value::V;
 
 mod flat;
-mod hash;
+mod intern;
 mod layout;
 mod tree;
 
-use hash::{FastState, Interner};
+use binxml_core::hash::FastState;
+use intern::Interner;
 pub(crate) use layout::align_block;
 use layout::group_names;
 
