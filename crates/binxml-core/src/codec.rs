@@ -291,90 +291,12 @@ impl<'s, 'a> Replay<'s, 'a> {
 
 impl<'s, 'a> Decoder<'s> for Replay<'s, 'a> {
     fn next_event(&mut self) -> Result<Option<Event<'s>>> {
-        let ev = self.events.get(self.pos).map(|e| borrow_event(e));
+        let ev = self.events.get(self.pos).map(Event::borrow);
         self.pos += 1;
         Ok(ev)
     }
     fn offset(&self) -> u64 {
         self.pos.saturating_sub(1) as u64
-    }
-}
-
-/// Re-borrows an event without copying its strings.
-pub fn borrow_event<'s>(e: &'s Event<'_>) -> Event<'s> {
-    use std::borrow::Cow::Borrowed as B;
-    fn b<'s>(s: &'s std::borrow::Cow<'_, str>) -> std::borrow::Cow<'s, str> {
-        B(s.as_ref())
-    }
-    fn bo<'s>(s: &'s Option<std::borrow::Cow<'_, str>>) -> Option<std::borrow::Cow<'s, str>> {
-        s.as_ref().map(|s| B(s.as_ref()))
-    }
-    match e {
-        Event::StartDocument {
-            version,
-            encoding,
-            standalone,
-        } => Event::StartDocument {
-            version: bo(version),
-            encoding: bo(encoding),
-            standalone: *standalone,
-        },
-        Event::EndDocument => Event::EndDocument,
-        Event::DocType(d) => Event::DocType(crate::event::DocType {
-            name: b(&d.name),
-            public_id: bo(&d.public_id),
-            system_id: bo(&d.system_id),
-            internal_subset: bo(&d.internal_subset),
-        }),
-        Event::Notation {
-            name,
-            public_id,
-            system_id,
-        } => Event::Notation {
-            name: b(name),
-            public_id: bo(public_id),
-            system_id: bo(system_id),
-        },
-        Event::UnparsedEntity {
-            name,
-            public_id,
-            system_id,
-            notation,
-        } => Event::UnparsedEntity {
-            name: b(name),
-            public_id: bo(public_id),
-            system_id: b(system_id),
-            notation: b(notation),
-        },
-        Event::StartElement(q) => Event::StartElement(q.borrowed()),
-        Event::EndElement => Event::EndElement,
-        Event::Namespace { prefix, uri } => Event::Namespace {
-            prefix: b(prefix),
-            uri: b(uri),
-        },
-        Event::Attribute { name, value } => Event::Attribute {
-            name: name.borrowed(),
-            value: b(value),
-        },
-        Event::Characters { text, cdata } => Event::Characters {
-            text: b(text),
-            cdata: *cdata,
-        },
-        Event::Typed(t) => Event::Typed(t.clone()),
-        Event::Comment(c) => Event::Comment(b(c)),
-        Event::ProcessingInstruction { target, data } => Event::ProcessingInstruction {
-            target: b(target),
-            data: b(data),
-        },
-        Event::EntityReference {
-            name,
-            public_id,
-            system_id,
-        } => Event::EntityReference {
-            name: b(name),
-            public_id: bo(public_id),
-            system_id: bo(system_id),
-        },
     }
 }
 

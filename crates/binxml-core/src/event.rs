@@ -320,6 +320,77 @@ pub enum Event<'a> {
     },
 }
 
+/// Rebuilds an event from `$e` (an event or a reference to one) field by field: `$s` maps each
+/// string, `$o` each optional string, `$q` a name, `$d` a doctype, `$t` a typed value and `$c`
+/// a flag. The one walk over the event's strings, behind [`Event::into_owned`] (by value) and
+/// [`Event::borrow`] (by reference).
+macro_rules! map_strs {
+    ($e:expr, $s:path, $o:path, $q:path, $d:path, $t:path, $c:path) => {
+        match $e {
+            Event::StartDocument {
+                version,
+                encoding,
+                standalone,
+            } => Event::StartDocument {
+                version: $o(version),
+                encoding: $o(encoding),
+                standalone: $c(standalone),
+            },
+            Event::EndDocument => Event::EndDocument,
+            Event::DocType(d) => Event::DocType($d(d)),
+            Event::Notation {
+                name,
+                public_id,
+                system_id,
+            } => Event::Notation {
+                name: $s(name),
+                public_id: $o(public_id),
+                system_id: $o(system_id),
+            },
+            Event::UnparsedEntity {
+                name,
+                public_id,
+                system_id,
+                notation,
+            } => Event::UnparsedEntity {
+                name: $s(name),
+                public_id: $o(public_id),
+                system_id: $s(system_id),
+                notation: $s(notation),
+            },
+            Event::StartElement(q) => Event::StartElement($q(q)),
+            Event::EndElement => Event::EndElement,
+            Event::Namespace { prefix, uri } => Event::Namespace {
+                prefix: $s(prefix),
+                uri: $s(uri),
+            },
+            Event::Attribute { name, value } => Event::Attribute {
+                name: $q(name),
+                value: $s(value),
+            },
+            Event::Characters { text, cdata } => Event::Characters {
+                text: $s(text),
+                cdata: $c(cdata),
+            },
+            Event::Typed(t) => Event::Typed($t(t)),
+            Event::Comment(c) => Event::Comment($s(c)),
+            Event::ProcessingInstruction { target, data } => Event::ProcessingInstruction {
+                target: $s(target),
+                data: $s(data),
+            },
+            Event::EntityReference {
+                name,
+                public_id,
+                system_id,
+            } => Event::EntityReference {
+                name: $s(name),
+                public_id: $o(public_id),
+                system_id: $o(system_id),
+            },
+        }
+    };
+}
+
 fn own(s: Cow<'_, str>) -> Cow<'static, str> {
     Cow::Owned(s.into_owned())
 }
@@ -344,68 +415,46 @@ impl<'a> Event<'a> {
 
     /// The same event, owning its strings (for events that must outlive the input).
     pub fn into_owned(self) -> Event<'static> {
-        match self {
-            Event::StartDocument {
-                version,
-                encoding,
-                standalone,
-            } => Event::StartDocument {
-                version: version.map(own),
-                encoding: encoding.map(own),
-                standalone,
-            },
-            Event::EndDocument => Event::EndDocument,
-            Event::DocType(d) => Event::DocType(d.into_owned()),
-            Event::Notation {
-                name,
-                public_id,
-                system_id,
-            } => Event::Notation {
-                name: own(name),
-                public_id: public_id.map(own),
-                system_id: system_id.map(own),
-            },
-            Event::UnparsedEntity {
-                name,
-                public_id,
-                system_id,
-                notation,
-            } => Event::UnparsedEntity {
-                name: own(name),
-                public_id: public_id.map(own),
-                system_id: own(system_id),
-                notation: own(notation),
-            },
-            Event::StartElement(q) => Event::StartElement(q.into_owned()),
-            Event::EndElement => Event::EndElement,
-            Event::Namespace { prefix, uri } => Event::Namespace {
-                prefix: own(prefix),
-                uri: own(uri),
-            },
-            Event::Attribute { name, value } => Event::Attribute {
-                name: name.into_owned(),
-                value: own(value),
-            },
-            Event::Characters { text, cdata } => Event::Characters {
-                text: own(text),
-                cdata,
-            },
-            Event::Typed(t) => Event::Typed(t.into_owned()),
-            Event::Comment(c) => Event::Comment(own(c)),
-            Event::ProcessingInstruction { target, data } => Event::ProcessingInstruction {
-                target: own(target),
-                data: own(data),
-            },
-            Event::EntityReference {
-                name,
-                public_id,
-                system_id,
-            } => Event::EntityReference {
-                name: own(name),
-                public_id: public_id.map(own),
-                system_id: system_id.map(own),
-            },
+        fn opt(s: Option<Cow<'_, str>>) -> Option<Cow<'static, str>> {
+            s.map(own)
         }
+        fn copy<T>(x: T) -> T {
+            x
+        }
+        map_strs!(
+            self,
+            own,
+            opt,
+            QName::into_owned,
+            DocType::into_owned,
+            Typed::into_owned,
+            copy
+        )
+    }
+
+    /// The same event, borrowing its strings from this one (no copy; typed values are cloned).
+    pub fn borrow(&self) -> Event<'_> {
+        fn b<'s>(s: &'s Cow<'_, str>) -> Cow<'s, str> {
+            Cow::Borrowed(s)
+        }
+        fn opt<'s>(s: &'s Option<Cow<'_, str>>) -> Option<Cow<'s, str>> {
+            s.as_deref().map(Cow::Borrowed)
+        }
+        fn doctype<'s>(d: &'s DocType<'_>) -> DocType<'s> {
+            DocType {
+                name: b(&d.name),
+                public_id: opt(&d.public_id),
+                system_id: opt(&d.system_id),
+                internal_subset: opt(&d.internal_subset),
+            }
+        }
+        fn typed<'s>(t: &'s Typed<'_>) -> Typed<'s> {
+            t.clone()
+        }
+        fn copy<T: Copy>(x: &T) -> T {
+            *x
+        }
+        map_strs!(self, b, opt, QName::borrowed, doctype, typed, copy)
     }
 
     /// The length in bytes of the longest string the event carries (names, values, text,

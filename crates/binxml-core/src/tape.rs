@@ -194,7 +194,7 @@ impl<'a> Tape<'a> {
                 Op::Ns(p, u) => {
                     sink.namespace(B(&*self.strings[p as usize]), B(&*self.strings[u as usize]))?
                 }
-                Op::Other(i) => sink.event(crate::codec::borrow_event(&self.others[i as usize]))?,
+                Op::Other(i) => sink.event(self.others[i as usize].borrow())?,
             }
         }
         Ok(())
