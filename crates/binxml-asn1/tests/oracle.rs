@@ -15,18 +15,13 @@
 //! feature off, `Options::compact` and bzip2 tables, and the oracle's values in all rules.
 //! Without asn1tools the tests fail when `CI=true` and are skipped otherwise.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use binxml_asn1::{Compression, Options, Rule, decode, encode};
 use binxml_core::Event;
-use binxml_testkit::{corpus_xml_files, scratch_dir, workspace_root};
+use binxml_testkit::{LineOracle, corpus_xml_files, scratch_dir, workspace_root};
 
-struct Oracle {
-    child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    stdout: BufReader<std::process::ChildStdout>,
-}
+struct Oracle(LineOracle);
 
 impl Oracle {
     fn start() -> Option<Oracle> {
@@ -42,43 +37,25 @@ impl Oracle {
             eprintln!("SKIP: asn1tools is missing (run interop/asn1/setup.sh)");
             return None;
         }
-        let mut child = Command::new(binxml_testkit::python())
-            .arg(workspace_root().join("interop/asn1/oracle.py"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start the oracle");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        Some(Oracle {
-            child,
-            stdin,
-            stdout,
-        })
+        let oracle = LineOracle::spawn(
+            Command::new(binxml_testkit::python())
+                .arg(workspace_root().join("interop/asn1/oracle.py")),
+        )
+        .expect("start the oracle");
+        Some(Oracle(oracle))
     }
 
     /// `Ok(None)`: "ok"; `Ok(Some(note))`: passed with a note ("ok pycrate-decode-only ...") or
     /// skipped ("skip ..."); `Err`: the oracle's complaint.
     fn ask(&mut self, fields: &[&str]) -> Result<Option<String>, String> {
-        writeln!(self.stdin, "{}", fields.join("\t")).unwrap();
-        self.stdin.flush().unwrap();
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).expect("oracle answer");
-        let line = line.trim_end();
+        let line = self.0.ask(fields);
         if line == "ok" {
             Ok(None)
         } else if line.starts_with("ok ") || line.starts_with("skip ") {
-            Ok(Some(line.to_string()))
+            Ok(Some(line))
         } else {
-            Err(line.to_string())
+            Err(line)
         }
-    }
-}
-
-impl Drop for Oracle {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

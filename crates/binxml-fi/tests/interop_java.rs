@@ -12,20 +12,16 @@
 //! and binxml's default output is no larger than the reference's, on every document.
 //! (c) External vocabularies built from the documents work both ways on a sample.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 
 use binxml_core::{Decoder, Encoder, Event};
 use binxml_fi::{FiDecoder, FiEncoder, FiOptions, Vocabularies, VocabularyBuilder};
-use binxml_testkit::{C14nOracle, corpus_xml_files, scratch_dir, workspace_root};
+use binxml_testkit::{C14nOracle, LineOracle, corpus_xml_files, scratch_dir, workspace_root};
 
-struct Jvm {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-}
+/// The Java driver: one request line of tab-separated fields, one answer line.
+struct Jvm(LineOracle);
 
 impl Jvm {
     fn start() -> Option<Jvm> {
@@ -45,50 +41,29 @@ impl Jvm {
             return None;
         }
         let cp = format!("{}:{}", jar.display(), classes.display());
-        let child = Command::new("java")
-            .args(["-Xss8m", "-cp", &cp, "FiDriver"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn();
-        let mut child = match child {
-            Ok(c) => c,
+        let child =
+            LineOracle::spawn(Command::new("java").args(["-Xss8m", "-cp", &cp, "FiDriver"]));
+        match child {
+            Ok(c) => Some(Jvm(c)),
             Err(e) => {
                 if ci {
                     panic!("cannot start java: {e}");
                 }
                 eprintln!("SKIPPED: cannot start java: {e}");
-                return None;
+                None
             }
-        };
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        Some(Jvm {
-            child,
-            stdin,
-            stdout,
-        })
+        }
     }
 
     fn call(&mut self, fields: &[&str]) -> Result<String, String> {
-        writeln!(self.stdin, "{}", fields.join("\t")).unwrap();
-        self.stdin.flush().unwrap();
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).expect("driver answer");
-        let line = line.trim_end();
+        let line = self.0.ask(fields);
         if line == "ok" {
             Ok(String::new())
         } else if let Some(r) = line.strip_prefix("ok ") {
             Ok(r.to_string())
         } else {
-            Err(line.to_string())
+            Err(line)
         }
-    }
-}
-
-impl Drop for Jvm {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

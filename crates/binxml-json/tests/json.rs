@@ -1,6 +1,4 @@
 use std::borrow::Cow;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 use binxml_core::{Decoder, Encoder, ErrorKind, Event, QName, Typed};
 use binxml_json::{JSON_NS, JsonDecoder, JsonEncoder, decode, encode};
@@ -202,45 +200,6 @@ fn conformance_suite() {
     assert_eq!((y, n), binxml_testkit::expected((95, 188), (48, 64)));
 }
 
-/// Compares two JSON texts value for value with Python's json module (an independent parser).
-pub fn python_json_equal(pairs: &[(String, Vec<u8>, Vec<u8>)]) {
-    let dir = binxml_testkit::scratch_dir("binxml-json-values");
-    let mut list = String::new();
-    for (i, (name, a, b)) in pairs.iter().enumerate() {
-        let pa = dir.join(format!("{i}.a.json"));
-        let pb = dir.join(format!("{i}.b.json"));
-        std::fs::write(&pa, a).unwrap();
-        std::fs::write(&pb, b).unwrap();
-        list.push_str(&format!("{}\t{}\t{}\n", name, pa.display(), pb.display()));
-    }
-    let script = r#"
-import json, sys
-bad = 0
-for line in sys.stdin:
-    name, a, b = line.rstrip("\n").split("\t")
-    va = json.load(open(a, encoding="utf-8"))
-    vb = json.load(open(b, encoding="utf-8"))
-    if va != vb:
-        print("DIFF", name); bad += 1
-print("done", bad)
-"#;
-    let mut child = Command::new(binxml_testkit::python())
-        .args(["-c", script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start Python (binxml_testkit::python())");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(list.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let out = String::from_utf8_lossy(&out.stdout);
-    assert!(out.trim_end().ends_with("done 0"), "{out}");
-}
-
 #[test]
 fn bench_files_roundtrip_value_for_value() {
     let mut pairs = Vec::new();
@@ -257,7 +216,7 @@ fn bench_files_roundtrip_value_for_value() {
         pairs.push((f.display().to_string(), data, out));
     }
     assert_eq!(pairs.len(), 9);
-    python_json_equal(&pairs);
+    binxml_testkit::python_json_equal(&pairs, "binxml-json-values");
 }
 
 #[test]

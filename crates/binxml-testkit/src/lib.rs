@@ -285,57 +285,73 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The C14N oracle: one `tests/c14n_compare.py` process (run by [`python`]).
-pub struct C14nOracle {
+/// An oracle process driven line by line: each request is one line of tab-separated fields on
+/// its standard input, each answer one line on its standard output. The C14N oracle, the ASN.1
+/// oracle (`interop/asn1/oracle.py`) and the Java Fast Infoset driver all speak this; the
+/// process is killed when the driver is dropped.
+pub struct LineOracle {
     child: std::process::Child,
     stdin: std::process::ChildStdin,
     stdout: BufReader<std::process::ChildStdout>,
 }
+
+impl LineOracle {
+    /// Starts `cmd` with its standard input and output piped to the driver.
+    pub fn spawn(cmd: &mut Command) -> std::io::Result<LineOracle> {
+        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()?;
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Ok(LineOracle {
+            child,
+            stdin,
+            stdout,
+        })
+    }
+
+    /// Sends `fields` as one tab-separated line and returns the answer line without its line
+    /// end (empty when the process has ended).
+    pub fn ask(&mut self, fields: &[&str]) -> String {
+        writeln!(self.stdin, "{}", fields.join("\t")).unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("oracle answer");
+        line.truncate(line.trim_end().len());
+        line
+    }
+}
+
+impl Drop for LineOracle {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The C14N oracle: one `tests/c14n_compare.py` process (run by [`python`]).
+pub struct C14nOracle(LineOracle);
 
 impl C14nOracle {
     /// Starts the oracle's Python process ([`python`] running `tests/c14n_compare.py`).
     pub fn start() -> Self {
         let script = workspace_root().join("tests/c14n_compare.py");
         let python = python();
-        let mut child = Command::new(&python)
-            .arg(script)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!(
-                    "cannot start {} (the C14N oracle, tests/c14n_compare.py): {e}",
-                    python.to_string_lossy()
-                )
-            });
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        C14nOracle {
-            child,
-            stdin,
-            stdout,
-        }
+        let oracle = LineOracle::spawn(Command::new(&python).arg(script)).unwrap_or_else(|e| {
+            panic!(
+                "cannot start {} (the C14N oracle, tests/c14n_compare.py): {e}",
+                python.to_string_lossy()
+            )
+        });
+        C14nOracle(oracle)
     }
 
     /// `Ok(())` when `candidate` has the same canonical form as `original`, else the oracle's
     /// description of the first difference.
     pub fn compare(&mut self, original: &Path, candidate: &Path) -> Result<(), String> {
-        writeln!(
-            self.stdin,
-            "{}\t{}",
-            original.display(),
-            candidate.display()
-        )
-        .unwrap();
-        self.stdin.flush().unwrap();
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).expect("oracle answer");
-        let line = line.trim_end();
-        if line == "ok" {
-            Ok(())
-        } else {
-            Err(line.to_string())
-        }
+        let line = self.0.ask(&[
+            &original.display().to_string(),
+            &candidate.display().to_string(),
+        ]);
+        if line == "ok" { Ok(()) } else { Err(line) }
     }
 
     /// Writes `candidate` bytes to a scratch file and compares.
@@ -350,9 +366,43 @@ impl C14nOracle {
     }
 }
 
-impl Drop for C14nOracle {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+/// Asserts that each pair of JSON texts `(name, a, b)` holds the same value, compared by
+/// Python's `json` module (an independent parser); the texts go through files in the scratch
+/// directory `scratch`.
+pub fn python_json_equal(pairs: &[(String, Vec<u8>, Vec<u8>)], scratch: &str) {
+    let dir = scratch_dir(scratch);
+    let mut list = String::new();
+    for (i, (name, a, b)) in pairs.iter().enumerate() {
+        let pa = dir.join(format!("{i}.a.json"));
+        let pb = dir.join(format!("{i}.b.json"));
+        std::fs::write(&pa, a).unwrap();
+        std::fs::write(&pb, b).unwrap();
+        list.push_str(&format!("{}\t{}\t{}\n", name, pa.display(), pb.display()));
     }
+    let script = r#"
+import json, sys
+bad = 0
+for line in sys.stdin:
+    name, a, b = line.rstrip("\n").split("\t")
+    va = json.load(open(a, encoding="utf-8"))
+    vb = json.load(open(b, encoding="utf-8"))
+    if va != vb:
+        print("DIFF", name); bad += 1
+print("done", bad)
+"#;
+    let mut child = Command::new(python())
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start Python (binxml_testkit::python())");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(list.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(out.trim_end().ends_with("done 0"), "{out}");
 }

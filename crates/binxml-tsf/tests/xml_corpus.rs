@@ -232,37 +232,7 @@ fn json_bench_through_tsf_value_for_value() {
         pairs.push((f.display().to_string(), data, json));
     }
     assert_eq!(pairs.len(), 9);
-    python_json_equal(&pairs);
-}
-
-fn python_json_equal(pairs: &[(String, Vec<u8>, Vec<u8>)]) {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let dir = scratch_dir("binxml-tsf-json-values");
-    let mut list = String::new();
-    for (i, (name, a, b)) in pairs.iter().enumerate() {
-        let pa = dir.join(format!("{i}.a.json"));
-        let pb = dir.join(format!("{i}.b.json"));
-        std::fs::write(&pa, a).unwrap();
-        std::fs::write(&pb, b).unwrap();
-        list.push_str(&format!("{}\t{}\t{}\n", name, pa.display(), pb.display()));
-    }
-    let script = "import json, sys\nbad = 0\nfor line in sys.stdin:\n    n, a, b = line.rstrip('\\n').split('\\t')\n    if json.load(open(a, encoding='utf-8')) != json.load(open(b, encoding='utf-8')):\n        print('DIFF', n); bad += 1\nprint('done', bad)\n";
-    let mut child = Command::new(binxml_testkit::python())
-        .args(["-c", script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(list.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let out = String::from_utf8_lossy(&out.stdout);
-    assert!(out.trim_end().ends_with("done 0"), "{out}");
+    binxml_testkit::python_json_equal(&pairs, "binxml-tsf-json-values");
 }
 
 #[test]
