@@ -434,7 +434,7 @@ impl<'a> Event<'a> {
 
     /// The same event, borrowing its strings from this one (no copy; typed values are cloned).
     pub fn borrow(&self) -> Event<'_> {
-        fn b<'s>(s: &'s Cow<'_, str>) -> Cow<'s, str> {
+        fn b(s: &str) -> Cow<'_, str> {
             Cow::Borrowed(s)
         }
         fn opt<'s>(s: &'s Option<Cow<'_, str>>) -> Option<Cow<'s, str>> {

@@ -79,10 +79,10 @@ impl JsonType {
 
     /// The type of an element without a `t` attribute, from its first content event (`None`
     /// when the element ends first): a typed boolean, null or number gives that type, anything
-    /// else a string. `Err(())` when that first event is a child element (objects and arrays need
+    /// else a string. `None` when that first event is a child element (objects and arrays need
     /// their `t`); the caller words the error.
-    pub fn infer(first: Option<&Event<'_>>) -> Result<JsonType, ()> {
-        Ok(match first {
+    pub fn infer(first: Option<&Event<'_>>) -> Option<JsonType> {
+        Some(match first {
             Some(Event::Typed(t)) => match t {
                 Typed::Bool(_) => JsonType::Boolean,
                 Typed::Null => JsonType::Null,
@@ -91,7 +91,7 @@ impl JsonType {
                 }
                 _ => JsonType::String,
             },
-            Some(Event::StartElement(_)) => return Err(()),
+            Some(Event::StartElement(_)) => return None,
             _ => JsonType::String,
         })
     }

@@ -117,7 +117,7 @@ impl<W: Write> JsonEncoder<W> {
         };
         let ty = match p.ty {
             Some(t) => t,
-            None => JsonType::infer(first).map_err(|()| {
+            None => JsonType::infer(first).ok_or_else(|| {
                 Error::invalid_events(
                     FORMAT,
                     "an element without a `t` attribute has element children (objects and arrays need t=\"object\" / t=\"array\")",

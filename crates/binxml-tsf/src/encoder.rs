@@ -535,7 +535,7 @@ impl<W: Write> TsfEncoder<W> {
         };
         let ty = match declared {
             Some(t) => t,
-            None => JsonType::infer(first).map_err(|()| {
+            None => JsonType::infer(first).ok_or_else(|| {
                 Error::invalid_events(
                     FORMAT,
                     "a JSON element without a `t` attribute has element children",
