@@ -13,6 +13,8 @@
 //!   `xml.etree.ElementTree.canonicalize`, an implementation independent of ours. One Python
 //!   process serves a whole batch. [`python`] is the interpreter every test starts.
 
+#![forbid(unsafe_code)]
+
 pub mod mutate;
 
 use std::ffi::OsString;
