@@ -11,6 +11,11 @@ use std::borrow::Cow;
 /// `'a` is the lifetime of the input buffer: decoders over a slice return events whose strings
 /// borrow from it; decoders over a reader return `Event<'static>`.
 pub trait Decoder<'a> {
+    /// Returns the next event, or `None` once `EndDocument` has been returned.
+    ///
+    /// Errors: malformed input (with its byte offset, and bit offset for PER), a decoder limit
+    /// exceeded, or an I/O error of the underlying reader. Do not call it again after an error:
+    /// what it returns then is unspecified.
     fn next_event(&mut self) -> Result<Option<Event<'a>>>;
 
     /// Byte offset in the input of the start of the event returned last (the position `binxml
@@ -51,20 +56,29 @@ pub trait Decoder<'a> {
 /// Only [`EventSink::event`] is required: the other methods default to building the event and
 /// handing it to it, so a sink that wants events whole implements that one method.
 pub trait EventSink<'a> {
+    /// Receives one whole event: every event the part methods below do not take, and those too
+    /// unless the sink overrides them. An error stops the decoding and is returned by
+    /// [`Decoder::read_into`].
     fn event(&mut self, event: Event<'a>) -> Result<()>;
 
+    /// An element starts (`Event::StartElement`); its namespace declarations, then its
+    /// attributes, follow.
     #[inline]
     fn start_element(&mut self, name: QName<'a>) -> Result<()> {
         self.event(Event::StartElement(name))
     }
+    /// One namespace declaration of the element just started (`Event::Namespace`); `prefix` is
+    /// empty for the default namespace.
     #[inline]
     fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
         self.event(Event::Namespace { prefix, uri })
     }
+    /// One attribute of the element just started (`Event::Attribute`), with its name resolved.
     #[inline]
     fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
         self.event(Event::Attribute { name, value })
     }
+    /// The innermost open element ends (`Event::EndElement`).
     #[inline]
     fn end_element(&mut self) -> Result<()> {
         self.event(Event::EndElement)
@@ -102,6 +116,7 @@ impl<'a> EventSink<'a> for Vec<Event<'a>> {
 /// "empty handler" of push benchmarks.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct CountingSink {
+    /// Number of events received, whether whole or as parts.
     pub events: u64,
     /// Total length of the local names, prefixes, namespace names, attribute values and plain
     /// text handed over by the part methods.
@@ -176,6 +191,9 @@ impl<'a, D: Decoder<'a> + ?Sized> Decoder<'a> for Box<D> {
 /// called after `EndDocument` to flush the output; encoders report events that break the stream
 /// grammar as [`ErrorKind::InvalidEvents`](crate::ErrorKind::InvalidEvents).
 pub trait Encoder {
+    /// Encodes one event. Errors: the event breaks the stream grammar
+    /// ([`ErrorKind::InvalidEvents`](crate::ErrorKind::InvalidEvents)), the format cannot
+    /// represent it, or writing to the output failed.
     fn write_event(&mut self, event: &Event<'_>) -> Result<()>;
 
     /// Writes a run of events held in memory (a recorded document, a replay), in order: the
@@ -220,11 +238,15 @@ impl<E: Encoder + ?Sized> Encoder for Box<E> {
 /// An [`EventSink`] that writes every event it receives to an encoder (push decoding straight
 /// into an encoder: `decoder.read_into(&mut EncoderSink::new(&mut encoder))`), counting them.
 pub struct EncoderSink<'e, E: Encoder + ?Sized> {
+    /// The encoder the events go to.
     pub encoder: &'e mut E,
+    /// Number of events written so far.
     pub events: u64,
 }
 
 impl<'e, E: Encoder + ?Sized> EncoderSink<'e, E> {
+    /// A sink that writes to `encoder`, with the count at zero. It does not call
+    /// [`Encoder::finish`]: the caller does, after the decoding.
     pub fn new(encoder: &'e mut E) -> Self {
         EncoderSink { encoder, events: 0 }
     }
@@ -262,7 +284,9 @@ pub fn collect_events<'a>(decoder: &mut dyn Decoder<'a>) -> Result<Vec<Event<'a>
 /// An encoder that records the events it is given.
 #[derive(Default, Debug)]
 pub struct Recorder {
+    /// The events received, in order, as owned copies.
     pub events: Vec<Event<'static>>,
+    /// Whether [`Encoder::finish`] was called.
     pub finished: bool,
 }
 
@@ -284,6 +308,7 @@ pub struct Replay<'s, 'a> {
 }
 
 impl<'s, 'a> Replay<'s, 'a> {
+    /// A decoder that returns `events` in order (borrowing their strings), then `None`.
     pub fn new(events: &'s [Event<'a>]) -> Self {
         Replay { events, pos: 0 }
     }
@@ -311,11 +336,14 @@ pub struct StreamChecker {
     in_start_tag: bool,
     seen_attribute: bool,
     root_seen: bool,
-    /// allow several top-level elements and top-level text (fragments)
+    /// Allow several top-level elements and top-level character data (a fragment rather than a
+    /// document).
     pub fragments: bool,
 }
 
 impl StreamChecker {
+    /// A checker at the start of a stream; `fragments` allows several top-level elements and
+    /// top-level character data.
     pub fn new(fragments: bool) -> Self {
         StreamChecker {
             fragments,
@@ -323,10 +351,18 @@ impl StreamChecker {
         }
     }
 
+    /// Number of elements open after the events checked so far.
     pub fn depth(&self) -> usize {
         self.depth
     }
 
+    /// Checks the next event of the stream against the grammar and updates the state.
+    ///
+    /// Errors: [`ErrorKind::InvalidEvents`](crate::ErrorKind::InvalidEvents), attributed to
+    /// `format`, saying which rule `ev` breaks (an event before `StartDocument` or after
+    /// `EndDocument`, a second root element, a namespace declaration or attribute outside a start
+    /// tag, an unbalanced `EndElement`, non-whitespace text, a typed value or an entity reference
+    /// outside the root element, a document type declaration after the root element started).
     pub fn check(&mut self, format: Format, ev: &Event<'_>) -> Result<()> {
         let err = |m: &str| Err(Error::invalid_events(format, m.to_string()));
         if self.ended {
