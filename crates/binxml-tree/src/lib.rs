@@ -20,6 +20,7 @@ use binxml_core::{Decoder, DocType, Encoder, Error, Event, QName, Result, Typed}
 pub struct NodeId(u32);
 
 impl NodeId {
+    /// The index into the document's arena ([`Document::len`] counts its entries).
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -28,14 +29,18 @@ impl NodeId {
 /// An attribute: its name and value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attribute<'a> {
+    /// The attribute's name, its namespace already resolved.
     pub name: QName<'a>,
+    /// The attribute's value.
     pub value: Cow<'a, str>,
 }
 
 /// A namespace declaration on an element.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NamespaceDecl<'a> {
+    /// The prefix declared; empty for the default namespace (`xmlns="..."`).
     pub prefix: Cow<'a, str>,
+    /// The namespace name bound to the prefix; empty undeclares the default namespace.
     pub uri: Cow<'a, str>,
 }
 
@@ -57,12 +62,20 @@ pub enum NodeKind<'a> {
     Text(Cow<'a, str>),
     /// Character data from a CDATA section.
     CData(Cow<'a, str>),
+    /// A typed value in element content (from the formats that have them: a Fast Infoset
+    /// encoding algorithm, a JSON number, ...).
     Typed(Typed<'a>),
+    /// A comment's text, without `<!--` and `-->`.
     Comment(Cow<'a, str>),
+    /// A processing instruction.
     ProcessingInstruction(Box<ProcessingInstruction<'a>>),
+    /// The document type declaration; before the root element.
     DocType(Box<DocType<'a>>),
+    /// A notation declared in the DTD.
     Notation(Box<Notation<'a>>),
+    /// An unparsed entity declared in the DTD.
     UnparsedEntity(Box<UnparsedEntity<'a>>),
+    /// An entity reference the producer did not expand.
     EntityReference(Box<EntityReference<'a>>),
 }
 
@@ -83,6 +96,7 @@ pub struct Element {
 pub struct NameId(u32);
 
 impl NameId {
+    /// The index into the document's name table.
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -98,32 +112,44 @@ impl Element {
 /// A processing instruction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProcessingInstruction<'a> {
+    /// Its target (the name after `<?`).
     pub target: Cow<'a, str>,
+    /// The rest of it, leading white space removed; may be empty.
     pub data: Cow<'a, str>,
 }
 
 /// A notation declared in the DTD.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Notation<'a> {
+    /// The notation's name.
     pub name: Cow<'a, str>,
+    /// Its public identifier, if declared.
     pub public_id: Option<Cow<'a, str>>,
+    /// Its system identifier, if declared.
     pub system_id: Option<Cow<'a, str>>,
 }
 
 /// An unexpanded entity reference.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EntityReference<'a> {
+    /// The entity's name.
     pub name: Cow<'a, str>,
+    /// Its public identifier, if known.
     pub public_id: Option<Cow<'a, str>>,
+    /// Its system identifier, if known.
     pub system_id: Option<Cow<'a, str>>,
 }
 
 /// An unparsed entity declared in the DTD.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnparsedEntity<'a> {
+    /// The entity's name.
     pub name: Cow<'a, str>,
+    /// Its public identifier, if declared.
     pub public_id: Option<Cow<'a, str>>,
+    /// Its system identifier (an unparsed entity always has one).
     pub system_id: Cow<'a, str>,
+    /// The name of the notation of its data (`NDATA`).
     pub notation: Cow<'a, str>,
 }
 
@@ -236,6 +262,8 @@ impl<'a> Document<'a> {
         self.document().children().find(|n| n.is_element())
     }
 
+    /// The node with this id. `id` must come from this document (an id of another document names
+    /// another node, or makes the node's methods panic).
     pub fn node(&self, id: NodeId) -> Node<'_, 'a> {
         Node { doc: self, id }
     }
@@ -245,6 +273,7 @@ impl<'a> Document<'a> {
         self.nodes.len()
     }
 
+    /// Whether the document has nothing but its document node.
     pub fn is_empty(&self) -> bool {
         self.nodes.len() <= 1 && self.children.is_empty()
     }
@@ -391,6 +420,8 @@ impl<'a> Document<'a> {
         self.nodes[child.index()].parent = parent.0;
     }
 
+    /// Inserts `child` (detached) as the last of `parent`'s children. Panics when `parent` is
+    /// neither an element nor the document node.
     pub fn append_child(&mut self, parent: NodeId, child: NodeId) {
         let n = self.children_span(parent).len as usize;
         self.insert_child(parent, n, child);
@@ -961,6 +992,7 @@ impl std::fmt::Debug for Node<'_, '_> {
 }
 
 impl<'d, 'a> Node<'d, 'a> {
+    /// The node's id in its document.
     pub fn id(&self) -> NodeId {
         self.id
     }
@@ -969,10 +1001,13 @@ impl<'d, 'a> Node<'d, 'a> {
         &self.doc.nodes[self.id.index()]
     }
 
+    /// What the node is. For an element, read its parts through [`Node::name`],
+    /// [`Node::children`], [`Node::attributes`] and [`Node::namespaces`].
     pub fn kind(&self) -> &'d NodeKind<'a> {
         &self.data().kind
     }
 
+    /// Whether the node is an element.
     pub fn is_element(&self) -> bool {
         matches!(self.kind(), NodeKind::Element(_))
     }
@@ -990,6 +1025,7 @@ impl<'d, 'a> Node<'d, 'a> {
         self.name().map_or("", |q| &q.local)
     }
 
+    /// The parent node: `None` for the document node and for detached nodes.
     pub fn parent(&self) -> Option<Node<'d, 'a>> {
         let p = self.data().parent;
         (p != NO_PARENT).then_some(Node {
@@ -1003,6 +1039,8 @@ impl<'d, 'a> Node<'d, 'a> {
         &self.doc.children[self.doc.children_span(self.id).range()]
     }
 
+    /// The children, in document order: none for nodes other than elements and the document
+    /// node.
     pub fn children(&self) -> impl Iterator<Item = Node<'d, 'a>> + 'd {
         let doc = self.doc;
         self.child_ids().iter().map(move |&id| Node { doc, id })
@@ -1013,6 +1051,7 @@ impl<'d, 'a> Node<'d, 'a> {
         self.children().filter(|n| n.is_element())
     }
 
+    /// The element's attributes, in document order; empty for other nodes.
     pub fn attributes(&self) -> &'d [Attribute<'a>] {
         match self.kind() {
             NodeKind::Element(e) => &self.doc.attributes[e.attributes.range()],
@@ -1020,6 +1059,7 @@ impl<'d, 'a> Node<'d, 'a> {
         }
     }
 
+    /// The element's namespace declarations, in document order; empty for other nodes.
     pub fn namespaces(&self) -> &'d [NamespaceDecl<'a>] {
         match self.kind() {
             NodeKind::Element(e) => &self.doc.namespaces[e.namespaces.range()],
