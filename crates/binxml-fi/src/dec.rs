@@ -1781,10 +1781,13 @@ pub struct FiDecoder<'a> {
 }
 
 impl<'a> FiDecoder<'a> {
+    /// A decoder of the document in `input`, with the default [`Limits`].
     pub fn new(input: &'a [u8]) -> Self {
         Self::with_limits(input, Limits::default())
     }
 
+    /// A decoder of the document in `input` that refuses documents beyond `limits` (depth,
+    /// string lengths, table entries, decoded bytes per input byte) with an error.
     pub fn with_limits(input: &'a [u8], limits: Limits) -> Self {
         let budget = limits.decoded_budget(input.len());
         let mut core = Core::new(
@@ -1830,10 +1833,14 @@ pub struct FiReadDecoder<R: Read> {
 }
 
 impl<R: Read> FiReadDecoder<R> {
+    /// A decoder of the document `reader` yields, with the default [`Limits`]. The reader needs no
+    /// buffering of its own.
     pub fn new(reader: R) -> Self {
         Self::with_limits(reader, Limits::default())
     }
 
+    /// A decoder of the document `reader` yields that refuses documents beyond `limits` (depth,
+    /// string lengths, table entries, decoded bytes per input byte read so far) with an error.
     pub fn with_limits(reader: R, limits: Limits) -> Self {
         // the input length is unknown: the budget is the limits' floor unless unlimited
         let budget = if limits.max_expansion_ratio == 0 {
@@ -1854,6 +1861,8 @@ impl<R: Read> FiReadDecoder<R> {
         FiReadDecoder { core }
     }
 
+    /// The external vocabularies this decoder accepts, by URI. A document that references a
+    /// vocabulary not in the map is refused. Their strings are copied into the events.
     pub fn with_vocabularies(mut self, vocabularies: Arc<Vocabularies>) -> Self {
         self.core.shared_vocabs = Some(vocabularies);
         self

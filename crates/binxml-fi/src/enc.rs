@@ -659,10 +659,14 @@ const MEMO_DEPTHS: usize = 64;
 const FLUSH_AT: usize = 1 << 16;
 
 impl<W: Write> FiEncoder<W> {
+    /// An encoder writing to `out` with the default [`FiOptions`]. Output is buffered (64 KiB), so
+    /// `out` needs no buffering of its own.
     pub fn new(out: W) -> Self {
         Self::with_options(out, FiOptions::default())
     }
 
+    /// An encoder writing to `out` with `opts`; the vocabularies `opts` names are loaded into the
+    /// tables now.
     pub fn with_options(out: W, opts: FiOptions) -> Self {
         let mut t = Tables::new();
         if let Some((_, v)) = &opts.external_vocabulary {
@@ -730,6 +734,8 @@ impl<W: Write> FiEncoder<W> {
         self.out
     }
 
+    /// The writer. It holds the whole document only after [`Encoder::finish`]: before, part of
+    /// the output may still be in the encoder's buffer.
     pub fn get_ref(&self) -> &W {
         &self.out
     }
@@ -2328,7 +2334,7 @@ impl<W: Write> Encoder for FiEncoder<W> {
         self.event_inline(ev)
     }
 
-    /// [`Encoder::write_event`] on each event, with the event [`PREFETCH_EVENTS`] places
+    /// [`Encoder::write_event`] on each event, with the event `PREFETCH_EVENTS` places
     /// ahead prefetched. The event's code is inlined into the loop: a call per event (its
     /// register saves and restores) is a noticeable share of an event's cost.
     fn write_events(&mut self, events: &[Event<'_>]) -> Result<()> {

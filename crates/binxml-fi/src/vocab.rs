@@ -9,21 +9,34 @@ use binxml_core::{Event, QName, XML_NS};
 /// the built-in `xml` prefix and XML namespace name are not listed, they always come first).
 ///
 /// Element and attribute names refer to strings; when a name's prefix, namespace name or local
-/// name is missing from its table, [`Vocabulary::resolved`] appends it after the listed entries
-/// (the rule the Java reference follows, so both sides agree on every index).
+/// name is missing from its table, the encoder and the decoder both append it after the listed
+/// entries (the rule the Java reference follows, so both sides agree on every index).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Vocabulary {
+    /// Restricted alphabets, each given as the string of its characters (they come after the
+    /// built-in ones).
     pub restricted_alphabets: Vec<String>,
+    /// Encoding algorithm URIs (they come after the built-in ones).
     pub encoding_algorithms: Vec<String>,
+    /// Namespace prefixes (after the built-in `xml`).
     pub prefixes: Vec<String>,
+    /// Namespace names (after the built-in XML namespace).
     pub namespace_names: Vec<String>,
+    /// Local names of elements and attributes.
     pub local_names: Vec<String>,
+    /// Other NCNames: processing-instruction targets and entity names.
     pub other_ncnames: Vec<String>,
+    /// Other URIs: system and public identifiers.
     pub other_uris: Vec<String>,
+    /// Attribute values.
     pub attribute_values: Vec<String>,
+    /// Character chunks (text content).
     pub content_character_chunks: Vec<String>,
+    /// Other strings: comments and processing-instruction data.
     pub other_strings: Vec<String>,
+    /// Element names (the element name surrogates table).
     pub element_names: Vec<QName<'static>>,
+    /// Attribute names (the attribute name surrogates table).
     pub attribute_names: Vec<QName<'static>>,
 }
 
@@ -55,6 +68,7 @@ fn add_unique<'v>(list: &mut Vec<&'v str>, seen: &mut HashSet<&'v str>, s: &'v s
 }
 
 impl Vocabulary {
+    /// An empty vocabulary.
     pub fn new() -> Self {
         Self::default()
     }
@@ -264,6 +278,7 @@ impl Default for VocabularyBuilder {
 }
 
 impl VocabularyBuilder {
+    /// A builder with nothing recorded and `max_value_chars` 32.
     pub fn new() -> Self {
         Self::default()
     }
@@ -342,12 +357,15 @@ impl VocabularyBuilder {
         }
     }
 
+    /// Records the events of a sample document, in order ([`VocabularyBuilder::add_event`] on
+    /// each).
     pub fn add_events<'e>(&mut self, events: impl IntoIterator<Item = &'e Event<'e>>) {
         for e in events {
             self.add_event(e);
         }
     }
 
+    /// The vocabulary: every table in the order its entries were first seen.
     pub fn build(self) -> Vocabulary {
         self.v
     }
