@@ -60,6 +60,7 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// Every rule: UPER, APER, BER.
     pub const ALL: [Rule; 3] = [Rule::Uper, Rule::Aper, Rule::Ber];
 
     /// The format these rules write (`asn1-uper`, ...).
@@ -80,6 +81,7 @@ impl Rule {
 /// Encoder options: the rules and the section 3.3 features (all on by default, no compression).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
+    /// The encoding rules to write.
     pub rule: Rule,
     /// One component-strings table with every string, most frequent first; strings are
     /// referenced by `component-string-index` everywhere.
@@ -144,6 +146,8 @@ impl Options {
         }
     }
 
+    /// The same options with the component-strings block compressed by `c` (used only with
+    /// `strings_table`).
     pub fn with_compression(mut self, c: Compression) -> Self {
         self.compression = c;
         self
@@ -210,6 +214,10 @@ pub fn decode(input: &[u8], rule: Rule) -> Result<Vec<Event<'_>>> {
     decode_with_limits(input, rule, &Limits::default())
 }
 
+/// Decodes a whole document into events, refusing documents beyond `limits` (depth, string
+/// lengths, table entries, decoded bytes per input byte).
+///
+/// Errors: malformed input, with its byte offset (and bit offset for PER), or a limit exceeded.
 pub fn decode_with_limits<'a>(
     input: &'a [u8],
     rule: Rule,
@@ -239,6 +247,7 @@ pub struct Asn1Encoder<W: Write> {
 }
 
 impl<W: Write> Asn1Encoder<W> {
+    /// An encoder writing to `out` with `opts`. Nothing is written before [`Encoder::finish`].
     pub fn new(out: W, opts: Options) -> Self {
         Asn1Encoder {
             out: Some(out),
@@ -254,6 +263,7 @@ impl<W: Write> Asn1Encoder<W> {
         &self.stats
     }
 
+    /// The writer, after [`Encoder::finish`].
     pub fn into_inner(mut self) -> W {
         self.out.take().expect("writer")
     }
@@ -316,10 +326,13 @@ enum State<'a> {
 }
 
 impl<'a> Asn1Decoder<'a> {
+    /// A decoder of the document in `input`, encoded with `rule`, with the default [`Limits`].
     pub fn new(input: &'a [u8], rule: Rule) -> Self {
         Self::with_limits(input, rule, Limits::default())
     }
 
+    /// A decoder of the document in `input`, encoded with `rule`, that refuses documents beyond
+    /// `limits` with an error. The input is first read when [`Decoder::next_event`] is called.
     pub fn with_limits(input: &'a [u8], rule: Rule, limits: Limits) -> Self {
         Asn1Decoder {
             input,

@@ -31,14 +31,20 @@ pub const ZSTD: &str = "urn:binxml:asn1:zstd";
 /// Compression of the component-strings block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Compression {
+    /// Uncompressed: the block is the strings themselves.
     #[default]
     None,
+    /// bzip2 (as in the paper), block size 900k.
     Bzip2,
+    /// Raw DEFLATE (RFC 1951), level 9.
     Deflate,
+    /// A Zstandard frame (RFC 8878), level 19.
     Zstd,
 }
 
 impl Compression {
+    /// The algorithm URI written before a block compressed this way: empty for `None`,
+    /// `urn:binxml:asn1:bzip2`, `urn:binxml:asn1:deflate`, `urn:binxml:asn1:zstd`.
     pub fn uri(self) -> &'static str {
         match self {
             Compression::None => NONE,
@@ -48,6 +54,8 @@ impl Compression {
         }
     }
 
+    /// The compression named `none` (or `identity`), `bzip2`, `deflate` or `zstd`; `None` for
+    /// any other name.
     pub fn from_name(name: &str) -> Option<Compression> {
         Some(match name {
             "none" | "identity" => Compression::None,
@@ -70,6 +78,8 @@ pub fn build_block<'s>(strings: impl Iterator<Item = &'s str>) -> Vec<u8> {
     out
 }
 
+/// Compresses a block written by [`build_block`] with `c` (`Compression::None` returns it
+/// unchanged). Errors: the compressor's, reported as I/O errors of `format`.
 pub fn compress(format: Format, c: Compression, block: Vec<u8>) -> Result<Vec<u8>> {
     let io = |e| Error::io(format, e);
     Ok(match c {

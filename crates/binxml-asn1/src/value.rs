@@ -11,14 +11,24 @@ use crate::sentinel::NOT_IN_TABLE;
 /// STRING, and RELATIVE-OID contents octets).
 #[derive(Clone, Debug, PartialEq)]
 pub enum V<'a> {
+    /// NULL.
     Null,
+    /// BOOLEAN.
     Bool(bool),
+    /// INTEGER: the value, and the bit offset where a decoder found it (0 when built by an
+    /// encoder).
     Int(u64, u64),
+    /// ENUMERATED: the index of the enumeration item.
     Enum(u64),
+    /// UTF8String.
     Text(Cow<'a, str>),
+    /// OCTET STRING (and the contents octets of a RELATIVE-OID).
     Bytes(Cow<'a, [u8]>),
+    /// SEQUENCE: one slot per component, `None` for an absent OPTIONAL component.
     Seq(Vec<Option<V<'a>>>),
+    /// SEQUENCE OF.
     List(Vec<V<'a>>),
+    /// CHOICE: the index of the alternative chosen, and its value.
     Choice(u8, Box<V<'a>>),
     /// Encoder-internal: a StringOrIndex that refers to component string `id` (before the
     /// table is ordered). Replaced before encoding.
@@ -28,12 +38,15 @@ pub enum V<'a> {
 }
 
 impl<'a> V<'a> {
+    /// A CHOICE of alternative `alt` with value `v`.
     pub fn choice(alt: u8, v: V<'a>) -> V<'a> {
         V::Choice(alt, Box::new(v))
     }
+    /// An INTEGER `v` (at bit offset 0).
     pub fn int(v: u64) -> V<'a> {
         V::Int(v, 0)
     }
+    /// A UTF8String.
     pub fn text(s: impl Into<Cow<'a, str>>) -> V<'a> {
         V::Text(s.into())
     }
