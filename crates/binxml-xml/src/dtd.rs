@@ -15,13 +15,18 @@ pub enum Entity {
     Internal(String),
     /// External parsed entity: never fetched.
     External {
+        /// The public identifier, if declared.
         public_id: Option<String>,
+        /// The system identifier (as written, not resolved).
         system_id: String,
     },
     /// Unparsed entity (NDATA).
     Unparsed {
+        /// The public identifier, if declared.
         public_id: Option<String>,
+        /// The system identifier (as written, not resolved).
         system_id: String,
+        /// The notation named after `NDATA`.
         notation: String,
     },
 }
@@ -37,11 +42,15 @@ pub struct AttDef {
     pub default: Option<String>,
 }
 
+/// What the internal DTD subset declares ([`Dtd::parse`]): general entities, attribute defaults
+/// and notations.
 #[derive(Clone, Debug, Default)]
 pub struct Dtd {
+    /// General entities by name (the first declaration of a name wins, as XML 1.0 says).
     pub entities: HashMap<String, Entity>,
     /// Element qualified name -> declared attributes (first declaration wins).
     pub attlists: HashMap<String, Vec<AttDef>>,
+    /// Notations, in declaration order: (name, public identifier, system identifier).
     pub notations: Vec<(String, Option<String>, Option<String>)>,
     /// True when an unread parameter entity reference stopped declaration processing.
     pub skipped_declarations: bool,

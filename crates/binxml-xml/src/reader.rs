@@ -269,10 +269,15 @@ fn parse_decl(data: &str) -> std::result::Result<(String, Option<String>, Option
 }
 
 impl<'a> XmlDecoder<'a> {
+    /// A decoder of the XML document in `input`, with the default [`Limits`].
     pub fn new(input: &'a [u8]) -> Self {
         Self::with_limits(input, Limits::default())
     }
 
+    /// A decoder of the XML document in `input` that refuses documents beyond `limits` (depth,
+    /// string lengths, entity expansion) with an error. A leading UTF-8 byte order mark is
+    /// skipped; input that is not UTF-8, or holds a character XML does not allow, is reported by
+    /// [`Decoder::next_event`](binxml_core::Decoder::next_event) as an error at its byte offset.
     pub fn with_limits(input: &'a [u8], limits: Limits) -> Self {
         let (input, base) = match input.strip_prefix(b"\xEF\xBB\xBF") {
             Some(rest) => (rest, 3),

@@ -23,6 +23,8 @@ pub struct XmlWriterOptions {
     pub fragments: bool,
 }
 
+/// Writes events as XML text (UTF-8) to a writer: the XML encoder. Output is buffered; call
+/// [`Encoder::finish`] after `EndDocument`, then [`XmlWriter::into_inner`] to get the writer back.
 pub struct XmlWriter<W: Write> {
     out: W,
     buf: Vec<u8>,
@@ -45,10 +47,13 @@ pub struct XmlWriter<W: Write> {
 }
 
 impl<W: Write> XmlWriter<W> {
+    /// A writer of one document to `out`, with the default [`XmlWriterOptions`] (no indentation,
+    /// one root element).
     pub fn new(out: W) -> Self {
         Self::with_options(out, XmlWriterOptions::default())
     }
 
+    /// A writer to `out` with `opts`.
     pub fn with_options(out: W, opts: XmlWriterOptions) -> Self {
         XmlWriter {
             out,
@@ -66,6 +71,7 @@ impl<W: Write> XmlWriter<W> {
         }
     }
 
+    /// Writes out what is still buffered and returns the writer. Errors: an I/O error of `out`.
     pub fn into_inner(mut self) -> Result<W> {
         self.flush_buf()?;
         Ok(self.out)
