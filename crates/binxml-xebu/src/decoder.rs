@@ -51,10 +51,14 @@ pub struct XebuDecoder<'a> {
 }
 
 impl<'a> XebuDecoder<'a> {
+    /// A decoder of the message (or stream of messages) in `input`, with the default [`Limits`].
     pub fn new(input: &'a [u8]) -> Self {
         Self::with_limits(input, Limits::default())
     }
 
+    /// A decoder of the message (or stream of messages) in `input` that refuses input beyond
+    /// `limits` (depth, string lengths, token table entries, decoded bytes per input byte) with an
+    /// error.
     pub fn with_limits(input: &'a [u8], limits: Limits) -> Self {
         Self::build(input, limits, Tables::Local(Box::default()), None)
     }
@@ -831,10 +835,12 @@ pub struct XebuStreamDecoder {
 }
 
 impl XebuStreamDecoder {
+    /// A stream decoder with empty token tables and the default [`Limits`].
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// A stream decoder with empty token tables whose messages refuse input beyond `limits`.
     pub fn with_limits(limits: Limits) -> Self {
         XebuStreamDecoder {
             limits,

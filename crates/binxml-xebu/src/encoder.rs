@@ -103,10 +103,12 @@ fn name_key(key: &mut Vec<u8>, q: &QName<'_>) {
 }
 
 impl<W: Write> XebuEncoder<W> {
+    /// An encoder writing to `out` with the default [`XebuOptions`].
     pub fn new(out: W) -> Self {
         Self::with_options(out, XebuOptions::default())
     }
 
+    /// An encoder writing to `out` with `opts`.
     pub fn with_options(out: W, opts: XebuOptions) -> Self {
         let n = opts.cache_size;
         XebuEncoder {
@@ -132,6 +134,7 @@ impl<W: Write> XebuEncoder<W> {
         }
     }
 
+    /// The options the encoder was made with.
     pub fn options(&self) -> &XebuOptions {
         &self.opts
     }
@@ -220,10 +223,13 @@ impl<W: Write> XebuEncoder<W> {
         ]
     }
 
+    /// The writer. Output is buffered: the writer holds a message only after
+    /// [`XebuEncoder::write_message`] or [`Encoder::finish`] wrote it out.
     pub fn get_ref(&self) -> &W {
         &self.out
     }
 
+    /// The writer, mutably (e.g. to take the bytes of each message as it is written).
     pub fn get_mut(&mut self) -> &mut W {
         &mut self.out
     }

@@ -13,10 +13,15 @@ use std::borrow::Cow;
 
 use binxml_core::{Event, QName, Typed};
 
+/// The SOAP 1.1 envelope namespace.
 pub const SOAP_NS: &str = "http://schemas.xmlsoap.org/soap/envelope/";
+/// The WS-Addressing (August 2004) namespace of the message headers.
 pub const WSA_NS: &str = "http://schemas.xmlsoap.org/ws/2004/08/addressing";
+/// The namespace of the notification elements (`Notify`, `Event`, `SubscriptionId`, ...).
 pub const EV_NS: &str = "http://www.hiit.fi/fuego/fc/event/notification";
+/// The XML Schema instance namespace (`xsi:type` on the properties).
 pub const XSI_NS: &str = "http://www.w3.org/2001/XMLSchema-instance";
+/// The XML Schema namespace (the `xsd:` types that `xsi:type` names).
 pub const XSD_NS: &str = "http://www.w3.org/2001/XMLSchema";
 
 const TOPICS: &[(&str, &[&str])] = &[
@@ -99,6 +104,7 @@ impl Rng {
 /// Generator settings.
 #[derive(Clone, Debug)]
 pub struct NotifyOptions {
+    /// Seed of the pseudo-random choices: the same seed gives the same messages.
     pub seed: u64,
     /// Integer content as `Event::Typed` (true) or as text (false).
     pub typed: bool,
