@@ -40,10 +40,13 @@ pub struct JsonDecoder<'a> {
 }
 
 impl<'a> JsonDecoder<'a> {
+    /// A decoder of the JSON text in `input`, with the default [`Limits`].
     pub fn new(input: &'a [u8]) -> Self {
         Self::with_limits(input, Limits::default())
     }
 
+    /// A decoder of the JSON text in `input` that refuses input beyond `limits` (nesting depth,
+    /// string length in bytes) with an error.
     pub fn with_limits(input: &'a [u8], limits: Limits) -> Self {
         JsonDecoder {
             input,

@@ -60,6 +60,8 @@ struct JsonMl {
 }
 
 impl<W: Write> JsonEncoder<W> {
+    /// An encoder writing compact JSON to `out`, XML outside the JSON mapping as JsonML. Output is
+    /// buffered until [`Encoder::finish`].
     pub fn new(out: W) -> Self {
         JsonEncoder {
             out,
@@ -89,6 +91,7 @@ impl<W: Write> JsonEncoder<W> {
         self
     }
 
+    /// The writer, after [`Encoder::finish`].
     pub fn into_inner(self) -> W {
         self.out
     }
