@@ -42,6 +42,7 @@ impl<'a> TsfDecoder<'a> {
         )
     }
 
+    /// A decoder of the TSF document in `input` with `opts` (length units and limits).
     pub fn with_options(input: &'a [u8], opts: TsfOptions) -> Self {
         let max_string_len = opts.limits.max_string_len;
         let inner = match Lexer::new(input, opts.utf16_lengths) {
@@ -95,6 +96,9 @@ pub fn decode(input: &[u8]) -> Result<Vec<Event<'static>>> {
     decode_with(input, TsfOptions::default())
 }
 
+/// Decodes a whole TSF document into owned events, with `opts` (length units and limits).
+///
+/// Errors: malformed input, with its byte offset, or a limit exceeded.
 pub fn decode_with(input: &[u8], opts: TsfOptions) -> Result<Vec<Event<'static>>> {
     let mut d = TsfDecoder::with_options(input, opts);
     let mut v = Vec::new();

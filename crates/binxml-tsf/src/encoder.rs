@@ -168,10 +168,12 @@ fn qualified_into(q: &QName<'_>, out: &mut String) {
 }
 
 impl<W: Write> TsfEncoder<W> {
+    /// An encoder writing to `out` with the default [`TsfEncoderOptions`].
     pub fn new(out: W) -> Self {
         Self::with_options(out, TsfEncoderOptions::default())
     }
 
+    /// An encoder writing to `out` with `opts`.
     pub fn with_options(out: W, opts: TsfEncoderOptions) -> Self {
         TsfEncoder {
             out: Some(out),

@@ -129,11 +129,14 @@ pub(crate) static KIND_JSON: [Option<UnitKind>; 256] = kind_table(true);
 /// excluded from `raw`; `\` escapes still in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RawName<'a> {
+    /// The name's text as written.
     pub raw: &'a str,
+    /// Whether the name used the `"` form.
     pub quoted: bool,
 }
 
 impl<'a> RawName<'a> {
+    /// No name: empty and not quoted.
     pub const NONE: RawName<'static> = RawName {
         raw: "",
         quoted: false,
@@ -150,6 +153,7 @@ impl<'a> RawName<'a> {
         }
     }
 
+    /// Whether there is no name at all (an empty `"` form is a name, the empty one).
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.raw.is_empty() && !self.quoted

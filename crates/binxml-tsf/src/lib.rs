@@ -65,6 +65,7 @@ pub struct TsfOptions {
     /// Primitive lengths count UTF-16 code units instead of UTF-8 bytes (files written by the
     /// paper's reference converter).
     pub utf16_lengths: bool,
+    /// The limits on hostile input (TSF uses the nesting depth and the string length in bytes).
     pub limits: Limits,
 }
 

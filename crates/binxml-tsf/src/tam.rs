@@ -95,6 +95,10 @@ impl<'a> Tam<'a> {
         Self::parse_with(input, TsfOptions::default())
     }
 
+    /// Builds the tree of a TSF buffer with `opts` (length units and limits).
+    ///
+    /// Errors: malformed input, with its byte offset; a limit exceeded; an input of 4 GiB or more
+    /// (rows hold 32-bit offsets).
     pub fn parse_with(input: &'a [u8], opts: TsfOptions) -> Result<Tam<'a>> {
         if input.len() >= NONE as usize {
             return Err(Error::limit(FORMAT, 0, "TAM holds inputs under 4 GiB"));
@@ -227,6 +231,7 @@ impl<'a> Tam<'a> {
         self.rows.len()
     }
 
+    /// Whether the tree has no units.
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
@@ -340,10 +345,12 @@ impl<'t, 'a> Node<'t, 'a> {
         self.idx as usize
     }
 
+    /// What the unit is.
     pub fn kind(&self) -> UnitKind {
         UnitKind::from_u8(self.row().kind)
     }
 
+    /// Whether the unit is an element.
     pub fn is_element(&self) -> bool {
         self.kind() == UnitKind::Element
     }
@@ -388,6 +395,7 @@ impl<'t, 'a> Node<'t, 'a> {
         }
     }
 
+    /// Whether the unit contains no units (always true of primitive units).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -1,3 +1,7 @@
+//! The TSF codec on its own: the examples of the TSF paper (Evans 2020), names, text, CDATA,
+//! entity references and namespaces, the JSON vocabulary, navigation of the TAM tree, UTF-16
+//! lengths, hostile input (never a panic) and decoder offsets.
+
 use std::borrow::Cow;
 
 use binxml_core::{Decoder, DocType, ErrorKind, Event, Limits, QName, Typed};
