@@ -22,7 +22,8 @@ fn vm_hwm_kb() -> u64 {
         .unwrap_or(0)
 }
 
-/// The child's side: decode once, print "ok<TAB>HWM before<TAB>HWM after" (KiB).
+/// The child's side: decode once, print `ok`, the memory high-water mark before decoding and the
+/// one after (KiB), separated by tabs.
 pub fn child(args: &[String]) -> i32 {
     let [subject, mode, file] = args else {
         eprintln!("usage: binxml-bench mem SUBJECT events|tree FILE");
