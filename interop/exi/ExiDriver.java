@@ -1,0 +1,532 @@
+// Driver for binxml's EXI interop oracle: EXIficient 1.0.7 (com.siemens.ct.exi:exificient),
+// schema-less. One JVM serves a whole batch of commands read from stdin, one a line, fields
+// separated by tabs; it answers one line each: "ok [...]" or "err <message>" (the protocol of
+// interop/fi/FiDriver.java; binxml_testkit::ExiOracle speaks it).
+//
+//   encode <in.xml> <out.exi> <options>   XML -> SAX (Xerces) -> EXIficient SAX encoder (EXIResult);
+//                                          answers "ok <bytes written>"
+//   decode <in.exi> <out.xml> <options>   EXIficient SAX decoder (SAXFactory.createEXIReader) ->
+//                                          XmlOut (below) -> UTF-8 XML; answers
+//                                          "ok <the options the stream was decoded with>"
+//   options <options>                     "ok <canonical form>": how the driver reads an option list
+//   info                                  "ok <Java version> <SAX parser class>"
+//
+// <options> is a comma-separated list; empty or "-" means EXIficient's defaults (bit-packed, no
+// fidelity options, no header options). Each item and the EXIficient 1.0.7 call it makes on a
+// fresh DefaultEXIFactory.newInstance():
+//
+//   bitpacked | bytealigned | precompression | compression   (at most one; default bitpacked)
+//                      setCodingMode(CodingMode.BIT_PACKED | BYTE_PACKED | PRE_COMPRESSION | COMPRESSION)
+//   comments           getFidelityOptions().setFidelity(FidelityOptions.FEATURE_COMMENT, true)
+//   pis                ... FEATURE_PI
+//   dtd                ... FEATURE_DTD
+//   prefixes           ... FEATURE_PREFIX
+//   lexical            ... FEATURE_LEXICAL_VALUE
+//   selfcontained[=Q|Q...]  ... FEATURE_SC, and setSelfContainedElements(QName.valueOf(Q)...)
+//                      (Q is "local" or "{uri}local"; EXIficient matches both parts as Java
+//                      regular expressions). Without "=..." no element is self-contained but the
+//                      grammars still carry the SC productions. Not with (pre)compression:
+//                      EXIficient refuses ("(Pre-)Compression and selfContained elements cannot
+//                      work together").
+//   strict             setFidelityOptions(FidelityOptions.createStrict()) (keeps "lexical").
+//                      EXIficient silently turns strict off when comments, pis, dtd, prefixes or
+//                      selfcontained is enabled after it; the driver answers err instead.
+//   fragment           setFragment(true)
+//   blocksize=N        setBlockSize(N)
+//   valuemaxlength=N   setValueMaxLength(N)
+//   capacity=N         setValuePartitionCapacity(N)
+//   header             getEncodingOptions().setOption(EncodingOptions.INCLUDE_OPTIONS)
+//   cookie             getEncodingOptions().setOption(EncodingOptions.INCLUDE_COOKIE)
+//   deflate=N          getEncodingOptions().setOption(EncodingOptions.DEFLATE_COMPRESSION_VALUE, N)
+//                      (java.util.zip.Deflater level 0-9, -1 = default; only "compression" uses it;
+//                      it is not an EXI option and never goes into the header)
+//   entityrefs         getEncodingOptions().setOption(EncodingOptions.RETAIN_ENTITY_REFERENCE):
+//                      with "dtd", references to internal entities become ER events instead of
+//                      their replacement text (Xerces reports them through startEntity/endEntity)
+//
+// Decoding: the options given must be those the stream was written with, unless its header
+// carries them: then EXIficient (EXIHeaderDecoder.readEXIOptions) decodes with a fresh factory
+// built from the header alone and ignores the options given (checked: a "header" stream written
+// with "compression,comments" decodes with options "-"). The decode answer names the options
+// actually used (read here with EXIHeaderDecoder.parse on the same bytes).
+//
+// ===== What EXIficient 1.0.7 does, for a byte-exact comparison (each checked by running it; see
+//       interop/exi/README.md for the commands and the tiny fixtures) =====
+//
+// Encoder side (SAXEncoder / SAXEncoderExtendedHandler / AbstractEXIBodyEncoder):
+//  1. Whitespace-only text is dropped in "complex" positions. The encoder buffers every SAX
+//     characters() call and writes one CH at the next other event (checkPendingCharacters). The
+//     text is kept as it is when lexical is on, when xml:space="preserve" is in scope, or when
+//     the last *structural* event was SE, AT or NS and the next event is EE, CM, PI or DT
+//     ("simple" content: <a> </a> keeps its space). Otherwise text made only of #x20, #x9, #xA,
+//     #xD is dropped whole (it is never trimmed: " x " stays " x ").
+//     - "last event" is only updated by SD, SE, AT, NS, EE, ED (and xsi attributes); CH, CM, PI,
+//       ER and DT do not update it. So in <a>x<!--c--> </a> (comments on) the space before </a>
+//       is kept: the last structural event is still SE(a). In <a><b/> </a> it is dropped (EE, EE).
+//       In <a> <!--c--><b/></a> the space is kept (SE then CM), in <a><!--c--> <b/></a> it is
+//       dropped (SE then SE).
+//     - Nothing but lexical or xml:space="preserve" turns the dropping off.
+//  2. xml:space: any attribute in the XML namespace whose value is exactly "preserve" turns
+//     preservation on for the element and its descendants, "default" turns it off, so
+//     xml:lang="preserve" counts too (the encoder only compares the namespace and the value).
+//  3. Adjacent SAX text chunks (the parser splits at entity references, CDATA boundaries, buffer
+//     ends) always become ONE CH event: unlike Fast Infoset, the parser's chunking does not show.
+//     A comment or PI that is not preserved is not an event either, so a<!--c-->b gives one CH
+//     "ab" without "comments"; with "comments" it gives CH "a", CM "c", CH "b".
+//  4. CDATA sections become plain characters (startCDATA/endCDATA do nothing); EXI has no CDATA.
+//  5. Entity references: the parser expands them (predefined and character references always).
+//     With dtd+entityrefs an internal general entity becomes ER(name); an undeclared reference
+//     that the parser skips (skippedEntity) becomes ER(name) with dtd, and is lost without it.
+//  6. The XML declaration is not in the EXI stream (no version, encoding or standalone).
+//  7. DOCTYPE (dtd only): DT(name, public, system, text) where public and system are "" when
+//     absent, and text is NOT the internal subset as written: EXIficient rebuilds it from the
+//     parser's DeclHandler events, each followed by one space: "<!ELEMENT n model> ",
+//     "<!ATTLIST e a type mode> " (the default value is dropped, and an attribute with a default
+//     value has mode null, written as the word "null"), "<!ENTITY n \"value\"> " (internal
+//     entities only; external entities, notations and unparsed entities are dropped), and
+//     comments and PIs inside the subset as "<!--c-->" and "<?t d?>". Parameter entities appear
+//     as "%name". The external subset is not read here (load-external-dtd off).
+//  8. Without "pis" or "comments", PIs and comments are dropped; the PI target/data and comment
+//     text are written as they come from the parser.
+//  9. Namespace declarations: each startPrefixMapping becomes NS only with "prefixes"; without
+//     it, prefixes are not in the stream at all.
+// 10. Attributes are written in the order the parser reports them (document order); schema-less
+//     EXIficient does not sort them.
+//
+// Decoder side (SAXDecoder):
+// 11. Without "prefixes" the decoder invents prefixes: "ns<uri id>" (ns3 for the first user URI,
+//     after "", xml and xsi); the default namespace gets a prefix too, never "". Unprefixed
+//     names in no namespace stay unprefixed. It declares each invented prefix on the element
+//     that first needs it.
+// 12. The decoder reports DOCTYPE as startDTD/endDTD with the DT text re-parsed through a
+//     DeclHandler (a text EXIficient itself wrote with "null" in it fails to re-parse: see 7);
+//     ER as skippedEntity (XmlOut writes "&name;").
+// 13. Text comes back as one characters() call per CH event.
+//
+// XmlOut (our writer, not an identity Transformer: it keeps namespace declarations in the order
+// they were reported, writes ER and the DOCTYPE's declarations, and its escaping is fixed):
+// "<?xml version="1.0" encoding="UTF-8"?>" and a newline (left out for fragments); DOCTYPE as
+// <!DOCTYPE name [PUBLIC "p" "s" | SYSTEM "s"] [ [decls] ]> and a newline; text escapes & < >
+// and CR (&#13;); attribute values also ", TAB, LF; empty elements as <a></a>.
+
+import com.siemens.ct.exi.core.CodingMode;
+import com.siemens.ct.exi.core.EXIFactory;
+import com.siemens.ct.exi.core.EncodingOptions;
+import com.siemens.ct.exi.core.FidelityOptions;
+import com.siemens.ct.exi.core.coder.EXIHeaderDecoder;
+import com.siemens.ct.exi.core.helpers.DefaultEXIFactory;
+import com.siemens.ct.exi.core.io.channel.BitDecoderChannel;
+import com.siemens.ct.exi.main.api.sax.EXIResult;
+import com.siemens.ct.exi.main.api.sax.SAXFactory;
+import org.xml.sax.Attributes;
+import org.xml.sax.ContentHandler;
+import org.xml.sax.DTDHandler;
+import org.xml.sax.InputSource;
+import org.xml.sax.SAXException;
+import org.xml.sax.XMLReader;
+import org.xml.sax.ext.DeclHandler;
+import org.xml.sax.ext.LexicalHandler;
+import org.xml.sax.helpers.DefaultHandler;
+import org.xml.sax.helpers.XMLFilterImpl;
+
+import javax.xml.namespace.QName;
+import javax.xml.parsers.SAXParserFactory;
+import java.io.*;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.*;
+
+public class ExiDriver {
+    static final String LEXICAL = "http://xml.org/sax/properties/lexical-handler";
+    static final String DECL = "http://xml.org/sax/properties/declaration-handler";
+
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, "UTF-8");
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isEmpty()) continue;
+            String[] f = line.split("\t", -1);
+            try {
+                String r = run(f);
+                out.println(r == null ? "ok" : "ok " + r);
+            } catch (Throwable e) {
+                String m = String.valueOf(e);
+                Throwable c = e.getCause();
+                while (c != null) {
+                    m += " / " + c;
+                    c = c.getCause();
+                }
+                out.println("err " + m.replace('\n', ' ').replace('\r', ' '));
+            }
+        }
+    }
+
+    static String arg(String[] f, int i) {
+        return f.length > i ? f[i] : "";
+    }
+
+    static String run(String[] f) throws Exception {
+        switch (f[0]) {
+            case "encode": {
+                Opts o = Opts.parse(arg(f, 3));
+                EXIFactory factory = o.factory();
+                File outFile = new File(f[2]);
+                try (OutputStream os = new BufferedOutputStream(new FileOutputStream(outFile))) {
+                    EXIResult result = new EXIResult(factory);
+                    result.setOutputStream(os);
+                    XMLReader r = xmlReader();
+                    ContentHandler h = result.getHandler();
+                    r.setContentHandler(h);
+                    r.setProperty(LEXICAL, result.getLexicalHandler());
+                    r.setProperty(DECL, result.getLexicalHandler());
+                    r.setDTDHandler((DTDHandler) h);
+                    InputSource is;
+                    if (o.fragment) {
+                        // as EXIficientCMD does: wrap the fragment in a root element and keep
+                        // that element from the encoder (a leading XML declaration is dropped)
+                        byte[] body = stripXmlDecl(Files.readAllBytes(Paths.get(f[1])));
+                        ByteArrayOutputStream b = new ByteArrayOutputStream(body.length + 16);
+                        b.write("<root>".getBytes(StandardCharsets.US_ASCII));
+                        b.write(body);
+                        b.write("</root>".getBytes(StandardCharsets.US_ASCII));
+                        is = new InputSource(new ByteArrayInputStream(b.toByteArray()));
+                        is.setSystemId(new File(f[1]).toURI().toString());
+                        r = new SkipRoot(r);
+                    } else {
+                        is = new InputSource(new File(f[1]).toURI().toString());
+                    }
+                    r.parse(is);
+                }
+                return String.valueOf(outFile.length());
+            }
+            case "decode": {
+                Opts o = Opts.parse(arg(f, 3));
+                EXIFactory factory = o.factory();
+                byte[] data = Files.readAllBytes(Paths.get(f[1]));
+                // the options the stream is decoded with: the header's when it carries them
+                EXIFactory effective = new EXIHeaderDecoder().parse(
+                        new BitDecoderChannel(new ByteArrayInputStream(data)), factory);
+                XMLReader r = new SAXFactory(factory).createEXIReader();
+                try (Writer w = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(f[2]), StandardCharsets.UTF_8))) {
+                    XmlOut x = new XmlOut(w, effective.isFragment());
+                    r.setContentHandler(x);
+                    r.setProperty(LEXICAL, x);
+                    r.setProperty(DECL, x);
+                    r.parse(new InputSource(new ByteArrayInputStream(data)));
+                }
+                // the stream's own options: what the header says it has, not what was asked for
+                String used = Opts.describe(effective, false);
+                if (headerHasOptions(data)) used = used.equals("-") ? "header" : used + ",header";
+                if (data.length >= 4 && data[0] == '$' && data[1] == 'E' && data[2] == 'X' && data[3] == 'I') {
+                    used = used.equals("-") ? "cookie" : used + ",cookie";
+                }
+                return used;
+            }
+            case "options":
+                return Opts.describe(Opts.parse(arg(f, 1)).factory(), true);
+            case "info": {
+                return System.getProperty("java.version") + " "
+                        + SAXParserFactory.newInstance().newSAXParser().getXMLReader().getClass().getName();
+            }
+            default:
+                throw new IllegalArgumentException("unknown command " + f[0]);
+        }
+    }
+
+    /** Whether the stream's header has the options-present bit (after an optional "$EXI"). */
+    static boolean headerHasOptions(byte[] d) {
+        int i = d.length >= 4 && d[0] == '$' && d[1] == 'E' && d[2] == 'X' && d[3] == 'I' ? 4 : 0;
+        return d.length > i && (d[i] & 0x20) != 0;
+    }
+
+    static byte[] stripXmlDecl(byte[] b) {
+        int i = 0;
+        if (b.length >= 3 && (b[0] & 0xff) == 0xEF && (b[1] & 0xff) == 0xBB && (b[2] & 0xff) == 0xBF) i = 3;
+        if (b.length - i >= 5 && new String(b, i, 5, StandardCharsets.US_ASCII).equals("<?xml")
+                && b.length - i > 5 && (b[i + 5] == ' ' || b[i + 5] == '\t' || b[i + 5] == '\n' || b[i + 5] == '\r')) {
+            for (int j = i + 5; j + 1 < b.length; j++) {
+                if (b[j] == '?' && b[j + 1] == '>') return Arrays.copyOfRange(b, j + 2, b.length);
+            }
+        }
+        return i == 0 ? b : Arrays.copyOfRange(b, i, b.length);
+    }
+
+    /** The parser EXIficient's own command line uses (EXIficientCMD.getXMLReader), with the
+     *  external DTD subset and external entities not read. With xercesImpl on the class path
+     *  the JAXP factory gives Xerces 2.12.2 (the "info" command names it). */
+    static XMLReader xmlReader() throws Exception {
+        SAXParserFactory f = SAXParserFactory.newInstance();
+        f.setNamespaceAware(true);
+        f.setValidating(false);
+        f.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false);
+        XMLReader r = f.newSAXParser().getXMLReader();
+        r.setFeature("http://xml.org/sax/features/namespaces", true);
+        r.setFeature("http://xml.org/sax/features/namespace-prefixes", false);
+        r.setFeature("http://xml.org/sax/features/external-general-entities", false);
+        r.setFeature("http://xml.org/sax/features/external-parameter-entities", false);
+        r.setEntityResolver((publicId, systemId) -> new InputSource(new StringReader("")));
+        return r;
+    }
+
+    /** Keeps the wrapping root element of a fragment from the encoder (EXIficient's
+     *  SkipRootElementXMLReader, with the lexical and declaration handlers passed through). */
+    static final class SkipRoot extends XMLFilterImpl {
+        int open = 0;
+
+        SkipRoot(XMLReader parent) {
+            super(parent);
+            setContentHandler(parent.getContentHandler());
+            setDTDHandler(parent.getDTDHandler());
+        }
+
+        @Override
+        public void startElement(String uri, String local, String q, Attributes a) throws SAXException {
+            if (open++ > 0) super.startElement(uri, local, q, a);
+        }
+
+        @Override
+        public void endElement(String uri, String local, String q) throws SAXException {
+            if (--open > 0) super.endElement(uri, local, q);
+        }
+    }
+
+    /** The option list, parsed. */
+    static final class Opts {
+        CodingMode mode = null;
+        boolean comments, pis, dtd, prefixes, lexical, sc, strict, fragment, header, cookie, entityrefs;
+        String scElements = null;
+        Integer blockSize, valueMaxLength, capacity, deflate;
+
+        static Opts parse(String s) {
+            Opts o = new Opts();
+            if (s == null || s.isEmpty() || s.equals("-")) return o;
+            for (String item : s.split(",")) {
+                String t = item.trim();
+                if (t.isEmpty()) continue;
+                String key = t, val = null;
+                int eq = t.indexOf('=');
+                if (eq >= 0) {
+                    key = t.substring(0, eq);
+                    val = t.substring(eq + 1);
+                }
+                switch (key) {
+                    case "bitpacked": o.setMode(CodingMode.BIT_PACKED); break;
+                    case "bytealigned": o.setMode(CodingMode.BYTE_PACKED); break;
+                    case "precompression": o.setMode(CodingMode.PRE_COMPRESSION); break;
+                    case "compression": o.setMode(CodingMode.COMPRESSION); break;
+                    case "comments": o.comments = flag(key, val); break;
+                    case "pis": o.pis = flag(key, val); break;
+                    case "dtd": o.dtd = flag(key, val); break;
+                    case "prefixes": o.prefixes = flag(key, val); break;
+                    case "lexical": o.lexical = flag(key, val); break;
+                    case "selfcontained": o.sc = true; o.scElements = val; break;
+                    case "strict": o.strict = flag(key, val); break;
+                    case "fragment": o.fragment = flag(key, val); break;
+                    case "header": o.header = flag(key, val); break;
+                    case "cookie": o.cookie = flag(key, val); break;
+                    case "entityrefs": o.entityrefs = flag(key, val); break;
+                    case "blocksize": o.blockSize = num(key, val); break;
+                    case "valuemaxlength": o.valueMaxLength = num(key, val); break;
+                    case "capacity": o.capacity = num(key, val); break;
+                    case "deflate": o.deflate = num(key, val); break;
+                    default: throw new IllegalArgumentException("unknown option " + t);
+                }
+            }
+            if (o.strict && (o.comments || o.pis || o.dtd || o.prefixes || o.sc)) {
+                throw new IllegalArgumentException(
+                        "strict cannot be combined with comments, pis, dtd, prefixes or selfcontained (EXIficient would silently drop strict)");
+            }
+            return o;
+        }
+
+        void setMode(CodingMode m) {
+            if (mode != null && mode != m) throw new IllegalArgumentException("more than one alignment given");
+            mode = m;
+        }
+
+        static boolean flag(String key, String val) {
+            if (val != null) throw new IllegalArgumentException("option " + key + " takes no value");
+            return true;
+        }
+
+        static int num(String key, String val) {
+            if (val == null) throw new IllegalArgumentException("option " + key + " needs =N");
+            return Integer.parseInt(val);
+        }
+
+        EXIFactory factory() throws Exception {
+            EXIFactory f = DefaultEXIFactory.newInstance();
+            if (mode != null) f.setCodingMode(mode);
+            FidelityOptions fo = strict ? FidelityOptions.createStrict() : FidelityOptions.createDefault();
+            if (lexical) fo.setFidelity(FidelityOptions.FEATURE_LEXICAL_VALUE, true);
+            if (comments) fo.setFidelity(FidelityOptions.FEATURE_COMMENT, true);
+            if (pis) fo.setFidelity(FidelityOptions.FEATURE_PI, true);
+            if (dtd) fo.setFidelity(FidelityOptions.FEATURE_DTD, true);
+            if (prefixes) fo.setFidelity(FidelityOptions.FEATURE_PREFIX, true);
+            if (sc) {
+                fo.setFidelity(FidelityOptions.FEATURE_SC, true);
+                if (scElements != null && !scElements.isEmpty()) {
+                    String[] names = scElements.split("\\|");
+                    QName[] q = new QName[names.length];
+                    for (int i = 0; i < names.length; i++) q[i] = QName.valueOf(names[i]);
+                    f.setSelfContainedElements(q);
+                }
+            }
+            f.setFidelityOptions(fo);
+            if (fragment) f.setFragment(true);
+            if (blockSize != null) f.setBlockSize(blockSize);
+            if (valueMaxLength != null) f.setValueMaxLength(valueMaxLength);
+            if (capacity != null) f.setValuePartitionCapacity(capacity);
+            EncodingOptions eo = f.getEncodingOptions();
+            if (header) eo.setOption(EncodingOptions.INCLUDE_OPTIONS);
+            if (cookie) eo.setOption(EncodingOptions.INCLUDE_COOKIE);
+            if (entityrefs) eo.setOption(EncodingOptions.RETAIN_ENTITY_REFERENCE);
+            if (deflate != null) eo.setOption(EncodingOptions.DEFLATE_COMPRESSION_VALUE, deflate);
+            return f;
+        }
+
+        /** The EXI options a factory stands for, in this driver's option syntax. */
+        static String describe(EXIFactory f, boolean encodingOptions) {
+            List<String> l = new ArrayList<>();
+            switch (f.getCodingMode()) {
+                case BIT_PACKED: break;
+                case BYTE_PACKED: l.add("bytealigned"); break;
+                case PRE_COMPRESSION: l.add("precompression"); break;
+                case COMPRESSION: l.add("compression"); break;
+            }
+            FidelityOptions fo = f.getFidelityOptions();
+            if (fo.isFidelityEnabled(FidelityOptions.FEATURE_COMMENT)) l.add("comments");
+            if (fo.isFidelityEnabled(FidelityOptions.FEATURE_PI)) l.add("pis");
+            if (fo.isFidelityEnabled(FidelityOptions.FEATURE_DTD)) l.add("dtd");
+            if (fo.isFidelityEnabled(FidelityOptions.FEATURE_PREFIX)) l.add("prefixes");
+            if (fo.isFidelityEnabled(FidelityOptions.FEATURE_LEXICAL_VALUE)) l.add("lexical");
+            if (fo.isFidelityEnabled(FidelityOptions.FEATURE_SC)) l.add("selfcontained");
+            if (fo.isStrict()) l.add("strict");
+            if (f.isFragment()) l.add("fragment");
+            if (f.getBlockSize() != 1000000) l.add("blocksize=" + f.getBlockSize());
+            if (f.getValueMaxLength() != -1) l.add("valuemaxlength=" + f.getValueMaxLength());
+            if (f.getValuePartitionCapacity() != -1) l.add("capacity=" + f.getValuePartitionCapacity());
+            EncodingOptions eo = f.getEncodingOptions();
+            if (!encodingOptions) return l.isEmpty() ? "-" : String.join(",", l);
+            if (eo.isOptionEnabled(EncodingOptions.INCLUDE_OPTIONS)) l.add("header");
+            if (eo.isOptionEnabled(EncodingOptions.INCLUDE_COOKIE)) l.add("cookie");
+            if (eo.isOptionEnabled(EncodingOptions.RETAIN_ENTITY_REFERENCE)) l.add("entityrefs");
+            Object d = eo.getOptionValue(EncodingOptions.DEFLATE_COMPRESSION_VALUE);
+            if (d != null) l.add("deflate=" + d);
+            return l.isEmpty() ? "-" : String.join(",", l);
+        }
+    }
+
+    /** Writes SAX events as XML, keeping namespace declarations in the order they were reported. */
+    static final class XmlOut extends DefaultHandler implements LexicalHandler, DeclHandler {
+        final Writer w;
+        final boolean fragment;
+        final List<String[]> pending = new ArrayList<>();
+        boolean inDtd = false;
+        boolean subsetOpen = false;
+
+        XmlOut(Writer w, boolean fragment) {
+            this.w = w;
+            this.fragment = fragment;
+        }
+
+        void esc(String s, boolean attr) throws SAXException {
+            try {
+                for (int i = 0; i < s.length(); i++) {
+                    char c = s.charAt(i);
+                    switch (c) {
+                        case '&': w.write("&amp;"); break;
+                        case '<': w.write("&lt;"); break;
+                        case '>': w.write("&gt;"); break;
+                        case '\r': w.write("&#13;"); break;
+                        case '"': w.write(attr ? "&quot;" : "\""); break;
+                        case '\t': w.write(attr ? "&#9;" : "\t"); break;
+                        case '\n': w.write(attr ? "&#10;" : "\n"); break;
+                        default: w.write(c);
+                    }
+                }
+            } catch (IOException e) { throw new SAXException(e); }
+        }
+
+        void raw(String s) throws SAXException {
+            try { w.write(s); } catch (IOException e) { throw new SAXException(e); }
+        }
+
+        static String quote(String s) {
+            return s.indexOf('"') >= 0 ? "'" + s + "'" : "\"" + s + "\"";
+        }
+
+        public void startDocument() throws SAXException {
+            if (!fragment) raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        }
+        public void startPrefixMapping(String p, String u) { pending.add(new String[]{p, u}); }
+        public void startElement(String u, String l, String q, Attributes a) throws SAXException {
+            raw("<" + q);
+            for (String[] d : pending) {
+                raw(d[0].isEmpty() ? " xmlns=\"" : " xmlns:" + d[0] + "=\"");
+                esc(d[1], true);
+                raw("\"");
+            }
+            pending.clear();
+            for (int i = 0; i < a.getLength(); i++) {
+                String qn = a.getQName(i);
+                if (qn.equals("xmlns") || qn.startsWith("xmlns:")) continue;
+                raw(" " + qn + "=\"");
+                esc(a.getValue(i), true);
+                raw("\"");
+            }
+            raw(">");
+        }
+        public void endElement(String u, String l, String q) throws SAXException { raw("</" + q + ">"); }
+        public void characters(char[] c, int s, int n) throws SAXException {
+            if (n > 0) esc(new String(c, s, n), false);
+        }
+        public void ignorableWhitespace(char[] c, int s, int n) throws SAXException { characters(c, s, n); }
+        public void processingInstruction(String t, String d) throws SAXException {
+            raw("<?" + t + (d == null || d.isEmpty() ? "" : " " + d) + "?>");
+        }
+        public void skippedEntity(String name) throws SAXException { raw("&" + name + ";"); }
+        public void comment(char[] c, int s, int n) throws SAXException {
+            if (!inDtd) raw("<!--" + new String(c, s, n) + "-->");
+        }
+        public void startCDATA() {}
+        public void endCDATA() {}
+        public void startDTD(String n, String p, String s) throws SAXException {
+            inDtd = true;
+            raw("<!DOCTYPE " + n);
+            if (p != null) raw(" PUBLIC " + quote(p) + " " + quote(s == null ? "" : s));
+            else if (s != null) raw(" SYSTEM " + quote(s));
+        }
+        void decl(String d) throws SAXException {
+            if (!subsetOpen) {
+                raw(" [");
+                subsetOpen = true;
+            }
+            raw(d);
+        }
+        public void endDTD() throws SAXException {
+            raw(subsetOpen ? "]>\n" : ">\n");
+            inDtd = false;
+            subsetOpen = false;
+        }
+        public void startEntity(String n) {}
+        public void endEntity(String n) {}
+        public void elementDecl(String name, String model) throws SAXException {
+            decl("<!ELEMENT " + name + " " + model + ">");
+        }
+        public void attributeDecl(String e, String a, String type, String mode, String value) throws SAXException {
+            decl("<!ATTLIST " + e + " " + a + " " + type + (mode == null ? "" : " " + mode)
+                    + (value == null ? "" : " " + quote(value)) + ">");
+        }
+        public void internalEntityDecl(String name, String value) throws SAXException {
+            String n = name.startsWith("%") ? "% " + name.substring(1) : name;
+            decl("<!ENTITY " + n + " " + quote(value) + ">");
+        }
+        public void externalEntityDecl(String name, String p, String s) throws SAXException {
+            String n = name.startsWith("%") ? "% " + name.substring(1) : name;
+            decl("<!ENTITY " + n + (p != null ? " PUBLIC " + quote(p) + " " + quote(s) : " SYSTEM " + quote(s)) + ">");
+        }
+    }
+}
