@@ -8,6 +8,8 @@
 //   decode <in.exi> <out.xml> <options>   EXIficient SAX decoder (SAXFactory.createEXIReader) ->
 //                                          XmlOut (below) -> UTF-8 XML; answers
 //                                          "ok <the options the stream was decoded with>"
+//   events <in.exi> <out.txt> <options>   the SAX events EXIficient's decoder reports, one a line
+//                                          (see the Events class at the end), for debugging
 //   options <options>                     "ok <canonical form>": how the driver reads an option list
 //   info                                  "ok <Java version> <SAX parser class>"
 //
@@ -43,6 +45,11 @@
 //   entityrefs         getEncodingOptions().setOption(EncodingOptions.RETAIN_ENTITY_REFERENCE):
 //                      with "dtd", references to internal entities become ER events instead of
 //                      their replacement text (Xerces reports them through startEntity/endEntity)
+//   schemalocation     getEncodingOptions().setOption(EncodingOptions.INCLUDE_XSI_SCHEMALOCATION):
+//                      keep xsi:schemaLocation and xsi:noNamespaceSchemaLocation (dropped by
+//                      default, see 10 below)
+//
+// A failed encode or decode deletes its output file.
 //
 // Decoding: the options given must be those the stream was written with, unless its header
 // carries them: then EXIficient (EXIHeaderDecoder.readEXIOptions) decodes with a fresh factory
@@ -50,61 +57,92 @@
 // with "compression,comments" decodes with options "-"). The decode answer names the options
 // actually used (read here with EXIHeaderDecoder.parse on the same bytes).
 //
-// ===== What EXIficient 1.0.7 does, for a byte-exact comparison (each checked by running it; see
-//       interop/exi/README.md for the commands and the tiny fixtures) =====
+// ===== What EXIficient 1.0.7 does, for a byte-exact comparison =====
+// Each point was checked by running tiny documents through this driver ("events" shows what the
+// decoder reports) and is explained from the 1.0.7 sources (exificient-*-1.0.7-sources.jar).
 //
-// Encoder side (SAXEncoder / SAXEncoderExtendedHandler / AbstractEXIBodyEncoder):
-//  1. Whitespace-only text is dropped in "complex" positions. The encoder buffers every SAX
-//     characters() call and writes one CH at the next other event (checkPendingCharacters). The
-//     text is kept as it is when lexical is on, when xml:space="preserve" is in scope, or when
-//     the last *structural* event was SE, AT or NS and the next event is EE, CM, PI or DT
-//     ("simple" content: <a> </a> keeps its space). Otherwise text made only of #x20, #x9, #xA,
-//     #xD is dropped whole (it is never trimmed: " x " stays " x ").
-//     - "last event" is only updated by SD, SE, AT, NS, EE, ED (and xsi attributes); CH, CM, PI,
-//       ER and DT do not update it. So in <a>x<!--c--> </a> (comments on) the space before </a>
-//       is kept: the last structural event is still SE(a). In <a><b/> </a> it is dropped (EE, EE).
-//       In <a> <!--c--><b/></a> the space is kept (SE then CM), in <a><!--c--> <b/></a> it is
-//       dropped (SE then SE).
-//     - Nothing but lexical or xml:space="preserve" turns the dropping off.
+// Encoder side (SAXEncoder, SAXEncoderExtendedHandler, AbstractEXIBodyEncoder, AttributeListImpl):
+//  1. Whitespace-only text is dropped in "complex" positions. The encoder buffers the SAX
+//     characters() calls and writes one CH at the next other event (checkPendingCharacters).
+//     The text is kept as it is when "lexical" is on, when xml:space="preserve" is in scope, or
+//     when the last *structural* event was SE, AT or NS and the next event is EE, CM, PI or DT
+//     ("simple" content: <a> </a> and <a>\n  </a> keep their text). Otherwise a text made only
+//     of #x20, #x9, #xA, #xD is dropped whole; text with anything else is never trimmed
+//     (<a> <b/> x </a> gives CH " x ", the leading " " before <b/> is dropped).
+//     - The "last event" is only updated by SD, SE, AT, NS, EE, ED: CH, CM, PI, ER and DT leave
+//       it alone. So with comments, <a>x<!--c--> </a> gives CH "x", CM, CH " " (the space is
+//       kept: the last structural event is still SE(a)); <a> <!--c--><b/></a> keeps its " "
+//       (SE then CM); <a><!--c--> <b/></a> drops it (SE then SE); <a><b/> </a> drops it.
+//     - Nothing but "lexical" or xml:space="preserve" turns the dropping off (strict, prefixes,
+//       comments... do not). A whitespace character reference (&#32;) is whitespace like any.
+//     - In fragment mode, text at the top level (between the fragment's elements) is dropped
+//       whatever it is, with a warning ("Skip CH") on stderr.
 //  2. xml:space: any attribute in the XML namespace whose value is exactly "preserve" turns
-//     preservation on for the element and its descendants, "default" turns it off, so
-//     xml:lang="preserve" counts too (the encoder only compares the namespace and the value).
-//  3. Adjacent SAX text chunks (the parser splits at entity references, CDATA boundaries, buffer
-//     ends) always become ONE CH event: unlike Fast Infoset, the parser's chunking does not show.
-//     A comment or PI that is not preserved is not an event either, so a<!--c-->b gives one CH
-//     "ab" without "comments"; with "comments" it gives CH "a", CM "c", CH "b".
-//  4. CDATA sections become plain characters (startCDATA/endCDATA do nothing); EXI has no CDATA.
-//  5. Entity references: the parser expands them (predefined and character references always).
-//     With dtd+entityrefs an internal general entity becomes ER(name); an undeclared reference
-//     that the parser skips (skippedEntity) becomes ER(name) with dtd, and is lost without it.
-//  6. The XML declaration is not in the EXI stream (no version, encoding or standalone).
-//  7. DOCTYPE (dtd only): DT(name, public, system, text) where public and system are "" when
-//     absent, and text is NOT the internal subset as written: EXIficient rebuilds it from the
-//     parser's DeclHandler events, each followed by one space: "<!ELEMENT n model> ",
-//     "<!ATTLIST e a type mode> " (the default value is dropped, and an attribute with a default
-//     value has mode null, written as the word "null"), "<!ENTITY n \"value\"> " (internal
-//     entities only; external entities, notations and unparsed entities are dropped), and
-//     comments and PIs inside the subset as "<!--c-->" and "<?t d?>". Parameter entities appear
-//     as "%name". The external subset is not read here (load-external-dtd off).
-//  8. Without "pis" or "comments", PIs and comments are dropped; the PI target/data and comment
-//     text are written as they come from the parser.
-//  9. Namespace declarations: each startPrefixMapping becomes NS only with "prefixes"; without
-//     it, prefixes are not in the stream at all.
-// 10. Attributes are written in the order the parser reports them (document order); schema-less
-//     EXIficient does not sort them.
+//     preservation on for its element and the descendants, "default" turns it off; the encoder
+//     compares only the namespace and the value, so xml:lang="preserve" counts too (checked).
+//  3. Adjacent SAX text chunks (split at entity and character references, CDATA boundaries,
+//     buffer ends) always become ONE CH: the parser's chunking never shows, unlike Fast
+//     Infoset. A comment or PI that is not preserved is no event at all, so
+//     <a>a<!--c-->b<?p d?>c<![CDATA[d]]>e&amp;f&#65;</a> gives CH "abcde&fA" without options
+//     and CH "a", CM "c", CH "b", PI p "d", CH "cde&fA" with comments,pis.
+//  4. CDATA sections become plain characters, joined with the text around them
+//     (<a><![CDATA[x<y]]>]]&gt;</a> gives CH "x<y]]>"). EXI has no CDATA.
+//  5. Entity references: the parser expands internal entities, predefined entities and
+//     character references. With dtd+entityrefs an internal general entity becomes ER(name)
+//     instead of its text (<!ENTITY e "ent">, x&e;y: CH "x", ER e, CH "y"; with dtd alone
+//     CH "xenty"). A reference the parser skips (an undeclared entity when the DOCTYPE names
+//     an external subset, which is not read) becomes ER(name) with dtd, and disappears without
+//     it (x&foo;y gives CH "xy").
+//  6. The XML declaration leaves no trace: <?xml version="1.0" encoding="ISO-8859-1"
+//     standalone="yes"?><a/> gives the same bytes as <a/>.
+//  7. DOCTYPE (dtd only): DT(name, public, system, text), public and system "" when absent.
+//     The text is NOT the internal subset as written: EXIficient rebuilds it from the parser's
+//     DeclHandler and LexicalHandler calls: "<!ELEMENT n model> ", "<!ATTLIST e a type mode> "
+//     (the default value is dropped; an attribute with a plain default has mode null, written
+//     as the word "null"; #FIXED "p" loses its "p"), "<!ENTITY n \"value\"> " (the value is not
+//     escaped, so a " in it breaks the text; parameter entities come as "<!ENTITY %pe ...>"
+//     with no space), "<!--c-->" and "<?t d?>" for comments and PIs in the subset (no space
+//     after these). External entities, notations and unparsed entities are dropped.
+//     The external subset is not read here (load-external-dtd off).
+//     So a subset with a default attribute value, a #FIXED attribute, a quote in an entity
+//     value or a parameter entity encodes, but EXIficient's own decoder then fails to re-parse
+//     the text ("Open quote is expected for attribute ...").
+//  8. Comments and PIs are dropped unless "comments" / "pis"; their text is written as the
+//     parser gives it (a PI with no data has data "").
+//  9. Prefixes: without "prefixes" neither prefixes nor namespace declarations are in the
+//     stream (<p:a xmlns:p="urn:p"> and <q:a xmlns:q="urn:p"> give the same bytes); with it,
+//     every startPrefixMapping is an NS event, redundant re-declarations included.
+// 10. Attributes: schema-less, they are written in document order (<a y="1" x="2"/> and
+//     <a x="2" y="1"/> differ), except that xsi:type comes first and xsi:nil second.
+//     xsi:type's value is a QName (its prefix resolved; an unbound prefix gives uri "" and the
+//     whole "q:T" as local name); xsi:nil is an ordinary string attribute schema-less.
+//     xsi:schemaLocation and xsi:noNamespaceSchemaLocation are DROPPED unless
+//     "schemalocation" (EncodingOptions.INCLUDE_XSI_SCHEMALOCATION) is given.
+//     "lexical" without "prefixes" refuses a document with a prefixed xsi:type: "xsi:type='p:T'
+//     not encodable. Preserve lexicalValues requires prefixes preserved as well!".
+// 11. "strict" changes nothing in a schema-less body (same bytes as the defaults; only the
+//     header options differ when "header" writes them). "selfcontained" alone (no elements)
+//     does change the bytes: the SC production is in every StartTagContent grammar.
 //
 // Decoder side (SAXDecoder):
-// 11. Without "prefixes" the decoder invents prefixes: "ns<uri id>" (ns3 for the first user URI,
-//     after "", xml and xsi); the default namespace gets a prefix too, never "". Unprefixed
-//     names in no namespace stay unprefixed. It declares each invented prefix on the element
-//     that first needs it.
-// 12. The decoder reports DOCTYPE as startDTD/endDTD with the DT text re-parsed through a
-//     DeclHandler (a text EXIficient itself wrote with "null" in it fails to re-parse: see 7);
-//     ER as skippedEntity (XmlOut writes "&name;").
-// 13. Text comes back as one characters() call per CH event.
+// 12. Without "prefixes" the decoder invents prefixes "ns<uri id>": ns3 for the first user
+//     URI (after "", xml and xsi), ns4 for the next...; a default namespace gets one too, never
+//     "". Names in no namespace stay unprefixed. Each prefix is declared on the element that
+//     first needs it, and xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" is declared on
+//     the root (on every top-level element of a fragment, and on every self-contained
+//     element) whether or not xsi is used. xsi:type values come back with the invented prefix
+//     (p:T becomes ns3:T). With "prefixes" the declarations come back as they were written.
+// 13. The decoder reports each CH as one characters() call (and an empty characters() before
+//     startDTD, "to force the XML declaration"); DT as startDTD/endDTD with the text re-parsed
+//     into DeclHandler calls (comments and PIs of the text are lost then); ER as
+//     skippedEntity (XmlOut writes "&name;").
+// 14. Decoding a stream whose header carries options ignores the options given (see above).
+//     Without header options nothing in the stream tells wrong options: a compression,comments
+//     stream of 3,000 elements "decoded" with compression alone gave a well-formed 346-byte
+//     garbage document and "ok"; with "-" it failed ("Not a valid Unicode code point").
 //
-// XmlOut (our writer, not an identity Transformer: it keeps namespace declarations in the order
-// they were reported, writes ER and the DOCTYPE's declarations, and its escaping is fixed):
+// XmlOut (our writer; not an identity Transformer, so that the output is fixed: namespace
+// declarations in the order reported, ER as "&name;", the DOCTYPE's declarations written back):
 // "<?xml version="1.0" encoding="UTF-8"?>" and a newline (left out for fragments); DOCTYPE as
 // <!DOCTYPE name [PUBLIC "p" "s" | SYSTEM "s"] [ [decls] ]> and a newline; text escapes & < >
 // and CR (&#13;); attribute values also ", TAB, LF; empty elements as <a></a>.
@@ -198,6 +236,9 @@ public class ExiDriver {
                         is = new InputSource(new File(f[1]).toURI().toString());
                     }
                     r.parse(is);
+                } catch (Exception e) {
+                    outFile.delete();
+                    throw e;
                 }
                 return String.valueOf(outFile.length());
             }
@@ -223,6 +264,18 @@ public class ExiDriver {
                     used = used.equals("-") ? "cookie" : used + ",cookie";
                 }
                 return used;
+            }
+            case "events": {
+                Opts o = Opts.parse(arg(f, 3));
+                XMLReader r = new SAXFactory(o.factory()).createEXIReader();
+                try (Writer w = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(f[2]), StandardCharsets.UTF_8))) {
+                    Events x = new Events(w);
+                    r.setContentHandler(x);
+                    r.setProperty(LEXICAL, x);
+                    r.setProperty(DECL, x);
+                    r.parse(new InputSource(new BufferedInputStream(new FileInputStream(f[1]))));
+                }
+                return null;
             }
             case "options":
                 return Opts.describe(Opts.parse(arg(f, 1)).factory(), true);
@@ -295,7 +348,7 @@ public class ExiDriver {
     /** The option list, parsed. */
     static final class Opts {
         CodingMode mode = null;
-        boolean comments, pis, dtd, prefixes, lexical, sc, strict, fragment, header, cookie, entityrefs;
+        boolean comments, pis, dtd, prefixes, lexical, sc, strict, fragment, header, cookie, entityrefs, schemaLocation;
         String scElements = null;
         Integer blockSize, valueMaxLength, capacity, deflate;
 
@@ -327,6 +380,7 @@ public class ExiDriver {
                     case "header": o.header = flag(key, val); break;
                     case "cookie": o.cookie = flag(key, val); break;
                     case "entityrefs": o.entityrefs = flag(key, val); break;
+                    case "schemalocation": o.schemaLocation = flag(key, val); break;
                     case "blocksize": o.blockSize = num(key, val); break;
                     case "valuemaxlength": o.valueMaxLength = num(key, val); break;
                     case "capacity": o.capacity = num(key, val); break;
@@ -383,6 +437,7 @@ public class ExiDriver {
             if (header) eo.setOption(EncodingOptions.INCLUDE_OPTIONS);
             if (cookie) eo.setOption(EncodingOptions.INCLUDE_COOKIE);
             if (entityrefs) eo.setOption(EncodingOptions.RETAIN_ENTITY_REFERENCE);
+            if (schemaLocation) eo.setOption(EncodingOptions.INCLUDE_XSI_SCHEMALOCATION);
             if (deflate != null) eo.setOption(EncodingOptions.DEFLATE_COMPRESSION_VALUE, deflate);
             return f;
         }
@@ -413,6 +468,7 @@ public class ExiDriver {
             if (eo.isOptionEnabled(EncodingOptions.INCLUDE_OPTIONS)) l.add("header");
             if (eo.isOptionEnabled(EncodingOptions.INCLUDE_COOKIE)) l.add("cookie");
             if (eo.isOptionEnabled(EncodingOptions.RETAIN_ENTITY_REFERENCE)) l.add("entityrefs");
+            if (eo.isOptionEnabled(EncodingOptions.INCLUDE_XSI_SCHEMALOCATION)) l.add("schemalocation");
             Object d = eo.getOptionValue(EncodingOptions.DEFLATE_COMPRESSION_VALUE);
             if (d != null) l.add("deflate=" + d);
             return l.isEmpty() ? "-" : String.join(",", l);
@@ -527,6 +583,69 @@ public class ExiDriver {
         public void externalEntityDecl(String name, String p, String s) throws SAXException {
             String n = name.startsWith("%") ? "% " + name.substring(1) : name;
             decl("<!ENTITY " + n + (p != null ? " PUBLIC " + quote(p) + " " + quote(s) : " SYSTEM " + quote(s)) + ">");
+        }
+    }
+
+    /** Writes every SAX event the EXIficient decoder reports, one a line (the "events" command):
+     *  SD, ED, NS prefix uri, SE {uri}local qname, AT {uri}local qname "value", EE qname,
+     *  CH "text", CM "text", PI target "data", ER name, DT name "public" "system", DT-DECL text,
+     *  DT-END. Strings are quoted with \\ \" \n \r \t and \\uXXXX for other control characters. */
+    static final class Events extends DefaultHandler implements LexicalHandler, DeclHandler {
+        final Writer w;
+
+        Events(Writer w) { this.w = w; }
+
+        void line(String s) throws SAXException {
+            try { w.write(s); w.write('\n'); } catch (IOException e) { throw new SAXException(e); }
+        }
+
+        static String q(String s) {
+            if (s == null) return "null";
+            StringBuilder b = new StringBuilder("\"");
+            for (int i = 0; i < s.length(); i++) {
+                char c = s.charAt(i);
+                switch (c) {
+                    case '\\': b.append("\\\\"); break;
+                    case '"': b.append("\\\""); break;
+                    case '\n': b.append("\\n"); break;
+                    case '\r': b.append("\\r"); break;
+                    case '\t': b.append("\\t"); break;
+                    default:
+                        if (c < 0x20 || c == 0x7f) b.append(String.format("\\u%04x", (int) c));
+                        else b.append(c);
+                }
+            }
+            return b.append('"').toString();
+        }
+
+        public void startDocument() throws SAXException { line("SD"); }
+        public void endDocument() throws SAXException { line("ED"); }
+        public void startPrefixMapping(String p, String u) throws SAXException { line("NS " + p + " " + u); }
+        public void startElement(String u, String l, String qn, Attributes a) throws SAXException {
+            line("SE {" + u + "}" + l + " " + qn);
+            for (int i = 0; i < a.getLength(); i++) {
+                line("AT {" + a.getURI(i) + "}" + a.getLocalName(i) + " " + a.getQName(i) + " " + q(a.getValue(i)));
+            }
+        }
+        public void endElement(String u, String l, String qn) throws SAXException { line("EE " + qn); }
+        public void characters(char[] c, int s, int n) throws SAXException { line("CH " + q(new String(c, s, n))); }
+        public void ignorableWhitespace(char[] c, int s, int n) throws SAXException { characters(c, s, n); }
+        public void processingInstruction(String t, String d) throws SAXException { line("PI " + t + " " + q(d)); }
+        public void skippedEntity(String name) throws SAXException { line("ER " + name); }
+        public void comment(char[] c, int s, int n) throws SAXException { line("CM " + q(new String(c, s, n))); }
+        public void startCDATA() throws SAXException { line("CDATA-START"); }
+        public void endCDATA() throws SAXException { line("CDATA-END"); }
+        public void startDTD(String n, String p, String s) throws SAXException { line("DT " + n + " " + q(p) + " " + q(s)); }
+        public void endDTD() throws SAXException { line("DT-END"); }
+        public void startEntity(String n) {}
+        public void endEntity(String n) {}
+        public void elementDecl(String name, String model) throws SAXException { line("DT-DECL ELEMENT " + name + " " + model); }
+        public void attributeDecl(String e, String a, String type, String mode, String value) throws SAXException {
+            line("DT-DECL ATTLIST " + e + " " + a + " " + type + " " + mode + " " + q(value));
+        }
+        public void internalEntityDecl(String name, String value) throws SAXException { line("DT-DECL ENTITY " + name + " " + q(value)); }
+        public void externalEntityDecl(String name, String p, String s) throws SAXException {
+            line("DT-DECL ENTITY " + name + " PUBLIC " + q(p) + " SYSTEM " + q(s));
         }
     }
 }
