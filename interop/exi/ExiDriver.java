@@ -320,6 +320,8 @@ public class ExiDriver {
         r.setFeature("http://xml.org/sax/features/external-general-entities", false);
         r.setFeature("http://xml.org/sax/features/external-parameter-entities", false);
         r.setEntityResolver((publicId, systemId) -> new InputSource(new StringReader("")));
+        // errors come back through the "err" answer; Xerces's default handler would also print them
+        r.setErrorHandler(new DefaultHandler());
         return r;
     }
 

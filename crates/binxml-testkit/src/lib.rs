@@ -12,10 +12,16 @@
 //! * [`C14nOracle`]: compares XML documents through canonical XML computed by Python's
 //!   `xml.etree.ElementTree.canonicalize`, an implementation independent of ours. One Python
 //!   process serves a whole batch. [`python`] is the interpreter every test starts.
+//! * [`ExiOracle`]: EXIficient 1.0.7, the EXI reference, driven by `interop/exi/ExiDriver.java`
+//!   in one JVM (set up by `interop/exi/setup.sh`): encode XML to EXI and decode EXI to XML
+//!   with a given option list.
 
 #![forbid(unsafe_code)]
 
+mod exi;
 pub mod mutate;
+
+pub use exi::ExiOracle;
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
@@ -289,7 +295,7 @@ pub fn scratch_dir(name: &str) -> PathBuf {
 
 /// An oracle process driven line by line: each request is one line of tab-separated fields on
 /// its standard input, each answer one line on its standard output. The C14N oracle, the ASN.1
-/// oracle (`interop/asn1/oracle.py`) and the Java Fast Infoset driver all speak this; the
+/// oracle (`interop/asn1/oracle.py`) and the Java Fast Infoset and EXI drivers all speak this; the
 /// process is killed when the driver is dropped.
 pub struct LineOracle {
     child: std::process::Child,
