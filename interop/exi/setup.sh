@@ -6,7 +6,7 @@
 # interop/fi/setup.sh does.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-cache="$here/../.cache"
+cache="$(cd "$here/.." && pwd)/.cache"
 jars="$cache/exi-jars"
 classes="$cache/exi-classes"
 for tool in mvn javac; do
@@ -14,8 +14,14 @@ for tool in mvn javac; do
 done
 mkdir -p "$jars" "$classes"
 jar="$jars/exificient-1.0.7.jar"
+# .stamp lists the jars Maven copied: a missing one (or a newer pom.xml) fetches them again
 jstamp="$jars/.stamp"
-if [ ! -s "$jar" ] || [ ! -f "$jstamp" ] || [ "$here/pom.xml" -nt "$jstamp" ]; then
+complete() {
+  [ -s "$jar" ] && [ -s "$jstamp" ] && [ ! "$here/pom.xml" -nt "$jstamp" ] || return 1
+  local j
+  while read -r j; do [ -s "$jars/$j" ] || return 1; done <"$jstamp"
+}
+if ! complete; then
   rm -f "$jars"/*.jar
   # Batch mode, no progress and no colour; Debian's Maven 3.8 still writes an ANSI reset code
   # at start and exit unless jansi is told not to (jansi.noreset, a JVM property).
@@ -24,7 +30,7 @@ if [ ! -s "$jar" ] || [ ! -f "$jstamp" ] || [ "$here/pom.xml" -nt "$jstamp" ]; t
     -f "$here/pom.xml" \
     org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy-dependencies \
     -DincludeScope=runtime -DoutputDirectory="$jars" >&2
-  touch "$jstamp"
+  (cd "$jars" && ls -- *.jar) >"$jstamp"
 fi
 test -s "$jar"
 cp=$(find "$jars" -name '*.jar' | sort | tr '\n' ':')
