@@ -5,7 +5,7 @@ use std::fmt;
 /// Every format binxml reads and writes.
 ///
 /// Deliberately exhaustive (unlike [`Event`](crate::Event) and [`ErrorKind`](crate::ErrorKind)):
-/// the facade's `AnyDecoder` and `AnyEncoder` match on it, and adding a format (EXI is next) should
+/// the facade's `AnyDecoder` and `AnyEncoder` match on it, and adding a format should
 /// make the compiler point at every place that must learn the new codec. Adding one is a
 /// breaking change of the registry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -26,6 +26,8 @@ pub enum Format {
     Asn1Aper,
     /// ... in BER.
     Asn1Ber,
+    /// EXI 1.0 (W3C Efficient XML Interchange), schema-less.
+    Exi,
 }
 
 impl Format {
@@ -39,6 +41,7 @@ impl Format {
         Format::Asn1Uper,
         Format::Asn1Aper,
         Format::Asn1Ber,
+        Format::Exi,
     ];
 
     /// The registry name (`-t NAME` on the command line), also the prefix of an [`Error`]'s
@@ -55,6 +58,7 @@ impl Format {
             Format::Asn1Uper => "asn1-uper",
             Format::Asn1Aper => "asn1-aper",
             Format::Asn1Ber => "asn1-ber",
+            Format::Exi => "exi",
         }
     }
 
@@ -69,6 +73,9 @@ impl Format {
             Format::Asn1Uper => "ASN.1 XML infoset schema (X.695 draft), unaligned PER",
             Format::Asn1Aper => "ASN.1 XML infoset schema (X.695 draft), aligned PER",
             Format::Asn1Ber => "ASN.1 XML infoset schema (X.695 draft), BER",
+            Format::Exi => {
+                "EXI 1.0, W3C Efficient XML Interchange (schema-less; interoperates with EXIficient)"
+            }
         }
     }
 
@@ -83,6 +90,7 @@ impl Format {
             Format::Asn1Uper => "uper",
             Format::Asn1Aper => "aper",
             Format::Asn1Ber => "ber",
+            Format::Exi => "exi",
         }
     }
 

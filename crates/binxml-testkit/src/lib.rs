@@ -362,6 +362,22 @@ impl C14nOracle {
         if line == "ok" { Ok(()) } else { Err(line) }
     }
 
+    /// Like [`compare`](Self::compare), with the oracle's comparison flags (comma-separated;
+    /// `no-dtd-comments`: comments inside the DOCTYPE's internal subset are not compared).
+    pub fn compare_with(
+        &mut self,
+        original: &Path,
+        candidate: &Path,
+        flags: &str,
+    ) -> Result<(), String> {
+        let line = self.0.ask(&[
+            &original.display().to_string(),
+            &candidate.display().to_string(),
+            flags,
+        ]);
+        if line == "ok" { Ok(()) } else { Err(line) }
+    }
+
     /// Writes `candidate` bytes to a scratch file and compares.
     pub fn compare_bytes(
         &mut self,

@@ -49,6 +49,7 @@ enum Inner<'a> {
     Tsf(binxml_tsf::TsfDecoder<'a>),
     Xebu(binxml_xebu::XebuDecoder<'a>),
     Asn1(binxml_asn1::Asn1Decoder<'a>),
+    Exi(Box<binxml_exi::ExiDecoder<'a>>),
 }
 
 impl<'a> AnyDecoder<'a> {
@@ -90,6 +91,11 @@ impl<'a> AnyDecoder<'a> {
                     d
                 })
             }
+            Format::Exi => Inner::Exi(Box::new(binxml_exi::ExiDecoder::with_options(
+                input,
+                opts.exi.clone(),
+                limits,
+            ))),
         }))
     }
 }
@@ -107,6 +113,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Tsf(d) => d.next_event(),
             Inner::Xebu(d) => d.next_event(),
             Inner::Asn1(d) => d.next_event(),
+            Inner::Exi(d) => d.next_event(),
         }
     }
 
@@ -120,12 +127,14 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Tsf(d) => d.offset(),
             Inner::Xebu(d) => d.offset(),
             Inner::Asn1(d) => d.offset(),
+            Inner::Exi(d) => d.offset(),
         }
     }
 
     fn bit_offset(&self) -> Option<u64> {
         match &self.0 {
             Inner::Asn1(d) => d.bit_offset(),
+            Inner::Exi(d) => d.bit_offset(),
             _ => None,
         }
     }
@@ -151,6 +160,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Tsf(d) => d.read_into(sink),
             Inner::Xebu(d) => d.read_into(sink),
             Inner::Asn1(d) => d.read_into(sink),
+            Inner::Exi(d) => d.read_into(sink),
         }
     }
 }
@@ -214,6 +224,7 @@ enum Enc<W: Write> {
     Tsf(binxml_tsf::TsfEncoder<W>),
     Xebu(binxml_xebu::XebuEncoder<W>),
     Asn1(binxml_asn1::Asn1Encoder<W>),
+    Exi(Box<binxml_exi::ExiEncoder<W>>),
 }
 
 impl<W: Write> AnyEncoder<W> {
@@ -239,6 +250,10 @@ impl<W: Write> AnyEncoder<W> {
             Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => Enc::Asn1(
                 binxml_asn1::Asn1Encoder::new(out, opts.asn1_options(format)),
             ),
+            Format::Exi => Enc::Exi(Box::new(binxml_exi::ExiEncoder::with_options_deferred(
+                out,
+                opts.exi.clone(),
+            ))),
         })
     }
 
@@ -267,6 +282,7 @@ impl<W: Write> AnyEncoder<W> {
             Enc::Json(e) => by_event(decoder, e),
             Enc::Tsf(e) => by_event(decoder, e),
             Enc::Xebu(e) => by_event(decoder, e),
+            Enc::Exi(e) => by_event(decoder, e.as_mut()),
         }
     }
 }
@@ -280,6 +296,7 @@ macro_rules! each_encoder {
             Enc::Tsf($e) => $body,
             Enc::Xebu($e) => $body,
             Enc::Asn1($e) => $body,
+            Enc::Exi($e) => $body,
         }
     };
 }

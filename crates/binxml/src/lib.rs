@@ -18,6 +18,7 @@ pub use binxml_core::{
     self as core, CountingSink, Decoder, DocType, Encoder, Error, ErrorKind, Event, EventSink,
     Format, Limits, QName, Result, Tape, Typed, UnknownFormat,
 };
+pub use binxml_exi as exi;
 pub use binxml_fi as fi;
 pub use binxml_json as json;
 pub use binxml_tree as tree;
@@ -28,12 +29,16 @@ pub use binxml_xml as xml;
 pub use binxml_tree::Document;
 
 /// Detects the format of a document from its first bytes: Fast Infoset's magic number (or its
-/// `<?xml encoding='finf'?>` declaration) first, then the shape of the text formats (XML, TSF,
+/// `<?xml encoding='finf'?>` declaration) first, then EXI's `$EXI` cookie or header octet
+/// (`0x80`, `0xA0`: no text starts so), then the shape of the text formats (XML, TSF,
 /// JSON), then BER's outer SEQUENCE and Xebu's document-start byte, which are weaker hints. PER
 /// has no signature: name it with `-f asn1-uper` / `asn1-aper`. `None` when nothing matches.
 pub fn detect(head: &[u8]) -> Option<Format> {
     if binxml_fi::detect(head) {
         return Some(Format::Fi);
+    }
+    if binxml_exi::detect(head) {
+        return Some(Format::Exi);
     }
     let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let first = text
@@ -74,7 +79,11 @@ pub fn detect(head: &[u8]) -> Option<Format> {
 /// assert_eq!(binxml::detect_named(Path::new("msg.uper"), b"<a/>"), Some(Format::Xml));
 /// ```
 pub fn detect_named(name: &std::path::Path, head: &[u8]) -> Option<Format> {
-    let strong = detect(head).filter(|f| matches!(f, Format::Fi | Format::Xml));
+    let strong = detect(head).filter(|f| match f {
+        Format::Fi | Format::Xml => true,
+        Format::Exi => head.starts_with(b"$EXI"),
+        _ => false,
+    });
     strong
         .or_else(|| {
             name.extension()
@@ -183,8 +192,28 @@ mod tests {
         let xml = r#"<?xml version="1.0"?><!--c--><inv xmlns="urn:i" cur="EUR"><item n="1">café &amp; tea</item><?pi d?><x:y xmlns:x="urn:x" x:a="b"/></inv>"#.as_bytes();
         let canon = convert(xml, Some(Format::Xml), Format::Xml).unwrap();
         for &f in Format::ALL.iter().filter(|&&f| f != Format::Json) {
-            let enc = convert(xml, Some(Format::Xml), f).unwrap();
-            let back = convert(&enc, Some(f), Format::Xml).unwrap();
+            // EXI keeps comments, PIs and prefixes only when asked (its defaults drop them).
+            let eopts = EncodeOptions {
+                exi: exi::ExiOptions::preserve_all(),
+                ..EncodeOptions::default()
+            };
+            let mut enc = Vec::new();
+            convert_with(
+                xml,
+                Format::Xml,
+                &DecodeOptions::default(),
+                f,
+                &mut enc,
+                &eopts,
+            )
+            .unwrap();
+            let dopts = DecodeOptions {
+                exi: eopts.exi.clone(),
+                ..DecodeOptions::default()
+            };
+            let mut back = Vec::new();
+            let xml_out = EncodeOptions::default();
+            convert_with(&enc, f, &dopts, Format::Xml, &mut back, &xml_out).unwrap();
             // The XML declaration is not part of the infoset that every format keeps.
             let strip = |b: &[u8]| {
                 let s = String::from_utf8_lossy(b).into_owned();

@@ -21,6 +21,8 @@ pub struct DecodeOptions {
     /// [`Decoder::bit_offset`](crate::Decoder::bit_offset) give it rather than the event's
     /// number (`binxml inspect`); costs a word of memory per event.
     pub positions: bool,
+    /// EXI: the options of streams whose header does not carry them.
+    pub exi: binxml_exi::ExiOptions,
 }
 
 /// Options for encoding any format; each codec reads the part that concerns it.
@@ -37,6 +39,9 @@ pub struct EncodeOptions {
     /// ASN.1 encoder features (tables, compression); `None`: every feature of the infoset
     /// schema's section 3.3 on, no compression. The encoding rule always comes from the format.
     pub asn1: Option<binxml_asn1::Options>,
+    /// EXI encoder options (checked when the encoder is made; an invalid combination is the
+    /// error of its first event).
+    pub exi: binxml_exi::ExiOptions,
 }
 
 impl EncodeOptions {

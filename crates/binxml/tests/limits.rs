@@ -156,8 +156,14 @@ fn encode_with(format: Format, events: &[Event<'_>], opts: &EncodeOptions) -> Ve
     out
 }
 
+/// With every item kept: EXI drops comments, PIs and prefixes unless told to keep them (its
+/// options then go in the header, so the decoder needs none).
 fn encode(format: Format, events: &[Event<'_>]) -> Vec<u8> {
-    encode_with(format, events, &EncodeOptions::default())
+    let opts = EncodeOptions {
+        exi: binxml::exi::ExiOptions::preserve_all().with_include_options(true),
+        ..EncodeOptions::default()
+    };
+    encode_with(format, events, &opts)
 }
 
 /// The binary and text formats that carry any XML document (JSON carries JSON-shaped events only).

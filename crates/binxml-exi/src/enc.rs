@@ -1,0 +1,757 @@
+//! The encoder: events in, an EXI stream out (EXI 1.0, sections 6 to 9).
+
+use std::io::Write;
+
+use binxml_core::{Encoder, Error, Event, Format, QName, Result, StreamChecker};
+
+use crate::bits::{BitWriter, width};
+use crate::grammar::{ElementGrammar, Layout, Prod, State, Undeclared, code_of};
+use crate::header;
+use crate::options::{Alignment, ExiOptions, Whitespace};
+use crate::tables::{NONE, NameId, Tables, XML_NS, XSI_NS, XSI_TYPE};
+
+/// Octets of body gathered before they are handed to the writer (in-order layouts).
+const FLUSH_AT: usize = 1 << 16;
+
+/// Values in a block up to which the whole block is one stream (EXI 1.0, 9.3).
+const SMALL_BLOCK: u32 = 100;
+
+/// One open element.
+#[derive(Debug, Clone)]
+struct Frame {
+    name: NameId,
+    grammar: usize,
+    state: State,
+    /// Namespace declarations in scope before this element's.
+    scope_mark: usize,
+    /// `xml:space` in effect around this element.
+    outer_space: bool,
+}
+
+/// An attribute of the open start tag, its strings in [`ExiEncoder::abuf`].
+#[derive(Debug, Clone, Copy)]
+struct Attr {
+    ns: (usize, usize),
+    local: (usize, usize),
+    prefix: (usize, usize),
+    value: (usize, usize),
+}
+
+/// What follows pending text (for [`Whitespace::DropBetweenTags`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Next {
+    Se,
+    Ee,
+    Ed,
+    Cm,
+    Pi,
+    Er,
+}
+
+/// Where the document is, outside any element.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Top {
+    Content,
+    End,
+}
+
+/// The values of a block in pre-compression and compression layouts, one channel per name in
+/// order of first use (EXI 1.0, 9.2).
+#[derive(Debug, Default)]
+struct Channels {
+    list: Vec<(NameId, Vec<String>)>,
+    /// Name -> index in `list` + 1 (0: none yet in this block).
+    index: Vec<u32>,
+    count: u32,
+}
+
+/// Writes events as EXI (schema-less) to `out`.
+///
+/// The stream is written as events arrive, except in the pre-compression and compression
+/// layouts, which hold one block (at most `blockSize` values) before writing it. Options are
+/// checked when the encoder is made ([`ExiEncoder::with_options`]).
+pub struct ExiEncoder<W: Write> {
+    out: W,
+    o: ExiOptions,
+    w: BitWriter,
+    t: Tables,
+    g: Vec<ElementGrammar>,
+    layout: Layout,
+    /// FragmentContent's productions (fragments only).
+    frag: Vec<Prod>,
+    top: Top,
+    stack: Vec<Frame>,
+    checker: StreamChecker,
+    in_tag: bool,
+    /// The prefix of the open start tag's element (local-element-ns).
+    se_prefix: String,
+    attrs: Vec<Attr>,
+    abuf: String,
+    text: String,
+    /// Whether the last structural event was SE, AT or NS (text after it is simple content).
+    after_start: bool,
+    space: bool,
+    /// Namespace declarations in scope, innermost last.
+    scope: Vec<(String, String)>,
+    chan: Channels,
+    done: bool,
+    /// The options' error, for [`with_options_deferred`](Self::with_options_deferred).
+    invalid: Option<Error>,
+}
+
+impl<W: Write> ExiEncoder<W> {
+    /// An encoder with EXI's default options (bit-packed, no fidelity options).
+    pub fn new(out: W) -> Self {
+        ExiEncoder::build(out, ExiOptions::default())
+    }
+
+    /// An encoder with `options`, checked first ([`ExiOptions::validate`]).
+    pub fn with_options(out: W, options: ExiOptions) -> Result<Self> {
+        Self::check(&options)?;
+        Ok(ExiEncoder::build(out, options))
+    }
+
+    /// An encoder with `options`; if they are invalid, the first event written returns the
+    /// error (for callers that cannot fail at construction, as `binxml::AnyEncoder`).
+    pub fn with_options_deferred(out: W, options: ExiOptions) -> Self {
+        let check = Self::check(&options);
+        let mut e = ExiEncoder::build(
+            out,
+            if check.is_ok() {
+                options
+            } else {
+                ExiOptions::default()
+            },
+        );
+        e.invalid = check.err();
+        e
+    }
+
+    fn check(options: &ExiOptions) -> Result<()> {
+        options.validate()?;
+        if options.self_contained {
+            return Err(Error::unsupported(
+                Format::Exi,
+                "the encoder does not write self-contained elements (selfContained is for \
+                 decoding streams that have them)",
+            ));
+        }
+        if options.schema_id.is_some() {
+            return Err(Error::unsupported(
+                Format::Exi,
+                "schemaId: schema-informed encoding needs an XML Schema, and this encoder is \
+                 schema-less",
+            ));
+        }
+        Ok(())
+    }
+
+    fn build(out: W, o: ExiOptions) -> Self {
+        let layout = Layout::new(o.comments, o.pis, o.dtd, o.prefixes, o.self_contained);
+        let t = Tables::new(
+            o.value_max_length.map(|n| n as usize),
+            o.value_partition_capacity.map(|n| n as usize),
+            true,
+        );
+        ExiEncoder {
+            out,
+            w: BitWriter::new(false),
+            t,
+            g: Vec::new(),
+            layout,
+            frag: vec![Prod::Ee, Prod::SeAny],
+            top: Top::Content,
+            stack: Vec::new(),
+            checker: StreamChecker::new(o.fragment),
+            in_tag: false,
+            se_prefix: String::new(),
+            attrs: Vec::new(),
+            abuf: String::new(),
+            text: String::new(),
+            after_start: false,
+            space: false,
+            scope: Vec::new(),
+            chan: Channels::default(),
+            done: false,
+            invalid: None,
+            o,
+        }
+    }
+
+    /// The options the encoder writes with.
+    pub fn options(&self) -> &ExiOptions {
+        &self.o
+    }
+
+    /// The writer.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn io(e: std::io::Error) -> Error {
+        Error::io(Format::Exi, e)
+    }
+
+    // ---- event codes -------------------------------------------------------------------
+
+    /// A second- (and third-) level code in the current element's state.
+    fn code2(&mut self, u: Undeclared) -> Result<()> {
+        let f = self.stack.last().expect("inside an element");
+        let n1 = self.g[f.grammar].prods(f.state).len();
+        let second = self.layout.second(f.state);
+        let (s, t) = match self.layout.find(second, u) {
+            Some(c) => c,
+            None => {
+                return Err(Error::invalid_events(
+                    Format::Exi,
+                    format!("{u:?} is not allowed here"),
+                ));
+            }
+        };
+        self.w.nbit(n1 as u32, width(n1 + 1));
+        self.w.nbit(s, width(second.len()));
+        if let Some(t) = t {
+            self.w.nbit(t, width(self.layout.third().len()));
+        }
+        Ok(())
+    }
+
+    /// The first-level code of learned production `p` in the current element's state, if it
+    /// has one.
+    fn code1(&mut self, p: Prod) -> bool {
+        let f = self.stack.last().expect("inside an element");
+        let prods = self.g[f.grammar].prods(f.state);
+        match prods.iter().rposition(|&x| x == p) {
+            Some(i) => {
+                let n = prods.len();
+                self.w.nbit(code_of(i, n), width(n + 1));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A CM or PI code outside any element.
+    fn code_top(&mut self, u: Undeclared) {
+        let t = self
+            .layout
+            .third()
+            .iter()
+            .position(|&x| x == u)
+            .unwrap_or(0) as u32;
+        let n3 = width(self.layout.third().len());
+        if self.o.fragment {
+            let n = self.frag.len();
+            self.w.nbit(n as u32, width(n + 1));
+        } else if self.top == Top::Content {
+            let doc = self.layout.doc();
+            self.w.nbit(1, 1);
+            self.w.nbit((doc.len() - 1) as u32, width(doc.len()));
+        } else {
+            self.w.nbit(1, 1);
+        }
+        self.w.nbit(t, n3);
+    }
+
+    // ---- values ------------------------------------------------------------------------
+
+    fn value(&mut self, name: NameId, text: &str) -> Result<()> {
+        if !self.o.alignment.is_reordered() {
+            self.t.write_value(&mut self.w, name, text);
+            return Ok(());
+        }
+        let c = &mut self.chan;
+        if c.index.len() <= name as usize {
+            c.index.resize(name as usize + 1, 0);
+        }
+        let i = c.index[name as usize];
+        if i == 0 {
+            c.list.push((name, vec![text.to_string()]));
+            c.index[name as usize] = c.list.len() as u32;
+        } else {
+            c.list[i as usize - 1].1.push(text.to_string());
+        }
+        c.count += 1;
+        if c.count == self.o.block_size {
+            self.close_block()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the block's structure and channels (reordered layouts).
+    fn close_block(&mut self) -> Result<()> {
+        let structure = self.w.take_octets();
+        let channels = std::mem::take(&mut self.chan.list);
+        for (name, _) in &channels {
+            self.chan.index[*name as usize] = 0;
+        }
+        let count = std::mem::replace(&mut self.chan.count, 0);
+        if structure.is_empty() && channels.is_empty() {
+            return Ok(());
+        }
+        if count <= SMALL_BLOCK {
+            let mut s = BitWriter::new(true);
+            s.raw(&structure);
+            for (name, values) in &channels {
+                for v in values {
+                    self.t.write_value(&mut s, *name, v);
+                }
+            }
+            self.emit(&s.finish())?;
+        } else {
+            self.emit(&structure)?;
+            let mut small = BitWriter::new(true);
+            let mut any_small = false;
+            for (name, values) in &channels {
+                if values.len() as u32 <= SMALL_BLOCK {
+                    any_small = true;
+                    for v in values {
+                        self.t.write_value(&mut small, *name, v);
+                    }
+                }
+            }
+            if any_small {
+                self.emit(&small.finish())?;
+            }
+            for (name, values) in &channels {
+                if values.len() as u32 > SMALL_BLOCK {
+                    let mut s = BitWriter::new(true);
+                    for v in values {
+                        self.t.write_value(&mut s, *name, v);
+                    }
+                    self.emit(&s.finish())?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One stream of a block: compressed in compression mode.
+    fn emit(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.o.alignment == Alignment::Compression {
+            let mut z = flate2::write::DeflateEncoder::new(
+                Vec::with_capacity(bytes.len() / 2 + 64),
+                flate2::Compression::new(self.o.deflate_level),
+            );
+            z.write_all(bytes).map_err(Self::io)?;
+            let packed = z.finish().map_err(Self::io)?;
+            self.out.write_all(&packed).map_err(Self::io)
+        } else {
+            self.out.write_all(bytes).map_err(Self::io)
+        }
+    }
+
+    fn flush_some(&mut self) -> Result<()> {
+        if !self.o.alignment.is_reordered() && self.w.len() >= FLUSH_AT {
+            let bytes = self.w.take_octets();
+            self.out.write_all(&bytes).map_err(Self::io)?;
+        }
+        Ok(())
+    }
+
+    // ---- structure ---------------------------------------------------------------------
+
+    fn start_document(&mut self) -> Result<()> {
+        header::write(&mut self.w, &self.o);
+        if self.o.alignment.is_aligned() {
+            self.w.set_aligned(true);
+        }
+        if self.o.alignment.is_reordered() {
+            let head = self.w.take_octets();
+            self.out.write_all(&head).map_err(Self::io)?;
+        }
+        // SD: one choice, no bits.
+        Ok(())
+    }
+
+    fn start_element(&mut self, q: &QName<'_>) -> Result<()> {
+        let known = self
+            .t
+            .uri_id(&q.namespace)
+            .and_then(|u| self.t.name_id(u, &q.local));
+        let name = match self.stack.last() {
+            None => {
+                if self.o.fragment {
+                    let n = self.frag.len();
+                    let hit =
+                        known.and_then(|id| self.frag.iter().rposition(|&p| p == Prod::Se(id)));
+                    match hit {
+                        Some(i) => {
+                            self.w.nbit(code_of(i, n), width(n + 1));
+                            known.unwrap_or(0)
+                        }
+                        None => {
+                            let i = self
+                                .frag
+                                .iter()
+                                .position(|&p| p == Prod::SeAny)
+                                .unwrap_or(0);
+                            self.w.nbit(code_of(i, n), width(n + 1));
+                            let id = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
+                            self.frag.push(Prod::Se(id));
+                            id
+                        }
+                    }
+                } else {
+                    // DocContent: SE(*) is code 0.
+                    let n1 = 1 + usize::from(self.o.dtd || self.o.comments || self.o.pis);
+                    self.w.nbit(0, width(n1));
+                    self.top = Top::End;
+                    self.t.write_qname(&mut self.w, &q.namespace, &q.local)
+                }
+            }
+            Some(f) => {
+                let (gi, state) = (f.grammar, f.state);
+                let hit = known.filter(|&id| self.code1(Prod::Se(id)));
+                let id = match hit {
+                    Some(id) => id,
+                    None => {
+                        self.code2(Undeclared::Se)?;
+                        let id = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
+                        self.g[gi].learn(state, Prod::Se(id));
+                        id
+                    }
+                };
+                self.stack.last_mut().expect("inside an element").state = State::Content;
+                id
+            }
+        };
+        if self.o.prefixes {
+            self.t.write_qname_prefix(&mut self.w, name, &q.prefix);
+            self.se_prefix.clear();
+            self.se_prefix.push_str(&q.prefix);
+        }
+        let grammar = match self.t.names[name as usize].grammar {
+            NONE => {
+                if self.stack.len() >= u32::MAX as usize {
+                    return Err(Error::limit(Format::Exi, 0, "too deep"));
+                }
+                self.g.push(ElementGrammar::new());
+                let gi = self.g.len() - 1;
+                self.t.names[name as usize].grammar = gi as u32;
+                gi
+            }
+            gi => gi as usize,
+        };
+        self.stack.push(Frame {
+            name,
+            grammar,
+            state: State::StartTag,
+            scope_mark: self.scope.len(),
+            outer_space: self.space,
+        });
+        self.after_start = true;
+        self.in_tag = true;
+        Ok(())
+    }
+
+    fn namespace(&mut self, prefix: &str, uri: &str) -> Result<()> {
+        if prefix == "xml" {
+            // `xmlns:xml` only restates the predeclared binding; SAX parsers (and so
+            // EXIficient) do not report it.
+            return Ok(());
+        }
+        self.scope.push((prefix.to_string(), uri.to_string()));
+        if self.o.prefixes {
+            self.code2(Undeclared::Ns)?;
+            let u = self.t.write_uri(&mut self.w, uri);
+            self.t.write_ns_prefix(&mut self.w, u, prefix);
+            self.w.boolean(prefix == self.se_prefix);
+            self.after_start = true;
+        }
+        Ok(())
+    }
+
+    /// Writes the open start tag's attributes: `xsi:type`, then `xsi:nil`, then the others in
+    /// document order (as EXIficient does).
+    fn close_tag(&mut self) -> Result<()> {
+        if !self.in_tag {
+            return Ok(());
+        }
+        self.in_tag = false;
+        if self.attrs.is_empty() {
+            return Ok(());
+        }
+        let attrs = std::mem::take(&mut self.attrs);
+        let abuf = std::mem::take(&mut self.abuf);
+        let s = |r: (usize, usize)| &abuf[r.0..r.1];
+        let is_xsi = |a: &Attr, l: &str| s(a.ns) == XSI_NS && s(a.local) == l;
+        let order = attrs
+            .iter()
+            .filter(|a| is_xsi(a, "type"))
+            .chain(attrs.iter().filter(|a| is_xsi(a, "nil")))
+            .chain(
+                attrs
+                    .iter()
+                    .filter(|a| !is_xsi(a, "type") && !is_xsi(a, "nil")),
+            );
+        let mut result = Ok(());
+        for a in order {
+            result = self.attribute(s(a.ns), s(a.local), s(a.prefix), s(a.value));
+            if result.is_err() {
+                break;
+            }
+        }
+        let mut attrs = attrs;
+        attrs.clear();
+        let mut abuf = abuf;
+        abuf.clear();
+        self.attrs = attrs;
+        self.abuf = abuf;
+        result
+    }
+
+    fn attribute(&mut self, ns: &str, local: &str, prefix: &str, value: &str) -> Result<()> {
+        let known = self.t.uri_id(ns).and_then(|u| self.t.name_id(u, local));
+        let name = match known {
+            Some(id) if self.code1(Prod::At(id)) => id,
+            _ => {
+                self.code2(Undeclared::At)?;
+                let id = self.t.write_qname(&mut self.w, ns, local);
+                let f = self.stack.last().expect("inside an element");
+                self.g[f.grammar].learn(State::StartTag, Prod::At(id));
+                id
+            }
+        };
+        if self.o.prefixes {
+            self.t.write_qname_prefix(&mut self.w, name, prefix);
+        }
+        if name == XSI_TYPE {
+            if self.o.lexical_values {
+                // EXIficient writes the lexical xsi:type into the structure channel.
+                self.t.write_value(&mut self.w, XSI_TYPE, value);
+            } else {
+                let (p, l) = match value.split_once(':') {
+                    Some((p, l)) => (p, l),
+                    None => ("", value),
+                };
+                let (uri, local) = match self.resolve(p) {
+                    Some(u) => (u.to_string(), l),
+                    None => (String::new(), value),
+                };
+                let id = self.t.write_qname(&mut self.w, &uri, local);
+                if self.o.prefixes {
+                    self.t.write_qname_prefix(&mut self.w, id, p);
+                }
+            }
+        } else {
+            self.value(name, value)?;
+        }
+        if ns == XML_NS && local == "space" {
+            match value {
+                "preserve" => self.space = true,
+                "default" => self.space = false,
+                _ => {}
+            }
+        }
+        self.after_start = true;
+        Ok(())
+    }
+
+    /// The namespace a prefix is bound to in the open elements (`xml` is predeclared, the
+    /// empty prefix without declaration is no namespace).
+    fn resolve(&self, prefix: &str) -> Option<&str> {
+        if prefix == "xml" {
+            return Some(XML_NS);
+        }
+        match self.scope.iter().rev().find(|(p, _)| p == prefix) {
+            Some((_, u)) => Some(u),
+            None if prefix.is_empty() => Some(""),
+            None => None,
+        }
+    }
+
+    /// Writes the text gathered since the last structural event, or drops it as the
+    /// whitespace policy says.
+    fn flush_text(&mut self, next: Next) -> Result<()> {
+        if self.text.is_empty() {
+            return Ok(());
+        }
+        if self.stack.is_empty() {
+            let ws = is_whitespace(&self.text);
+            self.text.clear();
+            if ws {
+                return Ok(());
+            }
+            return Err(Error::unsupported(
+                Format::Exi,
+                "character data outside elements cannot be written in EXI",
+            ));
+        }
+        let keep = match self.o.whitespace {
+            Whitespace::Preserve => true,
+            Whitespace::DropBetweenTags => {
+                self.o.lexical_values
+                    || self.space
+                    || (self.after_start && matches!(next, Next::Ee | Next::Cm | Next::Pi))
+                    || !is_whitespace(&self.text)
+            }
+        };
+        let text = std::mem::take(&mut self.text);
+        let r = if keep { self.characters(&text) } else { Ok(()) };
+        let mut text = text;
+        text.clear();
+        self.text = text;
+        r
+    }
+
+    fn characters(&mut self, text: &str) -> Result<()> {
+        if !self.code1(Prod::Ch) {
+            self.code2(Undeclared::Ch)?;
+            let f = self.stack.last().expect("inside an element");
+            self.g[f.grammar].learn(f.state, Prod::Ch);
+        }
+        let f = self.stack.last_mut().expect("inside an element");
+        f.state = State::Content;
+        let name = f.name;
+        self.value(name, text)
+    }
+
+    fn end_element(&mut self) -> Result<()> {
+        if !self.code1(Prod::Ee) {
+            self.code2(Undeclared::Ee)?;
+            let f = self.stack.last().expect("inside an element");
+            self.g[f.grammar].learn(State::StartTag, Prod::Ee);
+        }
+        let f = self.stack.pop().expect("inside an element");
+        self.scope.truncate(f.scope_mark);
+        self.space = f.outer_space;
+        self.after_start = false;
+        Ok(())
+    }
+
+    /// CM, PI, DT and ER: the code, and the state moves to content inside an element.
+    fn misc_code(&mut self, u: Undeclared) -> Result<()> {
+        if self.stack.is_empty() {
+            self.code_top(u);
+            return Ok(());
+        }
+        self.code2(u)?;
+        self.stack.last_mut().expect("inside an element").state = State::Content;
+        Ok(())
+    }
+
+    fn end_document(&mut self) -> Result<()> {
+        if self.o.fragment {
+            let n = self.frag.len();
+            let i = self.frag.iter().position(|&p| p == Prod::Ee).unwrap_or(0);
+            self.w.nbit(code_of(i, n), width(n + 1));
+        } else {
+            let n1 = 1 + usize::from(self.o.comments || self.o.pis);
+            self.w.nbit(0, width(n1));
+        }
+        if self.o.alignment.is_reordered() {
+            self.close_block()?;
+        } else {
+            let w = std::mem::take(&mut self.w);
+            let bytes = w.finish();
+            self.out.write_all(&bytes).map_err(Self::io)?;
+        }
+        self.done = true;
+        Ok(())
+    }
+}
+
+fn is_whitespace(s: &str) -> bool {
+    s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+}
+
+impl<W: Write> Encoder for ExiEncoder<W> {
+    fn write_event(&mut self, ev: &Event<'_>) -> Result<()> {
+        if let Some(e) = &self.invalid {
+            return Err(e.clone());
+        }
+        self.checker.check(Format::Exi, ev)?;
+        match ev {
+            Event::StartDocument { .. } => self.start_document()?,
+            Event::EndDocument => {
+                self.close_tag()?;
+                self.flush_text(Next::Ed)?;
+                self.end_document()?;
+            }
+            Event::DocType(dt) if self.o.dtd => {
+                self.flush_text(Next::Pi)?;
+                // DocContent: the escape, then DT at the second level.
+                let doc_len = self.layout.doc().len();
+                self.w.nbit(1, 1);
+                self.w.nbit(0, width(doc_len));
+                self.w.string(&dt.name);
+                self.w.string(dt.public_id.as_deref().unwrap_or(""));
+                self.w.string(dt.system_id.as_deref().unwrap_or(""));
+                self.w.string(dt.internal_subset.as_deref().unwrap_or(""));
+            }
+            Event::StartElement(q) => {
+                self.close_tag()?;
+                self.flush_text(Next::Se)?;
+                self.start_element(q)?;
+            }
+            Event::Namespace { prefix, uri } => self.namespace(prefix, uri)?,
+            Event::Attribute { name, value } => {
+                let mut push = |s: &str| {
+                    let a = self.abuf.len();
+                    self.abuf.push_str(s);
+                    (a, self.abuf.len())
+                };
+                let attr = Attr {
+                    ns: push(&name.namespace),
+                    local: push(&name.local),
+                    prefix: push(&name.prefix),
+                    value: push(value),
+                };
+                self.attrs.push(attr);
+            }
+            Event::EndElement => {
+                self.close_tag()?;
+                self.flush_text(Next::Ee)?;
+                self.end_element()?;
+            }
+            Event::Characters { text, .. } => {
+                self.close_tag()?;
+                self.text.push_str(text);
+            }
+            Event::Typed(t) => {
+                self.close_tag()?;
+                t.write_lexical(&mut self.text);
+            }
+            Event::Comment(c) if self.o.comments => {
+                self.close_tag()?;
+                self.flush_text(Next::Cm)?;
+                self.misc_code(Undeclared::Cm)?;
+                self.w.string(c);
+            }
+            Event::ProcessingInstruction { target, data } if self.o.pis => {
+                self.close_tag()?;
+                self.flush_text(Next::Pi)?;
+                self.misc_code(Undeclared::Pi)?;
+                self.w.string(target);
+                self.w.string(data);
+            }
+            Event::EntityReference { name, .. } if self.o.dtd => {
+                self.close_tag()?;
+                self.flush_text(Next::Er)?;
+                if self.stack.is_empty() {
+                    return Err(Error::invalid_events(
+                        Format::Exi,
+                        "an entity reference outside elements",
+                    ));
+                }
+                self.misc_code(Undeclared::Er)?;
+                self.w.string(name);
+            }
+            // Notations and unparsed entities are part of the DOCTYPE's internal subset, which
+            // DT carries as text.
+            _ => {}
+        }
+        self.flush_some()
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if !self.done {
+            return Err(Error::invalid_events(
+                Format::Exi,
+                "finish before EndDocument",
+            ));
+        }
+        self.out.flush().map_err(Self::io)
+    }
+}

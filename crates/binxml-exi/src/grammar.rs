@@ -1,0 +1,239 @@
+//! The built-in (schema-less) grammars of EXI 1.0, section 8.4: the document and fragment
+//! grammars, and one element grammar (start tag and content) per qualified name, which learns
+//! the productions a document uses.
+//!
+//! Learned productions are kept in the order they were learned; the newest has event code 0
+//! (so a production at index `i` of `n` has code `n - 1 - i`). The productions every state
+//! has regardless of learning (`AT(*)`, `SE(*)`, `CH`, ...) sit behind one more first-level
+//! code, at the second level, in the order [`Layout`] fixes from the fidelity options; comments
+//! and processing instructions share a third level.
+
+use crate::tables::NameId;
+
+/// A learned production.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Prod {
+    /// `SE(qname)`.
+    Se(NameId),
+    /// `AT(qname)`.
+    At(NameId),
+    /// `CH`.
+    Ch,
+    /// `EE` (in a fragment's content: `ED`).
+    Ee,
+    /// `SE(*)` (only in a fragment's content, where it is a first-level production).
+    SeAny,
+}
+
+/// The built-in grammar of one element name.
+#[derive(Clone, Debug)]
+pub(crate) struct ElementGrammar {
+    /// StartTagContent's learned productions.
+    pub(crate) start: Vec<Prod>,
+    /// ElementContent's productions (starts with `EE`).
+    pub(crate) content: Vec<Prod>,
+    learned_ee: bool,
+    learned_ch_start: bool,
+    learned_ch_content: bool,
+}
+
+impl ElementGrammar {
+    pub(crate) fn new() -> Self {
+        ElementGrammar {
+            start: Vec::new(),
+            content: vec![Prod::Ee],
+            learned_ee: false,
+            learned_ch_start: false,
+            learned_ch_content: false,
+        }
+    }
+
+    /// The productions of a state.
+    #[inline]
+    pub(crate) fn prods(&self, state: State) -> &[Prod] {
+        match state {
+            State::StartTag => &self.start,
+            State::Content => &self.content,
+        }
+    }
+
+    /// Learns a production matched through a second-level code (EXI 1.0, 8.4.3). `EE` and
+    /// `CH` are learned once per state; `SE` and `AT` cannot repeat (a learned name matches at
+    /// the first level).
+    pub(crate) fn learn(&mut self, state: State, p: Prod) {
+        match (state, p) {
+            (State::StartTag, Prod::Ee) => {
+                if !self.learned_ee {
+                    self.learned_ee = true;
+                    self.start.push(p);
+                }
+            }
+            (State::StartTag, Prod::Ch) => {
+                if !self.learned_ch_start {
+                    self.learned_ch_start = true;
+                    self.start.push(p);
+                }
+            }
+            (State::Content, Prod::Ch) => {
+                if !self.learned_ch_content {
+                    self.learned_ch_content = true;
+                    self.content.push(p);
+                }
+            }
+            (State::Content, Prod::Ee) => {}
+            (State::StartTag, _) => self.start.push(p),
+            (State::Content, _) => self.content.push(p),
+        }
+    }
+}
+
+/// The two states of an element grammar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum State {
+    /// StartTagContent: attributes and namespace declarations may still come.
+    StartTag,
+    /// ElementContent.
+    Content,
+}
+
+/// The first-level code of a learned production at index `i` of `n`.
+#[inline]
+pub(crate) fn code_of(i: usize, n: usize) -> u32 {
+    (n - 1 - i) as u32
+}
+
+/// The index of the learned production with first-level code `code` among `n`.
+#[inline]
+pub(crate) fn index_of(code: usize, n: usize) -> usize {
+    n - 1 - code
+}
+
+/// An event reached through the second (and third) level of an element grammar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Undeclared {
+    Ee,
+    At,
+    Ns,
+    Sc,
+    Se,
+    Ch,
+    Er,
+    Cm,
+    Pi,
+}
+
+/// Where the fidelity options put the second- and third-level events.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    start: Vec<Undeclared>,
+    content: Vec<Undeclared>,
+    /// The third level: comments and/or processing instructions.
+    third: Vec<Undeclared>,
+    /// The second level of DocContent.
+    doc: Vec<Undeclared>,
+}
+
+/// Stand-in for the CM/PI group in a second-level list.
+const GROUP: Undeclared = Undeclared::Cm;
+
+impl Layout {
+    pub(crate) fn new(comments: bool, pis: bool, dtd: bool, prefixes: bool, sc: bool) -> Self {
+        let mut third = Vec::new();
+        if comments {
+            third.push(Undeclared::Cm);
+        }
+        if pis {
+            third.push(Undeclared::Pi);
+        }
+        let mut start = vec![Undeclared::Ee, Undeclared::At];
+        if prefixes {
+            start.push(Undeclared::Ns);
+        }
+        if sc {
+            start.push(Undeclared::Sc);
+        }
+        let mut content = vec![Undeclared::Se, Undeclared::Ch];
+        if dtd {
+            content.push(Undeclared::Er);
+        }
+        if !third.is_empty() {
+            content.push(GROUP);
+        }
+        start.extend_from_slice(&content);
+        // DocContent's second level: DT, then the group (DT is spelt `Er` here: the only
+        // other entry).
+        let mut doc = Vec::new();
+        if dtd {
+            doc.push(Undeclared::Er);
+        }
+        if !third.is_empty() {
+            doc.push(GROUP);
+        }
+        Layout {
+            start,
+            content,
+            third,
+            doc,
+        }
+    }
+
+    /// The second-level list of a state.
+    #[inline]
+    pub(crate) fn second(&self, state: State) -> &[Undeclared] {
+        match state {
+            State::StartTag => &self.start,
+            State::Content => &self.content,
+        }
+    }
+
+    /// The third level (CM, PI).
+    #[inline]
+    pub(crate) fn third(&self) -> &[Undeclared] {
+        &self.third
+    }
+
+    /// DocContent's second level (DT as `Er`, then the CM/PI group).
+    #[inline]
+    pub(crate) fn doc(&self) -> &[Undeclared] {
+        &self.doc
+    }
+
+    /// The (second, third) code parts of `u` in `second`, if it has one there.
+    pub(crate) fn find(&self, second: &[Undeclared], u: Undeclared) -> Option<(u32, Option<u32>)> {
+        if matches!(u, Undeclared::Cm | Undeclared::Pi) {
+            let t = self.third.iter().position(|&x| x == u)? as u32;
+            let s = second.len() - 1;
+            return Some((s as u32, Some(t)));
+        }
+        let s = second.iter().position(|&x| x == u)?;
+        Some((s as u32, None))
+    }
+
+    /// Whether position `s` of `second` is the CM/PI group.
+    #[inline]
+    pub(crate) fn is_group(&self, second: &[Undeclared], s: usize) -> bool {
+        !self.third.is_empty() && s == second.len() - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_level_positions() {
+        let l = Layout::new(true, true, true, true, true);
+        let st = l.second(State::StartTag);
+        assert_eq!(l.find(st, Undeclared::Ee), Some((0, None)));
+        assert_eq!(l.find(st, Undeclared::Ns), Some((2, None)));
+        assert_eq!(l.find(st, Undeclared::Se), Some((4, None)));
+        assert_eq!(l.find(st, Undeclared::Er), Some((6, None)));
+        assert_eq!(l.find(st, Undeclared::Pi), Some((7, Some(1))));
+        let l = Layout::new(false, true, false, false, false);
+        let ct = l.second(State::Content);
+        assert_eq!(l.find(ct, Undeclared::Ch), Some((1, None)));
+        assert_eq!(l.find(ct, Undeclared::Pi), Some((2, Some(0))));
+        assert_eq!(l.find(ct, Undeclared::Cm), None);
+        assert!(l.is_group(ct, 2));
+    }
+}

@@ -1,0 +1,79 @@
+//! EXI 1.0 (W3C Efficient XML Interchange, Second Edition), schema-less: a decoder and an
+//! encoder for the whole format without a schema — the header with its options document,
+//! the built-in grammars with learning, the string table with its bounds, every fidelity
+//! option, fragments, and the four layouts (bit-packed, byte-aligned, pre-compression and
+//! compression with DEFLATE). `docs/exi.md` describes the codec and where it matches
+//! EXIficient, the reference it is tested against.
+//!
+//! ```
+//! use binxml_exi::{Alignment, ExiOptions};
+//!
+//! let events = binxml_xml::decode(b"<note to=\"Tove\"><body>Hi</body></note>")?;
+//! let exi = binxml_exi::encode(&events)?;
+//! let back = binxml_exi::decode(&exi)?;
+//! assert_eq!(binxml_xml::encode(&back)?, binxml_xml::encode(&events)?);
+//!
+//! let options = ExiOptions::default().with_alignment(Alignment::Compression);
+//! let packed = binxml_exi::encode_with(&events, &options)?;
+//! assert_eq!(binxml_exi::decode_with(&packed, &options)?, back);
+//! # Ok::<(), binxml_core::Error>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod bits;
+mod dec;
+mod enc;
+mod grammar;
+mod header;
+mod options;
+mod tables;
+
+pub use dec::ExiDecoder;
+pub use enc::ExiEncoder;
+pub use options::{Alignment, DEFAULT_BLOCK_SIZE, ExiOptions, Whitespace};
+
+use binxml_core::{Decoder, Encoder, Event, Format, Limits, Result};
+
+/// The format's registry name.
+pub const FORMAT: Format = Format::Exi;
+
+/// Whether `prefix` (the first bytes of a file) is EXI: the `$EXI` cookie, or the
+/// distinguishing bits `10` followed by a final version 1 header (`0x80`, or `0xA0` with
+/// options). Without the cookie the test is a guess on one octet: try it after the formats
+/// with stronger magic numbers.
+pub fn detect(prefix: &[u8]) -> bool {
+    if prefix.starts_with(header::COOKIE) {
+        return true;
+    }
+    matches!(prefix.first(), Some(0x80 | 0xA0))
+}
+
+/// Decodes a whole EXI stream with default options (for streams whose header carries none,
+/// the options must be EXI's defaults).
+pub fn decode(input: &[u8]) -> Result<Vec<Event<'static>>> {
+    decode_with(input, &ExiOptions::default())
+}
+
+/// Decodes a whole EXI stream; `options` apply when the header carries none.
+pub fn decode_with(input: &[u8], options: &ExiOptions) -> Result<Vec<Event<'static>>> {
+    let mut d = ExiDecoder::with_options(input, options.clone(), Limits::default());
+    let mut out = Vec::new();
+    while let Some(ev) = d.next_event()? {
+        out.push(ev.into_owned());
+    }
+    Ok(out)
+}
+
+/// Encodes events as EXI with default options.
+pub fn encode(events: &[Event<'_>]) -> Result<Vec<u8>> {
+    encode_with(events, &ExiOptions::default())
+}
+
+/// Encodes events as EXI with `options`.
+pub fn encode_with(events: &[Event<'_>], options: &ExiOptions) -> Result<Vec<u8>> {
+    let mut e = ExiEncoder::with_options(Vec::new(), options.clone())?;
+    e.write_events(events)?;
+    e.finish()?;
+    Ok(e.into_inner())
+}

