@@ -59,6 +59,21 @@ enum Raw {
     Dt([String; 4]),
     Er(String),
     Ed,
+    /// SC: the element's content follows as a fragment with fresh state, starting with the
+    /// element's SE again.
+    ScStart,
+    /// The end of a self-contained element's fragment (its EE came before).
+    ScEnd,
+}
+
+/// The outer stream's state while a self-contained element is read.
+#[derive(Debug)]
+struct Outer {
+    t: Tables,
+    g: Vec<ElementGrammar>,
+    frag: Vec<Prod>,
+    /// The element stack's depth with the self-contained element's outer frame on it.
+    depth: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,6 +141,10 @@ pub struct ExiDecoder<'a> {
     decoded: usize,
     event_offset: u64,
     event_bit: u64,
+    /// Self-contained elements being read, innermost last.
+    outer: Vec<Outer>,
+    /// The next SE is a self-contained element's repetition of its own start.
+    skip_se: bool,
 }
 
 impl<'a> ExiDecoder<'a> {
@@ -162,6 +181,8 @@ impl<'a> ExiDecoder<'a> {
             decoded: 0,
             event_offset: 0,
             event_bit: 0,
+            outer: Vec::new(),
+            skip_se: false,
             limits,
         }
     }
@@ -174,19 +195,11 @@ impl<'a> ExiDecoder<'a> {
     fn start(&mut self) -> Result<()> {
         let mut r = BitReader::new(self.input, false, 0);
         let (o, _cookie) = header::read(&mut r, &self.given)?;
-        if o.self_contained {
-            // Decodable in principle, but the SC event is not implemented yet: refuse
-            // up front rather than fail on the first SC code.
-        }
         if o.alignment.is_aligned() {
             r.set_aligned(true);
         }
         self.layout = Layout::new(o.comments, o.pis, o.dtd, o.prefixes, o.self_contained);
-        self.t = Tables::new(
-            o.value_max_length.map(|n| n as usize),
-            o.value_partition_capacity.map(|n| n as usize),
-            false,
-        );
+        self.t = Self::fresh_tables(&o);
         self.next_block = r.pos();
         self.body = r;
         self.o = o;
@@ -197,6 +210,14 @@ impl<'a> ExiDecoder<'a> {
             standalone: None,
         });
         Ok(())
+    }
+
+    fn fresh_tables(o: &ExiOptions) -> Tables {
+        Tables::new(
+            o.value_max_length.map(|n| n as usize),
+            o.value_partition_capacity.map(|n| n as usize),
+            false,
+        )
     }
 
     // ---- reading -----------------------------------------------------------------------
@@ -322,6 +343,13 @@ impl<'a> ExiDecoder<'a> {
 
     /// Reads one event.
     fn step(&mut self, r: &mut BitReader<'_>) -> Result<Raw> {
+        if self
+            .outer
+            .last()
+            .is_some_and(|o| o.depth == self.stack.len())
+        {
+            return self.step_fragment(r);
+        }
         let Some(f) = self.stack.last() else {
             return self.step_top(r);
         };
@@ -374,11 +402,20 @@ impl<'a> ExiDecoder<'a> {
                 let local = r.boolean()?;
                 Ok(Raw::Ns { uri, prefix, local })
             }
-            Undeclared::Sc => Err(Error::unsupported(
-                Format::Exi,
-                "self-contained elements (the SC event) are not supported by this decoder",
-            )
-            .at(r.offset())),
+            Undeclared::Sc => {
+                if state != State::StartTag || self.g[gi].prods(state).len() != n1 {
+                    return Err(r.error("SC after the start tag's first event"));
+                }
+                r.skip_to_octet();
+                let fresh = Self::fresh_tables(&self.o);
+                self.outer.push(Outer {
+                    t: std::mem::replace(&mut self.t, fresh),
+                    g: std::mem::take(&mut self.g),
+                    frag: std::mem::replace(&mut self.frag, vec![Prod::Ee, Prod::SeAny]),
+                    depth: self.stack.len(),
+                });
+                Ok(Raw::ScStart)
+            }
             Undeclared::Se => {
                 let id = self.qname(r)?;
                 self.g[gi].learn(state, Prod::Se(id));
@@ -422,31 +459,53 @@ impl<'a> ExiDecoder<'a> {
         }
     }
 
+    /// Reads one event of FragmentContent: the top level of a fragment, or of a
+    /// self-contained element's content.
+    fn step_fragment(&mut self, r: &mut BitReader<'_>) -> Result<Raw> {
+        let misc = self.o.comments || self.o.pis;
+        let n = self.frag.len();
+        let c = r.code(n + usize::from(misc))?;
+        if c == n {
+            r.code(1)?;
+            return self.step_third(r);
+        }
+        match self.frag[index_of(c, n)] {
+            Prod::Ee => {
+                if self
+                    .outer
+                    .last()
+                    .is_some_and(|o| o.depth == self.stack.len())
+                {
+                    r.skip_to_octet();
+                    let o = self.outer.pop().expect("inside a self-contained element");
+                    self.t = o.t;
+                    self.g = o.g;
+                    self.frag = o.frag;
+                    self.stack.pop();
+                    return Ok(Raw::ScEnd);
+                }
+                Ok(Raw::Ed)
+            }
+            Prod::Se(id) => {
+                let prefix = self.prefix(r, id)?;
+                self.push_element(r, id)?;
+                Ok(Raw::Se { name: id, prefix })
+            }
+            _ => {
+                let id = self.qname(r)?;
+                self.frag.push(Prod::Se(id));
+                let prefix = self.prefix(r, id)?;
+                self.push_element(r, id)?;
+                Ok(Raw::Se { name: id, prefix })
+            }
+        }
+    }
+
     /// Reads one event outside any element.
     fn step_top(&mut self, r: &mut BitReader<'_>) -> Result<Raw> {
         let misc = self.o.comments || self.o.pis;
         if self.o.fragment {
-            let n = self.frag.len();
-            let c = r.code(n + usize::from(misc))?;
-            if c == n {
-                r.code(1)?;
-                return self.step_third(r);
-            }
-            return match self.frag[index_of(c, n)] {
-                Prod::Ee => Ok(Raw::Ed),
-                Prod::Se(id) => {
-                    let prefix = self.prefix(r, id)?;
-                    self.push_element(r, id)?;
-                    Ok(Raw::Se { name: id, prefix })
-                }
-                _ => {
-                    let id = self.qname(r)?;
-                    self.frag.push(Prod::Se(id));
-                    let prefix = self.prefix(r, id)?;
-                    self.push_element(r, id)?;
-                    Ok(Raw::Se { name: id, prefix })
-                }
-            };
+            return self.step_fragment(r);
         }
         match self.top {
             Top::Content => {
@@ -676,14 +735,23 @@ impl<'a> ExiDecoder<'a> {
             _ => {}
         }
         let u = &self.t.uris[uri as usize].uri;
-        if let Some((p, _)) = self.scope.iter().rev().find(|(_, x)| x == u) {
-            return p.clone();
+        // A prefix bound to the URI and not rebound since (self-contained elements restart
+        // the URI numbers, so `ns3` may name another URI inside one).
+        for (i, (p, x)) in self.scope.iter().enumerate().rev() {
+            if x == u && !self.scope[i + 1..].iter().any(|(q, _)| q == p) {
+                return p.clone();
+            }
         }
-        let p = if uri == 2 {
+        let mut p = if uri == 2 {
             "xsi".to_string()
         } else {
             format!("ns{uri}")
         };
+        if let Some(tag) = &self.tag {
+            while tag.ns.iter().any(|(q, x)| *q == p && x != u) {
+                p.push('_');
+            }
+        }
         let u = u.clone();
         self.scope.push((p.clone(), u.clone()));
         if let Some(tag) = &mut self.tag {
@@ -718,6 +786,17 @@ impl<'a> ExiDecoder<'a> {
 
     fn emit(&mut self, raw: Raw) -> Result<()> {
         match raw {
+            Raw::ScStart => self.skip_se = true,
+            Raw::ScEnd => {}
+            Raw::Se { prefix, .. } if self.skip_se => {
+                // The self-contained element's start, repeated: its tag is still open.
+                self.skip_se = false;
+                if let (Some(p), Some(tag)) = (prefix, &mut self.tag) {
+                    if self.o.prefixes && tag.prefix.is_none() {
+                        tag.prefix = Some(p);
+                    }
+                }
+            }
             Raw::Se { name, prefix } => {
                 self.flush_tag();
                 let n = &self.t.names[name as usize];
@@ -748,12 +827,15 @@ impl<'a> ExiDecoder<'a> {
             }
             Raw::Ns { uri, prefix, local } => {
                 let u = self.t.uris[uri as usize].uri.clone();
-                self.scope.push((prefix.clone(), u.clone()));
                 if let Some(tag) = &mut self.tag {
                     if local {
                         tag.prefix = Some(prefix.clone());
                     }
-                    tag.ns.push((prefix, u));
+                    // A self-contained element repeats its own declaration.
+                    if !tag.ns.iter().any(|(p, x)| *p == prefix && *x == u) {
+                        self.scope.push((prefix.clone(), u.clone()));
+                        tag.ns.push((prefix, u));
+                    }
                 }
             }
             Raw::At {

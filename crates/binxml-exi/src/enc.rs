@@ -65,6 +65,18 @@ struct Channels {
     count: u32,
 }
 
+/// The outer stream's state while a self-contained element is written (EXI 1.0, 8.5.4.4.1:
+/// its content is a fragment with a fresh string table and fresh grammars).
+#[derive(Debug)]
+struct Outer {
+    t: Tables,
+    g: Vec<ElementGrammar>,
+    frag: Vec<Prod>,
+    /// The element stack's depth with the self-contained element's outer frame on it.
+    depth: usize,
+    space: bool,
+}
+
 /// Writes events as EXI (schema-less) to `out`.
 ///
 /// The stream is written as events arrive, except in the pre-compression and compression
@@ -97,6 +109,8 @@ pub struct ExiEncoder<W: Write> {
     done: bool,
     /// The options' error, for [`with_options_deferred`](Self::with_options_deferred).
     invalid: Option<Error>,
+    /// Self-contained elements being written, innermost last.
+    outer: Vec<Outer>,
 }
 
 impl<W: Write> ExiEncoder<W> {
@@ -129,13 +143,6 @@ impl<W: Write> ExiEncoder<W> {
 
     fn check(options: &ExiOptions) -> Result<()> {
         options.validate()?;
-        if options.self_contained {
-            return Err(Error::unsupported(
-                Format::Exi,
-                "the encoder does not write self-contained elements (selfContained is for \
-                 decoding streams that have them)",
-            ));
-        }
         if options.schema_id.is_some() {
             return Err(Error::unsupported(
                 Format::Exi,
@@ -146,13 +153,17 @@ impl<W: Write> ExiEncoder<W> {
         Ok(())
     }
 
-    fn build(out: W, o: ExiOptions) -> Self {
-        let layout = Layout::new(o.comments, o.pis, o.dtd, o.prefixes, o.self_contained);
-        let t = Tables::new(
+    fn fresh_tables(o: &ExiOptions) -> Tables {
+        Tables::new(
             o.value_max_length.map(|n| n as usize),
             o.value_partition_capacity.map(|n| n as usize),
             true,
-        );
+        )
+    }
+
+    fn build(out: W, o: ExiOptions) -> Self {
+        let layout = Layout::new(o.comments, o.pis, o.dtd, o.prefixes, o.self_contained);
+        let t = Self::fresh_tables(&o);
         ExiEncoder {
             out,
             w: BitWriter::new(false),
@@ -174,6 +185,7 @@ impl<W: Write> ExiEncoder<W> {
             chan: Channels::default(),
             done: false,
             invalid: None,
+            outer: Vec::new(),
             o,
         }
     }
@@ -229,6 +241,12 @@ impl<W: Write> ExiEncoder<W> {
             }
             None => false,
         }
+    }
+
+    /// The width of FragmentContent's first-level code: its productions, and one more for
+    /// CM/PI when they are preserved.
+    fn frag_width(&self) -> u32 {
+        width(self.frag.len() + usize::from(self.o.comments || self.o.pis))
     }
 
     /// A CM or PI code outside any element.
@@ -373,11 +391,12 @@ impl<W: Write> ExiEncoder<W> {
             None => {
                 if self.o.fragment {
                     let n = self.frag.len();
+                    let bits = self.frag_width();
                     let hit =
                         known.and_then(|id| self.frag.iter().rposition(|&p| p == Prod::Se(id)));
                     match hit {
                         Some(i) => {
-                            self.w.nbit(code_of(i, n), width(n + 1));
+                            self.w.nbit(code_of(i, n), bits);
                             known.unwrap_or(0)
                         }
                         None => {
@@ -386,7 +405,7 @@ impl<W: Write> ExiEncoder<W> {
                                 .iter()
                                 .position(|&p| p == Prod::SeAny)
                                 .unwrap_or(0);
-                            self.w.nbit(code_of(i, n), width(n + 1));
+                            self.w.nbit(code_of(i, n), bits);
                             let id = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
                             self.frag.push(Prod::Se(id));
                             id
@@ -421,11 +440,19 @@ impl<W: Write> ExiEncoder<W> {
             self.se_prefix.clear();
             self.se_prefix.push_str(&q.prefix);
         }
+        self.push_frame(name);
+        self.after_start = true;
+        self.in_tag = true;
+        if self.o.is_self_contained(&q.namespace, &q.local) {
+            self.start_self_contained(q)?;
+        }
+        Ok(())
+    }
+
+    /// Opens an element whose name is in the table (its grammar made if it has none).
+    fn push_frame(&mut self, name: NameId) {
         let grammar = match self.t.names[name as usize].grammar {
             NONE => {
-                if self.stack.len() >= u32::MAX as usize {
-                    return Err(Error::limit(Format::Exi, 0, "too deep"));
-                }
                 self.g.push(ElementGrammar::new());
                 let gi = self.g.len() - 1;
                 self.t.names[name as usize].grammar = gi as u32;
@@ -440,9 +467,59 @@ impl<W: Write> ExiEncoder<W> {
             scope_mark: self.scope.len(),
             outer_space: self.space,
         });
-        self.after_start = true;
-        self.in_tag = true;
+    }
+
+    /// SC, then the element again as the first event of a fragment with fresh tables and
+    /// grammars, from the next octet boundary (as EXIficient writes it: with preserved prefixes
+    /// an NS event for the element's own prefix follows).
+    fn start_self_contained(&mut self, q: &QName<'_>) -> Result<()> {
+        self.code2(Undeclared::Sc)?;
+        self.w.pad();
+        let fresh = Self::fresh_tables(&self.o);
+        self.outer.push(Outer {
+            t: std::mem::replace(&mut self.t, fresh),
+            g: std::mem::take(&mut self.g),
+            frag: std::mem::replace(&mut self.frag, vec![Prod::Ee, Prod::SeAny]),
+            depth: self.stack.len(),
+            space: self.space,
+        });
+        self.space = false;
+        // FragmentContent: SE(*) is code 0 of ED, SE(*) (and CM/PI).
+        let bits = self.frag_width();
+        self.w.nbit(0, bits);
+        let id = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
+        self.frag.push(Prod::Se(id));
+        if self.o.prefixes {
+            self.t.write_qname_prefix(&mut self.w, id, &q.prefix);
+        }
+        self.push_frame(id);
+        if self.o.prefixes {
+            self.code2(Undeclared::Ns)?;
+            let u = self.t.write_uri(&mut self.w, &q.namespace);
+            self.t.write_ns_prefix(&mut self.w, u, &q.prefix);
+            self.w.boolean(true);
+        }
         Ok(())
+    }
+
+    /// After the self-contained element's EE: ED of its fragment, padding, and the outer
+    /// stream's state back.
+    fn end_self_contained(&mut self) {
+        let n = self.frag.len();
+        let i = self.frag.iter().position(|&p| p == Prod::Ee).unwrap_or(0);
+        let bits = self.frag_width();
+        self.w.nbit(code_of(i, n), bits);
+        self.w.pad();
+        let outer = self.outer.pop().expect("inside a self-contained element");
+        self.t = outer.t;
+        self.g = outer.g;
+        self.frag = outer.frag;
+        self.space = outer.space;
+        let f = self.stack.pop().expect("the element's outer frame");
+        self.scope.truncate(f.scope_mark);
+        // EXIficient's outer encoder does not see the element's end: for its whitespace
+        // policy the last event is still the element's start.
+        self.after_start = true;
     }
 
     fn namespace(&mut self, prefix: &str, uri: &str) -> Result<()> {
@@ -617,6 +694,13 @@ impl<W: Write> ExiEncoder<W> {
         self.scope.truncate(f.scope_mark);
         self.space = f.outer_space;
         self.after_start = false;
+        if self
+            .outer
+            .last()
+            .is_some_and(|o| o.depth == self.stack.len())
+        {
+            self.end_self_contained();
+        }
         Ok(())
     }
 
@@ -635,7 +719,8 @@ impl<W: Write> ExiEncoder<W> {
         if self.o.fragment {
             let n = self.frag.len();
             let i = self.frag.iter().position(|&p| p == Prod::Ee).unwrap_or(0);
-            self.w.nbit(code_of(i, n), width(n + 1));
+            let bits = self.frag_width();
+            self.w.nbit(code_of(i, n), bits);
         } else {
             let n1 = 1 + usize::from(self.o.comments || self.o.pis);
             self.w.nbit(0, width(n1));

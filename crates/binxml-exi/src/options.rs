@@ -92,9 +92,11 @@ pub struct ExiOptions {
     pub prefixes: bool,
     /// `preserve.lexicalValues`.
     pub lexical_values: bool,
-    /// `selfContained`: self-contained elements may occur (decoding only: the encoder does not
-    /// write them).
+    /// `selfContained`: self-contained elements may occur.
     pub self_contained: bool,
+    /// Encoder: the elements to write self-contained (with `self_contained` on), as `local` (no
+    /// namespace) or `{namespace}local`.
+    pub self_contained_elements: Vec<String>,
     /// `schemaId` as read from a header (`Some("")` built-in types only); a stream that names
     /// a schema needs schema-informed decoding, which this codec refuses.
     pub schema_id: Option<String>,
@@ -126,6 +128,7 @@ impl Default for ExiOptions {
             prefixes: false,
             lexical_values: false,
             self_contained: false,
+            self_contained_elements: Vec::new(),
             schema_id: None,
             block_size: DEFAULT_BLOCK_SIZE,
             value_max_length: None,
@@ -198,6 +201,30 @@ impl ExiOptions {
         self.self_contained = on;
         self
     }
+    /// Turns `selfContained` on and names the elements the encoder writes self-contained
+    /// (`local` or `{namespace}local`).
+    pub fn with_self_contained_elements<S: Into<String>>(
+        mut self,
+        names: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.self_contained = true;
+        self.self_contained_elements = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether the encoder writes an element of this name self-contained.
+    pub(crate) fn is_self_contained(&self, namespace: &str, local: &str) -> bool {
+        self.self_contained
+            && self
+                .self_contained_elements
+                .iter()
+                .any(|n| match n.strip_prefix('{') {
+                    Some(rest) => rest
+                        .split_once('}')
+                        .is_some_and(|(ns, l)| ns == namespace && l == local),
+                    None => namespace.is_empty() && n == local,
+                })
+    }
     /// Sets `blockSize`.
     pub fn with_block_size(mut self, n: u32) -> Self {
         self.block_size = n;
@@ -251,6 +278,9 @@ impl ExiOptions {
         if self.strict && self.self_contained {
             return bad("EXI options: strict cannot be combined with selfContained");
         }
+        if !self.self_contained_elements.is_empty() && !self.self_contained {
+            return bad("EXI options: self-contained elements named without selfContained");
+        }
         if self.self_contained && self.alignment.is_reordered() {
             return bad(
                 "EXI options: selfContained cannot be combined with pre-compression or compression",
@@ -280,11 +310,20 @@ impl ExiOptions {
             (self.dtd, "dtd"),
             (self.prefixes, "prefixes"),
             (self.lexical_values, "lexical-values"),
-            (self.self_contained, "self-contained"),
+            (
+                self.self_contained && self.self_contained_elements.is_empty(),
+                "self-contained",
+            ),
         ] {
             if on {
                 v.push(name.to_string());
             }
+        }
+        if !self.self_contained_elements.is_empty() {
+            v.push(format!(
+                "self-contained={}",
+                self.self_contained_elements.join("|")
+            ));
         }
         if self.block_size != DEFAULT_BLOCK_SIZE {
             v.push(format!("block-size={}", self.block_size));
@@ -335,7 +374,16 @@ impl ExiOptions {
                 "dtd" => self.dtd = true,
                 "prefixes" => self.prefixes = true,
                 "lexical-values" | "lexicalvalues" | "lexical" => self.lexical_values = true,
-                "self-contained" | "selfcontained" => self.self_contained = true,
+                "self-contained" | "selfcontained" => {
+                    self.self_contained = true;
+                    if let Some(v) = value {
+                        self.self_contained_elements = v
+                            .split('|')
+                            .filter(|n| !n.is_empty())
+                            .map(String::from)
+                            .collect();
+                    }
+                }
                 "preserve-all" | "all" => {
                     self.comments = true;
                     self.pis = true;
@@ -362,7 +410,7 @@ impl ExiOptions {
                         format!(
                             "unknown EXI option {key:?} (known: bit-packed, byte-aligned, \
                              pre-compression, compression, strict, fragment, comments, pis, dtd, \
-                             prefixes, lexical-values, self-contained, preserve-all, block-size=N, \
+                             prefixes, lexical-values, self-contained[=NAME|NAME...], preserve-all, block-size=N, \
                              value-max-length=N, value-partition-capacity=N, header, cookie, \
                              strip-whitespace, deflate=N)"
                         ),

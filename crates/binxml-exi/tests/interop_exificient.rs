@@ -53,6 +53,48 @@ fn events(xml: &[u8]) -> Vec<Event<'static>> {
     binxml_xml::decode(&utf8).expect("corpus XML parses")
 }
 
+/// Per-document option sets: the first child of the root written self-contained; the
+/// document as a fragment (documents without DOCTYPE, in UTF-8: EXIficient's fragment mode
+/// reads the file wrapped in a root element).
+fn document_modes(xml: &[u8], ev: &[Event<'_>]) -> Vec<String> {
+    let mut modes = Vec::new();
+    let mut depth = 0;
+    // EXIficient resolves an xsi:type prefix inside a self-contained element without the
+    // declarations of the elements around it (the value becomes the unresolved lexical
+    // QName in no namespace); binxml resolves it, as the Recommendation says
+    // (`xsi_type_in_self_contained_element` in tests/departures.rs).
+    let xsi_type = ev.iter().any(|e| {
+        matches!(e, Event::Attribute { name, .. }
+            if name.local == "type" && name.namespace == "http://www.w3.org/2001/XMLSchema-instance")
+    });
+    for e in ev.iter().filter(|_| !xsi_type) {
+        match e {
+            Event::StartElement(q) => {
+                depth += 1;
+                if depth == 2 {
+                    let n = if q.namespace.is_empty() {
+                        q.local.to_string()
+                    } else {
+                        format!("{{{}}}{}", q.namespace, q.local)
+                    };
+                    for base in ["bitpacked", "bytealigned", "prefixes,comments,pis"] {
+                        modes.push(format!("{base},selfcontained={n}"));
+                    }
+                    break;
+                }
+            }
+            Event::EndElement => depth -= 1,
+            _ => {}
+        }
+    }
+    let utf8 = matches!(binxml_xml::to_utf8(xml), Ok(std::borrow::Cow::Borrowed(_)));
+    if utf8 && !ev.iter().any(|e| matches!(e, Event::DocType(_))) {
+        modes.push("fragment".to_string());
+        modes.push("fragment,bytealigned,prefixes,comments,pis".to_string());
+    }
+    modes
+}
+
 fn name(p: &Path) -> String {
     let s = p.display().to_string();
     s.rsplit("corpus/").next().unwrap_or(&s).to_string()
@@ -74,10 +116,16 @@ fn bytes_equal_exificient() {
     let mut failures = Vec::new();
     let mut compared = 0;
     let (mut ours_z, mut theirs_z) = (0usize, 0usize);
+    let (mut within, mut zdocs, mut worst) = (0, 0, (0.0f64, String::new()));
     for path in corpus_xml_files() {
         let xml = std::fs::read(&path).unwrap();
         let ev = events(&xml);
-        for mode in BYTE_MODES {
+        let extra = document_modes(&xml, &ev);
+        for mode in BYTE_MODES
+            .iter()
+            .copied()
+            .chain(extra.iter().map(String::as_str))
+        {
             // Lexical values without preserved prefixes is refused by EXIficient for a prefixed
             // xsi:type; with prefixes it is accepted.
             let theirs = match java.encode_bytes(&xml, &format!("{mode},schemalocation"), &scratch)
@@ -103,7 +151,17 @@ fn bytes_equal_exificient() {
                 // DEFLATE output depends on the implementation (EXIficient: the JDK's zlib;
                 // binxml: miniz_oxide); the structure and channels before it are the same bytes
                 // as pre-compression's, which the other modes compare.
-                let slack = theirs.len() / 20 + 16;
+                zdocs += 1;
+                let ratio = ours.len() as f64 / theirs.len() as f64 - 1.0;
+                if ratio.abs() <= 0.01 {
+                    within += 1;
+                }
+                if ratio.abs() > worst.0.abs() {
+                    worst = (ratio, format!("{} [{mode}]", name(&path)));
+                }
+                // A bound on DEFLATE's own variation, far above what the two implementations
+                // differ by; the 1% figure is reported below, per document and in total.
+                let slack = theirs.len() / 10 + 16;
                 if ours.len().abs_diff(theirs.len()) > slack {
                     failures.push(format!(
                         "{} [{mode}]: {} octets, EXIficient {}",
@@ -134,9 +192,18 @@ fn bytes_equal_exificient() {
     for f in &failures {
         eprintln!("{f}");
     }
+    let total = ours_z as f64 / theirs_z.max(1) as f64 - 1.0;
     eprintln!(
-        "compression: binxml {ours_z} octets, EXIficient {theirs_z} ({:+.2}%)",
-        (ours_z as f64 / theirs_z.max(1) as f64 - 1.0) * 100.0
+        "compression: binxml {ours_z} octets, EXIficient {theirs_z} ({:+.2}%); {within} of \
+         {zdocs} streams within 1%; the furthest {:+.1}%: {}",
+        total * 100.0,
+        worst.0 * 100.0,
+        worst.1
+    );
+    assert!(
+        total.abs() <= 0.01,
+        "compressed sizes differ by {:+.2}% in total",
+        total * 100.0
     );
     assert!(compared > 0);
     assert!(
