@@ -89,6 +89,15 @@ pub trait EventSink<'a> {
         self.event(Event::Characters { text, cdata: false })
     }
 
+    /// An event whose strings live only for this call: decoders whose strings sit in their
+    /// own tables rather than in the input (EXI) hand events over this way, so that a sink
+    /// that does not keep them (an encoder, a counter) takes them without a copy. The default
+    /// copies the strings ([`Event::into_owned`]) and dispatches.
+    #[inline]
+    fn transient(&mut self, event: &Event<'_>) -> Result<()> {
+        self.dispatch(event.borrow().into_owned())
+    }
+
     /// Hands a whole event to the method for its kind.
     #[inline(always)]
     fn dispatch(&mut self, ev: Event<'a>) -> Result<()> {
@@ -157,6 +166,21 @@ impl<'a> EventSink<'a> for CountingSink {
     fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
         self.events += 1;
         self.bytes += text.len() as u64;
+        Ok(())
+    }
+    /// Counts the strings the part methods count, without copying them.
+    #[inline]
+    fn transient(&mut self, event: &Event<'_>) -> Result<()> {
+        self.events += 1;
+        self.bytes += match event {
+            Event::StartElement(n) => n.local.len() + n.prefix.len() + n.namespace.len(),
+            Event::Namespace { prefix, uri } => prefix.len() + uri.len(),
+            Event::Attribute { name: n, value } => {
+                n.local.len() + n.prefix.len() + n.namespace.len() + value.len()
+            }
+            Event::Characters { text, cdata: false } => text.len(),
+            _ => 0,
+        } as u64;
         Ok(())
     }
 }
@@ -257,6 +281,12 @@ impl<'a, E: Encoder + ?Sized> EventSink<'a> for EncoderSink<'_, E> {
     fn event(&mut self, event: Event<'a>) -> Result<()> {
         self.events += 1;
         self.encoder.write_event(&event)
+    }
+    /// The encoder takes the event as it is: no copy.
+    #[inline]
+    fn transient(&mut self, event: &Event<'_>) -> Result<()> {
+        self.events += 1;
+        self.encoder.write_event(event)
     }
 }
 

@@ -300,7 +300,16 @@ impl<'a> BitReader<'a> {
         if n == 0 {
             return Ok(0);
         }
+        debug_assert!(n <= 32);
         let total = self.bit + n;
+        if let Some(word) = self.data.get(self.pos..self.pos + 8) {
+            // Eight octets hold the 32 bits and the up to 7 already consumed.
+            let w = u64::from_be_bytes(word.try_into().unwrap_or([0; 8]));
+            let v = (w << self.bit) >> (64 - n);
+            self.pos += (total / 8) as usize;
+            self.bit = total % 8;
+            return Ok(v as u32);
+        }
         let octets = total.div_ceil(8) as usize;
         if self.pos + octets > self.data.len() {
             return Err(self.truncated("an event code or identifier"));
@@ -328,7 +337,13 @@ impl<'a> BitReader<'a> {
                 None => Err(self.truncated("an unsigned integer")),
             }
         } else {
-            Ok(self.bits(8)? as u8)
+            match self.data.get(self.pos..self.pos + 2) {
+                Some(&[a, b]) => {
+                    self.pos += 1;
+                    Ok((((a as u16) << 8 | b as u16) >> (8 - self.bit)) as u8)
+                }
+                _ => Err(self.truncated("an unsigned integer")),
+            }
         }
     }
 
@@ -386,6 +401,11 @@ impl<'a> BitReader<'a> {
         if first < 0x80 {
             return Ok(first as u64);
         }
+        self.uint_rest(first)
+    }
+
+    /// The rest of an unsigned integer whose first octet (with its high bit set) was read.
+    fn uint_rest(&mut self, first: u8) -> Result<u64> {
         let mut v = (first & 0x7F) as u64;
         let mut shift = 7;
         for _ in 1..MAX_UINT_OCTETS {
@@ -443,12 +463,20 @@ impl<'a> BitReader<'a> {
             left -= run;
         }
         while left > 0 {
-            let at = self.clone();
-            let cp = self.uint()?;
-            match u32::try_from(cp).ok().and_then(char::from_u32) {
-                Some(c) => out.push(c),
-                None => {
-                    return Err(at.error(format!("{cp:#x} is not a Unicode scalar value")));
+            let (pos, bit) = (self.pos, self.bit);
+            let first = self.octet()?;
+            if first < 0x80 {
+                out.push(first as char);
+            } else {
+                let cp = self.uint_rest(first)?;
+                match u32::try_from(cp).ok().and_then(char::from_u32) {
+                    Some(c) => out.push(c),
+                    None => {
+                        let mut at = self.clone();
+                        at.pos = pos;
+                        at.bit = bit;
+                        return Err(at.error(format!("{cp:#x} is not a Unicode scalar value")));
+                    }
                 }
             }
             left -= 1;

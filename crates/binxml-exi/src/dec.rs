@@ -11,46 +11,49 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use binxml_core::{Decoder, DocType, Error, Event, Format, Limits, QName, Result};
+use binxml_core::{Decoder, DocType, Error, Event, EventSink, Format, Limits, QName, Result};
 
 use crate::bits::BitReader;
 use crate::grammar::{ElementGrammar, Layout, Prod, State, Undeclared, index_of};
 use crate::header;
 use crate::options::{Alignment, ExiOptions};
-use crate::tables::{NONE, NameId, Tables, XSI_TYPE};
+use crate::tables::{NONE, NameId, Tables, ValueRef, XSI_TYPE};
 
 /// Values in a block up to which the whole block is one stream (EXI 1.0, 9.3).
 const SMALL_BLOCK: usize = 100;
 
-/// A value: read, or a slot of the block's channels (reordered layouts).
-#[derive(Debug)]
+/// A value as read: in the string table, in the decoder's scratch string, or a slot of the
+/// block's channels (reordered layouts, read after the block's structure).
+#[derive(Debug, Clone, Copy)]
 enum Val {
-    Text(String),
+    Global(u32),
+    Scratch,
     Slot(usize),
 }
 
 /// One EXI event as read.
 #[derive(Debug)]
 enum Raw {
+    /// Prefixes are ids in their URI's prefix partition (preserved prefixes only).
     Se {
         name: NameId,
-        prefix: Option<String>,
+        prefix: Option<u32>,
     },
     Ee,
     At {
         name: NameId,
-        prefix: Option<String>,
+        prefix: Option<u32>,
         value: Val,
     },
     /// `xsi:type` with a QName value (not lexical).
     XsiType {
-        prefix: Option<String>,
+        prefix: Option<u32>,
         ty: NameId,
-        ty_prefix: Option<String>,
+        ty_prefix: Option<u32>,
     },
     Ns {
         uri: u32,
-        prefix: String,
+        prefix: u32,
         local: bool,
     },
     Ch(Val),
@@ -96,14 +99,56 @@ struct Frame {
     state: State,
 }
 
-/// A start tag being gathered.
+/// Where a prefix's text is.
+#[derive(Debug, Clone, Copy, Default)]
+enum Pfx {
+    /// None (yet): an element whose prefix a later NS event gives, or no prefix.
+    #[default]
+    Unset,
+    Xml,
+    /// A declaration in scope, by its index.
+    Scope(usize),
+    /// An entry of a URI's prefix partition.
+    Table(u32, u32),
+    /// [`Tag::owned_prefix`] (a self-contained element's prefix, from the outer table).
+    Owned,
+}
+
+/// The start tag being gathered (one, reused): attributes and namespace declarations may come
+/// in any order in EXI, and are handed on declarations first.
 #[derive(Debug, Default)]
 struct Tag {
-    uri: String,
-    local: String,
-    prefix: Option<String>,
-    ns: Vec<(String, String)>,
-    attrs: Vec<(QName<'static>, String)>,
+    open: bool,
+    name: NameId,
+    prefix: Pfx,
+    owned_prefix: String,
+    /// Name, prefix and the value's range in `abuf`.
+    attrs: Vec<(NameId, Pfx, usize, usize)>,
+    abuf: String,
+}
+
+/// Where emitted events go: the pull queue (as owned events) or a push sink.
+trait Out {
+    fn put(&mut self, e: &Event<'_>) -> Result<()>;
+}
+
+impl Out for VecDeque<Event<'static>> {
+    #[inline]
+    fn put(&mut self, e: &Event<'_>) -> Result<()> {
+        self.push_back(e.borrow().into_owned());
+        Ok(())
+    }
+}
+
+/// Push decoding: events go to the sink as transient events (their strings live in the
+/// decoder's tables).
+struct Push<'s, S>(&'s mut S);
+
+impl<'a, S: EventSink<'a>> Out for Push<'_, S> {
+    #[inline]
+    fn put(&mut self, e: &Event<'_>) -> Result<()> {
+        self.0.transient(e)
+    }
 }
 
 /// Reads an EXI stream (schema-less) as events.
@@ -125,15 +170,24 @@ pub struct ExiDecoder<'a> {
     top: Top,
     stack: Vec<Frame>,
     queue: VecDeque<Event<'static>>,
-    tag: Option<Tag>,
+    tag: Tag,
+    /// A value read as a miss.
+    scratch: String,
     /// Namespace declarations in scope of the events emitted so far.
     scope: Vec<(String, String)>,
+    /// The URI id of each scope entry's URI when the decoder invented it (`NONE` for
+    /// declarations read from NS events).
+    scope_uri: Vec<u32>,
+    /// URI id -> index of the scope entry last found for it (checked against `scope_uri`).
+    invented: Vec<u32>,
     /// Scope marks of the elements emitted and not yet ended.
     marks: Vec<usize>,
     /// Reordered layouts: the block's raw events, its channel values, and the channel of each
     /// slot.
     block: VecDeque<Raw>,
-    slots: Vec<String>,
+    /// The block's values, one after the other, and each slot's range.
+    slot_text: String,
+    slots: Vec<(usize, usize)>,
     slot_names: Vec<NameId>,
     /// Reordered layouts: where the next block starts in the input.
     next_block: usize,
@@ -170,10 +224,14 @@ impl<'a> ExiDecoder<'a> {
             top: Top::Content,
             stack: Vec::new(),
             queue: VecDeque::new(),
-            tag: None,
+            tag: Tag::default(),
+            scratch: String::new(),
             scope: Vec::new(),
             marks: Vec::new(),
+            scope_uri: Vec::new(),
+            invented: Vec::new(),
             block: VecDeque::new(),
+            slot_text: String::new(),
             slots: Vec::new(),
             slot_names: Vec::new(),
             next_block: 0,
@@ -260,7 +318,7 @@ impl<'a> ExiDecoder<'a> {
         Ok(id)
     }
 
-    fn prefix(&mut self, r: &mut BitReader<'_>, name: NameId) -> Result<Option<String>> {
+    fn prefix(&mut self, r: &mut BitReader<'_>, name: NameId) -> Result<Option<u32>> {
         if self.o.prefixes {
             self.t.read_qname_prefix(r, name)
         } else {
@@ -273,10 +331,19 @@ impl<'a> ExiDecoder<'a> {
             self.slot_names.push(name);
             return Ok(Val::Slot(self.slot_names.len() - 1));
         }
-        let s = self.t.read_value(r, name, self.limits.max_string_len)?;
-        self.count(r, s.len())?;
+        let v = self
+            .t
+            .read_value(r, name, self.limits.max_string_len, &mut self.scratch)?;
+        let n = match v {
+            ValueRef::Global(g) => self.t.value(g).len(),
+            ValueRef::Scratch => self.scratch.len(),
+        };
+        self.count(r, n)?;
         self.check_tables(r)?;
-        Ok(Val::Text(s))
+        Ok(match v {
+            ValueRef::Global(g) => Val::Global(g),
+            ValueRef::Scratch => Val::Scratch,
+        })
     }
 
     fn string(&mut self, r: &mut BitReader<'_>) -> Result<String> {
@@ -317,12 +384,21 @@ impl<'a> ExiDecoder<'a> {
         let prefix = self.prefix(r, name)?;
         if name == XSI_TYPE {
             if self.o.lexical_values {
-                let s = self.t.read_value(r, XSI_TYPE, self.limits.max_string_len)?;
-                self.count(r, s.len())?;
+                // In the structure channel, even in reordered layouts (as EXIficient writes it).
+                let v = self.t.read_value(
+                    r,
+                    XSI_TYPE,
+                    self.limits.max_string_len,
+                    &mut self.scratch,
+                )?;
+                let value = match v {
+                    ValueRef::Global(g) => Val::Global(g),
+                    ValueRef::Scratch => Val::Scratch,
+                };
                 return Ok(Raw::At {
                     name,
                     prefix,
-                    value: Val::Text(s),
+                    value,
                 });
             }
             let ty = self.qname(r)?;
@@ -565,6 +641,7 @@ impl<'a> ExiDecoder<'a> {
         }
         self.slot_names.clear();
         self.slots.clear();
+        self.slot_text.clear();
         let block_size = self.o.block_size as usize;
         let mut raws = VecDeque::new();
         loop {
@@ -587,7 +664,7 @@ impl<'a> ExiDecoder<'a> {
             });
             order[i].1.push(slot);
         }
-        let mut slots = vec![String::new(); self.slot_names.len()];
+        let mut slots = vec![(0usize, 0usize); self.slot_names.len()];
         if self.slot_names.len() <= SMALL_BLOCK {
             self.read_channels(&mut r, &order, |_| true, &mut slots)?;
             if !compressed {
@@ -618,7 +695,7 @@ impl<'a> ExiDecoder<'a> {
         &mut self,
         order: &[(NameId, Vec<usize>)],
         pick: impl Fn(usize) -> bool,
-        slots: &mut [String],
+        slots: &mut [(usize, usize)],
     ) -> Result<()> {
         let start = self.next_block;
         if self.o.alignment == Alignment::Compression {
@@ -644,17 +721,25 @@ impl<'a> ExiDecoder<'a> {
         r: &mut BitReader<'_>,
         order: &[(NameId, Vec<usize>)],
         pick: impl Fn(usize) -> bool,
-        slots: &mut [String],
+        slots: &mut [(usize, usize)],
     ) -> Result<()> {
         for (name, s) in order {
             if !pick(s.len()) {
                 continue;
             }
             for &slot in s {
-                let v = self.t.read_value(r, *name, self.limits.max_string_len)?;
-                self.count(r, v.len())?;
+                let v =
+                    self.t
+                        .read_value(r, *name, self.limits.max_string_len, &mut self.scratch)?;
+                let text = match v {
+                    ValueRef::Global(g) => self.t.value(g),
+                    ValueRef::Scratch => &self.scratch,
+                };
+                let start = self.slot_text.len();
+                self.slot_text.push_str(text);
+                slots[slot] = (start, self.slot_text.len());
+                self.count(r, self.slot_text.len() - start)?;
                 self.check_tables(r)?;
-                slots[slot] = v;
             }
         }
         Ok(())
@@ -719,27 +804,56 @@ impl<'a> ExiDecoder<'a> {
 
     // ---- events ------------------------------------------------------------------------
 
-    fn take(&mut self, v: Val) -> String {
+    /// The text of a value.
+    #[inline]
+    fn val(&self, v: Val) -> &str {
         match v {
-            Val::Text(s) => s,
-            Val::Slot(i) => std::mem::take(&mut self.slots[i]),
+            Val::Global(g) => self.t.value(g),
+            Val::Scratch => &self.scratch,
+            Val::Slot(i) => {
+                let (a, b) = self.slots[i];
+                &self.slot_text[a..b]
+            }
+        }
+    }
+
+    /// The text of a prefix.
+    #[inline]
+    fn pfx(&self, p: Pfx) -> &str {
+        match p {
+            Pfx::Unset => "",
+            Pfx::Xml => "xml",
+            Pfx::Scope(i) => &self.scope[i].0,
+            Pfx::Table(u, i) => self.t.prefix(u, i),
+            Pfx::Owned => &self.tag.owned_prefix,
         }
     }
 
     /// The prefix for URI `uri` when prefixes are not preserved: the one in scope, else a new
-    /// declaration on the open start tag.
-    fn invent(&mut self, uri: u32) -> String {
+    /// declaration on the open start tag (`ns<uri id>`, `xsi` for the XML Schema instance
+    /// namespace).
+    fn invent(&mut self, uri: u32) -> Pfx {
         match uri {
-            0 => return String::new(),
-            1 => return "xml".to_string(),
+            0 => return Pfx::Unset,
+            1 => return Pfx::Xml,
             _ => {}
         }
+        if self.outer.is_empty() {
+            if let Some(&i) = self.invented.get(uri as usize) {
+                if self.scope_uri.get(i as usize) == Some(&uri) {
+                    return Pfx::Scope(i as usize);
+                }
+            }
+        }
         let u = &self.t.uris[uri as usize].uri;
+        let mark = self.marks.last().copied().unwrap_or(0);
         // A prefix bound to the URI and not rebound since (self-contained elements restart
         // the URI numbers, so `ns3` may name another URI inside one).
         for (i, (p, x)) in self.scope.iter().enumerate().rev() {
-            if x == u && !self.scope[i + 1..].iter().any(|(q, _)| q == p) {
-                return p.clone();
+            if x == u && (self.outer.is_empty() || !self.scope[i + 1..].iter().any(|(q, _)| q == p))
+            {
+                self.remember(uri, i);
+                return Pfx::Scope(i);
             }
         }
         let mut p = if uri == 2 {
@@ -747,95 +861,142 @@ impl<'a> ExiDecoder<'a> {
         } else {
             format!("ns{uri}")
         };
-        if let Some(tag) = &self.tag {
-            while tag.ns.iter().any(|(q, x)| *q == p && x != u) {
-                p.push('_');
-            }
+        while self.scope[mark..].iter().any(|(q, x)| *q == p && x != u) {
+            p.push('_');
         }
         let u = u.clone();
-        self.scope.push((p.clone(), u.clone()));
-        if let Some(tag) = &mut self.tag {
-            tag.ns.push((p.clone(), u));
-        }
-        p
+        self.push_scope(p, u, uri);
+        let i = self.scope.len() - 1;
+        self.remember(uri, i);
+        Pfx::Scope(i)
     }
 
-    fn flush_tag(&mut self) {
-        let Some(tag) = self.tag.take() else {
-            return;
-        };
-        let prefix = tag.prefix.unwrap_or_default();
-        self.queue.push_back(Event::StartElement(QName {
-            prefix: Cow::Owned(prefix),
-            namespace: Cow::Owned(tag.uri),
-            local: Cow::Owned(tag.local),
-        }));
-        for (p, u) in tag.ns {
-            self.queue.push_back(Event::Namespace {
-                prefix: Cow::Owned(p),
-                uri: Cow::Owned(u),
-            });
-        }
-        for (name, value) in tag.attrs {
-            self.queue.push_back(Event::Attribute {
-                name,
-                value: Cow::Owned(value),
-            });
+    /// Adds a declaration to the scope (`uri`: its URI's id, or `NONE`).
+    fn push_scope(&mut self, prefix: String, uri_text: String, uri: u32) {
+        self.scope.push((prefix, uri_text));
+        self.scope_uri.push(uri);
+    }
+
+    /// Notes that URI `uri` has the prefix of scope entry `i` (outside self-contained
+    /// elements, where URI ids are those of the one table).
+    fn remember(&mut self, uri: u32, i: usize) {
+        if self.outer.is_empty() {
+            let u = uri as usize;
+            if self.invented.len() <= u {
+                self.invented.resize(u + 1, u32::MAX);
+            }
+            self.invented[u] = i as u32;
         }
     }
 
-    fn emit(&mut self, raw: Raw) -> Result<()> {
+    /// Hands the open start tag on: the element, its declarations, its attributes.
+    fn flush_tag(&mut self, out: &mut impl Out) -> Result<()> {
+        if !self.tag.open {
+            return Ok(());
+        }
+        self.tag.open = false;
+        let tag = &self.tag;
+        let n = &self.t.names[tag.name as usize];
+        out.put(&Event::StartElement(QName {
+            prefix: Cow::Borrowed(self.pfx(tag.prefix)),
+            namespace: Cow::Borrowed(&self.t.uris[n.uri as usize].uri),
+            local: Cow::Borrowed(&n.local),
+        }))?;
+        let mark = self.marks.last().copied().unwrap_or(0);
+        for (p, u) in &self.scope[mark..] {
+            out.put(&Event::Namespace {
+                prefix: Cow::Borrowed(p),
+                uri: Cow::Borrowed(u),
+            })?;
+        }
+        for &(name, prefix, a, b) in &tag.attrs {
+            let n = &self.t.names[name as usize];
+            out.put(&Event::Attribute {
+                name: QName {
+                    prefix: Cow::Borrowed(self.pfx(prefix)),
+                    namespace: Cow::Borrowed(&self.t.uris[n.uri as usize].uri),
+                    local: Cow::Borrowed(&n.local),
+                },
+                value: Cow::Borrowed(&tag.abuf[a..b]),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The prefix of an element or attribute name: preserved, or invented.
+    fn name_prefix(&mut self, name: NameId, prefix: Option<u32>, attribute: bool) -> Pfx {
+        let uri = self.t.names[name as usize].uri;
+        if self.o.prefixes {
+            if let Some(p) = prefix {
+                // An attribute in a namespace needs a prefix: the empty one is no prefix.
+                if uri == 0 || !attribute || !self.t.prefix(uri, p).is_empty() {
+                    return Pfx::Table(uri, p);
+                }
+            } else if !attribute {
+                // Left to an NS event with local-element-ns.
+                return Pfx::Unset;
+            }
+        }
+        self.invent(uri)
+    }
+
+    fn emit(&mut self, raw: Raw, out: &mut impl Out) -> Result<()> {
         match raw {
-            Raw::ScStart => self.skip_se = true,
+            Raw::ScStart => {
+                self.skip_se = true;
+                // The outer table goes away until the element ends: keep its prefix's text.
+                if let Pfx::Table(..) = self.tag.prefix {
+                    let p = self.pfx(self.tag.prefix).to_string();
+                    self.tag.owned_prefix = p;
+                    self.tag.prefix = Pfx::Owned;
+                }
+            }
             Raw::ScEnd => {}
-            Raw::Se { prefix, .. } if self.skip_se => {
-                // The self-contained element's start, repeated: its tag is still open.
+            Raw::Se { name, prefix } if self.skip_se => {
+                // The self-contained element's start, repeated in its fragment: its tag is
+                // still open; its name now lives in the fragment's table.
                 self.skip_se = false;
-                if let (Some(p), Some(tag)) = (prefix, &mut self.tag) {
-                    if self.o.prefixes && tag.prefix.is_none() {
-                        tag.prefix = Some(p);
+                self.tag.name = name;
+                if self.o.prefixes {
+                    if let (Some(p), Pfx::Unset) = (prefix, self.tag.prefix) {
+                        self.tag.prefix = Pfx::Table(self.t.names[name as usize].uri, p);
                     }
                 }
             }
             Raw::Se { name, prefix } => {
-                self.flush_tag();
-                let n = &self.t.names[name as usize];
-                let uri_id = n.uri;
-                self.tag = Some(Tag {
-                    uri: self.t.uris[uri_id as usize].uri.clone(),
-                    local: n.local.clone(),
-                    prefix: None,
-                    ns: Vec::new(),
-                    attrs: Vec::new(),
-                });
-                self.count(&self.body.clone(), n.local.len())?;
+                self.flush_tag(out)?;
                 let root = self.marks.is_empty();
                 self.marks.push(self.scope.len());
-                if self.o.prefixes {
-                    if let Some(tag) = &mut self.tag {
-                        tag.prefix = prefix;
-                    }
-                } else {
-                    if root {
-                        self.invent(2);
-                    }
-                    let p = self.invent(uri_id);
-                    if let Some(tag) = &mut self.tag {
-                        tag.prefix = Some(p);
-                    }
+                let len = self.t.names[name as usize].local.len();
+                self.count(&self.body.clone(), len)?;
+                if root && !self.o.prefixes {
+                    self.invent(2);
                 }
+                let p = self.name_prefix(name, prefix, false);
+                let tag = &mut self.tag;
+                tag.open = true;
+                tag.name = name;
+                tag.prefix = p;
+                tag.attrs.clear();
+                tag.abuf.clear();
             }
             Raw::Ns { uri, prefix, local } => {
-                let u = self.t.uris[uri as usize].uri.clone();
-                if let Some(tag) = &mut self.tag {
-                    if local {
-                        tag.prefix = Some(prefix.clone());
+                let mark = self.marks.last().copied().unwrap_or(0);
+                let (p, u) = (self.t.prefix(uri, prefix), &self.t.uris[uri as usize].uri);
+                // A self-contained element repeats its own declaration.
+                let at = match self.scope[mark..]
+                    .iter()
+                    .position(|(q, x)| q == p && x == u)
+                {
+                    Some(i) => mark + i,
+                    None => {
+                        let (p, u) = (p.to_string(), u.clone());
+                        self.push_scope(p, u, NONE);
+                        self.scope.len() - 1
                     }
-                    // A self-contained element repeats its own declaration.
-                    if !tag.ns.iter().any(|(p, x)| *p == prefix && *x == u) {
-                        self.scope.push((prefix.clone(), u.clone()));
-                        tag.ns.push((prefix, u));
-                    }
+                };
+                if local {
+                    self.tag.prefix = Pfx::Scope(at);
                 }
             }
             Raw::At {
@@ -843,103 +1004,98 @@ impl<'a> ExiDecoder<'a> {
                 prefix,
                 value,
             } => {
-                let value = self.take(value);
-                self.attr(name, prefix, value);
+                let p = self.name_prefix(name, prefix, true);
+                let a = self.tag.abuf.len();
+                let text = match value {
+                    Val::Global(g) => self.t.value(g),
+                    Val::Scratch => &self.scratch,
+                    Val::Slot(i) => {
+                        let (x, y) = self.slots[i];
+                        &self.slot_text[x..y]
+                    }
+                };
+                self.tag.abuf.push_str(text);
+                let b = self.tag.abuf.len();
+                self.tag.attrs.push((name, p, a, b));
             }
             Raw::XsiType {
                 prefix,
                 ty,
                 ty_prefix,
             } => {
-                let ty_uri = self.t.names[ty as usize].uri;
-                let p = match ty_prefix {
-                    Some(p) if self.o.prefixes => p,
-                    _ => self.invent(ty_uri),
-                };
-                let local = &self.t.names[ty as usize].local;
-                let value = if p.is_empty() {
-                    local.clone()
-                } else {
-                    format!("{p}:{local}")
-                };
-                self.attr(XSI_TYPE, prefix, value);
+                let p = self.name_prefix(XSI_TYPE, prefix, true);
+                let tp = self.name_prefix(ty, ty_prefix, true);
+                let a = self.tag.abuf.len();
+                let text = self.pfx(tp).to_string();
+                let tag = &mut self.tag;
+                if !text.is_empty() {
+                    tag.abuf.push_str(&text);
+                    tag.abuf.push(':');
+                }
+                tag.abuf.push_str(&self.t.names[ty as usize].local);
+                let b = tag.abuf.len();
+                tag.attrs.push((XSI_TYPE, p, a, b));
             }
             Raw::Ee => {
-                self.flush_tag();
+                self.flush_tag(out)?;
                 if let Some(m) = self.marks.pop() {
                     self.scope.truncate(m);
+                    self.scope_uri.truncate(m);
                 }
-                self.queue.push_back(Event::EndElement);
+                out.put(&Event::EndElement)?;
             }
             Raw::Ch(v) => {
-                self.flush_tag();
-                let text = self.take(v);
-                self.queue.push_back(Event::Characters {
-                    text: Cow::Owned(text),
+                self.flush_tag(out)?;
+                out.put(&Event::Characters {
+                    text: Cow::Borrowed(self.val(v)),
                     cdata: false,
-                });
+                })?;
             }
             Raw::Cm(c) => {
-                self.flush_tag();
-                self.queue.push_back(Event::Comment(Cow::Owned(c)));
+                self.flush_tag(out)?;
+                out.put(&Event::Comment(Cow::Owned(c)))?;
             }
             Raw::Pi(target, data) => {
-                self.flush_tag();
-                self.queue.push_back(Event::ProcessingInstruction {
+                self.flush_tag(out)?;
+                out.put(&Event::ProcessingInstruction {
                     target: Cow::Owned(target),
                     data: Cow::Owned(data),
-                });
+                })?;
             }
             Raw::Dt([name, public, system, text]) => {
                 let some = |s: String| (!s.is_empty()).then_some(Cow::Owned(s));
-                self.queue.push_back(Event::DocType(DocType {
+                out.put(&Event::DocType(DocType {
                     name: Cow::Owned(name),
                     public_id: some(public),
                     system_id: some(system),
                     internal_subset: some(text),
-                }));
+                }))?;
             }
             Raw::Er(name) => {
-                self.flush_tag();
-                self.queue.push_back(Event::EntityReference {
+                self.flush_tag(out)?;
+                out.put(&Event::EntityReference {
                     name: Cow::Owned(name),
                     public_id: None,
                     system_id: None,
-                });
+                })?;
             }
             Raw::Ed => {
-                self.flush_tag();
-                self.queue.push_back(Event::EndDocument);
+                self.flush_tag(out)?;
+                out.put(&Event::EndDocument)?;
                 self.phase = Phase::Done;
             }
         }
         Ok(())
     }
 
-    fn attr(&mut self, name: NameId, prefix: Option<String>, value: String) {
-        let uri_id = self.t.names[name as usize].uri;
-        let p = match prefix {
-            Some(p) if self.o.prefixes && (uri_id == 0 || !p.is_empty()) => p,
-            _ => self.invent(uri_id),
-        };
-        let n = &self.t.names[name as usize];
-        let q = QName {
-            prefix: Cow::Owned(p),
-            namespace: Cow::Owned(self.t.uris[uri_id as usize].uri.clone()),
-            local: Cow::Owned(n.local.clone()),
-        };
-        if let Some(tag) = &mut self.tag {
-            tag.attrs.push((q, value));
-        }
-    }
-
-    fn advance(&mut self) -> Result<()> {
+    /// Reads and emits the next event (reordered layouts: reads a block when none is left).
+    fn advance(&mut self, out: &mut impl Out) -> Result<()> {
         if self.o.alignment.is_reordered() {
             if self.block.is_empty() {
                 self.load_block()?;
             }
             if let Some(raw) = self.block.pop_front() {
-                self.emit(raw)?;
+                self.emit(raw, out)?;
             }
             return Ok(());
         }
@@ -948,7 +1104,7 @@ impl<'a> ExiDecoder<'a> {
         self.event_bit = r.bit_offset();
         let raw = self.step(&mut r);
         self.body = r;
-        self.emit(raw?)
+        self.emit(raw?, out)
     }
 }
 
@@ -962,7 +1118,10 @@ impl<'a> Decoder<'a> for ExiDecoder<'a> {
                 Phase::Done => return Ok(None),
                 Phase::Header => self.start()?,
                 Phase::Body => {
-                    if let Err(e) = self.advance() {
+                    let mut q = std::mem::take(&mut self.queue);
+                    let r = self.advance(&mut q);
+                    self.queue = q;
+                    if let Err(e) = r {
                         self.phase = Phase::Done;
                         self.queue.clear();
                         return Err(e);
@@ -978,5 +1137,25 @@ impl<'a> Decoder<'a> for ExiDecoder<'a> {
 
     fn bit_offset(&self) -> Option<u64> {
         Some(self.event_bit)
+    }
+
+    /// Push decoding: events go to the sink as [`EventSink::transient`] events, their strings
+    /// borrowed from the decoder's string table for the call.
+    fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+        loop {
+            while let Some(ev) = self.queue.pop_front() {
+                sink.dispatch(ev)?;
+            }
+            match self.phase {
+                Phase::Done => return Ok(()),
+                Phase::Header => self.start()?,
+                Phase::Body => {
+                    if let Err(e) = self.advance(&mut Push(sink)) {
+                        self.phase = Phase::Done;
+                        return Err(e);
+                    }
+                }
+            }
+        }
     }
 }

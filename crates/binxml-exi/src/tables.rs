@@ -280,50 +280,57 @@ impl Tables {
         self.read_local(r, u, max_len)
     }
 
-    /// Reads the prefix of an SE or AT qualified name: `None` when it is left to a following
-    /// NS event (no or one prefix known... see [`write_qname_prefix`](Self::write_qname_prefix)).
+    /// Reads the prefix of an SE or AT qualified name, as its id in the URI's prefix
+    /// partition: `None` when it is left to a following NS event (the partition is empty).
     pub(crate) fn read_qname_prefix(
         &self,
         r: &mut BitReader<'_>,
         name: NameId,
-    ) -> Result<Option<String>> {
+    ) -> Result<Option<u32>> {
         let uri = self.names[name as usize].uri;
         if uri == 0 {
-            return Ok(Some(String::new()));
+            return Ok(Some(0));
         }
-        let p = &self.uris[uri as usize].prefixes;
-        match p.len() {
+        let n = self.uris[uri as usize].prefixes.len();
+        match n {
             0 => Ok(None),
-            1 => Ok(Some(p[0].clone())),
+            1 => Ok(Some(0)),
             n => {
                 let at = r.clone();
                 let id = r.nbit(width(n))? as usize;
-                match p.get(id) {
-                    Some(s) => Ok(Some(s.clone())),
-                    None => Err(at.error(format!(
+                if id < n {
+                    Ok(Some(id as u32))
+                } else {
+                    Err(at.error(format!(
                         "prefix id {id} is past the {n} prefixes of URI {uri}"
-                    ))),
+                    )))
                 }
             }
         }
     }
 
-    /// Reads the prefix of an NS event.
+    /// Prefix `id` of URI `uri`.
+    #[inline]
+    pub(crate) fn prefix(&self, uri: u32, id: u32) -> &str {
+        &self.uris[uri as usize].prefixes[id as usize]
+    }
+
+    /// Reads the prefix of an NS event; returns its id in the URI's prefix partition.
     pub(crate) fn read_ns_prefix(
         &mut self,
         r: &mut BitReader<'_>,
         uri: u32,
         max_len: usize,
-    ) -> Result<String> {
+    ) -> Result<u32> {
         let at = r.clone();
         let n = self.uris[uri as usize].prefixes.len();
         let v = r.nbit(width(n + 1))? as usize;
         if v == 0 {
             let s = r.string(max_len)?;
-            self.uris[uri as usize].prefixes.push(s.clone());
-            Ok(s)
+            self.uris[uri as usize].prefixes.push(s);
+            Ok(n as u32)
         } else if v <= n {
-            Ok(self.uris[uri as usize].prefixes[v - 1].clone())
+            Ok(v as u32 - 1)
         } else {
             Err(at.error(format!(
                 "prefix id {} is past the {n} prefixes of URI {uri}",
@@ -388,20 +395,28 @@ impl Tables {
         self.add_value(name, text, chars);
     }
 
-    /// Reads a value of name `name`.
+    /// The text of global value `id`.
+    #[inline]
+    pub(crate) fn value(&self, id: u32) -> &str {
+        &self.values[id as usize].text
+    }
+
+    /// Reads a value of name `name`: a hit as its global id, a miss into `scratch` (and into
+    /// the table, if the bounds admit it).
     pub(crate) fn read_value(
         &mut self,
         r: &mut BitReader<'_>,
         name: NameId,
         max_len: usize,
-    ) -> Result<String> {
+        scratch: &mut String,
+    ) -> Result<ValueRef> {
         let at = r.clone();
         match r.uint()? {
             0 => {
                 let local = &self.names[name as usize].values;
                 let id = r.nbit(width(local.len()))? as usize;
                 match local.get(id) {
-                    Some(&g) if g != NONE => Ok(self.values[g as usize].text.clone()),
+                    Some(&g) if g != NONE => Ok(ValueRef::Global(g)),
                     Some(_) => Err(at.error(format!(
                         "local value id {id} names a value evicted from the table"
                     ))),
@@ -413,12 +428,13 @@ impl Tables {
             }
             1 => {
                 let id = r.nbit(width(self.values.len()))? as usize;
-                match self.values.get(id) {
-                    Some(v) => Ok(v.text.clone()),
-                    None => Err(at.error(format!(
+                if id < self.values.len() {
+                    Ok(ValueRef::Global(id as u32))
+                } else {
+                    Err(at.error(format!(
                         "global value id {id} is past the {} values of the table",
                         self.values.len()
-                    ))),
+                    )))
                 }
             }
             n => {
@@ -428,12 +444,37 @@ impl Tables {
                         "value of {len} characters is past the limit (max_string_len)"
                     )));
                 }
-                let s = r.chars(len as usize)?;
-                self.add_value(name, &s, len as usize);
-                Ok(s)
+                scratch.clear();
+                r.chars_into(len as usize, scratch)?;
+                self.add_value(name, scratch, len as usize);
+                Ok(ValueRef::Scratch)
             }
         }
     }
+
+    /// Reads a value into an owned string.
+    #[cfg(test)]
+    pub(crate) fn read_value_string(
+        &mut self,
+        r: &mut BitReader<'_>,
+        name: NameId,
+        max_len: usize,
+    ) -> Result<String> {
+        let mut s = String::new();
+        Ok(match self.read_value(r, name, max_len, &mut s)? {
+            ValueRef::Global(g) => self.value(g).to_string(),
+            ValueRef::Scratch => s,
+        })
+    }
+}
+
+/// Where a value read by [`Tables::read_value`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ValueRef {
+    /// In the global partition (valid until the next value is added).
+    Global(u32),
+    /// In the caller's scratch string.
+    Scratch,
 }
 
 #[cfg(test)]
@@ -455,10 +496,10 @@ mod tests {
         d.add_local(0, "a".into());
         d.add_local(0, "b".into());
         let mut r = BitReader::new(&bytes, false, 0);
-        assert_eq!(d.read_value(&mut r, a, 100).unwrap(), "x");
-        assert_eq!(d.read_value(&mut r, a, 100).unwrap(), "x");
-        assert_eq!(d.read_value(&mut r, b, 100).unwrap(), "x");
-        assert_eq!(d.read_value(&mut r, b, 100).unwrap(), "");
+        assert_eq!(d.read_value_string(&mut r, a, 100).unwrap(), "x");
+        assert_eq!(d.read_value_string(&mut r, a, 100).unwrap(), "x");
+        assert_eq!(d.read_value_string(&mut r, b, 100).unwrap(), "x");
+        assert_eq!(d.read_value_string(&mut r, b, 100).unwrap(), "");
     }
 
     #[test]
@@ -477,7 +518,7 @@ mod tests {
         d.add_local(0, "a".into());
         let mut r = BitReader::new(&bytes, false, 0);
         for v in ["p", "q", "r", "p", "r"] {
-            assert_eq!(d.read_value(&mut r, a, 100).unwrap(), v);
+            assert_eq!(d.read_value_string(&mut r, a, 100).unwrap(), v);
         }
     }
 }
