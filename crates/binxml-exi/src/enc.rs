@@ -16,6 +16,12 @@ const FLUSH_AT: usize = 1 << 16;
 /// Values in a block up to which the whole block is one stream (EXI 1.0, 9.3).
 const SMALL_BLOCK: u32 = 100;
 
+/// Entries of the element-name cache of [`ExiEncoder::element_name`].
+const NAME_CACHE: usize = 64;
+
+/// A name's strings by address and length: namespace, then local name.
+type NameKey = (usize, usize, usize, usize);
+
 /// One open element.
 #[derive(Debug, Clone)]
 struct Frame {
@@ -111,6 +117,9 @@ pub struct ExiEncoder<W: Write> {
     invalid: Option<Error>,
     /// Self-contained elements being written, innermost last.
     outer: Vec<Outer>,
+    /// Inside `write_events`: strings stay at their addresses for the whole call.
+    batch: bool,
+    name_cache: [(NameKey, NameId); NAME_CACHE],
 }
 
 impl<W: Write> ExiEncoder<W> {
@@ -186,6 +195,8 @@ impl<W: Write> ExiEncoder<W> {
             done: false,
             invalid: None,
             outer: Vec::new(),
+            batch: false,
+            name_cache: [((0, 0, 0, 0), 0); NAME_CACHE],
             o,
         }
     }
@@ -383,10 +394,7 @@ impl<W: Write> ExiEncoder<W> {
     }
 
     fn start_element(&mut self, q: &QName<'_>) -> Result<()> {
-        let known = self
-            .t
-            .uri_id(&q.namespace)
-            .and_then(|u| self.t.name_id(u, &q.local));
+        let known = self.element_name(q);
         let name = match self.stack.last() {
             None => {
                 if self.o.fragment {
@@ -449,6 +457,31 @@ impl<W: Write> ExiEncoder<W> {
         Ok(())
     }
 
+    /// The number of an element name, if the table has it. Inside one `write_events` call the
+    /// strings handed over stay where they are, so a name met before at the same addresses is
+    /// the same name: a small cache by address saves hashing and comparing it.
+    fn element_name(&mut self, q: &QName<'_>) -> Option<NameId> {
+        let key = (
+            q.namespace.as_ptr() as usize,
+            q.namespace.len(),
+            q.local.as_ptr() as usize,
+            q.local.len(),
+        );
+        let slot = ((key.2 >> 3) ^ (key.0 >> 5) ^ key.3) % NAME_CACHE;
+        if self.batch {
+            let (k, id) = self.name_cache[slot];
+            if k == key && (id as usize) < self.t.names.len() {
+                return Some(id);
+            }
+        }
+        let id = self.t.uri_id(&q.namespace)?;
+        let id = self.t.name_id(id, &q.local)?;
+        if self.batch {
+            self.name_cache[slot] = (key, id);
+        }
+        Some(id)
+    }
+
     /// Opens an element whose name is in the table (its grammar made if it has none).
     fn push_frame(&mut self, name: NameId) {
         let grammar = match self.t.names[name as usize].grammar {
@@ -474,6 +507,7 @@ impl<W: Write> ExiEncoder<W> {
     /// an NS event for the element's own prefix follows).
     fn start_self_contained(&mut self, q: &QName<'_>) -> Result<()> {
         self.code2(Undeclared::Sc)?;
+        self.name_cache = [((0, 0, 0, 0), 0); NAME_CACHE];
         self.w.pad();
         let fresh = Self::fresh_tables(&self.o);
         self.outer.push(Outer {
@@ -511,6 +545,7 @@ impl<W: Write> ExiEncoder<W> {
         self.w.nbit(code_of(i, n), bits);
         self.w.pad();
         let outer = self.outer.pop().expect("inside a self-contained element");
+        self.name_cache = [((0, 0, 0, 0), 0); NAME_CACHE];
         self.t = outer.t;
         self.g = outer.g;
         self.frag = outer.frag;
@@ -742,6 +777,28 @@ fn is_whitespace(s: &str) -> bool {
 }
 
 impl<W: Write> Encoder for ExiEncoder<W> {
+    fn write_events(&mut self, events: &[Event<'_>]) -> Result<()> {
+        self.batch = true;
+        self.name_cache = [((0, 0, 0, 0), 0); NAME_CACHE];
+        let mut r = Ok(());
+        for ev in events {
+            r = self.write_event(ev);
+            if r.is_err() {
+                break;
+            }
+        }
+        self.batch = false;
+        r
+    }
+
+    fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
+        self.batch = true;
+        self.name_cache = [((0, 0, 0, 0), 0); NAME_CACHE];
+        let r = tape.replay(&mut binxml_core::EncoderSink::new(self));
+        self.batch = false;
+        r
+    }
+
     fn write_event(&mut self, ev: &Event<'_>) -> Result<()> {
         if let Some(e) = &self.invalid {
             return Err(e.clone());
