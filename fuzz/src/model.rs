@@ -279,11 +279,10 @@ pub fn normalize(events: &[Event<'_>], format: Format) -> Vec<Event<'static>> {
                 text: prev,
                 cdata: pc,
             }) = out.last_mut()
+                && *pc == *cdata
             {
-                if *pc == *cdata {
-                    prev.to_mut().push_str(text);
-                    continue;
-                }
+                prev.to_mut().push_str(text);
+                continue;
             }
         }
         out.push(ev);

@@ -374,11 +374,11 @@ impl<'a> Asn1Decoder<'a> {
 
 impl<'a> Decoder<'a> for Asn1Decoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
-        if matches!(self.state, State::Start) {
-            if let Err(e) = self.open() {
-                self.state = State::Failed;
-                return Err(e);
-            }
+        if matches!(self.state, State::Start)
+            && let Err(e) = self.open()
+        {
+            self.state = State::Failed;
+            return Err(e);
         }
         let ev = match &mut self.state {
             State::Per(s) => match s.next_event() {
@@ -416,11 +416,11 @@ impl<'a> Decoder<'a> for Asn1Decoder<'a> {
     /// Push decoding: the same events as [`Decoder::next_event`], element starts and ends,
     /// namespaces, attributes and text handed to the sink as their parts.
     fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
-        if matches!(self.state, State::Start) {
-            if let Err(e) = self.open() {
-                self.state = State::Failed;
-                return Err(e);
-            }
+        if matches!(self.state, State::Start)
+            && let Err(e) = self.open()
+        {
+            self.state = State::Failed;
+            return Err(e);
         }
         let r = match &mut self.state {
             State::Per(s) => s.push(sink, &mut self.count),

@@ -59,7 +59,7 @@ impl<'a> V<'a> {
 
     fn resolve_at(&mut self, strings: &[u32], texts: &[&str], names: &[u32], depth: u32) {
         // check the stack every few levels (an element is five levels of values)
-        if depth % 4 == 0 {
+        if depth.is_multiple_of(4) {
             crate::deep(|| self.resolve_inner(strings, texts, names, depth))
         } else {
             self.resolve_inner(strings, texts, names, depth)

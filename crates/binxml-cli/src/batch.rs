@@ -144,20 +144,20 @@ pub fn plan(inputs: &[PathBuf], out_dir: &Path, naming: &Naming) -> Result<Vec<J
         ));
     }
     for job in &jobs {
-        if let Ok(c) = job.output.canonicalize() {
-            if let Some(input) = canon_inputs.get(&c) {
-                if problems
-                    .iter()
-                    .any(|p| p.starts_with(&format!("{} would be overwritten", input.display())))
-                {
-                    continue;
-                }
-                problems.push(format!(
-                    "{} would be overwritten by the output of {}",
-                    input.display(),
-                    job.input.display()
-                ));
+        if let Ok(c) = job.output.canonicalize()
+            && let Some(input) = canon_inputs.get(&c)
+        {
+            if problems
+                .iter()
+                .any(|p| p.starts_with(&format!("{} would be overwritten", input.display())))
+            {
+                continue;
             }
+            problems.push(format!(
+                "{} would be overwritten by the output of {}",
+                input.display(),
+                job.input.display()
+            ));
         }
     }
     if !problems.is_empty() {

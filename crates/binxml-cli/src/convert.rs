@@ -37,13 +37,13 @@ struct Watched<'w> {
 
 impl Watched<'_> {
     fn keep<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
-        if let Err(e) = &r {
-            if self.error.is_none() {
-                self.error = Some(match e.raw_os_error() {
-                    Some(code) => io::Error::from_raw_os_error(code),
-                    None => io::Error::new(e.kind(), e.to_string()),
-                });
-            }
+        if let Err(e) = &r
+            && self.error.is_none()
+        {
+            self.error = Some(match e.raw_os_error() {
+                Some(code) => io::Error::from_raw_os_error(code),
+                None => io::Error::new(e.kind(), e.to_string()),
+            });
         }
         r
     }

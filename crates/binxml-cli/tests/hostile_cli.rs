@@ -60,10 +60,10 @@ fn check_run(
             if lines[0].contains("internal error") || lines[0].contains("panicked") {
                 return Err(format!("{what}: a panic, caught: {}", lines[0]));
             }
-            if let Some(f) = output_file {
-                if f.exists() {
-                    return Err(format!("{what}: failed but left {}", f.display()));
-                }
+            if let Some(f) = output_file
+                && f.exists()
+            {
+                return Err(format!("{what}: failed but left {}", f.display()));
             }
         }
         other => return Err(format!("{what}: exit status {other:?}: {err}")),

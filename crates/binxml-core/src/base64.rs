@@ -68,7 +68,7 @@ pub fn decode(text: &str) -> Option<Vec<u8>> {
             out.push((buf >> nbits) as u8);
         }
     }
-    if count % 4 != 0 || pad > 2 {
+    if !count.is_multiple_of(4) || pad > 2 {
         return None;
     }
     Some(out)

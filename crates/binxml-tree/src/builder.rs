@@ -112,20 +112,19 @@ impl<'a> Builder<'a> {
     pub(crate) fn intern(&mut self, q: QName<'a>) -> NameId {
         let slot = name_slot(&q);
         let cached = self.name_cache[slot];
-        if let Some(n) = self.doc.names.get((cached as usize).wrapping_sub(1)) {
-            if same_str(&n.local, &q.local)
-                && same_str(&n.prefix, &q.prefix)
-                && same_str(&n.namespace, &q.namespace)
+        if let Some(n) = self.doc.names.get((cached as usize).wrapping_sub(1))
+            && same_str(&n.local, &q.local)
+            && same_str(&n.prefix, &q.prefix)
+            && same_str(&n.namespace, &q.namespace)
+        {
+            // The usual name borrows all three parts: nothing to free, and no call to the
+            // drop glue (`forget` of borrowed parts leaks nothing).
+            if let (Cow::Borrowed(_), Cow::Borrowed(_), Cow::Borrowed(_)) =
+                (&q.prefix, &q.namespace, &q.local)
             {
-                // The usual name borrows all three parts: nothing to free, and no call to the
-                // drop glue (`forget` of borrowed parts leaks nothing).
-                if let (Cow::Borrowed(_), Cow::Borrowed(_), Cow::Borrowed(_)) =
-                    (&q.prefix, &q.namespace, &q.local)
-                {
-                    std::mem::forget(q);
-                }
-                return NameId(cached - 1);
+                std::mem::forget(q);
             }
+            return NameId(cached - 1);
         }
         let id = self.doc.names.len() as u32;
         self.doc.names.push(q);
@@ -215,10 +214,11 @@ impl<'a> Builder<'a> {
             return Err(Self::after_end());
         };
         let newest = self.doc.nodes.len() - 1;
-        if id != 0 && id as usize == newest {
-            if let NodeKind::Element(e) = &mut self.doc.nodes[newest].kind {
-                return Ok(e);
-            }
+        if id != 0
+            && id as usize == newest
+            && let NodeKind::Element(e) = &mut self.doc.nodes[newest].kind
+        {
+            return Ok(e);
         }
         Err(ev_err(what))
     }
@@ -251,13 +251,12 @@ impl<'a> Builder<'a> {
         }
         // Adjacent plain text merges into one node: the newest node, when it is a text child
         // of the innermost open node (anything between would have made a node or closed one).
-        if let Some(last) = self.doc.nodes.last_mut() {
-            if let NodeKind::Text(t) = &mut last.kind {
-                if last.parent == parent {
-                    t.to_mut().push_str(&text);
-                    return Ok(());
-                }
-            }
+        if let Some(last) = self.doc.nodes.last_mut()
+            && let NodeKind::Text(t) = &mut last.kind
+            && last.parent == parent
+        {
+            t.to_mut().push_str(&text);
+            return Ok(());
         }
         self.leaf(NodeKind::Text(text))
     }

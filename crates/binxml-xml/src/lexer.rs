@@ -338,15 +338,14 @@ impl<'x> Lexer<'x> {
                 let end = start + end;
                 // `]]>` may not appear in character data (XML 1.0, production [14]); a '>' is
                 // rare in text, so the search for it is the whole cost in the common case.
-                if let Some(gt) = memchr::memchr(b'>', &b[start..end]) {
-                    if let Some(at) =
+                if let Some(gt) = memchr::memchr(b'>', &b[start..end])
+                    && let Some(at) =
                         memchr::memmem::find(&b[start + gt.saturating_sub(2)..end], b"]]>")
-                    {
-                        return lex_err(
-                            start + gt.saturating_sub(2) + at,
-                            "']]>' is not allowed in character data",
-                        );
-                    }
+                {
+                    return lex_err(
+                        start + gt.saturating_sub(2) + at,
+                        "']]>' is not allowed in character data",
+                    );
                 }
                 self.pos = end;
                 Ok(Token::Text {
@@ -677,14 +676,14 @@ mod tests {
             for at in 0..len {
                 for set in [
                     &[b'<'][..],
-                    &[b'&'],
-                    &[b'\r'],
-                    &[b'&', b'<'],
-                    &[b'<', b'&'],
-                    &[b'\r', b'<'],
-                    &[b'<', b'\r'],
-                    &[b'\x00', b'<'],
-                    &[b'<', b'\x00', b'&'],
+                    b"&",
+                    b"\r",
+                    b"&<",
+                    b"<&",
+                    b"\r<",
+                    b"<\r",
+                    b"\x00<",
+                    b"<\x00&",
                 ] {
                     let mut v = base.clone();
                     for (k, &c) in set.iter().enumerate() {
@@ -755,13 +754,13 @@ mod tests {
             for at in 0..=len {
                 for set in [
                     &[b'"'][..],
-                    &[b'<'],
-                    &[b'&', b'"'],
-                    &[b'\t', b'"'],
-                    &[b'\n', b'<'],
-                    &[b'\r'],
-                    &[b'"', b'&'],
-                    &[b'"', b'<'],
+                    b"<",
+                    b"&\"",
+                    b"\t\"",
+                    b"\n<",
+                    b"\r",
+                    b"\"&",
+                    b"\"<",
                 ] {
                     let mut v = base.clone();
                     for (k, &c) in set.iter().enumerate() {

@@ -1089,14 +1089,15 @@ impl<'a> XmlDecoder<'a> {
 
     fn attr_name(&self, pos: u64, key: Cow<'a, str>) -> Result<QName<'a>> {
         // The common case: an unprefixed name borrowed from the input.
-        if let Cow::Borrowed(k) = key {
-            if !k.is_empty() && !k.as_bytes().contains(&b':') {
-                return Ok(QName {
-                    prefix: Cow::Borrowed(""),
-                    namespace: Cow::Borrowed(""),
-                    local: Cow::Borrowed(k),
-                });
-            }
+        if let Cow::Borrowed(k) = key
+            && !k.is_empty()
+            && !k.as_bytes().contains(&b':')
+        {
+            return Ok(QName {
+                prefix: Cow::Borrowed(""),
+                namespace: Cow::Borrowed(""),
+                local: Cow::Borrowed(k),
+            });
         }
         let (prefix, local) = match &key {
             Cow::Borrowed(k) => {
@@ -1138,11 +1139,11 @@ impl<'a> XmlDecoder<'a> {
 
     #[inline]
     fn close_element(&mut self) {
-        if let Some(&(d, mark)) = self.ns_marks.last() {
-            if d == self.depth {
-                self.ns_marks.pop();
-                self.ns.truncate(mark);
-            }
+        if let Some(&(d, mark)) = self.ns_marks.last()
+            && d == self.depth
+        {
+            self.ns_marks.pop();
+            self.ns.truncate(mark);
         }
         self.depth -= 1;
         if self.depth == 0 {
@@ -1352,12 +1353,11 @@ impl<'a> XmlDecoder<'a> {
                     }
                     while let Some(&a) = self.lex.attrs.get(self.tag.attr_next) {
                         self.tag.attr_next += 1;
-                        if !a.xmlns {
-                            if let Event::Attribute { name, value } =
+                        if !a.xmlns
+                            && let Event::Attribute { name, value } =
                                 self.tag_attr(a, self.tag.raw_name, pos, &|c| c)?
-                            {
-                                sink.attribute(name, value)?;
-                            }
+                        {
+                            sink.attribute(name, value)?;
                         }
                     }
                     self.tag.active = false;
@@ -1416,16 +1416,16 @@ impl<'a> binxml_core::Decoder<'a> for XmlDecoder<'a> {
         if self.input.len() <= self.limits.max_string_len && self.expanded == 0 {
             return Ok(ev);
         }
-        if let Some(e) = &ev {
-            if e.longest_string() > self.limits.max_string_len {
-                return Err(self.limit_err(
-                    self.last_offset,
-                    format!(
-                        "string longer than the limit of {} bytes",
-                        self.limits.max_string_len
-                    ),
-                ));
-            }
+        if let Some(e) = &ev
+            && e.longest_string() > self.limits.max_string_len
+        {
+            return Err(self.limit_err(
+                self.last_offset,
+                format!(
+                    "string longer than the limit of {} bytes",
+                    self.limits.max_string_len
+                ),
+            ));
         }
         Ok(ev)
     }

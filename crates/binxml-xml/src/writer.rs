@@ -222,10 +222,8 @@ impl<W: Write> XmlWriter<W> {
             self.declare(&p, ns);
             return Some(p);
         }
-        if self.lookup(prefix).unwrap_or("") != ns {
-            if prefix.is_empty() || !ns.is_empty() {
-                self.declare(prefix, ns);
-            }
+        if self.lookup(prefix).unwrap_or("") != ns && (prefix.is_empty() || !ns.is_empty()) {
+            self.declare(prefix, ns);
         }
         None
     }
@@ -346,16 +344,15 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 public_id,
                 system_id,
             } => {
-                if let Some((d, extra)) = &mut self.doctype {
-                    if d.internal_subset.is_none() {
-                        extra.push_str(&format!("<!NOTATION {name}"));
-                        match (public_id, system_id) {
-                            (Some(p), Some(s)) => {
-                                extra.push_str(&format!(" PUBLIC \"{p}\" \"{s}\">"))
-                            }
-                            (Some(p), None) => extra.push_str(&format!(" PUBLIC \"{p}\">")),
-                            (None, s) => extra
-                                .push_str(&format!(" SYSTEM \"{}\">", s.as_deref().unwrap_or(""))),
+                if let Some((d, extra)) = &mut self.doctype
+                    && d.internal_subset.is_none()
+                {
+                    extra.push_str(&format!("<!NOTATION {name}"));
+                    match (public_id, system_id) {
+                        (Some(p), Some(s)) => extra.push_str(&format!(" PUBLIC \"{p}\" \"{s}\">")),
+                        (Some(p), None) => extra.push_str(&format!(" PUBLIC \"{p}\">")),
+                        (None, s) => {
+                            extra.push_str(&format!(" SYSTEM \"{}\">", s.as_deref().unwrap_or("")))
                         }
                     }
                 }
@@ -366,16 +363,16 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 system_id,
                 notation,
             } => {
-                if let Some((d, extra)) = &mut self.doctype {
-                    if d.internal_subset.is_none() {
-                        match public_id {
-                            Some(p) => extra.push_str(&format!(
-                                "<!ENTITY {name} PUBLIC \"{p}\" \"{system_id}\" NDATA {notation}>"
-                            )),
-                            None => extra.push_str(&format!(
-                                "<!ENTITY {name} SYSTEM \"{system_id}\" NDATA {notation}>"
-                            )),
-                        }
+                if let Some((d, extra)) = &mut self.doctype
+                    && d.internal_subset.is_none()
+                {
+                    match public_id {
+                        Some(p) => extra.push_str(&format!(
+                            "<!ENTITY {name} PUBLIC \"{p}\" \"{system_id}\" NDATA {notation}>"
+                        )),
+                        None => extra.push_str(&format!(
+                            "<!ENTITY {name} SYSTEM \"{system_id}\" NDATA {notation}>"
+                        )),
                     }
                 }
             }

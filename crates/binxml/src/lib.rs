@@ -53,10 +53,10 @@ pub fn detect(head: &[u8]) -> Option<Format> {
     }
     // BER's outer SEQUENCE tag is `0x30` (the digit 0): JSON can only follow a leading 0 with
     // `.`, an exponent or white space.
-    if let [0x30, second, ..] = head {
-        if !matches!(second, b'.' | b'e' | b'E' | b' ' | b'\t' | b'\r' | b'\n') {
-            return Some(Format::Asn1Ber);
-        }
+    if let [0x30, second, ..] = head
+        && !matches!(second, b'.' | b'e' | b'E' | b' ' | b'\t' | b'\r' | b'\n')
+    {
+        return Some(Format::Asn1Ber);
     }
     if binxml_json::detect(head) {
         return Some(Format::Json);

@@ -187,7 +187,7 @@ impl Builder {
         let (local, p) = if prefix.is_empty() {
             ("xmlns", "")
         } else {
-            (&prefix[..], "xmlns")
+            (prefix, "xmlns")
         };
         let name = if self.opts.names_table {
             self.name_id(XMLNS_NS, local, p)

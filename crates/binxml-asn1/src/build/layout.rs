@@ -58,15 +58,15 @@ fn mark_base(el: &mut Val, need: &mut u32) {
             f[5] = Some(V::choice(1, V::Null));
             *need -= 1;
         }
-        if let Some(V::Choice(1, list)) = &mut f[1] {
-            if let V::List(items) = &mut **list {
-                for it in items.iter_mut() {
-                    if *need == 0 {
-                        return;
-                    }
-                    if let V::Choice(0, child) = it {
-                        mark_base(child, need);
-                    }
+        if let Some(V::Choice(1, list)) = &mut f[1]
+            && let V::List(items) = &mut **list
+        {
+            for it in items.iter_mut() {
+                if *need == 0 {
+                    return;
+                }
+                if let V::Choice(0, child) = it {
+                    mark_base(child, need);
                 }
             }
         }

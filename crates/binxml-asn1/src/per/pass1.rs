@@ -41,15 +41,14 @@ impl<'a> Pass1<'a> {
     #[inline]
     fn str(&mut self) -> Result<Str> {
         // UPER fast path: `1` (component-string-index), `0` (root range), 11 bits
-        if !self.aligned {
-            if let Some(w) = self.r.peek() {
-                if w >> 62 == 0b10 {
-                    let i = (w >> 51) & 0x7FF;
-                    let at = self.at() + 1;
-                    self.r.advance(13);
-                    return Ok(self.rec.saw_str(i, at));
-                }
-            }
+        if !self.aligned
+            && let Some(w) = self.r.peek()
+            && w >> 62 == 0b10
+        {
+            let i = (w >> 51) & 0x7FF;
+            let at = self.at() + 1;
+            self.r.advance(13);
+            return Ok(self.rec.saw_str(i, at));
         }
         if !self.r.bit()? {
             let s = self.r.utf8()?;
@@ -72,16 +71,15 @@ impl<'a> Pass1<'a> {
         self.rec.depth(depth, self.at())?;
         // fast path (UPER and APER alike): three presence bits, `1` (common-name-index),
         // `0` (root range), 4 bits
-        if let Some(w) = self.r.peek() {
-            if (w >> 59) & 0b11 == 0b10 {
-                let (p_attrs, p_ns, p_base) =
-                    (w >> 63 == 1, (w >> 62) & 1 == 1, (w >> 61) & 1 == 1);
-                let i = (w >> 55) & 0xF;
-                let at = self.at() + 4;
-                self.r.advance(9);
-                let name = self.rec.saw_name(i, at);
-                return self.element_body(name, p_attrs, p_ns, p_base);
-            }
+        if let Some(w) = self.r.peek()
+            && (w >> 59) & 0b11 == 0b10
+        {
+            let (p_attrs, p_ns, p_base) = (w >> 63 == 1, (w >> 62) & 1 == 1, (w >> 61) & 1 == 1);
+            let i = (w >> 55) & 0xF;
+            let at = self.at() + 4;
+            self.r.advance(9);
+            let name = self.rec.saw_name(i, at);
+            return self.element_body(name, p_attrs, p_ns, p_base);
         }
         let (p_attrs, p_ns, p_base) = (self.r.bit()?, self.r.bit()?, self.r.bit()?);
         let name = if !self.r.bit()? {

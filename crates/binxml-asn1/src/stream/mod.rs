@@ -339,10 +339,10 @@ impl<'a> Stream<'a> {
     #[inline]
     pub(crate) fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         loop {
-            if self.attr_cur.is_some() {
-                if let Some(ev) = self.next_attr()? {
-                    return Ok(Some(ev));
-                }
+            if self.attr_cur.is_some()
+                && let Some(ev) = self.next_attr()?
+            {
+                return Ok(Some(ev));
             }
             if let Some(ev) = self.pending.pop_front() {
                 return Ok(Some(ev));
