@@ -11,14 +11,22 @@ struct Counting;
 static NOW: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+// SAFETY: every allocation and deallocation is done by `System` with the caller's pointer and
+// layout unchanged, so `System` upholds the `GlobalAlloc` contract for us. The bookkeeping, two
+// atomic counters, neither allocates nor unwinds: `NOW` is at most the live bytes plus one
+// request `System` refused (the test aborts then), each below `isize::MAX`, so `+` cannot
+// overflow.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         let n = NOW.fetch_add(l.size(), Relaxed) + l.size();
         PEAK.fetch_max(n, Relaxed);
+        // SAFETY: our caller guarantees what `System.alloc` requires (`l` has a non-zero size).
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         NOW.fetch_sub(l.size(), Relaxed);
+        // SAFETY: our caller guarantees that `p` came from this allocator with layout `l`, and
+        // this allocator's memory is `System`'s, allocated with the same layout.
         unsafe { System.dealloc(p, l) }
     }
 }

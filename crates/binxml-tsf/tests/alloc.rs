@@ -11,16 +11,24 @@ use binxml_tsf::{Tam, TsfDecoder, TsfEncoder};
 struct Counting;
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);
 
+// SAFETY: every call is handed to `System` with the caller's pointer, layout and size
+// unchanged, so `System` upholds the `GlobalAlloc` contract for us; counting is one atomic
+// add, which neither allocates nor unwinds.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: our caller guarantees what `System.alloc` requires (`l` has a non-zero size).
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: our caller guarantees that `p` came from this allocator with layout `l`, and
+        // this allocator's memory is `System`'s, allocated with the same layout.
         unsafe { System.dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
         ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: our caller guarantees that `p` is this allocator's (so `System`'s) with layout
+        // `l`, and that `n` is non-zero and valid for `l`'s alignment, as `System.realloc` needs.
         unsafe { System.realloc(p, l, n) }
     }
 }

@@ -18,8 +18,13 @@ struct Counting;
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+// SAFETY: every call is handed to `System` with the caller's pointer, layout and size
+// unchanged, so `System` upholds the `GlobalAlloc` contract for us; the bookkeeping is atomic
+// counters updated only after `System` succeeded (no overflow: they count live bytes), which
+// neither allocate nor unwind.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: our caller guarantees what `System.alloc` requires (a non-zero size).
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
             let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
@@ -28,10 +33,14 @@ unsafe impl GlobalAlloc for Counting {
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: our caller guarantees that `ptr` came from this allocator with `layout`, and
+        // this allocator's memory is `System`'s, allocated with the same layout.
         unsafe { System.dealloc(ptr, layout) };
         CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: our caller guarantees that `ptr` is this allocator's (so `System`'s) with
+        // `layout`, and that `new_size` is non-zero and valid for its alignment.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
             if new_size > layout.size() {

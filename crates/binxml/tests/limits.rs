@@ -38,8 +38,14 @@ fn account(delta: isize) {
     });
 }
 
+// SAFETY: every call is handed to `System` with the caller's pointer, layout and size
+// unchanged, so `System` upholds the `GlobalAlloc` contract for us. The bookkeeping (`account`)
+// touches only `const`-initialised thread-locals without destructors, through `try_with`, so it
+// neither allocates nor unwinds, even while a thread is being torn down (its sums are byte
+// counts of one test process, far from `isize`'s bounds).
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: our caller guarantees what `System.alloc` requires (a non-zero size).
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
             account(layout.size() as isize);
@@ -47,10 +53,14 @@ unsafe impl GlobalAlloc for Counting {
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: our caller guarantees that `ptr` came from this allocator with `layout`, and
+        // this allocator's memory is `System`'s, allocated with the same layout.
         unsafe { System.dealloc(ptr, layout) };
         account(-(layout.size() as isize));
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: our caller guarantees that `ptr` is this allocator's (so `System`'s) with
+        // `layout`, and that `new_size` is non-zero and valid for its alignment.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
             account(new_size as isize - layout.size() as isize);
