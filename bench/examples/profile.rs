@@ -283,8 +283,8 @@ fn main() {
                 &doc.name[..doc.name.len().min(40)],
                 doc.xml.len()
             );
-            for s in 0..subjects.len() {
-                print!(" {:>8.0}", doc.xml.len() as f64 / best[s][i] / 1e6);
+            for times in &best {
+                print!(" {:>8.0}", doc.xml.len() as f64 / times[i] / 1e6);
             }
             println!();
         }

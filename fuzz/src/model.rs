@@ -306,8 +306,6 @@ pub fn xml_representable(events: &[Event<'_>]) -> bool {
     })
 }
 
-/// Encodes `events` in `format` and decodes them again. `Ok(None)`: the encoder declined the
-/// document as unsupported (not a failure of the pair).
 /// The bytes an encoder writes when `write` hands it the events (then `finish`).
 fn encode_with(
     format: Format,
@@ -323,10 +321,13 @@ fn encode_with(
     Ok(bytes)
 }
 
-pub fn round_trip(
-    format: Format,
-    events: &[Event<'_>],
-) -> Result<Option<(Vec<u8>, Vec<Event<'static>>)>, String> {
+/// What [`round_trip`] gives back when the encoder accepted the events: the encoded bytes and
+/// the events decoded from them.
+pub type Encoded = (Vec<u8>, Vec<Event<'static>>);
+
+/// Encodes `events` in `format` and decodes them again. `Ok(None)`: the encoder declined the
+/// document as unsupported (not a failure of the pair).
+pub fn round_trip(format: Format, events: &[Event<'_>]) -> Result<Option<Encoded>, String> {
     let mut bytes = Vec::new();
     {
         let mut enc =

@@ -85,6 +85,8 @@ impl<'a> Builder<'a> {
         id
     }
 
+    // A clone of the Cow itself is stored: a borrowed string stays borrowed for 'a (not so a &str).
+    #[allow(clippy::ptr_arg)]
     fn string(&mut self, s: &Cow<'a, str>) -> u32 {
         let (id, new) = self.strings.id(s.clone());
         if new {

@@ -13,8 +13,8 @@ pub struct TreeEvents<'d, 'a> {
     pub(crate) count: u64,
 }
 
-pub(crate) fn b<'d>(s: &'d Cow<'_, str>) -> Cow<'d, str> {
-    Cow::Borrowed(s.as_ref())
+pub(crate) fn b(s: &str) -> Cow<'_, str> {
+    Cow::Borrowed(s)
 }
 
 pub(crate) fn bo<'d>(s: &'d Option<Cow<'_, str>>) -> Option<Cow<'d, str>> {

@@ -443,9 +443,7 @@ fn hostile_input() {
     }
     let long_name = format!("0{}<", "n".repeat(3000));
     assert_eq!(
-        decode_with(long_name.as_bytes(), small)
-            .unwrap_err()
-            .kind(),
+        decode_with(long_name.as_bytes(), small).unwrap_err().kind(),
         ErrorKind::Limit
     );
     assert!(decode(long.as_bytes()).is_ok());
