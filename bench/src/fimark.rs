@@ -114,19 +114,18 @@ pub fn tree_txn(f: Format, input: &[u8], check: bool) -> Result<Seen, String> {
         .max()
         .unwrap_or(0);
     let template = items[0];
-    let mut at = doc
+    let after_last = doc
         .node(root)
         .child_ids()
         .iter()
         .position(|&c| c == *items.last().unwrap())
         .unwrap()
         + 1;
-    for k in 1..=CHANGED as u64 {
+    for (at, k) in (after_last..).zip(1..=CHANGED as u64) {
         let c = deep_copy(&mut doc, template);
         let line_id = doc.node(c).child("LineID").ok_or("no LineID")?.id();
         doc.set_text(line_id, (max_id + k).to_string());
         doc.insert_child(root, at, c);
-        at += 1;
     }
     for &it in &items[..CHANGED] {
         doc.detach(it);
@@ -180,10 +179,10 @@ pub fn stream_txn(f: Format, input: &[u8]) -> Result<Seen, String> {
                     text.clear();
                 }
             }
-            Event::Attribute { name, value } if price_depth == depth && price_depth != 0 => {
-                if name.local == "currencyId" {
-                    seen.currency_bytes += value.len();
-                }
+            Event::Attribute { name, value }
+                if price_depth == depth && price_depth != 0 && name.local == "currencyId" =>
+            {
+                seen.currency_bytes += value.len();
             }
             Event::Characters { text: t, .. } if price_depth != 0 => text.push_str(&t),
             Event::Typed(t) if price_depth != 0 => t.write_lexical(&mut text),
@@ -233,6 +232,10 @@ fn tps(threads: usize, sample: Duration, samples: usize, txn: &(dyn Fn() -> bool
     measure::median(&mut v)
 }
 
+/// One format's figures for both kinds of transaction: (format, tree, streaming, size of
+/// `inv100.xml`, size of `inv1000.xml` in the format), each kind's figures or why it did not run.
+type PerFormat<T> = (Format, Result<T, String>, Result<T, String>, usize, usize);
+
 pub fn run(cfg: &Config, report: &mut Report) {
     let dir = measure::corpus().join("exi_w3c_testsuite/data/Invoice");
     let (Ok(inv100), Ok(inv1000)) = (
@@ -253,13 +256,7 @@ pub fn run(cfg: &Config, report: &mut Report) {
     let threads = [1usize, 2];
     let mut reference: (Seen, Seen) = (Seen::default(), Seen::default());
     // Prepare and check every (format, kind) first: (format, tree input, stream input).
-    let mut prepared: Vec<(
-        Format,
-        Result<Vec<u8>, String>,
-        Result<Vec<u8>, String>,
-        usize,
-        usize,
-    )> = Vec::new();
+    let mut prepared: Vec<PerFormat<Vec<u8>>> = Vec::new();
     for &f in Format::ALL {
         if crate::corpus::export_only(f) {
             let why = Err("not applicable: JsonML export (see the size section)".to_string());
@@ -342,13 +339,7 @@ pub fn run(cfg: &Config, report: &mut Report) {
             }
         }
     }
-    let mut rows: Vec<(
-        Format,
-        Result<Vec<f64>, String>,
-        Result<Vec<f64>, String>,
-        usize,
-        usize,
-    )> = Vec::new();
+    let mut rows: Vec<PerFormat<Vec<f64>>> = Vec::new();
     for (p, (f, tree, stream, s100, s1000)) in prepared.iter().enumerate() {
         let res = |kind: usize, input: &Result<Vec<u8>, String>| -> Result<Vec<f64>, String> {
             input.as_ref().map_err(|e| e.clone())?;

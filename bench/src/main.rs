@@ -16,13 +16,7 @@
 //! `binxml-bench mem SUBJECT MODE FILE` is the memory child.
 
 // Benchmark code indexes parallel per-document vectors by position on purpose.
-#![allow(
-    clippy::needless_range_loop,
-    clippy::type_complexity,
-    clippy::explicit_counter_loop,
-    clippy::collapsible_if,
-    clippy::collapsible_match
-)]
+#![allow(clippy::needless_range_loop)]
 
 mod corpus;
 mod fimark;

@@ -401,10 +401,10 @@ pub fn time_docs(
     let mut first_pass = Duration::ZERO;
     while first || t0.elapsed() < warmup {
         for i in 0..n {
-            if failed[i].is_none() {
-                if let Err(e) = guarded(|| f(i)) {
-                    failed[i] = Some(e);
-                }
+            if failed[i].is_none()
+                && let Err(e) = guarded(|| f(i))
+            {
+                failed[i] = Some(e);
             }
         }
         if first {

@@ -89,6 +89,10 @@ fn self_mem(subject: &str, mode: &str, file: &Path) -> Result<(u64, u64), String
     peers::parse_mem(&String::from_utf8_lossy(&o.stdout))
 }
 
+/// A row of the memory table: the subject's label, and per document picked `Ok((before, after))`
+/// or the error.
+type Row = (String, Vec<Result<(u64, u64), String>>);
+
 pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) {
     let mut order: Vec<usize> = (0..corpus.docs.len())
         .filter(|&i| corpus.docs[i].elements > 0)
@@ -102,8 +106,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
 
-    // (subject label, per pick: Ok((before, after)) or error)
-    let mut rows: Vec<(String, Vec<Result<(u64, u64), String>>)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     for mode in ["events", "tree"] {
         for &f in Format::ALL {
             if crate::corpus::export_only(f) {

@@ -245,7 +245,6 @@ fn fi_vocabulary(samples: &[PathBuf], output: &Path) -> Result<(), CliError> {
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 fn convert(
     inputs: Vec<PathBuf>,
     to: Format,

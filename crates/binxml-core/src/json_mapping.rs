@@ -201,12 +201,15 @@ impl<'a> ValueEvents<'a> {
             },
         )
     }
+}
+
+impl<'a> Iterator for ValueEvents<'a> {
+    type Item = Event<'a>;
 
     /// The value's next event; `None` when it has no more. The last event of a scalar is its
     /// `EndElement`.
     #[inline]
-    #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Option<Event<'a>> {
+    fn next(&mut self) -> Option<Event<'a>> {
         loop {
             match self.phase {
                 0 => {
