@@ -41,45 +41,34 @@ fn main() {
             ("default", FiOptions::default()),
             (
                 "utf16-decl",
-                FiOptions {
-                    utf16: true,
-                    xml_declaration: true,
-                    ..Default::default()
-                },
+                FiOptions::default()
+                    .with_utf16(true)
+                    .with_xml_declaration(true),
             ),
             (
                 "alphabets-nosplit",
-                FiOptions {
-                    numeric_alphabet: true,
-                    date_time_alphabet: true,
-                    split_text: false,
-                    max_indexed_attribute_value: 64,
-                    document_properties: true,
-                    ..Default::default()
-                },
+                FiOptions::default()
+                    .with_numeric_alphabet(true)
+                    .with_date_time_alphabet(true)
+                    .with_split_text(false)
+                    .with_max_indexed_attribute_value(64)
+                    .with_document_properties(true),
             ),
             (
                 "noindex",
-                FiOptions {
-                    max_indexed_attribute_value: 0,
-                    max_indexed_chunk: 0,
-                    ..Default::default()
-                },
+                FiOptions::default()
+                    .with_max_indexed_attribute_value(0)
+                    .with_max_indexed_chunk(0),
             ),
             (
                 "external-vocab",
-                FiOptions {
-                    external_vocabulary: Some(("urn:v".into(), vocab.clone())),
-                    max_indexed_chunk: 7,
-                    ..Default::default()
-                },
+                FiOptions::default()
+                    .with_external_vocabulary(Some(("urn:v".into(), vocab.clone())))
+                    .with_max_indexed_chunk(7),
             ),
             (
                 "initial-vocab",
-                FiOptions {
-                    initial_vocabulary: Some(vocab.clone()),
-                    ..Default::default()
-                },
+                FiOptions::default().with_initial_vocabulary(Some(vocab.clone())),
             ),
         ];
         let mut default_out = Vec::new();

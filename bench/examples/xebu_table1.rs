@@ -136,10 +136,7 @@ fn main() {
             _ => panic!("unknown argument {a}"),
         }
     }
-    let genopts = NotifyOptions {
-        indent,
-        ..Default::default()
-    };
+    let genopts = NotifyOptions::default().with_indent(indent);
     let msgs = messages(count, &genopts);
     let n = msgs.len() as u32;
     let events: usize = msgs.iter().map(Vec::len).sum();

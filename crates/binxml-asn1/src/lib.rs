@@ -79,7 +79,21 @@ impl Rule {
 }
 
 /// Encoder options: the rules and the section 3.3 features (all on by default, no compression).
+///
+/// Start from [`Options::new`], [`Options::compact`] or [`Options::plain`] and change them with
+/// the `with_...` setters; the fields can be read and changed. The struct is
+/// `#[non_exhaustive]`, so new features can be added without breaking callers.
+///
+/// ```
+/// use binxml_asn1::{Compression, Options, Rule};
+///
+/// let opts = Options::new(Rule::Uper)
+///     .with_scoped_namespaces(false)
+///     .with_compression(Compression::Deflate);
+/// assert_eq!(opts.compression, Compression::Deflate);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Options {
     /// The encoding rules to write.
     pub rule: Rule,
@@ -150,6 +164,54 @@ impl Options {
     /// `strings_table`).
     pub fn with_compression(mut self, c: Compression) -> Self {
         self.compression = c;
+        self
+    }
+
+    /// Sets [`strings_table`](Options::strings_table): one component-strings table with every
+    /// string.
+    pub fn with_strings_table(mut self, strings_table: bool) -> Self {
+        self.strings_table = strings_table;
+        self
+    }
+
+    /// Sets [`rule`](Options::rule): the encoding rules to write.
+    pub fn with_rule(mut self, rule: Rule) -> Self {
+        self.rule = rule;
+        self
+    }
+
+    /// Sets [`names_table`](Options::names_table): one common-names table with every element and
+    /// attribute name.
+    pub fn with_names_table(mut self, names_table: bool) -> Self {
+        self.names_table = names_table;
+        self
+    }
+
+    /// Sets [`element_content_characters`](Options::element_content_characters): the short form
+    /// of an element whose only child is character data.
+    pub fn with_element_content_characters(mut self, element_content_characters: bool) -> Self {
+        self.element_content_characters = element_content_characters;
+        self
+    }
+
+    /// Sets [`inline_singletons`](Options::inline_singletons): strings inline wherever that is
+    /// smaller than a table index.
+    pub fn with_inline_singletons(mut self, inline_singletons: bool) -> Self {
+        self.inline_singletons = inline_singletons;
+        self
+    }
+
+    /// Sets [`scoped_namespaces`](Options::scoped_namespaces): `same-as-parent-element` for
+    /// every element's in-scope namespaces.
+    pub fn with_scoped_namespaces(mut self, scoped_namespaces: bool) -> Self {
+        self.scoped_namespaces = scoped_namespaces;
+        self
+    }
+
+    /// Sets [`align_strings`](Options::align_strings): align the strings table's block on an
+    /// octet boundary in UPER.
+    pub fn with_align_strings(mut self, align_strings: bool) -> Self {
+        self.align_strings = align_strings;
         self
     }
 }

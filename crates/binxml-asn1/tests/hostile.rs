@@ -279,10 +279,7 @@ fn deep_nesting_hits_the_depth_limit() {
         evs.push(Event::EndElement);
     }
     evs.push(Event::EndDocument);
-    let limits = Limits {
-        max_depth: 100,
-        ..Limits::default()
-    };
+    let limits = Limits::default().with_max_depth(100);
     for o in variants() {
         let bytes = encode(&evs, o).unwrap();
         assert!(decode(&bytes, o.rule).is_ok());
@@ -478,10 +475,7 @@ fn fragmented_tables_and_damage_agree_with_the_generic_decoder() {
     let limits = Limits::default();
     for o in [
         Options::new(Rule::Uper),
-        Options {
-            align_strings: false,
-            ..Options::new(Rule::Uper)
-        },
+        Options::new(Rule::Uper).with_align_strings(false),
         Options::new(Rule::Aper),
         Options::compact(Rule::Uper),
     ] {
@@ -610,10 +604,7 @@ fn old_identity_uri_and_bad_fragmented_blocks() {
             vec![],
         );
         let bytes = encode_value(r, &v).unwrap();
-        let limits = Limits {
-            max_string_len: 18000,
-            ..Limits::default()
-        };
+        let limits = Limits::default().with_max_string_len(18000);
         let e = decode_with_limits(&bytes, r, &limits).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Limit, "{e}");
     }

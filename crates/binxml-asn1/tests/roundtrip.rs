@@ -30,15 +30,13 @@ fn extra_configs() -> Vec<(String, Options)> {
     for rule in Rule::ALL {
         v.push((format!("{}/tables", rule.format()), Options::new(rule)));
     }
-    let mut o = Options::plain(Rule::Uper);
-    o.strings_table = true;
+    let o = Options::plain(Rule::Uper).with_strings_table(true);
     v.push(("asn1-uper/strings-table-only".into(), o));
-    let mut o = Options::plain(Rule::Uper);
-    o.names_table = true;
+    let o = Options::plain(Rule::Uper).with_names_table(true);
     v.push(("asn1-uper/names-table-only".into(), o));
-    let mut o = Options::plain(Rule::Aper);
-    o.element_content_characters = true;
-    o.scoped_namespaces = true;
+    let o = Options::plain(Rule::Aper)
+        .with_element_content_characters(true)
+        .with_scoped_namespaces(true);
     v.push(("asn1-aper/ecc+scoped-only".into(), o));
     v.push(("asn1-uper/compact".into(), Options::compact(Rule::Uper)));
     v.push(("asn1-aper/compact".into(), Options::compact(Rule::Aper)));

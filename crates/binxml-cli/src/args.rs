@@ -40,14 +40,13 @@ pub struct LimitArgs {
 impl LimitArgs {
     /// The library's limits.
     pub fn limits(&self) -> Limits {
-        Limits {
-            max_depth: self.max_depth,
-            max_string_len: self.max_string,
-            max_table_entries: self.max_table,
-            max_entity_expansion: self.max_entity_expansion,
-            max_entity_depth: self.max_entity_depth,
-            max_expansion_ratio: self.max_expansion_ratio,
-        }
+        Limits::default()
+            .with_max_depth(self.max_depth)
+            .with_max_string_len(self.max_string)
+            .with_max_table_entries(self.max_table)
+            .with_max_entity_expansion(self.max_entity_expansion)
+            .with_max_entity_depth(self.max_entity_depth)
+            .with_max_expansion_ratio(self.max_expansion_ratio)
     }
 }
 
@@ -127,12 +126,10 @@ pub fn decode_options(
     tsf_utf16_lengths: bool,
 ) -> Result<DecodeOptions, CliError> {
     let vocabs = load_vocabularies(vocab_args)?;
-    Ok(DecodeOptions {
-        limits: limits.limits(),
-        fi_vocabularies: (!vocabs.is_empty()).then(|| Arc::new(vocabs.into_iter().collect())),
-        tsf_utf16_lengths,
-        ..Default::default()
-    })
+    Ok(DecodeOptions::default()
+        .with_limits(limits.limits())
+        .with_fi_vocabularies((!vocabs.is_empty()).then(|| Arc::new(vocabs.into_iter().collect())))
+        .with_tsf_utf16_lengths(tsf_utf16_lengths))
 }
 
 impl CodecArgs {
@@ -194,51 +191,51 @@ impl CodecArgs {
 
     /// The encoder options for `to`.
     pub fn encode_options(&self, to: Format) -> Result<EncodeOptions, CliError> {
-        let mut o = EncodeOptions {
-            indent: self.indent,
-            ..Default::default()
-        };
-        o.fi.utf16 = self.fi_utf16;
-        if let Some(n) = self.fi_index_below {
-            o.fi.max_indexed_attribute_value = n;
-            o.fi.max_indexed_chunk = n;
-        } else {
-            o.fi.max_indexed_attribute_value = 32;
-            o.fi.max_indexed_chunk = 32;
-        }
-        o.fi.xml_declaration = self.fi_xml_declaration;
-        o.fi.numeric_alphabet = self.fi_numeric_alphabet;
-        o.xebu.forget = self.xebu_forget;
-        o.tsf.utf16_lengths = self.tsf_reference;
-        o.tsf.sort_attributes = self.tsf_reference;
+        let index_below = self.fi_index_below.unwrap_or(32);
+        let mut fi = binxml::fi::FiOptions::default()
+            .with_utf16(self.fi_utf16)
+            .with_max_indexed_attribute_value(index_below)
+            .with_max_indexed_chunk(index_below)
+            .with_xml_declaration(self.fi_xml_declaration)
+            .with_numeric_alphabet(self.fi_numeric_alphabet);
         if let Some((uri, v)) = load_vocabularies(&self.fi_vocabulary)?.into_iter().next() {
-            o.fi.external_vocabulary = Some((uri, Arc::new(v)));
+            fi = fi.with_external_vocabulary(Some((uri, Arc::new(v))));
         }
         let rule = match to {
             Format::Asn1Aper => binxml::asn1::Rule::Aper,
             Format::Asn1Ber => binxml::asn1::Rule::Ber,
             _ => binxml::asn1::Rule::Uper,
         };
-        let mut a = if self.asn1_plain {
+        let a = if self.asn1_plain {
             binxml::asn1::Options::plain(rule)
         } else if self.asn1_compact {
             binxml::asn1::Options::compact(rule)
         } else {
             binxml::asn1::Options::new(rule)
         };
-        a.compression = match self.asn1_compression.unwrap_or(Asn1Compression::None) {
+        let compression = match self.asn1_compression.unwrap_or(Asn1Compression::None) {
             Asn1Compression::None => binxml::asn1::Compression::None,
             Asn1Compression::Bzip2 => binxml::asn1::Compression::Bzip2,
             Asn1Compression::Deflate => binxml::asn1::Compression::Deflate,
             Asn1Compression::Zstd => binxml::asn1::Compression::Zstd,
         };
+        let a = a.with_compression(compression);
         if a.compression != binxml::asn1::Compression::None && !a.strings_table {
             return Err(CliError::usage(
                 "--asn1-compression needs the component-strings table (drop --asn1-plain)",
             ));
         }
-        o.asn1 = Some(a);
-        Ok(o)
+        let tsf = if self.tsf_reference {
+            binxml::tsf::TsfEncoderOptions::reference()
+        } else {
+            binxml::tsf::TsfEncoderOptions::default()
+        };
+        Ok(EncodeOptions::default()
+            .with_indent(self.indent)
+            .with_fi(fi)
+            .with_xebu(binxml::xebu::XebuOptions::default().with_forget(self.xebu_forget))
+            .with_tsf(tsf)
+            .with_asn1(Some(a)))
     }
 }
 

@@ -335,10 +335,7 @@ fn run(cli: Cli) -> Result<i32, CliError> {
             limits,
             fi_vocabulary,
         } => {
-            let dopts = DecodeOptions {
-                positions: true,
-                ..args::decode_options(&limits, &fi_vocabulary, false)?
-            };
+            let dopts = args::decode_options(&limits, &fi_vocabulary, false)?.with_positions(true);
             guarded(|| inspect(&input, from, &dopts, limits.max_decompressed)).map(|()| 0)
         }
         Command::Convert {

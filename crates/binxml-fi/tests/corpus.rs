@@ -32,19 +32,15 @@ fn corpus_round_trips_c14n_equal() {
             }
         };
         let opts = match i % 3 {
-            1 => FiOptions {
-                utf16: true,
-                xml_declaration: true,
-                ..Default::default()
-            },
-            2 => FiOptions {
-                numeric_alphabet: true,
-                date_time_alphabet: true,
-                split_text: false,
-                max_indexed_attribute_value: 64,
-                document_properties: true,
-                ..Default::default()
-            },
+            1 => FiOptions::default()
+                .with_utf16(true)
+                .with_xml_declaration(true),
+            2 => FiOptions::default()
+                .with_numeric_alphabet(true)
+                .with_date_time_alphabet(true)
+                .with_split_text(false)
+                .with_max_indexed_attribute_value(64)
+                .with_document_properties(true),
             _ => FiOptions::default(),
         };
         let fi = match encode(&ev, opts) {
@@ -117,11 +113,9 @@ fn corpus_truncations_are_errors() {
         let ev = binxml_xml::decode(&std::fs::read(path).unwrap()).unwrap();
         for opts in [
             FiOptions::default(),
-            FiOptions {
-                utf16: true,
-                numeric_alphabet: true,
-                ..Default::default()
-            },
+            FiOptions::default()
+                .with_utf16(true)
+                .with_numeric_alphabet(true),
         ] {
             let fi = encode(&ev, opts).unwrap();
             for cut in 0..fi.len() {

@@ -115,11 +115,7 @@ fn encoder_rejects_what_the_checker_rejects() {
         let opts = if round % 2 == 0 {
             FiOptions::default()
         } else {
-            FiOptions {
-                utf16: true,
-                split_text: false,
-                ..Default::default()
-            }
+            FiOptions::default().with_utf16(true).with_split_text(false)
         };
         let mut enc = FiEncoder::with_options(Vec::new(), opts.clone());
         let mut got = None;

@@ -180,14 +180,7 @@ fn java_reference_interop() {
                     Err(d) => fail_b.push(format!("{name}: {d}")),
                 }
                 // (d) the same events through binxml's encoder (chunks as given: no splitting)
-                let again = encode(
-                    &jev,
-                    FiOptions {
-                        split_text: false,
-                        ..Default::default()
-                    },
-                )
-                .unwrap();
+                let again = encode(&jev, FiOptions::default().with_split_text(false)).unwrap();
                 if again == java {
                     n_d += 1;
                 } else {
@@ -217,10 +210,7 @@ fn java_reference_interop() {
             // binxml -> Java
             let ours_v = encode(
                 &ev,
-                FiOptions {
-                    external_vocabulary: Some((uri.clone(), voc.clone())),
-                    ..Default::default()
-                },
+                FiOptions::default().with_external_vocabulary(Some((uri.clone(), voc.clone()))),
             )
             .unwrap();
             let ov_path = dir.join(format!("{i}.bv.fi"));
@@ -250,10 +240,7 @@ fn java_reference_interop() {
             inline.attribute_names.clear();
             let oi = encode(
                 &ev,
-                FiOptions {
-                    initial_vocabulary: Some(Arc::new(inline)),
-                    ..Default::default()
-                },
+                FiOptions::default().with_initial_vocabulary(Some(Arc::new(inline))),
             )
             .unwrap();
             let oi_path = dir.join(format!("{i}.bi.fi"));
@@ -298,11 +285,9 @@ fn java_reference_interop() {
                             }
                             let again = encode(
                                 &jev,
-                                FiOptions {
-                                    external_vocabulary: Some((uri.clone(), voc.clone())),
-                                    split_text: false,
-                                    ..Default::default()
-                                },
+                                FiOptions::default()
+                                    .with_external_vocabulary(Some((uri.clone(), voc.clone())))
+                                    .with_split_text(false),
                             )
                             .unwrap();
                             if again != jv {

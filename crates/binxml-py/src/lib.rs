@@ -17,7 +17,8 @@ create_exception!(
 );
 
 fn format(name: &str) -> PyResult<Format> {
-    name.parse::<Format>().map_err(|e| PyValueError::new_err(e.to_string()))
+    name.parse::<Format>()
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 fn err(e: binxml::Error) -> PyErr {
@@ -62,10 +63,7 @@ fn convert<'py>(
     let out = py
         .allow_threads(|| -> binxml::Result<Vec<u8>> {
             let mut out = Vec::new();
-            let opts = EncodeOptions {
-                indent,
-                ..Default::default()
-            };
+            let opts = EncodeOptions::default().with_indent(indent);
             binxml::convert_with(data, from, &DecodeOptions::default(), to, &mut out, &opts)?;
             Ok(out)
         })
@@ -232,10 +230,7 @@ fn encode<'py>(
         .allow_threads(|| -> binxml::Result<Vec<u8>> {
             let mut out = Vec::new();
             {
-                let opts = EncodeOptions {
-                    indent,
-                    ..Default::default()
-                };
+                let opts = EncodeOptions::default().with_indent(indent);
                 let mut enc = binxml::AnyEncoder::new(to, &mut out, &opts);
                 for e in &evs {
                     enc.write_event(e)?;

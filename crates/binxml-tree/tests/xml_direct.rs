@@ -92,11 +92,7 @@ fn slow_paths_and_errors_direct_equals_generic() {
         same(doc.as_bytes(), &Limits::default()).unwrap_or_else(|e| panic!("{doc:?}: {e}"));
     }
     // Limits: the direct path takes the checked path when strings could exceed the limit.
-    let tight = Limits {
-        max_string_len: 8,
-        max_depth: 3,
-        ..Default::default()
-    };
+    let tight = Limits::default().with_max_string_len(8).with_max_depth(3);
     for doc in [
         "<a b='0123456789'/>",
         "<a>0123456789</a>",

@@ -23,10 +23,7 @@ fn main() {
             e.into_inner()
         }
         "tsf2xml" | "reftsf2xml" => {
-            let opts = binxml_tsf::TsfOptions {
-                utf16_lengths: a[1] == "reftsf2xml",
-                ..Default::default()
-            };
+            let opts = binxml_tsf::TsfOptions::default().with_utf16_lengths(a[1] == "reftsf2xml");
             let mut w = binxml_xml::XmlWriter::new(Vec::new());
             transcode(
                 &mut binxml_tsf::TsfDecoder::with_options(&input, opts),

@@ -54,7 +54,19 @@ struct TextRun {
 }
 
 /// Encoder options.
+///
+/// Build them from [`TsfEncoderOptions::default`] (or [`TsfEncoderOptions::reference`]) and the
+/// `with_...` setters; the fields can be read and changed, and every value of each is valid. The
+/// struct is `#[non_exhaustive]`, so new options can be added without breaking callers.
+///
+/// ```
+/// use binxml_tsf::TsfEncoderOptions;
+///
+/// let opts = TsfEncoderOptions::default().with_sort_attributes(true);
+/// assert!(opts.sort_attributes && !opts.utf16_lengths);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TsfEncoderOptions {
     /// Write primitive lengths as UTF-16 code units, as the paper's reference converter did
     /// (read such files back with [`crate::TsfOptions::utf16_lengths`]).
@@ -62,6 +74,29 @@ pub struct TsfEncoderOptions {
     /// Write each element's attributes (namespace declarations included) sorted by name, as the
     /// reference converter did.
     pub sort_attributes: bool,
+}
+
+impl TsfEncoderOptions {
+    /// The reference converter's dialect: UTF-16 lengths, attributes sorted by name.
+    pub fn reference() -> Self {
+        TsfEncoderOptions::default()
+            .with_utf16_lengths(true)
+            .with_sort_attributes(true)
+    }
+
+    /// Sets [`utf16_lengths`](TsfEncoderOptions::utf16_lengths): primitive lengths as UTF-16 code
+    /// units.
+    pub fn with_utf16_lengths(mut self, utf16_lengths: bool) -> Self {
+        self.utf16_lengths = utf16_lengths;
+        self
+    }
+
+    /// Sets [`sort_attributes`](TsfEncoderOptions::sort_attributes): each element's attributes
+    /// sorted by name.
+    pub fn with_sort_attributes(mut self, sort_attributes: bool) -> Self {
+        self.sort_attributes = sort_attributes;
+        self
+    }
 }
 
 /// Writes events as TSF: XML documents in TSF's XML vocabulary, events in the JSON mapping (root

@@ -60,7 +60,19 @@ pub use tam::{Descendants, Node, Tam, TamDecoder, Units};
 use binxml_core::Limits;
 
 /// Decoder options.
+///
+/// Build them from [`TsfOptions::default`] (or [`TsfOptions::reference`]) and the `with_...`
+/// setters; the fields can be read and changed, and every value of each is valid. The struct is
+/// `#[non_exhaustive]`, so new options can be added without breaking callers.
+///
+/// ```
+/// use binxml_tsf::TsfOptions;
+///
+/// let opts = TsfOptions::default().with_utf16_lengths(true);
+/// assert_eq!(opts, TsfOptions::reference());
+/// ```
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct TsfOptions {
     /// Primitive lengths count UTF-16 code units instead of UTF-8 bytes (files written by the
     /// paper's reference converter).
@@ -72,10 +84,20 @@ pub struct TsfOptions {
 impl TsfOptions {
     /// Options for the reference converter's files (UTF-16 lengths).
     pub fn reference() -> Self {
-        TsfOptions {
-            utf16_lengths: true,
-            ..Default::default()
-        }
+        TsfOptions::default().with_utf16_lengths(true)
+    }
+
+    /// Sets [`utf16_lengths`](TsfOptions::utf16_lengths): primitive lengths count UTF-16 code
+    /// units.
+    pub fn with_utf16_lengths(mut self, utf16_lengths: bool) -> Self {
+        self.utf16_lengths = utf16_lengths;
+        self
+    }
+
+    /// Sets [`limits`](TsfOptions::limits): the limits on hostile input.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
     }
 }
 

@@ -427,13 +427,7 @@ fn hostile_input() {
     assert_eq!(decode_err(&jdeep).kind(), ErrorKind::Limit);
     // String length.
     let long = format!("1r<3000[{}", "x".repeat(3000));
-    let small = TsfOptions {
-        limits: Limits {
-            max_string_len: 1000,
-            ..Limits::default()
-        },
-        ..Default::default()
-    };
+    let small = TsfOptions::default().with_limits(Limits::default().with_max_string_len(1000));
     for r in [
         decode_with(long.as_bytes(), small.clone()).map(|_| ()),
         Tam::parse_with(long.as_bytes(), small.clone()).map(|_| ()),
@@ -448,13 +442,7 @@ fn hostile_input() {
     );
     assert!(decode(long.as_bytes()).is_ok());
     // Raised limits accept it.
-    let opts = TsfOptions {
-        limits: Limits {
-            max_depth: 10_000,
-            ..Limits::default()
-        },
-        ..Default::default()
-    };
+    let opts = TsfOptions::default().with_limits(Limits::default().with_max_depth(10_000));
     assert!(decode_with(&deep, opts.clone()).is_ok());
     assert!(Tam::parse_with(&deep, opts).is_ok());
 }

@@ -325,10 +325,7 @@ fn reference_converter_compatible_output() {
     // With UTF-16 lengths and sorted attributes our encoder writes the reference converter's
     // files byte for byte (the British royals' doctype aside: the converter rewrote its internal
     // subset).
-    let opts = binxml_tsf::TsfEncoderOptions {
-        utf16_lengths: true,
-        sort_attributes: true,
-    };
+    let opts = binxml_tsf::TsfEncoderOptions::reference();
     let Some(files) = paper_files() else { return };
     for (xml, tsf) in files {
         let data = std::fs::read(&xml).unwrap();

@@ -11,7 +11,19 @@ use crate::tables::EncoderCache;
 use crate::wire::{self, code, put_num, put_str, put_varint, sel, special, typed};
 
 /// Encoder settings.
+///
+/// Build them from [`XebuOptions::default`] (or [`XebuOptions::forget`]) and the `with_...`
+/// setters; the fields can be read and changed. The struct is `#[non_exhaustive]`, so new
+/// settings can be added without breaking callers.
+///
+/// ```
+/// use binxml_xebu::XebuOptions;
+///
+/// let opts = XebuOptions::default().with_sequence_numbers(true);
+/// assert!(opts.sequence_numbers && !opts.forget);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct XebuOptions {
     /// Forget mode (the paper's F): every message starts with empty caches (and says so), so
     /// each message decodes on its own.
@@ -40,10 +52,33 @@ impl Default for XebuOptions {
 impl XebuOptions {
     /// The defaults with forget mode on.
     pub fn forget() -> Self {
-        XebuOptions {
-            forget: true,
-            ..Default::default()
-        }
+        XebuOptions::default().with_forget(true)
+    }
+
+    /// Sets [`forget`](XebuOptions::forget): every message starts with empty caches.
+    pub fn with_forget(mut self, forget: bool) -> Self {
+        self.forget = forget;
+        self
+    }
+
+    /// Sets [`max_cached_len`](XebuOptions::max_cached_len): values and text chunks up to this many
+    /// bytes get a token.
+    pub fn with_max_cached_len(mut self, max_cached_len: usize) -> Self {
+        self.max_cached_len = max_cached_len;
+        self
+    }
+
+    /// Sets [`cache_size`](XebuOptions::cache_size): the slots used in each cache (1..=256).
+    pub fn with_cache_size(mut self, cache_size: usize) -> Self {
+        self.cache_size = cache_size;
+        self
+    }
+
+    /// Sets [`sequence_numbers`](XebuOptions::sequence_numbers): a message sequence number in every
+    /// document start.
+    pub fn with_sequence_numbers(mut self, sequence_numbers: bool) -> Self {
+        self.sequence_numbers = sequence_numbers;
+        self
     }
 }
 

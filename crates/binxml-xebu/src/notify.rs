@@ -102,7 +102,12 @@ impl Rng {
 }
 
 /// Generator settings.
+///
+/// Build them from [`NotifyOptions::default`] and the `with_...` setters; the fields can be
+/// read and changed. The struct is `#[non_exhaustive]`, so new settings can be added without
+/// breaking callers.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct NotifyOptions {
     /// Seed of the pseudo-random choices: the same seed gives the same messages.
     pub seed: u64,
@@ -122,6 +127,32 @@ impl Default for NotifyOptions {
             indent: false,
             subscribers: 12,
         }
+    }
+}
+
+impl NotifyOptions {
+    /// Sets [`subscribers`](NotifyOptions::subscribers): the subscribers the notifications go to.
+    pub fn with_subscribers(mut self, subscribers: u64) -> Self {
+        self.subscribers = subscribers;
+        self
+    }
+
+    /// Sets [`seed`](NotifyOptions::seed): the seed of the pseudo-random choices.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Sets [`typed`](NotifyOptions::typed): integer content as `Event::Typed` (or as text).
+    pub fn with_typed(mut self, typed: bool) -> Self {
+        self.typed = typed;
+        self
+    }
+
+    /// Sets [`indent`](NotifyOptions::indent): indent the XML as pretty-printing SOAP stacks do.
+    pub fn with_indent(mut self, indent: bool) -> Self {
+        self.indent = indent;
+        self
     }
 }
 

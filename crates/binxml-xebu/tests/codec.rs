@@ -143,11 +143,9 @@ fn full_infoset_round_trip() {
     let bytes = encode(&events).unwrap();
     assert_eq!(decode(&bytes).unwrap(), events);
     // The small-cache encoder evicts constantly and must still be right.
-    let small = XebuOptions {
-        cache_size: 2,
-        max_cached_len: 100_000,
-        ..Default::default()
-    };
+    let small = XebuOptions::default()
+        .with_cache_size(2)
+        .with_max_cached_len(100_000);
     let bytes2 = encode_with(&events, small).unwrap();
     assert_eq!(decode(&bytes2).unwrap(), events);
 }
@@ -374,10 +372,7 @@ fn recovery_without_resend_after_damaged_state() {
 #[test]
 fn sequence_numbers_detect_a_lost_message() {
     let msgs: Vec<_> = (0..5).map(message).collect();
-    let opts = XebuOptions {
-        sequence_numbers: true,
-        ..Default::default()
-    };
+    let opts = XebuOptions::default().with_sequence_numbers(true);
     let mut e = XebuEncoder::with_options(Vec::new(), opts);
     let mut d = XebuStreamDecoder::new();
     let b0 = encode_msg(&mut e, &msgs[0]);
@@ -483,10 +478,7 @@ fn prefixes_derived_or_explicit() {
     ];
     for opts in [
         XebuOptions::default(),
-        XebuOptions {
-            cache_size: 1,
-            ..Default::default()
-        },
+        XebuOptions::default().with_cache_size(1),
     ] {
         let bytes = encode_with(&events, opts).unwrap();
         assert_eq!(decode(&bytes).unwrap(), events);

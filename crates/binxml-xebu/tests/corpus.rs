@@ -26,11 +26,9 @@ fn corpus_round_trips_stream_and_forget() {
     // A third pass with tiny caches (constant eviction) over a single buffer holding the stream.
     let mut small_enc = XebuEncoder::with_options(
         Vec::new(),
-        XebuOptions {
-            cache_size: 3,
-            max_cached_len: 1 << 20,
-            ..Default::default()
-        },
+        XebuOptions::default()
+            .with_cache_size(3)
+            .with_max_cached_len(1 << 20),
     );
     let mut small_stream = Vec::new();
     let mut small_expected = Vec::new();

@@ -139,11 +139,8 @@ fn depth_and_expansion_limits() {
     for _ in 0..5000 {
         bytes.extend([0xC7, 0]);
     }
-    let limits = Limits {
-        max_expansion_ratio: 10,
-        ..Limits::default()
-    };
-    let mut d = XebuDecoder::with_limits(&bytes, Limits { ..limits.clone() });
+    let limits = Limits::default().with_max_expansion_ratio(10);
+    let mut d = XebuDecoder::with_limits(&bytes, limits.clone());
     // 64 MiB minimum budget: 5 MB of text still fits; a tighter check through a custom budget:
     let mut n = 0;
     while let Ok(Some(_)) = d.next_event() {
@@ -268,10 +265,7 @@ fn mutations_never_panic() {
     good.extend(
         binxml_xebu::encode_with(
             &second,
-            binxml_xebu::XebuOptions {
-                sequence_numbers: true,
-                ..Default::default()
-            },
+            binxml_xebu::XebuOptions::default().with_sequence_numbers(true),
         )
         .unwrap(),
     );
@@ -328,11 +322,9 @@ fn stream_mutations_never_panic_and_state_stays_consistent() {
     };
     let mut rng = Rng(0x1234_5678_9ABC_DEF1);
     for round in 0..40 {
-        let opts = XebuOptions {
-            cache_size: 1 + round % 16,
-            sequence_numbers: round.is_multiple_of(2),
-            ..Default::default()
-        };
+        let opts = XebuOptions::default()
+            .with_cache_size(1 + round % 16)
+            .with_sequence_numbers(round.is_multiple_of(2));
         let mut e = XebuEncoder::with_options(Vec::new(), opts);
         let mut d = XebuStreamDecoder::new();
         let mut acked = e.checkpoint();

@@ -249,13 +249,7 @@ fn check(name: &str, msgs: &[Vec<Event<'static>>], opts: XebuOptions, dir: &Path
 #[test]
 fn independent_decoder_from_the_spec_agrees() {
     let dir = scratch_dir("xebu-spec");
-    let mut msgs = messages(
-        60,
-        &NotifyOptions {
-            indent: true,
-            ..Default::default()
-        },
-    );
+    let mut msgs = messages(60, &NotifyOptions::default().with_indent(true));
     msgs.push(typed_message());
     msgs.push(typed_message());
     for path in corpus_xml_files() {
@@ -269,11 +263,9 @@ fn independent_decoder_from_the_spec_agrees() {
     assert!(msgs.len() > 80, "{}", msgs.len());
     check("stream", &msgs, XebuOptions::default(), &dir);
     check("forget", &msgs, XebuOptions::forget(), &dir);
-    let tiny = XebuOptions {
-        cache_size: 2,
-        max_cached_len: 1 << 20,
-        sequence_numbers: true,
-        ..Default::default()
-    };
+    let tiny = XebuOptions::default()
+        .with_cache_size(2)
+        .with_max_cached_len(1 << 20)
+        .with_sequence_numbers(true);
     check("tiny", &msgs, tiny, &dir);
 }

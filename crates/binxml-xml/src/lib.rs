@@ -259,10 +259,7 @@ mod tests {
     fn string_limit_applies_to_expanded_text() {
         let doc =
             "<!DOCTYPE a [<!ENTITY e '0123456789'>]><a>&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;</a>";
-        let limits = binxml_core::Limits {
-            max_string_len: 100,
-            ..Default::default()
-        };
+        let limits = binxml_core::Limits::default().with_max_string_len(100);
         let mut dec = XmlDecoder::with_limits(doc.as_bytes(), limits.clone());
         let e = binxml_core::collect_events(&mut dec).unwrap_err();
         assert_eq!(e.kind(), binxml_core::ErrorKind::Limit, "{e}");

@@ -14,13 +14,42 @@ use binxml_core::{DocType, Encoder, Error, Event, QName, Result, StreamChecker, 
 const FMT: Format = Format::Xml;
 
 /// Options of the XML writer.
+///
+/// Build them from [`XmlWriterOptions::default`] and the `with_...` setters; the fields can be
+/// read and changed, and every value of each is valid. The struct is `#[non_exhaustive]`, so
+/// new options can be added without breaking callers.
+///
+/// ```
+/// use binxml_xml::XmlWriterOptions;
+///
+/// let opts = XmlWriterOptions::default().with_indent(Some(2));
+/// assert_eq!(opts.indent, Some(2));
+/// assert!(!opts.fragments);
+/// ```
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct XmlWriterOptions {
     /// Indent nested elements that have no text content with this many spaces (pretty print).
     /// `None` writes exactly the events.
     pub indent: Option<usize>,
     /// Allow several top-level elements and top-level text (for fragments, e.g. from JSON).
     pub fragments: bool,
+}
+
+impl XmlWriterOptions {
+    /// Sets [`indent`](XmlWriterOptions::indent): indent nested elements by this many spaces
+    /// (`None`: exactly the events).
+    pub fn with_indent(mut self, indent: Option<usize>) -> Self {
+        self.indent = indent;
+        self
+    }
+
+    /// Sets [`fragments`](XmlWriterOptions::fragments): allow several top-level elements and
+    /// top-level text.
+    pub fn with_fragments(mut self, fragments: bool) -> Self {
+        self.fragments = fragments;
+        self
+    }
 }
 
 /// Writes events as XML text (UTF-8) to a writer: the XML encoder. Output is buffered; call

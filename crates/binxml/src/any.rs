@@ -76,10 +76,9 @@ impl<'a> AnyDecoder<'a> {
             },
             Format::Tsf => Inner::Tsf(binxml_tsf::TsfDecoder::with_options(
                 input,
-                binxml_tsf::TsfOptions {
-                    limits,
-                    utf16_lengths: opts.tsf_utf16_lengths,
-                },
+                binxml_tsf::TsfOptions::default()
+                    .with_limits(limits)
+                    .with_utf16_lengths(opts.tsf_utf16_lengths),
             )),
             Format::Xebu => Inner::Xebu(binxml_xebu::XebuDecoder::with_limits(input, limits)),
             Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
@@ -235,10 +234,9 @@ impl<W: Write> AnyEncoder<W> {
         AnyEncoder(match format {
             Format::Xml => Enc::Xml(binxml_xml::XmlWriter::with_options(
                 out,
-                binxml_xml::XmlWriterOptions {
-                    indent: opts.indent,
-                    fragments: false,
-                },
+                binxml_xml::XmlWriterOptions::default()
+                    .with_indent(opts.indent)
+                    .with_fragments(false),
             )),
             Format::Json => {
                 Enc::Json(binxml_json::JsonEncoder::new(out).pretty(opts.indent.is_some()))

@@ -95,10 +95,7 @@ fn decode(format: Format, input: &[u8], limits: &Limits) -> Result<usize, Error>
     let mut dec = binxml::AnyDecoder::new(
         format,
         input,
-        &DecodeOptions {
-            limits: limits.clone(),
-            ..Default::default()
-        },
+        &DecodeOptions::default().with_limits(limits.clone()),
     )?;
     let mut n = 0;
     while dec.next_event()?.is_some() {
@@ -169,10 +166,8 @@ fn encode_with(format: Format, events: &[Event<'_>], opts: &EncodeOptions) -> Ve
 /// With every item kept: EXI drops comments, PIs and prefixes unless told to keep them (its
 /// options then go in the header, so the decoder needs none).
 fn encode(format: Format, events: &[Event<'_>]) -> Vec<u8> {
-    let opts = EncodeOptions {
-        exi: binxml::exi::ExiOptions::preserve_all().with_include_options(true),
-        ..EncodeOptions::default()
-    };
+    let opts = EncodeOptions::default()
+        .with_exi(binxml::exi::ExiOptions::preserve_all().with_include_options(true));
     encode_with(format, events, &opts)
 }
 

@@ -134,14 +134,8 @@ fn damaged_push_equals_pull_every_format() {
         .take(12)
         .collect();
     small.push(b"<!DOCTYPE a [<!ENTITY e 'x<b y=\"1\"/>z'>]><a xmlns:p='urn:p' p:k='v'>&e;<![CDATA[c]]><!--k--><?p d?></a>".to_vec());
-    let tight = DecodeOptions {
-        limits: Limits {
-            max_depth: 3,
-            max_string_len: 8,
-            ..Limits::default()
-        },
-        ..DecodeOptions::default()
-    };
+    let tight = DecodeOptions::default()
+        .with_limits(Limits::default().with_max_depth(3).with_max_string_len(8));
     let mut failures = Vec::new();
     for &f in Format::ALL {
         if f == Format::Json {

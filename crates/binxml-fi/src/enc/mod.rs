@@ -28,7 +28,19 @@ use tables::*;
 pub(crate) use scan::split_piece_for_tests;
 
 /// Encoder policies.
+///
+/// Build them from [`FiOptions::default`] and the `with_...` setters; the fields can be read
+/// and changed, and every value of each is valid. The struct is `#[non_exhaustive]`, so new
+/// policies can be added without breaking callers.
+///
+/// ```
+/// use binxml_fi::FiOptions;
+///
+/// let opts = FiOptions::default().with_utf16(true).with_max_indexed_chunk(8);
+/// assert!(opts.utf16 && opts.split_text);
+/// ```
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct FiOptions {
     /// Attribute values shorter than this many characters (UTF-16 code units, as the Java
     /// reference counts) are added to the attribute-value table and written by index when they
@@ -82,6 +94,79 @@ impl Default for FiOptions {
             document_properties: false,
             split_text: true,
         }
+    }
+}
+
+impl FiOptions {
+    /// Sets [`max_indexed_attribute_value`](FiOptions::max_indexed_attribute_value): attribute
+    /// values shorter than this many UTF-16 code units are indexed (0 indexes none).
+    pub fn with_max_indexed_attribute_value(mut self, max_indexed_attribute_value: usize) -> Self {
+        self.max_indexed_attribute_value = max_indexed_attribute_value;
+        self
+    }
+
+    /// Sets [`max_indexed_chunk`](FiOptions::max_indexed_chunk): character chunks, comments and PI
+    /// data shorter than this many UTF-16 code units are indexed (0 indexes none).
+    pub fn with_max_indexed_chunk(mut self, max_indexed_chunk: usize) -> Self {
+        self.max_indexed_chunk = max_indexed_chunk;
+        self
+    }
+
+    /// Sets [`utf16`](FiOptions::utf16): strings other than names in UTF-16BE.
+    pub fn with_utf16(mut self, utf16: bool) -> Self {
+        self.utf16 = utf16;
+        self
+    }
+
+    /// Sets [`numeric_alphabet`](FiOptions::numeric_alphabet): numeric chunks with the built-in
+    /// numeric alphabet when shorter.
+    pub fn with_numeric_alphabet(mut self, numeric_alphabet: bool) -> Self {
+        self.numeric_alphabet = numeric_alphabet;
+        self
+    }
+
+    /// Sets [`date_time_alphabet`](FiOptions::date_time_alphabet): date and time chunks with the
+    /// built-in date-and-time alphabet.
+    pub fn with_date_time_alphabet(mut self, date_time_alphabet: bool) -> Self {
+        self.date_time_alphabet = date_time_alphabet;
+        self
+    }
+
+    /// Sets [`external_vocabulary`](FiOptions::external_vocabulary): an external vocabulary and the
+    /// URI that references it (`None`: none).
+    pub fn with_external_vocabulary(
+        mut self,
+        external_vocabulary: Option<(String, Arc<Vocabulary>)>,
+    ) -> Self {
+        self.external_vocabulary = external_vocabulary;
+        self
+    }
+
+    /// Sets [`initial_vocabulary`](FiOptions::initial_vocabulary): a vocabulary written into the
+    /// document's header (`None`: none).
+    pub fn with_initial_vocabulary(mut self, initial_vocabulary: Option<Arc<Vocabulary>>) -> Self {
+        self.initial_vocabulary = initial_vocabulary;
+        self
+    }
+
+    /// Sets [`xml_declaration`](FiOptions::xml_declaration): start with `<?xml encoding='finf'?>`.
+    pub fn with_xml_declaration(mut self, xml_declaration: bool) -> Self {
+        self.xml_declaration = xml_declaration;
+        self
+    }
+
+    /// Sets [`document_properties`](FiOptions::document_properties): the `StartDocument`'s version,
+    /// encoding and standalone in the header's optional fields.
+    pub fn with_document_properties(mut self, document_properties: bool) -> Self {
+        self.document_properties = document_properties;
+        self
+    }
+
+    /// Sets [`split_text`](FiOptions::split_text): split character data so that short repeated
+    /// pieces become indexes.
+    pub fn with_split_text(mut self, split_text: bool) -> Self {
+        self.split_text = split_text;
+        self
     }
 }
 
