@@ -46,7 +46,9 @@ fn main() {
         let aper = encode(&events, Options::new(Rule::Aper)).unwrap();
         let uperc = encode(
             &events,
-            Options::new(Rule::Uper).with_compression(Compression::Bzip2),
+            Options::new(Rule::Uper)
+                .with_compression(Compression::Bzip2)
+                .unwrap(),
         )
         .unwrap();
         let rx = best(n, || binxml_xml::decode(&utf8).unwrap().len());
@@ -60,7 +62,9 @@ fn main() {
         let wuc = best(n, || {
             encode(
                 &events,
-                Options::new(Rule::Uper).with_compression(Compression::Bzip2),
+                Options::new(Rule::Uper)
+                    .with_compression(Compression::Bzip2)
+                    .unwrap(),
             )
             .unwrap()
             .len()

@@ -57,7 +57,8 @@ fn main() {
             }
         }
         let enc = |rule, c| {
-            let (v, stats) = build_value(&events, Options::new(rule).with_compression(c)).unwrap();
+            let (v, stats) =
+                build_value(&events, Options::new(rule).with_compression(c).unwrap()).unwrap();
             (encode_value(rule, &v).unwrap(), stats)
         };
         let (aper, st) = enc(Rule::Aper, Compression::None);

@@ -81,7 +81,12 @@ impl Rule {
 /// Encoder options: the rules and the section 3.3 features (all on by default, no compression).
 ///
 /// Start from [`Options::new`], [`Options::compact`] or [`Options::plain`] and change them with
-/// the `with_...` setters; the fields can be read and changed. The struct is
+/// the `with_...` setters. The fields that any value suits are public; the component-strings
+/// table and its compression depend on each other, so they are read through
+/// [`Options::strings_table`] and [`Options::compression`] and set through
+/// [`Options::with_strings_table`] and [`Options::with_compression`], which refuse a
+/// compressed block without the table (an error of kind
+/// [`ErrorKind::InvalidOptions`](binxml_core::ErrorKind::InvalidOptions)). The struct is
 /// `#[non_exhaustive]`, so new features can be added without breaking callers.
 ///
 /// ```
@@ -89,8 +94,10 @@ impl Rule {
 ///
 /// let opts = Options::new(Rule::Uper)
 ///     .with_scoped_namespaces(false)
-///     .with_compression(Compression::Deflate);
-/// assert_eq!(opts.compression, Compression::Deflate);
+///     .with_compression(Compression::Deflate)?;
+/// assert_eq!(opts.compression(), Compression::Deflate);
+/// assert!(Options::plain(Rule::Uper).with_compression(Compression::Deflate).is_err());
+/// # Ok::<(), binxml_core::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -99,14 +106,14 @@ pub struct Options {
     pub rule: Rule,
     /// One component-strings table with every string, most frequent first; strings are
     /// referenced by `component-string-index` everywhere.
-    pub strings_table: bool,
+    strings_table: bool,
     /// One common-names table with every element and attribute name, most frequent first;
     /// names are referenced by `common-name-index` everywhere.
     pub names_table: bool,
     /// `element-content-characters` when an element's only child is character data.
     pub element_content_characters: bool,
     /// Compression of the component-strings block (needs `strings_table`).
-    pub compression: Compression,
+    compression: Compression,
     /// Not in the paper: a string is written inline instead of as a table index when that is
     /// smaller in UPER (every string used once: 11 bits saved, 25 past `LargeIndex`'s root
     /// range; repeated strings keep the root range). A useful trade only without compression.
@@ -160,18 +167,44 @@ impl Options {
         }
     }
 
-    /// The same options with the component-strings block compressed by `c` (used only with
-    /// `strings_table`).
-    pub fn with_compression(mut self, c: Compression) -> Self {
-        self.compression = c;
-        self
+    /// Whether the encoder writes one component-strings table with every string, most frequent
+    /// first (strings then referenced by `component-string-index` everywhere).
+    pub fn strings_table(&self) -> bool {
+        self.strings_table
     }
 
-    /// Sets [`strings_table`](Options::strings_table): one component-strings table with every
-    /// string.
-    pub fn with_strings_table(mut self, strings_table: bool) -> Self {
-        self.strings_table = strings_table;
-        self
+    /// The compression of the component-strings block ([`Compression::None`] without the
+    /// table).
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// The same options with the component-strings table on or off. Errors
+    /// ([`ErrorKind::InvalidOptions`](binxml_core::ErrorKind::InvalidOptions)): turning the
+    /// table off while a compression is set (set [`Compression::None`] first).
+    pub fn with_strings_table(mut self, on: bool) -> Result<Self> {
+        if !on && self.compression != Compression::None {
+            return Err(Error::invalid_options(
+                self.rule.format(),
+                "the compressed component-strings block needs the strings table",
+            ));
+        }
+        self.strings_table = on;
+        Ok(self)
+    }
+
+    /// The same options with the component-strings block compressed by `c`. Errors
+    /// ([`ErrorKind::InvalidOptions`](binxml_core::ErrorKind::InvalidOptions)): a compression
+    /// other than [`Compression::None`] without the strings table.
+    pub fn with_compression(mut self, c: Compression) -> Result<Self> {
+        if c != Compression::None && !self.strings_table {
+            return Err(Error::invalid_options(
+                self.rule.format(),
+                "compression of the component-strings block needs the strings table",
+            ));
+        }
+        self.compression = c;
+        Ok(self)
     }
 
     /// Sets [`rule`](Options::rule): the encoding rules to write.
@@ -499,6 +532,36 @@ impl<'a> Decoder<'a> for Asn1Decoder<'a> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn compression_needs_the_strings_table() {
+        let e = Options::plain(Rule::Aper)
+            .with_compression(Compression::Zstd)
+            .unwrap_err();
+        assert_eq!(e.kind(), binxml_core::ErrorKind::InvalidOptions);
+        assert_eq!(e.format(), Some(Format::Asn1Aper));
+        let o = Options::new(Rule::Uper)
+            .with_compression(Compression::Zstd)
+            .unwrap();
+        assert_eq!(o.compression(), Compression::Zstd);
+        let e = o.with_strings_table(false).unwrap_err();
+        assert_eq!(e.kind(), binxml_core::ErrorKind::InvalidOptions);
+        let o = o
+            .with_compression(Compression::None)
+            .unwrap()
+            .with_strings_table(false)
+            .unwrap();
+        assert!(!o.strings_table());
+        let plain = Options::plain(Rule::Ber);
+        assert_eq!(plain.with_compression(Compression::None).unwrap(), plain);
+        assert_eq!(
+            Options::plain(Rule::Uper).with_strings_table(true).unwrap(),
+            Options {
+                strings_table: true,
+                ..Options::plain(Rule::Uper)
+            }
+        );
+    }
+
     /// PER of the generic path (the whole abstract value), for comparing with the flat writer.
     fn encode_generic(events: &[Event<'_>], opts: Options) -> Result<Vec<u8>> {
         let format = opts.rule.format();
@@ -547,7 +610,9 @@ mod tests {
                 for opts in [
                     Options::new(rule),
                     Options::compact(rule),
-                    Options::new(rule).with_compression(Compression::Deflate),
+                    Options::new(rule)
+                        .with_compression(Compression::Deflate)
+                        .unwrap(),
                     Options {
                         element_content_characters: false,
                         ..Options::new(rule)

@@ -58,7 +58,11 @@ fn variants() -> Vec<Options> {
     for r in Rule::ALL {
         v.push(Options::new(r));
         v.push(Options::plain(r));
-        v.push(Options::new(r).with_compression(Compression::Deflate));
+        v.push(
+            Options::new(r)
+                .with_compression(Compression::Deflate)
+                .unwrap(),
+        );
     }
     v
 }

@@ -152,7 +152,11 @@ fn oracle_agrees_on_the_corpus() {
         }
         if all && small {
             variants.push(Options::compact(Rule::Uper));
-            variants.push(Options::new(Rule::Uper).with_compression(Compression::Bzip2));
+            variants.push(
+                Options::new(Rule::Uper)
+                    .with_compression(Compression::Bzip2)
+                    .unwrap(),
+            );
         }
         for opts in variants {
             let bytes = encode(&events, opts).unwrap();

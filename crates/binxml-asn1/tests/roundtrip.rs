@@ -18,7 +18,7 @@ fn base_configs() -> Vec<(String, Options)> {
         v.push((format!("{n}/plain"), Options::plain(rule)));
         v.push((
             format!("{n}/tables+{c:?}"),
-            Options::new(rule).with_compression(c),
+            Options::new(rule).with_compression(c).unwrap(),
         ));
     }
     v
@@ -30,7 +30,7 @@ fn extra_configs() -> Vec<(String, Options)> {
     for rule in Rule::ALL {
         v.push((format!("{}/tables", rule.format()), Options::new(rule)));
     }
-    let o = Options::plain(Rule::Uper).with_strings_table(true);
+    let o = Options::plain(Rule::Uper).with_strings_table(true).unwrap();
     v.push(("asn1-uper/strings-table-only".into(), o));
     let o = Options::plain(Rule::Uper).with_names_table(true);
     v.push(("asn1-uper/names-table-only".into(), o));
@@ -42,11 +42,15 @@ fn extra_configs() -> Vec<(String, Options)> {
     v.push(("asn1-aper/compact".into(), Options::compact(Rule::Aper)));
     v.push((
         "asn1-uper/Zstd".into(),
-        Options::new(Rule::Uper).with_compression(Compression::Zstd),
+        Options::new(Rule::Uper)
+            .with_compression(Compression::Zstd)
+            .unwrap(),
     ));
     v.push((
         "asn1-uper/Deflate".into(),
-        Options::new(Rule::Uper).with_compression(Compression::Deflate),
+        Options::new(Rule::Uper)
+            .with_compression(Compression::Deflate)
+            .unwrap(),
     ));
     v
 }

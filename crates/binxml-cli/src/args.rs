@@ -219,12 +219,13 @@ impl CodecArgs {
             Asn1Compression::Deflate => binxml::asn1::Compression::Deflate,
             Asn1Compression::Zstd => binxml::asn1::Compression::Zstd,
         };
-        let a = a.with_compression(compression);
-        if a.compression != binxml::asn1::Compression::None && !a.strings_table {
-            return Err(CliError::usage(
+        // The library refuses a compression without the component-strings table; say it in
+        // terms of the command's options.
+        let a = a.with_compression(compression).map_err(|_| {
+            CliError::usage(
                 "--asn1-compression needs the component-strings table (drop --asn1-plain)",
-            ));
-        }
+            )
+        })?;
         let tsf = if self.tsf_reference {
             binxml::tsf::TsfEncoderOptions::reference()
         } else {

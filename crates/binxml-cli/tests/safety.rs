@@ -585,6 +585,34 @@ fn options_that_do_not_apply_are_refused() {
     );
 }
 
+#[test]
+fn contradictory_options_are_refused() {
+    let dir = scratch("contradictory");
+    let ex = example();
+    let ex = ex.to_str().unwrap();
+    let out = run(
+        &[
+            "convert",
+            ex,
+            "-t",
+            "asn1-uper",
+            "--asn1-plain",
+            "--asn1-compression",
+            "deflate",
+            "-o",
+            "x.uper",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--asn1-compression needs the component-strings table"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.join("x.uper").exists());
+}
+
 /// The same checks as another user than root (devices, standard output, permissions), where
 /// the tests run as root and `setpriv` can drop to `nobody`.
 #[test]

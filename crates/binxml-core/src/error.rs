@@ -24,6 +24,9 @@ pub enum ErrorKind {
     InvalidEvents,
     /// Reading or writing failed; [`std::error::Error::source`] is the [`io::Error`].
     Io,
+    /// Options given to a codec are out of range or contradict each other; refused when the
+    /// options are built (their `with_...` setters), before any input is read.
+    InvalidOptions,
 }
 
 /// An error with the format that raised it and, for decoders, the position in the input where
@@ -110,6 +113,13 @@ impl Error {
     #[cold]
     pub fn invalid_events(format: Format, message: impl Into<String>) -> Self {
         Error::new(ErrorKind::InvalidEvents, format, message)
+    }
+
+    /// Options for `format`'s codec that are out of range or contradict each other (kind
+    /// [`ErrorKind::InvalidOptions`]).
+    #[cold]
+    pub fn invalid_options(format: Format, message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::InvalidOptions, format, message)
     }
 
     /// An event stream that breaks the grammar of events, given to the document tree, which is
@@ -342,6 +352,15 @@ mod tests {
         assert_eq!(Error::malformed(Format::Fi, 3, "y").bit_offset(), None);
         assert_eq!(e.clone(), e);
         assert_eq!(Error::tree("t").format(), None);
+    }
+
+    #[test]
+    fn invalid_options() {
+        let e = Error::invalid_options(Format::Xebu, "cache size 0 outside 1..=256");
+        assert_eq!(e.kind(), ErrorKind::InvalidOptions);
+        assert_eq!(e.format(), Some(Format::Xebu));
+        assert_eq!(e.offset(), None);
+        assert_eq!(e.to_string(), "xebu: cache size 0 outside 1..=256");
     }
 
     #[test]

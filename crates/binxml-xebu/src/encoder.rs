@@ -13,14 +13,19 @@ use crate::wire::{self, code, put_num, put_str, put_varint, sel, special, typed}
 /// Encoder settings.
 ///
 /// Build them from [`XebuOptions::default`] (or [`XebuOptions::forget`]) and the `with_...`
-/// setters; the fields can be read and changed. The struct is `#[non_exhaustive]`, so new
-/// settings can be added without breaking callers.
+/// setters. The fields that any value suits are public; the cache size is read through
+/// [`XebuOptions::cache_size`] and set through [`XebuOptions::with_cache_size`], which refuses
+/// sizes outside 1..=256 (an error of kind
+/// [`ErrorKind::InvalidOptions`](binxml_core::ErrorKind::InvalidOptions)). The struct is
+/// `#[non_exhaustive]`, so new settings can be added without breaking callers.
 ///
 /// ```
 /// use binxml_xebu::XebuOptions;
 ///
-/// let opts = XebuOptions::default().with_sequence_numbers(true);
-/// assert!(opts.sequence_numbers && !opts.forget);
+/// let opts = XebuOptions::default().with_sequence_numbers(true).with_cache_size(16)?;
+/// assert_eq!(opts.cache_size(), 16);
+/// assert!(XebuOptions::default().with_cache_size(0).is_err());
+/// # Ok::<(), binxml_core::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -32,7 +37,7 @@ pub struct XebuOptions {
     /// written literally without one.
     pub max_cached_len: usize,
     /// Slots used in each cache (1..=256). Smaller values only exist to exercise eviction.
-    pub cache_size: usize,
+    cache_size: usize,
     /// Write a message sequence number in every document start, so that a stream decoder
     /// detects a lost message instead of misreading tokens it never saw defined.
     pub sequence_numbers: bool,
@@ -55,6 +60,25 @@ impl XebuOptions {
         XebuOptions::default().with_forget(true)
     }
 
+    /// The slots used in each cache (1..=256; 256 by default).
+    pub fn cache_size(&self) -> usize {
+        self.cache_size
+    }
+
+    /// The same settings with `n` slots in each cache. Errors
+    /// ([`ErrorKind::InvalidOptions`](binxml_core::ErrorKind::InvalidOptions)): `n` outside
+    /// 1..=256 (a token is one byte).
+    pub fn with_cache_size(mut self, n: usize) -> Result<Self> {
+        if !(1..=crate::tables::SLOTS).contains(&n) {
+            return Err(Error::invalid_options(
+                FORMAT,
+                format!("cache size {n} outside 1..={}", crate::tables::SLOTS),
+            ));
+        }
+        self.cache_size = n;
+        Ok(self)
+    }
+
     /// Sets [`forget`](XebuOptions::forget): every message starts with empty caches.
     pub fn with_forget(mut self, forget: bool) -> Self {
         self.forget = forget;
@@ -65,12 +89,6 @@ impl XebuOptions {
     /// bytes get a token.
     pub fn with_max_cached_len(mut self, max_cached_len: usize) -> Self {
         self.max_cached_len = max_cached_len;
-        self
-    }
-
-    /// Sets [`cache_size`](XebuOptions::cache_size): the slots used in each cache (1..=256).
-    pub fn with_cache_size(mut self, cache_size: usize) -> Self {
-        self.cache_size = cache_size;
         self
     }
 

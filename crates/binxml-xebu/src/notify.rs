@@ -11,7 +11,7 @@
 
 use std::borrow::Cow;
 
-use binxml_core::{Event, QName, Typed};
+use binxml_core::{Error, Event, QName, Result, Typed};
 
 /// The SOAP 1.1 envelope namespace.
 pub const SOAP_NS: &str = "http://schemas.xmlsoap.org/soap/envelope/";
@@ -103,9 +103,12 @@ impl Rng {
 
 /// Generator settings.
 ///
-/// Build them from [`NotifyOptions::default`] and the `with_...` setters; the fields can be
-/// read and changed. The struct is `#[non_exhaustive]`, so new settings can be added without
-/// breaking callers.
+/// Build them from [`NotifyOptions::default`] and the `with_...` setters. The fields that any
+/// value suits are public; the number of subscribers is read through
+/// [`NotifyOptions::subscribers`] and set through [`NotifyOptions::with_subscribers`], which
+/// refuses 0 (an error of kind
+/// [`ErrorKind::InvalidOptions`](binxml_core::ErrorKind::InvalidOptions)). The struct is
+/// `#[non_exhaustive]`, so new settings can be added without breaking callers.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct NotifyOptions {
@@ -115,8 +118,8 @@ pub struct NotifyOptions {
     pub typed: bool,
     /// Indent the XML (newline and two spaces per level) as pretty-printing SOAP stacks do.
     pub indent: bool,
-    /// Subscribers the notifications go to.
-    pub subscribers: u64,
+    /// Subscribers the notifications go to (at least 1).
+    subscribers: u64,
 }
 
 impl Default for NotifyOptions {
@@ -131,10 +134,23 @@ impl Default for NotifyOptions {
 }
 
 impl NotifyOptions {
-    /// Sets [`subscribers`](NotifyOptions::subscribers): the subscribers the notifications go to.
-    pub fn with_subscribers(mut self, subscribers: u64) -> Self {
-        self.subscribers = subscribers;
-        self
+    /// The number of subscribers the notifications go to (12 by default).
+    pub fn subscribers(&self) -> u64 {
+        self.subscribers
+    }
+
+    /// The same settings with `n` subscribers. Errors
+    /// ([`ErrorKind::InvalidOptions`](binxml_core::ErrorKind::InvalidOptions)): `n` is 0 (every
+    /// notification goes to one of them).
+    pub fn with_subscribers(mut self, n: u64) -> Result<Self> {
+        if n == 0 {
+            return Err(Error::invalid_options(
+                crate::FORMAT,
+                "the notifications need at least one subscriber",
+            ));
+        }
+        self.subscribers = n;
+        Ok(self)
     }
 
     /// Sets [`seed`](NotifyOptions::seed): the seed of the pseudo-random choices.
@@ -355,6 +371,15 @@ pub fn messages(count: usize, opts: &NotifyOptions) -> Vec<Vec<Event<'static>>> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn subscribers_at_least_one() {
+        let e = NotifyOptions::default().with_subscribers(0).unwrap_err();
+        assert_eq!(e.kind(), binxml_core::ErrorKind::InvalidOptions);
+        let one = NotifyOptions::default().with_subscribers(1).unwrap();
+        assert_eq!(one.subscribers(), 1);
+        assert_eq!(messages(3, &one).len(), 3);
+    }
 
     #[test]
     fn deterministic_and_well_formed() {

@@ -145,6 +145,7 @@ fn full_infoset_round_trip() {
     // The small-cache encoder evicts constantly and must still be right.
     let small = XebuOptions::default()
         .with_cache_size(2)
+        .unwrap()
         .with_max_cached_len(100_000);
     let bytes2 = encode_with(&events, small).unwrap();
     assert_eq!(decode(&bytes2).unwrap(), events);
@@ -478,7 +479,7 @@ fn prefixes_derived_or_explicit() {
     ];
     for opts in [
         XebuOptions::default(),
-        XebuOptions::default().with_cache_size(1),
+        XebuOptions::default().with_cache_size(1).unwrap(),
     ] {
         let bytes = encode_with(&events, opts).unwrap();
         assert_eq!(decode(&bytes).unwrap(), events);
@@ -541,4 +542,18 @@ fn rejected_typed_value_leaves_no_bytes() {
     let bytes = e.into_inner();
     let back = decode(&bytes).unwrap();
     assert_eq!(back[2], Event::Typed(Typed::Int(5)));
+}
+
+#[test]
+fn cache_size_is_checked_when_the_options_are_built() {
+    for n in [0, 257, usize::MAX] {
+        let e = XebuOptions::default().with_cache_size(n).unwrap_err();
+        assert_eq!(e.kind(), binxml_core::ErrorKind::InvalidOptions, "{n}");
+        assert_eq!(e.format(), Some(binxml_core::Format::Xebu));
+    }
+    for n in [1, 256] {
+        let o = XebuOptions::default().with_cache_size(n).unwrap();
+        assert_eq!(o.cache_size(), n);
+    }
+    assert_eq!(XebuOptions::default().cache_size(), 256);
 }

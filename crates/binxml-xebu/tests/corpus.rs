@@ -28,6 +28,7 @@ fn corpus_round_trips_stream_and_forget() {
         Vec::new(),
         XebuOptions::default()
             .with_cache_size(3)
+            .unwrap()
             .with_max_cached_len(1 << 20),
     );
     let mut small_stream = Vec::new();

@@ -324,6 +324,7 @@ fn stream_mutations_never_panic_and_state_stays_consistent() {
     for round in 0..40 {
         let opts = XebuOptions::default()
             .with_cache_size(1 + round % 16)
+            .unwrap()
             .with_sequence_numbers(round.is_multiple_of(2));
         let mut e = XebuEncoder::with_options(Vec::new(), opts);
         let mut d = XebuStreamDecoder::new();

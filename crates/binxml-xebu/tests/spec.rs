@@ -265,6 +265,7 @@ fn independent_decoder_from_the_spec_agrees() {
     check("forget", &msgs, XebuOptions::forget(), &dir);
     let tiny = XebuOptions::default()
         .with_cache_size(2)
+        .unwrap()
         .with_max_cached_len(1 << 20)
         .with_sequence_numbers(true);
     check("tiny", &msgs, tiny, &dir);

@@ -82,13 +82,14 @@ impl DecodeOptions {
 /// Options for encoding any format; each codec reads the part that concerns it.
 ///
 /// Build them from [`EncodeOptions::default`] and the `with_...` setters; the fields can be
-/// read and changed. The struct is `#[non_exhaustive]`, so new options can be added without
-/// breaking callers.
+/// read and changed. Each codec's options are validated when they are built (see
+/// [`binxml_asn1::Options`] and [`binxml_xebu::XebuOptions`]). The struct is
+/// `#[non_exhaustive]`, so new options can be added without breaking callers.
 ///
 /// ```
 /// use binxml::{DecodeOptions, EncodeOptions, Format, asn1};
 ///
-/// let asn1 = asn1::Options::new(asn1::Rule::Uper).with_compression(asn1::Compression::Zstd);
+/// let asn1 = asn1::Options::new(asn1::Rule::Uper).with_compression(asn1::Compression::Zstd)?;
 /// let opts = EncodeOptions::default()
 ///     .with_indent(Some(1))
 ///     .with_asn1(Some(asn1));
