@@ -838,12 +838,11 @@ impl<'a> ExiDecoder<'a> {
             1 => return Pfx::Xml,
             _ => {}
         }
-        if self.outer.is_empty() {
-            if let Some(&i) = self.invented.get(uri as usize) {
-                if self.scope_uri.get(i as usize) == Some(&uri) {
-                    return Pfx::Scope(i as usize);
-                }
-            }
+        if self.outer.is_empty()
+            && let Some(&i) = self.invented.get(uri as usize)
+            && self.scope_uri.get(i as usize) == Some(&uri)
+        {
+            return Pfx::Scope(i as usize);
         }
         let u = &self.t.uris[uri as usize].uri;
         let mark = self.marks.last().copied().unwrap_or(0);
@@ -957,10 +956,10 @@ impl<'a> ExiDecoder<'a> {
                 // still open; its name now lives in the fragment's table.
                 self.skip_se = false;
                 self.tag.name = name;
-                if self.o.prefixes {
-                    if let (Some(p), Pfx::Unset) = (prefix, self.tag.prefix) {
-                        self.tag.prefix = Pfx::Table(self.t.names[name as usize].uri, p);
-                    }
+                if self.o.prefixes
+                    && let (Some(p), Pfx::Unset) = (prefix, self.tag.prefix)
+                {
+                    self.tag.prefix = Pfx::Table(self.t.names[name as usize].uri, p);
                 }
             }
             Raw::Se { name, prefix } => {
