@@ -175,11 +175,12 @@ mod tests {
             assert_eq!(Format::from_extension(f.extension()), Some(f));
         }
         assert_eq!("UPER".parse::<Format>(), Ok(Format::Asn1Uper));
-        let e = "exi".parse::<Format>().unwrap_err();
-        assert_eq!(e.name(), "exi");
+        assert_eq!("EXI".parse::<Format>(), Ok(Format::Exi));
+        let e = "bxml".parse::<Format>().unwrap_err();
+        assert_eq!(e.name(), "bxml");
         assert_eq!(
             e.to_string(),
-            "unknown format \"exi\" (known: xml, json, fi, tsf, xebu, asn1-uper, asn1-aper, asn1-ber)"
+            "unknown format \"bxml\" (known: xml, json, fi, tsf, xebu, asn1-uper, asn1-aper, asn1-ber, exi)"
         );
     }
 }

@@ -265,7 +265,7 @@ impl ExiOptions {
     pub fn validate(&self) -> Result<()> {
         let bad = |m: &str| {
             Err(Error::new(
-                ErrorKind::Unsupported,
+                ErrorKind::InvalidOptions,
                 Format::Exi,
                 m.to_string(),
             ))
@@ -355,7 +355,7 @@ impl ExiOptions {
             let num = |v: Option<&str>| -> Result<u32> {
                 v.and_then(|v| v.parse::<u32>().ok()).ok_or_else(|| {
                     Error::new(
-                        ErrorKind::Unsupported,
+                        ErrorKind::InvalidOptions,
                         Format::Exi,
                         format!("EXI option {key} needs a number (as {key}=N)"),
                     )
@@ -405,7 +405,7 @@ impl ExiOptions {
                 "deflate" => self.deflate_level = num(value)?,
                 _ => {
                     return Err(Error::new(
-                        ErrorKind::Unsupported,
+                        ErrorKind::InvalidOptions,
                         Format::Exi,
                         format!(
                             "unknown EXI option {key:?} (known: bit-packed, byte-aligned, \
