@@ -102,6 +102,21 @@ pub struct CodecArgs {
     /// TSF input: lengths count UTF-16 code units (files of the paper's reference converter).
     #[arg(long)]
     pub tsf_utf16_lengths: bool,
+    /// EXI options, comma-separated: bit-packed (default), byte-aligned, pre-compression or
+    /// compression; comments, pis, dtd, prefixes, lexical-values (preserve-all: every one);
+    /// fragment; self-contained=NAME|{NS}NAME...; block-size=N, value-max-length=N,
+    /// value-partition-capacity=N; for output also header (options in the stream), cookie,
+    /// strip-whitespace (as EXIficient), deflate=LEVEL. For EXI input: the options of a
+    /// stream whose header has none.
+    #[arg(long, value_name = "OPTIONS")]
+    pub exi: Option<String>,
+}
+
+/// EXI options from `--exi`.
+pub fn exi_options(text: Option<&str>) -> Result<binxml::exi::ExiOptions, CliError> {
+    binxml::exi::ExiOptions::default()
+        .parse_text(text.unwrap_or(""))
+        .map_err(|e| CliError::usage(format!("--exi: {}", e.message())))
 }
 
 /// Reads `URI=FILE` vocabulary arguments.
@@ -136,7 +151,7 @@ impl CodecArgs {
     /// Refuses the options that cannot apply when converting from `from` (when named) to `to`.
     pub fn check(&self, from: Option<Format>, to: Format) -> Result<(), CliError> {
         let is_asn1 = matches!(to, Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber);
-        let output_options: [(bool, &str, bool); 11] = [
+        let output_options: [(bool, &str, bool); 12] = [
             (
                 self.indent.is_some(),
                 "--indent",
@@ -171,6 +186,11 @@ impl CodecArgs {
                 !self.fi_vocabulary.is_empty(),
                 "--fi-vocabulary",
                 to == Format::Fi || from.is_none_or(|f| f == Format::Fi),
+            ),
+            (
+                self.exi.is_some(),
+                "--exi",
+                to == Format::Exi || from.is_none_or(|f| f == Format::Exi),
             ),
         ];
         for (given, name, applies) in output_options {
@@ -232,6 +252,7 @@ impl CodecArgs {
             binxml::tsf::TsfEncoderOptions::default()
         };
         Ok(EncodeOptions::default()
+            .with_exi(exi_options(self.exi.as_deref())?)
             .with_indent(self.indent)
             .with_fi(fi)
             .with_xebu(binxml::xebu::XebuOptions::default().with_forget(self.xebu_forget))

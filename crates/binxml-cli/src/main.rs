@@ -73,6 +73,9 @@ enum Command {
         /// Fast Infoset external vocabulary `URI=FILE` the document may reference.
         #[arg(long = "fi-vocabulary", value_name = "URI=FILE")]
         fi_vocabulary: Vec<String>,
+        /// EXI: the options of a stream whose header has none (as `convert --exi`).
+        #[arg(long, value_name = "OPTIONS")]
+        exi: Option<String>,
     },
     /// Print the detected format of each file (from its bytes, then its extension).
     Detect {
@@ -255,7 +258,8 @@ fn convert(
     codec: CodecArgs,
 ) -> Result<i32, CliError> {
     codec.check(from, to)?;
-    let dopts = args::decode_options(&limits, &codec.fi_vocabulary, codec.tsf_utf16_lengths)?;
+    let dopts = args::decode_options(&limits, &codec.fi_vocabulary, codec.tsf_utf16_lengths)?
+        .with_exi(args::exi_options(codec.exi.as_deref())?);
     let eopts = codec.encode_options(to)?;
     if let Some(j) = jobs {
         let _ = rayon::ThreadPoolBuilder::new()
@@ -334,8 +338,11 @@ fn run(cli: Cli) -> Result<i32, CliError> {
             from,
             limits,
             fi_vocabulary,
+            exi,
         } => {
-            let dopts = args::decode_options(&limits, &fi_vocabulary, false)?.with_positions(true);
+            let dopts = args::decode_options(&limits, &fi_vocabulary, false)?
+                .with_positions(true)
+                .with_exi(args::exi_options(exi.as_deref())?);
             guarded(|| inspect(&input, from, &dopts, limits.max_decompressed)).map(|()| 0)
         }
         Command::Convert {

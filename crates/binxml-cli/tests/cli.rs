@@ -315,3 +315,69 @@ fn fi_external_vocabulary_round_trip() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("<LineItem LineID=\"3\">"));
 }
+
+#[test]
+fn exi_options_on_the_command_line() {
+    let dir = scratch("exi");
+    let src = dir.join("in.xml");
+    std::fs::write(&src, b"<a x='1'><!--c--><b>t</b></a>").unwrap();
+    let exi = dir.join("out.exi");
+    // Options in the stream's header: decoding needs none.
+    let st = bin()
+        .arg("convert")
+        .arg(&src)
+        .args(["-t", "exi", "--exi", "byte-aligned,comments,header", "-o"])
+        .arg(&exi)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let back = bin()
+        .arg("convert")
+        .arg(&exi)
+        .args(["-t", "xml"])
+        .output()
+        .unwrap();
+    assert!(back.status.success());
+    let text = String::from_utf8(back.stdout).unwrap();
+    assert!(text.contains("<!--c--><b>t</b>"), "{text}");
+    // Without them in the header, the decoder needs them: the error says so.
+    let bare = dir.join("bare.exi");
+    let st = bin()
+        .arg("convert")
+        .arg(&src)
+        .args(["-t", "exi", "--exi", "byte-aligned,comments", "-o"])
+        .arg(&bare)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let wrong = bin()
+        .arg("convert")
+        .arg(&bare)
+        .args(["-t", "xml"])
+        .output()
+        .unwrap();
+    assert!(!wrong.status.success());
+    let err = String::from_utf8_lossy(&wrong.stderr);
+    assert!(err.contains("the header names no options"), "{err}");
+    let right = bin()
+        .arg("convert")
+        .arg(&bare)
+        .args(["-t", "xml", "--exi", "byte-aligned,comments"])
+        .output()
+        .unwrap();
+    assert!(right.status.success());
+    assert!(
+        String::from_utf8(right.stdout)
+            .unwrap()
+            .contains("<!--c-->")
+    );
+    // A misspelt option is a usage error naming the known ones.
+    let bad = bin()
+        .arg("convert")
+        .arg(&src)
+        .args(["-t", "exi", "--exi", "compresion"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("known:"));
+}

@@ -197,6 +197,8 @@ pub struct ExiDecoder<'a> {
     event_bit: u64,
     /// Self-contained elements being read, innermost last.
     outer: Vec<Outer>,
+    /// The stream's header has no options: the body is read with those given.
+    options_given: bool,
     /// The next SE is a self-contained element's repetition of its own start.
     skip_se: bool,
 }
@@ -240,6 +242,7 @@ impl<'a> ExiDecoder<'a> {
             event_offset: 0,
             event_bit: 0,
             outer: Vec::new(),
+            options_given: false,
             skip_se: false,
             limits,
         }
@@ -252,7 +255,8 @@ impl<'a> ExiDecoder<'a> {
 
     fn start(&mut self) -> Result<()> {
         let mut r = BitReader::new(self.input, false, 0);
-        let (o, _cookie) = header::read(&mut r, &self.given)?;
+        let (o, _cookie, present) = header::read(&mut r, &self.given)?;
+        self.options_given = !present;
         if o.alignment.is_aligned() {
             r.set_aligned(true);
         }
@@ -845,6 +849,10 @@ impl<'a> ExiDecoder<'a> {
             return Pfx::Scope(i as usize);
         }
         let u = &self.t.uris[uri as usize].uri;
+        if u.is_empty() {
+            // A second entry for no namespace (a stream may add "" as a miss): no prefix.
+            return Pfx::Unset;
+        }
         let mark = self.marks.last().copied().unwrap_or(0);
         // A prefix bound to the URI and not rebound since (self-contained elements restart
         // the URI numbers, so `ns3` may name another URI inside one).
@@ -1087,6 +1095,28 @@ impl<'a> ExiDecoder<'a> {
         Ok(())
     }
 
+    /// A malformed-body error of a stream whose header carries no options: the options it was
+    /// decoded with may not be those it was written with; say so.
+    fn hint(&self, e: Error) -> Error {
+        if !self.options_given || e.kind() != binxml_core::ErrorKind::Malformed {
+            return e;
+        }
+        let mut m = e.message().to_string();
+        m.push_str(&format!(
+            " (the header names no options; decoded with {}: give the stream's own if they \
+             differ)",
+            match self.o.to_text().as_str() {
+                "" => "EXI's defaults".to_string(),
+                t => t.to_string(),
+            }
+        ));
+        let mut out = Error::malformed(Format::Exi, e.offset().unwrap_or(0), m);
+        if let Some(b) = e.bit_offset() {
+            out = out.at_bit(b);
+        }
+        out
+    }
+
     /// Reads and emits the next event (reordered layouts: reads a block when none is left).
     fn advance(&mut self, out: &mut impl Out) -> Result<()> {
         if self.o.alignment.is_reordered() {
@@ -1123,7 +1153,7 @@ impl<'a> Decoder<'a> for ExiDecoder<'a> {
                     if let Err(e) = r {
                         self.phase = Phase::Done;
                         self.queue.clear();
-                        return Err(e);
+                        return Err(self.hint(e));
                     }
                 }
             }
@@ -1151,7 +1181,7 @@ impl<'a> Decoder<'a> for ExiDecoder<'a> {
                 Phase::Body => {
                     if let Err(e) = self.advance(&mut Push(sink)) {
                         self.phase = Phase::Done;
-                        return Err(e);
+                        return Err(self.hint(e));
                     }
                 }
             }

@@ -180,8 +180,8 @@ fn unsigned(w: &mut BitWriter, v: u32, castable: bool) {
 }
 
 /// Reads the header; returns the options the body uses (those of the header if it has them,
-/// else `given`) and whether the stream had the cookie.
-pub(crate) fn read(r: &mut BitReader<'_>, given: &ExiOptions) -> Result<(ExiOptions, bool)> {
+/// else `given`), whether the stream had the cookie and whether its header had options.
+pub(crate) fn read(r: &mut BitReader<'_>, given: &ExiOptions) -> Result<(ExiOptions, bool, bool)> {
     let mut cookie = false;
     if r.rest().starts_with(COOKIE) {
         cookie = true;
@@ -240,7 +240,7 @@ pub(crate) fn read(r: &mut BitReader<'_>, given: &ExiOptions) -> Result<(ExiOpti
         )
         .at(at.offset()));
     }
-    Ok((options, cookie))
+    Ok((options, cookie, present))
 }
 
 /// Reads the choice among `n`.
@@ -422,7 +422,8 @@ mod tests {
             write(&mut w, &o);
             let bytes = w.finish();
             let mut r = BitReader::new(&bytes, false, 0);
-            let (back, cookie) = read(&mut r, &ExiOptions::default()).unwrap();
+            let (back, cookie, present) = read(&mut r, &ExiOptions::default()).unwrap();
+            assert!(present);
             assert!(cookie);
             assert_eq!(back.to_text(), o.to_text(), "{text}");
         }

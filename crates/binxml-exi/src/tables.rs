@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 
 use binxml_core::hash::FastState;
+use binxml_core::json_mapping::is_ncname;
 
 use crate::bits::{BitReader, BitWriter, char_len, width};
 use binxml_core::Result;
@@ -270,6 +271,9 @@ impl Tables {
                 )));
             }
             let s = r.chars((v - 1) as usize)?;
+            if !is_ncname(&s) {
+                return Err(at.error(format!("local name {s:?} is not an XML name")));
+            }
             Ok(self.add_local(uri, s))
         }
     }
@@ -327,6 +331,9 @@ impl Tables {
         let v = r.nbit(width(n + 1))? as usize;
         if v == 0 {
             let s = r.string(max_len)?;
+            if !s.is_empty() && (!is_ncname(&s) || s == "xmlns") {
+                return Err(at.error(format!("prefix {s:?} is not an XML prefix")));
+            }
             self.uris[uri as usize].prefixes.push(s);
             Ok(n as u32)
         } else if v <= n {
