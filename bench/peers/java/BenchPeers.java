@@ -11,11 +11,15 @@
 //   exi-encode   recorded SAX events replayed into EXIficient (default options: schema-less,
 //                bit-packed, default fidelity)
 //   exi-decode   EXIficient's SAX reader, empty handler
+//   exi-encode-compression, exi-decode-compression
+//                the same with CodingMode.COMPRESSION (EXIFactory.setCodingMode; otherwise the
+//                default options; DEFLATE by java.util.zip at EXIficient's default level)
 // For each mode, warm-up passes over every document until WARMUP_MS has passed (at least one),
 // then PASSES passes; each document is parsed REPS times in a row per pass. Prints one line a
 // document: "ok<TAB>MODE<TAB>INDEX<TAB>NS_PER_OP[<TAB>ENCODED_BYTES]" (median over the passes) or
 // "err<TAB>MODE<TAB>INDEX<TAB>MESSAGE".
 
+import com.siemens.ct.exi.core.CodingMode;
 import com.siemens.ct.exi.core.EXIFactory;
 import com.siemens.ct.exi.core.helpers.DefaultEXIFactory;
 import com.siemens.ct.exi.main.api.sax.EXIResult;
@@ -85,14 +89,30 @@ public class BenchPeers {
 
     static byte[][] xml;
     static Events[] events;
-    static byte[][] fi, exi;
+    static byte[][] fi, exi, exiZ;
     static String[] broken;
     static final DefaultHandler EMPTY = new DefaultHandler();
     static final EXIFactory EXI = DefaultEXIFactory.newInstance();
+    static final EXIFactory EXI_Z = compression();
+
+    static EXIFactory compression() {
+        EXIFactory f = DefaultEXIFactory.newInstance();
+        f.setCodingMode(CodingMode.COMPRESSION);
+        return f;
+    }
+
+    static boolean compressed(String mode) { return mode.endsWith("-compression"); }
+
+    static byte[] exiEncode(EXIFactory f, Events ev) throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        EXIResult r = new EXIResult(f);
+        r.setOutputStream(b);
+        ev.replay(r.getHandler());
+        return b.toByteArray();
+    }
     static XMLReader jdk;
     static SAXDocumentParser fiParser;
     static SAXDocumentSerializer fiSerializer;
-    static XMLReader exiReader;
     static final ByteArrayOutputStream OUT = new ByteArrayOutputStream(1 << 20);
 
     static Op op(String mode) throws Exception {
@@ -115,17 +135,23 @@ public class BenchPeers {
                 fiParser.setContentHandler(EMPTY);
                 return d -> { fiParser.parse(new ByteArrayInputStream(fi[d])); return 0; };
             case "exi-encode":
+            case "exi-encode-compression": {
+                EXIFactory f = compressed(mode) ? EXI_Z : EXI;
                 return d -> {
                     OUT.reset();
-                    EXIResult r = new EXIResult(EXI);
+                    EXIResult r = new EXIResult(f);
                     r.setOutputStream(OUT);
                     events[d].replay(r.getHandler());
                     return OUT.size();
                 };
+            }
             case "exi-decode":
-                exiReader = new SAXFactory(EXI).createEXIReader();
-                exiReader.setContentHandler(EMPTY);
-                return d -> { exiReader.parse(new InputSource(new ByteArrayInputStream(exi[d]))); return 0; };
+            case "exi-decode-compression": {
+                XMLReader reader = new SAXFactory(compressed(mode) ? EXI_Z : EXI).createEXIReader();
+                reader.setContentHandler(EMPTY);
+                byte[][] in = compressed(mode) ? exiZ : exi;
+                return d -> { reader.parse(new InputSource(new ByteArrayInputStream(in[d]))); return 0; };
+            }
             default:
                 throw new IllegalArgumentException("unknown mode " + mode);
         }
@@ -155,6 +181,7 @@ public class BenchPeers {
         events = new Events[n];
         fi = new byte[n][];
         exi = new byte[n][];
+        exiZ = new byte[n][];
         broken = new String[n];
         for (int i = 0; i < n; i++) {
             try {
@@ -185,13 +212,8 @@ public class BenchPeers {
                         events[i].replay(s);
                         fi[i] = b.toByteArray();
                     }
-                    if (mode.equals("exi-decode") && exi[i] == null) {
-                        ByteArrayOutputStream b = new ByteArrayOutputStream();
-                        EXIResult r = new EXIResult(EXI);
-                        r.setOutputStream(b);
-                        events[i].replay(r.getHandler());
-                        exi[i] = b.toByteArray();
-                    }
+                    if (mode.equals("exi-decode") && exi[i] == null) exi[i] = exiEncode(EXI, events[i]);
+                    if (mode.equals("exi-decode-compression") && exiZ[i] == null) exiZ[i] = exiEncode(EXI_Z, events[i]);
                 } catch (Throwable e) {
                     failed[i] = "encoding the input: " + message(e);
                 }
@@ -225,7 +247,7 @@ public class BenchPeers {
                     continue;
                 }
                 Arrays.sort(per[i]);
-                String size = mode.endsWith("-encode") ? "\t" + sizes[i] : "";
+                String size = mode.contains("-encode") ? "\t" + sizes[i] : "";
                 out.printf(Locale.ROOT, "ok\t%s\t%d\t%.0f%s%n", mode, i, per[i][passes / 2], size);
             }
         }
