@@ -16,6 +16,9 @@ pub struct Doc {
     pub enc: Vec<Result<Vec<u8>, String>>,
     /// Number of elements (from binxml's XML decoder), 0 if that failed.
     pub elements: usize,
+    /// The EXI encodings of [`EXI_VARIANTS`] after the first (the first is `Format::Exi` in
+    /// `enc`, EXI's default options), each decoded back like `enc`.
+    pub exi: Vec<Result<Vec<u8>, String>>,
 }
 
 impl Doc {
@@ -23,7 +26,73 @@ impl Doc {
         let i = Format::ALL.iter().position(|&g| g == f).unwrap();
         self.enc[i].as_deref().map_err(|e| e.as_str())
     }
+
+    /// The document in EXI variant `v` of [`EXI_VARIANTS`] (0: `Format::Exi`'s encoding).
+    pub fn exi(&self, v: usize) -> Result<&[u8], &str> {
+        if v == 0 {
+            self.encoded(Format::Exi)
+        } else {
+            self.exi[v - 1].as_deref().map_err(|e| e.as_str())
+        }
+    }
 }
+
+/// An EXI option set the benchmarks measure besides EXI's defaults: the layout (bit-packed or
+/// compression) and the whitespace policy (binxml keeps whitespace-only text by default;
+/// EXIficient drops it between tags, and with `Whitespace::DropBetweenTags` binxml writes
+/// EXIficient's bytes).
+pub struct ExiVariant {
+    /// The row's name in the tables (`exi` for the defaults).
+    pub name: &'static str,
+    pub alignment: binxml::exi::Alignment,
+    pub whitespace: binxml::exi::Whitespace,
+}
+
+impl ExiVariant {
+    pub fn options(&self) -> binxml::exi::ExiOptions {
+        binxml::exi::ExiOptions::default()
+            .with_alignment(self.alignment)
+            .with_whitespace(self.whitespace)
+    }
+    pub fn encode_options(&self) -> binxml::EncodeOptions {
+        binxml::EncodeOptions::default().with_exi(self.options())
+    }
+    pub fn decode_options(&self) -> binxml::DecodeOptions {
+        binxml::DecodeOptions::default().with_exi(self.options())
+    }
+    /// Whether whitespace-only text between tags is dropped (as EXIficient does).
+    pub fn drops_whitespace(&self) -> bool {
+        self.whitespace == binxml::exi::Whitespace::DropBetweenTags
+    }
+    pub fn compressed(&self) -> bool {
+        self.alignment == binxml::exi::Alignment::Compression
+    }
+}
+
+/// The EXI variants, the first being EXI's defaults (bit-packed, whitespace kept), which is
+/// `Format::Exi` everywhere else in the benchmarks.
+pub const EXI_VARIANTS: [ExiVariant; 4] = [
+    ExiVariant {
+        name: "exi",
+        alignment: binxml::exi::Alignment::BitPacked,
+        whitespace: binxml::exi::Whitespace::Preserve,
+    },
+    ExiVariant {
+        name: "exi compression",
+        alignment: binxml::exi::Alignment::Compression,
+        whitespace: binxml::exi::Whitespace::Preserve,
+    },
+    ExiVariant {
+        name: "exi, whitespace dropped",
+        alignment: binxml::exi::Alignment::BitPacked,
+        whitespace: binxml::exi::Whitespace::DropBetweenTags,
+    },
+    ExiVariant {
+        name: "exi compression, whitespace dropped",
+        alignment: binxml::exi::Alignment::Compression,
+        whitespace: binxml::exi::Whitespace::DropBetweenTags,
+    },
+];
 
 /// Formats that write XML outside their own data model as a one-way export: binxml's JSON
 /// codec writes any XML that is not in its JSON mapping as JsonML, which reads back as the
@@ -77,9 +146,19 @@ pub fn encode_tape_into(
     tape: &binxml_core::Tape<'_>,
     out: &mut Vec<u8>,
 ) -> Result<usize, String> {
+    encode_tape_with(f, &binxml::EncodeOptions::default(), tape, out)
+}
+
+/// [`encode_tape_into`] with encoder options (the EXI variants).
+pub fn encode_tape_with(
+    f: Format,
+    opts: &binxml::EncodeOptions,
+    tape: &binxml_core::Tape<'_>,
+    out: &mut Vec<u8>,
+) -> Result<usize, String> {
     let start = out.len();
     {
-        let mut enc = binxml::AnyEncoder::new(f, &mut *out, &binxml::EncodeOptions::default());
+        let mut enc = binxml::AnyEncoder::new(f, &mut *out, opts);
         enc.write_tape(tape).map_err(|e| e.to_string())?;
         enc.finish().map_err(|e| e.to_string())?;
     }
@@ -95,40 +174,54 @@ pub fn xml_events(xml: &[u8]) -> Result<Vec<Event<'_>>, String> {
 pub fn load(cfg: &Config) -> Corpus {
     let mut docs = Vec::new();
     for (name, xml) in measure::xml_documents(cfg) {
-        let (elements, enc) = match guarded(|| xml_events(&xml)) {
+        let (elements, enc, exi) = match guarded(|| xml_events(&xml)) {
             Err(e) => (
                 0,
                 vec![Err(format!("binxml cannot read the XML: {e}")); Format::ALL.len()],
+                vec![Err(format!("binxml cannot read the XML: {e}")); EXI_VARIANTS.len() - 1],
             ),
             Ok(events) => {
                 let elements = events
                     .iter()
                     .filter(|e| matches!(e, Event::StartElement(_)))
                     .count();
+                let round_trip = |f: Format,
+                                  eopts: &binxml::EncodeOptions,
+                                  dopts: &binxml::DecodeOptions| {
+                    guarded(|| {
+                        let mut bytes = Vec::new();
+                        {
+                            let mut enc = binxml::AnyEncoder::new(f, &mut bytes, eopts);
+                            enc.write_events(&events)
+                                .and_then(|()| enc.finish())
+                                .map_err(|e| format!("encode: {e}"))?;
+                        }
+                        let n = {
+                            let mut dec = binxml::AnyDecoder::new(f, &bytes, dopts)
+                                .map_err(|e| format!("decode: {e}"))?;
+                            count_elements(&mut dec).map_err(|e| format!("decode: {e}"))?
+                        };
+                        if n != elements && !export_only(f) {
+                            return Err(format!("decoded {n} elements, the XML has {elements}"));
+                        }
+                        Ok(bytes)
+                    })
+                };
                 let enc = Format::ALL
                     .iter()
                     .map(|&f| {
-                        guarded(|| {
-                            let bytes = encode(f, &events).map_err(|e| format!("encode: {e}"))?;
-                            let n = {
-                                let mut dec = binxml::AnyDecoder::new(
-                                    f,
-                                    &bytes,
-                                    &binxml::DecodeOptions::default(),
-                                )
-                                .map_err(|e| format!("decode: {e}"))?;
-                                count_elements(&mut dec).map_err(|e| format!("decode: {e}"))?
-                            };
-                            if n != elements && !export_only(f) {
-                                return Err(format!(
-                                    "decoded {n} elements, the XML has {elements}"
-                                ));
-                            }
-                            Ok(bytes)
-                        })
+                        round_trip(
+                            f,
+                            &binxml::EncodeOptions::default(),
+                            &binxml::DecodeOptions::default(),
+                        )
                     })
                     .collect();
-                (elements, enc)
+                let exi = EXI_VARIANTS[1..]
+                    .iter()
+                    .map(|v| round_trip(Format::Exi, &v.encode_options(), &v.decode_options()))
+                    .collect();
+                (elements, enc, exi)
             }
         };
         docs.push(Doc {
@@ -136,6 +229,7 @@ pub fn load(cfg: &Config) -> Corpus {
             xml,
             enc,
             elements,
+            exi,
         });
     }
     Corpus { docs }

@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 
 use binxml::Format;
 
-use crate::corpus::{self, Corpus, Doc};
+use crate::corpus::{self, Corpus, Doc, EXI_VARIANTS};
 use crate::measure::{self, Config, Report, geomean, jn, js, row};
 use crate::svg;
 
@@ -144,6 +144,9 @@ pub struct ExtraSizes {
     pub name: String,
     pub sizes: Vec<Option<usize>>,
     pub note: String,
+    /// The row of the size table this one follows (a format's or an EXI variant's name), so
+    /// that a peer sits beside binxml's codec of the same format.
+    pub after: String,
 }
 
 /// Formats whose encoding failed on more than a tenth of the documents are left out of the
@@ -158,10 +161,22 @@ pub fn reliable(corpus: &Corpus) -> Vec<bool> {
         .collect()
 }
 
+fn sizes_failed(d: &Doc, k: usize) -> bool {
+    let nf = Format::ALL.len();
+    if k < nf {
+        d.enc[k].is_err()
+    } else {
+        d.exi[k - nf].is_err()
+    }
+}
+
 pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSizes]) {
     let nf = Format::ALL.len();
+    // The EXI variants beyond the defaults (`Format::Exi`'s own column).
+    let nx = EXI_VARIANTS.len() - 1;
     let docs = &corpus.docs;
-    // sizes[d][0] = the XML document, sizes[d][1 + k] = format k.
+    // sizes[d][0] = the XML document, sizes[d][1 + k] = format k, sizes[d][1 + nf + j] = EXI
+    // variant 1 + j.
     let mut sizes: Vec<Vec<Option<Sizes>>> = vec![Vec::new(); docs.len()];
     let threads = if cfg.smoke { 1 } else { 2 };
     let cache = std::sync::Mutex::new(SizeCache::load());
@@ -193,6 +208,9 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
                     for k in 0..nf {
                         v.push(d.enc[k].as_ref().ok().map(|b| sizes_of(b)));
                     }
+                    for x in &d.exi {
+                        v.push(x.as_ref().ok().map(|b| sizes_of(b)));
+                    }
                     *slot = v;
                 }
             });
@@ -203,9 +221,34 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
     if !cfg.smoke {
         cache.save();
     }
-    let ok_fmt = reliable(corpus);
+    // Columns 1..=nf + nx: the formats, then the EXI variants; their names, errors and whether
+    // they encode nine documents in ten.
+    let ncol = nf + nx;
+    let col_name = |v: usize| -> &'static str {
+        if v == 0 {
+            "xml-original"
+        } else if v <= nf {
+            Format::ALL[v - 1].name()
+        } else {
+            EXI_VARIANTS[v - nf].name
+        }
+    };
+    fn col_err(doc: &Doc, v: usize) -> &str {
+        let nf = Format::ALL.len();
+        let r = if v <= nf {
+            &doc.enc[v - 1]
+        } else {
+            &doc.exi[v - nf - 1]
+        };
+        r.as_ref().err().map_or("", |e| e.as_str())
+    }
+    let mut ok_fmt = reliable(corpus);
+    for j in 0..nx {
+        let failed = docs.iter().filter(|d| d.exi[j].is_err()).count();
+        ok_fmt.push(failed * 10 <= docs.len().max(1));
+    }
     let common: Vec<usize> = (0..docs.len())
-        .filter(|&d| (0..nf).all(|k| !ok_fmt[k] || sizes[d][1 + k].is_some()))
+        .filter(|&d| (0..ncol).all(|k| !ok_fmt[k] || sizes[d][1 + k].is_some()))
         .collect();
 
     for (d, doc) in docs.iter().enumerate() {
@@ -215,11 +258,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
             sizes[d][0].unwrap().raw
         );
         for (v, s) in sizes[d].iter().enumerate() {
-            let name = if v == 0 {
-                "xml-original"
-            } else {
-                Format::ALL[v - 1].name()
-            };
+            let name = col_name(v);
             match s {
                 Some(s) => {
                     let _ = write!(j, ",{}:{{\"raw\":{}", js(name), s.raw);
@@ -233,7 +272,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
                         j,
                         ",{}:{{\"error\":{}}}",
                         js(name),
-                        js(doc.enc[v - 1].as_ref().err().map_or("", |e| e.as_str()))
+                        js(col_err(doc, v))
                     );
                 }
             }
@@ -282,7 +321,53 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
     let mut chart_gz = Vec::new();
     let mut chart_xz = Vec::new();
     let mut cats = Vec::new();
-    for v in 0..=nf {
+    // The rows in order: the XML, the formats, the EXI variants (bit-packed before compression),
+    // each peer after the row it names in `after`.
+    let mut order: Vec<Result<usize, usize>> = Vec::new();
+    let mut cols: Vec<usize> = (0..=nf).collect();
+    let mut vars: Vec<usize> = (nf + 1..=ncol).collect();
+    vars.sort_by_key(|&v| EXI_VARIANTS[v - nf].compressed());
+    cols.extend(vars);
+    for v in cols {
+        order.push(Ok(v));
+        for (e, x) in extra.iter().enumerate() {
+            if v > 0 && x.after == col_name(v) {
+                order.push(Err(e));
+            }
+        }
+    }
+    for e in 0..extra.len() {
+        if !order.contains(&Err(e)) {
+            order.push(Err(e));
+        }
+    }
+    for item in order {
+        let v = match item {
+            Ok(v) => v,
+            Err(e) => {
+                let e = &extra[e];
+                let set: Vec<usize> = (0..docs.len())
+                    .filter(|&d| e.sizes.get(d).copied().flatten().is_some())
+                    .collect();
+                let raw = gm(&set, &|d| {
+                    e.sizes[d].map(|s| s as f64 / sizes[d][0].unwrap().raw as f64)
+                });
+                let total: usize = set.iter().filter_map(|&d| e.sizes[d]).sum();
+                let mut cells = vec![
+                    format!("{} (peer)", e.name),
+                    format!("{}/{}", set.len(), docs.len()),
+                    format!("{total}"),
+                    fmt_r(raw),
+                ];
+                cells.extend((0..4).map(|_| "not measured".to_string()));
+                md.push_str(&row(&cells));
+                cats.push(format!("{} (peer)", e.name));
+                chart_raw.push(raw);
+                chart_gz.push(None);
+                chart_xz.push(None);
+                continue;
+            }
+        };
         let set: Vec<usize> = if v == 0 || ok_fmt[v - 1] {
             common.clone()
         } else {
@@ -290,6 +375,12 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
         };
         let name = if v == 0 {
             "XML (the document)".to_string()
+        } else if v > nf {
+            format!(
+                "{}{}",
+                col_name(v),
+                if ok_fmt[v - 1] { "" } else { " †" }
+            )
         } else {
             let f = Format::ALL[v - 1];
             let mark = if corpus::export_only(f) {
@@ -337,27 +428,6 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
         chart_raw.push(raw);
         chart_gz.push(comp[0]);
         chart_xz.push(comp[3]);
-    }
-    for e in extra {
-        let set: Vec<usize> = (0..docs.len())
-            .filter(|&d| e.sizes.get(d).copied().flatten().is_some())
-            .collect();
-        let raw = gm(&set, &|d| {
-            e.sizes[d].map(|s| s as f64 / sizes[d][0].unwrap().raw as f64)
-        });
-        let total: usize = set.iter().filter_map(|&d| e.sizes[d]).sum();
-        let mut cells = vec![
-            format!("{} (peer)", e.name),
-            format!("{}/{}", set.len(), docs.len()),
-            format!("{total}"),
-            fmt_r(raw),
-        ];
-        cells.extend((0..4).map(|_| "not measured".to_string()));
-        md.push_str(&row(&cells));
-        cats.push(format!("{} (peer)", e.name));
-        chart_raw.push(raw);
-        chart_gz.push(None);
-        chart_xz.push(None);
     }
     {
         let pick = |k: usize| -> String {
@@ -415,13 +485,13 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
         "xz".into(),
     ]));
     md.push_str(&row(&vec!["---".to_string(); 5]));
-    for v in 1..=nf {
+    for v in 1..=ncol {
         let set: Vec<usize> = if ok_fmt[v - 1] {
             common.clone()
         } else {
             (0..docs.len()).filter(|&d| sizes[d][v].is_some()).collect()
         };
-        let mut cells = vec![Format::ALL[v - 1].name().to_string()];
+        let mut cells = vec![col_name(v).to_string()];
         for k in 0..4 {
             cells.push(fmt_r(gm(&set, &|d| {
                 sizes[d][v].map(|s| s.comp[k] as f64 / sizes[d][0].unwrap().comp[k] as f64)
@@ -431,17 +501,15 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
     }
     md.push('\n');
 
+    exi_sizes(&mut md, report, docs, &sizes, extra);
+
     // Failures: listed one by one for the reliable formats, summarized for the others.
     let mut failures: Vec<String> = Vec::new();
-    for k in 0..nf {
+    for k in 0..ncol {
         let failed: Vec<(&str, &str)> = docs
             .iter()
-            .filter_map(|d| {
-                d.enc[k]
-                    .as_ref()
-                    .err()
-                    .map(|e| (d.name.as_str(), e.as_str()))
-            })
+            .filter(|d| sizes_failed(d, k))
+            .map(|d| (d.name.as_str(), col_err(d, k + 1)))
             .collect();
         if failed.is_empty() {
             continue;
@@ -450,7 +518,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
             for (doc, e) in failed {
                 failures.push(format!(
                     "- `{doc}` in {}: {}",
-                    Format::ALL[k].name(),
+                    col_name(k + 1),
                     e.chars().take(200).collect::<String>()
                 ));
             }
@@ -460,7 +528,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
             kinds.dedup();
             failures.push(format!(
                 "- {}: fails on {} of {} documents; the errors: {}",
-                Format::ALL[k].name(),
+                col_name(k + 1),
                 failed.len(),
                 docs.len(),
                 kinds
@@ -491,7 +559,8 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
         "XML bytes".into(),
         "XML+gzip".into(),
     ];
-    head.extend(Format::ALL.iter().map(|f| f.name().to_string()));
+    head.extend((1..=ncol).map(|v| col_name(v).to_string()));
+    head.extend(extra.iter().map(|e| e.name.clone()));
     md.push_str(&row(&head));
     md.push_str(&row(&vec!["---".to_string(); head.len()]));
     for (d, doc) in docs.iter().enumerate() {
@@ -501,9 +570,14 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
             x.raw.to_string(),
             format!("{} ({:.2})", x.comp[0], x.comp[0] as f64 / x.raw as f64),
         ];
-        for v in 1..=nf {
+        for v in 1..=ncol {
             cells.push(sizes[d][v].map_or("fails".into(), |s| {
                 format!("{} ({:.2})", s.raw, s.raw as f64 / x.raw as f64)
+            }));
+        }
+        for e in extra {
+            cells.push(e.sizes.get(d).copied().flatten().map_or("-".into(), |s| {
+                format!("{s} ({:.2})", s as f64 / x.raw as f64)
             }));
         }
         md.push_str(&row(&cells));
@@ -652,4 +726,163 @@ fn transmission(cfg: &Config, report: &mut Report, docs: &[Doc], sizes: &[Vec<Op
         md.push_str(&report.svg("transmission", "transmission time at 64 kbit/s", chart));
     }
     report.section(md);
+}
+
+/// A row of the EXI size table: its name, the size of each document (`None` where there is
+/// none), and EXIficient's row in the same layout (for binxml's rows).
+type ExiRow<'e> = (String, Vec<Option<usize>>, Option<&'e ExtraSizes>);
+
+/// EXI beside EXIficient and beside gzip: binxml's EXI variants, EXIficient's encodings in the
+/// same modes (sizes the Java driver reported) and the XML compressed with gzip.
+fn exi_sizes(
+    md: &mut String,
+    report: &mut Report,
+    docs: &[Doc],
+    sizes: &[Vec<Option<Sizes>>],
+    extra: &[ExtraSizes],
+) {
+    let nf = Format::ALL.len();
+    let Some(k) = Format::ALL.iter().position(|&f| f == Format::Exi) else {
+        return;
+    };
+    // (name, per-document size, the EXIficient row of the same mode)
+    let peer = |name: &str| extra.iter().find(|e| e.name == name);
+    let col = |v: usize| -> Vec<Option<usize>> { sizes.iter().map(|s| s[v].map(|x| x.raw)).collect() };
+    let mut rows: Vec<ExiRow<'_>> = Vec::new();
+    for (v, var) in EXI_VARIANTS.iter().enumerate() {
+        let c = if v == 0 { 1 + k } else { nf + v };
+        let p = peer(if var.compressed() {
+            "EXI compression (EXIficient)"
+        } else {
+            "EXI (EXIficient)"
+        });
+        rows.push((var.name.to_string(), col(c), p));
+    }
+    rows.sort_by_key(|r| r.0.contains("compression"));
+    let at = rows.iter().position(|r| r.0.contains("compression")).unwrap_or(rows.len());
+    if let Some(p) = peer("EXI (EXIficient)") {
+        rows.insert(at, ("EXIficient (peer)".into(), p.sizes.clone(), None));
+    }
+    if let Some(p) = peer("EXI compression (EXIficient)") {
+        rows.push(("EXIficient compression (peer)".into(), p.sizes.clone(), None));
+    }
+    let xml = |d: usize| sizes[d][0].unwrap().raw as f64;
+    let gz = |d: usize| sizes[d][0].unwrap().comp[0];
+    md.push_str("### EXI beside EXIficient and gzip\n\n");
+    md.push_str("binxml's EXI encoder with EXI's default options (`exi`: bit-packed, whitespace kept, the infoset's text as it is) and with `Alignment::Compression`, each also with `Whitespace::DropBetweenTags` (what EXIficient does: then the bit-packed bytes are EXIficient's, except where EXIficient drops `xsi:schemaLocation`), beside EXIficient 1.0.7's own encodings of the speed documents (default options, and `CodingMode.COMPRESSION`) and the XML compressed with gzip (level 6). `× XML` and `× XML+gzip` are geometric means of the size over the XML's and over the gzipped XML's; `< XML+gzip` counts the documents where the encoding is smaller than the gzipped XML; the last columns compare each binxml row with EXIficient in the same layout, per document.\n\n");
+    md.push_str(&row(&[
+        "encoding".into(),
+        "docs".into(),
+        "bytes".into(),
+        "× XML".into(),
+        "× XML+gzip".into(),
+        "< XML+gzip".into(),
+        "× EXIficient (geo. mean)".into(),
+        "same size / smaller / larger than EXIficient's".into(),
+    ]));
+    md.push_str(&row(&vec!["---".to_string(); 8]));
+    {
+        let set: Vec<usize> = (0..docs.len()).collect();
+        let total: usize = set.iter().map(|&d| gz(d)).sum();
+        md.push_str(&row(&[
+            "XML+gzip".into(),
+            format!("{}/{}", set.len(), docs.len()),
+            total.to_string(),
+            format!("{:.3}", geomean(set.iter().map(|&d| gz(d) as f64 / xml(d))).unwrap_or(f64::NAN)),
+            "1".into(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+        ]));
+    }
+    let mut hl: Vec<String> = Vec::new();
+    for (name, sz, p) in &rows {
+        let set: Vec<usize> = (0..docs.len()).filter(|&d| sz[d].is_some()).collect();
+        if set.is_empty() {
+            continue;
+        }
+        let s = |d: usize| sz[d].unwrap();
+        let total: usize = set.iter().map(|&d| s(d)).sum();
+        let rx = geomean(set.iter().map(|&d| s(d) as f64 / xml(d))).unwrap();
+        let rg = geomean(set.iter().map(|&d| s(d) as f64 / gz(d) as f64)).unwrap();
+        let below = set.iter().filter(|&&d| s(d) < gz(d)).count();
+        let (vs, counts) = match p {
+            Some(p) => {
+                let both: Vec<usize> = set
+                    .iter()
+                    .copied()
+                    .filter(|&d| p.sizes.get(d).copied().flatten().is_some())
+                    .collect();
+                let t = |d: usize| p.sizes[d].unwrap();
+                (
+                    geomean(both.iter().map(|&d| s(d) as f64 / t(d) as f64))
+                        .map_or("-".into(), |g| format!("{g:.4}")),
+                    format!(
+                        "{} / {} / {} (of {})",
+                        both.iter().filter(|&&d| s(d) == t(d)).count(),
+                        both.iter().filter(|&&d| s(d) < t(d)).count(),
+                        both.iter().filter(|&&d| s(d) > t(d)).count(),
+                        both.len()
+                    ),
+                )
+            }
+            None => ("-".into(), "-".into()),
+        };
+        md.push_str(&row(&[
+            name.clone(),
+            format!("{}/{}", set.len(), docs.len()),
+            total.to_string(),
+            format!("{rx:.3}"),
+            format!("{rg:.3}"),
+            format!("{below}/{}", set.len()),
+            vs,
+            counts,
+        ]));
+        report.raw_json(format!(
+            "{{\"bench\":\"exi-size\",\"subject\":{},\"docs\":{},\"bytes\":{total},\"ratio\":{},\"ratio_to_xml_gzip\":{},\"smaller_than_xml_gzip\":{below}}}",
+            js(name),
+            set.len(),
+            jn(rx),
+            jn(rg)
+        ));
+        hl.push(format!("{name} {rx:.3} (smaller than the gzipped XML on {below}/{})", set.len()));
+    }
+    md.push('\n');
+    // The documents where gzip beats EXI compression.
+    for (name, sz, p) in rows.iter().filter(|r| r.0.starts_with("exi compression")) {
+        let lose: Vec<usize> = (0..docs.len())
+            .filter(|&d| sz[d].is_some_and(|s| s >= gz(d)))
+            .collect();
+        if lose.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            md,
+            "<details><summary>{} documents where `{name}` is not smaller than the gzipped XML</summary>\n",
+            lose.len()
+        );
+        md.push_str(&row(&[
+            "document".into(),
+            "XML".into(),
+            "XML+gzip".into(),
+            name.clone(),
+            "EXIficient compression".into(),
+        ]));
+        md.push_str(&row(&vec!["---".to_string(); 5]));
+        for d in lose {
+            md.push_str(&row(&[
+                format!("`{}`", docs[d].name),
+                sizes[d][0].unwrap().raw.to_string(),
+                gz(d).to_string(),
+                sz[d].unwrap().to_string(),
+                p.and_then(|p| p.sizes.get(d).copied().flatten())
+                    .map_or("-".into(), |x| x.to_string()),
+            ]));
+        }
+        md.push_str("\n</details>\n\n");
+    }
+    report.headlines.push(format!(
+        "EXI sizes, geometric mean of the ratio to the XML: {}.",
+        hl.join(", ")
+    ));
 }

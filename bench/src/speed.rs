@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use binxml::{Decoder, Format};
 
-use crate::corpus::{self, Corpus, Doc};
+use crate::corpus::{self, Corpus, Doc, EXI_VARIANTS};
 use crate::measure::{self, Config, Report, jn, js, row};
 use crate::peers::{self, Job};
 use crate::sizes::{self, ExtraSizes};
@@ -36,8 +36,12 @@ fn quick_xml_writer_events(doc: &[u8]) -> Result<Vec<quick_xml::events::Event<'s
 /// Push decoding (`AnyDecoder::read_into`, the format's own `Decoder::read_into`) into a sink that
 /// counts the events and the bytes of their strings: the SAX "empty handler".
 fn push_events(f: Format, bytes: &[u8]) -> Result<usize, String> {
+    push_events_with(f, bytes, &binxml::DecodeOptions::default())
+}
+
+fn push_events_with(f: Format, bytes: &[u8], opts: &binxml::DecodeOptions) -> Result<usize, String> {
     let mut sink = binxml::CountingSink::default();
-    binxml::AnyDecoder::new(f, bytes, &binxml::DecodeOptions::default())
+    binxml::AnyDecoder::new(f, bytes, opts)
         .and_then(|mut d| d.read_into(&mut sink))
         .map_err(|e| e.to_string())?;
     std::hint::black_box(sink.bytes);
@@ -45,8 +49,15 @@ fn push_events(f: Format, bytes: &[u8]) -> Result<usize, String> {
 }
 
 fn decode_events(f: Format, bytes: &[u8]) -> Result<usize, String> {
-    let mut d = binxml::AnyDecoder::new(f, bytes, &binxml::DecodeOptions::default())
-        .map_err(|e| e.to_string())?;
+    decode_events_with(f, bytes, &binxml::DecodeOptions::default())
+}
+
+fn decode_events_with(
+    f: Format,
+    bytes: &[u8],
+    opts: &binxml::DecodeOptions,
+) -> Result<usize, String> {
+    let mut d = binxml::AnyDecoder::new(f, bytes, opts).map_err(|e| e.to_string())?;
     let mut n = 0;
     while let Some(_e) = d.next_event().map_err(|e| e.to_string())? {
         n += 1;
@@ -136,6 +147,27 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
         crate::xmlread::roxmltree_parse(&docs[i].xml)
             .ok_or_else(|| "roxmltree cannot parse it".to_string())
     }));
+    // The EXI variants beyond the defaults (those are `Format::Exi` above): pull, then push.
+    let exi_on = formats.contains(&Format::Exi);
+    let exi_more: Vec<usize> = if exi_on {
+        (1..EXI_VARIANTS.len()).collect()
+    } else {
+        Vec::new()
+    };
+    for push in [false, true] {
+        for &v in &exi_more {
+            let docs = &docs;
+            let opts = EXI_VARIANTS[v].decode_options();
+            subjects.push(Box::new(move |i: usize| {
+                let bytes = docs[i].exi(v).map_err(|e| e.to_string())?;
+                if push {
+                    push_events_with(Format::Exi, bytes, &opts)
+                } else {
+                    decode_events_with(Format::Exi, bytes, &opts)
+                }
+            }));
+        }
+    }
     let mut stage1 = measure::time_many(n, &reps, passes, budget, &mut subjects).into_iter();
     drop(subjects);
     let mut dec: Vec<Subject> = Vec::new();
@@ -153,6 +185,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
             times: Ok(stage1.next().unwrap()),
         });
     }
+    let exi_rows_at = dec.len();
     // Stage 2: tree building, for the formats whose decoder runs at a fifth of the XML
     // decoder's speed or more (for slower decoders the tree time is the decode time and little
     // else, and FI Mark times their tree life cycle anyway).
@@ -204,6 +237,34 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
         what: "tree".into(),
         times: Ok(stage1.next().unwrap()),
     });
+    // The EXI variants' rows go after the push rows, beside binxml exi's own.
+    let mut exi_dec: Vec<Subject> = Vec::new();
+    for what in [
+        "events (pull: next_event through a dyn Decoder)",
+        "push (read_into a counting sink)",
+    ] {
+        for &v in &exi_more {
+            exi_dec.push(Subject {
+                name: format!("binxml {}", EXI_VARIANTS[v].name),
+                what: what.into(),
+                times: Ok(stage1.next().unwrap()),
+            });
+        }
+    }
+    // Per-document times of the EXI comparison: [variant][pull, push].
+    let mut exi_dec_times: Vec<[Vec<Result<f64, String>>; 2]> = Vec::new();
+    if exi_on {
+        let k = formats.iter().position(|&f| f == Format::Exi).unwrap();
+        let t = |s: &Subject| s.times.clone().unwrap();
+        exi_dec_times.push([t(&dec[k]), t(&dec[formats.len() + k])]);
+        let m = exi_more.len();
+        for j in 0..m {
+            exi_dec_times.push([t(&exi_dec[j]), t(&exi_dec[m + j])]);
+        }
+    }
+    let tail = dec.split_off(exi_rows_at);
+    dec.extend(exi_dec);
+    dec.extend(tail);
 
     // External peers.
     let paths = corpus::write_peer_docs(&docs);
@@ -232,6 +293,8 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
             "exi-decode",
             "fi-encode",
             "exi-encode",
+            "exi-decode-compression",
+            "exi-encode-compression",
         ],
         &java_job,
     );
@@ -270,6 +333,11 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
         name: "EXIficient".into(),
         what: "EXI SAX reader, empty handler (warmed JVM)".into(),
         times: times(&java[2]),
+    });
+    dec.push(Subject {
+        name: "EXIficient compression".into(),
+        what: "EXI SAX reader, empty handler, compression mode (warmed JVM)".into(),
+        times: times(&java[5]),
     });
 
     // ---- encoding ----
@@ -313,6 +381,15 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
         }
         Ok(w.into_inner().len())
     }));
+    for &v in &exi_more {
+        let tapes = &tapes;
+        let opts = EXI_VARIANTS[v].encode_options();
+        let mut out: Vec<u8> = Vec::with_capacity(1 << 20);
+        subjects.push(Box::new(move |i: usize| {
+            out.clear();
+            corpus::encode_tape_with(Format::Exi, &opts, &tapes[i], &mut out)
+        }));
+    }
     let mut stage3 = measure::time_many(n, &reps, passes, budget, &mut subjects).into_iter();
     drop(subjects);
     let mut enc: Vec<Subject> = Vec::new();
@@ -323,6 +400,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
             times: Ok(stage3.next().unwrap()),
         });
     }
+    let exi_enc_at = enc.len();
     enc.push(Subject {
         name: "binxml fi".into(),
         what: "events in a Vec<Event> -> bytes (write_events)".into(),
@@ -334,6 +412,25 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
         what: "its own events -> XML".into(),
         times: Ok(t),
     });
+    let mut exi_enc: Vec<Subject> = Vec::new();
+    for &v in &exi_more {
+        exi_enc.push(Subject {
+            name: format!("binxml {}", EXI_VARIANTS[v].name),
+            what: "recorded events (a Tape) -> bytes".into(),
+            times: Ok(stage3.next().unwrap()),
+        });
+    }
+    let mut exi_enc_times: Vec<Vec<Result<f64, String>>> = Vec::new();
+    if exi_on {
+        let k = formats.iter().position(|&f| f == Format::Exi).unwrap();
+        exi_enc_times.push(enc[k].times.clone().unwrap());
+        for s in &exi_enc {
+            exi_enc_times.push(s.times.clone().unwrap());
+        }
+    }
+    let tail = enc.split_off(exi_enc_at);
+    enc.extend(exi_enc);
+    enc.extend(tail);
     enc.push(Subject {
         name: "libxml2".into(),
         what: "tree -> XML (xmlDocDumpMemory)".into(),
@@ -348,6 +445,11 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
         name: "EXIficient".into(),
         what: "SAX events -> EXI (warmed JVM)".into(),
         times: times(&java[4]),
+    });
+    enc.push(Subject {
+        name: "EXIficient compression".into(),
+        what: "SAX events -> EXI, compression mode (warmed JVM)".into(),
+        times: times(&java[6]),
     });
 
     let mut md = String::from("## Speed\n\n");
@@ -455,21 +557,80 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
             info.trim()
         );
     }
+    if exi_on {
+        let peer = |k: usize| -> Result<&[Result<f64, String>], String> {
+            java[k]
+                .as_ref()
+                .map(|r| r.times.as_slice())
+                .map_err(|e| e.clone())
+        };
+        let mut rows: Vec<ExiCmp<'_>> = Vec::new();
+        for (mode, z, dec_peer, enc_peer) in [("bit-packed", false, 2usize, 4usize), ("compression", true, 5, 6)] {
+            for (v, var) in EXI_VARIANTS.iter().enumerate() {
+                if var.compressed() != z {
+                    continue;
+                }
+                for (p, how) in ["pull", "push"].iter().enumerate() {
+                    rows.push(ExiCmp {
+                        mode,
+                        op: "decode",
+                        subject: format!(
+                            "{how}, {}",
+                            if var.drops_whitespace() {
+                                "EXIficient's bytes (whitespace dropped)"
+                            } else {
+                                "binxml's default stream (whitespace kept)"
+                            }
+                        ),
+                        like_for_like: var.drops_whitespace() && p == 1,
+                        ours: &exi_dec_times[v][p],
+                        theirs: peer(dec_peer),
+                    });
+                }
+            }
+            for (v, var) in EXI_VARIANTS.iter().enumerate() {
+                if var.compressed() != z {
+                    continue;
+                }
+                rows.push(ExiCmp {
+                    mode,
+                    op: "encode",
+                    subject: if var.drops_whitespace() {
+                        "Whitespace::DropBetweenTags (EXIficient's events and bytes)".into()
+                    } else {
+                        "Whitespace::Preserve (the default; more events than EXIficient)".into()
+                    },
+                    like_for_like: var.drops_whitespace(),
+                    ours: &exi_enc_times[v],
+                    theirs: peer(enc_peer),
+                });
+            }
+        }
+        exi_comparison(&mut md, report, &docs, &rows);
+    }
     md.push_str("binxml encoders are timed from the events already in memory (the XML decoder's, collected once) and recorded on a `binxml_core::Tape` (each distinct qualified name kept once and referred to by number, character data and attribute values borrowed from the document: 24 octets an event), replayed into the encoder by one `Encoder::write_tape` call per document (the Fast Infoset encoder takes them through its push interface, `EventSink`, built on the stack one at a time; the others through `write_event`); the Java harness likewise records SAX events (names interned by the parser, character data copied) and replays them into the serializer's SAX interface. The row *events in a Vec<Event>* times the Fast Infoset encoder from the same events kept as a `Vec<Event>` instead (104 octets an event, handed over in one `Encoder::write_events` call, the events prefetched ahead): reading that array from memory costs about as much again as a pass over it that does nothing else. Each encoder writes into one output buffer of its own (1 MB to start with) that is cleared, not freed, between documents, and the Java encoders into one reused 1 MB `ByteArrayOutputStream`. Peer figures come from the peers' own loops (C: `bench/peers/c`, Java: `bench/peers/java/BenchPeers.java`) with the same passes and repetitions.\n\n");
     report.section(md);
 
     // Sizes the Java encoders produced, for the size table.
     let mut extra = Vec::new();
-    for (k, name, note) in [
+    for (k, name, after, note) in [
         (
             3usize,
             "FI (Java reference)",
+            "fi",
             "FastInfoset 2.1.1's SAXDocumentSerializer, default options, from the JDK SAX parser's events",
         ),
         (
             4,
             "EXI (EXIficient)",
-            "EXIficient 1.0.7, default options: schema-less, bit-packed, comments, processing instructions, DTDs and prefixes not preserved",
+            EXI_VARIANTS[2].name,
+            "EXIficient 1.0.7, default options: schema-less, bit-packed, comments, processing instructions, DTDs and prefixes not preserved, whitespace-only text between tags and xsi:schemaLocation dropped",
+        ),
+        (
+            6,
+            "EXI compression (EXIficient)",
+            EXI_VARIANTS[3].name,
+            "EXIficient 1.0.7, default options but CodingMode.COMPRESSION (DEFLATE by the JDK's zlib, level 6)",
         ),
     ] {
         if let Ok(r) = &java[k] {
@@ -482,6 +643,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
                     name: name.into(),
                     sizes: s,
                     note: format!("{note}; the speed set's documents only"),
+                    after: after.into(),
                 });
             }
         }
@@ -614,4 +776,154 @@ fn table(
     }
     md.push('\n');
     (cats, vals)
+}
+
+/// One row of the EXI comparison: binxml's per-document times and EXIficient's in the same mode.
+struct ExiCmp<'a> {
+    mode: &'static str,
+    op: &'static str,
+    subject: String,
+    /// The same input bytes (decode) or the same events (encode) as EXIficient's.
+    like_for_like: bool,
+    ours: &'a [Result<f64, String>],
+    theirs: Result<&'a [Result<f64, String>], String>,
+}
+
+/// Per-document throughput ratios of binxml's EXI codec over EXIficient's (EXIficient's time
+/// over binxml's, on the same document in the same mode): the table, the documents where binxml
+/// is slowest relative to EXIficient, and the raw ratios in the JSON file.
+fn exi_comparison(md: &mut String, report: &mut Report, docs: &[&Doc], rows: &[ExiCmp<'_>]) {
+    md.push_str("### EXI beside EXIficient
+
+");
+    md.push_str("binxml's EXI codec over EXIficient 1.0.7 in the same run, per document: **ratio** = EXIficient's time / binxml's time on the same document (above 1: binxml is faster; the issue's target is 5). EXIficient decodes its own encoding of the document and encodes the SAX events it recorded, in its default options (bit-packed) or with `CodingMode.COMPRESSION`; it drops whitespace-only text between tags (and `xsi:schemaLocation`), so it has fewer events to handle than binxml's default encoder (`Whitespace::Preserve`). The like-for-like rows (**bold**) give binxml the same work: decoding the stream binxml writes with `Whitespace::DropBetweenTags` (EXIficient's bytes, except in documents with `xsi:schemaLocation`) by push, and encoding with `Whitespace::DropBetweenTags`. MB/s are totals over the documents both timed (MB of XML); *total* is the ratio of the summed times, *median*, *geo. mean*, *min* and *max* are over the per-document ratios.\n\n");
+    md.push_str(&row(&[
+        "mode".into(),
+        "op".into(),
+        "binxml".into(),
+        "docs".into(),
+        "binxml MB/s".into(),
+        "EXIficient MB/s".into(),
+        "total".into(),
+        "median".into(),
+        "geo. mean".into(),
+        "min".into(),
+        "max".into(),
+        "docs ≥ 1x".into(),
+        "docs ≥ 5x".into(),
+    ]));
+    md.push_str(&row(&vec!["---".to_string(); 13]));
+    let short = |d: usize| docs[d].name.rsplit('/').next().unwrap_or("").to_string();
+    let mut slow: Vec<String> = Vec::new();
+    let mut headline: Vec<String> = Vec::new();
+    for r in rows {
+        let b = |x: String| if r.like_for_like { format!("**{x}**") } else { x };
+        let theirs = match &r.theirs {
+            Ok(t) => *t,
+            Err(e) => {
+                md.push_str(&row(&[
+                    r.mode.into(),
+                    r.op.into(),
+                    b(r.subject.clone()),
+                    "-".into(),
+                    "-".into(),
+                    format!("EXIficient: {}", e.chars().take(100).collect::<String>()),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                    "-".into(),
+                ]));
+                continue;
+            }
+        };
+        let both: Vec<usize> = (0..docs.len())
+            .filter(|&i| r.ours[i].is_ok() && theirs[i].is_ok())
+            .collect();
+        if both.is_empty() {
+            continue;
+        }
+        let t = |v: &Result<f64, String>| *v.as_ref().unwrap();
+        let (mut so, mut st, mut bytes) = (0.0, 0.0, 0usize);
+        let mut ratios: Vec<(f64, usize)> = Vec::new();
+        for &i in &both {
+            so += t(&r.ours[i]);
+            st += t(&theirs[i]);
+            bytes += docs[i].xml.len();
+            ratios.push((t(&theirs[i]) / t(&r.ours[i]), i));
+        }
+        ratios.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let med = ratios[ratios.len() / 2].0;
+        let gm = measure::geomean(ratios.iter().map(|x| x.0)).unwrap();
+        let (lo, hi) = (ratios[0], ratios[ratios.len() - 1]);
+        let at_least = |k: f64| ratios.iter().filter(|x| x.0 >= k).count();
+        md.push_str(&row(&[
+            r.mode.into(),
+            r.op.into(),
+            b(r.subject.clone()),
+            both.len().to_string(),
+            format!("{:.1}", measure::mbps(bytes, so)),
+            format!("{:.1}", measure::mbps(bytes, st)),
+            format!("{:.2}", st / so),
+            format!("{med:.2}"),
+            b(format!("{gm:.2}")),
+            format!("{:.2} (`{}`)", lo.0, short(lo.1)),
+            format!("{:.2} (`{}`)", hi.0, short(hi.1)),
+            format!("{}/{}", at_least(1.0), both.len()),
+            format!("{}/{}", at_least(5.0), both.len()),
+        ]));
+        let per_doc: Vec<String> = ratios
+            .iter()
+            .map(|(x, i)| format!("{{\"doc\":{},\"ratio\":{}}}", js(&docs[*i].name), jn(*x)))
+            .collect();
+        report.raw_json(format!(
+            "{{\"bench\":\"exi-vs-exificient\",\"mode\":{},\"op\":{},\"subject\":{},\"like_for_like\":{},\"docs\":{},\"mb_per_s\":{},\"exificient_mb_per_s\":{},\"total_ratio\":{},\"median\":{},\"geomean\":{},\"min\":{},\"max\":{},\"at_least_5\":{},\"per_doc\":[{}]}}",
+            js(r.mode),
+            js(r.op),
+            js(&r.subject),
+            r.like_for_like,
+            both.len(),
+            jn(measure::mbps(bytes, so)),
+            jn(measure::mbps(bytes, st)),
+            jn(st / so),
+            jn(med),
+            jn(gm),
+            jn(lo.0),
+            jn(hi.0),
+            at_least(5.0),
+            per_doc.join(",")
+        ));
+        if r.like_for_like {
+            headline.push(format!("{} {} {gm:.2}x (total {:.2}x)", r.mode, r.op, st / so));
+            let list: Vec<String> = ratios
+                .iter()
+                .take(5)
+                .map(|&(x, i)| {
+                    format!(
+                        "`{}` ({} KB: {:.3} ms, EXIficient {:.3} ms, {x:.2}x)",
+                        docs[i].name,
+                        docs[i].xml.len() / 1024,
+                        t(&r.ours[i]) * 1e3,
+                        t(&theirs[i]) * 1e3
+                    )
+                })
+                .collect();
+            slow.push(format!("- {} {}: {}", r.mode, r.op, list.join(", ")));
+        }
+    }
+    md.push('\n');
+    if !slow.is_empty() {
+        md.push_str("Where binxml is slowest relative to EXIficient (like-for-like rows, the five lowest ratios):\n\n");
+        for l in &slow {
+            md.push_str(l);
+            md.push('\n');
+        }
+        md.push('\n');
+        report.headlines.push(format!(
+            "EXI against EXIficient 1.0.7, like for like (the same bytes decoded by push, the same events encoded), binxml's throughput over EXIficient's, geometric mean over the documents (target 5x): {}.",
+            headline.join(", ")
+        ));
+    }
 }
