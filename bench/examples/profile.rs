@@ -13,9 +13,13 @@
 //!       push      push decoding into a counting sink (`AnyDecoder::read_into`)
 //!       tree      the tree (`binxml::parse_tree`)
 //!       encode    the document's events (parsed from the XML once) written by the encoder
+//!       tape      the same events recorded on a `Tape`, written by one `write_tape` call (as
+//!                 the bench's encoding stage does)
 //!       build     the tree built from those events (the builder's own cost; format ignored)
 //!       quick-xml raw quick-xml events over the XML text (a peer; format ignored)
 //!       roxmltree a roxmltree tree of the XML text (a peer; format ignored)
+//!   --exi OPTIONS                EXI's options for every operation (`ExiOptions::parse_text`:
+//!                                e.g. `compression`, `drop-whitespace`; default EXI's defaults)
 //!   --passes N                   passes over the documents (default 5)
 //!   --once                       each document once per pass (no repetition to 64 KB)
 //!   --verbose                    a line per document
@@ -40,6 +44,7 @@ enum Op {
     Push,
     Tree,
     Encode,
+    Tape,
     Build,
     QuickXml,
     Roxmltree,
@@ -52,6 +57,7 @@ impl Op {
             "push" => Op::Push,
             "tree" => Op::Tree,
             "encode" => Op::Encode,
+            "tape" => Op::Tape,
             "build" => Op::Build,
             "quick-xml" => Op::QuickXml,
             "roxmltree" => Op::Roxmltree,
@@ -70,6 +76,7 @@ impl Op {
             Op::Push => "push",
             Op::Tree => "tree",
             Op::Encode => "encode",
+            Op::Tape => "tape",
             Op::Build => "build",
             Op::QuickXml => "quick-xml",
             Op::Roxmltree => "roxmltree",
@@ -83,18 +90,26 @@ struct Doc<'x> {
     xml: &'x [u8],
     encoded: Vec<Vec<u8>>,
     events: Vec<Event<'x>>,
+    tape: binxml_core::Tape<'x>,
     reps: u32,
 }
 
 /// Runs one operation on one document `reps` times; returns a count so that nothing is
 /// optimised away. Kept out of line so that a profiler can isolate it.
 #[inline(never)]
-fn run_subject(f: Format, op: Op, doc: &Doc<'_>, bytes: &[u8], out: &mut Vec<u8>) -> usize {
+fn run_subject(
+    f: Format,
+    op: Op,
+    doc: &Doc<'_>,
+    bytes: &[u8],
+    out: &mut Vec<u8>,
+    (dopts, eopts): (&DecodeOptions, &EncodeOptions),
+) -> usize {
     let mut n = 0;
     for _ in 0..doc.reps {
         n += match op {
             Op::Pull => {
-                let mut d = binxml::AnyDecoder::new(f, bytes, &DecodeOptions::default()).unwrap();
+                let mut d = binxml::AnyDecoder::new(f, bytes, dopts).unwrap();
                 let mut k = 0;
                 while let Some(e) = d.next_event().unwrap() {
                     std::hint::black_box(&e);
@@ -104,16 +119,24 @@ fn run_subject(f: Format, op: Op, doc: &Doc<'_>, bytes: &[u8], out: &mut Vec<u8>
             }
             Op::Push => {
                 let mut sink = CountingSink::default();
-                binxml::AnyDecoder::new(f, bytes, &DecodeOptions::default())
+                binxml::AnyDecoder::new(f, bytes, dopts)
                     .and_then(|mut d| d.read_into(&mut sink))
                     .unwrap();
                 sink.events as usize
             }
-            Op::Tree => binxml::parse_tree(f, bytes).unwrap().len(),
+            Op::Tree => binxml::parse_tree_with(f, bytes, dopts).unwrap().len(),
             Op::Encode => {
                 out.clear();
-                let mut e = binxml::AnyEncoder::new(f, &mut *out, &EncodeOptions::default());
+                let mut e = binxml::AnyEncoder::new(f, &mut *out, eopts);
                 e.write_events(&doc.events).unwrap();
+                e.finish().unwrap();
+                drop(e);
+                out.len()
+            }
+            Op::Tape => {
+                out.clear();
+                let mut e = binxml::AnyEncoder::new(f, &mut *out, eopts);
+                e.write_tape(&doc.tape).unwrap();
                 e.finish().unwrap();
                 drop(e);
                 out.len()
@@ -165,6 +188,7 @@ fn main() {
     let mut formats = vec![Format::Xml, Format::Fi, Format::Asn1Uper];
     let mut ops = vec![Op::Push, Op::Tree];
     let (mut passes, mut once, mut verbose) = (5usize, false, false);
+    let mut exi = binxml::exi::ExiOptions::default();
     let mut picks = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -191,12 +215,21 @@ fn main() {
                     .and_then(|s| s.parse().ok())
                     .expect("--passes N")
             }
+            "--exi" => {
+                exi = exi
+                    .parse_text(&args.next().expect("--exi OPTIONS"))
+                    .expect("EXI options")
+            }
             "--once" => once = true,
             "--verbose" => verbose = true,
             _ => picks.push(a),
         }
     }
-    let need_events = ops.iter().any(|o| matches!(o, Op::Encode | Op::Build));
+    let need_events = ops
+        .iter()
+        .any(|o| matches!(o, Op::Encode | Op::Tape | Op::Build));
+    let dopts = DecodeOptions::default().with_exi(exi.clone());
+    let eopts = EncodeOptions::default().with_exi(exi);
 
     // The XML texts first (the documents borrow from them), then the encodings and events.
     let mut texts: Vec<(String, Vec<u8>)> = Vec::new();
@@ -214,7 +247,19 @@ fn main() {
     for (name, xml) in &texts {
         let encoded: Option<Vec<Vec<u8>>> = formats
             .iter()
-            .map(|&f| binxml::convert(xml, Some(Format::Xml), f).ok())
+            .map(|&f| {
+                let mut out = Vec::new();
+                binxml::convert_with(
+                    xml,
+                    Format::Xml,
+                    &DecodeOptions::default(),
+                    f,
+                    &mut out,
+                    &eopts,
+                )
+                .ok()
+                .map(|_| out)
+            })
             .collect();
         let Some(encoded) = encoded else {
             continue; // a format that cannot carry this document
@@ -232,11 +277,13 @@ fn main() {
         } else {
             (64 * 1024 / xml.len().max(1)).clamp(1, 64) as u32
         };
+        let tape = binxml_core::Tape::from_events(&events);
         docs.push(Doc {
             name: name.clone(),
             xml: &xml[..],
             encoded,
             events,
+            tape,
             reps,
         });
     }
@@ -262,7 +309,14 @@ fn main() {
                 } else {
                     doc.xml
                 };
-                std::hint::black_box(run_subject(formats[k], op, doc, bytes, &mut out));
+                std::hint::black_box(run_subject(
+                    formats[k],
+                    op,
+                    doc,
+                    bytes,
+                    &mut out,
+                    (&dopts, &eopts),
+                ));
                 let per = t.elapsed().as_secs_f64() / doc.reps as f64;
                 best[s][i] = best[s][i].min(per);
             }
