@@ -268,12 +268,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
                     j.push('}');
                 }
                 None => {
-                    let _ = write!(
-                        j,
-                        ",{}:{{\"error\":{}}}",
-                        js(name),
-                        js(col_err(doc, v))
-                    );
+                    let _ = write!(j, ",{}:{{\"error\":{}}}", js(name), js(col_err(doc, v)));
                 }
             }
         }
@@ -376,11 +371,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus, extra: &[ExtraSiz
         let name = if v == 0 {
             "XML (the document)".to_string()
         } else if v > nf {
-            format!(
-                "{}{}",
-                col_name(v),
-                if ok_fmt[v - 1] { "" } else { " †" }
-            )
+            format!("{}{}", col_name(v), if ok_fmt[v - 1] { "" } else { " †" })
         } else {
             let f = Format::ALL[v - 1];
             let mark = if corpus::export_only(f) {
@@ -747,7 +738,8 @@ fn exi_sizes(
     };
     // (name, per-document size, the EXIficient row of the same mode)
     let peer = |name: &str| extra.iter().find(|e| e.name == name);
-    let col = |v: usize| -> Vec<Option<usize>> { sizes.iter().map(|s| s[v].map(|x| x.raw)).collect() };
+    let col =
+        |v: usize| -> Vec<Option<usize>> { sizes.iter().map(|s| s[v].map(|x| x.raw)).collect() };
     let mut rows: Vec<ExiRow<'_>> = Vec::new();
     for (v, var) in EXI_VARIANTS.iter().enumerate() {
         let c = if v == 0 { 1 + k } else { nf + v };
@@ -759,12 +751,19 @@ fn exi_sizes(
         rows.push((var.name.to_string(), col(c), p));
     }
     rows.sort_by_key(|r| r.0.contains("compression"));
-    let at = rows.iter().position(|r| r.0.contains("compression")).unwrap_or(rows.len());
+    let at = rows
+        .iter()
+        .position(|r| r.0.contains("compression"))
+        .unwrap_or(rows.len());
     if let Some(p) = peer("EXI (EXIficient)") {
         rows.insert(at, ("EXIficient (peer)".into(), p.sizes.clone(), None));
     }
     if let Some(p) = peer("EXI compression (EXIficient)") {
-        rows.push(("EXIficient compression (peer)".into(), p.sizes.clone(), None));
+        rows.push((
+            "EXIficient compression (peer)".into(),
+            p.sizes.clone(),
+            None,
+        ));
     }
     let xml = |d: usize| sizes[d][0].unwrap().raw as f64;
     let gz = |d: usize| sizes[d][0].unwrap().comp[0];
@@ -788,7 +787,10 @@ fn exi_sizes(
             "XML+gzip".into(),
             format!("{}/{}", set.len(), docs.len()),
             total.to_string(),
-            format!("{:.3}", geomean(set.iter().map(|&d| gz(d) as f64 / xml(d))).unwrap_or(f64::NAN)),
+            format!(
+                "{:.3}",
+                geomean(set.iter().map(|&d| gz(d) as f64 / xml(d))).unwrap_or(f64::NAN)
+            ),
             "1".into(),
             "-".into(),
             "-".into(),
@@ -814,14 +816,26 @@ fn exi_sizes(
                     .filter(|&d| p.sizes.get(d).copied().flatten().is_some())
                     .collect();
                 let t = |d: usize| p.sizes[d].unwrap();
+                // EXIficient leaves out xsi:schemaLocation and xsi:noNamespaceSchemaLocation
+                // (binxml keeps them): the documents that have one.
+                let larger: Vec<usize> = both.iter().copied().filter(|&d| s(d) > t(d)).collect();
+                let located = larger
+                    .iter()
+                    .filter(|&&d| {
+                        docs[d]
+                            .xml
+                            .windows(14)
+                            .any(|w| w == b"chemaLocation=" as &[u8])
+                    })
+                    .count();
                 (
                     geomean(both.iter().map(|&d| s(d) as f64 / t(d) as f64))
                         .map_or("-".into(), |g| format!("{g:.4}")),
                     format!(
-                        "{} / {} / {} (of {})",
+                        "{} / {} / {} (of {}; {located} of the larger have an xsi:schemaLocation or xsi:noNamespaceSchemaLocation, which EXIficient drops)",
                         both.iter().filter(|&&d| s(d) == t(d)).count(),
                         both.iter().filter(|&&d| s(d) < t(d)).count(),
-                        both.iter().filter(|&&d| s(d) > t(d)).count(),
+                        larger.len(),
                         both.len()
                     ),
                 )
@@ -845,7 +859,10 @@ fn exi_sizes(
             jn(rx),
             jn(rg)
         ));
-        hl.push(format!("{name} {rx:.3} (smaller than the gzipped XML on {below}/{})", set.len()));
+        hl.push(format!(
+            "{name} {rx:.3} (smaller than the gzipped XML on {below}/{})",
+            set.len()
+        ));
     }
     md.push('\n');
     // The documents where gzip beats EXI compression.
