@@ -819,13 +819,14 @@ fn exi_sizes(
                 // EXIficient leaves out xsi:schemaLocation and xsi:noNamespaceSchemaLocation
                 // (binxml keeps them): the documents that have one.
                 let larger: Vec<usize> = both.iter().copied().filter(|&d| s(d) > t(d)).collect();
+                let has = |x: &[u8], pat: &[u8]| x.windows(pat.len()).any(|w| w == pat);
                 let located = larger
                     .iter()
                     .filter(|&&d| {
-                        docs[d]
-                            .xml
-                            .windows(14)
-                            .any(|w| w == b"chemaLocation=" as &[u8])
+                        let x = &docs[d].xml;
+                        has(x, b"http://www.w3.org/2001/XMLSchema-instance")
+                            && (has(x, b":schemaLocation=")
+                                || has(x, b":noNamespaceSchemaLocation="))
                     })
                     .count();
                 (
