@@ -114,7 +114,7 @@ fn main() {
         "## Notes and gaps\n\n\
 - The machine is a 2-core VM shared with other builds: absolute figures move with its load (noted at the top), ratios measured in the same run move much less; the 2-thread FI Mark figures compete with that load for the second core.\n\
 - binxml's JSON codec is measured on JSON documents (JSON section); on XML it is a one-way JsonML export, so it has sizes only there.\n\
-- EXIficient runs with its default options (schema-less, bit-packed, default fidelity: comments, processing instructions, DTDs and prefixes dropped), which makes its output smaller and its work lighter than binxml's full-infoset formats. The Java peers' encoded sizes cover the speed documents only and are not compressed.\n\
+- EXIficient runs with its default options (schema-less, bit-packed, default fidelity: comments, processing instructions, DTDs and prefixes dropped, and whitespace-only text between tags and xsi:schemaLocation too), and again with `CodingMode.COMPRESSION`, which makes its output smaller and its work lighter than binxml's full-infoset formats; binxml's EXI rows are EXI's defaults with binxml's default whitespace policy (kept), and the EXI variants with `Whitespace::DropBetweenTags` give binxml EXIficient's events. The Java peers' encoded sizes cover the speed documents only and are not compressed.\n\
 - Seed 002's signing and verification times are not modelled (binxml does not sign); its transmission model is (encode + size / link rate + decode, and with compression).\n\
 - Memory is not measured for the Java peers (a JVM's heap says little about the codec).\n"
             .to_string(),
