@@ -147,6 +147,11 @@ impl Tables {
     /// The number of a URI (encoder).
     #[inline]
     pub(crate) fn uri_id(&self, uri: &str) -> Option<u32> {
+        // No namespace, the common case, without hashing (and without comparing an empty
+        // string, which costs a call on some C libraries).
+        if uri.is_empty() {
+            return Some(0);
+        }
         self.by_uri.get(uri).copied()
     }
 
@@ -385,7 +390,8 @@ impl Tables {
     /// Writes a value of name `name`: a local hit as 0 and its local id, a global hit as 1
     /// and its global id, a miss as length + 2 and the string.
     pub(crate) fn write_value(&mut self, w: &mut BitWriter, name: NameId, text: &str) {
-        if let Some(&g) = self.by_value.get(text) {
+        // The empty string is never in the table: no lookup.
+        if let Some(&g) = (!text.is_empty()).then(|| self.by_value.get(text)).flatten() {
             let v = &self.values[g as usize];
             if v.name == name {
                 w.uint(0);

@@ -159,7 +159,8 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Tsf(d) => d.read_into(sink),
             Inner::Xebu(d) => d.read_into(sink),
             Inner::Asn1(d) => d.read_into(sink),
-            Inner::Exi(d) => d.read_into(sink),
+            // The decoder's own push loop (the Box's would be the provided, pulling one).
+            Inner::Exi(d) => (**d).read_into(sink),
         }
     }
 }
