@@ -463,6 +463,22 @@ impl<'a> BitReader<'a> {
             left -= run;
         }
         while left > 0 {
+            // Seven ASCII characters at a time at any bit offset: eight octets hold them and
+            // the bits already consumed of the first.
+            if left >= 7 {
+                if let Some(word) = self.data.get(self.pos..self.pos + 8) {
+                    let w =
+                        (u64::from_be_bytes(word.try_into().unwrap_or([0; 8])) << self.bit) >> 8;
+                    if w & 0x0080_8080_8080_8080 == 0 {
+                        for k in (0..7).rev() {
+                            out.push(((w >> (8 * k)) & 0x7F) as u8 as char);
+                        }
+                        self.pos += 7;
+                        left -= 7;
+                        continue;
+                    }
+                }
+            }
             let (pos, bit) = (self.pos, self.bit);
             let first = self.octet()?;
             if first < 0x80 {
@@ -519,6 +535,32 @@ mod tests {
         assert_eq!(r.string(100).unwrap(), "aé€😀");
         assert!(r.boolean().unwrap());
         assert_eq!(r.nbit(13).unwrap(), 0x1234);
+    }
+
+    #[test]
+    fn strings_at_every_bit_offset() {
+        let texts = [
+            "",
+            "a",
+            "abcdefg",
+            "abcdefgh",
+            "0123456789abcdef",
+            "abcdefé",
+            "aéb€cd😀efghijk",
+        ];
+        for offset in 0..8 {
+            for t in texts {
+                let mut w = BitWriter::new(false);
+                w.bits(0, offset);
+                w.string(t);
+                w.string(t);
+                let bytes = w.finish();
+                let mut r = BitReader::new(&bytes, false, 0);
+                r.bits(offset).unwrap();
+                assert_eq!(r.string(100).unwrap(), t, "offset {offset}");
+                assert_eq!(r.string(100).unwrap(), t, "offset {offset}, second");
+            }
+        }
     }
 
     #[test]
