@@ -2,7 +2,8 @@
 //! Push decoding (`AnyDecoder::read_into`, each codec's own loop) against pull
 //! decoding (`next_event`) on the same bytes: never a panic, the same events or the same error,
 //! and the same tree from `binxml::parse_tree` (push) as from the pulled events. The first byte
-//! picks the format (`Format::ALL[byte % 8]`), the rest is the input.
+//! picks the format (`Format::ALL[byte % Format::ALL.len()]`: nine formats, EXI with its
+//! default options), the rest is the input.
 use binxml::core::collect_events;
 use binxml::{AnyDecoder, DecodeOptions, Decoder, Event, Format, tree::Document};
 

@@ -261,3 +261,216 @@ pub fn json_round_trip(data: &[u8]) {
         String::from_utf8_lossy(&bytes)
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// EXI: options picked by the input's first bytes.
+
+use binxml::exi::{Alignment, DEFAULT_BLOCK_SIZE, ExiOptions};
+use binxml::{Event, Limits};
+
+/// Octets at the start of a `decode_exi` / `roundtrip_exi` input that pick the EXI options.
+///
+/// * byte 0: bits 0-1 the alignment (bit-packed, byte-aligned, pre-compression, compression),
+///   bit 2 `fragment`, bit 3 `preserve.comments`, 4 `preserve.pis`, 5 `preserve.dtd`,
+///   6 `preserve.prefixes`, 7 `preserve.lexicalValues`;
+/// * byte 1: bits 0-1 `blockSize` (default, 1, 2, 101), bits 2-3 `valueMaxLength` (none, 0, 1,
+///   8), bits 4-5 `valuePartitionCapacity` (none, 0, 1, 4), bit 6 `strict`, bit 7
+///   `selfContained`;
+/// * byte 2: bit 0 tight limits (depth 8, strings of 64 octets, 64 table entries; decoding
+///   only), bit 1 the options written into the header (encoding only).
+///
+/// `crates/binxml-exi/tests/hostile.rs` (`write_fuzz_seeds`) writes seeds in this layout.
+pub const EXI_SELECTOR: usize = 3;
+
+/// The options and limits the selector octets name.
+pub fn exi_options(sel: [u8; EXI_SELECTOR]) -> (ExiOptions, Limits) {
+    let [a, b, c] = sel;
+    let alignment = [
+        Alignment::BitPacked,
+        Alignment::ByteAligned,
+        Alignment::PreCompression,
+        Alignment::Compression,
+    ][usize::from(a & 3)];
+    let o = ExiOptions::default()
+        .with_alignment(alignment)
+        .with_fragment(a & 4 != 0)
+        .with_comments(a & 8 != 0)
+        .with_pis(a & 16 != 0)
+        .with_dtd(a & 32 != 0)
+        .with_prefixes(a & 64 != 0)
+        .with_lexical_values(a & 128 != 0)
+        .with_block_size([DEFAULT_BLOCK_SIZE, 1, 2, 101][usize::from(b & 3)])
+        .with_value_max_length([None, Some(0), Some(1), Some(8)][usize::from((b >> 2) & 3)])
+        .with_value_partition_capacity([None, Some(0), Some(1), Some(4)][usize::from((b >> 4) & 3)])
+        .with_strict(b & 64 != 0)
+        .with_self_contained(b & 128 != 0)
+        .with_include_options(c & 2 != 0);
+    let limits = if c & 1 != 0 {
+        Limits {
+            max_depth: 8,
+            max_string_len: 64,
+            max_table_entries: 64,
+            ..Limits::default()
+        }
+    } else {
+        Limits::default()
+    };
+    (o, limits)
+}
+
+/// `decode_exi`: the first [`EXI_SELECTOR`] octets pick the options (used when the stream's
+/// header has none) and the limits, the rest is decoded to the end or the first error. Strings
+/// must be UTF-8; every error must say where (byte and bit offset) it was found.
+pub fn decode_exi(data: &[u8]) {
+    let Some((sel, input)) = data.split_first_chunk::<EXI_SELECTOR>() else {
+        return;
+    };
+    let (o, limits) = exi_options(*sel);
+    let mut dec = binxml::exi::ExiDecoder::with_options(input, o, limits);
+    let mut n = 0u64;
+    loop {
+        match dec.next_event() {
+            Ok(Some(ev)) => {
+                check_utf8(&ev);
+                std::hint::black_box(&ev);
+                n += 1;
+                assert!(
+                    n < 50_000_000,
+                    "exi: more than 50 million events from {} bytes",
+                    input.len()
+                );
+            }
+            Ok(None) => break,
+            Err(e) => {
+                assert!(e.offset().is_some(), "exi: an error without an offset: {e}");
+                assert!(
+                    e.bit_offset().is_some(),
+                    "exi: an error without a bit offset: {e}"
+                );
+                break;
+            }
+        }
+    }
+}
+
+fn check_utf8(ev: &Event<'_>) {
+    let ok = |s: &str| std::str::from_utf8(s.as_bytes()).is_ok();
+    match ev {
+        Event::StartElement(q) | Event::Attribute { name: q, .. } => {
+            assert!(ok(&q.local) && ok(&q.prefix) && ok(&q.namespace))
+        }
+        Event::Characters { text, .. } => assert!(ok(text)),
+        _ => {}
+    }
+}
+
+/// What an EXI stream with options `o` keeps of `events` (schema-less EXI's data model):
+/// comments and PIs only with their preserve flags, the DOCTYPE and entity references only with
+/// `preserve.dtd`; without `preserve.prefixes` the decoder invents prefixes and declarations,
+/// so names compare by namespace and local name and declarations are dropped. Then
+/// [`model::normalize`] (no CDATA flag, adjacent text merged, empty text dropped).
+pub fn exi_normalize(events: &[Event<'_>], o: &ExiOptions) -> Vec<Event<'static>> {
+    let kept: Vec<Event<'static>> = events
+        .iter()
+        .filter(|ev| match ev {
+            Event::Comment(_) => o.comments,
+            Event::ProcessingInstruction { .. } => o.pis,
+            Event::DocType(_) | Event::EntityReference { .. } => o.dtd,
+            Event::Namespace { .. } => o.prefixes,
+            _ => true,
+        })
+        .map(|ev| {
+            let mut ev = ev.clone().into_owned();
+            if !o.prefixes {
+                match &mut ev {
+                    Event::StartElement(q) | Event::Attribute { name: q, .. } => {
+                        q.prefix = std::borrow::Cow::Borrowed("")
+                    }
+                    _ => {}
+                }
+            }
+            ev
+        })
+        .collect();
+    model::normalize(&kept, Format::Exi)
+}
+
+fn exi_encode(
+    o: &ExiOptions,
+    write: impl FnOnce(&mut binxml::exi::ExiEncoder<Vec<u8>>) -> binxml::Result<()>,
+) -> binxml::Result<Vec<u8>> {
+    use binxml::Encoder;
+    let mut enc = binxml::exi::ExiEncoder::with_options(Vec::new(), o.clone())?;
+    write(&mut enc)?;
+    enc.finish()?;
+    Ok(enc.into_inner())
+}
+
+/// `roundtrip_exi`: the first [`EXI_SELECTOR`] octets pick the options, the rest builds a
+/// well-formed document ([`doc`]) that goes through the EXI encoder and decoder and must come
+/// back as the same events up to what EXI keeps ([`exi_normalize`]). `write_event` on each
+/// event, `write_events` and `write_tape` must write the same bytes. Streams with the options
+/// in their header are decoded with the default options given (the header must win).
+pub fn exi_round_trip(data: &[u8]) {
+    use binxml::Encoder;
+    let Some((sel, rest)) = data.split_first_chunk::<EXI_SELECTOR>() else {
+        return;
+    };
+    let (o, _) = exi_options(*sel);
+    let mut u = Unstructured::new(rest);
+    let Ok(d) = doc(&mut u) else { return };
+    let events = d.events();
+    let bytes = match exi_encode(&o, |e| {
+        for ev in &events {
+            e.write_event(ev)?;
+        }
+        Ok(())
+    }) {
+        Ok(b) => b,
+        // Options the encoder refuses (strict with a preserve flag, selfContained).
+        Err(e) if e.kind() == binxml::ErrorKind::Unsupported => return,
+        Err(e) => panic!("exi encoder ({}): {e}\nevents: {events:?}", o.to_text()),
+    };
+    for (how, other) in [
+        ("write_events", exi_encode(&o, |e| e.write_events(&events))),
+        (
+            "write_tape",
+            exi_encode(&o, |e| e.write_tape(&binxml::Tape::from_events(&events))),
+        ),
+    ] {
+        let other = other.unwrap_or_else(|e| panic!("exi {how} ({}): {e}", o.to_text()));
+        assert!(
+            other == bytes,
+            "exi ({}): {how} wrote other bytes than write_event on each ({} against {})",
+            o.to_text(),
+            other.len(),
+            bytes.len()
+        );
+    }
+    let given = if o.include_options {
+        ExiOptions::default()
+    } else {
+        o.clone()
+    };
+    let back = binxml::exi::decode_with(&bytes, &given).unwrap_or_else(|e| {
+        panic!(
+            "exi decoder ({}): {e}\nevents: {events:?}\nbytes: {bytes:02x?}",
+            o.to_text()
+        )
+    });
+    let want = exi_normalize(&events, &o);
+    let got = exi_normalize(&back, &o);
+    if want != got {
+        let i = want
+            .iter()
+            .zip(&got)
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.len().min(got.len()));
+        panic!(
+            "exi ({}): events differ at {i}: want {:?}, got {:?}\nwant {want:?}\ngot  {got:?}",
+            o.to_text(),
+            want.get(i),
+            got.get(i)
+        );
+    }
+}
