@@ -272,19 +272,25 @@ impl<'a> BitReader<'a> {
     /// A malformed-input error at the current position.
     #[cold]
     pub(crate) fn error(&self, message: impl Into<String>) -> Error {
-        let mut m = message.into();
-        if !self.stream.is_empty() {
-            m.push_str(" (offset in ");
-            m.push_str(self.stream);
-            m.push(')');
-        }
-        Error::malformed(Format::Exi, self.offset(), m).at_bit(self.bit_offset())
+        Error::malformed(Format::Exi, self.offset(), self.placed(message.into()))
+            .at_bit(self.bit_offset())
     }
 
     /// A limit error at the current position (a length past `Limits::max_string_len`).
     #[cold]
     pub(crate) fn limit_error(&self, message: impl Into<String>) -> Error {
-        Error::limit(Format::Exi, self.offset(), message).at_bit(self.bit_offset())
+        Error::limit(Format::Exi, self.offset(), self.placed(message.into()))
+            .at_bit(self.bit_offset())
+    }
+
+    /// The message, saying what the offsets count when it is not the input.
+    fn placed(&self, mut m: String) -> String {
+        if !self.stream.is_empty() {
+            m.push_str(" (offset in ");
+            m.push_str(self.stream);
+            m.push(')');
+        }
+        m
     }
 
     #[cold]

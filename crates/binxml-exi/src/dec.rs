@@ -285,7 +285,7 @@ impl<'a> ExiDecoder<'a> {
     // ---- reading -----------------------------------------------------------------------
 
     fn limit(&self, r: &BitReader<'_>, what: String) -> Error {
-        Error::limit(Format::Exi, r.offset(), what).at_bit(r.bit_offset())
+        r.limit_error(what)
     }
 
     fn count(&mut self, r: &BitReader<'_>, n: usize) -> Result<()> {
@@ -769,7 +769,8 @@ impl<'a> ExiDecoder<'a> {
                         self.budget,
                         self.input.len()
                     ),
-                ));
+                )
+                .at_bit(start as u64 * 8));
             }
             if out.capacity() == out.len() {
                 out.reserve((out.len()).clamp(4096, room));
@@ -788,6 +789,7 @@ impl<'a> ExiDecoder<'a> {
                         start as u64 + z.total_in(),
                         format!("corrupt DEFLATE stream: {e}"),
                     )
+                    .at_bit((start as u64 + z.total_in()) * 8)
                 })?;
             if status == flate2::Status::StreamEnd {
                 // Inflated octets count against the budget as they are decoded further on.
@@ -801,7 +803,8 @@ impl<'a> ExiDecoder<'a> {
                     Format::Exi,
                     start as u64 + z.total_in(),
                     "truncated DEFLATE stream",
-                ));
+                )
+                .at_bit((start as u64 + z.total_in()) * 8));
             }
         }
     }

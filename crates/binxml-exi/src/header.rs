@@ -216,7 +216,7 @@ pub(crate) fn read(r: &mut BitReader<'_>, given: &ExiOptions) -> Result<(ExiOpti
                 if preview { "preview " } else { "" }
             ),
         )
-        .at(at.offset()));
+        .at_bit(at.bit_offset()));
     }
     let options = if present {
         read_options(r)?
@@ -229,6 +229,7 @@ pub(crate) fn read(r: &mut BitReader<'_>, given: &ExiOptions) -> Result<(ExiOpti
             at.offset(),
             format!("EXI header: {}", e.message()),
         )
+        .at_bit(at.bit_offset())
     })?;
     if let Some(id) = &options.schema_id {
         return Err(Error::unsupported(
@@ -238,7 +239,7 @@ pub(crate) fn read(r: &mut BitReader<'_>, given: &ExiOptions) -> Result<(ExiOpti
                  Schema, and this decoder is schema-less"
             ),
         )
-        .at(at.offset()));
+        .at_bit(at.bit_offset()));
     }
     Ok((options, cookie, present))
 }
@@ -265,7 +266,8 @@ fn read_unsigned(r: &mut BitReader<'_>, castable: bool) -> Result<u32> {
 
 #[cold]
 fn unsupported_header(r: &BitReader<'_>, what: &str) -> Error {
-    Error::unsupported(Format::Exi, format!("EXI header: {what} is not supported")).at(r.offset())
+    Error::unsupported(Format::Exi, format!("EXI header: {what} is not supported"))
+        .at_bit(r.bit_offset())
 }
 
 fn read_options(r: &mut BitReader<'_>) -> Result<ExiOptions> {
