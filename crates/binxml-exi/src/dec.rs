@@ -9,9 +9,11 @@
 //! preserved, invents prefixes the way EXIficient does (`ns<uri id>`, `xsi` declared on the root).
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use binxml_core::{Decoder, DocType, Error, Event, EventSink, Format, Limits, QName, Result};
+
+use binxml_core::hash::FastState;
 
 use crate::bits::BitReader;
 use crate::grammar::{ElementGrammar, Layout, Prod, State, Undeclared, index_of};
@@ -21,6 +23,12 @@ use crate::tables::{NONE, NameId, Tables, ValueRef, XSI_TYPE};
 
 /// Values in a block up to which the whole block is one stream (EXI 1.0, 9.3).
 const SMALL_BLOCK: usize = 100;
+
+/// What an attribute held on the open start tag costs beyond its strings.
+const HELD_ATTR: usize = std::mem::size_of::<(NameId, Pfx, usize, usize)>();
+/// What a namespace declaration held in scope costs beyond its strings (which are copied
+/// again when the start tag is handed on).
+const HELD_DECL: usize = std::mem::size_of::<(String, String)>() + std::mem::size_of::<u32>();
 
 /// A value as read: in the string table, in the decoder's scratch string, or a slot of the
 /// block's channels (reordered layouts, read after the block's structure).
@@ -201,6 +209,10 @@ pub struct ExiDecoder<'a> {
     options_given: bool,
     /// The next SE is a self-contained element's repetition of its own start.
     skip_se: bool,
+    /// The (URI id, prefix id) pairs the open start tag's NS events declared and their scope
+    /// entries (outside self-contained elements), so that a repeated declaration is found
+    /// without a scan.
+    tag_ns: HashMap<(u32, u32), usize, FastState>,
 }
 
 impl<'a> ExiDecoder<'a> {
@@ -244,6 +256,7 @@ impl<'a> ExiDecoder<'a> {
             outer: Vec::new(),
             options_given: false,
             skip_se: false,
+            tag_ns: HashMap::default(),
             limits,
         }
     }
@@ -648,10 +661,23 @@ impl<'a> ExiDecoder<'a> {
         self.slot_text.clear();
         let block_size = self.o.block_size as usize;
         let mut raws = VecDeque::new();
+        let mut held = if compressed { structure.len() } else { 0 };
         loop {
             self.event_offset = r.offset();
             self.event_bit = r.bit_offset();
             let raw = self.step(&mut r)?;
+            // The block's events are held until its values have been read: they and the
+            // inflated structure stay within the budget (a few KB of DEFLATE can hold millions
+            // of events). Twice an event's size: the deque doubles its capacity as it grows.
+            held += 2 * std::mem::size_of::<Raw>();
+            if held > self.budget {
+                return Err(r.limit_error(format!(
+                    "the structure of one block holds past {} octets of events for {} octets \
+                     of input (limit: max_expansion_ratio)",
+                    self.budget,
+                    self.input.len()
+                )));
+            }
             let end = matches!(raw, Raw::Ed);
             raws.push_back(raw);
             if end || self.slot_names.len() == block_size {
@@ -773,7 +799,8 @@ impl<'a> ExiDecoder<'a> {
                 .at_bit(start as u64 * 8));
             }
             if out.capacity() == out.len() {
-                out.reserve((out.len()).clamp(4096, room));
+                // Exact: an amortized reserve could double the capacity past the budget.
+                out.reserve_exact((out.len()).clamp(4096, room));
             }
             let before_in = z.total_in();
             let before_out = z.total_out();
@@ -857,13 +884,20 @@ impl<'a> ExiDecoder<'a> {
             return Pfx::Unset;
         }
         let mark = self.marks.last().copied().unwrap_or(0);
+        // Without preserved prefixes and outside self-contained elements every declaration in
+        // scope was invented, and `invented` finds the URI's: nothing to scan for (a scan per
+        // new URI made a tag with many namespaces quadratic).
+        let scan = self.o.prefixes || !self.outer.is_empty();
         // A prefix bound to the URI and not rebound since (self-contained elements restart
         // the URI numbers, so `ns3` may name another URI inside one).
-        for (i, (p, x)) in self.scope.iter().enumerate().rev() {
-            if x == u && (self.outer.is_empty() || !self.scope[i + 1..].iter().any(|(q, _)| q == p))
-            {
-                self.remember(uri, i);
-                return Pfx::Scope(i);
+        if scan {
+            for (i, (p, x)) in self.scope.iter().enumerate().rev() {
+                if x == u
+                    && (self.outer.is_empty() || !self.scope[i + 1..].iter().any(|(q, _)| q == p))
+                {
+                    self.remember(uri, i);
+                    return Pfx::Scope(i);
+                }
             }
         }
         let mut p = if uri == 2 {
@@ -871,7 +905,7 @@ impl<'a> ExiDecoder<'a> {
         } else {
             format!("ns{uri}")
         };
-        while self.scope[mark..].iter().any(|(q, x)| *q == p && x != u) {
+        while scan && self.scope[mark..].iter().any(|(q, x)| *q == p && x != u) {
             p.push('_');
         }
         let u = u.clone();
@@ -933,6 +967,16 @@ impl<'a> ExiDecoder<'a> {
         Ok(())
     }
 
+    /// An attribute is held on the open tag until the tag is complete, then handed on with
+    /// its name's URI, local name and prefix: they and its entry count against the budget
+    /// (its value counted when it was read).
+    fn count_attribute(&mut self, name: NameId, p: Pfx) -> Result<()> {
+        let n = &self.t.names[name as usize];
+        let len = HELD_ATTR + self.t.uris[n.uri as usize].uri.len() + n.local.len();
+        let len = len + self.pfx(p).len();
+        self.count(&self.body.clone(), len)
+    }
+
     /// The prefix of an element or attribute name: preserved, or invented.
     fn name_prefix(&mut self, name: NameId, prefix: Option<u32>, attribute: bool) -> Pfx {
         let uri = self.t.names[name as usize].uri;
@@ -983,26 +1027,49 @@ impl<'a> ExiDecoder<'a> {
                     self.invent(2);
                 }
                 let p = self.name_prefix(name, prefix, false);
+                // The URI and the prefix an element start hands out count too (a table
+                // reference of a few bits repeats them).
+                let n = self.t.uris[self.t.names[name as usize].uri as usize]
+                    .uri
+                    .len()
+                    + self.pfx(p).len();
+                self.count(&self.body.clone(), n)?;
                 let tag = &mut self.tag;
                 tag.open = true;
                 tag.name = name;
                 tag.prefix = p;
                 tag.attrs.clear();
+                self.tag_ns.clear();
                 tag.abuf.clear();
             }
             Raw::Ns { uri, prefix, local } => {
                 let mark = self.marks.last().copied().unwrap_or(0);
                 let (p, u) = (self.t.prefix(uri, prefix), &self.t.uris[uri as usize].uri);
-                // A self-contained element repeats its own declaration.
-                let at = match self.scope[mark..]
-                    .iter()
-                    .position(|(q, x)| q == p && x == u)
-                {
-                    Some(i) => mark + i,
+                // A self-contained element repeats its own declaration. Outside one, a
+                // repeated declaration has the same ids: found by them, not by a scan of the
+                // tag's declarations (quadratic in their number).
+                let repeated = if self.outer.is_empty() {
+                    self.tag_ns.get(&(uri, prefix)).copied()
+                } else {
+                    self.scope[mark..]
+                        .iter()
+                        .position(|(q, x)| q == p && x == u)
+                        .map(|i| mark + i)
+                };
+                let at = match repeated {
+                    Some(i) => i,
                     None => {
+                        // Held in scope until the element ends, and copied again when the tag
+                        // is handed on: its strings and its entry count against the budget.
+                        let n = HELD_DECL + 2 * (p.len() + u.len());
                         let (p, u) = (p.to_string(), u.clone());
+                        self.count(&self.body.clone(), n)?;
                         self.push_scope(p, u, NONE);
-                        self.scope.len() - 1
+                        let i = self.scope.len() - 1;
+                        if self.outer.is_empty() {
+                            self.tag_ns.insert((uri, prefix), i);
+                        }
+                        i
                     }
                 };
                 if local {
@@ -1027,6 +1094,7 @@ impl<'a> ExiDecoder<'a> {
                 self.tag.abuf.push_str(text);
                 let b = self.tag.abuf.len();
                 self.tag.attrs.push((name, p, a, b));
+                self.count_attribute(name, p)?;
             }
             Raw::XsiType {
                 prefix,
@@ -1045,6 +1113,9 @@ impl<'a> ExiDecoder<'a> {
                 tag.abuf.push_str(&self.t.names[ty as usize].local);
                 let b = tag.abuf.len();
                 tag.attrs.push((XSI_TYPE, p, a, b));
+                // The value is names from the table: it counts too.
+                self.count(&self.body.clone(), b - a)?;
+                self.count_attribute(XSI_TYPE, p)?;
             }
             Raw::Ee => {
                 self.flush_tag(out)?;
