@@ -995,6 +995,16 @@ impl<'a> ExiDecoder<'a> {
     }
 
     fn emit(&mut self, raw: Raw, out: &mut impl Out) -> Result<()> {
+        if self.skip_se && !matches!(raw, Raw::Se { .. }) {
+            // Anything else would hand on the open tag (its name from the outer table) while
+            // the fragment's table is the one in use.
+            return Err(Error::malformed(
+                Format::Exi,
+                self.event_offset,
+                "a self-contained element's fragment does not start with the element's SE",
+            )
+            .at_bit(self.event_bit));
+        }
         match raw {
             Raw::ScStart => {
                 self.skip_se = true;
