@@ -259,9 +259,10 @@ fn write_fuzz_seeds() {
 // ---------------------------------------------------------------------------------------------
 // Found by the fuzzers.
 
-/// `roundtrip_exi`, at once: in fragment mode without comments or PIs the encoder wrote
-/// FragmentContent's first-level codes one choice too wide (as if the CM/PI group were there),
-/// so the decoder (and EXIficient) read another stream. The bytes are EXIficient 1.0.7's for
+/// `roundtrip_exi`, at once (on 64dad15; main fixed it too in 1fc6bb6): in fragment mode
+/// without comments or PIs the encoder wrote FragmentContent's first-level codes one choice
+/// too wide (as if the CM/PI group were there), so the decoder (and EXIficient) read another
+/// stream. The bytes are EXIficient 1.0.7's for
 /// the same documents with `fragment` (`interop/exi/ExiDriver.java`).
 #[test]
 fn fragment_codes_without_comments_or_pis() {
