@@ -213,6 +213,8 @@ pub struct ExiDecoder<'a> {
     /// entries (outside self-contained elements), so that a repeated declaration is found
     /// without a scan.
     tag_ns: HashMap<(u32, u32), usize, FastState>,
+    /// The last event read was an SE: SC may follow.
+    sc_allowed: bool,
 }
 
 impl<'a> ExiDecoder<'a> {
@@ -257,6 +259,7 @@ impl<'a> ExiDecoder<'a> {
             options_given: false,
             skip_se: false,
             tag_ns: HashMap::default(),
+            sc_allowed: false,
             limits,
         }
     }
@@ -388,6 +391,7 @@ impl<'a> ExiDecoder<'a> {
             }
             gi => gi as usize,
         };
+        self.sc_allowed = true;
         self.stack.push(Frame {
             name,
             grammar,
@@ -436,6 +440,8 @@ impl<'a> ExiDecoder<'a> {
 
     /// Reads one event.
     fn step(&mut self, r: &mut BitReader<'_>) -> Result<Raw> {
+        // SC may only come right after its element's SE.
+        let sc_allowed = std::mem::take(&mut self.sc_allowed);
         if self
             .outer
             .last()
@@ -496,10 +502,18 @@ impl<'a> ExiDecoder<'a> {
                 Ok(Raw::Ns { uri, prefix, local })
             }
             Undeclared::Sc => {
-                if state != State::StartTag || self.g[gi].prods(state).len() != n1 {
+                // (An attribute or declaration before SC would be handed on with the outer
+                // table's numbers while the fragment's table is in use.)
+                if !sc_allowed || state != State::StartTag {
                     return Err(r.error("SC after the start tag's first event"));
                 }
                 r.skip_to_octet();
+                // The open tag's prefix may be an entry of the outer table: keep its text
+                // before the table changes (emitting ScStart comes after this switch).
+                if let Pfx::Table(..) = self.tag.prefix {
+                    self.tag.owned_prefix = self.pfx(self.tag.prefix).to_string();
+                    self.tag.prefix = Pfx::Owned;
+                }
                 let fresh = Self::fresh_tables(&self.o);
                 self.outer.push(Outer {
                     t: std::mem::replace(&mut self.t, fresh),

@@ -1278,3 +1278,26 @@ fn many_small_compressed_blocks() {
         "input x{input:.1}, time x{grew:.1}: {times:?}"
     );
 }
+
+/// `decode_exi` (`tests/regressions/decode_exi/sc-after-an-attribute`, a nested self-contained
+/// element): the open tag's prefix, an entry of the outer string table, was looked up in the
+/// fragment's fresh table when SC was handed on (index out of bounds, or another prefix's
+/// text). A valid stream does it too: a prefixed element whose prefix the table knows, written
+/// self-contained with preserve.prefixes.
+#[test]
+fn self_contained_element_with_a_known_prefix() {
+    let xml = br#"<p:r xmlns:p="urn:p"><p:e a="1"/><p:e a="2"><p:e/></p:e></p:r>"#;
+    let events = binxml_xml::decode(xml).unwrap();
+    for align in [Alignment::BitPacked, Alignment::ByteAligned] {
+        let o = ExiOptions::default()
+            .with_alignment(align)
+            .with_prefixes(true)
+            .with_self_contained_elements(["{urn:p}e"]);
+        let bytes = binxml_exi::encode_with(&events, &o).unwrap();
+        let back = binxml_exi::decode_with(&bytes, &o).unwrap();
+        let out = String::from_utf8(binxml_xml::encode(&back).unwrap()).unwrap();
+        // (each self-contained element repeats its declaration)
+        assert_eq!(out.matches("<p:e xmlns:p=\"urn:p\"").count(), 3, "{out}");
+        assert!(out.ends_with("</p:e></p:r>"), "{out}");
+    }
+}
