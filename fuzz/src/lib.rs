@@ -275,7 +275,7 @@ use binxml::{Event, Limits};
 ///   6 `preserve.prefixes`, 7 `preserve.lexicalValues`;
 /// * byte 1: bits 0-1 `blockSize` (default, 1, 2, 101), bits 2-3 `valueMaxLength` (none, 0, 1,
 ///   8), bits 4-5 `valuePartitionCapacity` (none, 0, 1, 4), bit 6 `strict`, bit 7
-///   `selfContained`;
+///   `selfContained` (the encoder writes `item` and `{urn:p}b` elements self-contained);
 /// * byte 2: bit 0 tight limits (depth 8, strings of 64 octets, 64 table entries; decoding
 ///   only), bit 1 the options written into the header (encoding only).
 ///
@@ -303,8 +303,13 @@ pub fn exi_options(sel: [u8; EXI_SELECTOR]) -> (ExiOptions, Limits) {
         .with_value_max_length([None, Some(0), Some(1), Some(8)][usize::from((b >> 2) & 3)])
         .with_value_partition_capacity([None, Some(0), Some(1), Some(4)][usize::from((b >> 4) & 3)])
         .with_strict(b & 64 != 0)
-        .with_self_contained(b & 128 != 0)
         .with_include_options(c & 2 != 0);
+    // selfContained: the encoder writes two of the document model's names self-contained.
+    let o = if b & 128 != 0 {
+        o.with_self_contained_elements(["item", "{urn:p}b"])
+    } else {
+        o
+    };
     let limits = if c & 1 != 0 {
         Limits {
             max_depth: 8,
@@ -367,7 +372,8 @@ fn check_utf8(ev: &Event<'_>) {
 /// What an EXI stream with options `o` keeps of `events` (schema-less EXI's data model):
 /// comments and PIs only with their preserve flags, the DOCTYPE and entity references only with
 /// `preserve.dtd`; without `preserve.prefixes` the decoder invents prefixes and declarations,
-/// so names compare by namespace and local name and declarations are dropped. Then
+/// so names compare by namespace and local name and declarations are dropped (also with
+/// `selfContained`, whose elements repeat declarations). Then
 /// [`model::normalize`] (no CDATA flag, adjacent text merged, empty text dropped).
 pub fn exi_normalize(events: &[Event<'_>], o: &ExiOptions) -> Vec<Event<'static>> {
     let kept: Vec<Event<'static>> = events
@@ -376,7 +382,8 @@ pub fn exi_normalize(events: &[Event<'_>], o: &ExiOptions) -> Vec<Event<'static>
             Event::Comment(_) => o.comments,
             Event::ProcessingInstruction { .. } => o.pis,
             Event::DocType(_) | Event::EntityReference { .. } => o.dtd,
-            Event::Namespace { .. } => o.prefixes,
+            // (a self-contained element repeats the declarations it needs)
+            Event::Namespace { .. } => o.prefixes && !o.self_contained,
             _ => true,
         })
         .map(|ev| {
@@ -427,7 +434,8 @@ pub fn exi_round_trip(data: &[u8]) {
         Ok(())
     }) {
         Ok(b) => b,
-        // Options the encoder refuses (strict with a preserve flag, selfContained).
+        // Options the encoder refuses (strict with a preserve flag or selfContained,
+        // selfContained with (pre-)compression).
         Err(e) if e.kind() == binxml::ErrorKind::Unsupported => return,
         Err(e) => panic!("exi encoder ({}): {e}\nevents: {events:?}", o.to_text()),
     };

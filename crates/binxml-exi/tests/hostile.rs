@@ -111,8 +111,13 @@ fn from_selector(sel: [u8; 3]) -> (ExiOptions, bool) {
         .with_value_max_length([None, Some(0), Some(1), Some(8)][usize::from((b >> 2) & 3)])
         .with_value_partition_capacity([None, Some(0), Some(1), Some(4)][usize::from((b >> 4) & 3)])
         .with_strict(b & 64 != 0)
-        .with_self_contained(b & 128 != 0)
         .with_include_options(c & 2 != 0);
+    // selfContained: the encoder writes two of the document model's names self-contained.
+    let o = if b & 128 != 0 {
+        o.with_self_contained_elements(["item", "{urn:p}b"])
+    } else {
+        o
+    };
     (o, c & 1 != 0)
 }
 
