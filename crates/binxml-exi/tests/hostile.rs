@@ -1306,3 +1306,29 @@ fn self_contained_element_with_a_known_prefix() {
         assert!(out.ends_with("</p:e></p:r>"), "{out}");
     }
 }
+
+/// Known, found by `roundtrip_exi` (kept as `tests/regressions/roundtrip_exi/`): with
+/// preserve.prefixes, a name inside a self-contained element whose prefix is declared outside
+/// it comes back without its prefix: the fragment's fresh string table has no prefix for the
+/// URI, and the encoder writes no NS event for it (only for the self-contained element's own
+/// prefix), so the decoder has none to give. Ignored until the encoder (or the decoder) keeps
+/// it; `roundtrip_exi` compares such names without prefixes meanwhile.
+#[test]
+#[ignore = "known: prefixes declared outside a self-contained element are lost inside it"]
+fn prefix_declared_outside_a_self_contained_element() {
+    let xml = br#"<r xmlns:p="urn:p"><item><p:x/></item></r>"#;
+    let events = binxml_xml::decode(xml).unwrap();
+    let o = ExiOptions::default()
+        .with_prefixes(true)
+        .with_self_contained_elements(["item"]);
+    let bytes = binxml_exi::encode_with(&events, &o).unwrap();
+    let back = binxml_exi::decode_with(&bytes, &o).unwrap();
+    let x = back
+        .iter()
+        .find_map(|e| match e {
+            Event::StartElement(q) if q.local == "x" => Some(q.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!((&*x.prefix, &*x.namespace), ("p", "urn:p"));
+}
