@@ -311,12 +311,10 @@ pub fn exi_options(sel: [u8; EXI_SELECTOR]) -> (ExiOptions, Limits) {
         o
     };
     let limits = if c & 1 != 0 {
-        Limits {
-            max_depth: 8,
-            max_string_len: 64,
-            max_table_entries: 64,
-            ..Limits::default()
-        }
+        Limits::default()
+            .with_max_depth(8)
+            .with_max_string_len(64)
+            .with_max_table_entries(64)
     } else {
         Limits::default()
     };

@@ -429,12 +429,10 @@ fn opts(text: &str) -> ExiOptions {
 }
 
 fn tight() -> Limits {
-    Limits {
-        max_depth: 8,
-        max_string_len: 64,
-        max_table_entries: 64,
-        ..Limits::default()
-    }
+    Limits::default()
+        .with_max_depth(8)
+        .with_max_string_len(64)
+        .with_max_table_entries(64)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -882,10 +880,7 @@ fn tables_past_max_table_entries() {
         let o = ExiOptions::default().with_alignment(a);
         let s = binxml_exi::encode_with(&events, &o).unwrap();
         assert!(decode(&s, &o, Limits::default()).is_ok());
-        let lim = Limits {
-            max_table_entries: 100,
-            ..Limits::default()
-        };
+        let lim = Limits::default().with_max_table_entries(100);
         fails(&s, &o, lim, ErrorKind::Limit, "max_table_entries");
     }
 }
@@ -1054,10 +1049,7 @@ fn deflate_bomb() {
     let o = ExiOptions::default().with_alignment(Alignment::Compression);
     // 1 GiB of zeros in ~1 MB: under a ratio of 10 the budget is the 64 MiB floor.
     let bomb = [&[0x80u8][..], &deflated_zeros(1 << 30)].concat();
-    let ratio10 = Limits {
-        max_expansion_ratio: 10,
-        ..Limits::default()
-    };
+    let ratio10 = Limits::default().with_max_expansion_ratio(10);
     // 80 MiB of zeros in ~80 KB: with the default limits the budget is the floor too.
     let small = [&[0x80u8][..], &deflated_zeros(80 << 20)].concat();
     for (what, s, limits) in [
