@@ -391,7 +391,10 @@ impl Tables {
     /// and its global id, a miss as length + 2 and the string.
     pub(crate) fn write_value(&mut self, w: &mut BitWriter, name: NameId, text: &str) {
         // The empty string is never in the table: no lookup.
-        if let Some(&g) = (!text.is_empty()).then(|| self.by_value.get(text)).flatten() {
+        if let Some(&g) = (!text.is_empty())
+            .then(|| self.by_value.get(text))
+            .flatten()
+        {
             let v = &self.values[g as usize];
             if v.name == name {
                 w.uint(0);
