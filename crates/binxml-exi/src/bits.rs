@@ -471,18 +471,17 @@ impl<'a> BitReader<'a> {
         while left > 0 {
             // Seven ASCII characters at a time at any bit offset: eight octets hold them and
             // the bits already consumed of the first.
-            if left >= 7 {
-                if let Some(word) = self.data.get(self.pos..self.pos + 8) {
-                    let w =
-                        (u64::from_be_bytes(word.try_into().unwrap_or([0; 8])) << self.bit) >> 8;
-                    if w & 0x0080_8080_8080_8080 == 0 {
-                        for k in (0..7).rev() {
-                            out.push(((w >> (8 * k)) & 0x7F) as u8 as char);
-                        }
-                        self.pos += 7;
-                        left -= 7;
-                        continue;
+            if left >= 7
+                && let Some(word) = self.data.get(self.pos..self.pos + 8)
+            {
+                let w = (u64::from_be_bytes(word.try_into().unwrap_or([0; 8])) << self.bit) >> 8;
+                if w & 0x0080_8080_8080_8080 == 0 {
+                    for k in (0..7).rev() {
+                        out.push(((w >> (8 * k)) & 0x7F) as u8 as char);
                     }
+                    self.pos += 7;
+                    left -= 7;
+                    continue;
                 }
             }
             let (pos, bit) = (self.pos, self.bit);
