@@ -48,23 +48,32 @@ fn resolve(data: &[u8], from: Option<&str>) -> PyResult<Format> {
     }
 }
 
-/// Converts a document between formats (the GIL is released meanwhile).
+/// Converts a document between formats (the GIL is released meanwhile). `exi`: EXI options
+/// (`"compression,preserve-all,header"`, as the command line's `--exi`) for EXI output, and for
+/// EXI input whose header carries none.
 #[pyfunction]
-#[pyo3(signature = (data, to, from_=None, indent=None))]
+#[pyo3(signature = (data, to, from_=None, indent=None, exi=None))]
 fn convert<'py>(
     py: Python<'py>,
     data: &[u8],
     to: &str,
     from_: Option<&str>,
     indent: Option<usize>,
+    exi: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let from = resolve(data, from_)?;
     let to = format(to)?;
+    let exi = binxml::exi::ExiOptions::default()
+        .parse_text(exi.unwrap_or(""))
+        .map_err(err)?;
     let out = py
         .allow_threads(|| -> binxml::Result<Vec<u8>> {
             let mut out = Vec::new();
-            let opts = EncodeOptions::default().with_indent(indent);
-            binxml::convert_with(data, from, &DecodeOptions::default(), to, &mut out, &opts)?;
+            let opts = EncodeOptions::default()
+                .with_indent(indent)
+                .with_exi(exi.clone());
+            let dopts = DecodeOptions::default().with_exi(exi);
+            binxml::convert_with(data, from, &dopts, to, &mut out, &opts)?;
             Ok(out)
         })
         .map_err(err)?;

@@ -98,3 +98,14 @@ def test_corpus_through_fi_is_c14n_equal():
         original = p.read_bytes()
         back = binxml.convert(binxml.convert(original, "fi", from_="xml"), "xml", from_="fi")
         assert c14n(back) == c14n(original), p
+
+
+def test_exi_options():
+    data = b"<a x='1'><!--c--><b>t</b></a>"
+    packed = binxml.convert(data, "exi", exi="compression,comments,header")
+    assert binxml.detect(packed) == "exi"
+    assert b"<!--c--><b>t</b>" in binxml.convert(packed, "xml")
+    bare = binxml.convert(data, "exi", exi="byte-aligned,comments")
+    assert b"<!--c-->" in binxml.convert(bare, "xml", exi="byte-aligned,comments")
+    with pytest.raises(binxml.BinxmlError):
+        binxml.convert(data, "exi", exi="compresion")

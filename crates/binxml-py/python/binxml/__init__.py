@@ -47,12 +47,14 @@ def _read(source):
     raise TypeError(f"cannot read a document from {type(source).__name__}")
 
 
-def convert(data, to, from_=None, indent=None):
+def convert(data, to, from_=None, indent=None, exi=None):
     """Converts a document (bytes, a path or a file object) to the format ``to``; returns bytes.
 
-    ``from_`` names the input format; it is detected from the first bytes when absent.
+    ``from_`` names the input format; it is detected from the first bytes when absent. ``exi``:
+    EXI options as the command line's ``--exi`` takes them (``"compression,preserve-all"``),
+    for EXI output and for EXI input whose header carries none.
     """
-    return _convert(_read(data), to, from_, indent)
+    return _convert(_read(data), to, from_, indent, exi)
 
 
 def events(source, format=None):
