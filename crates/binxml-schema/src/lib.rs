@@ -4,4 +4,16 @@
 
 #![forbid(unsafe_code)]
 
+pub mod automaton;
 pub mod datatypes;
+mod error;
+mod load;
+pub mod model;
+
+pub use error::SchemaError;
+pub use load::{LoadOptions, XS};
+pub use model::Schema;
+mod simple;
+mod validate;
+
+pub use validate::{Invalid, Validator};
