@@ -381,3 +381,57 @@ fn exi_options_on_the_command_line() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("known:"));
 }
+
+#[test]
+fn validate_reports_each_error_with_line_and_column() {
+    let dir = scratch("validate");
+    std::fs::create_dir_all(&dir).unwrap();
+    let xsd = dir.join("order.xsd");
+    std::fs::write(
+        &xsd,
+        r#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
+  <xs:element name="order"><xs:complexType><xs:sequence>
+    <xs:element name="item" maxOccurs="unbounded"><xs:complexType>
+      <xs:attribute name="sku" use="required"/></xs:complexType></xs:element>
+  </xs:sequence></xs:complexType></xs:element>
+</xs:schema>"#,
+    )
+    .unwrap();
+    let good = dir.join("good.xml");
+    std::fs::write(&good, "<order><item sku='1'/><item sku='2'/></order>").unwrap();
+    let bad = dir.join("bad.xml");
+    std::fs::write(&bad, "<order>\n  <item/>\n  <extra/>\n</order>").unwrap();
+    let out = bin()
+        .args(["validate", "--schema"])
+        .arg(&xsd)
+        .arg(&good)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("good.xml: valid"), "{stdout}");
+    assert!(
+        stdout.contains("bad.xml: 2:3: /order/item: the required attribute sku is missing"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("bad.xml: 3:3: /order/extra: element extra is not allowed here"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("bad.xml: invalid (2 errors)"), "{stdout}");
+    // A schema that cannot be loaded is an error naming the schema's line.
+    std::fs::write(&xsd, "<xs:schema xmlns:xs='http://www.w3.org/2001/XMLSchema'>\n<xs:element name='a' type='nope'/></xs:schema>").unwrap();
+    let out = bin()
+        .args(["validate", "--schema"])
+        .arg(&xsd)
+        .arg(&good)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("order.xsd:2:1: refers to type nope, which is not declared"),
+        "{stderr}"
+    );
+}
