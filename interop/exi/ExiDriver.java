@@ -1,5 +1,6 @@
 // Driver for binxml's EXI interop oracle: EXIficient 1.0.7 (com.siemens.ct.exi:exificient),
-// schema-less. One JVM serves a whole batch of commands read from stdin, one a line, fields
+// schema-less or schema-informed (an XSD read by EXIficient's grammar builder through Xerces,
+// see "schema=" below). One JVM serves a whole batch of commands read from stdin, one a line, fields
 // separated by tabs; it answers one line each: "ok [...]" or "err <message>" (the protocol of
 // interop/fi/FiDriver.java; binxml_testkit::ExiOracle speaks it).
 //
@@ -48,6 +49,36 @@
 //   schemalocation     getEncodingOptions().setOption(EncodingOptions.INCLUDE_XSI_SCHEMALOCATION):
 //                      keep xsi:schemaLocation and xsi:noNamespaceSchemaLocation (dropped by
 //                      default, see 10 below)
+//
+// Schema-informed grammars (at most one of schema= and xsdtypes; without either the grammars
+// are schema-less, as before):
+//   schema=PATH        setGrammars(GrammarFactory.newInstance().createGrammars(PATH, resolver)):
+//                      the grammars of the XSD at PATH (a file path, as EXIficient's command
+//                      line "-schema" takes it; no commas in it, they separate options).
+//                      Xerces's XMLSchemaLoader reads it; EXIficient fails on any schema warning
+//                      or error it reports (XSDGrammarsBuilder.toGrammars), so a schema that
+//                      does not load answers err. The resolver (Catalog below) never fetches
+//                      from the network: a schemaLocation or DTD that is an http(s)/ftp URL must
+//                      be in the catalog, else the load fails. Grammars are built once per
+//                      (PATH, catalog) and kept for the life of the process (building UBL's
+//                      takes seconds).
+//   catalog=TSV        with schema=: the URL -> local file map for that resolver, one
+//                      "URL<TAB>path" a line, the path relative to the TSV file, "#" comments;
+//                      a URL that is a bare file name ("xml.xsd") matches that relative
+//                      reference from any document (the format interop/xsd/validate.py reads,
+//                      so that both oracles load the same schema documents)
+//   xsdtypes           setGrammars(GrammarFactory.newInstance().createXSDTypesOnlyGrammars()):
+//                      no user schema, the built-in XML Schema types only (schemaId "")
+//   schemaid[=ID]      getEncodingOptions().setOption(EncodingOptions.INCLUDE_SCHEMA_ID): the
+//                      header's options carry the schemaId (so it needs "header"). EXIficient's
+//                      schemaId is the PATH string given to createGrammars, so a stream made
+//                      with it depends on where the schema lay; "=ID" sets it instead
+//                      (Grammars.setSchemaId(ID)), for byte-exact comparisons. Decoding a
+//                      stream whose header has a schemaId: the driver's SchemaIdResolver
+//                      answers the grammars of the request's schema= when the ids match, the
+//                      built-in types for "", and fails for any other id.
+// "strict" with a schema is EXIficient's strict mode proper: no deviations from the schema,
+// so an instance with anything the schema does not declare fails to encode.
 //
 // A failed encode or decode deletes its output file.
 //
@@ -151,11 +182,19 @@ import com.siemens.ct.exi.core.CodingMode;
 import com.siemens.ct.exi.core.EXIFactory;
 import com.siemens.ct.exi.core.EncodingOptions;
 import com.siemens.ct.exi.core.FidelityOptions;
+import com.siemens.ct.exi.core.SchemaIdResolver;
 import com.siemens.ct.exi.core.coder.EXIHeaderDecoder;
+import com.siemens.ct.exi.core.exceptions.EXIException;
+import com.siemens.ct.exi.core.grammars.Grammars;
 import com.siemens.ct.exi.core.helpers.DefaultEXIFactory;
 import com.siemens.ct.exi.core.io.channel.BitDecoderChannel;
 import com.siemens.ct.exi.main.api.sax.EXIResult;
+import com.siemens.ct.exi.grammars.GrammarFactory;
 import com.siemens.ct.exi.main.api.sax.SAXFactory;
+import org.apache.xerces.xni.XMLResourceIdentifier;
+import org.apache.xerces.xni.XNIException;
+import org.apache.xerces.xni.parser.XMLEntityResolver;
+import org.apache.xerces.xni.parser.XMLInputSource;
 import org.xml.sax.Attributes;
 import org.xml.sax.ContentHandler;
 import org.xml.sax.DTDHandler;
@@ -347,12 +386,85 @@ public class ExiDriver {
         }
     }
 
+    /** Schema-informed grammars, built once per (schema, catalog) for the life of the process. */
+    static final class Schemas {
+        static final Map<String, Grammars> cache = new HashMap<>();
+        static Grammars xsdTypes;
+
+        static Grammars load(String schema, String catalog) throws Exception {
+            File xsd = new File(schema), cat = catalog == null ? null : new File(catalog);
+            // the files' times are in the key so that an edited schema is read again
+            String key = xsd.getAbsolutePath() + "\u0000" + xsd.lastModified() + "\u0000"
+                    + (cat == null ? "" : cat.getAbsolutePath() + "\u0000" + cat.lastModified());
+            Grammars g = cache.get(key);
+            if (g == null) {
+                if (!xsd.isFile()) throw new FileNotFoundException(schema);
+                g = GrammarFactory.newInstance().createGrammars(schema, new Catalog(cat));
+                cache.put(key, g);
+            }
+            return g;
+        }
+
+        static Grammars xsdTypes() throws EXIException {
+            if (xsdTypes == null) xsdTypes = GrammarFactory.newInstance().createXSDTypesOnlyGrammars();
+            return xsdTypes;
+        }
+    }
+
+    /** The entity resolver for schema loading: catalog entries map URLs to local files, and
+     *  nothing is fetched from the network (an unmapped http(s) or ftp URL fails the load). Local
+     *  files resolve as Xerces resolves them (null: the default). */
+    static final class Catalog implements XMLEntityResolver {
+        final Map<String, String> map = new HashMap<>();
+
+        Catalog(File tsv) throws IOException {
+            if (tsv == null) return;
+            File base = tsv.getAbsoluteFile().getParentFile();
+            int n = 0;
+            for (String line : Files.readAllLines(tsv.toPath(), StandardCharsets.UTF_8)) {
+                n++;
+                if (line.trim().isEmpty() || line.trim().startsWith("#")) continue;
+                String[] f = line.split("\t", -1);
+                if (f.length != 2) throw new IOException(tsv + ":" + n + ": expected URL<TAB>path");
+                File local = new File(f[1]);
+                if (!local.isAbsolute()) local = new File(base, f[1]);
+                map.put(f[0], local.getCanonicalFile().toURI().toString());
+            }
+        }
+
+        public XMLInputSource resolveEntity(XMLResourceIdentifier rid) throws XNIException, IOException {
+            for (String id : new String[]{rid.getLiteralSystemId(), rid.getExpandedSystemId()}) {
+                if (id != null && map.containsKey(id)) return new XMLInputSource(rid.getPublicId(), map.get(id), null);
+            }
+            // an entry that is a bare file name stands for that relative reference from any
+            // document (validate.py reads the catalog the same way)
+            String exp = rid.getExpandedSystemId();
+            if (exp != null) {
+                for (Map.Entry<String, String> e : map.entrySet()) {
+                    String k = e.getKey();
+                    if (k.indexOf('/') < 0 && k.indexOf(':') < 0 && exp.endsWith("/" + k)) {
+                        return new XMLInputSource(rid.getPublicId(), e.getValue(), null);
+                    }
+                }
+            }
+            String id = exp != null ? exp : rid.getLiteralSystemId();
+            String lower = id == null ? "" : id.toLowerCase(Locale.ROOT);
+            if (lower.startsWith("http:") || lower.startsWith("https:") || lower.startsWith("ftp:")) {
+                throw new IOException("not fetched from the network (give a catalog= entry): " + id);
+            }
+            return null;
+        }
+    }
+
     /** The option list, parsed. */
     static final class Opts {
         CodingMode mode = null;
         boolean comments, pis, dtd, prefixes, lexical, sc, strict, fragment, header, cookie, entityrefs, schemaLocation;
         String scElements = null;
         Integer blockSize, valueMaxLength, capacity, deflate;
+        // schema-informed grammars: schema= (and catalog=), or xsdtypes; schemaid[=ID]
+        String schema = null, catalog = null, schemaId = null;
+        boolean xsdTypes, includeSchemaId;
 
         static Opts parse(String s) {
             Opts o = new Opts();
@@ -387,6 +499,10 @@ public class ExiDriver {
                     case "valuemaxlength": o.valueMaxLength = num(key, val); break;
                     case "capacity": o.capacity = num(key, val); break;
                     case "deflate": o.deflate = num(key, val); break;
+                    case "schema": o.schema = value(key, val); break;
+                    case "catalog": o.catalog = value(key, val); break;
+                    case "xsdtypes": o.xsdTypes = flag(key, val); break;
+                    case "schemaid": o.includeSchemaId = true; o.schemaId = val; break;
                     default: throw new IllegalArgumentException("unknown option " + t);
                 }
             }
@@ -394,7 +510,25 @@ public class ExiDriver {
                 throw new IllegalArgumentException(
                         "strict cannot be combined with comments, pis, dtd, prefixes or selfcontained (EXIficient would silently drop strict)");
             }
+            if (o.schema != null && o.xsdTypes) {
+                throw new IllegalArgumentException("schema= and xsdtypes exclude each other");
+            }
+            if (o.catalog != null && o.schema == null) {
+                throw new IllegalArgumentException("catalog= needs schema=");
+            }
+            if (o.includeSchemaId && !o.header) {
+                throw new IllegalArgumentException(
+                        "schemaid needs header (EXIficient writes the schemaId only among the header's options)");
+            }
+            if (o.schemaId != null && o.schema == null) {
+                throw new IllegalArgumentException("schemaid=ID needs schema= (built-in types have schemaId \"\")");
+            }
             return o;
+        }
+
+        static String value(String key, String val) {
+            if (val == null || val.isEmpty()) throw new IllegalArgumentException("option " + key + " needs =VALUE");
+            return val;
         }
 
         void setMode(CodingMode m) {
@@ -441,6 +575,20 @@ public class ExiDriver {
             if (entityrefs) eo.setOption(EncodingOptions.RETAIN_ENTITY_REFERENCE);
             if (schemaLocation) eo.setOption(EncodingOptions.INCLUDE_XSI_SCHEMALOCATION);
             if (deflate != null) eo.setOption(EncodingOptions.DEFLATE_COMPRESSION_VALUE, deflate);
+            if (schema != null || xsdTypes) {
+                final Grammars g = xsdTypes ? Schemas.xsdTypes() : Schemas.load(schema, catalog);
+                if (!xsdTypes) g.setSchemaId(schemaId != null ? schemaId : schema);
+                f.setGrammars(g);
+                f.setSchemaIdResolver(new SchemaIdResolver() {
+                    public Grammars resolveSchemaId(String id) throws EXIException {
+                        if (id.equals(g.getSchemaId())) return g;
+                        if (id.isEmpty()) return Schemas.xsdTypes();
+                        throw new EXIException("the stream's schemaId '" + id + "' is not that of the schema given ('"
+                                + g.getSchemaId() + "')");
+                    }
+                });
+            }
+            if (includeSchemaId) eo.setOption(EncodingOptions.INCLUDE_SCHEMA_ID);
             return f;
         }
 
@@ -465,8 +613,11 @@ public class ExiDriver {
             if (f.getBlockSize() != 1000000) l.add("blocksize=" + f.getBlockSize());
             if (f.getValueMaxLength() != -1) l.add("valuemaxlength=" + f.getValueMaxLength());
             if (f.getValuePartitionCapacity() != -1) l.add("capacity=" + f.getValuePartitionCapacity());
+            Grammars g = f.getGrammars();
+            if (g.isSchemaInformed()) l.add(g.isBuiltInXMLSchemaTypesOnly() ? "xsdtypes" : "schema=" + g.getSchemaId());
             EncodingOptions eo = f.getEncodingOptions();
             if (!encodingOptions) return l.isEmpty() ? "-" : String.join(",", l);
+            if (eo.isOptionEnabled(EncodingOptions.INCLUDE_SCHEMA_ID)) l.add("schemaid");
             if (eo.isOptionEnabled(EncodingOptions.INCLUDE_OPTIONS)) l.add("header");
             if (eo.isOptionEnabled(EncodingOptions.INCLUDE_COOKIE)) l.add("cookie");
             if (eo.isOptionEnabled(EncodingOptions.RETAIN_ENTITY_REFERENCE)) l.add("entityrefs");
