@@ -1,5 +1,5 @@
-//! The EXI oracle: EXIficient 1.0.7 (Maven Central `com.siemens.ct.exi:exificient`), schema-less,
-//! driven by `interop/exi/ExiDriver.java` in one JVM that serves a whole batch of requests.
+//! The EXI oracle: EXIficient 1.0.7 (Maven Central `com.siemens.ct.exi:exificient`), schema-less
+//! or schema-informed, driven by `interop/exi/ExiDriver.java` in one JVM that serves a whole batch of requests.
 //!
 //! `interop/exi/setup.sh` (run by `scripts/test`) fetches the jars into
 //! `interop/.cache/exi-jars/` and compiles the driver into `interop/.cache/exi-classes/`; it
@@ -13,7 +13,13 @@
 //! `fragment`; `blocksize=N`, `valuemaxlength=N`, `capacity=N` (valuePartitionCapacity);
 //! `header` (the options go into the EXI header), `cookie` (`$EXI`), `deflate=N` (the
 //! compression level), `entityrefs` (with `dtd`: internal entities as ER events),
-//! `schemalocation` (keep `xsi:schemaLocation`, which EXIficient drops by default). The comment
+//! `schemalocation` (keep `xsi:schemaLocation`, which EXIficient drops by default).
+//! Schema-informed: `schema=PATH` (the grammars of that XSD, built by EXIficient through Xerces
+//! and kept for the life of the process), with `catalog=TSV` for web `schemaLocation`s (the
+//! catalog [`XsdOracle`](crate::XsdOracle) reads; nothing is fetched from the network),
+//! `xsdtypes` (built-in types only), `schemaid[=ID]` (the schemaId in the header options; needs
+//! `header`; `=ID` replaces EXIficient's default id, the PATH string). With a schema, `strict`
+//! refuses anything the schema does not declare. Decoding needs the same `schema=`. The comment
 //! at the top of `ExiDriver.java` gives the EXIficient call behind each, and every behaviour of
 //! EXIficient that matters for a byte-exact comparison (whitespace-only text dropped between
 //! tags, invented `ns<N>` prefixes and an `xmlns:xsi` declaration on decoding, CDATA and

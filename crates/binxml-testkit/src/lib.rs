@@ -14,14 +14,19 @@
 //!   process serves a whole batch. [`python`] is the interpreter every test starts.
 //! * [`ExiOracle`]: EXIficient 1.0.7, the EXI reference, driven by `interop/exi/ExiDriver.java`
 //!   in one JVM (set up by `interop/exi/setup.sh`): encode XML to EXI and decode EXI to XML
-//!   with a given option list.
+//!   with a given option list, schema-less or with a schema (`schema=PATH`).
+//! * [`XsdOracle`]: PyPI xmlschema (`interop/xsd/validate.py`, set up by `interop/xsd/setup.sh`):
+//!   whether an instance is valid against an XSD, and the first reason if not;
+//!   [`schema_sets`] reads `tests/schemas/sets.tsv`, the schema/instance test sets.
 
 #![forbid(unsafe_code)]
 
 mod exi;
 pub mod mutate;
+mod xsd;
 
 pub use exi::ExiOracle;
+pub use xsd::{SchemaSetEntry, Verdict, XsdOracle, resolve_listed_path, schema_sets};
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
