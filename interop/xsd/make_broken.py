@@ -14,6 +14,7 @@ xmlschema) finds the damaged instance invalid, for a reason of that kind, is kep
     bad-date              a date or dateTime given month 13
     pattern               a value replaced by one that breaks a pattern facet
     undeclared-attribute  an attribute no declaration allows added to an element
+    bad-xsi-type          an xsi:type attribute naming a type the schema does not have
 
 A kind that finds no place in a source is left out (the script says so). The files go to
 tests/schemas/<set>/broken/<source stem>.<kind>.xml, and tests/schemas/<set>/broken/expected.tsv
@@ -59,6 +60,12 @@ SETS = {
         ["tests/schemas/bbf-dm/instances/tr-181-2-15-0-selftest.xml"],
         "tests/schemas/bbf-dm/broken",
     ),
+    "fpml4": (
+        "tests/schemas/fpml4/fpml-main-4-0.xsd",
+        None,
+        ["tests/schemas/fpml4/instances/fx_ex01_fx_spot.xml"],
+        "tests/schemas/fpml4/broken",
+    ),
     "xmlschema": (
         C + "exi_exificient/XMLSchema.xsd",
         "tests/schemas/xmlschema/catalog.tsv",
@@ -79,11 +86,13 @@ REASONS = {
     "bad-date": r"month must be|[Ii]nvalid (date|datetime)",
     "pattern": r"doesn't match any pattern",
     "undeclared-attribute": r"attribute .*not allowed|not allowed for element",
+    "bad-xsi-type": r"xsi:type|unknown type|not found",
 }
 
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
 EXTRA = "{urn:binxml:undeclared}Unexpected"
+XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
 
 
 def path(rel):
@@ -152,6 +161,13 @@ def candidates(tree, kind):
             x.tail = p.text
             p.insert(0, x)
             yield f"element #{i} got a first child {EXTRA}", t
+    elif kind == "bad-xsi-type":
+        for i, e in enumerate(elements(tree)):
+            if XSI_TYPE not in e.attrib:
+                continue
+            t = copy.deepcopy(tree)
+            elements(t)[i].attrib[XSI_TYPE] = "BinxmlNoSuchType"
+            yield f"xsi:type of element #{i}: {e.attrib[XSI_TYPE]!r} -> 'BinxmlNoSuchType'", t
     elif kind == "undeclared-attribute":
         for i, e in enumerate(elements(tree)):
             t = copy.deepcopy(tree)

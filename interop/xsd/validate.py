@@ -21,6 +21,8 @@ non-file URL) and the schema's own xsi/xml/xlink imports use xmlschema's bundled
 schemaLocation that points at the web resolves through the optional catalog: a TSV file of
 `URL TAB local path` lines (the path relative to the catalog file; '#' starts a comment), the
 same file ExiDriver's "catalog=" option reads, so both oracles see the same schema documents.
+An entry whose URL is a bare file name ("xml.xsd") stands for that relative reference from any
+document (it matches every URL ending in "/xml.xsd").
 Instances are validated against the schema given, never against their own xsi:schemaLocation
 hints (use_location_hints=False).
 
@@ -31,6 +33,7 @@ Loaded schemas are cached for the life of the process (keyed by path, catalog an
 
 import os
 import sys
+import warnings
 import urllib.parse
 import urllib.request
 
@@ -52,6 +55,18 @@ def read_catalog(path):
                 raise ValueError(f"{path}:{n}: expected 'URL<TAB>local path'")
             mapping[parts[0]] = os.path.normpath(os.path.join(base, parts[1]))
     return mapping
+
+
+def lookup(mapping, url):
+    """The local file for url: an exact entry, or for an entry that is a bare file name (a
+    relative schemaLocation or DTD system id as written, "xml.xsd") any URL ending in
+    "/" + that name, i.e. the reference resolved against whichever document made it."""
+    if url in mapping:
+        return mapping[url]
+    for key, path in mapping.items():
+        if "/" not in key and ":" not in key and url.endswith("/" + key):
+            return path
+    return None
 
 
 def file_url(path):
@@ -77,7 +92,8 @@ class Oracle:
             def mapper(url):
                 # the catalog maps the URL as written in schemaLocation (and as resolved
                 # against the importing document, which for an absolute URL is the same)
-                return file_url(mapping[url]) if url in mapping else url
+                local = lookup(mapping, url)
+                return file_url(local) if local else url
 
             cls = xmlschema.XMLSchema10
             self.schemas[key] = cls(schema, allow="local", defuse="remote", uri_mapper=mapper)
@@ -109,9 +125,8 @@ class Oracle:
 
                 class Catalog(etree.Resolver):
                     def resolve(self, url, pubid, context):
-                        if url in mapping:
-                            return self.resolve_filename(mapping[url], context)
-                        return None
+                        local = lookup(mapping, url)
+                        return self.resolve_filename(local, context) if local else None
 
                 parser = etree.XMLParser(no_network=True, resolve_entities=True)
                 parser.resolvers.add(Catalog())
@@ -148,6 +163,10 @@ def one_line(s):
 
 
 def main():
+    # A failed import (a blocked web address, a missing file) leaves the schema without the
+    # components it needed; xmlschema only warns, the oracle answers "error" instead.
+    warnings.simplefilter("error", xmlschema.XMLSchemaImportWarning)
+    warnings.simplefilter("error", xmlschema.XMLSchemaIncludeWarning)
     use_lxml = "--lxml" in sys.argv[1:]
     oracle = Oracle(use_lxml)
     for line in sys.stdin:
