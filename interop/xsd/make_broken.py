@@ -190,6 +190,10 @@ def main():
             print(f"{name}: skipped (its schema or sources are not here)", file=sys.stderr)
             continue
         os.makedirs(path(outdir), exist_ok=True)
+        # the folder holds exactly what expected.tsv lists: files of an earlier run go
+        for old in os.listdir(path(outdir)):
+            if old.endswith(".xml"):
+                os.remove(os.path.join(path(outdir), old))
         rows = []
         for src in sources:
             verdict = oracle.validate(path(schema), path(src), catalog and path(catalog))
