@@ -6,7 +6,9 @@
 //! * `ExiOracle` (EXIficient 1.0.7) encodes each set's first instance with the set's schema in
 //!   every alignment, non-strict and strict, decodes it again, and the decoded document is
 //!   still valid per xmlschema and encodes to the same bytes; inv100.xml with the invoice
-//!   schema is the 22,549 bytes.
+//!   schema is the 22,549 bytes. The schema options (`catalog=`, `schemaid=`, `xsdtypes`)
+//!   answer as `interop/exi/ExiDriver.java` documents them, and a web import that is not in the
+//!   catalog fails instead of being fetched.
 //!
 //! Rows whose files are only in `../shared/corpus` are skipped (with a line on stderr) when it is
 //! absent; the sets kept in the repository (ubl21, bbf-dm) always run. Each test is skipped when
@@ -244,4 +246,72 @@ fn exificient_round_trips_each_sets_first_instance_with_its_schema() {
         .unwrap();
         assert_eq!(std::fs::metadata(&out).unwrap().len(), 22_549);
     }
+}
+
+#[test]
+fn exificient_schema_options_answer_as_documented() {
+    let Some(mut exi) = ExiOracle::start_or_skip() else {
+        return;
+    };
+    let root = workspace_root();
+    let dir = scratch_dir("exi-schema-options");
+    let dm = root.join("tests/schemas/bbf-dm");
+    let (xsd, cat) = (dm.join("bbf-dm.xsd"), dm.join("catalog.tsv"));
+    let instance = dm.join("instances/tr-181-2-15-0-selftest.xml");
+    let grammar = format!("schema={},catalog={}", xsd.display(), cat.display());
+    let out = dir.join("out.exi");
+    let back = dir.join("back.xml");
+    // without the catalog the web imports are not fetched: the grammar load fails
+    let err = exi
+        .encode(&instance, &out, &format!("schema={}", xsd.display()))
+        .unwrap_err();
+    assert!(err.contains("schema_reference.4"), "{err}");
+    // the schemaId goes into the header options; decoding finds the schema by it and answers
+    // the options the stream was written with
+    exi.encode(
+        &instance,
+        &out,
+        &format!("{grammar},header,schemaid=urn:binxml:dm"),
+    )
+    .unwrap();
+    let used = exi
+        .request(&[
+            "decode",
+            &out.display().to_string(),
+            &back.display().to_string(),
+            &format!("{grammar},schemaid=urn:binxml:dm,header"),
+        ])
+        .unwrap();
+    assert_eq!(used, "schema=urn:binxml:dm,header");
+    // a stream whose schemaId is not the schema given is refused
+    let err = exi
+        .decode(&out, &back, &format!("{grammar},header,schemaid=urn:other"))
+        .unwrap_err();
+    assert!(err.contains("schemaId"), "{err}");
+    // built-in types only, with the header's empty schemaId
+    exi.encode(&instance, &out, "xsdtypes,header,schemaid")
+        .unwrap();
+    let used = exi
+        .request(&[
+            "decode",
+            &out.display().to_string(),
+            &back.display().to_string(),
+            "xsdtypes",
+        ])
+        .unwrap();
+    assert_eq!(used, "xsdtypes,header");
+    // option errors
+    for bad in [
+        "xsdtypes,schema=a.xsd",
+        "catalog=c.tsv",
+        "schemaid",
+        "schema=",
+    ] {
+        assert!(exi.request(&["options", bad]).is_err(), "{bad}");
+    }
+    // schema-less streams still describe themselves as before
+    assert_eq!(
+        exi.request(&["options", "bytealigned"]).unwrap(),
+        "bytealigned"
+    );
 }
