@@ -31,8 +31,10 @@ for f in sorted(glob.glob(F+'instances/*.xml')):
         f=C+'exi_w3c_testsuite/data/FpML/'+b+'|'+f
     rows.append(('fpml4', F+'fpml-main-4-0.xsd', '-', 'http://www.fpml.org/2003/FpML-4-0', f))
 rows.append(('fpml4', F+'fpml-main-4-0.xsd', '-', 'http://www.fpml.org/2003/FpML-4-0', C+'exi_openexi/eqs40_ex01_single_underlyer_execution.xml'))
+G='tests/schemas/gmti/'
+rows.append(('gmti', G+'gmti.xsd', '-', '', C+'exi_exificient/gmti_useme.xml'))
 X=C+'exi_exificient/XMLSchema.xsd'
-for f in [C+'exi_exificient/XMLSchema.xsd', C+'exi_openexi/gmti.xsd', C+inv+'CoreComponentTypes.xsd', C+inv+'sm-common.xsd', C+inv+'sm-inv.xsd', C+'iot_style/xpdl20_TC-1025_schema_20_2005-09-07_xpdl.xsd'] + sorted(glob.glob('tests/schemas/*/*.xsd')+glob.glob('tests/schemas/*/*/*/*.xsd')):
+for f in [C+'exi_exificient/XMLSchema.xsd', C+inv+'CoreComponentTypes.xsd', C+inv+'sm-common.xsd', C+inv+'sm-inv.xsd', C+'iot_style/xpdl20_TC-1025_schema_20_2005-09-07_xpdl.xsd'] + sorted(glob.glob('tests/schemas/*/*.xsd')+glob.glob('tests/schemas/*/*/*/*.xsd')):
     rows.append(('xmlschema', X, 'tests/schemas/xmlschema/catalog.tsv', 'http://www.w3.org/2001/XMLSchema', f))
 def first(p):
     for a in p.split('|'):

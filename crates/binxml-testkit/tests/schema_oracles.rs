@@ -38,7 +38,7 @@ fn xsd_oracle_gives_the_recorded_verdicts() {
     for row in schema_sets() {
         let (Some(schema), Some(instance)) = (&row.schema, &row.instance) else {
             note(&format!(
-                "skipped {} {} (only in ../shared/corpus)",
+                "skipped {} {} (its schema or instance is only in ../shared/corpus)",
                 row.set, row.listed
             ));
             continue;
