@@ -38,6 +38,7 @@ mod dec;
 mod enc;
 mod grammar;
 mod header;
+pub mod informed;
 mod options;
 mod tables;
 

@@ -7,11 +7,16 @@
 pub mod automaton;
 pub mod datatypes;
 mod error;
+#[cfg(feature = "load")]
 mod load;
 pub mod model;
 
 pub use error::SchemaError;
-pub use load::{LoadOptions, XS};
+#[cfg(feature = "load")]
+pub use load::LoadOptions;
+
+/// The XML Schema namespace.
+pub const XS: &str = "http://www.w3.org/2001/XMLSchema";
 pub use model::Schema;
 mod simple;
 mod validate;

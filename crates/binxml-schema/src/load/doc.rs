@@ -10,8 +10,7 @@ use std::rc::Rc;
 use binxml_core::{Decoder, Event, Limits};
 use binxml_xml::XmlDecoder;
 
-/// The XML Schema namespace.
-pub const XS: &str = "http://www.w3.org/2001/XMLSchema";
+pub use crate::XS;
 
 /// The namespace bindings in scope at an element: its own declarations, then its parent's scope.
 #[derive(Debug, Default)]

@@ -1,0 +1,165 @@
+//! Schema-informed EXI: the grammars of section 8.5 built from a [`Schema`], once, and shared
+//! by the encoders and decoders that use it.
+
+mod build;
+pub mod grammar;
+
+use std::sync::Arc;
+
+use binxml_core::{Error, Format, Result};
+use binxml_schema::Schema;
+use binxml_schema::model::{ElemId, Name, TypeDef, TypeId, Variety};
+
+pub use grammar::{Grammar, GrammarId, Kind, Production, Terminal};
+
+/// The most grammar states one schema may compile to.
+pub const MAX_GRAMMAR_STATES: usize = 4_000_000;
+
+/// An element's grammar: its type's grammar, and what the element adds to it.
+#[derive(Clone, Copy, Debug)]
+pub struct ElementGrammar {
+    /// The first state (`Type_i,0` of the element's type).
+    pub start: GrammarId,
+    /// The type's `TypeEmpty` grammar, for `xsi:nil="true"`.
+    pub empty: GrammarId,
+    /// The declaration is nillable.
+    pub nillable: bool,
+    /// The type has named subtypes or is a union: `xsi:type` may change it (strict mode).
+    pub castable: bool,
+}
+
+/// The schema-informed grammars of one schema.
+pub struct SchemaGrammars {
+    schema: Arc<Schema>,
+    grammars: Vec<Grammar>,
+    type_grammar: Vec<GrammarId>,
+    type_empty: Vec<GrammarId>,
+    castable: Vec<bool>,
+    /// Global element declarations in the order of the document grammar (local name, then
+    /// namespace).
+    document: Vec<ElemId>,
+    /// Every element name declared, sorted as the fragment grammar lists them, with the
+    /// declaration whose grammar applies (`None` when declarations of that name disagree:
+    /// the element fragment grammar applies).
+    fragment: Vec<(Name, Option<ElemId>)>,
+}
+
+impl SchemaGrammars {
+    /// Builds the grammars of `schema`.
+    pub fn new(schema: Arc<Schema>) -> Result<SchemaGrammars> {
+        let built = build::build(&schema, MAX_GRAMMAR_STATES).map_err(|e| {
+            let name = schema
+                .type_def(e.type_def)
+                .name()
+                .map_or("an anonymous type".to_string(), |n| n.to_string());
+            Error::limit(
+                Format::Exi,
+                0,
+                format!("the grammar of {name} needs more than {MAX_GRAMMAR_STATES} states"),
+            )
+        })?;
+        let castable = castable_types(&schema);
+        let mut document: Vec<ElemId> = schema.global_elements().map(|(_, e)| e).collect();
+        document.sort_by(|a, b| name_order(&schema.element(*a).name, &schema.element(*b).name));
+        let mut fragment: Vec<(Name, Option<ElemId>)> = Vec::new();
+        let mut all: Vec<ElemId> = (0..schema.element_count() as u32).map(ElemId).collect();
+        all.sort_by(|a, b| name_order(&schema.element(*a).name, &schema.element(*b).name));
+        for e in all {
+            let d = schema.element(e);
+            match fragment.last_mut() {
+                Some((n, first)) if *n == d.name => {
+                    if let Some(f) = *first {
+                        let fd = schema.element(f);
+                        if fd.type_def != d.type_def || fd.nillable != d.nillable {
+                            *first = None;
+                        }
+                    }
+                }
+                _ => fragment.push((d.name.clone(), Some(e))),
+            }
+        }
+        Ok(SchemaGrammars {
+            schema,
+            grammars: built.grammars,
+            type_grammar: built.type_grammar,
+            type_empty: built.type_empty,
+            castable,
+            document,
+            fragment,
+        })
+    }
+
+    /// The schema the grammars were built from.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// A grammar state.
+    pub fn grammar(&self, id: GrammarId) -> &Grammar {
+        &self.grammars[id.index()]
+    }
+
+    /// Every state, in id order.
+    pub fn grammars(&self) -> &[Grammar] {
+        &self.grammars
+    }
+
+    /// The first state of a type's grammar (`Type_i,0`).
+    pub fn type_grammar(&self, t: TypeId) -> GrammarId {
+        self.type_grammar[t.index()]
+    }
+
+    /// The first state of a type's `TypeEmpty` grammar.
+    pub fn type_empty(&self, t: TypeId) -> GrammarId {
+        self.type_empty[t.index()]
+    }
+
+    /// An element declaration's grammar.
+    pub fn element(&self, e: ElemId) -> ElementGrammar {
+        let d = self.schema.element(e);
+        ElementGrammar {
+            start: self.type_grammar[d.type_def.index()],
+            empty: self.type_empty[d.type_def.index()],
+            nillable: d.nillable,
+            castable: self.castable[d.type_def.index()],
+        }
+    }
+
+    /// The global elements, in the order of the document grammar's `SE` productions.
+    pub fn document_elements(&self) -> &[ElemId] {
+        &self.document
+    }
+
+    /// The element names of the fragment grammar, in order.
+    pub fn fragment_elements(&self) -> &[(Name, Option<ElemId>)] {
+        &self.fragment
+    }
+
+    /// Whether a type is castable: named types derive from it, or it is a union.
+    pub fn castable(&self, t: TypeId) -> bool {
+        self.castable[t.index()]
+    }
+}
+
+/// EXI's name order: local name, then namespace.
+pub(crate) fn name_order(a: &Name, b: &Name) -> std::cmp::Ordering {
+    (&a.local, &a.ns).cmp(&(&b.local, &b.ns))
+}
+
+/// For each type: a named type has it as its base, or it is a union (section 8.5.4.4.2).
+fn castable_types(schema: &Schema) -> Vec<bool> {
+    let mut castable = vec![false; schema.type_count()];
+    for (_, t) in schema.global_types() {
+        if let Some(b) = schema.type_def(t).base() {
+            castable[b.index()] = true;
+        }
+    }
+    for (i, c) in castable.iter_mut().enumerate() {
+        if let TypeDef::Simple(s) = schema.type_def(TypeId(i as u32))
+            && matches!(s.variety, Variety::Union(_))
+        {
+            *c = true;
+        }
+    }
+    castable
+}
