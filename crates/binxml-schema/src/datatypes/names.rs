@@ -18,6 +18,35 @@ pub fn is_name_char(c: char) -> bool {
             '-' | '.' | '0'..='9' | '\u{B7}' | '\u{300}'..='\u{36F}' | '\u{203F}'..='\u{2040}')
 }
 
+/// The same sets as inclusive ranges, for the pattern escapes `\i` and `\c`.
+pub(crate) const NAME_START_RANGES: &[(char, char)] = &[
+    (':', ':'),
+    ('A', 'Z'),
+    ('_', '_'),
+    ('a', 'z'),
+    ('\u{C0}', '\u{D6}'),
+    ('\u{D8}', '\u{F6}'),
+    ('\u{F8}', '\u{2FF}'),
+    ('\u{370}', '\u{37D}'),
+    ('\u{37F}', '\u{1FFF}'),
+    ('\u{200C}', '\u{200D}'),
+    ('\u{2070}', '\u{218F}'),
+    ('\u{2C00}', '\u{2FEF}'),
+    ('\u{3001}', '\u{D7FF}'),
+    ('\u{F900}', '\u{FDCF}'),
+    ('\u{FDF0}', '\u{FFFD}'),
+    ('\u{10000}', '\u{EFFFF}'),
+];
+
+/// The characters NameChar adds to NameStartChar.
+pub(crate) const NAME_EXTRA_RANGES: &[(char, char)] = &[
+    ('-', '.'),
+    ('0', '9'),
+    ('\u{B7}', '\u{B7}'),
+    ('\u{300}', '\u{36F}'),
+    ('\u{203F}', '\u{2040}'),
+];
+
 /// Whether `s` matches production Name.
 pub fn is_name(s: &str) -> bool {
     let mut it = s.chars();
@@ -78,6 +107,23 @@ mod tests {
             "en_US",
         ] {
             assert!(!is_language(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ranges_agree_with_predicates() {
+        let in_ranges = |r: &[(char, char)], c: char| r.iter().any(|&(a, b)| a <= c && c <= b);
+        for c in (0..0x11000u32).filter_map(char::from_u32) {
+            assert_eq!(
+                in_ranges(NAME_START_RANGES, c),
+                is_name_start_char(c),
+                "{c:?}"
+            );
+            assert_eq!(
+                in_ranges(NAME_START_RANGES, c) || in_ranges(NAME_EXTRA_RANGES, c),
+                is_name_char(c),
+                "{c:?}"
+            );
         }
     }
 }
