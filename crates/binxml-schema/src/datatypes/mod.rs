@@ -5,17 +5,20 @@
 mod builtin;
 mod datetime;
 mod error;
+mod facets;
 mod names;
 mod number;
 mod parse;
 mod pattern;
 mod resolver;
+mod restrict;
 mod value;
 mod whitespace;
 
 pub use builtin::Builtin;
 pub use datetime::{DateTimeValue, DurationValue};
 pub use error::{DatatypeError, ErrorKind};
+pub use facets::{FacetKind, FacetSpec, Facets, Variety};
 pub use names::{is_language, is_name, is_name_char, is_name_start_char, is_ncname, is_nmtoken};
 pub use number::{Decimal, EXI_MAX_EXPONENT, EXI_SPECIAL_EXPONENT, FloatValue};
 pub use parse::{parse, parse_list, split_list};
