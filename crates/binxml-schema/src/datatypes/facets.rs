@@ -147,7 +147,7 @@ impl Facets {
     /// The facets a built-in type has of itself: its whiteSpace, the bounds of the integer
     /// types (with fractionDigits 0, fixed, from xs:integer), minLength 1 for the list types.
     /// Patterns that define built-in lexical spaces (language, Name, ...) are checked by
-    /// [`parse`] and are not listed here, so [`Facets::patterns`] holds only a schema's own.
+    /// [`parse`](super::parse()) and are not listed here, so [`Facets::patterns`] holds only a schema's own.
     pub fn builtin(b: Builtin) -> Facets {
         let mut f = Facets {
             variety: match b.item_type() {
