@@ -80,6 +80,34 @@ SPEC_OVERRIDES = {
         "invalid",
         "Part 2 3.2.6.2: P30D and P1M are incomparable (<>) in the partial order of durations, so not <= (4.3.7.4)",
     ),
+    ("float", "enumeration=0.1", "0.10000000149011612"): (
+        "valid",
+        "Part 2 3.2.4: the float value space is single precision; both literals map to the float nearest 0.1",
+    ),
+    ("float", "enumeration=0.1", "0.100000001"): (
+        "valid",
+        "Part 2 3.2.4: the float value space is single precision; both literals map to the float nearest 0.1",
+    ),
+    ("time", "enumeration=00:00:00", "00:00:00Z"): (
+        "invalid",
+        "Part 2 3.2.7.4: a value without timezone is not equal to one with a timezone",
+    ),
+    ("gMonth", "enumeration=--05", "--05Z"): (
+        "invalid",
+        "Part 2 3.2.7.4: a value without timezone is not equal to one with a timezone",
+    ),
+    ("string", "pattern=\\$", "$"): (
+        "schema-error",
+        "Part 2 F.1.1 [24] SingleCharEsc ::= '\\' [nrt\\|.?*+(){}#x2D#x5B#x5D#x5E]: \\$ is not an escape in XSD 1.0",
+    ),
+    ("string", "pattern={a}", "{a}"): (
+        "valid",
+        "Part 2 appendix F [10] Char ::= [^.\\?*+()|#x5B#x5D] admits '{' and '}' as characters (XSD 1.1 excludes them)",
+    ),
+    ("string", "pattern=[\\n-\\r]", "\r"): (
+        "valid",
+        "Part 2 F.1 [17] seRange: \\n-\\r is the range #xA-#xD, which holds #xD",
+    ),
     ("string", "length=2 >> maxLength=1", "ab"): (
         "schema-error",
         "Part 2 4.3.1.4: length and maxLength from different steps need minLength <= length <= maxLength",
@@ -226,6 +254,53 @@ def cases():
     add("list:int", "enumeration=1 2", "1 2", "01 +2", "1 2 3")
     add("int", "enumeration=1 ; enumeration=2 >> enumeration=2", "1", "2")
     add("gYear", "enumeration=2000Z", "2000", "2000Z", "2000+00:00")
+    add("float", "enumeration=0.1", "0.1", "0.10000000149011612", "0.100000001")
+    add("double", "enumeration=0.1", "0.1", "0.10000000000000001", "0.1000000000000001")
+    add("date", "enumeration=2000-01-01+01:00", "2000-01-01+01:00", "1999-12-31+01:00", "2000-01-01")
+    add("time", "enumeration=00:00:00", "24:00:00", "00:00:00", "00:00:00Z")
+    add("gMonth", "enumeration=--05", "--05", "--5", "--05Z")
+    add("anyURI", "enumeration=http://a/b", "http://a/b", "http://a/b/")
+    add("QName", "length=1", "p:abc")
+    add("unsignedLong", "enumeration=18446744073709551615", "18446744073709551615", "018446744073709551615")
+
+    # More of the pattern language: escapes beyond ASCII, blocks, categories, quantifiers.
+    more = [
+        ("\\i+", ["\u00e9t\u00e9", "\u00b7", "a\u0300"]),
+        ("\\c+", ["\u00b7\u0300-.", "\u00d7"]),
+        ("\\I\\C", ["1 ", "a "]),
+        ("\\p{IsCJKUnifiedIdeographs}+", ["\u4e00\u9fa5", "\u3400"]),
+        ("\\p{IsArabicPresentationForms-A}", ["\ufb50", "\ufe70"]),
+        ("\\p{IsSpecials}", ["\ufeff", "\ufffd", "\ufff0", "\ufefe"]),
+        ("\\p{IsHangulSyllables}", ["\uac00", "\ud7a3"]),
+        ("\\P{IsBasicLatin}", ["\u00e9", "a"]),
+        ("\\p{Nd}+", ["123", "\u0661"]),
+        ("\\p{Sc}", ["$", "\u20ac", "a"]),
+        ("\\p{Zs}", [" ", "\u00a0", "\t"]),
+        ("\\p{Cc}", ["\t", "a"]),
+        ("\\p{P}+", ["!?", "_", "a"]),
+        ("\\p{S}", ["+", "a"]),
+        ("\\p{M}", ["\u0300", "a"]),
+        ("\\D+", ["ab", "a1"]),
+        ("\\W", ["!", "a", " "]),
+        ("[\\i-[:]]\\c*", ["a:b", ":a"]),
+        ("[^\\s]+", ["abc", "a b"]),
+        ("[a-c-[b]]{2}", ["ac", "ab"]),
+        ("(a|b){1,2}c?", ["a", "abc", "abcc"]),
+        ("a{0,0}b", ["b", "ab"]),
+        ("[+*?]", ["+", "a"]),
+        ("\\$", ["$"]),
+        ("{a}", ["{a}"]),
+        ("a}", ["a}"]),
+        ("[a-z&&[b]]", ["&", "b"]),
+        ("[\\^a]", ["^", "a"]),
+        ("[^^]", ["^", "a"]),
+        ("[\\n-\\r]", ["\n", "\r", "a"]),
+        ("\\p{IsLatinExtended-A}", ["\u0100", "a"]),
+        ("\\p{IsMathematicalAlphanumericSymbols}", ["\U0001d400", "a"]),
+        ("\\p{Co}", ["\ue000", "a"]),
+    ]
+    for p, vals in more:
+        add("string", "pattern=" + p, *[v.encode().decode("unicode_escape") for v in vals])
 
     # Digits.
     add("decimal", "totalDigits=4", "1234", "12345", "123.40", "0.0001", "0.00001", "-1234", "00001234")
