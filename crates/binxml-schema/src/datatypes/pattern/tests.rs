@@ -169,3 +169,32 @@ fn exi_char_sets() {
     assert!(two[0].char_set().is_some() && two[1].char_set().is_some());
     assert_eq!(restricted_char_set(&two), None);
 }
+
+#[test]
+fn every_category_and_block_compiles() {
+    for name in translate::CATEGORIES {
+        for p in ["p", "P"] {
+            let src = format!("\\{p}{{{name}}}");
+            let pat = Pattern::new(&src).unwrap_or_else(|e| panic!("{src}: {e}"));
+            assert_eq!(pat.char_set(), None, "{src}");
+            let inside = format!("[a\\{p}{{{name}}}-[b]]");
+            Pattern::new(&inside).unwrap_or_else(|e| panic!("{inside}: {e}"));
+        }
+    }
+    for (name, first, _) in blocks::BLOCKS {
+        let pat = p(&format!("\\p{{Is{name}}}"));
+        let neg = p(&format!("\\P{{Is{name}}}"));
+        if let Some(c) = char::from_u32(*first) {
+            assert!(
+                pat.is_match(&c.to_string()) && !neg.is_match(&c.to_string()),
+                "{name}"
+            );
+        }
+        assert_eq!(pat.char_set(), None, "{name}");
+    }
+    // Multi-character escapes nest in classes, positive and negated.
+    check("[\\w\\d]+", &["a1\u{663}"], &["!"]);
+    check("[^\\i]", &["1", "-"], &["a", ":"]);
+    check("[^\\W]", &["a"], &["!"]);
+    check("[\\c-[\\d]]+", &["a.-"], &["a1"]);
+}

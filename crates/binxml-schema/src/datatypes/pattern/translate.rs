@@ -16,7 +16,7 @@ use super::charset::{self, Set};
 pub(crate) const MAX_DEPTH: usize = 64;
 
 /// The general categories XSD 1.0 names (F.1.1), each alone or as a one-letter group.
-const CATEGORIES: &[&str] = &[
+pub(crate) const CATEGORIES: &[&str] = &[
     "L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "Mn", "Mc", "Me", "N", "Nd", "Nl", "No", "P", "Pc",
     "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Z", "Zs", "Zl", "Zp", "S", "Sm", "Sc", "Sk", "So", "C",
     "Cc", "Cf", "Co", "Cn",
