@@ -395,8 +395,9 @@ impl DurationValue {
             fraction: String::new(),
         };
         let mut any = false;
-        // Each designator in its order, at most once; the last one may carry a fraction.
-        let mut take = |part: &str, designators: &[(u8, i128)], v: &mut DurationValue| {
+        // Each designator in its order, at most once, with what one unit of it adds to the
+        // months and to the seconds; only the last (S) may carry a fraction.
+        let mut take = |part: &str, designators: &[(u8, i128, i128)], v: &mut DurationValue| {
             let mut p = part.as_bytes();
             let mut next = 0;
             while !p.is_empty() {
@@ -411,10 +412,10 @@ impl DurationValue {
                 let Some((&d, after)) = after.split_first() else {
                     return Err(err("number without designator"));
                 };
-                let Some(i) = designators[next..].iter().position(|&(x, _)| x == d) else {
+                let Some(i) = designators[next..].iter().position(|&(x, _, _)| x == d) else {
                     return Err(err("unexpected or repeated designator"));
                 };
-                let (_, unit) = designators[next + i];
+                let (_, months, seconds) = designators[next + i];
                 next += i + 1;
                 if num.is_empty() {
                     return Err(err("designator without number"));
@@ -438,20 +439,22 @@ impl DurationValue {
                     let f = std::str::from_utf8(f).unwrap_or("");
                     v.fraction = f.trim_end_matches('0').to_string();
                 }
-                if unit < 0 {
-                    v.months += n * -unit;
-                } else {
-                    v.seconds += n * unit;
-                }
+                // At most 18 digits times 86400: far inside i128.
+                v.months += n * months;
+                v.seconds += n * seconds;
                 any = true;
                 p = after;
             }
             Ok(())
         };
-        take(date, &[(b'Y', -12), (b'M', -1), (b'D', 86400)], &mut v)?;
+        take(
+            date,
+            &[(b'Y', 12, 0), (b'M', 1, 0), (b'D', 0, 86400)],
+            &mut v,
+        )?;
         if let Some(t) = time {
             // `t` is not empty, so this reads at least one component or fails.
-            take(t, &[(b'H', 3600), (b'M', 60), (b'S', 1)], &mut v)?;
+            take(t, &[(b'H', 0, 3600), (b'M', 0, 60), (b'S', 0, 1)], &mut v)?;
         }
         if !any {
             return Err(err("a duration needs at least one component"));
