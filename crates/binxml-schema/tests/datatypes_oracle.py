@@ -385,6 +385,87 @@ def cases():
     add("string", "length=1 ; length=1", "a")
     add("int", "maxInclusive=1 ; maxInclusive=2", "1")
     add("dateTime", "maxInclusive=2000-01-01T00:00:00 >> maxInclusive=2000-01-01T10:00:00Z", "1999-01-01T00:00:00Z")
+    out.extend(random_cases())
+    return out
+
+
+def random_cases():
+    """Seeded random values against random bounds, where the order is total (both sides with
+    a timezone or both without, durations of only months or only seconds, doubles), so that
+    the comparison code meets many more values than the hand-written cases."""
+    import random
+    rng = random.Random(20261125)
+    out = []
+
+    def tz():
+        if rng.random() < 0.3:
+            return "Z"
+        m = rng.choice([0, 30, 45])
+        h = rng.randint(0, 13)
+        return "%s%02d:%02d" % (rng.choice("+-"), h, m)
+
+    def datetime(with_tz):
+        y = rng.choice([rng.randint(1, 9999), rng.randint(1999, 2001)])
+        mo = rng.randint(1, 12)
+        d = rng.randint(1, 28 if mo == 2 else 30)
+        h = rng.choice([rng.randint(0, 23), 24])
+        mi, se = (0, 0) if h == 24 else (rng.randint(0, 59), rng.randint(0, 59))
+        frac = "" if h == 24 or rng.random() < 0.5 else "." + str(rng.randint(0, 999)).zfill(rng.randint(3, 5))
+        return "%04d-%02d-%02dT%02d:%02d:%02d%s%s" % (y, mo, d, h, mi, se, frac, tz() if with_tz else "")
+
+    for _ in range(40):
+        with_tz = rng.random() < 0.5
+        bound = datetime(with_tz)
+        kind = rng.choice(["maxInclusive", "maxExclusive", "minInclusive", "minExclusive"])
+        values = [datetime(with_tz) for _ in range(3)]
+        # And a value near the bound: the same instant written in another timezone, or the
+        # bound itself.
+        values.append(bound)
+        out.extend(("dateTime", "%s=%s" % (kind, bound), v) for v in values)
+
+    def daytime():
+        return "%sP%dDT%dH%dM%s%sS" % (rng.choice(["", "-"]), rng.randint(0, 40), rng.randint(0, 30),
+                                       rng.randint(0, 90), rng.randint(0, 90),
+                                       rng.choice(["", ".5", ".25", ".125"]))
+
+    def yearmonth():
+        return "%sP%dY%dM" % (rng.choice(["", "-"]), rng.randint(0, 3), rng.randint(0, 30))
+
+    for gen in (daytime, yearmonth):
+        for _ in range(15):
+            kind = rng.choice(["maxInclusive", "maxExclusive", "minInclusive", "minExclusive"])
+            bound = gen()
+            out.extend(("duration", "%s=%s" % (kind, bound), v) for v in [gen(), gen(), bound])
+
+    def decimal():
+        i = str(rng.randint(0, 10 ** rng.randint(0, 25)))
+        f = str(rng.randint(0, 10 ** rng.randint(0, 6))) if rng.random() < 0.7 else ""
+        sign = rng.choice(["", "-", "+"])
+        return sign + i + ("." + f if f else "")
+
+    for _ in range(40):
+        facets = []
+        if rng.random() < 0.5:
+            facets.append("totalDigits=%d" % rng.randint(1, 12))
+        if rng.random() < 0.5:
+            facets.append("fractionDigits=%d" % rng.randint(0, 4))
+        if rng.random() < 0.6:
+            facets.append("%s=%s" % (rng.choice(["maxInclusive", "maxExclusive"]), decimal()))
+        if rng.random() < 0.6:
+            facets.append("%s=%s" % (rng.choice(["minInclusive", "minExclusive"]), decimal()))
+        if not facets:
+            facets.append("maxInclusive=" + decimal())
+        steps = " ; ".join(facets)
+        out.extend(("decimal", steps, v) for v in [decimal(), decimal(), decimal()])
+
+    def double():
+        m = "%s%d.%d" % (rng.choice(["", "-"]), rng.randint(0, 999), rng.randint(0, 999))
+        return m + ("e%d" % rng.randint(-30, 30) if rng.random() < 0.6 else "")
+
+    for _ in range(25):
+        kind = rng.choice(["maxInclusive", "maxExclusive", "minInclusive", "minExclusive"])
+        bound = double()
+        out.extend(("double", "%s=%s" % (kind, bound), v) for v in [double(), double(), bound])
     return out
 
 
