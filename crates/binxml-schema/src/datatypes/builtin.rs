@@ -18,6 +18,11 @@ macro_rules! builtins {
             /// Every built-in type, primitives first in Part 2's order, then the derived ones.
             pub const ALL: &'static [Builtin] = &[$(Builtin::$variant,)*];
 
+            /// Every built-in type, in the order of [`Builtin::ALL`].
+            pub fn all() -> impl Iterator<Item = Builtin> {
+                Builtin::ALL.iter().copied()
+            }
+
             /// The type's local name in the XSD namespace (`int`, `gYearMonth`, `NCName`).
             pub fn name(self) -> &'static str {
                 match self {
@@ -63,7 +68,7 @@ builtins! {
     NmToken => "NMTOKEN",
     NmTokens => "NMTOKENS",
     Name => "Name",
-    NcName => "NCName",
+    NCName => "NCName",
     Id => "ID",
     IdRef => "IDREF",
     IdRefs => "IDREFS",
@@ -99,8 +104,8 @@ impl Builtin {
             NormalizedString => String,
             Token => NormalizedString,
             Language | NmToken | Name => Token,
-            NcName => Name,
-            Id | IdRef | Entity => NcName,
+            NCName => Name,
+            Id | IdRef | Entity => NCName,
             Integer => Decimal,
             NonPositiveInteger | Long | NonNegativeInteger => Integer,
             NegativeInteger => NonPositiveInteger,

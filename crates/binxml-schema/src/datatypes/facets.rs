@@ -12,6 +12,13 @@ use super::resolver::NamespaceResolver;
 use super::value::Value;
 use super::whitespace::WhiteSpace;
 
+/// The facets of anySimpleType: none (its values are strings as written).
+impl Default for Facets {
+    fn default() -> Facets {
+        Facets::builtin(Builtin::AnySimpleType)
+    }
+}
+
 /// The variety of a simple type, with the built-in type that parses its values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variety {

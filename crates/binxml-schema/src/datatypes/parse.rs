@@ -67,7 +67,7 @@ pub(crate) fn parse_normalized(
         Language => check(names::is_language(s), "a language tag"),
         NmToken => check(names::is_nmtoken(s), "an NMTOKEN"),
         Name => check(names::is_name(s), "an XML Name"),
-        NcName | Id | IdRef | Entity => check(names::is_ncname(s), "an NCName"),
+        NCName | Id | IdRef | Entity => check(names::is_ncname(s), "an NCName"),
         NmTokens | IdRefs | Entities => {
             let item = t.item_type().unwrap_or(NmToken);
             let v = parse_list(item, s, ns)?;
@@ -276,8 +276,8 @@ mod tests {
         assert_eq!(ok(Token, "  a \n b "), Value::String("a b".into()));
         assert_eq!(ok(NormalizedString, "a\tb"), Value::String("a b".into()));
         assert_eq!(ok(String, " a\t"), Value::String(" a\t".into()));
-        ok(NcName, " abc ");
-        bad(NcName, "a:b");
+        ok(NCName, " abc ");
+        bad(NCName, "a:b");
         bad(Name, "1a");
         bad(Language, "toolonglanguage");
         assert_eq!(ok(NmTokens, " a  b c ").length(), Some(3));
