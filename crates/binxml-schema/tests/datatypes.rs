@@ -308,7 +308,7 @@ fn builtins() {
     );
     assert_eq!(Builtin::Byte.primitive(), Builtin::Decimal);
     assert!(Builtin::Id.is_derived_from(Builtin::Token));
-    assert_eq!(Builtin::Entities.item_type(), Some(Builtin::Entity));
+    assert_eq!(Builtin::Entities.list_item(), Some(Builtin::Entity));
     assert_eq!(Builtin::NormalizedString.whitespace(), WhiteSpace::Replace);
 }
 

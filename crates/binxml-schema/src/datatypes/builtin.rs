@@ -15,7 +15,9 @@ macro_rules! builtins {
         }
 
         impl Builtin {
-            /// Every built-in type, primitives first in Part 2's order, then the derived ones.
+            /// Every built-in type: anySimpleType, the primitives in Part 2's order, then the
+            /// derived ones, each after its base and each list after its item type (so a
+            /// table built in this order can refer back to both).
             pub const ALL: &'static [Builtin] = &[$(Builtin::$variant,)*];
 
             /// Every built-in type, in the order of [`Builtin::ALL`].
@@ -90,14 +92,15 @@ builtins! {
 }
 
 impl Builtin {
-    /// The type this one is derived from by restriction (`int` -> `long` -> `integer` ->
-    /// `decimal` -> `anySimpleType`). `None` for `anySimpleType`, whose base is `anyType`
-    /// (a complex type, outside this module), and for the three list types, which are
-    /// derived by list from `anySimpleType`: for them see [`Builtin::item_type`].
+    /// The type's {base type definition} (`int` -> `long` -> `integer` -> `decimal` ->
+    /// `anySimpleType`). `None` for `anySimpleType`, whose base is `anyType` (a complex type,
+    /// outside this module). The three list types are derived by list and their base is
+    /// `anySimpleType`, as for every list type; their items are [`Builtin::list_item`].
     pub fn base(self) -> Option<Builtin> {
         use Builtin::*;
         Some(match self {
-            AnySimpleType | NmTokens | IdRefs | Entities => return None,
+            AnySimpleType => return None,
+            NmTokens | IdRefs | Entities => AnySimpleType,
             String | Boolean | Decimal | Float | Double | Duration | DateTime | Time | Date
             | GYearMonth | GYear | GMonthDay | GDay | GMonth | HexBinary | Base64Binary
             | AnyUri | QName | Notation => AnySimpleType,
@@ -121,7 +124,7 @@ impl Builtin {
 
     /// The item type of the built-in list types (`NMTOKENS` -> `NMTOKEN`, `IDREFS` -> `IDREF`,
     /// `ENTITIES` -> `ENTITY`); `None` for the atomic ones.
-    pub fn item_type(self) -> Option<Builtin> {
+    pub fn list_item(self) -> Option<Builtin> {
         match self {
             Builtin::NmTokens => Some(Builtin::NmToken),
             Builtin::IdRefs => Some(Builtin::IdRef),
@@ -132,17 +135,20 @@ impl Builtin {
 
     /// Whether this is one of the three built-in list types.
     pub fn is_list(self) -> bool {
-        self.item_type().is_some()
+        self.list_item().is_some()
     }
 
     /// Whether this is one of the 19 primitive types (Part 2, 3.2).
     pub fn is_primitive(self) -> bool {
-        self.base() == Some(Builtin::AnySimpleType)
+        self.base() == Some(Builtin::AnySimpleType) && !self.is_list()
     }
 
     /// The primitive type this one is derived from (itself for a primitive). `anySimpleType`
     /// and the list types, which have no primitive, answer `AnySimpleType`.
     pub fn primitive(self) -> Builtin {
+        if self.is_list() {
+            return Builtin::AnySimpleType;
+        }
         let mut t = self;
         // The chain is at most six steps (unsignedByte); the loop ends at a primitive or at
         // a type without base.
@@ -222,6 +228,11 @@ mod tests {
         }
         assert_eq!(Builtin::from_local_name("Int"), None);
         assert_eq!(Builtin::ALL.iter().filter(|b| b.is_primitive()).count(), 19);
+        let pos = |b: Builtin| Builtin::ALL.iter().position(|&x| x == b);
+        for &b in Builtin::ALL {
+            assert!(b.base().is_none_or(|base| pos(base) < pos(b)), "{b:?}");
+            assert!(b.list_item().is_none_or(|i| pos(i) < pos(b)), "{b:?}");
+        }
     }
 
     #[test]
@@ -233,7 +244,11 @@ mod tests {
         assert!(Builtin::Byte.is_derived_from(Builtin::Integer));
         assert!(!Builtin::Byte.is_derived_from(Builtin::UnsignedByte));
         assert!(Builtin::NmTokens.is_derived_from(Builtin::AnySimpleType));
-        assert_eq!(Builtin::IdRefs.item_type(), Some(Builtin::IdRef));
+        assert!(!Builtin::NmTokens.is_derived_from(Builtin::NmToken));
+        assert_eq!(Builtin::NmTokens.base(), Some(Builtin::AnySimpleType));
+        assert_eq!(Builtin::NmTokens.primitive(), Builtin::AnySimpleType);
+        assert!(!Builtin::NmTokens.is_primitive());
+        assert_eq!(Builtin::IdRefs.list_item(), Some(Builtin::IdRef));
         assert_eq!(Builtin::Token.whitespace(), WhiteSpace::Collapse);
     }
 }

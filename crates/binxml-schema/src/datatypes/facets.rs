@@ -157,7 +157,7 @@ impl Facets {
     /// [`parse`](super::parse()) and are not listed here, so [`Facets::patterns`] holds only a schema's own.
     pub fn builtin(b: Builtin) -> Facets {
         let mut f = Facets {
-            variety: match b.item_type() {
+            variety: match b.list_item() {
                 Some(item) => Variety::List(item),
                 None => Variety::Atomic(b),
             },

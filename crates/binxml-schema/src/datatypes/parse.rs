@@ -69,7 +69,7 @@ pub(crate) fn parse_normalized(
         Name => check(names::is_name(s), "an XML Name"),
         NCName | Id | IdRef | Entity => check(names::is_ncname(s), "an NCName"),
         NmTokens | IdRefs | Entities => {
-            let item = t.item_type().unwrap_or(NmToken);
+            let item = t.list_item().unwrap_or(NmToken);
             let v = parse_list(item, s, ns)?;
             if v.length() == Some(0) {
                 return Err(lexical(
