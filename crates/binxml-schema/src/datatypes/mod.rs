@@ -77,6 +77,6 @@ pub use names::{is_language, is_name, is_name_char, is_name_start_char, is_ncnam
 pub use number::{Decimal, EXI_MAX_EXPONENT, EXI_SPECIAL_EXPONENT, FloatValue};
 pub use parse::{parse, parse_list, split_list};
 pub use pattern::{Pattern, restricted_char_set};
-pub use resolver::{NamespaceResolver, NoNamespaces};
+pub use resolver::{FnResolver, NamespaceResolver, NoNamespaces};
 pub use value::{QNameValue, Value};
 pub use whitespace::WhiteSpace;

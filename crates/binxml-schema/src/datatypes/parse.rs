@@ -156,16 +156,16 @@ fn parse_qname(s: &str, ns: &dyn NamespaceResolver) -> Result<QNameValue, &'stat
         return Err("not a QName");
     }
     let namespace = if prefix == "xml" {
-        XML_NAMESPACE
+        XML_NAMESPACE.to_string()
     } else {
         match ns.resolve(prefix) {
-            Some(n) => n,
-            None if prefix.is_empty() => "",
+            Some(n) => n.into_owned(),
+            None if prefix.is_empty() => String::new(),
             None => return Err("the prefix is not bound to a namespace"),
         }
     };
     Ok(QNameValue {
-        namespace: namespace.to_string(),
+        namespace,
         local: local.to_string(),
         prefix: prefix.to_string(),
     })
@@ -326,6 +326,12 @@ mod tests {
             v => panic!("{v:?}"),
         }
         assert!(parse(Builtin::QName, "a", &NoNamespaces).is_ok());
+        let f =
+            super::super::resolver::FnResolver(|p: &str| (p == "f").then(|| "urn:f".to_string()));
+        match parse(Builtin::QName, "f:a", &f) {
+            Ok(Value::QName(v)) => assert_eq!(v.namespace, "urn:f"),
+            v => panic!("{v:?}"),
+        }
     }
 
     #[test]
