@@ -323,3 +323,38 @@ fn error_messages() {
     let boxed: Box<dyn std::error::Error> = Box::new(e);
     assert!(boxed.to_string().starts_with("xs:int \"xxx"));
 }
+
+#[test]
+fn unions() {
+    use FacetKind::*;
+    // <xs:union memberTypes="xs:int xs:token"/>: the first member that accepts decides.
+    let member_value = |s: &str, ns: &dyn NamespaceResolver| -> Result<Value, DatatypeError> {
+        Facets::builtin(Builtin::Int)
+            .validate(s, ns)
+            .or_else(|_| Facets::builtin(Builtin::Token).validate(s, ns))
+    };
+    let union = Facets::union();
+    assert_eq!(union.variety(), Variety::Union);
+    let specs = [
+        spec(Enumeration, "01", &NoNamespaces),
+        spec(Enumeration, "unbounded", &NoNamespaces),
+        spec(Pattern, "[0-9a-z]+", &NoNamespaces),
+    ];
+    let f = union.restrict_union(&specs, &member_value).expect("valid");
+    // The validator takes the value from the members, then checks the union's facets.
+    let one = member_value(" 1 ", &NoNamespaces).expect("an int");
+    assert_eq!(f.enumeration_index(&one), Some(0));
+    assert!(f.check(&one, "1").is_ok());
+    let two = member_value("2", &NoNamespaces).expect("an int");
+    assert!(f.check(&two, "2").is_err());
+    assert!(
+        f.validate("1", &NoNamespaces).is_err(),
+        "unions validate through their members"
+    );
+    assert!(restrict(&union, &[(MaxLength, "3")]).is_err());
+    assert!(
+        restrict(&union, &[(Enumeration, "1")]).is_err(),
+        "enumeration needs the members"
+    );
+    assert!(restrict(&union, &[(Pattern, "a")]).is_ok());
+}

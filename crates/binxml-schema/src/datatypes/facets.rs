@@ -28,6 +28,9 @@ pub enum Variety {
     /// A list type; the built-in is the nearest built-in ancestor of its item type. The item
     /// type's own facets are the caller's to check, item by item.
     List(Builtin),
+    /// A union type: only pattern and enumeration apply (Part 2, 4.1.5). Its values come from
+    /// its member types, which the caller tries in order; see [`Facets::restrict_union`].
+    Union,
 }
 
 /// The kinds of constraining facet of XSD 1.0.
@@ -134,6 +137,7 @@ pub(super) fn applicable(variety: Variety, kind: FacetKind) -> bool {
     );
     let digits = matches!(kind, TotalDigits | FractionDigits);
     match variety {
+        Variety::Union => matches!(kind, Pattern | Enumeration),
         Variety::List(_) => lengths || common,
         Variety::Atomic(b) => match b.primitive() {
             Builtin::String
@@ -196,6 +200,15 @@ impl Facets {
         f.variety = Variety::List(item);
         f.min_length = None;
         f.fixed.push(FacetKind::WhiteSpace);
+        f
+    }
+
+    /// The facets of a union type made by `<xs:union>`: none. Its text is not normalized here
+    /// (each member type applies its own whiteSpace), so patterns see it as the caller
+    /// passes it.
+    pub fn union() -> Facets {
+        let mut f = Facets::builtin(Builtin::AnySimpleType);
+        f.variety = Variety::Union;
         f
     }
 
@@ -279,6 +292,7 @@ impl Facets {
 
     /// Parses a string already normalized by this type's whiteSpace into a value of the
     /// variety's built-in type (items of the item type for a list), without checking facets.
+    /// A union's values come from its members: the caller's.
     pub(super) fn parse_value(
         &self,
         s: &str,
@@ -287,11 +301,19 @@ impl Facets {
         match self.variety {
             Variety::Atomic(b) => parse_normalized(b, s, ns),
             Variety::List(item) => parse_list(item, s, ns),
+            Variety::Union => Err(DatatypeError::new(
+                ErrorKind::Schema,
+                "union",
+                s,
+                "a union's value is parsed by its member types (validate through them, then check; restrict with restrict_union)",
+            )),
         }
     }
 
     /// Validates a string from a document: applies the whiteSpace facet, parses (a list item
-    /// by item), and checks every facet. Returns the value.
+    /// by item), and checks every facet. Returns the value. Not for unions, whose value comes
+    /// from the first member type that accepts the text: validate against the members, then
+    /// [`Facets::check`] the union's own facets.
     pub fn validate(&self, text: &str, ns: &dyn NamespaceResolver) -> Result<Value, DatatypeError> {
         let s = self.white_space.apply(text);
         let v = self.parse_value(&s, ns)?;

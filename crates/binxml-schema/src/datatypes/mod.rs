@@ -40,9 +40,10 @@
 //!
 //! # Not covered here
 //!
-//! - Union types (the model tries each member type; a union's own pattern and enumeration
-//!   facets are the model's to apply), and the facets of a list's item type (check each item
-//!   from [`split_list`] against the item type's `Facets`).
+//! - Union values: the model tries the member types in order ([`Facets::union`] and
+//!   [`Facets::restrict_union`] keep a union's own pattern and enumeration facets, and
+//!   [`Facets::check`] applies them to the member's value); likewise the facets of a list's
+//!   item type (check each item from [`split_list`] against the item type's `Facets`).
 //! - Rules of validation rather than of datatypes: ID uniqueness, IDREF targets, ENTITY and
 //!   NOTATION declarations, NOTATION's "only through enumeration".
 //! - XSD 1.1: assertions, explicitTimezone, the new types and lexical forms.
@@ -78,5 +79,6 @@ pub use number::{Decimal, EXI_MAX_EXPONENT, EXI_SPECIAL_EXPONENT, FloatValue};
 pub use parse::{parse, parse_list, split_list};
 pub use pattern::{Pattern, restricted_char_set};
 pub use resolver::{FnResolver, NamespaceResolver, NoNamespaces};
+pub use restrict::MemberValue;
 pub use value::{QNameValue, Value};
 pub use whitespace::WhiteSpace;

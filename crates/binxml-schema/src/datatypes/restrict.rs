@@ -9,8 +9,12 @@ use super::error::{DatatypeError, ErrorKind};
 use super::facets::{FacetKind, FacetSpec, Facets, Variety, applicable};
 use super::parse::{parse, parse_normalized};
 use super::pattern::Pattern;
+use super::resolver::NamespaceResolver;
 use super::value::Value;
 use super::whitespace::WhiteSpace;
+
+/// What validates a lexical form against a union's member types and gives its value.
+pub type MemberValue<'a> = &'a dyn Fn(&str, &dyn NamespaceResolver) -> Result<Value, DatatypeError>;
 
 /// A schema error about facet `kind` whose value is `value`.
 fn schema(kind: FacetKind, value: &str, m: impl Into<String>) -> DatatypeError {
@@ -43,9 +47,31 @@ impl Facets {
     /// bound above the upper; totalDigits or fractionDigits above the base's, fractionDigits
     /// above totalDigits; a whiteSpace looser than the base's.
     pub fn restrict(&self, specs: &[FacetSpec<'_>]) -> Result<Facets, DatatypeError> {
+        self.restrict_with(specs, None)
+    }
+
+    /// [`Facets::restrict`] for a union type (whose facets came from [`Facets::union`]):
+    /// only pattern and enumeration apply, and an enumeration value must be a value of the
+    /// union, which only its member types can decide: `member_value` validates a lexical form
+    /// against the members in order and returns the value of the first that accepts it (and
+    /// the union's own earlier facets are then checked here).
+    pub fn restrict_union(
+        &self,
+        specs: &[FacetSpec<'_>],
+        member_value: MemberValue<'_>,
+    ) -> Result<Facets, DatatypeError> {
+        self.restrict_with(specs, Some(member_value))
+    }
+
+    fn restrict_with(
+        &self,
+        specs: &[FacetSpec<'_>],
+        member_value: Option<MemberValue<'_>>,
+    ) -> Result<Facets, DatatypeError> {
         let type_name = match self.variety {
             Variety::Atomic(b) => format!("xs:{}", b.name()),
             Variety::List(item) => format!("a list of xs:{}", item.name()),
+            Variety::Union => "a union".to_string(),
         };
         let mut new = self.clone();
         let mut seen: Vec<FacetKind> = Vec::new();
@@ -111,8 +137,11 @@ impl Facets {
                 FacetKind::Pattern => patterns.push(Pattern::new(raw)?),
                 FacetKind::Enumeration => {
                     let s = self.white_space.apply(raw);
-                    let v = self
-                        .parse_value(&s, spec.ns)
+                    let parsed = match (self.variety, member_value) {
+                        (Variety::Union, Some(f)) => f(&s, spec.ns),
+                        _ => self.parse_value(&s, spec.ns),
+                    };
+                    let v = parsed
                         .and_then(|v| self.check(&v, &s).map(|()| v))
                         .map_err(|e| {
                             schema(
