@@ -358,3 +358,38 @@ fn unions() {
     );
     assert!(restrict(&union, &[(Pattern, "a")]).is_ok());
 }
+
+#[test]
+fn integer_ranges_for_exi() {
+    use FacetKind::*;
+    let range = |f: &Facets| {
+        let (lo, hi) = f.integer_range();
+        (lo.map(|d| d.to_string()), hi.map(|d| d.to_string()))
+    };
+    let s = |x: &str| Some(x.to_string());
+    assert_eq!(
+        range(&Facets::builtin(Builtin::Byte)),
+        (s("-128"), s("127"))
+    );
+    assert_eq!(
+        range(&Facets::builtin(Builtin::NonNegativeInteger)),
+        (s("0"), None)
+    );
+    assert_eq!(range(&Facets::builtin(Builtin::Integer)), (None, None));
+    let f = restrict(
+        &Facets::builtin(Builtin::Int),
+        &[(MinExclusive, "-1"), (MaxExclusive, "4096")],
+    )
+    .expect("valid");
+    assert_eq!(range(&f), (s("0"), s("4095")));
+    let big = restrict(
+        &Facets::builtin(Builtin::Integer),
+        &[(MaxExclusive, "100000000000000000000000000000000000000000")],
+    )
+    .expect("valid");
+    assert_eq!(
+        range(&big),
+        (None, s("99999999999999999999999999999999999999999"))
+    );
+    assert_eq!(range(&Facets::builtin(Builtin::Decimal)), (None, None));
+}

@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 
 use super::builtin::Builtin;
 use super::error::{DatatypeError, ErrorKind};
+use super::number::Decimal;
 use super::parse::{parse_list, parse_normalized};
 use super::pattern::{Pattern, restricted_char_set};
 use super::resolver::NamespaceResolver;
@@ -186,7 +187,7 @@ impl Facets {
             f.fraction_digits = Some(0);
             f.fixed.push(FacetKind::FractionDigits);
             let (min, max) = b.integer_bounds();
-            let v = |s: &str| super::number::Decimal::parse(s, false).map(Value::Decimal);
+            let v = |s: &str| Decimal::parse(s, false).map(Value::Decimal);
             f.min_inclusive = min.and_then(v);
             f.max_inclusive = max.and_then(v);
         }
@@ -276,6 +277,27 @@ impl Facets {
     /// Whether a facet of this kind was declared `fixed` (a restriction may not change it).
     pub fn is_fixed(&self, kind: FacetKind) -> bool {
         self.fixed.contains(&kind)
+    }
+
+    /// The inclusive bounds of an integer type (`integer` or derived from it), exclusive
+    /// bounds moved in by one: what EXI 7.1.5 needs to choose the n-bit, unsigned or signed
+    /// representation. `(None, None)` for other types or unbounded ends.
+    pub fn integer_range(&self) -> (Option<Decimal>, Option<Decimal>) {
+        let Variety::Atomic(b) = self.variety else {
+            return (None, None);
+        };
+        if !b.is_integer() {
+            return (None, None);
+        }
+        let dec = |v: Option<&Value>| match v {
+            Some(Value::Decimal(d)) => Some(d.clone()),
+            _ => None,
+        };
+        let lower = dec(self.min_inclusive.as_ref())
+            .or_else(|| dec(self.min_exclusive.as_ref()).map(|d| d.next_integer()));
+        let upper = dec(self.max_inclusive.as_ref())
+            .or_else(|| dec(self.max_exclusive.as_ref()).map(|d| d.previous_integer()));
+        (lower, upper)
     }
 
     /// The EXI 1.0 7.1.10.1 restricted character set of a type with these facets: from the

@@ -13,8 +13,9 @@
 //! - [`Value`] has value-space equality (enumeration), order (range facets, a partial order
 //!   for dates and durations) and length (length facets), and keeps what schema-informed
 //!   EXI encodes: [`Decimal`] digits of any size, [`FloatValue::exi_mantissa_exponent`],
-//!   [`DateTimeValue`] fields as written, bytes, expanded names. [`Facets::enumeration_index`]
-//!   and [`Facets::exi_char_set`] answer EXI 7.2 and 7.1.10.1.
+//!   [`DateTimeValue`] fields as written, bytes, expanded names. [`Facets::enumeration_index`],
+//!   [`Facets::exi_char_set`] and [`Facets::integer_range`] answer EXI 7.2, 7.1.10.1 and
+//!   7.1.5.
 //! - [`Pattern`] compiles an XSD regular expression to the `regex` crate.
 //!
 //! # Choices where the specs leave room

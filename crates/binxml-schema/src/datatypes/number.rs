@@ -90,6 +90,24 @@ impl Decimal {
         int + self.fraction.len()
     }
 
+    /// The integer after this one, for an integer (any fraction is ignored).
+    pub fn next_integer(&self) -> Decimal {
+        if self.negative {
+            Decimal::from_parts(true, &decrement(&self.integral), "")
+        } else {
+            Decimal::from_parts(false, &increment(&self.integral), "")
+        }
+    }
+
+    /// The integer before this one, for an integer (any fraction is ignored).
+    pub fn previous_integer(&self) -> Decimal {
+        if self.negative || self.is_zero() {
+            Decimal::from_parts(true, &increment(&self.integral), "")
+        } else {
+            Decimal::from_parts(false, &decrement(&self.integral), "")
+        }
+    }
+
     /// The value as an `i64` when it is an integer in range.
     pub fn to_i64(&self) -> Option<i64> {
         i64::try_from(self.to_i128()?).ok()
@@ -150,6 +168,34 @@ impl fmt::Display for Decimal {
         }
         Ok(())
     }
+}
+
+/// Adds one to a string of decimal digits.
+fn increment(digits: &str) -> String {
+    let mut d = digits.as_bytes().to_vec();
+    for b in d.iter_mut().rev() {
+        if *b == b'9' {
+            *b = b'0';
+        } else {
+            *b += 1;
+            return String::from_utf8(d).unwrap_or_default();
+        }
+    }
+    format!("1{}", String::from_utf8(d).unwrap_or_default())
+}
+
+/// Subtracts one from a string of decimal digits that is not zero.
+fn decrement(digits: &str) -> String {
+    let mut d = digits.as_bytes().to_vec();
+    for b in d.iter_mut().rev() {
+        if *b == b'0' {
+            *b = b'9';
+        } else {
+            *b -= 1;
+            break;
+        }
+    }
+    String::from_utf8(d).unwrap_or_default()
 }
 
 /// The exponent EXI 7.1.4 reserves for INF, -INF and NaN.
@@ -303,6 +349,18 @@ mod tests {
             }
         }
         assert_eq!(d("00120.0300").total_digits(), 5);
+        let pairs = [
+            ("-1000", "-999"),
+            ("-10", "-9"),
+            ("-1", "0"),
+            ("0", "1"),
+            ("9", "10"),
+            ("99", "100"),
+        ];
+        for (a, b) in pairs {
+            assert_eq!(d(a).next_integer(), d(b), "{a} {b}");
+            assert_eq!(d(b).previous_integer(), d(a), "{a} {b}");
+        }
         assert_eq!(d("0").total_digits(), 0);
     }
 
