@@ -175,3 +175,9 @@ mod tests {
         assert_eq!(f.scope.resolve("c"), None);
     }
 }
+
+impl crate::datatypes::NamespaceResolver for Scope {
+    fn resolve(&self, prefix: &str) -> Option<std::borrow::Cow<'_, str>> {
+        Scope::resolve(self, prefix).map(std::borrow::Cow::Borrowed)
+    }
+}

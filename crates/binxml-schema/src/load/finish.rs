@@ -280,7 +280,7 @@ impl Finisher<'_> {
                         ),
                     ));
                 }
-                let facets = restrict(b, &facets, self.docs)?;
+                let facets = restrict(b, &facets, self.docs, &self.parts.types)?;
                 (base, b.variety.clone(), b.builtin, facets)
             }
             SimpleSpec::List(item) => {
@@ -297,11 +297,12 @@ impl Finisher<'_> {
                 if matches!(it.variety, Variety::List(_)) {
                     return Err(self.error_at(origin, "a list of a list type".into()));
                 }
+                let list_facets = Facets::list(it.builtin);
                 (
                     ANY_SIMPLE_TYPE,
                     Variety::List(item),
                     Builtin::AnySimpleType,
-                    Facets::default(),
+                    list_facets,
                 )
             }
             SimpleSpec::Union(members) => {
@@ -318,7 +319,7 @@ impl Finisher<'_> {
                     ANY_SIMPLE_TYPE,
                     Variety::Union(members),
                     Builtin::AnySimpleType,
-                    Facets::default(),
+                    Facets::union(),
                 )
             }
         };
@@ -520,11 +521,54 @@ fn effective(particle: Option<Particle>, mixed: bool) -> Content {
     }
 }
 
-/// The effective facets of a restriction of `base` by `facets`.
-fn restrict(base: &SimpleType, facets: &[RawFacet], _docs: &[Doc]) -> Result<Facets, SchemaError> {
-    let mut out = base.facets.clone();
+/// The effective facets of a restriction of `base` by `facets` (a union's enumeration
+/// values are read through its member types).
+fn restrict(
+    base: &SimpleType,
+    facets: &[RawFacet],
+    docs: &[Doc],
+    types: &[TypeDef],
+) -> Result<Facets, SchemaError> {
+    let mut specs = Vec::new();
     for f in facets {
-        out.raw.push((f.kind.clone(), f.value.clone()));
+        let Some(kind) = crate::datatypes::FacetKind::from_local_name(&f.kind) else {
+            let doc = &docs[f.doc as usize];
+            return Err(doc.error(f.offset, format!("<{}> is not a facet", f.kind)));
+        };
+        specs.push(crate::datatypes::FacetSpec {
+            kind,
+            value: &f.value,
+            fixed: f.fixed,
+            ns: &*f.scope,
+        });
     }
-    Ok(out)
+    let r = match &base.variety {
+        Variety::Union(members) => {
+            let member_value = |lexical: &str, ns: &dyn crate::datatypes::NamespaceResolver| {
+                let mut first = None;
+                for m in members {
+                    match crate::simple::value(types, *m, lexical, ns) {
+                        Ok(v) => return Ok(v),
+                        Err(e) => {
+                            first.get_or_insert(e);
+                        }
+                    }
+                }
+                Err(first.expect("a union has members"))
+            };
+            base.facets.restrict_union(&specs, &member_value)
+        }
+        _ => base.facets.restrict(&specs),
+    };
+    r.map_err(|e| {
+        // The facet named by the error, else the restriction's first facet.
+        let at = facets
+            .iter()
+            .find(|f| f.kind == e.subject())
+            .or(facets.first());
+        match at {
+            Some(f) => docs[f.doc as usize].error(f.offset, e.to_string()),
+            None => SchemaError::new("schema", e.to_string()),
+        }
+    })
 }

@@ -265,7 +265,7 @@ impl<'d> Resolver<'d> {
                 base,
                 variety,
                 builtin: b,
-                facets: Facets::default(),
+                facets: Facets::builtin(b),
                 final_: Derivations::default(),
                 origin: Origin {
                     doc: u32::MAX,
