@@ -491,3 +491,35 @@ pub fn exi_round_trip(data: &[u8]) {
         );
     }
 }
+
+/// Bytes -> a schema (one document; its includes and imports resolve relative to a directory
+/// that does not exist) -> the EXI grammars of what loaded: never a panic, a hang, a stack
+/// overflow or unbounded memory, and a load error names a place in the document.
+pub fn load_schema(data: &[u8]) {
+    use binxml::schema::{LoadOptions, Schema};
+    let options = LoadOptions::default();
+    match Schema::from_bytes_with(data, "/nonexistent/fuzz.xsd", &options) {
+        Ok(schema) => {
+            let _ = binxml::exi::informed::SchemaGrammars::new(std::sync::Arc::new(schema));
+        }
+        Err(e) => std::hint::black_box(e.to_string()).clear(),
+    }
+}
+
+/// `schema NUL instance`: the schema loaded as [`load_schema`] does, then the instance (XML)
+/// validated against it; never a panic, a hang or unbounded memory.
+pub fn validate_schema(data: &[u8]) {
+    use binxml::schema::{LoadOptions, Schema, Validator};
+    let Some(split) = data.iter().position(|&b| b == 0) else {
+        return;
+    };
+    let (xsd, xml) = (&data[..split], &data[split + 1..]);
+    let Ok(schema) = Schema::from_bytes_with(xsd, "/nonexistent/fuzz.xsd", &LoadOptions::default())
+    else {
+        return;
+    };
+    let mut dec = binxml::xml::XmlDecoder::new(xml);
+    if let Ok(errors) = Validator::validate(&schema, &mut dec) {
+        std::hint::black_box(errors);
+    }
+}

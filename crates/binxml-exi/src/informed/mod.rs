@@ -2,6 +2,7 @@
 //! by the encoders and decoders that use it.
 
 mod build;
+pub mod datatype;
 pub mod grammar;
 
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use binxml_core::{Error, Format, Result};
 use binxml_schema::Schema;
 use binxml_schema::model::{ElemId, Name, TypeDef, TypeId, Variety};
 
+pub use datatype::{DateTimeKind, ExiType};
 pub use grammar::{Grammar, GrammarId, Kind, Production, Terminal};
 
 /// The most grammar states one schema may compile to.
@@ -35,6 +37,8 @@ pub struct SchemaGrammars {
     type_grammar: Vec<GrammarId>,
     type_empty: Vec<GrammarId>,
     castable: Vec<bool>,
+    /// Each simple type's EXI representation (`None` for complex types).
+    datatypes: Vec<Option<ExiType>>,
     /// Global element declarations in the order of the document grammar (local name, then
     /// namespace).
     document: Vec<ElemId>,
@@ -59,6 +63,13 @@ impl SchemaGrammars {
             )
         })?;
         let castable = castable_types(&schema);
+        let datatypes = (0..schema.type_count() as u32)
+            .map(TypeId)
+            .map(|t| match schema.type_def(t) {
+                TypeDef::Simple(_) => Some(datatype::exi_type(&schema, t)),
+                TypeDef::Complex(_) => None,
+            })
+            .collect();
         let mut document: Vec<ElemId> = schema.global_elements().map(|(_, e)| e).collect();
         document.sort_by(|a, b| name_order(&schema.element(*a).name, &schema.element(*b).name));
         let mut fragment: Vec<(Name, Option<ElemId>)> = Vec::new();
@@ -84,6 +95,7 @@ impl SchemaGrammars {
             type_grammar: built.type_grammar,
             type_empty: built.type_empty,
             castable,
+            datatypes,
             document,
             fragment,
         })
@@ -133,6 +145,11 @@ impl SchemaGrammars {
     /// The element names of the fragment grammar, in order.
     pub fn fragment_elements(&self) -> &[(Name, Option<ElemId>)] {
         &self.fragment
+    }
+
+    /// The EXI representation of a simple type's values (`String` for a complex type).
+    pub fn datatype(&self, t: TypeId) -> &ExiType {
+        self.datatypes[t.index()].as_ref().unwrap_or(&ExiType::String)
     }
 
     /// Whether a type is castable: named types derive from it, or it is a union.

@@ -33,7 +33,13 @@ struct Finisher<'a> {
     parts: &'a mut Parts,
     docs: &'a [Doc],
     state: Vec<State>,
+    /// Types being completed, each waiting on the next (a chain of bases, items, members).
+    depth: usize,
 }
+
+/// The longest chain of types completed one inside the other (base of a base of ...): deeper
+/// chains are refused, so that completing them stays within a thread's stack.
+const MAX_DERIVATION_DEPTH: usize = 1000;
 
 pub(crate) fn finish(
     mut parts: Parts,
@@ -53,6 +59,7 @@ pub(crate) fn finish(
         parts: &mut parts,
         docs: &docs,
         state,
+        depth: 0,
     };
     for i in 0..n {
         f.complete(TypeId(i as u32))?;
@@ -233,13 +240,22 @@ impl Finisher<'_> {
             }
             State::Todo => {}
         }
-        self.state[id.index()] = State::Busy;
-        let pending = std::mem::replace(&mut self.parts.pending[id.index()], Pending::Done);
-        match pending {
-            Pending::Simple(spec) => self.complete_simple(id, spec)?,
-            Pending::Complex(spec) => self.complete_complex(id, spec)?,
-            Pending::Done => {}
+        if self.depth >= MAX_DERIVATION_DEPTH {
+            return Err(self.error_at(
+                self.origin(id),
+                format!("{} is derived through more than {MAX_DERIVATION_DEPTH} types", self.type_name(id)),
+            ));
         }
+        self.state[id.index()] = State::Busy;
+        self.depth += 1;
+        let pending = std::mem::replace(&mut self.parts.pending[id.index()], Pending::Done);
+        let r = match pending {
+            Pending::Simple(spec) => self.complete_simple(id, spec),
+            Pending::Complex(spec) => self.complete_complex(id, spec),
+            Pending::Done => Ok(()),
+        };
+        self.depth -= 1;
+        r?;
         self.state[id.index()] = State::Done;
         Ok(())
     }

@@ -25,6 +25,8 @@ pub struct LoadOptions {
     pub limits: Limits,
     /// Most schema documents one schema may read.
     pub max_documents: usize,
+    /// Largest schema document read, in bytes.
+    pub max_document_bytes: u64,
     /// Most states a content model may compile to (a `maxOccurs` of millions is refused
     /// rather than unrolled).
     pub max_content_states: usize,
@@ -37,6 +39,7 @@ impl Default for LoadOptions {
         LoadOptions {
             limits: Limits::default(),
             max_documents: 10_000,
+            max_document_bytes: 64 << 20,
             max_content_states: 100_000,
             locations: Vec::new(),
         }
@@ -74,7 +77,7 @@ impl Schema {
     /// Loads the schema whose root document is the file at `path`.
     pub fn load_with(path: impl AsRef<Path>, options: &LoadOptions) -> Result<Schema, SchemaError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| {
+        let bytes = read_file(path, options.max_document_bytes).map_err(|e| {
             SchemaError::new(path.display().to_string(), format!("cannot read: {e}"))
         })?;
         Schema::from_bytes_with(&bytes, path, options)
@@ -397,7 +400,7 @@ impl Loader<'_> {
                 format!("schemaLocation '{location}' is not a local file (map it to one: schemas are never fetched from the network)"),
             )
         })?;
-        let bytes = std::fs::read(&path).map_err(|e| {
+        let bytes = read_file(&path, self.options.max_document_bytes).map_err(|e| {
             doc_error(
                 self,
                 format!("cannot read '{}' ({location}): {e}", path.display()),
@@ -440,6 +443,25 @@ impl Loader<'_> {
         let dir = base.parent().unwrap_or(Path::new("."));
         Some(dir.join(location))
     }
+}
+
+/// Reads a schema document: a regular file (not a device or a pipe, which a hostile
+/// schemaLocation could name), of at most `max` bytes.
+fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if meta.len() > max {
+        return Err(std::io::Error::other(format!("larger than {max} bytes")));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)?.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(std::io::Error::other(format!("larger than {max} bytes")));
+    }
+    Ok(bytes)
 }
 
 fn canonical(path: &Path) -> PathBuf {

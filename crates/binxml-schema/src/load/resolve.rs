@@ -74,7 +74,13 @@ pub(crate) struct Resolver<'d> {
     expanding: Vec<Name>,
     /// Global elements whose type comes from their substitution group head.
     pub typed_by_head: Vec<ElemId>,
+    /// How deep the particle being read is nested (named groups expanded in place), bounded
+    /// so that the model, and every walk over it, stays within a thread's stack.
+    particle_depth: usize,
 }
+
+/// The deepest particle nesting accepted, model groups expanded.
+pub(crate) const MAX_PARTICLE_DEPTH: usize = 1000;
 
 enum Job {
     Type(TypeId, RawRef),
@@ -103,6 +109,7 @@ pub(crate) fn resolve(
         queue: Vec::new(),
         expanding: Vec::new(),
         typed_by_head: Vec::new(),
+        particle_depth: 0,
     };
     r.builtins();
     let mut names: Vec<&Name> = raw.types.keys().collect();
@@ -666,6 +673,19 @@ impl<'d> Resolver<'d> {
 
     /// A particle from `<element>`, `<group ref>`, `<sequence>`, `<choice>`, `<all>`, `<any>`.
     fn particle(&mut self, at: RawRef, e: &'d Elem) -> Result<Particle, SchemaError> {
+        if self.particle_depth >= MAX_PARTICLE_DEPTH {
+            return Err(self.doc(at).error(
+                e.offset,
+                format!("particles nested more than {MAX_PARTICLE_DEPTH} deep (model groups expanded)"),
+            ));
+        }
+        self.particle_depth += 1;
+        let p = self.particle_inner(at, e);
+        self.particle_depth -= 1;
+        p
+    }
+
+    fn particle_inner(&mut self, at: RawRef, e: &'d Elem) -> Result<Particle, SchemaError> {
         let doc = self.doc(at);
         let (min, max) = occurs(doc, e)?;
         let term = match e.local.as_str() {
