@@ -11,6 +11,11 @@
 //                                          "ok <the options the stream was decoded with>"
 //   events <in.exi> <out.txt> <options>   the SAX events EXIficient's decoder reports, one a line
 //                                          (see the Events class at the end), for debugging
+//   grammars <out.json> <options>         the schema-informed grammars of schema= (with catalog=)
+//                                          or xsdtypes, as EXIficient's own dump writes them
+//                                          (com.siemens.ct.exi.grammars.persistency.Grammars2JSON,
+//                                          exificient-grammars; see "Grammars2JSON" below);
+//                                          answers "ok"; no other option is accepted
 //   options <options>                     "ok <canonical form>": how the driver reads an option list
 //   info                                  "ok <Java version> <SAX parser class>"
 //
@@ -172,6 +177,30 @@
 //     stream of 3,000 elements "decoded" with compression alone gave a well-formed 346-byte
 //     garbage document and "ok"; with "-" it failed ("Not a valid Unicode code point").
 //
+// Grammars2JSON (the "grammars" command; exificient-grammars 1.0.7, read from its sources and
+// checked on the test sets of tests/schemas/, all of which it dumps as valid JSON):
+//  - toGrammarsJSON prints nothing itself (its STATS_ON counters are printed only by its own
+//    main()), but GrammarsPreperation.prepareGrammars prints "Sorted Grammars: [...]" (every
+//    grammar's toString) on System.out, this protocol's channel: the driver points System.out
+//    at a null stream for the call. The first use of its slf4j logger writes "SLF4J: No SLF4J
+//    providers were found" on stderr (no binding is on the class path; nothing is logged).
+//  - Strings are written with printf("\"%s\""), never escaped: a URI, local name or
+//    enumeration value holding '"', '\\' or a control character gives invalid (or wrongly
+//    read) JSON; enumeration values are Value.toString(). binxml_testkit::exi_grammars reads
+//    those lines by their layout.
+//  - "grammarID" is a quoted string ("7"); every other id is a number. Ids are positions in
+//    the arrays.
+//  - A datatype id of -1: EXIficient's default datatype (a plain string) is left out of
+//    "simpleDatatypes"; a global attribute's datatype is looked up with Java equals among the
+//    datatypes the productions use, so its -1 may also be a datatype no production uses.
+//  - "nextGrammarID" is -1 when the next grammar has no productions (after EE and ED).
+//  - The JSON goes through an OutputStreamWriter in the JVM's default charset: ExiOracle
+//    starts java with -Dfile.encoding=UTF-8 (Java 17 takes it from the locale).
+//  - Grammars are numbered by GrammarIdDispenser, which merges grammars it finds structurally
+//    equal (a comparison bounded at 100 grammars deep) and compares each with all before it
+//    (quadratic: UBL's 2,577 take seconds). Only declared productions are dumped: the
+//    undeclared ones of EXI 8.5.4.4 are added by the coders at run time.
+//
 // XmlOut (our writer; not an identity Transformer, so that the output is fixed: namespace
 // declarations in the order reported, ER as "&name;", the DOCTYPE's declarations written back):
 // "<?xml version="1.0" encoding="UTF-8"?>" and a newline (left out for fragments); DOCTYPE as
@@ -186,10 +215,12 @@ import com.siemens.ct.exi.core.SchemaIdResolver;
 import com.siemens.ct.exi.core.coder.EXIHeaderDecoder;
 import com.siemens.ct.exi.core.exceptions.EXIException;
 import com.siemens.ct.exi.core.grammars.Grammars;
+import com.siemens.ct.exi.core.grammars.SchemaInformedGrammars;
 import com.siemens.ct.exi.core.helpers.DefaultEXIFactory;
 import com.siemens.ct.exi.core.io.channel.BitDecoderChannel;
 import com.siemens.ct.exi.main.api.sax.EXIResult;
 import com.siemens.ct.exi.grammars.GrammarFactory;
+import com.siemens.ct.exi.grammars.persistency.Grammars2JSON;
 import com.siemens.ct.exi.main.api.sax.SAXFactory;
 import org.apache.xerces.xni.XMLResourceIdentifier;
 import org.apache.xerces.xni.XNIException;
@@ -313,6 +344,36 @@ public class ExiDriver {
                     r.setProperty(LEXICAL, x);
                     r.setProperty(DECL, x);
                     r.parse(new InputSource(new BufferedInputStream(new FileInputStream(f[1]))));
+                }
+                return null;
+            }
+            case "grammars": {
+                // only the options that choose the grammars: the others (strict, fidelity,
+                // fragment, ...) are applied by the coders at run time, not in the grammars
+                String opts = arg(f, 2);
+                for (String item : opts.equals("-") ? new String[0] : opts.split(",")) {
+                    String key = item.indexOf('=') < 0 ? item : item.substring(0, item.indexOf('='));
+                    if (!key.equals("schema") && !key.equals("catalog") && !key.equals("xsdtypes")) {
+                        throw new IllegalArgumentException("grammars takes only schema=, catalog= and xsdtypes, not " + item);
+                    }
+                }
+                Opts o = Opts.parse(opts);
+                if (o.schema == null && !o.xsdTypes) throw new IllegalArgumentException("grammars needs schema= or xsdtypes");
+                Grammars g = o.xsdTypes ? Schemas.xsdTypes() : Schemas.load(o.schema, o.catalog);
+                File outFile = new File(f[1]);
+                // Grammars2JSON prints its whole list of grammars ("Sorted Grammars: [...]",
+                // GrammarsPreperation.prepareGrammars) on System.out, which is this protocol's
+                // channel: swallowed. Its JSON goes through an OutputStreamWriter in the JVM's
+                // default charset (UTF-8 as ExiOracle starts java)
+                PrintStream saved = System.out;
+                System.setOut(new PrintStream(OutputStream.nullOutputStream()));
+                try (OutputStream os = new BufferedOutputStream(new FileOutputStream(outFile))) {
+                    new Grammars2JSON().toGrammarsJSON((SchemaInformedGrammars) g, os);
+                } catch (Exception e) {
+                    outFile.delete();
+                    throw e;
+                } finally {
+                    System.setOut(saved);
                 }
                 return null;
             }
