@@ -121,7 +121,15 @@ impl ExiOracle {
                 "the EXI oracle (EXIficient 1.0.7) is not set up ({why}): run interop/exi/setup.sh"
             )
         });
-        let oracle = LineOracle::spawn(Command::new("java").args(["-Xss8m", "-cp", &cp, "ExiDriver"]))
+        // UTF-8 as the default charset (the default from Java 18 on): Grammars2JSON writes its
+        // JSON in it (the `grammars` request); the driver names UTF-8 everywhere else
+        let oracle = LineOracle::spawn(Command::new("java").args([
+            "-Xss8m",
+            "-Dfile.encoding=UTF-8",
+            "-cp",
+            &cp,
+            "ExiDriver",
+        ]))
             .unwrap_or_else(|e| {
                 panic!("cannot start java for the EXI oracle (interop/exi/ExiDriver.java; set it up with interop/exi/setup.sh): {e}")
             });
@@ -182,6 +190,16 @@ impl ExiOracle {
     /// uri`, `EE qname`, ...: the `Events` class of `ExiDriver.java`).
     pub fn events(&mut self, exi: &Path, out: &Path, options: &str) -> Result<(), String> {
         self.request(&["events", &field(exi), &field(out), self::options(options)])
+            .map(drop)
+    }
+
+    /// Writes EXIficient's schema-informed grammars to `out` as JSON, with EXIficient's own
+    /// dump (`Grammars2JSON`, exificient-grammars): the grammars of `schema=PATH` (with
+    /// `catalog=TSV`) or of `xsdtypes`, built and cached as for [`ExiOracle::encode`]; no other
+    /// option is accepted (the others act at run time, not in the grammars). Read it with
+    /// [`parse_grammars2json`](crate::exi_grammars::parse_grammars2json).
+    pub fn grammars(&mut self, out: &Path, options: &str) -> Result<(), String> {
+        self.request(&["grammars", &field(out), self::options(options)])
             .map(drop)
     }
 

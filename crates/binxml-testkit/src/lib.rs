@@ -15,6 +15,9 @@
 //! * [`ExiOracle`]: EXIficient 1.0.7, the EXI reference, driven by `interop/exi/ExiDriver.java`
 //!   in one JVM (set up by `interop/exi/setup.sh`): encode XML to EXI and decode EXI to XML
 //!   with a given option list, schema-less or with a schema (`schema=PATH`).
+//! * [`exi_grammars`]: EXIficient's schema-informed grammars as a graph
+//!   ([`ExiOracle::grammars`] dumps them with Grammars2JSON), and a canonical text of a graph
+//!   that is equal for two graphs exactly when they behave the same.
 //! * [`XsdOracle`]: PyPI xmlschema (`interop/xsd/validate.py`, set up by `interop/xsd/setup.sh`):
 //!   whether an instance is valid against an XSD, and the first reason if not;
 //!   [`schema_sets`] reads `tests/schemas/sets.tsv`, the schema/instance test sets.
@@ -22,6 +25,7 @@
 #![forbid(unsafe_code)]
 
 mod exi;
+pub mod exi_grammars;
 pub mod mutate;
 mod xsd;
 
