@@ -18,7 +18,10 @@
 //!   grammar of the global type of that name (the target of `xsi:type`), the datatype of the
 //!   global attribute of that name ([`GlobalName`]);
 //! * every grammar EXIficient keeps, with its kind and its **declared** productions in
-//!   event-code order.
+//!   event-code order. Some are linked from no production: the element fragment grammar
+//!   and the element content grammar of each start tag (EXIficient's
+//!   `getElementContentGrammar`, where undeclared `SE(*)` and `CH` of a start tag lead), which
+//!   GrammarsPreperation numbers too; [`canonical`] leaves them out (only reachable states).
 //!
 //! It does not hold the productions EXIficient adds at run time: the undeclared productions
 //! of section 8.5.4.4 (non-strict `AT(xsi:type)`, `AT(xsi:nil)`, `AT(*)`, `SE(*)`, `CH`, `EE`
@@ -26,7 +29,7 @@
 //! `AT(xsi:nil)` for castable and nillable types) depend on the fidelity options and are
 //! computed by EXIficient's coders from the declared ones; the grammar they use for an
 //! undeclared `SE(*)` or `CH` in a start tag (the element's first content grammar,
-//! EXIficient's `getElementContentGrammar`) is not in the dump either. Nor are the datatypes'
+//! EXIficient's `getElementContentGrammar`) is among the states but linked from nothing. Nor are the datatypes'
 //! schema types (only their EXI representation: [`GProd::label`]), the whitespace facet, the
 //! union flag of strings, or the element fragment grammar's role (it is one of the states, not
 //! linked from anything).
