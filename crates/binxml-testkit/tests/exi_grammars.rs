@@ -3,7 +3,8 @@
 //! (`ExiOracle::grammars`), parsed (`parse_grammars2json`), and their canonical text is
 //! non-empty and stable: the same for the same graph twice, for a second dump of the same
 //! grammars, and for the graph with its states numbered the other way round. Prints per
-//! schema the states before and after merging, the productions and the times.
+//! schema the states before and after merging, the productions and the times; with
+//! `BINXML_GRAMMARS_OUT=DIR` it also writes each canonical text to `DIR/<set>-<schema>.txt`.
 //!
 //! Schemas only in `../shared/corpus` are skipped (with a line on stderr) when it is absent;
 //! the test is skipped when the EXI oracle is not set up (`interop/exi/setup.sh`), except under
@@ -145,6 +146,10 @@ fn exificient_grammars_parse_and_have_a_stable_canonical_text() {
             parse.as_secs_f64(),
             canon.as_secs_f64(),
         ));
+        if let Some(dir) = std::env::var_os("BINXML_GRAMMARS_OUT") {
+            let file = std::path::Path::new(&dir).join(format!("{}.txt", name.replace(' ', "-")));
+            std::fs::write(&file, &text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        }
         let _ = std::fs::remove_file(&out);
         let _ = std::fs::remove_file(&again);
         texts.push((name.clone(), text));
