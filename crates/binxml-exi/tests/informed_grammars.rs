@@ -30,6 +30,7 @@ fn describe(g: &SchemaGrammars, start: binxml_exi::informed::GrammarId) -> Strin
                 Terminal::AtNs(u) => format!("AT({u}:*)"),
                 Terminal::AtAny => "AT(*)".into(),
                 Terminal::Se(e) => format!("SE({})", s.element(*e).name),
+                Terminal::SeRelaxed(n) => format!("SE({n})[relaxed]"),
                 Terminal::SeNs(u) => format!("SE({u}:*)"),
                 Terminal::SeAny => "SE(*)".into(),
                 Terminal::Ee => "EE".into(),

@@ -149,6 +149,9 @@ pub struct Derivations {
 
 /// A type definition.
 #[derive(Clone, Debug)]
+// The table of types is built once and read; boxing the larger variant would only add an
+// indirection to every read.
+#[allow(clippy::large_enum_variant)]
 pub enum TypeDef {
     /// A simple type.
     Simple(SimpleType),
@@ -388,9 +391,13 @@ pub struct Schema {
     /// For each element: the declarations that may substitute for it (itself included when not
     /// abstract), transitively, sorted by name.
     pub(crate) substitutes: Vec<Vec<ElemId>>,
+    /// For each element: its whole substitution group, abstract members included, and itself.
+    pub(crate) substitution_groups: Vec<Vec<ElemId>>,
     pub(crate) documents: Vec<SchemaDocument>,
     /// For each complex type with element content, its compiled content model.
     pub(crate) models: Vec<Option<crate::automaton::ContentModel>>,
+    /// Some schema document imports the XML namespace.
+    pub(crate) imports_xml_namespace: bool,
 }
 
 /// The built-in types' fixed ids: `anyType` first, then `anySimpleType`, then the built-in
@@ -450,20 +457,39 @@ impl Schema {
         self.elements.len()
     }
 
+    /// Every attribute declaration, global and local (the XML namespace's built in).
+    pub fn attribute_count(&self) -> usize {
+        self.attributes.len()
+    }
+
     /// Every type definition, named and anonymous, the built-ins included.
     pub fn type_count(&self) -> usize {
         self.types.len()
     }
 
     /// The declarations that may appear where `head` is expected: `head` itself unless abstract,
-    /// and the members of its substitution group, transitively (sorted by name).
+    /// and the members of its substitution group that are not abstract, transitively, unless it
+    /// blocks substitution (sorted by local name, then namespace).
     pub fn substitutes(&self, head: ElemId) -> &[ElemId] {
         &self.substitutes[head.index()]
+    }
+
+    /// `head` and every declaration that reaches it through substitution group affiliations,
+    /// abstract or blocked or not (EXI 1.0 8.5.4.1.6's set *S*), sorted by local name, then
+    /// namespace.
+    pub fn substitution_group(&self, head: ElemId) -> &[ElemId] {
+        &self.substitution_groups[head.index()]
     }
 
     /// The compiled content model of a complex type with element content.
     pub fn content_model(&self, t: TypeId) -> Option<&crate::automaton::ContentModel> {
         self.models.get(t.index()).and_then(Option::as_ref)
+    }
+
+    /// Whether the schema imports the XML namespace: its attributes (xml:lang, xml:space,
+    /// xml:base, xml:id) are then declarations of the schema, not only known to the validator.
+    pub fn imports_xml_namespace(&self) -> bool {
+        self.imports_xml_namespace
     }
 
     /// The schema documents read, in the order they were loaded.

@@ -9,7 +9,8 @@ const HEAD: &str = r#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">"#;
 
 fn load(body: &str) -> Result<Schema, String> {
     let xsd = format!("{HEAD}{body}</xs:schema>");
-    Schema::from_bytes_with(xsd.as_bytes(), "hostile.xsd", &LoadOptions::default()).map_err(|e| e.to_string())
+    Schema::from_bytes_with(xsd.as_bytes(), "hostile.xsd", &LoadOptions::default())
+        .map_err(|e| e.to_string())
 }
 
 #[test]
@@ -52,7 +53,9 @@ fn long_derivation_chains_are_refused() {
             i + 1
         ));
     }
-    body.push_str(r#"<xs:simpleType name="t5000"><xs:restriction base="xs:string"/></xs:simpleType>"#);
+    body.push_str(
+        r#"<xs:simpleType name="t5000"><xs:restriction base="xs:string"/></xs:simpleType>"#,
+    );
     let e = load(&body).unwrap_err();
     assert!(e.contains("derived through more than"), "{e}");
 }

@@ -187,7 +187,7 @@ impl Proto<'_> {
                 let order = self.leaf;
                 self.leaf += 1;
                 let to = self.node(false)?;
-                for (rank, &s) in self.schema.substitutes(*e).iter().enumerate() {
+                for (rank, &s) in self.schema.substitution_group(*e).iter().enumerate() {
                     self.add(from, Sym::Se(s, (order, rank as u32)), to);
                 }
                 Ok(to)

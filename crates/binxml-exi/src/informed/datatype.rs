@@ -130,12 +130,7 @@ fn atomic(schema: &Schema, t: TypeId, b: Builtin, own_facets: bool) -> ExiType {
         Builtin::GDay => ExiType::DateTime(DateTimeKind::GDay),
         Builtin::GMonth => ExiType::DateTime(DateTimeKind::GMonth),
         Builtin::String => match s.facets.exi_char_set() {
-            Some(ranges) => ExiType::Restricted(
-                ranges
-                    .iter()
-                    .flat_map(|&(a, z)| a..=z)
-                    .collect(),
-            ),
+            Some(ranges) => ExiType::Restricted(ranges.iter().flat_map(|&(a, z)| a..=z).collect()),
             None => ExiType::String,
         },
         // Duration, anyURI, QName, NOTATION and anySimpleType have no representation of their
@@ -176,25 +171,36 @@ impl ExiType {
             ExiType::Integer => "INTEGER".into(),
             ExiType::Unsigned => "UNSIGNED_INTEGER".into(),
             ExiType::NBit { min, max } => format!("NBIT_UNSIGNED_INTEGER({min},{max})"),
-            ExiType::DateTime(k) => format!("DATETIME({})", match k {
-                DateTimeKind::DateTime => "dateTime",
-                DateTimeKind::Time => "time",
-                DateTimeKind::Date => "date",
-                DateTimeKind::GYearMonth => "gYearMonth",
-                DateTimeKind::GYear => "gYear",
-                DateTimeKind::GMonthDay => "gMonthDay",
-                DateTimeKind::GDay => "gDay",
-                DateTimeKind::GMonth => "gMonth",
-            }),
+            ExiType::DateTime(k) => format!(
+                "DATETIME({})",
+                match k {
+                    DateTimeKind::DateTime => "dateTime",
+                    DateTimeKind::Time => "time",
+                    DateTimeKind::Date => "date",
+                    DateTimeKind::GYearMonth => "gYearMonth",
+                    DateTimeKind::GYear => "gYear",
+                    DateTimeKind::GMonthDay => "gMonthDay",
+                    DateTimeKind::GDay => "gDay",
+                    DateTimeKind::GMonth => "gMonth",
+                }
+            ),
             ExiType::String => "STRING".into(),
             ExiType::Restricted(chars) => format!(
                 "RCS_STRING({})",
-                chars.iter().map(|c| (*c as u32).to_string()).collect::<Vec<_>>().join(",")
+                chars
+                    .iter()
+                    .map(|c| (*c as u32).to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
             ),
             ExiType::List(item) => format!("LIST({})", item.label()),
             ExiType::Enumeration { values, .. } => format!(
                 "ENUMERATION({})",
-                values.iter().map(|(_, l)| l.as_str()).collect::<Vec<_>>().join("|")
+                values
+                    .iter()
+                    .map(|(_, l)| l.as_str())
+                    .collect::<Vec<_>>()
+                    .join("|")
             ),
         }
     }

@@ -49,6 +49,9 @@ pub enum Terminal {
     AtAny,
     /// `SE(qname)`: the element declaration, whose grammar evaluates the content.
     Se(ElemId),
+    /// `SE(qname)` for a name declared more than once with different types (or nillable):
+    /// the content is evaluated with the element fragment grammar (section 8.5.3).
+    SeRelaxed(Name),
     /// `SE(uri:*)`.
     SeNs(String),
     /// `SE(*)`.

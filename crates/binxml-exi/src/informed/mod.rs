@@ -46,6 +46,9 @@ pub struct SchemaGrammars {
     /// declaration whose grammar applies (`None` when declarations of that name disagree:
     /// the element fragment grammar applies).
     fragment: Vec<(Name, Option<ElemId>)>,
+    /// The element fragment grammar (section 8.5.3): its first state and its `TypeEmpty`,
+    /// when some element name is declared with different types.
+    element_fragment: Option<(GrammarId, GrammarId)>,
 }
 
 impl SchemaGrammars {
@@ -79,9 +82,15 @@ impl SchemaGrammars {
             let d = schema.element(e);
             match fragment.last_mut() {
                 Some((n, first)) if *n == d.name => {
+                    // One grammar serves them all when they have the same named type and
+                    // nillable; an anonymous type is never the same (section 8.5.2).
                     if let Some(f) = *first {
                         let fd = schema.element(f);
-                        if fd.type_def != d.type_def || fd.nillable != d.nillable {
+                        let named = |t: TypeId| schema.type_def(t).name().is_some();
+                        if fd.type_def != d.type_def
+                            || !named(d.type_def)
+                            || fd.nillable != d.nillable
+                        {
                             *first = None;
                         }
                     }
@@ -89,9 +98,15 @@ impl SchemaGrammars {
                 _ => fragment.push((d.name.clone(), Some(e))),
             }
         }
+        let mut grammars = built.grammars;
+        let element_fragment = fragment
+            .iter()
+            .any(|(_, e)| e.is_none())
+            .then(|| element_fragment(&schema, &fragment, &mut grammars));
         Ok(SchemaGrammars {
             schema,
-            grammars: built.grammars,
+            element_fragment,
+            grammars,
             type_grammar: built.type_grammar,
             type_empty: built.type_empty,
             castable,
@@ -142,6 +157,17 @@ impl SchemaGrammars {
         &self.document
     }
 
+    /// The element fragment grammar (section 8.5.3) for an element whose name is declared with
+    /// different types: nillable, and castable.
+    pub fn element_fragment(&self) -> Option<ElementGrammar> {
+        self.element_fragment.map(|(start, empty)| ElementGrammar {
+            start,
+            empty,
+            nillable: true,
+            castable: true,
+        })
+    }
+
     /// The element names of the fragment grammar, in order.
     pub fn fragment_elements(&self) -> &[(Name, Option<ElemId>)] {
         &self.fragment
@@ -149,13 +175,107 @@ impl SchemaGrammars {
 
     /// The EXI representation of a simple type's values (`String` for a complex type).
     pub fn datatype(&self, t: TypeId) -> &ExiType {
-        self.datatypes[t.index()].as_ref().unwrap_or(&ExiType::String)
+        self.datatypes[t.index()]
+            .as_ref()
+            .unwrap_or(&ExiType::String)
     }
 
     /// Whether a type is castable: named types derive from it, or it is a union.
     pub fn castable(&self, t: TypeId) -> bool {
         self.castable[t.index()]
     }
+}
+
+/// Builds the element fragment grammar (section 8.5.3): every attribute name declared (typed
+/// when all its declarations share a type, else a string), then every element name; returns
+/// its first state and its `TypeEmpty`.
+fn element_fragment(
+    schema: &Schema,
+    fragment: &[(Name, Option<ElemId>)],
+    grammars: &mut Vec<Grammar>,
+) -> (GrammarId, GrammarId) {
+    let string = schema
+        .global_type(binxml_schema::XS, "string")
+        .expect("the built-in types are in every schema");
+    let mut attributes: Vec<(Name, TypeId)> = Vec::new();
+    for i in 0..schema.attribute_count() {
+        let a = schema.attribute(binxml_schema::model::AttrId(i as u32));
+        // The XML namespace's attributes count when the schema imports that namespace.
+        if a.name.ns == binxml_core::XML_NS && !schema.imports_xml_namespace() {
+            continue;
+        }
+        match attributes.iter_mut().find(|(n, _)| *n == a.name) {
+            Some((_, t)) if *t != a.type_def => *t = string,
+            Some(_) => {}
+            None => attributes.push((a.name.clone(), a.type_def)),
+        }
+    }
+    attributes.sort_by(|a, b| name_order(&a.0, &b.0));
+    let first = GrammarId(grammars.len() as u32);
+    let content = GrammarId(first.0 + 1);
+    let empty = GrammarId(first.0 + 2);
+    let mut elements: Vec<Production> = fragment
+        .iter()
+        .map(|(name, e)| Production {
+            terminal: match e {
+                Some(e) => Terminal::Se(*e),
+                None => Terminal::SeRelaxed(name.clone()),
+            },
+            next: Some(content),
+        })
+        .collect();
+    elements.push(Production {
+        terminal: Terminal::SeAny,
+        next: Some(content),
+    });
+    elements.push(Production {
+        terminal: Terminal::Ee,
+        next: None,
+    });
+    elements.push(Production {
+        terminal: Terminal::ChMixed,
+        next: Some(content),
+    });
+    let attrs = |to: GrammarId| -> Vec<Production> {
+        let mut v: Vec<Production> = attributes
+            .iter()
+            .map(|(name, t)| Production {
+                terminal: Terminal::At {
+                    name: name.clone(),
+                    type_def: *t,
+                },
+                next: Some(to),
+            })
+            .collect();
+        v.push(Production {
+            terminal: Terminal::AtAny,
+            next: Some(to),
+        });
+        v
+    };
+    let mut start = attrs(first);
+    start.extend(elements.iter().cloned());
+    grammars.push(Grammar {
+        kind: Kind::FirstStartTag,
+        productions: start,
+        content: Some(content),
+    });
+    grammars.push(Grammar {
+        kind: Kind::Content,
+        productions: elements,
+        content: None,
+    });
+    let mut empty_prods = attrs(empty);
+    empty_prods.push(Production {
+        terminal: Terminal::Ee,
+        next: None,
+    });
+    grammars.push(Grammar {
+        kind: Kind::FirstStartTag,
+        productions: empty_prods,
+        content: None,
+    });
+    (first, empty)
 }
 
 /// EXI's name order: local name, then namespace.

@@ -150,6 +150,12 @@ pub fn read(bytes: &[u8], limits: Limits) -> binxml_core::Result<Elem> {
     })
 }
 
+impl crate::datatypes::NamespaceResolver for Scope {
+    fn resolve(&self, prefix: &str) -> Option<std::borrow::Cow<'_, str>> {
+        Scope::resolve(self, prefix).map(std::borrow::Cow::Borrowed)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,11 +179,5 @@ mod tests {
         assert_eq!(f.scope.resolve("b"), Some("urn:b"));
         assert_eq!(f.scope.resolve("xs"), Some(XS));
         assert_eq!(f.scope.resolve("c"), None);
-    }
-}
-
-impl crate::datatypes::NamespaceResolver for Scope {
-    fn resolve(&self, prefix: &str) -> Option<std::borrow::Cow<'_, str>> {
-        Scope::resolve(self, prefix).map(std::borrow::Cow::Borrowed)
     }
 }

@@ -88,7 +88,7 @@ pub(crate) fn finish(
         }
         parts.elements[id.index()].type_def = t;
     }
-    let substitutes = substitution_groups(&parts.elements, &docs)?;
+    let (substitutes, substitution_groups) = substitution_groups(&parts.elements, &docs)?;
     for t in &mut parts.types {
         if let TypeDef::Complex(c) = t {
             let attrs = &parts.attributes;
@@ -117,8 +117,10 @@ pub(crate) fn finish(
         global_attributes: parts.global_attributes.into_iter().collect(),
         global_types: parts.global_types.into_iter().collect(),
         substitutes,
+        substitution_groups,
         documents,
         models: Vec::new(),
+        imports_xml_namespace: false,
     };
     compile_models(&mut schema, options.max_content_states)?;
     Ok(schema)
@@ -161,48 +163,70 @@ fn element_error(docs: &[Doc], e: &ElementDecl, message: &str) -> SchemaError {
     }
 }
 
-/// For every element, the declarations that may stand where it is expected.
+/// For every element: the declarations that may stand where it is expected in a valid
+/// document (itself unless abstract, and its substitution group's members that are not abstract,
+/// unless it blocks substitution), and its whole substitution group (every declaration that
+/// reaches it through substitution group affiliations, abstract or not, and itself), which EXI's
+/// grammars use (EXI 1.0, 8.5.4.1.6). Both sorted by local name, then namespace.
+#[allow(clippy::type_complexity)]
 fn substitution_groups(
     elements: &[ElementDecl],
     docs: &[Doc],
-) -> Result<Vec<Vec<ElemId>>, SchemaError> {
+) -> Result<(Vec<Vec<ElemId>>, Vec<Vec<ElemId>>), SchemaError> {
     let mut members: Vec<Vec<ElemId>> = vec![Vec::new(); elements.len()];
     for (i, e) in elements.iter().enumerate() {
         if let Some(h) = e.substitution_head {
             members[h.index()].push(ElemId(i as u32));
         }
     }
-    let mut out = Vec::with_capacity(elements.len());
+    let order = |a: &ElemId, b: &ElemId| {
+        let (x, y) = (&elements[a.index()].name, &elements[b.index()].name);
+        (&x.local, &x.ns).cmp(&(&y.local, &y.ns))
+    };
+    // One visited mark per element, stamped with the walk's number: no per-walk allocation.
+    let mut stamp = vec![0u32; elements.len()];
+    let mut valid = Vec::with_capacity(elements.len());
+    let mut groups = Vec::with_capacity(elements.len());
     for (i, e) in elements.iter().enumerate() {
-        let mut all = Vec::new();
-        let mut stack = vec![ElemId(i as u32)];
-        let mut seen = vec![false; 0];
-        if !e.block.substitution {
-            seen.resize(elements.len(), false);
+        let me = ElemId(i as u32);
+        if members[i].is_empty() {
+            valid.push(if e.abstract_ { Vec::new() } else { vec![me] });
+            groups.push(vec![me]);
+            continue;
         }
+        let walk = i as u32 + 1;
+        stamp[i] = walk;
+        let mut group = Vec::new();
+        let mut stack = vec![me];
         while let Some(x) = stack.pop() {
-            if !elements[x.index()].abstract_ {
-                all.push(x);
-            }
-            if e.block.substitution {
-                break;
-            }
+            group.push(x);
             for &m in &members[x.index()] {
-                if seen[m.index()] {
+                if stamp[m.index()] == walk {
                     return Err(element_error(
                         docs,
                         &elements[m.index()],
                         "its substitution group contains itself",
                     ));
                 }
-                seen[m.index()] = true;
+                stamp[m.index()] = walk;
                 stack.push(m);
             }
         }
-        all.sort_by(|a, b| elements[a.index()].name.cmp(&elements[b.index()].name));
-        out.push(all);
+        let mut ok: Vec<ElemId> = if e.block.substitution {
+            if e.abstract_ { Vec::new() } else { vec![me] }
+        } else {
+            group
+                .iter()
+                .copied()
+                .filter(|x| !elements[x.index()].abstract_)
+                .collect()
+        };
+        ok.sort_by(order);
+        group.sort_by(order);
+        valid.push(ok);
+        groups.push(group);
     }
-    Ok(out)
+    Ok((valid, groups))
 }
 
 impl Finisher<'_> {
@@ -243,7 +267,10 @@ impl Finisher<'_> {
         if self.depth >= MAX_DERIVATION_DEPTH {
             return Err(self.error_at(
                 self.origin(id),
-                format!("{} is derived through more than {MAX_DERIVATION_DEPTH} types", self.type_name(id)),
+                format!(
+                    "{} is derived through more than {MAX_DERIVATION_DEPTH} types",
+                    self.type_name(id)
+                ),
             ));
         }
         self.state[id.index()] = State::Busy;

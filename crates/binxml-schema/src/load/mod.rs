@@ -95,9 +95,12 @@ impl Schema {
             docs: Vec::new(),
             by_key: HashMap::new(),
             raw: Raw::default(),
+            imports_xml: false,
         };
         loader.add_document(bytes.to_vec(), location.as_ref(), None)?;
-        resolve::resolve(loader.docs, loader.raw, options)
+        let mut schema = resolve::resolve(loader.docs, loader.raw, options)?;
+        schema.imports_xml_namespace = loader.imports_xml;
+        Ok(schema)
     }
 }
 
@@ -163,6 +166,8 @@ struct Loader<'o> {
     /// or in a cycle, is read once.
     by_key: HashMap<(PathBuf, String), u32>,
     raw: Raw,
+    /// A document imports the XML namespace (its attributes are built in).
+    imports_xml: bool,
 }
 
 pub(crate) fn parse_derivations(value: Option<&str>, default: Derivations) -> Derivations {
@@ -384,6 +389,7 @@ impl Loader<'_> {
             if namespace == binxml_core::XML_NS {
                 // The XML namespace's attributes (xml:lang, ...) are built in: schemas import
                 // them from the W3C's web site, which is never fetched.
+                self.imports_xml = true;
                 return Ok(None);
             }
             // A namespace already read through another import needs no second copy.
@@ -457,7 +463,9 @@ fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
         return Err(std::io::Error::other(format!("larger than {max} bytes")));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)?.take(max + 1).read_to_end(&mut bytes)?;
+    std::fs::File::open(path)?
+        .take(max + 1)
+        .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
         return Err(std::io::Error::other(format!("larger than {max} bytes")));
     }

@@ -77,6 +77,35 @@ pub(crate) struct Resolver<'d> {
     /// How deep the particle being read is nested (named groups expanded in place), bounded
     /// so that the model, and every walk over it, stays within a thread's stack.
     particle_depth: usize,
+    /// Each named model group read once: the term and its height. A group is one component
+    /// (its local element declarations are the same wherever the group is used), so later
+    /// references reuse it.
+    groups: HashMap<(u32, u32, Option<u32>), (Term, usize)>,
+    /// Each attribute group read once: its attribute uses, prohibitions and wildcard.
+    attribute_groups: HashMap<(u32, u32, Option<u32>), AttributeGroupParts>,
+    /// Particles in the model, copies of groups included (bounded: nested references can
+    /// multiply them).
+    particles: usize,
+}
+
+type AttributeGroupParts = (Vec<AttributeUse>, Vec<Name>, Option<Wildcard>);
+
+/// The most particles a schema's content models may hold, copies of named groups included.
+pub(crate) const MAX_PARTICLES: usize = 2_000_000;
+
+fn key(r: RawRef) -> (u32, u32, Option<u32>) {
+    (r.doc, r.top, r.sub)
+}
+
+/// The nesting height of a term's particles, and how many particles it holds.
+fn measure(t: &Term) -> (usize, usize) {
+    match t {
+        Term::Group(g) => g.particles.iter().fold((1, 1), |(h, n), p| {
+            let (ph, pn) = measure(&p.term);
+            (h.max(ph + 1), n + pn)
+        }),
+        _ => (1, 1),
+    }
 }
 
 /// The deepest particle nesting accepted, model groups expanded.
@@ -110,6 +139,9 @@ pub(crate) fn resolve(
         expanding: Vec::new(),
         typed_by_head: Vec::new(),
         particle_depth: 0,
+        groups: HashMap::new(),
+        attribute_groups: HashMap::new(),
+        particles: 0,
     };
     r.builtins();
     let mut names: Vec<&Name> = raw.types.keys().collect();
@@ -289,23 +321,66 @@ impl<'d> Resolver<'d> {
     /// The attributes of the XML namespace (xml:lang, xml:space, xml:base, xml:id), which
     /// schemas import from a location on the web that is never fetched.
     fn builtin_xml_attributes(&mut self, ids: &HashMap<Builtin, TypeId>) {
+        use crate::datatypes::{FacetKind, FacetSpec, NoNamespaces};
         let xml = binxml_core::XML_NS;
-        for (local, b) in [
-            ("lang", Builtin::Language),
-            ("space", Builtin::NCName),
-            ("base", Builtin::AnyUri),
-            ("id", Builtin::Id),
+        let builtin = Origin {
+            doc: u32::MAX,
+            offset: 0,
+        };
+        // The types of the W3C's xml.xsd: xml:lang is a language or the empty string,
+        // xml:space one of two words.
+        let restricted = |this: &mut Self, base: Builtin, values: &[&str]| -> TypeId {
+            let specs: Vec<FacetSpec<'_>> = values
+                .iter()
+                .map(|v| FacetSpec {
+                    kind: FacetKind::Enumeration,
+                    value: v,
+                    fixed: false,
+                    ns: &NoNamespaces,
+                })
+                .collect();
+            let facets = Facets::builtin(base)
+                .restrict(&specs)
+                .expect("the XML namespace's enumerations are valid");
+            let id = TypeId(this.types.len() as u32);
+            this.types.push(TypeDef::Simple(SimpleType {
+                name: None,
+                base: Some(ids[&base]),
+                variety: Variety::Atomic(base),
+                builtin: base,
+                facets,
+                final_: Derivations::default(),
+                origin: builtin,
+            }));
+            this.pending.push(Pending::Done);
+            id
+        };
+        let empty = restricted(self, Builtin::String, &[""]);
+        let space = restricted(self, Builtin::NCName, &["default", "preserve"]);
+        let lang = TypeId(self.types.len() as u32);
+        self.types.push(TypeDef::Simple(SimpleType {
+            name: None,
+            base: Some(ANY_SIMPLE_TYPE),
+            variety: Variety::Union(vec![ids[&Builtin::Language], empty]),
+            builtin: Builtin::AnySimpleType,
+            facets: Facets::union(),
+            final_: Derivations::default(),
+            origin: builtin,
+        }));
+        self.pending.push(Pending::Done);
+        for (local, t) in [
+            ("lang", lang),
+            ("space", space),
+            ("base", ids[&Builtin::AnyUri]),
+            ("id", ids[&Builtin::Id]),
         ] {
             let id = AttrId(self.attributes.len() as u32);
             self.attributes.push(AttributeDecl {
                 name: Name::new(xml, local),
-                type_def: ids[&b],
+                type_def: t,
                 value: None,
                 global: true,
-                origin: Origin {
-                    doc: u32::MAX,
-                    offset: 0,
-                },
+                origin: builtin,
             });
             self.global_attributes.insert(Name::new(xml, local), id);
         }
@@ -676,10 +751,20 @@ impl<'d> Resolver<'d> {
         if self.particle_depth >= MAX_PARTICLE_DEPTH {
             return Err(self.doc(at).error(
                 e.offset,
-                format!("particles nested more than {MAX_PARTICLE_DEPTH} deep (model groups expanded)"),
+                format!(
+                    "particles nested more than {MAX_PARTICLE_DEPTH} deep (model groups expanded)"
+                ),
             ));
         }
         self.particle_depth += 1;
+        self.particles += 1;
+        if self.particles > MAX_PARTICLES {
+            self.particle_depth -= 1;
+            return Err(self.doc(at).error(
+                e.offset,
+                format!("content models hold more than {MAX_PARTICLES} particles (model groups expanded)"),
+            ));
+        }
         let p = self.particle_inner(at, e);
         self.particle_depth -= 1;
         p
@@ -746,6 +831,27 @@ impl<'d> Resolver<'d> {
         let Some(&def) = found else {
             return Err(self.missing("group", name, Some((at, e))));
         };
+        if let Some((term, height)) = self.groups.get(&key(def)) {
+            let (_, count) = measure(term);
+            if self.particle_depth + height > MAX_PARTICLE_DEPTH {
+                return Err(self.doc(at).error(
+                    e.offset,
+                    format!("particles nested more than {MAX_PARTICLE_DEPTH} deep (model groups expanded)"),
+                ));
+            }
+            self.particles += count;
+            if self.particles > MAX_PARTICLES {
+                return Err(self.doc(at).error(
+                    e.offset,
+                    format!("content models hold more than {MAX_PARTICLES} particles (model groups expanded)"),
+                ));
+            }
+            return Ok(Particle {
+                min: 1,
+                max: Max::Bounded(1),
+                term: term.clone(),
+            });
+        }
         if self.expanding.iter().filter(|n| *n == name).count() > usize::from(own) {
             return Err(self
                 .doc(at)
@@ -770,6 +876,8 @@ impl<'d> Resolver<'d> {
         let p = self.particle(def, body);
         self.expanding.pop();
         let p = p?;
+        let (height, _) = measure(&p.term);
+        self.groups.insert(key(def), (p.term.clone(), height));
         Ok(Particle {
             min: 1,
             max: Max::Bounded(1),
@@ -1019,17 +1127,37 @@ impl<'d> Resolver<'d> {
                             doc.error(c.offset, format!("attribute group {name} contains itself"))
                         );
                     }
-                    self.expanding.push(name);
-                    let mut group_wildcard = None;
-                    let r = self.attribute_uses(
-                        def,
-                        def.elem(self.docs),
-                        uses,
-                        prohibited,
-                        &mut group_wildcard,
-                    );
-                    self.expanding.pop();
-                    r?;
+                    let parts = match self.attribute_groups.get(&key(def)) {
+                        Some(parts) => parts.clone(),
+                        None => {
+                            self.expanding.push(name);
+                            let (mut u, mut p, mut w) = (Vec::new(), Vec::new(), None);
+                            let r = self.attribute_uses(
+                                def,
+                                def.elem(self.docs),
+                                &mut u,
+                                &mut p,
+                                &mut w,
+                            );
+                            self.expanding.pop();
+                            r?;
+                            self.attribute_groups
+                                .insert(key(def), (u.clone(), p.clone(), w.clone()));
+                            (u, p, w)
+                        }
+                    };
+                    let (group_uses, group_prohibited, group_wildcard) = parts;
+                    for u in group_uses {
+                        let n = &self.attributes[u.decl.index()].name;
+                        if uses
+                            .iter()
+                            .any(|x| self.attributes[x.decl.index()].name == *n)
+                        {
+                            return Err(doc.error(c.offset, format!("attribute {n} is used twice")));
+                        }
+                        uses.push(u);
+                    }
+                    prohibited.extend(group_prohibited);
                     group_wildcards.extend(group_wildcard);
                 }
                 "anyAttribute" => local_wildcard = Some(self.wildcard(at, c)),
