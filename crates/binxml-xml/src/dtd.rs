@@ -1,12 +1,21 @@
-//! The internal DTD subset: what a non-validating processor must read from it.
+//! The internal DTD subset: what a non-validating processor must read from it, and its
+//! well-formedness.
 //!
 //! General entity declarations (internal replacement text, external ids, unparsed entities),
-//! attribute-list declarations (types and defaults) and notations. Parameter entities declared in
-//! the internal subset are expanded between declarations. A reference to a parameter entity that
-//! is not read (external) stops the processing of later ENTITY and ATTLIST declarations unless the
-//! document is standalone, as XML 1.0 section 5.1 requires. Nothing external is ever fetched.
+//! attribute-list declarations (types and defaults) and notations are kept. Every declaration is
+//! checked against its production, element declarations and their content models included (and
+//! then dropped: a non-validating processor has no use for them), as are comments, processing
+//! instructions, public identifiers, entity values and attribute defaults. Parameter entities
+//! declared in the internal subset are expanded between declarations; inside a declaration a
+//! reference to one is an error (WFC: PEs in Internal Subset). A reference to a parameter entity
+//! that is not read (external, or undeclared where that is allowed) stops the processing of later
+//! ENTITY and ATTLIST declarations unless the document is standalone, as XML 1.0 section 5.1
+//! requires. Errors carry the offset of the declaration they are in. Nothing external is ever
+//! fetched.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+use crate::names;
 
 /// A general entity declaration.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,6 +63,9 @@ pub struct Dtd {
     pub notations: Vec<(String, Option<String>, Option<String>)>,
     /// True when an unread parameter entity reference stopped declaration processing.
     pub skipped_declarations: bool,
+    /// True when the subset holds a parameter-entity reference: an undeclared general entity is
+    /// then no longer a well-formedness error (WFC: Entity Declared).
+    pub parameter_references: bool,
 }
 
 /// The parts of a `<!DOCTYPE ...>` declaration.
@@ -65,6 +77,28 @@ pub struct DoctypeParts<'a> {
     pub internal_subset: Option<&'a str>,
 }
 
+/// An error in the internal subset: what is wrong, and the byte offset (in the text given to
+/// [`Dtd::parse`]) of the declaration or parameter-entity reference it is in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DtdError {
+    /// The offset of the offending declaration.
+    pub offset: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for DtdError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (at offset {})", self.message, self.offset)
+    }
+}
+
+/// Content models nested deeper than this are refused (the parser recurses on them).
+const MAX_GROUP_DEPTH: usize = 128;
+
+/// Parameter entities expanded inside each other deeper than this are refused.
+const MAX_PE_DEPTH: usize = 16;
+
 struct Cursor<'a> {
     s: &'a str,
     pos: usize,
@@ -74,16 +108,23 @@ impl<'a> Cursor<'a> {
     fn rest(&self) -> &'a str {
         &self.s[self.pos..]
     }
+    fn peek(&self) -> Option<u8> {
+        self.s.as_bytes().get(self.pos).copied()
+    }
     fn skip_ws(&mut self) -> bool {
         let start = self.pos;
-        while let Some(c) = self.rest().chars().next() {
-            if matches!(c, ' ' | '\t' | '\r' | '\n') {
-                self.pos += 1;
-            } else {
-                break;
-            }
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            self.pos += 1;
         }
         self.pos > start
+    }
+    /// White space that the grammar requires here.
+    fn req_ws(&mut self, what: &str) -> Result<(), String> {
+        if self.skip_ws() {
+            Ok(())
+        } else {
+            Err(format!("white space required {what}"))
+        }
     }
     fn eat(&mut self, lit: &str) -> bool {
         if self.rest().starts_with(lit) {
@@ -93,85 +134,81 @@ impl<'a> Cursor<'a> {
             false
         }
     }
+    fn expect(&mut self, lit: &str, what: &str) -> Result<(), String> {
+        if self.eat(lit) {
+            Ok(())
+        } else {
+            Err(format!("expected '{lit}' {what}"))
+        }
+    }
+    /// A `Name` ([5]).
     fn name(&mut self) -> Result<&'a str, String> {
         let r = self.rest();
-        let end = r
-            .find(|c: char| {
-                matches!(
-                    c,
-                    ' ' | '\t'
-                        | '\r'
-                        | '\n'
-                        | '>'
-                        | '['
-                        | '"'
-                        | '\''
-                        | '('
-                        | ')'
-                        | '|'
-                        | ','
-                        | ';'
-                        | '%'
-                )
-            })
-            .unwrap_or(r.len());
-        if end == 0 {
-            return Err(format!("expected a name at offset {}", self.pos));
+        let n = names::name_len(r);
+        if n == 0 {
+            let shown: String = r.chars().take(12).collect();
+            return Err(format!("expected a name, found {shown:?}"));
         }
-        self.pos += end;
-        Ok(&r[..end])
+        self.pos += n;
+        Ok(&r[..n])
+    }
+    /// An `Nmtoken` ([7]).
+    fn nmtoken(&mut self) -> Result<&'a str, String> {
+        let r = self.rest();
+        let n = names::name_chars_len(r);
+        if n == 0 {
+            return Err("expected a name token".into());
+        }
+        self.pos += n;
+        Ok(&r[..n])
+    }
+    /// A keyword such as `EMPTY` or `#REQUIRED`: the literal, not followed by a name character.
+    fn keyword(&mut self, lit: &str) -> bool {
+        if self.rest().starts_with(lit)
+            && !self.rest()[lit.len()..]
+                .chars()
+                .next()
+                .is_some_and(names::is_name_char)
+        {
+            self.pos += lit.len();
+            true
+        } else {
+            false
+        }
     }
     fn quoted(&mut self) -> Result<&'a str, String> {
         let r = self.rest();
-        let q = r.chars().next().ok_or("unexpected end of declaration")?;
-        if q != '"' && q != '\'' {
-            return Err(format!("expected a quoted literal at offset {}", self.pos));
-        }
+        let q = match r.as_bytes().first() {
+            Some(&q @ (b'"' | b'\'')) => q as char,
+            Some(_) => return Err("expected a quoted literal".into()),
+            None => return Err("unexpected end of the declaration".into()),
+        };
         let end = r[1..].find(q).ok_or("unterminated literal")?;
         self.pos += end + 2;
         Ok(&r[1..1 + end])
     }
-    /// Skips to just after the `>` closing the current markup declaration, honouring quotes.
-    fn skip_decl(&mut self) -> Result<(), String> {
-        let bytes = self.s.as_bytes();
-        let mut quote = 0u8;
-        while self.pos < bytes.len() {
-            let b = bytes[self.pos];
-            self.pos += 1;
-            if quote != 0 {
-                if b == quote {
-                    quote = 0;
-                }
-            } else if b == b'"' || b == b'\'' {
-                quote = b;
-            } else if b == b'>' {
-                return Ok(());
-            }
-        }
-        Err("unterminated markup declaration".into())
-    }
 }
 
-/// Splits the content of a DOCTYPE event (`name PUBLIC "p" "s" [subset]`).
+/// Splits the content of a DOCTYPE declaration (what follows `<!DOCTYPE`: ` name PUBLIC "p" "s"
+/// [subset]`), checking its syntax (the internal subset aside).
 pub fn split_doctype(content: &str) -> Result<DoctypeParts<'_>, String> {
     let mut c = Cursor { s: content, pos: 0 };
-    c.skip_ws();
+    c.req_ws("after <!DOCTYPE")?;
     let name = c.name()?;
     let mut parts = DoctypeParts {
         name,
         ..Default::default()
     };
-    c.skip_ws();
-    if c.eat("PUBLIC") {
+    let ws = c.skip_ws();
+    if c.rest().starts_with("PUBLIC") || c.rest().starts_with("SYSTEM") {
+        if !ws {
+            return Err("white space required before the external identifier".into());
+        }
+        let (public_id, system_id) = external_id(&mut c, false)?;
+        parts.public_id = public_id;
+        parts.system_id = system_id;
         c.skip_ws();
-        parts.public_id = Some(c.quoted()?);
-        c.skip_ws();
-        parts.system_id = Some(c.quoted()?);
-    } else if c.eat("SYSTEM") {
-        c.skip_ws();
-        parts.system_id = Some(c.quoted()?);
     }
-    c.skip_ws();
     if c.eat("[") {
         let start = c.pos;
         let end = content
@@ -182,279 +219,564 @@ pub fn split_doctype(content: &str) -> Result<DoctypeParts<'_>, String> {
         c.pos = end + 1;
         c.skip_ws();
     }
-    if !c.rest().trim().is_empty() {
-        return Err(format!("unexpected text in DOCTYPE: {:?}", c.rest().trim()));
+    if !c.rest().is_empty() {
+        let shown: String = c.rest().chars().take(20).collect();
+        return Err(format!("unexpected text in the DOCTYPE: {shown:?}"));
     }
     Ok(parts)
 }
 
-/// Replaces character references (`&#N;`, `&#xH;`) in an entity value literal.
-/// General entity references are kept (they are expanded when the entity is used).
-fn replace_char_refs(lit: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(lit.len());
-    let mut rest = lit;
-    while let Some(i) = rest.find("&#") {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 2..];
-        let end = after
-            .find(';')
-            .ok_or("unterminated character reference in entity value")?;
-        let num = &after[..end];
-        let code = if let Some(hex) = num.strip_prefix('x') {
-            u32::from_str_radix(hex, 16)
-        } else {
-            num.parse::<u32>()
+/// `PUBLIC "p" "s"` or `SYSTEM "s"`; `PUBLIC "p"` alone where `public_only` (notations).
+fn external_id<'a>(
+    c: &mut Cursor<'a>,
+    public_only: bool,
+) -> Result<(Option<&'a str>, Option<&'a str>), String> {
+    if c.keyword("PUBLIC") {
+        c.req_ws("after PUBLIC")?;
+        let p = c.quoted()?;
+        if let Some(bad) = p.chars().find(|&ch| !is_pubid_char(ch)) {
+            return Err(format!("{bad:?} is not allowed in a public identifier"));
         }
-        .map_err(|_| format!("bad character reference &#{num};"))?;
-        let ch = char::from_u32(code)
-            .filter(|&c| is_xml_char(c))
-            .ok_or(format!(
-                "character reference &#{num}; is not an XML character"
-            ))?;
-        out.push(ch);
-        rest = &after[end + 1..];
+        let ws = c.skip_ws();
+        if matches!(c.peek(), Some(b'"' | b'\'')) {
+            if !ws {
+                return Err("white space required before the system literal".into());
+            }
+            return Ok((Some(p), Some(c.quoted()?)));
+        }
+        if !public_only {
+            return Err("public identifier without a system literal".into());
+        }
+        Ok((Some(p), None))
+    } else if c.keyword("SYSTEM") {
+        c.req_ws("after SYSTEM")?;
+        Ok((None, Some(c.quoted()?)))
+    } else {
+        Err("expected PUBLIC or SYSTEM".into())
     }
-    out.push_str(rest);
-    Ok(out)
+}
+
+/// `PubidChar` ([13]).
+fn is_pubid_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || " \r\n-'()+,./:=?;!*#@$_%".contains(c)
 }
 
 pub fn is_xml_char(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
 }
 
-impl Dtd {
-    /// Reads an internal subset. `standalone` is the document's standalone declaration.
-    /// `budget` bounds the total bytes of parameter-entity expansion.
-    pub fn parse(subset: &str, standalone: bool, budget: usize) -> Result<Dtd, String> {
-        let mut dtd = Dtd::default();
-        let mut pes: HashMap<String, Option<String>> = HashMap::new();
-        let mut used = 0usize;
-        dtd.parse_decls(subset, standalone, &mut pes, 0, &mut used, budget)?;
-        Ok(dtd)
-    }
-
-    fn parse_decls(
-        &mut self,
-        text: &str,
-        standalone: bool,
-        pes: &mut HashMap<String, Option<String>>,
-        depth: usize,
-        used: &mut usize,
-        budget: usize,
-    ) -> Result<(), String> {
-        if depth > 16 {
-            return Err("parameter entities nested too deeply".into());
+/// The character of a character reference's digits (`60`, `x3C`), if it is an XML character.
+fn char_ref_value(num: &str) -> Option<char> {
+    let code = match num.strip_prefix('x') {
+        Some(h) if !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()) => {
+            u32::from_str_radix(h, 16).ok()?
         }
+        None if !num.is_empty() && num.bytes().all(|c| c.is_ascii_digit()) => {
+            num.parse::<u32>().ok()?
+        }
+        _ => return None,
+    };
+    char::from_u32(code).filter(|&c| is_xml_char(c))
+}
+
+/// The reference at the start of `s` (just after its `&`): `Some(c)` for a character reference,
+/// `None` for an entity reference `name;`; and the length of what follows the `&`.
+fn reference(s: &str) -> Result<(Option<char>, usize), String> {
+    let end = s
+        .find(';')
+        .ok_or("'&' not starting a reference (write &amp;)")?;
+    let body = &s[..end];
+    if let Some(num) = body.strip_prefix('#') {
+        let c = char_ref_value(num).ok_or(format!("bad character reference &{body};"))?;
+        Ok((Some(c), end + 1))
+    } else if names::is_name(body) {
+        Ok((None, end + 1))
+    } else {
+        Err("'&' not starting a reference (write &amp;)".into())
+    }
+}
+
+/// The entity references (`&name;`) in `s`, after checking that every `&` starts a well-formed
+/// reference.
+fn entity_refs(s: &str) -> Result<Vec<&str>, String> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        let (ch, len) = reference(&rest[i + 1..])?;
+        if ch.is_none() {
+            out.push(&rest[i + 1..i + len]);
+        }
+        rest = &rest[i + 1 + len..];
+    }
+    Ok(out)
+}
+
+/// An internal entity's replacement text from its literal: character references replaced,
+/// entity references kept (they are expanded where the entity is used). Parameter-entity
+/// references may not occur inside declarations in the internal subset.
+fn entity_value(lit: &str) -> Result<String, String> {
+    if lit.contains('%') {
+        return Err(
+            "parameter-entity reference in an entity value (not allowed in the internal subset)"
+                .into(),
+        );
+    }
+    let mut out = String::with_capacity(lit.len());
+    let mut rest = lit;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        let (ch, len) = reference(&rest[i + 1..])?;
+        match ch {
+            Some(c) => out.push(c),
+            None => out.push_str(&rest[i..i + 1 + len]),
+        }
+        rest = &rest[i + 1 + len..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The state of one parse of an internal subset.
+struct Parser {
+    dtd: Dtd,
+    /// Parameter entities: replacement text, or `None` for an external one (never read).
+    pes: HashMap<String, Option<String>>,
+    /// The parameter entities being expanded (a reference to one of them is recursive).
+    pe_stack: Vec<String>,
+    standalone: bool,
+    /// The DOCTYPE names an external subset (never read).
+    external: bool,
+    used: usize,
+    budget: usize,
+}
+
+impl Dtd {
+    /// Reads an internal subset. `standalone`: the document's standalone declaration;
+    /// `external`: the DOCTYPE names an external subset (never read); `budget` bounds the total
+    /// bytes of parameter-entity expansion.
+    pub fn parse(
+        subset: &str,
+        standalone: bool,
+        external: bool,
+        budget: usize,
+    ) -> Result<Dtd, DtdError> {
+        let mut p = Parser {
+            dtd: Dtd::default(),
+            pes: HashMap::new(),
+            pe_stack: Vec::new(),
+            standalone,
+            external,
+            used: 0,
+            budget,
+        };
+        p.decls(subset, None)?;
+        Ok(p.dtd)
+    }
+}
+
+impl Parser {
+    /// The declarations and parameter-entity references of `text`: the internal subset, or
+    /// (`at`: the offset of the reference) a parameter entity's replacement text.
+    fn decls(&mut self, text: &str, at: Option<usize>) -> Result<(), DtdError> {
         let mut c = Cursor { s: text, pos: 0 };
         loop {
             c.skip_ws();
             if c.rest().is_empty() {
                 return Ok(());
             }
-            if c.eat("<!--") {
-                let end = c.rest().find("-->").ok_or("unterminated comment in DTD")?;
-                c.pos += end + 3;
-            } else if c.eat("<?") {
+            let offset = at.unwrap_or(c.pos);
+            let r = if c.eat("%") {
+                self.pe_reference(&mut c, offset)
+            } else {
+                self.markup_decl(&mut c)
+            };
+            r.map_err(|e| match e {
+                Nested(e) => e,
+                Here(message) => DtdError { offset, message },
+            })?;
+        }
+    }
+
+    /// A parameter-entity reference between declarations: its replacement text is read as
+    /// declarations.
+    fn pe_reference(&mut self, c: &mut Cursor<'_>, offset: usize) -> Result<(), Failure> {
+        let name = c.name()?;
+        c.expect(
+            ";",
+            &format!("after the parameter-entity reference %{name}"),
+        )?;
+        let had_refs = self.dtd.parameter_references;
+        self.dtd.parameter_references = true;
+        match self.pes.get(name).cloned() {
+            Some(Some(text)) => {
+                if self.pe_stack.iter().any(|n| n == name) {
+                    return Err(Here(format!(
+                        "recursive parameter-entity reference %{name};"
+                    )));
+                }
+                if self.pe_stack.len() >= MAX_PE_DEPTH {
+                    return Err(Here("parameter entities nested too deeply".into()));
+                }
+                self.used = self.used.saturating_add(text.len());
+                if self.used > self.budget {
+                    return Err(Here("parameter-entity expansion exceeds the limit".into()));
+                }
+                self.pe_stack.push(name.to_string());
+                let r = self.decls(&text, Some(offset)).map_err(|mut e| {
+                    e.message = format!("in %{name};: {}", e.message);
+                    Nested(e)
+                });
+                self.pe_stack.pop();
+                r
+            }
+            // An external parameter entity, never read: what it declares is unknown, so the
+            // declarations after it are not processed (XML 1.0 section 5.1).
+            Some(None) => {
+                if !self.standalone {
+                    self.dtd.skipped_declarations = true;
+                }
+                Ok(())
+            }
+            // Undeclared: a well-formedness error only where every declaration was read
+            // (WFC: Entity Declared); otherwise as unread.
+            None if self.standalone || (!self.external && !had_refs) => {
+                Err(Here(format!("undeclared parameter entity %{name};")))
+            }
+            None => {
+                self.dtd.skipped_declarations = true;
+                Ok(())
+            }
+        }
+    }
+
+    fn markup_decl(&mut self, c: &mut Cursor<'_>) -> Result<(), Failure> {
+        if c.eat("<!--") {
+            let end = c.rest().find("--").ok_or("unterminated comment")?;
+            c.pos += end;
+            c.expect("-->", "('--' inside a comment)")?;
+        } else if c.eat("<?") {
+            let target = c.name()?;
+            if target.eq_ignore_ascii_case("xml") {
+                return Err(Here(
+                    "an XML declaration (or a processing instruction named xml) in the DTD".into(),
+                ));
+            }
+            if !c.eat("?>") {
+                c.req_ws(&format!(
+                    "after the processing instruction target {target:?}"
+                ))?;
                 let end = c
                     .rest()
                     .find("?>")
-                    .ok_or("unterminated processing instruction in DTD")?;
+                    .ok_or("unterminated processing instruction")?;
                 c.pos += end + 2;
-            } else if c.eat("<![") {
-                // Conditional sections are only allowed in the external subset.
-                return Err("conditional section in the internal subset".into());
-            } else if c.eat("%") {
-                let name = c.name()?;
-                if !c.eat(";") {
-                    return Err(format!("parameter entity reference %{name} without ';'"));
-                }
-                match pes.get(name).cloned() {
-                    Some(Some(text)) => {
-                        *used += text.len();
-                        if *used > budget {
-                            return Err("parameter entity expansion exceeds the limit".into());
-                        }
-                        self.parse_decls(&text, standalone, pes, depth + 1, used, budget)?;
-                    }
-                    Some(None) => {
-                        // External parameter entity: not read.
-                        if !standalone {
-                            self.skipped_declarations = true;
-                        }
-                    }
-                    None => return Err(format!("undeclared parameter entity %{name};")),
-                }
-            } else if c.eat("<!ENTITY") {
-                c.skip_ws();
-                let pe = c.eat("%");
+            }
+        } else if c.eat("<![") {
+            return Err(Here(
+                "conditional section in the internal subset (allowed only in the external subset)"
+                    .into(),
+            ));
+        } else if c.keyword("<!ENTITY") {
+            self.entity_decl(c)?;
+        } else if c.keyword("<!ATTLIST") {
+            self.attlist_decl(c)?;
+        } else if c.keyword("<!ELEMENT") {
+            element_decl(c)?;
+        } else if c.keyword("<!NOTATION") {
+            c.req_ws("after <!NOTATION")?;
+            let name = c.name()?.to_string();
+            c.req_ws(&format!("after the notation name {name}"))?;
+            let (public_id, system_id) = external_id(c, true)?;
+            c.skip_ws();
+            c.expect(">", &format!("to close the declaration of notation {name}"))?;
+            self.dtd.notations.push((
+                name,
+                public_id.map(str::to_string),
+                system_id.map(str::to_string),
+            ));
+        } else {
+            let shown: String = c.rest().chars().take(20).collect();
+            return Err(Here(format!(
+                "unexpected text in the internal subset: {shown:?}"
+            )));
+        }
+        Ok(())
+    }
+
+    fn entity_decl(&mut self, c: &mut Cursor<'_>) -> Result<(), String> {
+        c.req_ws("after <!ENTITY")?;
+        let pe = c.eat("%");
+        if pe {
+            c.req_ws("after '%' in a parameter-entity declaration")?;
+        }
+        let name = c.name()?.to_string();
+        c.req_ws(&format!("after the entity name {name}"))?;
+        let decl = if matches!(c.peek(), Some(b'"' | b'\'')) {
+            let value = entity_value(c.quoted()?)?;
+            Entity::Internal(value)
+        } else {
+            let (public_id, system_id) = external_id(c, false)?;
+            let (public_id, system_id) = (
+                public_id.map(str::to_string),
+                system_id.unwrap_or_default().to_string(),
+            );
+            let ws = c.skip_ws();
+            if c.keyword("NDATA") {
                 if pe {
-                    c.skip_ws();
+                    return Err(format!("parameter entity %{name} declared with NDATA"));
                 }
-                let name = c.name()?.to_string();
-                c.skip_ws();
-                let r = c.rest();
-                let decl = if r.starts_with('"') || r.starts_with('\'') {
-                    let lit = c.quoted()?;
-                    let value = replace_char_refs(&expand_pe_refs(lit, pes)?)?;
-                    Entity::Internal(value)
-                } else {
-                    let (public_id, system_id) = external_id(&mut c)?;
-                    let system_id = system_id.ok_or("external entity without system literal")?;
-                    c.skip_ws();
-                    if c.eat("NDATA") {
-                        c.skip_ws();
-                        let notation = c.name()?.to_string();
-                        Entity::Unparsed {
-                            public_id,
-                            system_id,
-                            notation,
-                        }
-                    } else {
-                        Entity::External {
-                            public_id,
-                            system_id,
-                        }
+                if !ws {
+                    return Err("white space required before NDATA".into());
+                }
+                c.req_ws("after NDATA")?;
+                Entity::Unparsed {
+                    public_id,
+                    system_id,
+                    notation: c.name()?.to_string(),
+                }
+            } else {
+                Entity::External {
+                    public_id,
+                    system_id,
+                }
+            }
+        };
+        c.skip_ws();
+        c.expect(">", &format!("to close the declaration of entity {name}"))?;
+        if self.dtd.skipped_declarations {
+            return Ok(());
+        }
+        if pe {
+            self.pes.entry(name).or_insert(match decl {
+                Entity::Internal(t) => Some(t),
+                _ => None,
+            });
+        } else {
+            // The first declaration is binding.
+            self.dtd.entities.entry(name).or_insert(decl);
+        }
+        Ok(())
+    }
+
+    fn attlist_decl(&mut self, c: &mut Cursor<'_>) -> Result<(), String> {
+        c.req_ws("after <!ATTLIST")?;
+        let element = c.name()?.to_string();
+        let mut defs = Vec::new();
+        loop {
+            let ws = c.skip_ws();
+            if c.eat(">") {
+                break;
+            }
+            if !ws {
+                return Err("white space required before an attribute definition".into());
+            }
+            let attr = c.name()?.to_string();
+            c.req_ws(&format!("after the attribute name {attr}"))?;
+            let cdata = if c.peek() == Some(b'(') {
+                enumeration(c, false)?;
+                false
+            } else {
+                let ty = c.name()?;
+                match ty {
+                    "CDATA" | "ID" | "IDREF" | "IDREFS" | "ENTITY" | "ENTITIES" | "NMTOKEN"
+                    | "NMTOKENS" => {}
+                    "NOTATION" => {
+                        c.req_ws("after NOTATION")?;
+                        enumeration(c, true)?;
                     }
-                };
-                c.skip_ws();
-                if !c.eat(">") {
+                    _ => return Err(format!("unknown attribute type {ty:?}")),
+                }
+                ty == "CDATA"
+            };
+            c.req_ws(&format!("before the default of attribute {attr}"))?;
+            let default = if c.keyword("#REQUIRED") || c.keyword("#IMPLIED") {
+                None
+            } else {
+                if c.keyword("#FIXED") {
+                    c.req_ws("after #FIXED")?;
+                } else if c.peek() == Some(b'#') {
+                    return Err(format!("unknown default keyword in attribute {attr}"));
+                }
+                let value = c.quoted()?;
+                // AttValue ([10]) excludes '<', as in a start tag.
+                if value.contains('<') {
+                    return Err(format!("'<' in the default value of attribute {attr}"));
+                }
+                // The entities it refers to must be declared before it (WFC: Entity Declared).
+                self.check_default(value)?;
+                Some(value.to_string())
+            };
+            defs.push(AttDef {
+                name: attr,
+                cdata,
+                default,
+            });
+        }
+        if self.dtd.skipped_declarations {
+            return Ok(());
+        }
+        let list = self.dtd.attlists.entry(element).or_default();
+        for d in defs {
+            if !list.iter().any(|x| x.name == d.name) {
+                list.push(d);
+            }
+        }
+        Ok(())
+    }
+
+    /// The references of an attribute default value, checked as if the value were used: entities
+    /// declared (before the default, where every declaration was read), internal, and without
+    /// '<' in what they expand to. Each entity is checked once.
+    fn check_default(&self, value: &str) -> Result<(), String> {
+        let mut seen = HashSet::new();
+        self.check_refs_in(value, &mut seen, 0)
+    }
+
+    fn check_refs_in<'s>(
+        &'s self,
+        text: &'s str,
+        seen: &mut HashSet<&'s str>,
+        depth: usize,
+    ) -> Result<(), String> {
+        if depth > MAX_PE_DEPTH {
+            return Err("entity references nested too deeply in an attribute default".into());
+        }
+        for name in entity_refs(text)? {
+            if matches!(name, "lt" | "gt" | "amp" | "apos" | "quot") || !seen.insert(name) {
+                continue;
+            }
+            match self.dtd.entities.get(name) {
+                Some(Entity::Internal(t)) => {
+                    if t.contains('<') {
+                        return Err(format!(
+                            "entity {name} in an attribute default expands to '<'"
+                        ));
+                    }
+                    self.check_refs_in(t, seen, depth + 1)?;
+                }
+                Some(_) => {
                     return Err(format!(
-                        "expected '>' after the declaration of entity {name}"
+                        "reference to the external entity {name} in an attribute default"
                     ));
                 }
-                if self.skipped_declarations {
-                    continue;
+                None if self.standalone || (!self.external && !self.dtd.parameter_references) => {
+                    return Err(format!("undeclared entity {name} in an attribute default"));
                 }
-                if pe {
-                    pes.entry(name).or_insert(match decl {
-                        Entity::Internal(t) => Some(t),
-                        _ => None,
-                    });
-                } else {
-                    // The first declaration is binding.
-                    self.entities.entry(name).or_insert(decl);
-                }
-            } else if c.eat("<!ATTLIST") {
-                c.skip_ws();
-                let element = c.name()?.to_string();
-                let mut defs = Vec::new();
-                loop {
-                    c.skip_ws();
-                    if c.eat(">") {
-                        break;
-                    }
-                    let attr = c.name()?.to_string();
-                    c.skip_ws();
-                    let cdata = if c.eat("(") {
-                        let end = c.rest().find(')').ok_or("unterminated enumeration")?;
-                        c.pos += end + 1;
-                        false
-                    } else {
-                        let ty = c.name()?;
-                        if ty == "NOTATION" {
-                            c.skip_ws();
-                            if !c.eat("(") {
-                                return Err("NOTATION type without enumeration".into());
-                            }
-                            let end = c.rest().find(')').ok_or("unterminated enumeration")?;
-                            c.pos += end + 1;
-                        }
-                        ty == "CDATA"
-                    };
-                    c.skip_ws();
-                    let default = if c.eat("#REQUIRED") || c.eat("#IMPLIED") {
-                        None
-                    } else {
-                        if c.eat("#FIXED") {
-                            c.skip_ws();
-                        }
-                        let value = c.quoted()?;
-                        // AttValue (XML 1.0 [10]) excludes '<', as in a start tag.
-                        if value.contains('<') {
-                            return Err(format!("'<' in the default value of attribute {attr}"));
-                        }
-                        Some(value.to_string())
-                    };
-                    defs.push(AttDef {
-                        name: attr,
-                        cdata,
-                        default,
-                    });
-                }
-                if self.skipped_declarations {
-                    continue;
-                }
-                let list = self.attlists.entry(element).or_default();
-                for d in defs {
-                    if !list.iter().any(|x| x.name == d.name) {
-                        list.push(d);
-                    }
-                }
-            } else if c.eat("<!NOTATION") {
-                c.skip_ws();
-                let name = c.name()?.to_string();
-                c.skip_ws();
-                let (public_id, system_id) = external_id(&mut c)?;
-                c.skip_ws();
-                if !c.eat(">") {
-                    return Err(format!("expected '>' after notation {name}"));
-                }
-                self.notations.push((name, public_id, system_id));
-            } else if c.eat("<!ELEMENT") {
-                c.skip_decl()?;
-            } else {
-                let shown: String = c.rest().chars().take(20).collect();
-                return Err(format!("unexpected text in the internal subset: {shown:?}"));
+                None => {}
             }
         }
+        Ok(())
     }
 }
 
-/// Reads `PUBLIC "p" ["s"]` or `SYSTEM "s"`.
-fn external_id(c: &mut Cursor<'_>) -> Result<(Option<String>, Option<String>), String> {
-    if c.eat("PUBLIC") {
+/// An error of a declaration, or one from a parameter entity's text (already placed).
+enum Failure {
+    Here(String),
+    Nested(DtdError),
+}
+use Failure::{Here, Nested};
+
+impl From<String> for Failure {
+    fn from(m: String) -> Self {
+        Here(m)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(m: &str) -> Self {
+        Here(m.to_string())
+    }
+}
+
+/// `(a|b|c)` of name tokens, or of names after NOTATION.
+fn enumeration(c: &mut Cursor<'_>, names: bool) -> Result<(), String> {
+    c.expect("(", "to open an enumeration")?;
+    loop {
         c.skip_ws();
-        let p = c.quoted()?.to_string();
-        let had_ws = c.skip_ws();
-        let r = c.rest();
-        let s = if had_ws && (r.starts_with('"') || r.starts_with('\'')) {
-            Some(c.quoted()?.to_string())
+        if names {
+            c.name()?;
         } else {
-            None
-        };
-        Ok((Some(p), s))
-    } else if c.eat("SYSTEM") {
+            c.nmtoken()?;
+        }
         c.skip_ws();
-        Ok((None, Some(c.quoted()?.to_string())))
-    } else {
-        Err("expected PUBLIC or SYSTEM".into())
+        if c.eat(")") {
+            return Ok(());
+        }
+        c.expect("|", "between the values of an enumeration")?;
     }
 }
 
-/// Expands parameter-entity references inside an entity value literal.
-fn expand_pe_refs(lit: &str, pes: &HashMap<String, Option<String>>) -> Result<String, String> {
-    if !lit.contains('%') {
-        return Ok(lit.to_string());
-    }
-    let mut out = String::new();
-    let mut rest = lit;
-    while let Some(i) = rest.find('%') {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
-        let end = after.find(';').ok_or("'%' without ';' in entity value")?;
-        match pes.get(&after[..end]) {
-            Some(Some(t)) => out.push_str(t),
-            _ => {
-                return Err(format!(
-                    "parameter entity %{}; cannot be expanded here",
-                    &after[..end]
-                ));
+/// `<!ELEMENT name contentspec>` ([45]-[51]), checked and otherwise ignored (a non-validating
+/// processor has no use for content models).
+fn element_decl(c: &mut Cursor<'_>) -> Result<(), String> {
+    c.req_ws("after <!ELEMENT")?;
+    let name = c.name()?.to_string();
+    c.req_ws(&format!("after the element name {name}"))?;
+    if c.keyword("EMPTY") || c.keyword("ANY") {
+    } else if c.eat("(") {
+        c.skip_ws();
+        if c.eat("#PCDATA") {
+            // Mixed ([51]): (#PCDATA) or (#PCDATA|a|b)*.
+            let mut names = 0;
+            loop {
+                c.skip_ws();
+                if c.eat(")") {
+                    break;
+                }
+                c.expect("|", "in a mixed content model")?;
+                c.skip_ws();
+                c.name()?;
+                names += 1;
             }
+            if !c.eat("*") && names > 0 {
+                return Err("a mixed content model with names must end in ')*'".into());
+            }
+        } else {
+            group(c, 0)?;
+            modifier(c);
         }
-        rest = &after[end + 1..];
+    } else {
+        return Err(format!("bad content model of element {name}"));
     }
-    out.push_str(rest);
-    Ok(out)
+    c.skip_ws();
+    c.expect(">", &format!("to close the declaration of element {name}"))
+}
+
+/// A choice or sequence ([49], [50]) after its '(': content particles all separated by '|' or
+/// all by ','.
+fn group(c: &mut Cursor<'_>, depth: usize) -> Result<(), String> {
+    if depth > MAX_GROUP_DEPTH {
+        return Err("content model nested too deeply".into());
+    }
+    let mut sep = None;
+    loop {
+        c.skip_ws();
+        if c.eat("(") {
+            group(c, depth + 1)?;
+        } else {
+            c.name()?;
+        }
+        modifier(c);
+        c.skip_ws();
+        if c.eat(")") {
+            return Ok(());
+        }
+        let s = match c.peek() {
+            Some(s @ (b'|' | b',')) => s,
+            _ => return Err("expected '|', ',' or ')' in a content model".into()),
+        };
+        if sep.is_some_and(|x| x != s) {
+            return Err("'|' and ',' mixed in one content model group".into());
+        }
+        sep = Some(s);
+        c.pos += 1;
+    }
+}
+
+fn modifier(c: &mut Cursor<'_>) {
+    if matches!(c.peek(), Some(b'?' | b'*' | b'+')) {
+        c.pos += 1;
+    }
 }
 
 #[cfg(test)]
@@ -468,7 +790,7 @@ mod tests {
         assert_eq!(p.name, "html");
         assert_eq!(p.public_id, Some("-//W3C//DTD XHTML 1.0 Strict//EN"));
         assert_eq!(p.system_id, Some("x.dtd"));
-        let p = split_doctype("a [ <!ENTITY x \"]\"> ]").unwrap();
+        let p = split_doctype(" a [ <!ENTITY x \"]\"> ]").unwrap();
         assert_eq!(p.internal_subset, Some(" <!ENTITY x \"]\"> "));
     }
 
@@ -479,6 +801,7 @@ mod tests {
             <!ATTLIST a b CDATA "x" c (y|z) 'y' d CDATA #IMPLIED e ID #FIXED "f">
             <!-- c --> <?pi x?> <!ELEMENT a (#PCDATA|b)*> <!NOTATION gif SYSTEM "image/gif">
             <!ENTITY pic SYSTEM "p.gif" NDATA gif>"#,
+            false,
             false,
             1000,
         )
@@ -496,8 +819,12 @@ mod tests {
             }
         );
         assert_eq!(a[2].default, None);
-        let e = Dtd::parse("<!ATTLIST a b CDATA 'x<y'>", false, 1000).unwrap_err();
-        assert!(e.contains("'<' in the default value of attribute b"), "{e}");
+        let e = Dtd::parse("<!ATTLIST a b CDATA 'x<y'>", false, false, 1000).unwrap_err();
+        assert!(
+            e.message
+                .contains("'<' in the default value of attribute b"),
+            "{e}"
+        );
         assert!(matches!(d.entities["pic"], Entity::Unparsed { .. }));
         assert_eq!(d.notations.len(), 1);
     }
@@ -506,6 +833,7 @@ mod tests {
     fn unread_external_pe_stops_processing() {
         let d = Dtd::parse(
             r#"<!ENTITY % ext SYSTEM "x.ent"> %ext; <!ENTITY a "A">"#,
+            false,
             false,
             1000,
         )

@@ -1,17 +1,19 @@
 //! The XML tokenizer: one pass over UTF-8 text (already validated as a whole, so tokens are
 //! `&str` slices without further checks), start tags and their attributes read in the same pass.
 //!
-//! It checks the well-formedness rules that are local to one token: names (ASCII characters
-//! checked, non-ASCII accepted), attribute syntax (quotes, `=`, white space between attributes,
-//! no `<` in values, no duplicate raw names), comments without `--`, terminated CDATA sections,
-//! processing instructions and DOCTYPE declarations, and end tags matching their start tags. What
-//! needs the document as a whole (references, namespaces, the DTD, the single root) is the
-//! decoder's.
+//! It checks the well-formedness rules that are local to one token: names (ASCII bytes by a
+//! table; a name holding a byte >= 0x80 is checked by the full rules from there on, off the common
+//! path), attribute syntax (quotes, `=`, white space between attributes, no `<` in values, no
+//! duplicate raw names), comments without `--`, terminated CDATA sections, processing
+//! instructions and DOCTYPE declarations, and end tags matching their start tags. What needs the
+//! document as a whole (references, namespaces, the DTD, the single root) is the decoder's.
 //!
 //! Every slice boundary is an ASCII delimiter byte or an end of the text, so slicing the `&str`
 //! never falls inside a UTF-8 sequence (and never panics).
 
 use std::collections::HashSet;
+
+use crate::names;
 
 /// An attribute as written in a start tag.
 #[derive(Clone, Copy, Debug)]
@@ -76,14 +78,14 @@ const fn name_table() -> [bool; 256] {
     let mut i = 0;
     while i < 256 {
         let c = i as u8;
-        t[i] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-' || c >= 0x80;
+        t[i] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-';
         i += 1;
     }
     t
 }
 
-/// Bytes that may continue a name, but the colon (every non-ASCII byte: non-ASCII name characters
-/// are not checked).
+/// ASCII bytes that may continue a name, but the colon. A byte >= 0x80 ends the fast scan of a
+/// name; the rest of the name is then checked character by character ([`crate::names`]).
 static NAME: [bool; 256] = name_table();
 
 /// Attribute value bytes: 0 plain, 1 needs normalization (`&`, tab, LF, CR), 2 `<`, 3 `"`, 4 `'`.
@@ -165,6 +167,8 @@ pub(crate) fn scan_text(b: &[u8]) -> (usize, bool, bool) {
 /// Attribute values are scanned 8 bytes at a time up to this length, beyond it by memchr.
 const SHORT_VALUE: usize = 64;
 
+/// A byte that may start a name: an ASCII name-start character, or any byte >= 0x80 (the
+/// character it starts is checked by [`crate::names`] when the name is scanned).
 pub(crate) fn name_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_' || c == b':' || c >= 0x80
 }
@@ -173,9 +177,12 @@ fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-/// Whether `s` is an XML name (ASCII characters checked exactly, non-ASCII accepted).
+/// Whether `s` is an XML name.
 pub(crate) fn is_name(s: &str) -> bool {
     let b = s.as_bytes();
+    if !b.is_ascii() {
+        return names::is_name(s);
+    }
     !b.is_empty() && name_start(b[0]) && b.iter().all(|&c| NAME[c as usize] || c == b':')
 }
 
@@ -235,13 +242,43 @@ impl<'x> Lexer<'x> {
                 .iter()
                 .position(|&c| !NAME[c as usize])
                 .unwrap_or(b.len() - j);
-            if b.get(j) == Some(&b':') {
-                colon.get_or_insert((j - i) as u32);
-                j += 1;
-                continue;
+            match b.get(j) {
+                Some(b':') => {
+                    colon.get_or_insert((j - i) as u32);
+                    j += 1;
+                }
+                Some(&c) if c >= 0x80 => return self.name_end_non_ascii(i, j, colon),
+                _ => return (j, colon),
             }
-            return (j, colon);
         }
+    }
+
+    /// [`Self::name_end`] for the rest of a name from `j`, where a byte >= 0x80 stopped the
+    /// ASCII scan: character by character, by the XML 1.0 Fifth Edition name rules.
+    #[cold]
+    #[inline(never)]
+    fn name_end_non_ascii(
+        &self,
+        i: usize,
+        j: usize,
+        mut colon: Option<u32>,
+    ) -> (usize, Option<u32>) {
+        let mut end = j;
+        for (k, c) in self.src[j..].char_indices() {
+            let ok = if end == i {
+                names::is_name_start_char(c)
+            } else {
+                names::is_name_char(c)
+            };
+            if !ok {
+                break;
+            }
+            if c == ':' {
+                colon.get_or_insert((j + k - i) as u32);
+            }
+            end = j + k + c.len_utf8();
+        }
+        (end, colon)
     }
 
     #[inline]
@@ -327,6 +364,9 @@ impl<'x> Lexer<'x> {
         Ok((vs + e, special))
     }
 
+    // Inlined into the decoder's loops: the push decoder's speed depends on it, and the name
+    // checks made it just too large for the compiler to inline it by itself.
+    #[inline(always)]
     pub fn next_token(&mut self) -> Result<Token<'x>, LexError> {
         let b = self.src.as_bytes();
         let start = self.pos;
@@ -559,6 +599,10 @@ impl<'x> Lexer<'x> {
             let an = i;
             let (ae, colon) = self.name_end(an);
             if ae == an {
+                if name.is_empty() {
+                    // A byte >= 0x80 after '<' that does not start a name character.
+                    return lex_err(start, "'<' not followed by a name");
+                }
                 return lex_err(
                     an,
                     format!("unexpected character in the start tag <{name}>"),

@@ -8,6 +8,7 @@
 
 mod dtd;
 mod lexer;
+mod names;
 mod reader;
 mod writer;
 
@@ -16,7 +17,7 @@ use std::borrow::Cow;
 
 use binxml_core::{Decoder, Error, Event, Result};
 
-pub use dtd::{Dtd, Entity};
+pub use dtd::{Dtd, DtdError, Entity};
 pub use reader::XmlDecoder;
 pub use writer::{XmlWriter, XmlWriterOptions, encode, escape_attr, escape_text};
 
@@ -38,11 +39,29 @@ pub fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>> {
                 format!("invalid {} input", enc.name()),
             ));
         }
-        return Ok(Cow::Owned(text.into_owned().into_bytes()));
+        let bytes = text.into_owned().into_bytes();
+        if let Some((label, _)) = declared_encoding(&bytes)
+            && !is_utf16_label(&label)
+        {
+            return Err(Error::malformed(
+                Format::Xml,
+                0,
+                format!("the input is UTF-16 but its XML declaration says {label:?}"),
+            ));
+        }
+        return Ok(Cow::Owned(bytes));
     }
     let Some((label, at)) = declared_encoding(input) else {
         return Ok(Cow::Borrowed(input));
     };
+    if input.starts_with(b"\xEF\xBB\xBF") && !label.eq_ignore_ascii_case("utf-8") {
+        return Err(Error::malformed(
+            Format::Xml,
+            at as u64,
+            format!("a UTF-8 byte-order mark, but the XML declaration says {label:?}"),
+        )
+        .with_line_col(1, at as u64 + 1));
+    }
     let enc = encoding_rs::Encoding::for_label(label.as_bytes()).ok_or_else(|| {
         Error::unsupported(Format::Xml, format!("unsupported encoding {label:?}"))
             .at(at as u64)
@@ -76,6 +95,13 @@ pub fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>> {
         bytes.splice(at..at + label.len(), b"UTF-8".iter().copied());
     }
     Ok(Cow::Owned(bytes))
+}
+
+/// The names under which a UTF-16 document may declare its encoding.
+fn is_utf16_label(label: &str) -> bool {
+    ["utf-16", "utf-16le", "utf-16be", "iso-10646-ucs-2", "ucs-2"]
+        .iter()
+        .any(|l| label.eq_ignore_ascii_case(l))
 }
 
 /// The `encoding` pseudo-attribute of the XML declaration, if any, and its byte offset.
@@ -355,6 +381,31 @@ mod tests {
             ("<:a/>", "not a valid qualified name"),
             ("<a:/>", "not a valid qualified name"),
             ("<?xml version='2.0'?><a/>", "unsupported XML version"),
+            ("<?xml version='1.'?><a/>", "unsupported XML version"),
+            ("<!DOCTYPE a><!DOCTYPE a><a/>", "a second DOCTYPE"),
+            ("<a/>&#32;", "outside the root element"),
+            ("&#32;<a/>", "outside the root element"),
+            ("<a\u{D7}/>", "unexpected character in the start tag"),
+            ("<\u{D7}/>", "not followed by a name"),
+            ("<a><\u{300}b/></a>", "not followed by a name"),
+            ("<a>&e\u{D7};</a>", "not starting a reference"),
+            (
+                "<!DOCTYPE a [<!ELEMENT a (b|c,d)>]><a/>",
+                "mixed in one content model",
+            ),
+            (
+                "<!DOCTYPE a [<!ENTITY e '%p;'>]><a/>",
+                "parameter-entity reference",
+            ),
+            ("<!DOCTYPE a PUBLIC 'a{b' 'x'><a/>", "public identifier"),
+            (
+                "<!DOCTYPE a [<?xml version='1.0'?>]><a/>",
+                "XML declaration",
+            ),
+            (
+                "<!DOCTYPE a [<!ATTLIST a b CDATA '&e;'><!ENTITY e 'x'>]><a/>",
+                "undeclared entity e",
+            ),
             ("<?xml encoding='UTF-8'?><a/>", "without version"),
             (
                 "<?xml version='1.0' standalone='maybe'?><a/>",
@@ -400,6 +451,50 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "xml: unsupported encoding \"UTF%8\" at byte 30 (line 1, column 31)"
+        );
+    }
+
+    #[test]
+    fn dtd_errors_point_at_the_declaration() {
+        let doc = "<!DOCTYPE a [\n  <!ENTITY e 'x'>\n  <!ELEMENT a (#PCDATA|b)>\n]><a/>";
+        let e = events(doc).unwrap_err();
+        assert_eq!((e.offset(), e.line_col()), (Some(34), Some((3, 3))), "{e}");
+        assert!(e.message().contains("must end in ')*'"), "{e}");
+        // In a parameter entity's text: at the reference.
+        let doc = "<!DOCTYPE a [<!ENTITY % p '<!ELEMENT a ANY'>\n%p;]><a/>";
+        let e = events(doc).unwrap_err();
+        assert_eq!(e.line_col(), Some((2, 1)), "{e}");
+        assert!(e.message().contains("in %p;"), "{e}");
+    }
+
+    #[test]
+    fn what_a_conforming_parser_accepts() {
+        for doc in [
+            "<?xml version='1.7'?><a/>",
+            "<\u{E9}t\u{E9} \u{E9}='1'>x</\u{E9}t\u{E9}>",
+            "<a\u{B7}\u{300}/>",
+            "<!DOCTYPE a [<!ELEMENT a ((b|c)*,d?)+><!ELEMENT b (#PCDATA|c)*>\
+             <!ATTLIST a t (x|y) 'x' n NOTATION (g) #IMPLIED><!NOTATION g PUBLIC 'g'>]><a/>",
+        ] {
+            assert!(events(doc).is_ok(), "{doc}: {:?}", events(doc));
+        }
+        // An undeclared entity is no error where the declarations were not all read (an
+        // external DTD, a parameter entity): in an attribute value it is left out.
+        for doc in [
+            "<!DOCTYPE p SYSTEM 'x.dtd'><p title='a&nbsp;b'/>",
+            "<!DOCTYPE p [<!ENTITY % e ''>%e;]><p title='a&nbsp;b'/>",
+        ] {
+            let ev = events(doc).unwrap();
+            assert!(
+                ev.iter()
+                    .any(|e| matches!(e, Event::Attribute { value, .. } if value == "ab")),
+                "{doc}"
+            );
+        }
+        let ev = events("<!DOCTYPE a [<!ENTITY % e SYSTEM 'e.ent'>%e;%f;]><a>&g;</a>").unwrap();
+        assert!(
+            ev.iter()
+                .any(|e| matches!(e, Event::EntityReference { name, .. } if name == "g"))
         );
     }
 

@@ -54,6 +54,7 @@ pub struct XmlDecoder<'a> {
     depth: usize,
     dtd: Rc<Dtd>,
     external_dtd: bool,
+    doctype_seen: bool,
     standalone: bool,
     expanded: usize,
     entity_stack: Vec<String>,
@@ -251,7 +252,11 @@ fn parse_decl(data: &str) -> std::result::Result<(String, Option<String>, Option
             rest.trim()
         ));
     }
-    if version != "1.0" && version != "1.1" {
+    // VersionNum ([26], Fifth Edition): '1.' and digits; a 1.x document is read as XML 1.0.
+    if !version
+        .strip_prefix("1.")
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+    {
         return Err(format!("unsupported XML version {version:?}"));
     }
     if let Some(e) = &encoding {
@@ -303,6 +308,7 @@ impl<'a> XmlDecoder<'a> {
             depth: 0,
             dtd: Rc::new(Dtd::default()),
             external_dtd: false,
+            doctype_seen: false,
             standalone: false,
             expanded: 0,
             entity_stack: Vec::new(),
@@ -445,6 +451,9 @@ impl<'a> XmlDecoder<'a> {
                 return Err(self.err(rpos, "'&' not starting a reference (write &amp;)"));
             };
             let name = &after[..end];
+            if self.depth == 0 {
+                return Err(self.err(rpos, format!("reference &{name}; outside the root element")));
+            }
             if name.starts_with('#') {
                 let c = char_ref(name)
                     .ok_or_else(|| self.err(rpos, format!("bad character reference &{name};")))?;
@@ -563,9 +572,10 @@ impl<'a> XmlDecoder<'a> {
     }
 
     fn doctype(&mut self, pos: u64, content: Cow<'a, str>) -> Result<()> {
-        if self.dtd.entities.len() + self.dtd.attlists.len() > 0 || self.external_dtd {
+        if self.doctype_seen {
             return Err(self.err(pos, "a second DOCTYPE"));
         }
+        self.doctype_seen = true;
         let owned;
         let text: &str = match &content {
             Cow::Borrowed(s) => s,
@@ -575,14 +585,23 @@ impl<'a> XmlDecoder<'a> {
             }
         };
         let parts = split_doctype(text).map_err(|m| self.err(pos, m))?;
+        self.external_dtd = parts.system_id.is_some();
         let dtd = match parts.internal_subset {
-            Some(subset) => {
-                Dtd::parse(subset, self.standalone, self.limits.max_entity_expansion)
-                    .map_err(|m| self.err(pos, format!("in the internal DTD subset: {m}")))?
-            }
+            Some(subset) => Dtd::parse(
+                subset,
+                self.standalone,
+                self.external_dtd,
+                self.limits.max_entity_expansion,
+            )
+            .map_err(|e| {
+                // The DOCTYPE's text follows `<!DOCTYPE` in the input: the error's offset in the
+                // subset is placed in the document.
+                let at =
+                    pos + 9 + (subset.as_ptr() as usize - text.as_ptr() as usize + e.offset) as u64;
+                self.err(at, format!("in the internal DTD subset: {}", e.message))
+            })?,
             None => Dtd::default(),
         };
-        self.external_dtd = parts.system_id.is_some();
         // Borrow the parts from the input when the DOCTYPE text is borrowed.
         let conv = |s: &str| -> Cow<'a, str> {
             match &content {
@@ -643,7 +662,14 @@ impl<'a> XmlDecoder<'a> {
         Ok(())
     }
 
-    /// A general entity reference in content.
+    /// Whether an undeclared general entity may be declared where binxml does not read (an
+    /// external subset or parameter entity): it is then not a well-formedness error (WFC:
+    /// Entity Declared).
+    fn undeclared_entities_allowed(&self) -> bool {
+        !self.standalone
+            && (self.external_dtd || self.dtd.skipped_declarations || self.dtd.parameter_references)
+    }
+
     /// A general entity reference in content.
     fn reference(&mut self, pos: u64, name: &str) -> Result<()> {
         if let Some(t) = predefined(name) {
@@ -733,7 +759,7 @@ impl<'a> XmlDecoder<'a> {
                 Err(self.err(pos, format!("reference to the unparsed entity &{name};")))
             }
             None => {
-                if (self.external_dtd || self.dtd.skipped_declarations) && !self.standalone {
+                if self.undeclared_entities_allowed() {
                     // Possibly declared in the external subset, which is never read.
                     self.flush_text();
                     self.push(
@@ -844,6 +870,9 @@ impl<'a> XmlDecoder<'a> {
                                 self.normalize_into(pos, text, out, level + 1)?;
                             }
                             Some(_) => return Err(self.err(pos, format!("reference to the external entity &{name}; in an attribute value"))),
+                            // Possibly declared where binxml does not read: left out of the
+                            // value (an attribute value cannot hold a reference), as expat does.
+                            None if self.undeclared_entities_allowed() => {}
                             None => return Err(self.err(pos, format!("undeclared entity &{name}; in an attribute value"))),
                         }
                     }
