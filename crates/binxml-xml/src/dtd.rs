@@ -257,7 +257,7 @@ fn external_id<'a>(
 }
 
 /// `PubidChar` ([13]).
-fn is_pubid_char(c: char) -> bool {
+pub(crate) fn is_pubid_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || " \r\n-'()+,./:=?;!*#@$_%".contains(c)
 }
 

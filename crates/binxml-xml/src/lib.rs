@@ -520,5 +520,68 @@ mod tests {
         }
     }
 
+    #[test]
+    fn writer_doctype() {
+        let doc = |d: binxml_core::DocType<'static>, before_root: Vec<Event<'static>>| {
+            let mut evs = vec![Event::start_document(), Event::DocType(d)];
+            evs.extend(before_root);
+            evs.extend([
+                Event::StartElement(QName::local("svg")),
+                Event::EndElement,
+                Event::EndDocument,
+            ]);
+            String::from_utf8(encode(&evs).unwrap()).unwrap()
+        };
+        // What the Java Fast Infoset writer gives for a SYSTEM-only DOCTYPE: a public identifier
+        // alone, which XML cannot write; it is the system identifier.
+        let fi = binxml_core::DocType {
+            name: "".into(),
+            public_id: Some("x.dtd".into()),
+            system_id: None,
+            internal_subset: None,
+        };
+        assert_eq!(
+            doc(fi.clone(), vec![]),
+            "<!DOCTYPE svg SYSTEM \"x.dtd\">\n<svg/>"
+        );
+        // The name comes from the root element, whatever precedes it.
+        assert_eq!(
+            doc(fi, vec![Event::Comment("c".into()), Event::text("\n")]),
+            "<!DOCTYPE svg SYSTEM \"x.dtd\">\n<!--c-->\n\n<svg/>"
+        );
+        let bad = |d: binxml_core::DocType<'static>| {
+            let evs = vec![
+                Event::start_document(),
+                Event::DocType(d),
+                Event::StartElement(QName::local("a")),
+                Event::EndElement,
+                Event::EndDocument,
+            ];
+            encode(&evs).unwrap_err()
+        };
+        let d =
+            |public_id: Option<&'static str>, subset: Option<&'static str>| binxml_core::DocType {
+                name: "a".into(),
+                public_id: public_id.map(Into::into),
+                system_id: Some("a.dtd".into()),
+                internal_subset: subset.map(Into::into),
+            };
+        assert!(
+            bad(d(Some("a{b"), None))
+                .message()
+                .contains("public identifier")
+        );
+        let e = bad(d(None, Some("<!ELEMENT a (#PCDATA|b)>")));
+        assert!(
+            e.message().contains("internal subset is not well-formed"),
+            "{e}"
+        );
+        assert!(
+            bad(d(None, Some("]><x/><!--")))
+                .message()
+                .contains("not well-formed")
+        );
+    }
+
     use binxml_core::QName;
 }

@@ -4,14 +4,26 @@
 //! attribute values, so that values survive attribute-value normalization), keeps comments,
 //! processing instructions, CDATA sections (splitting `]]>`) and the document type declaration,
 //! and repairs namespace bindings that a producer without prefixes left out (it declares a
-//! prefix the first time a namespace is used without one in scope).
+//! prefix the first time a namespace is used without one in scope; a prefix on a name in no
+//! namespace is dropped).
+//!
+//! It never writes a document that an XML parser would refuse: what XML cannot hold is refused
+//! with an error instead (names that are not XML names, a DOCTYPE whose parts or internal subset
+//! are not well-formed, an entity reference that nothing declares, a version other than 1.x,
+//! duplicate attributes, a document without a root element, characters outside XML's range).
 
 use binxml_core::Format;
 use std::io::Write;
 
-use binxml_core::{DocType, Encoder, Error, Event, QName, Result, StreamChecker, XML_NS};
+use binxml_core::{DocType, Encoder, Error, Event, QName, Result, StreamChecker, XML_NS, XMLNS_NS};
+
+use crate::dtd::{Dtd, Entity};
 
 const FMT: Format = Format::Xml;
+
+/// The bound on parameter-entity expansion when a DOCTYPE's internal subset is checked before it
+/// is written (the default decoding limit).
+const MAX_DTD_EXPANSION: usize = 16 * 1024 * 1024;
 
 /// Options of the XML writer.
 ///
@@ -65,8 +77,22 @@ pub struct XmlWriter<W: Write> {
     ns: Vec<(String, String)>,
     ns_marks: Vec<usize>,
     tag_open: bool,
-    /// A DOCTYPE waiting for the root element's name or for notation / unparsed-entity events.
-    doctype: Option<(DocType<'static>, String)>,
+    /// A DOCTYPE waiting for the root element's name or for notation / unparsed-entity events,
+    /// and where in `buf` it goes (comments and processing instructions may follow it before
+    /// the root element gives it its name; `buf` is not flushed meanwhile).
+    doctype: Option<(DocType<'static>, String, usize)>,
+    /// The declarations of the DOCTYPE written and its internal subset, for the entity
+    /// references that follow.
+    dtd: Option<(Dtd, String)>,
+    /// The XML declaration said standalone="yes".
+    standalone: bool,
+    /// The DOCTYPE written names an external subset.
+    external_doctype: bool,
+    root_written: bool,
+    /// The current start tag's attributes by expanded name (namespace, local name), for the
+    /// duplicate check: `attr_names` holds the strings, `attrs` their ranges.
+    attr_names: String,
+    attrs: Vec<(usize, usize, usize)>,
     generated: usize,
     /// Per open element: whether it has had character content (for indentation).
     had_text: Vec<bool>,
@@ -94,6 +120,12 @@ impl<W: Write> XmlWriter<W> {
             ns_marks: Vec::new(),
             tag_open: false,
             doctype: None,
+            dtd: None,
+            standalone: false,
+            external_doctype: false,
+            root_written: false,
+            attr_names: String::new(),
+            attrs: Vec::new(),
             generated: 0,
             had_text: Vec::new(),
             unbound: None,
@@ -152,46 +184,80 @@ impl<W: Write> XmlWriter<W> {
         self.ns.push((prefix.to_string(), uri.to_string()));
     }
 
-    fn write_doctype(&mut self, root: Option<&str>) {
-        let Some((d, extra)) = self.doctype.take() else {
-            return;
+    /// Writes the pending DOCTYPE where its event came, named after the root element when its
+    /// own name is empty (a Fast Infoset document carries none); refuses one an XML parser would.
+    fn write_doctype(&mut self, root: Option<&str>) -> Result<()> {
+        let Some((d, extra, at)) = self.doctype.take() else {
+            return Ok(());
         };
-        self.buf.extend_from_slice(b"<!DOCTYPE ");
         let name = if d.name.is_empty() {
-            root.unwrap_or("root")
+            root.ok_or_else(|| {
+                Error::unsupported(
+                    FMT,
+                    "a DOCTYPE without a name and no root element to name it",
+                )
+            })?
         } else {
             &d.name
         };
-        self.buf.extend_from_slice(name.as_bytes());
-        match (&d.public_id, &d.system_id) {
-            (Some(p), Some(s)) => {
-                self.buf.extend_from_slice(b" PUBLIC ");
-                quote(&mut self.buf, p);
-                self.buf.push(b' ');
-                quote(&mut self.buf, s);
-            }
-            (Some(p), None) => {
-                self.buf.extend_from_slice(b" PUBLIC ");
-                quote(&mut self.buf, p);
-            }
-            (None, Some(s)) => {
-                self.buf.extend_from_slice(b" SYSTEM ");
-                quote(&mut self.buf, s);
-            }
-            (None, None) => {}
+        if !crate::lexer::is_name(name) {
+            return Err(Error::unsupported(
+                FMT,
+                format!("DOCTYPE name {name:?} is not an XML name"),
+            ));
         }
-        let subset = d
-            .internal_subset
-            .as_deref()
-            .map(str::to_string)
-            .unwrap_or_default()
-            + &extra;
+        let mut out = b"<!DOCTYPE ".to_vec();
+        out.extend_from_slice(name.as_bytes());
+        // A public identifier needs a system identifier after it: without one, it is the best
+        // system identifier there is (the Java Fast Infoset writer puts a system identifier in
+        // the public identifier's place).
+        let (public_id, system_id) = match (&d.public_id, &d.system_id) {
+            (Some(p), None) => (None, Some(p)),
+            (p, s) => (p.as_ref(), s.as_ref()),
+        };
+        if let Some(p) = public_id {
+            if let Some(c) = p.chars().find(|&c| !crate::dtd::is_pubid_char(c)) {
+                return Err(Error::unsupported(
+                    FMT,
+                    format!("public identifier {p:?} holds {c:?}, which XML does not allow there"),
+                ));
+            }
+            out.extend_from_slice(b" PUBLIC ");
+            quote(&mut out, p)?;
+        } else if system_id.is_some() {
+            out.extend_from_slice(b" SYSTEM");
+        }
+        if let Some(s) = system_id {
+            out.push(b' ');
+            quote(&mut out, s)?;
+        }
+        let subset = d.internal_subset.as_deref().unwrap_or_default().to_string() + &extra;
+        let dtd = Dtd::parse(
+            &subset,
+            self.standalone,
+            system_id.is_some(),
+            MAX_DTD_EXPANSION,
+        )
+        .map_err(|e| {
+            Error::unsupported(
+                FMT,
+                format!(
+                    "the DOCTYPE's internal subset is not well-formed: {}",
+                    e.message
+                ),
+            )
+        })?;
+        xml_chars("the DOCTYPE's internal subset", &subset)?;
         if d.internal_subset.is_some() || !extra.is_empty() {
-            self.buf.extend_from_slice(b" [");
-            self.buf.extend_from_slice(subset.as_bytes());
-            self.buf.push(b']');
+            out.extend_from_slice(b" [");
+            out.extend_from_slice(subset.as_bytes());
+            out.push(b']');
         }
-        self.buf.extend_from_slice(b">\n");
+        out.extend_from_slice(b">\n");
+        self.buf.splice(at..at, out);
+        self.dtd = Some((dtd, subset));
+        self.external_doctype = system_id.is_some();
+        Ok(())
     }
 
     fn indent(&mut self, depth: usize) {
@@ -201,7 +267,7 @@ impl<W: Write> XmlWriter<W> {
         }
     }
 
-    fn start_element(&mut self, name: &QName<'_>) {
+    fn start_element(&mut self, name: &QName<'_>) -> Result<()> {
         self.close_tag();
         if self.opts.indent.is_some()
             && !self.stack.is_empty()
@@ -209,7 +275,10 @@ impl<W: Write> XmlWriter<W> {
         {
             self.indent(self.stack.len());
         }
-        self.write_doctype(Some(&name.qualified()));
+        if self.stack.is_empty() {
+            self.write_doctype(Some(&name.qualified()))?;
+            self.root_written = true;
+        }
         self.ns_marks.push(self.ns.len());
         self.buf.push(b'<');
         let qn = name.qualified().into_owned();
@@ -217,6 +286,72 @@ impl<W: Write> XmlWriter<W> {
         self.stack.push(qn);
         self.had_text.push(false);
         self.tag_open = true;
+        self.attrs.clear();
+        self.attr_names.clear();
+        Ok(())
+    }
+
+    /// Refuses an attribute whose expanded name the start tag already has.
+    fn check_duplicate(&mut self, ns: &str, local: &str) -> Result<()> {
+        let names = &self.attr_names;
+        if self
+            .attrs
+            .iter()
+            .any(|&(a, b, c)| &names[a..b] == ns && &names[b..c] == local)
+        {
+            return Err(Error::invalid_events(
+                FMT,
+                format!("duplicate attribute {{{ns}}}{local}"),
+            ));
+        }
+        let a = self.attr_names.len();
+        self.attr_names.push_str(ns);
+        let b = self.attr_names.len();
+        self.attr_names.push_str(local);
+        self.attrs.push((a, b, self.attr_names.len()));
+        Ok(())
+    }
+
+    /// Refuses an entity reference that the document's parser could not resolve: an entity
+    /// that the DOCTYPE does not declare, where it was all read (no external subset, no
+    /// parameter-entity reference) or the document is standalone; an unparsed entity.
+    fn check_reference(&self, name: &str) -> Result<()> {
+        if !crate::lexer::is_name(name) || name.contains(':') {
+            return Err(Error::unsupported(
+                FMT,
+                format!("entity name {name:?} is not an XML name"),
+            ));
+        }
+        if matches!(name, "lt" | "gt" | "amp" | "apos" | "quot") {
+            return Ok(());
+        }
+        let declared = self.dtd.as_ref().and_then(|(d, _)| d.entities.get(name));
+        let unread = self.dtd.as_ref().is_some_and(|(d, _)| {
+            d.skipped_declarations || d.parameter_references || self.external_doctype
+        });
+        match declared {
+            Some(Entity::Unparsed { .. }) => Err(Error::unsupported(
+                FMT,
+                format!("a reference to the unparsed entity {name} cannot be written"),
+            )),
+            Some(Entity::Internal(_)) => {
+                // Its replacement text must read as content: read as the decoder reads it.
+                let subset = self.dtd.as_ref().map_or("", |(_, s)| s.as_str());
+                let doc = format!("<!DOCTYPE r [{subset}]><r>&{name};</r>");
+                crate::decode(doc.as_bytes()).map(drop).map_err(|e| {
+                    Error::unsupported(
+                        FMT,
+                        format!("a reference to the entity {name}, whose replacement text is not well-formed: {}", e.message()),
+                    )
+                })
+            }
+            Some(_) => Ok(()),
+            None if unread && !self.standalone => Ok(()),
+            None => Err(Error::unsupported(
+                FMT,
+                format!("a reference to the entity {name}, which the DOCTYPE does not declare"),
+            )),
+        }
     }
 
     /// Makes sure `name`'s prefix is bound to its namespace; returns the prefix to use.
@@ -286,11 +421,32 @@ fn xml_chars(what: &str, s: &str) -> Result<()> {
     }
 }
 
-fn quote(buf: &mut Vec<u8>, s: &str) {
+/// A literal of the DOCTYPE, in the quotes it does not hold.
+fn quote(buf: &mut Vec<u8>, s: &str) -> Result<()> {
     let q = if s.contains('"') { b'\'' } else { b'"' };
+    if q == b'\'' && s.contains('\'') {
+        return Err(Error::unsupported(
+            FMT,
+            format!("identifier {s:?} holds both quotes, which XML cannot write"),
+        ));
+    }
+    xml_chars("an identifier of the DOCTYPE", s)?;
     buf.push(q);
     buf.extend_from_slice(s.as_bytes());
     buf.push(q);
+    Ok(())
+}
+
+/// Refuses a name that is not an NCName (an XML name without a colon).
+fn ncname(what: &str, s: &str) -> Result<()> {
+    if crate::lexer::is_name(s) && !s.contains(':') {
+        Ok(())
+    } else {
+        Err(Error::unsupported(
+            FMT,
+            format!("{what} {s:?} is not an XML name"),
+        ))
+    }
 }
 
 /// Escapes character data: `&`, `<`, `>` (for `]]>`), and CR (which would otherwise be read back
@@ -344,6 +500,17 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 standalone,
                 ..
             } => {
+                if let Some(v) = version
+                    && !v
+                        .strip_prefix("1.")
+                        .is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+                {
+                    return Err(Error::unsupported(
+                        FMT,
+                        format!("XML version {v:?} (XML 1.x only)"),
+                    ));
+                }
+                self.standalone = *standalone == Some(true);
                 if version.is_some() || standalone.is_some() {
                     self.buf.extend_from_slice(b"<?xml version=\"");
                     self.buf
@@ -360,20 +527,29 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 }
             }
             Event::EndDocument => {
-                self.write_doctype(None);
+                if !self.root_written && !self.opts.fragments {
+                    return Err(Error::invalid_events(
+                        FMT,
+                        "a document without a root element",
+                    ));
+                }
+                self.write_doctype(None)?;
                 if self.opts.indent.is_some() {
                     self.buf.push(b'\n');
                 }
             }
             Event::DocType(d) => {
-                self.doctype = Some((d.clone().into_owned(), String::new()));
+                if self.doctype.is_some() || self.dtd.is_some() {
+                    return Err(Error::invalid_events(FMT, "a second DOCTYPE"));
+                }
+                self.doctype = Some((d.clone().into_owned(), String::new(), self.buf.len()));
             }
             Event::Notation {
                 name,
                 public_id,
                 system_id,
             } => {
-                if let Some((d, extra)) = &mut self.doctype
+                if let Some((d, extra, _)) = &mut self.doctype
                     && d.internal_subset.is_none()
                 {
                     extra.push_str(&format!("<!NOTATION {name}"));
@@ -392,7 +568,7 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 system_id,
                 notation,
             } => {
-                if let Some((d, extra)) = &mut self.doctype
+                if let Some((d, extra, _)) = &mut self.doctype
                     && d.internal_subset.is_none()
                 {
                     match public_id {
@@ -406,10 +582,63 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 }
             }
             Event::StartElement(name) => {
-                self.start_element(name);
-                self.unbound = Some((name.prefix.to_string(), name.namespace.to_string()));
+                ncname("element name", &name.local)?;
+                let ns: &str = &name.namespace;
+                xml_chars("a namespace name", ns)?;
+                // The prefix a name in its namespace can have: none in no namespace, `xml` in the
+                // XML namespace, not `xml` or `xmlns` elsewhere (a fresh one is declared).
+                let prefix: &str = if ns.is_empty() {
+                    ""
+                } else if ns == XML_NS {
+                    "xml"
+                } else if ns == XMLNS_NS {
+                    return Err(Error::unsupported(
+                        FMT,
+                        "an element in the xmlns namespace cannot be written",
+                    ));
+                } else if matches!(&*name.prefix, "xml" | "xmlns") {
+                    ""
+                } else {
+                    &name.prefix
+                };
+                if !prefix.is_empty() {
+                    ncname("prefix", prefix)?;
+                }
+                let name = QName::new(prefix, ns, &*name.local);
+                self.start_element(&name)?;
+                self.unbound = Some((prefix.to_string(), ns.to_string()));
             }
             Event::Namespace { prefix, uri } => {
+                if !prefix.is_empty() {
+                    ncname("namespace prefix", prefix)?;
+                }
+                let reserved = match (&**prefix, &**uri) {
+                    ("xml", XML_NS) => return Ok(()),
+                    ("xmlns", _) | ("xml", _) => true,
+                    (_, XML_NS | XMLNS_NS) => true,
+                    (p, "") => !p.is_empty(),
+                    _ => false,
+                };
+                if reserved {
+                    return Err(Error::unsupported(
+                        FMT,
+                        format!(
+                            "the namespace declaration of prefix {prefix:?} as {uri:?} is not allowed in XML"
+                        ),
+                    ));
+                }
+                xml_chars("a namespace name", uri)?;
+                if let Some((p, u)) = &self.unbound
+                    && p == prefix
+                    && u != uri
+                {
+                    return Err(Error::invalid_events(
+                        FMT,
+                        format!(
+                            "prefix {prefix:?} declared as {uri:?} on an element whose own name puts it in {u:?}"
+                        ),
+                    ));
+                }
                 let mark = *self.ns_marks.last().unwrap_or(&0);
                 // Skip a declaration the element's own name already forced.
                 if !self.ns[mark..].iter().any(|(p, u)| p == prefix && u == uri) {
@@ -424,8 +653,32 @@ impl<W: Write> Encoder for XmlWriter<W> {
             }
             Event::Attribute { name, value } => {
                 xml_chars("an attribute value", value)?;
+                ncname("attribute name", &name.local)?;
+                let ns: &str = &name.namespace;
+                xml_chars("a namespace name", ns)?;
+                if ns == XMLNS_NS || (ns.is_empty() && name.local == "xmlns") {
+                    return Err(Error::unsupported(
+                        FMT,
+                        "a namespace declaration as an attribute (it is a Namespace event)",
+                    ));
+                }
+                self.check_duplicate(ns, &name.local)?;
+                // As for elements: no prefix in no namespace, `xml` for the XML namespace.
+                let prefix: &str = if ns.is_empty() {
+                    ""
+                } else if ns == XML_NS {
+                    "xml"
+                } else if matches!(&*name.prefix, "xml" | "xmlns") {
+                    ""
+                } else {
+                    &name.prefix
+                };
+                if !prefix.is_empty() {
+                    ncname("prefix", prefix)?;
+                }
+                let name = QName::new(prefix, ns, &*name.local);
                 self.settle_binding();
-                let forced = self.ensure_binding(&name.borrowed(), true);
+                let forced = self.ensure_binding(&name, true);
                 self.buf.push(b' ');
                 if let Some(p) = forced {
                     self.buf.extend_from_slice(p.as_bytes());
@@ -459,6 +712,12 @@ impl<W: Write> Encoder for XmlWriter<W> {
             }
             Event::Characters { text, cdata } => {
                 xml_chars("character data", text)?;
+                if self.stack.is_empty() && !self.opts.fragments {
+                    // White space between top-level items (all there can be there): as it is,
+                    // since a character reference is not allowed outside the root element.
+                    self.buf.extend_from_slice(text.as_bytes());
+                    return Ok(());
+                }
                 self.close_tag();
                 if let Some(t) = self.had_text.last_mut() {
                     *t = true;
@@ -478,6 +737,7 @@ impl<W: Write> Encoder for XmlWriter<W> {
                     *h = true;
                 }
                 let s = t.lexical();
+                xml_chars("a typed value", &s)?;
                 escape_text(&mut self.buf, &s);
             }
             Event::Comment(c) => {
@@ -489,9 +749,6 @@ impl<W: Write> Encoder for XmlWriter<W> {
                     ));
                 }
                 self.close_tag();
-                if self.stack.is_empty() {
-                    self.write_doctype(None);
-                }
                 self.buf.extend_from_slice(b"<!--");
                 self.buf.extend_from_slice(c.as_bytes());
                 self.buf.extend_from_slice(b"-->");
@@ -501,6 +758,13 @@ impl<W: Write> Encoder for XmlWriter<W> {
             }
             Event::ProcessingInstruction { target, data } => {
                 xml_chars("a processing instruction", data)?;
+                ncname("processing instruction target", target)?;
+                if target.eq_ignore_ascii_case("xml") {
+                    return Err(Error::unsupported(
+                        FMT,
+                        "a processing instruction named xml (reserved for the XML declaration)",
+                    ));
+                }
                 if data.contains("?>") {
                     return Err(Error::unsupported(
                         FMT,
@@ -508,9 +772,6 @@ impl<W: Write> Encoder for XmlWriter<W> {
                     ));
                 }
                 self.close_tag();
-                if self.stack.is_empty() {
-                    self.write_doctype(None);
-                }
                 self.buf.extend_from_slice(b"<?");
                 self.buf.extend_from_slice(target.as_bytes());
                 if !data.is_empty() {
@@ -523,6 +784,7 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 }
             }
             Event::EntityReference { name, .. } => {
+                self.check_reference(name)?;
                 self.close_tag();
                 self.buf.push(b'&');
                 self.buf.extend_from_slice(name.as_bytes());
@@ -535,7 +797,8 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 ));
             }
         }
-        if self.buf.len() >= 64 * 1024 {
+        // Not while a DOCTYPE waits: it is inserted where its event came.
+        if self.buf.len() >= 64 * 1024 && self.doctype.is_none() {
             self.flush_buf()?;
         }
         Ok(())
