@@ -186,6 +186,20 @@ pub(crate) fn is_name(s: &str) -> bool {
     !b.is_empty() && name_start(b[0]) && b.iter().all(|&c| NAME[c as usize] || c == b':')
 }
 
+/// Whether `s` is an XML name without a colon (an NCName), in one pass over ASCII names.
+pub(crate) fn is_ncname(s: &str) -> bool {
+    let b = s.as_bytes();
+    match b.first() {
+        Some(&c) if c < 0x80 && c != b':' && name_start(c) => {}
+        Some(&c) if c >= 0x80 => return names::is_name(s) && !s.contains(':'),
+        _ => return false,
+    }
+    match b.iter().position(|&c| !NAME[c as usize]) {
+        None => true,
+        Some(i) => b[i] >= 0x80 && names::is_name(s) && !s.contains(':'),
+    }
+}
+
 /// The number of attributes up to which duplicates are found by a linear scan.
 const LINEAR_DUP_CHECK: usize = 16;
 

@@ -521,6 +521,21 @@ mod tests {
     }
 
     #[test]
+    fn non_xml_characters_found_in_short_and_long_strings() {
+        for len in 0..80 {
+            for (bad, at) in [("\u{FFFE}", len / 2), ("\u{FFFF}", len), ("\u{1}", 0)] {
+                let s = format!("{}{bad}{}", "\u{FFFD}".repeat(at / 3), "a".repeat(len));
+                let want = s.find(bad);
+                assert_eq!(reader::first_non_xml_char(&s), want, "{s:?}");
+                assert_eq!(
+                    reader::first_non_xml_char(&s.replace(bad, "\u{EFBF}")),
+                    None
+                );
+            }
+        }
+    }
+
+    #[test]
     fn writer_doctype() {
         let doc = |d: binxml_core::DocType<'static>, before_root: Vec<Event<'static>>| {
             let mut evs = vec![Event::start_document(), Event::DocType(d)];

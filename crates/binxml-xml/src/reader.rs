@@ -102,7 +102,13 @@ pub(crate) fn first_non_xml_char(s: &str) -> Option<usize> {
     if let Some(k) = chunks.remainder().iter().position(|&c| bad(c)) {
         return Some(base + k);
     }
-    // U+FFFE and U+FFFF.
+    // U+FFFE and U+FFFF. Short strings (the writer checks every name and value) by a plain
+    // scan: building a substring searcher costs more than searching them.
+    if b.len() < 64 {
+        return b
+            .windows(3)
+            .position(|w| w[0] == 0xEF && w[1] == 0xBF && w[2] >= 0xBE);
+    }
     memchr::memmem::find_iter(b, b"\xEF\xBF").find(|&p| matches!(b.get(p + 2), Some(0xBE | 0xBF)))
 }
 

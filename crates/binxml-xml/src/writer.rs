@@ -316,7 +316,7 @@ impl<W: Write> XmlWriter<W> {
     /// that the DOCTYPE does not declare, where it was all read (no external subset, no
     /// parameter-entity reference) or the document is standalone; an unparsed entity.
     fn check_reference(&self, name: &str) -> Result<()> {
-        if !crate::lexer::is_name(name) || name.contains(':') {
+        if !crate::lexer::is_ncname(name) {
             return Err(Error::unsupported(
                 FMT,
                 format!("entity name {name:?} is not an XML name"),
@@ -439,7 +439,7 @@ fn quote(buf: &mut Vec<u8>, s: &str) -> Result<()> {
 
 /// Refuses a name that is not an NCName (an XML name without a colon).
 fn ncname(what: &str, s: &str) -> Result<()> {
-    if crate::lexer::is_name(s) && !s.contains(':') {
+    if crate::lexer::is_ncname(s) {
         Ok(())
     } else {
         Err(Error::unsupported(
