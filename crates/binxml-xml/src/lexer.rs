@@ -268,31 +268,47 @@ impl<'x> Lexer<'x> {
     }
 
     /// [`Self::name_end`] for the rest of a name from `j`, where a byte >= 0x80 stopped the
-    /// ASCII scan: character by character, by the XML 1.0 Fifth Edition name rules.
+    /// ASCII scan: each non-ASCII character checked by the XML 1.0 Fifth Edition name rules,
+    /// runs of ASCII name bytes by the table again.
     #[cold]
     #[inline(never)]
     fn name_end_non_ascii(
         &self,
         i: usize,
-        j: usize,
+        mut j: usize,
         mut colon: Option<u32>,
     ) -> (usize, Option<u32>) {
-        let mut end = j;
-        for (k, c) in self.src[j..].char_indices() {
-            let ok = if end == i {
-                names::is_name_start_char(c)
-            } else {
-                names::is_name_char(c)
-            };
-            if !ok {
-                break;
+        let b = self.src.as_bytes();
+        loop {
+            match b.get(j) {
+                Some(&c) if c >= 0x80 => {
+                    // `j` is at a character boundary: it only moves by whole characters.
+                    let Some(ch) = self.src[j..].chars().next() else {
+                        return (j, colon);
+                    };
+                    let ok = if j == i {
+                        names::is_name_start_char(ch)
+                    } else {
+                        names::is_name_char(ch)
+                    };
+                    if !ok {
+                        return (j, colon);
+                    }
+                    j += ch.len_utf8();
+                }
+                Some(b':') => {
+                    colon.get_or_insert((j - i) as u32);
+                    j += 1;
+                }
+                Some(&c) if NAME[c as usize] => {
+                    j += 1 + b[j + 1..]
+                        .iter()
+                        .position(|&c| !NAME[c as usize])
+                        .unwrap_or(b.len() - j - 1);
+                }
+                _ => return (j, colon),
             }
-            if c == ':' {
-                colon.get_or_insert((j + k - i) as u32);
-            }
-            end = j + k + c.len_utf8();
         }
-        (end, colon)
     }
 
     #[inline]
@@ -847,6 +863,39 @@ mod tests {
                     let got = Lexer::new(&doc).value_end(1, b'"', "v").ok();
                     assert_eq!(got, expect, "{doc:?}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn non_ascii_names_by_the_name_rules() {
+        for name in [
+            "\u{e9}",
+            "a\u{e9}",
+            "\u{e9}a",
+            "a\u{e9}b:c\u{e9}d",
+            "a:\u{e9}",
+            "a\u{d7}",
+            "\u{d7}a",
+            "a\u{b7}",
+            "\u{b7}a",
+            "a\u{300}b",
+            "ab\u{10000}",
+            "\u{10000}",
+            "\u{e9}\u{f7}x",
+        ] {
+            let ok = names::is_name(name);
+            for doc in [
+                format!("<{name}/>"),
+                format!("<{name}></{name}>"),
+                format!("<a {name}='1'/>"),
+                format!("<?{name} x?>"),
+            ] {
+                assert_eq!(tokens(&doc).is_ok(), ok, "{doc}");
+            }
+            if ok {
+                let t = tokens(&format!("<{name} b='1'/>")).unwrap();
+                assert_eq!(t[0], format!("<{name} b=1/>"));
             }
         }
     }
