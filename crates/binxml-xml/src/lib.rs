@@ -383,6 +383,15 @@ mod tests {
             ("<?xml version='2.0'?><a/>", "unsupported XML version"),
             ("<?xml version='1.'?><a/>", "unsupported XML version"),
             ("<!DOCTYPE a><!DOCTYPE a><a/>", "a second DOCTYPE"),
+            (
+                "<!DOCTYPE a [<!NOTATION a:b SYSTEM 'n'>]><a/>",
+                "contains a colon",
+            ),
+            (
+                "<!DOCTYPE a [<!ATTLIST a xmlns:p NMTOKEN #IMPLIED xmlns:q CDATA #IMPLIED>]>\
+                 <a xmlns:p=' urn:x ' xmlns:q='urn:x' p:b='1' q:b='2'/>",
+                "duplicate attribute",
+            ),
             ("<a/>&#32;", "outside the root element"),
             ("&#32;<a/>", "outside the root element"),
             ("<a\u{D7}/>", "unexpected character in the start tag"),

@@ -939,8 +939,17 @@ impl<'a> XmlDecoder<'a> {
                         self.err(pos, "namespace declaration with an empty prefix (xmlns:)")
                     );
                 }
-                let value = if a.special {
-                    self.attr_value(pos, a.value, true)?
+                // Normalized by its declared type, as any attribute (a NMTOKEN declaration
+                // drops the spaces around the namespace name).
+                let cdata = self.dtd.attlists.is_empty()
+                    || self
+                        .dtd
+                        .attlists
+                        .get(raw_name)
+                        .and_then(|d| d.iter().find(|x| x.name == a.name))
+                        .is_none_or(|x| x.cdata);
+                let value = if a.special || !cdata {
+                    self.attr_value(pos, a.value, cdata)?
                 } else {
                     Cow::Borrowed(a.value)
                 };

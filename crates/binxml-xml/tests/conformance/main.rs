@@ -94,6 +94,9 @@ struct Score {
     not_wf: (usize, usize),
     accepted: (usize, usize),
     output: (usize, usize),
+    /// The Namespaces 1.0 tests (not scored): not-wf refused, valid and invalid accepted.
+    ns_not_wf: (usize, usize),
+    ns_accepted: (usize, usize),
     others: usize,
 }
 
@@ -179,6 +182,15 @@ fn w3c_xml_conformance_suite() {
             }
             _ => {
                 score.others += 1;
+                if t.recommendation.starts_with("NS1.0") && t.entities == "none" {
+                    let (count, good) = match t.kind.as_str() {
+                        "not-wf" => (&mut score.ns_not_wf, result.is_err()),
+                        "valid" | "invalid" => (&mut score.ns_accepted, result.is_ok()),
+                        _ => continue,
+                    };
+                    count.1 += 1;
+                    count.0 += usize::from(good);
+                }
                 None
             }
         };
@@ -191,7 +203,8 @@ fn w3c_xml_conformance_suite() {
 
     note(&format!(
         "XML 1.0 5th edition: not-wf rejected {}/{}, valid and invalid accepted {}/{}, \
-         canonical output equal {}/{}; {} other tests run; {} crashes",
+         canonical output equal {}/{}; {} other tests run (Namespaces 1.0: not-wf rejected \
+         {}/{}, valid and invalid accepted {}/{}); {} crashes",
         score.not_wf.0,
         score.not_wf.1,
         score.accepted.0,
@@ -199,6 +212,10 @@ fn w3c_xml_conformance_suite() {
         score.output.0,
         score.output.1,
         score.others,
+        score.ns_not_wf.0,
+        score.ns_not_wf.1,
+        score.ns_accepted.0,
+        score.ns_accepted.1,
         crashes.len()
     ));
     if std::env::var_os("BINXML_XMLCONF_LIST").is_some() {
