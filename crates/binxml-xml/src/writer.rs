@@ -21,10 +21,6 @@ use crate::dtd::{Dtd, Entity};
 
 const FMT: Format = Format::Xml;
 
-/// The bound on parameter-entity expansion when a DOCTYPE's internal subset is checked before it
-/// is written (the default decoding limit).
-const MAX_DTD_EXPANSION: usize = 16 * 1024 * 1024;
-
 /// Options of the XML writer.
 ///
 /// Build them from [`XmlWriterOptions::default`] and the `with_...` setters; the fields can be
@@ -236,7 +232,8 @@ impl<W: Write> XmlWriter<W> {
             &subset,
             self.standalone,
             system_id.is_some(),
-            MAX_DTD_EXPANSION,
+            // The bound the decoder applies by default to what its reader will expand.
+            binxml_core::Limits::default().max_entity_expansion,
         )
         .map_err(|e| {
             Error::unsupported(
