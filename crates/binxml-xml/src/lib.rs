@@ -605,6 +605,8 @@ mod tests {
                 .message()
                 .contains("not well-formed")
         );
+        let e = bad(d(None, Some("<!ENTITY u SYSTEM 'u.xml#f'>")));
+        assert!(e.message().contains("fragment identifier"), "{e}");
     }
 
     use binxml_core::QName;

@@ -245,6 +245,21 @@ impl<W: Write> XmlWriter<W> {
             )
         })?;
         xml_chars("the DOCTYPE's internal subset", &subset)?;
+        // XML 1.0 section 4.2.2 calls a fragment identifier in a system identifier an error, and
+        // libxml2 refuses the document.
+        let fragment = system_id.is_some_and(|s| s.contains('#'))
+            || dtd.entities.values().any(|e| match e {
+                Entity::External { system_id, .. } | Entity::Unparsed { system_id, .. } => {
+                    system_id.contains('#')
+                }
+                Entity::Internal(_) => false,
+            });
+        if fragment {
+            return Err(Error::unsupported(
+                FMT,
+                "a system identifier with a fragment identifier ('#'), which XML does not allow",
+            ));
+        }
         if d.internal_subset.is_some() || !extra.is_empty() {
             out.extend_from_slice(b" [");
             out.extend_from_slice(subset.as_bytes());

@@ -162,6 +162,7 @@ fn doctype() -> impl Strategy<Value = Option<(DocType<'static>, Vec<Event<'stati
         Some(""),
         Some("<!ENTITY e 'x'>"),
         Some("<!ENTITY e '<b>&#60;'><!ENTITY u SYSTEM 'u.ent'>"),
+        Some("<!ENTITY u SYSTEM 'u.ent#f'>"),
         Some("<!ELEMENT a ANY><!ATTLIST a d CDATA 'v'>"),
         Some("<!ELEMENT a (b|c,d)>"),
         Some("<!ENTITY % p ''>%p;"),
@@ -175,7 +176,7 @@ fn doctype() -> impl Strategy<Value = Option<(DocType<'static>, Vec<Event<'stati
         ],
         prop_oneof![
             9 => pick(&[None, Some("s.dtd"), Some("")]),
-            1 => Just(Some("a'b\"c")),
+            1 => pick(&[Some("a'b\"c"), Some("s.dtd#f")]),
         ],
     );
     let notations = prop::collection::vec(
