@@ -110,6 +110,47 @@ pub struct CodecArgs {
     /// stream whose header has none.
     #[arg(long, value_name = "OPTIONS")]
     pub exi: Option<String>,
+    /// EXI input and output: schema-informed, with this XML Schema (its includes and imports
+    /// read from local files only; the grammars are built once for all inputs). Add `strict`
+    /// to --exi for strict mode.
+    #[arg(long, value_name = "XSD")]
+    pub schema: Option<PathBuf>,
+    /// Read a schemaLocation from a local file instead (`URL=FILE`; `URL/=DIR` maps a tree).
+    #[arg(long = "schema-location", value_name = "URL=FILE")]
+    pub schema_locations: Vec<String>,
+}
+
+/// Loads an XML Schema for the command line: `locations` map schemaLocations to files.
+pub fn load_schema(
+    path: &std::path::Path,
+    locations: &[String],
+    limits: &Limits,
+) -> Result<binxml::schema::Schema, CliError> {
+    let mut options = binxml::schema::LoadOptions::default().with_limits(limits.clone());
+    for l in locations {
+        let (url, file) = l.split_once('=').ok_or_else(|| {
+            CliError::usage(format!("--schema-location '{l}': expected URL=FILE"))
+        })?;
+        options = options.with_location(url, file);
+    }
+    binxml::schema::Schema::load_with(path, &options)
+        .map_err(|e| CliError::failure(format!("schema {e}")))
+}
+
+impl CodecArgs {
+    /// The EXI grammars of `--schema`, built once.
+    pub fn exi_schema(
+        &self,
+        limits: &Limits,
+    ) -> Result<Option<Arc<binxml::exi::informed::SchemaGrammars>>, CliError> {
+        let Some(path) = &self.schema else {
+            return Ok(None);
+        };
+        let schema = load_schema(path, &self.schema_locations, limits)?;
+        let g = binxml::exi::informed::SchemaGrammars::new(Arc::new(schema))
+            .map_err(|e| CliError::failure(format!("schema {}: {e}", path.display())))?;
+        Ok(Some(Arc::new(g)))
+    }
 }
 
 /// EXI options from `--exi`.
@@ -151,7 +192,7 @@ impl CodecArgs {
     /// Refuses the options that cannot apply when converting from `from` (when named) to `to`.
     pub fn check(&self, from: Option<Format>, to: Format) -> Result<(), CliError> {
         let is_asn1 = matches!(to, Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber);
-        let output_options: [(bool, &str, bool); 12] = [
+        let output_options: [(bool, &str, bool); 13] = [
             (
                 self.indent.is_some(),
                 "--indent",
@@ -190,6 +231,11 @@ impl CodecArgs {
             (
                 self.exi.is_some(),
                 "--exi",
+                to == Format::Exi || from.is_none_or(|f| f == Format::Exi),
+            ),
+            (
+                self.schema.is_some(),
+                "--schema",
                 to == Format::Exi || from.is_none_or(|f| f == Format::Exi),
             ),
         ];

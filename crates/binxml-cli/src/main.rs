@@ -283,9 +283,11 @@ fn convert(
     codec: CodecArgs,
 ) -> Result<i32, CliError> {
     codec.check(from, to)?;
+    let grammars = codec.exi_schema(&limits.limits())?;
     let dopts = args::decode_options(&limits, &codec.fi_vocabulary, codec.tsf_utf16_lengths)?
-        .with_exi(args::exi_options(codec.exi.as_deref())?);
-    let eopts = codec.encode_options(to)?;
+        .with_exi(args::exi_options(codec.exi.as_deref())?)
+        .with_exi_schema(grammars.clone());
+    let eopts = codec.encode_options(to)?.with_exi_schema(grammars);
     if let Some(j) = jobs {
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(j.max(1))

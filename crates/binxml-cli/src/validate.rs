@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use binxml::schema::{LoadOptions, Schema, Validator};
+use binxml::schema::{Schema, Validator};
 use binxml::{DecodeOptions, Decoder, Format};
 
 use crate::error::CliError;
@@ -18,15 +18,7 @@ pub fn run(
     dopts: &DecodeOptions,
     max_decompressed: u64,
 ) -> Result<i32, CliError> {
-    let mut options = LoadOptions::default().with_limits(dopts.limits.clone());
-    for l in locations {
-        let (url, file) = l.split_once('=').ok_or_else(|| {
-            CliError::usage(format!("--schema-location '{l}': expected URL=FILE"))
-        })?;
-        options = options.with_location(url, file);
-    }
-    let schema = Schema::load_with(schema_path, &options)
-        .map_err(|e| CliError::failure(format!("schema {e}")))?;
+    let schema = crate::args::load_schema(schema_path, locations, &dopts.limits)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let write_err = |e: std::io::Error| CliError::from_write(e).writing("standard output");

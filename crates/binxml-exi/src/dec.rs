@@ -271,7 +271,18 @@ impl<'a> ExiDecoder<'a> {
 
     fn start(&mut self) -> Result<()> {
         let mut r = BitReader::new(self.input, false, 0);
+        let at = r.clone();
         let (o, _cookie, present) = header::read(&mut r, &self.given)?;
+        if let Some(id) = &o.schema_id {
+            return Err(Error::unsupported(
+                Format::Exi,
+                format!(
+                    "the stream is schema-informed (schemaId {id:?}): decoding it needs that XML \
+                     Schema (binxml_exi::informed::SchemaDecoder)"
+                ),
+            )
+            .at_bit(at.bit_offset()));
+        }
         self.options_given = !present;
         if o.alignment.is_aligned() {
             r.set_aligned(true);

@@ -231,16 +231,6 @@ pub(crate) fn read(r: &mut BitReader<'_>, given: &ExiOptions) -> Result<(ExiOpti
         )
         .at_bit(at.bit_offset())
     })?;
-    if let Some(id) = &options.schema_id {
-        return Err(Error::unsupported(
-            Format::Exi,
-            format!(
-                "the stream is schema-informed (schemaId {id:?}): decoding it needs that XML \
-                 Schema, and this decoder is schema-less"
-            ),
-        )
-        .at_bit(at.bit_offset()));
-    }
     Ok((options, cookie, present))
 }
 

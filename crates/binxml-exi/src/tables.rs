@@ -161,6 +161,16 @@ impl Tables {
         self.uris[uri as usize].by_local.get(local).copied()
     }
 
+    /// The number of a name, looked up by scanning (for building a table: works whether or
+    /// not the lookup maps are kept).
+    pub(crate) fn name_id_any(&self, uri: u32, local: &str) -> Option<NameId> {
+        self.uris[uri as usize]
+            .locals
+            .iter()
+            .copied()
+            .find(|&id| self.names[id as usize].local == local)
+    }
+
     /// Writes a URI (EXI 1.0, 7.1.7): a hit as its id + 1, a miss as 0 and the string.
     pub(crate) fn write_uri(&mut self, w: &mut BitWriter, uri: &str) -> u32 {
         let n = width(self.uris.len() + 1);
@@ -411,6 +421,35 @@ impl Tables {
         self.add_value(name, text, chars);
     }
 
+    /// Writes a value as [`write_value`](Self::write_value) does, its literal's characters
+    /// by `literal` (a restricted character set, EXI 1.0 7.1.10.1).
+    pub(crate) fn write_value_with(
+        &mut self,
+        w: &mut BitWriter,
+        name: NameId,
+        text: &str,
+        literal: impl FnOnce(&mut BitWriter, &str),
+    ) {
+        if let Some(&g) = (!text.is_empty())
+            .then(|| self.by_value.get(text))
+            .flatten()
+        {
+            let v = &self.values[g as usize];
+            if v.name == name {
+                w.uint(0);
+                w.nbit(v.local, width(self.names[name as usize].values.len()));
+            } else {
+                w.uint(1);
+                w.nbit(g, width(self.values.len()));
+            }
+            return;
+        }
+        let chars = char_len(text);
+        w.uint(chars as u64 + 2);
+        literal(w, text);
+        self.add_value(name, text, chars);
+    }
+
     /// The text of global value `id`.
     #[inline]
     pub(crate) fn value(&self, id: u32) -> &str {
@@ -469,7 +508,6 @@ impl Tables {
     }
 
     /// Reads a value into an owned string.
-    #[cfg(test)]
     pub(crate) fn read_value_string(
         &mut self,
         r: &mut BitReader<'_>,
@@ -481,6 +519,36 @@ impl Tables {
             ValueRef::Global(g) => self.value(g).to_string(),
             ValueRef::Scratch => s,
         })
+    }
+}
+
+impl Tables {
+    /// Reads a value as [`read_value_string`](Self::read_value_string) does, a literal's
+    /// characters by `literal` (a restricted character set, EXI 1.0 7.1.10.1).
+    pub(crate) fn read_value_string_with(
+        &mut self,
+        r: &mut BitReader<'_>,
+        name: NameId,
+        max_len: usize,
+        literal: impl FnOnce(&mut BitReader<'_>, usize, &mut String) -> Result<()>,
+    ) -> Result<String> {
+        let at = r.clone();
+        let n = r.uint()?;
+        if n < 2 {
+            // A hit: read it as read_value does, from the same position.
+            *r = at;
+            return self.read_value_string(r, name, max_len);
+        }
+        let len = n - 2;
+        if len > max_len as u64 {
+            return Err(at.limit_error(format!(
+                "value of {len} characters is past the limit (max_string_len)"
+            )));
+        }
+        let mut s = String::new();
+        literal(r, len as usize, &mut s)?;
+        self.add_value(name, &s, len as usize);
+        Ok(s)
     }
 }
 

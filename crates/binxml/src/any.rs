@@ -50,6 +50,7 @@ enum Inner<'a> {
     Xebu(binxml_xebu::XebuDecoder<'a>),
     Asn1(binxml_asn1::Asn1Decoder<'a>),
     Exi(Box<binxml_exi::ExiDecoder<'a>>),
+    ExiInformed(Box<binxml_exi::informed::SchemaDecoder<'a>>),
 }
 
 impl<'a> AnyDecoder<'a> {
@@ -90,6 +91,14 @@ impl<'a> AnyDecoder<'a> {
                     d
                 })
             }
+            Format::Exi if opts.exi_schema.is_some() => {
+                Inner::ExiInformed(Box::new(binxml_exi::informed::SchemaDecoder::new(
+                    input,
+                    opts.exi_schema.clone().expect("checked"),
+                    opts.exi.clone(),
+                    limits,
+                )))
+            }
             Format::Exi => Inner::Exi(Box::new(binxml_exi::ExiDecoder::with_options(
                 input,
                 opts.exi.clone(),
@@ -113,6 +122,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Xebu(d) => d.next_event(),
             Inner::Asn1(d) => d.next_event(),
             Inner::Exi(d) => d.next_event(),
+            Inner::ExiInformed(d) => d.next_event(),
         }
     }
 
@@ -127,6 +137,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Xebu(d) => d.offset(),
             Inner::Asn1(d) => d.offset(),
             Inner::Exi(d) => d.offset(),
+            Inner::ExiInformed(d) => d.offset(),
         }
     }
 
@@ -134,6 +145,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
         match &self.0 {
             Inner::Asn1(d) => d.bit_offset(),
             Inner::Exi(d) => d.bit_offset(),
+            Inner::ExiInformed(d) => d.bit_offset(),
             _ => None,
         }
     }
@@ -161,6 +173,12 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Asn1(d) => d.read_into(sink),
             // The decoder's own push loop (the Box's would be the provided, pulling one).
             Inner::Exi(d) => (**d).read_into(sink),
+            Inner::ExiInformed(d) => {
+                while let Some(ev) = d.next_event()? {
+                    sink.dispatch(ev)?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -227,6 +245,7 @@ enum Enc<W: Write> {
     Xebu(binxml_xebu::XebuEncoder<W>),
     Asn1(binxml_asn1::Asn1Encoder<W>),
     Exi(Box<binxml_exi::ExiEncoder<W>>),
+    ExiInformed(Box<binxml_exi::informed::SchemaEncoder<W>>),
 }
 
 impl<W: Write> AnyEncoder<W> {
@@ -254,6 +273,13 @@ impl<W: Write> AnyEncoder<W> {
             Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => Enc::Asn1(
                 binxml_asn1::Asn1Encoder::new(out, opts.asn1_options(format)),
             ),
+            Format::Exi if opts.exi_schema.is_some() => {
+                Enc::ExiInformed(Box::new(binxml_exi::informed::SchemaEncoder::new_deferred(
+                    out,
+                    opts.exi_schema.clone().expect("checked"),
+                    opts.exi.clone(),
+                )))
+            }
             Format::Exi => Enc::Exi(Box::new(binxml_exi::ExiEncoder::with_options_deferred(
                 out,
                 opts.exi.clone(),
@@ -287,6 +313,7 @@ impl<W: Write> AnyEncoder<W> {
             Enc::Tsf(e) => by_event(decoder, e),
             Enc::Xebu(e) => by_event(decoder, e),
             Enc::Exi(e) => by_event(decoder, e.as_mut()),
+            Enc::ExiInformed(e) => by_event(decoder, e.as_mut()),
         }
     }
 }
@@ -301,6 +328,7 @@ macro_rules! each_encoder {
             Enc::Xebu($e) => $body,
             Enc::Asn1($e) => $body,
             Enc::Exi($e) => $body,
+            Enc::ExiInformed($e) => $body,
         }
     };
 }

@@ -37,6 +37,9 @@ pub struct DecodeOptions {
     pub positions: bool,
     /// EXI: the options of streams whose header does not carry them.
     pub exi: binxml_exi::ExiOptions,
+    /// EXI: the schema the stream was written with (schema-informed EXI), as grammars built
+    /// once ([`binxml_exi::informed::SchemaGrammars`]) and shared by every decoder.
+    pub exi_schema: Option<std::sync::Arc<binxml_exi::informed::SchemaGrammars>>,
 }
 
 impl DecodeOptions {
@@ -68,6 +71,16 @@ impl DecodeOptions {
     /// that read their whole input first.
     pub fn with_positions(mut self, positions: bool) -> Self {
         self.positions = positions;
+        self
+    }
+
+    /// Sets [`exi_schema`](DecodeOptions::exi_schema): decode EXI schema-informed with these
+    /// grammars.
+    pub fn with_exi_schema(
+        mut self,
+        grammars: Option<std::sync::Arc<binxml_exi::informed::SchemaGrammars>>,
+    ) -> Self {
+        self.exi_schema = grammars;
         self
     }
 
@@ -118,6 +131,9 @@ pub struct EncodeOptions {
     /// EXI encoder options (checked when the encoder is made; an invalid combination is the
     /// error of its first event).
     pub exi: binxml_exi::ExiOptions,
+    /// EXI: write schema-informed EXI with these grammars (built once from a schema and
+    /// shared).
+    pub exi_schema: Option<std::sync::Arc<binxml_exi::informed::SchemaGrammars>>,
 }
 
 impl EncodeOptions {
@@ -157,6 +173,16 @@ impl EncodeOptions {
     /// made).
     pub fn with_exi(mut self, exi: binxml_exi::ExiOptions) -> Self {
         self.exi = exi;
+        self
+    }
+
+    /// Sets [`exi_schema`](EncodeOptions::exi_schema): encode EXI schema-informed with these
+    /// grammars.
+    pub fn with_exi_schema(
+        mut self,
+        grammars: Option<std::sync::Arc<binxml_exi::informed::SchemaGrammars>>,
+    ) -> Self {
+        self.exi_schema = grammars;
         self
     }
 

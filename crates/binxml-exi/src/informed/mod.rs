@@ -3,7 +3,10 @@
 
 mod build;
 pub mod datatype;
+mod dec;
+mod enc;
 pub mod grammar;
+pub(crate) mod values;
 
 use std::sync::Arc;
 
@@ -12,6 +15,8 @@ use binxml_schema::Schema;
 use binxml_schema::model::{ElemId, Name, TypeDef, TypeId, Variety};
 
 pub use datatype::{DateTimeKind, ExiType};
+pub use dec::SchemaDecoder;
+pub use enc::SchemaEncoder;
 pub use grammar::{Grammar, GrammarId, Kind, Production, Terminal};
 
 /// The most grammar states one schema may compile to.
@@ -49,6 +54,18 @@ pub struct SchemaGrammars {
     /// The element fragment grammar (section 8.5.3): its first state and its `TypeEmpty`,
     /// when some element name is declared with different types.
     element_fragment: Option<(GrammarId, GrammarId)>,
+    /// The string table's pre-population (section 7.3.1, appendix D): each URI in order with
+    /// its local names in order.
+    table: Vec<(String, Vec<String>)>,
+}
+
+impl std::fmt::Debug for SchemaGrammars {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SchemaGrammars")
+            .field("states", &self.grammars.len())
+            .field("global_elements", &self.document.len())
+            .finish()
+    }
 }
 
 impl SchemaGrammars {
@@ -103,7 +120,9 @@ impl SchemaGrammars {
             .iter()
             .any(|(_, e)| e.is_none())
             .then(|| element_fragment(&schema, &fragment, &mut grammars));
+        let table = string_table_entries(&schema);
         Ok(SchemaGrammars {
+            table,
             schema,
             element_fragment,
             grammars,
@@ -166,6 +185,37 @@ impl SchemaGrammars {
             nillable: true,
             castable: true,
         })
+    }
+
+    /// The string table's pre-population: the URIs in order (`""`, the XML namespace, XML
+    /// Schema instance, XML Schema, then the schema's namespaces sorted), each with its local
+    /// names sorted (section 7.3.1, appendix D).
+    pub fn string_table_entries(&self) -> &[(String, Vec<String>)] {
+        &self.table
+    }
+
+    /// A fresh string table for a stream with these grammars.
+    pub(crate) fn string_table(
+        &self,
+        max_len: Option<usize>,
+        capacity: Option<usize>,
+        encoding: bool,
+    ) -> crate::tables::Tables {
+        let mut t = crate::tables::Tables::new(max_len, capacity, encoding);
+        for (i, (uri, locals)) in self.table.iter().enumerate() {
+            let u = if i < 3 {
+                i as u32
+            } else {
+                t.add_uri(uri.clone())
+            };
+            for l in locals {
+                // The XML and XML Schema instance partitions start filled (appendix D.3).
+                if t.name_id_any(u, l).is_none() {
+                    t.add_local(u, l.clone());
+                }
+            }
+        }
+        t
     }
 
     /// The element names of the fragment grammar, in order.
@@ -276,6 +326,89 @@ fn element_fragment(
         content: None,
     });
     (first, empty)
+}
+
+/// The string table's pre-population of a schema (section 7.3.1, appendix D): the four fixed
+/// URIs, then every namespace the schema declares components in or names in a wildcard,
+/// sorted; each URI's local names are those of its fixed entries and every element, attribute
+/// and named type declared in it, sorted.
+fn string_table_entries(s: &Schema) -> Vec<(String, Vec<String>)> {
+    use binxml_schema::model::{AttrId, Content, NamespaceConstraint, Term};
+    use std::collections::BTreeSet;
+    const XML: &str = "http://www.w3.org/XML/1998/namespace";
+    const XSI: &str = "http://www.w3.org/2001/XMLSchema-instance";
+    let mut names: Vec<(String, String)> = Vec::new();
+    for i in 0..s.element_count() {
+        let n = &s.element(ElemId(i as u32)).name;
+        names.push((n.ns.clone(), n.local.clone()));
+    }
+    for i in 0..s.attribute_count() {
+        let n = &s.attribute(AttrId(i as u32)).name;
+        if n.ns != XML {
+            names.push((n.ns.clone(), n.local.clone()));
+        }
+    }
+    for (n, _) in s.global_types() {
+        names.push((n.ns.clone(), n.local.clone()));
+    }
+    let mut uris: BTreeSet<String> = names.iter().map(|(u, _)| u.clone()).collect();
+    for d in s.documents() {
+        uris.insert(d.target_namespace.clone());
+    }
+    fn wildcard_uris(t: &Term, out: &mut BTreeSet<String>) {
+        match t {
+            Term::Wildcard(w) => {
+                if let NamespaceConstraint::Set(set) = &w.namespaces {
+                    out.extend(set.iter().cloned());
+                }
+            }
+            Term::Group(g) => {
+                for p in &g.particles {
+                    wildcard_uris(&p.term, out);
+                }
+            }
+            Term::Element(_) => {}
+        }
+    }
+    for t in 0..s.type_count() {
+        if let TypeDef::Complex(c) = s.type_def(TypeId(t as u32)) {
+            if let Some(w) = &c.attribute_wildcard
+                && let NamespaceConstraint::Set(set) = &w.namespaces
+            {
+                uris.extend(set.iter().cloned());
+            }
+            if let Content::Elements { particle, .. } = &c.content {
+                wildcard_uris(&particle.term, &mut uris);
+            }
+        }
+    }
+    let mut table: Vec<(String, Vec<String>)> = vec![
+        (String::new(), vec![]),
+        (
+            XML.into(),
+            ["base", "id", "lang", "space"].map(String::from).to_vec(),
+        ),
+        (XSI.into(), ["nil", "type"].map(String::from).to_vec()),
+        (binxml_schema::XS.into(), vec![]),
+    ];
+    for u in uris {
+        if !table.iter().any(|(x, _)| *x == u) {
+            table.push((u, vec![]));
+        }
+    }
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (i, (u, _)) in table.iter().enumerate() {
+        index.insert(u.clone(), i);
+    }
+    for (u, l) in names {
+        let entry = &mut table[index[&u]].1;
+        entry.push(l);
+    }
+    for (_, locals) in &mut table {
+        locals.sort();
+        locals.dedup();
+    }
+    table
 }
 
 /// EXI's name order: local name, then namespace.

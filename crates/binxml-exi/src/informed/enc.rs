@@ -1,0 +1,1093 @@
+//! The schema-informed EXI encoder: events written with the grammars of a schema (EXI 1.0
+//! section 8.5), typed values (section 7), and the built-in grammars for what the schema does
+//! not declare (non-strict mode).
+//!
+//! It follows the order EXIficient writes a start tag in, which the Recommendation leaves to
+//! the encoder where the grammars allow several: `xsi:type`, then `xsi:nil`, then the other
+//! attributes sorted by local name and namespace (the order the grammars' `AT` productions
+//! are in). Text is buffered until the next event, then written as EXIficient does: typed
+//! simple content after its type's whitespace processing, and whitespace-only text between
+//! tags dropped under [`Whitespace::DropBetweenTags`].
+
+use std::io::Write;
+use std::sync::Arc;
+
+use binxml_core::{Encoder, Error, Event, Format, QName, Result, StreamChecker};
+use binxml_schema::model::ElemId;
+
+use super::datatype::ExiType;
+use super::grammar::{GrammarId, Kind, Terminal};
+use super::{SchemaGrammars, values};
+use crate::bits::{BitWriter, width};
+use crate::grammar::{ElementGrammar as BuiltinGrammar, Layout, Prod, State, Undeclared, code_of};
+use crate::header;
+use crate::options::{ExiOptions, Whitespace};
+use crate::tables::{NONE, NameId, Tables, XSI_NS};
+
+/// The grammar an open element is in.
+#[derive(Clone, Copy, Debug)]
+enum Cur {
+    /// A schema-informed state; `nillable`/`castable` of the element's declaration (strict
+    /// mode's xsi:nil and xsi:type in its first state).
+    Informed {
+        state: GrammarId,
+        empty: GrammarId,
+        nillable: bool,
+        castable: bool,
+    },
+    /// A built-in element grammar (an element the schema does not declare).
+    Builtin { grammar: usize, state: State },
+}
+
+#[derive(Debug)]
+struct Frame {
+    cur: Cur,
+    name: NameId,
+    /// `xml:space` in effect around this element.
+    outer_space: bool,
+}
+
+/// What comes after buffered text (EXIficient keeps whitespace-only text only directly
+/// between a start tag and its end tag, or a comment or PI).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Next {
+    Se,
+    Ee,
+    Ed,
+}
+
+/// Writes events as schema-informed EXI.
+pub struct SchemaEncoder<W: Write> {
+    out: W,
+    g: Arc<SchemaGrammars>,
+    o: ExiOptions,
+    w: BitWriter,
+    t: Tables,
+    builtin: Vec<BuiltinGrammar>,
+    layout: Layout,
+    stack: Vec<Frame>,
+    checker: StreamChecker,
+    /// The open start tag's attributes (namespace, local, value), and xsi:type / xsi:nil.
+    attrs: Vec<(String, String, String)>,
+    xsi_type: Option<String>,
+    xsi_nil: Option<String>,
+    in_tag: bool,
+    /// The last structural event was a start tag (text right after it is simple content).
+    after_start: bool,
+    text: String,
+    space: bool,
+    /// Namespace declarations in scope, innermost last, with the depth that declared each.
+    scope: Vec<(String, String, usize)>,
+    /// Whether the document element has been written (DocContent -> DocEnd).
+    root_done: bool,
+    done: bool,
+    /// The options' error, for [`new_deferred`](Self::new_deferred).
+    invalid: Option<Error>,
+}
+
+fn unsupported(what: &str) -> Error {
+    Error::unsupported(
+        Format::Exi,
+        format!("schema-informed EXI does not support {what} yet"),
+    )
+}
+
+impl<W: Write> SchemaEncoder<W> {
+    /// An encoder writing to `out` with the grammars of a schema.
+    pub fn new(out: W, grammars: Arc<SchemaGrammars>, options: ExiOptions) -> Result<Self> {
+        let mut e = Self::new_deferred(out, grammars, options);
+        match e.invalid.take() {
+            Some(err) => Err(err),
+            None => Ok(e),
+        }
+    }
+
+    /// An encoder whose options, if they cannot be used, are the error of its first event
+    /// (for callers that make encoders infallibly).
+    pub fn new_deferred(out: W, grammars: Arc<SchemaGrammars>, options: ExiOptions) -> Self {
+        let invalid = Self::check(&options).err();
+        let t = grammars.string_table(
+            options.value_max_length.map(|n| n as usize),
+            options.value_partition_capacity.map(|n| n as usize),
+            true,
+        );
+        SchemaEncoder {
+            out,
+            w: BitWriter::new(false),
+            t,
+            builtin: Vec::new(),
+            layout: Layout::new(false, false, false, false, false),
+            stack: Vec::new(),
+            checker: StreamChecker::new(false),
+            attrs: Vec::new(),
+            xsi_type: None,
+            xsi_nil: None,
+            in_tag: false,
+            after_start: false,
+            text: String::new(),
+            space: false,
+            scope: Vec::new(),
+            root_done: false,
+            done: false,
+            invalid,
+            g: grammars,
+            o: options,
+        }
+    }
+
+    fn check(options: &ExiOptions) -> Result<()> {
+        options.validate()?;
+        if options.alignment.is_reordered() {
+            return Err(unsupported(
+                "the pre-compression and compression alignments",
+            ));
+        }
+        if options.comments || options.pis || options.dtd || options.prefixes {
+            return Err(unsupported("preserve.comments, pis, dtd or prefixes"));
+        }
+        if options.lexical_values {
+            return Err(unsupported("preserve.lexicalValues"));
+        }
+        if options.self_contained || options.fragment {
+            return Err(unsupported("self-contained elements or fragments"));
+        }
+        Ok(())
+    }
+
+    /// The writer, once the document is finished.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn io(e: std::io::Error) -> Error {
+        Error::io(Format::Exi, e)
+    }
+
+    fn invalid(what: impl Into<String>) -> Error {
+        Error::invalid_events(Format::Exi, what.into())
+    }
+
+    // ---- event codes ---------------------------------------------------------------------
+
+    /// The number of second-level productions of a schema-informed state (EXIficient's
+    /// `get2ndLevelCharacteristics` for the options this encoder takes).
+    fn second_count(&self, cur: Cur) -> usize {
+        let Cur::Informed {
+            state,
+            nillable,
+            castable,
+            ..
+        } = cur
+        else {
+            return 0;
+        };
+        let st = self.g.grammar(state);
+        let has_ee = st.productions.iter().any(|p| p.terminal == Terminal::Ee);
+        if self.o.strict {
+            return match st.kind {
+                Kind::FirstStartTag => usize::from(castable) + usize::from(nillable),
+                _ => 0,
+            };
+        }
+        let ee = usize::from(!has_ee);
+        match st.kind {
+            // EE, xsi:type, xsi:nil, AT(*), AT untyped, SE(*), CH
+            Kind::FirstStartTag => ee + 4 + 2,
+            // EE, AT(*), AT untyped, SE(*), CH
+            Kind::StartTag => ee + 2 + 2,
+            // EE, SE(*), CH
+            Kind::Content => ee + 2,
+        }
+    }
+
+    /// Writes the first-level code `i` of the current informed state.
+    fn code1(&mut self, cur: Cur, i: usize) {
+        let Cur::Informed { state, .. } = cur else {
+            return;
+        };
+        let n = self.g.grammar(state).productions.len();
+        let more = usize::from(self.second_count(cur) > 0);
+        self.w.nbit(i as u32, width(n + more));
+    }
+
+    /// Writes the second-level code `u` of the current informed state, or fails (strict mode,
+    /// or a production the state does not have).
+    fn code2(&mut self, cur: Cur, u: Second) -> Result<()> {
+        let Cur::Informed {
+            state,
+            nillable,
+            castable,
+            ..
+        } = cur
+        else {
+            return Err(Self::invalid("not in a schema-informed grammar"));
+        };
+        let st = self.g.grammar(state);
+        let n1 = st.productions.len();
+        let count = self.second_count(cur);
+        let has_ee = st.productions.iter().any(|p| p.terminal == Terminal::Ee);
+        let pos = if self.o.strict {
+            match (st.kind, u) {
+                (Kind::FirstStartTag, Second::XsiType) if castable => Some(0),
+                (Kind::FirstStartTag, Second::XsiNil) if nillable => Some(usize::from(castable)),
+                _ => None,
+            }
+        } else {
+            let ee = usize::from(!has_ee);
+            let order: &[Second] = match st.kind {
+                Kind::FirstStartTag => &[
+                    Second::XsiType,
+                    Second::XsiNil,
+                    Second::AtAny,
+                    Second::AtUntyped,
+                    Second::SeAny,
+                    Second::Ch,
+                ],
+                Kind::StartTag => &[Second::AtAny, Second::AtUntyped, Second::SeAny, Second::Ch],
+                Kind::Content => &[Second::SeAny, Second::Ch],
+            };
+            match u {
+                Second::Ee if !has_ee => Some(0),
+                _ => order.iter().position(|x| *x == u).map(|p| p + ee),
+            }
+        };
+        let Some(pos) = pos else {
+            return Err(Self::invalid(format!(
+                "{u:?} is not allowed here by the schema{}",
+                if self.o.strict { " (strict)" } else { "" }
+            )));
+        };
+        self.w.nbit(n1 as u32, width(n1 + 1));
+        self.w.nbit(pos as u32, width(count));
+        Ok(())
+    }
+
+    /// Writes a second-level code of a built-in element grammar.
+    fn code2_builtin(&mut self, grammar: usize, state: State, u: Undeclared) -> Result<()> {
+        let n1 = self.builtin[grammar].prods(state).len();
+        let second = self.layout.second(state);
+        let (s, _) = self
+            .layout
+            .find(second, u)
+            .ok_or_else(|| Self::invalid(format!("{u:?} is not allowed here")))?;
+        self.w.nbit(n1 as u32, width(n1 + 1));
+        self.w.nbit(s, width(second.len()));
+        Ok(())
+    }
+
+    /// A learned production's first-level code in a built-in grammar, if it has one.
+    fn code1_builtin(&mut self, grammar: usize, state: State, p: Prod) -> bool {
+        let prods = self.builtin[grammar].prods(state);
+        match prods.iter().rposition(|&x| x == p) {
+            Some(i) => {
+                let n = prods.len();
+                self.w.nbit(code_of(i, n), width(n + 1));
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn set_cur(&mut self, cur: Cur) {
+        if let Some(f) = self.stack.last_mut() {
+            f.cur = cur;
+        }
+    }
+
+    fn set_state(&mut self, next: Option<GrammarId>) {
+        if let (Some(n), Some(f)) = (next, self.stack.last_mut())
+            && let Cur::Informed { state, .. } = &mut f.cur
+        {
+            *state = n;
+        }
+    }
+
+    /// The grammar an element named `name` starts in when its declaration is not known from
+    /// the production (SE(*) and SE(uri:*)): its global element's, else its built-in one.
+    fn global_grammar(&mut self, name: NameId) -> Cur {
+        let n = &self.t.names[name as usize];
+        let uri = &self.t.uris[n.uri as usize].uri;
+        if let Some(e) = self.g.schema().global_element(uri, &n.local) {
+            return self.element_cur(e);
+        }
+        self.builtin_cur(name)
+    }
+
+    fn element_cur(&self, e: ElemId) -> Cur {
+        let eg = self.g.element(e);
+        Cur::Informed {
+            state: eg.start,
+            empty: eg.empty,
+            nillable: eg.nillable,
+            castable: eg.castable,
+        }
+    }
+
+    fn builtin_cur(&mut self, name: NameId) -> Cur {
+        let grammar = match self.t.names[name as usize].grammar {
+            NONE => {
+                self.builtin.push(BuiltinGrammar::new());
+                let gi = self.builtin.len() - 1;
+                self.t.names[name as usize].grammar = gi as u32;
+                gi
+            }
+            gi => gi as usize,
+        };
+        Cur::Builtin {
+            grammar,
+            state: State::StartTag,
+        }
+    }
+
+    fn name_of(&mut self, ns: &str, local: &str) -> Option<NameId> {
+        let u = self.t.uri_id(ns)?;
+        self.t.name_id(u, local)
+    }
+
+    // ---- events ----------------------------------------------------------------------------
+
+    fn start_element(&mut self, q: &QName<'_>) -> Result<()> {
+        self.flush_text(Next::Se)?;
+        self.close_tag()?;
+        let (name, cur) = match self.stack.last().map(|f| f.cur) {
+            None => {
+                if self.root_done {
+                    return Err(Self::invalid("a second root element"));
+                }
+                self.root_done = true;
+                let docs = self.g.document_elements();
+                let hit = docs.iter().position(|&e| {
+                    let n = &self.g.schema().element(e).name;
+                    n.ns == q.namespace && n.local == q.local
+                });
+                let n = docs.len() + 1;
+                match hit {
+                    Some(i) => {
+                        let e = docs[i];
+                        self.w.nbit(i as u32, width(n));
+                        let name = self
+                            .name_of(&q.namespace, &q.local)
+                            .expect("declared names are in the table");
+                        (name, self.element_cur(e))
+                    }
+                    None => {
+                        self.w.nbit((n - 1) as u32, width(n));
+                        let name = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
+                        let cur = self.global_grammar(name);
+                        (name, cur)
+                    }
+                }
+            }
+            Some(cur @ Cur::Informed { state, .. }) => {
+                let st = self.g.grammar(state);
+                let mut found = None;
+                for (i, p) in st.productions.iter().enumerate() {
+                    match &p.terminal {
+                        Terminal::Se(e) => {
+                            let n = &self.g.schema().element(*e).name;
+                            if n.ns == q.namespace && n.local == q.local {
+                                found = Some((i, Some(*e), p.next, false));
+                                break;
+                            }
+                        }
+                        Terminal::SeRelaxed(n) if n.ns == q.namespace && n.local == q.local => {
+                            found = Some((i, None, p.next, false));
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                if found.is_none() {
+                    for (i, p) in st.productions.iter().enumerate() {
+                        if let Terminal::SeNs(u) = &p.terminal
+                            && *u == q.namespace
+                        {
+                            found = Some((i, None, p.next, true));
+                            break;
+                        }
+                    }
+                }
+                match found {
+                    Some((i, Some(e), next, _)) => {
+                        self.code1(cur, i);
+                        self.set_state(next);
+                        let name = self
+                            .name_of(&q.namespace, &q.local)
+                            .expect("declared names are in the table");
+                        (name, self.element_cur(e))
+                    }
+                    Some((i, None, next, ns_only)) => {
+                        self.code1(cur, i);
+                        self.set_state(next);
+                        let name = if ns_only {
+                            let u = self
+                                .t
+                                .uri_id(&q.namespace)
+                                .expect("wildcard URIs are in the table");
+                            self.t.write_local(&mut self.w, u, &q.local)
+                        } else {
+                            self.name_of(&q.namespace, &q.local)
+                                .expect("declared names are in the table")
+                        };
+                        let cur = if ns_only {
+                            self.global_grammar(name)
+                        } else {
+                            let eg = self
+                                .g
+                                .element_fragment()
+                                .expect("relaxed names have the element fragment grammar");
+                            Cur::Informed {
+                                state: eg.start,
+                                empty: eg.empty,
+                                nillable: true,
+                                castable: true,
+                            }
+                        };
+                        (name, cur)
+                    }
+                    None => {
+                        let any = st
+                            .productions
+                            .iter()
+                            .position(|p| p.terminal == Terminal::SeAny);
+                        match any {
+                            Some(i) => {
+                                let next = st.productions[i].next;
+                                self.code1(cur, i);
+                                self.set_state(next);
+                            }
+                            None => {
+                                self.code2(cur, Second::SeAny)?;
+                                let content = self.g.grammar(state).content;
+                                if let Some(c) = content {
+                                    self.set_state(Some(c));
+                                }
+                            }
+                        }
+                        let name = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
+                        let cur = self.global_grammar(name);
+                        (name, cur)
+                    }
+                }
+            }
+            Some(Cur::Builtin { grammar, state }) => {
+                let known = self.name_of(&q.namespace, &q.local);
+                let hit = known.filter(|&id| self.code1_builtin(grammar, state, Prod::Se(id)));
+                let name = match hit {
+                    Some(id) => id,
+                    None => {
+                        self.code2_builtin(grammar, state, Undeclared::Se)?;
+                        let id = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
+                        self.builtin[grammar].learn(state, Prod::Se(id));
+                        id
+                    }
+                };
+                self.set_cur(Cur::Builtin {
+                    grammar,
+                    state: State::Content,
+                });
+                (name, self.global_grammar(name))
+            }
+        };
+        self.stack.push(Frame {
+            cur,
+            name,
+            outer_space: self.space,
+        });
+        self.in_tag = true;
+        self.after_start = true;
+        Ok(())
+    }
+
+    /// Writes the pending start tag's xsi:type, xsi:nil and attributes.
+    fn close_tag(&mut self) -> Result<()> {
+        if !self.in_tag {
+            return Ok(());
+        }
+        self.in_tag = false;
+        if let Some(t) = self.xsi_type.take() {
+            self.write_xsi_type(&t)?;
+        }
+        if let Some(n) = self.xsi_nil.take() {
+            self.write_xsi_nil(&n)?;
+        }
+        let mut attrs = std::mem::take(&mut self.attrs);
+        // The grammars list attributes by local name, then namespace.
+        attrs.sort_by(|a, b| (&a.1, &a.0).cmp(&(&b.1, &b.0)));
+        for (ns, local, value) in &attrs {
+            self.write_attribute(ns, local, value)?;
+        }
+        attrs.clear();
+        self.attrs = attrs;
+        Ok(())
+    }
+
+    fn resolve(&self, prefix: &str) -> Option<&str> {
+        if prefix == "xml" {
+            return Some(crate::tables::XML_NS);
+        }
+        match self.scope.iter().rev().find(|(p, _, _)| p == prefix) {
+            Some((_, u, _)) => Some(u),
+            None if prefix.is_empty() => Some(""),
+            None => None,
+        }
+    }
+
+    fn write_xsi_type(&mut self, value: &str) -> Result<()> {
+        let cur = self.stack.last().expect("inside an element").cur;
+        let xsi_type = self
+            .name_of(XSI_NS, "type")
+            .expect("xsi:type is in every table");
+        match cur {
+            Cur::Informed { .. } => {
+                if self.code2(cur, Second::XsiType).is_err() {
+                    // Not at the second level: an AT(*) of the grammar, or the undeclared one.
+                    let st = match cur {
+                        Cur::Informed { state, .. } => self.g.grammar(state),
+                        Cur::Builtin { .. } => unreachable!(),
+                    };
+                    match st
+                        .productions
+                        .iter()
+                        .position(|p| p.terminal == Terminal::AtAny)
+                    {
+                        Some(i) => self.code1(cur, i),
+                        None => self.code2(cur, Second::AtAny)?,
+                    }
+                    self.t.write_qname(&mut self.w, XSI_NS, "type");
+                }
+            }
+            Cur::Builtin { grammar, state } => {
+                if !self.code1_builtin(grammar, state, Prod::At(xsi_type)) {
+                    self.code2_builtin(grammar, state, Undeclared::At)?;
+                    self.t.write_qname(&mut self.w, XSI_NS, "type");
+                    self.builtin[grammar].learn(state, Prod::At(xsi_type));
+                }
+            }
+        }
+        // The value, a QName: an unbound prefix makes the whole text the local name.
+        let v = value.trim();
+        let (prefix, local) = v.split_once(':').unwrap_or(("", v));
+        let (uri, local) = match self.resolve(prefix) {
+            Some(u) => (u.to_string(), local),
+            None => (String::new(), v),
+        };
+        self.t.write_qname(&mut self.w, &uri, local);
+        if let Some(t) = self.g.schema().global_type(&uri, local) {
+            let start = self.g.type_grammar(t);
+            let empty = self.g.type_empty(t);
+            if let Some(f) = self.stack.last_mut() {
+                f.cur = Cur::Informed {
+                    state: start,
+                    empty,
+                    // A named type's grammar has no element's flags (EXIficient's type
+                    // grammars are not nillable or castable).
+                    nillable: false,
+                    castable: false,
+                };
+            }
+        }
+        Ok(())
+    }
+
+    fn write_xsi_nil(&mut self, value: &str) -> Result<()> {
+        let cur = self.stack.last().expect("inside an element").cur;
+        let nil = match value.trim() {
+            "true" | "1" => Some(true),
+            "false" | "0" => Some(false),
+            _ => None,
+        };
+        match (cur, nil) {
+            (Cur::Informed { empty, .. }, Some(b)) => {
+                self.code2(cur, Second::XsiNil)?;
+                self.w.boolean(b);
+                if b {
+                    self.set_state(Some(empty));
+                }
+                Ok(())
+            }
+            _ => self.write_attribute(XSI_NS, "nil", value),
+        }
+    }
+
+    fn write_attribute(&mut self, ns: &str, local: &str, value: &str) -> Result<()> {
+        let cur = self.stack.last().expect("inside an element").cur;
+        let (grammar, state) = match cur {
+            Cur::Builtin { grammar, state } => (grammar, state),
+            Cur::Informed { state, .. } => {
+                let g = Arc::clone(&self.g);
+                let st = g.grammar(state);
+                // A declared AT(qname).
+                let declared = st.productions.iter().enumerate().find(|(_, p)| {
+                    matches!(&p.terminal, Terminal::At { name, .. } if name.ns == ns && name.local == local)
+                });
+                if let Some((i, p)) = declared {
+                    let Terminal::At { type_def, .. } = &p.terminal else {
+                        unreachable!()
+                    };
+                    let name = self
+                        .name_of(ns, local)
+                        .expect("declared names are in the table");
+                    let dt = g.datatype(*type_def);
+                    let mut trial = BitWriter::new(self.w.is_aligned());
+                    if dt_is_string(dt) || values::encode(dt, value, &mut trial) {
+                        self.code1(cur, i);
+                        self.typed_value(name, dt, value);
+                    } else {
+                        // Third level: the declared attribute with an untyped value.
+                        let first_at = st
+                            .productions
+                            .iter()
+                            .position(|p| matches!(p.terminal, Terminal::At { .. }))
+                            .unwrap_or(0);
+                        self.code2(cur, Second::AtUntyped)?;
+                        let declared = count_declared_attributes(st);
+                        self.w.nbit((i - first_at) as u32, width(declared + 1));
+                        self.t.write_value(&mut self.w, name, value);
+                    }
+                    self.set_state(p.next);
+                    return Ok(());
+                }
+                // AT(uri:*), then AT(*), declared.
+                let ns_prod = st
+                    .productions
+                    .iter()
+                    .position(|p| matches!(&p.terminal, Terminal::AtNs(u) if u == ns));
+                let any_prod = ns_prod.or_else(|| {
+                    st.productions
+                        .iter()
+                        .position(|p| p.terminal == Terminal::AtAny)
+                });
+                let global = g.schema().global_attribute(ns, local);
+                let global_dt = global.map(|a| g.datatype(g.schema().attribute(a).type_def));
+                let typed = match global_dt {
+                    Some(dt) => {
+                        let mut trial = BitWriter::new(self.w.is_aligned());
+                        dt_is_string(dt) || values::encode(dt, value, &mut trial)
+                    }
+                    None => false,
+                };
+                if global_dt.is_some() && !typed {
+                    // AT(*) [untyped value]: the last entry of the third level.
+                    self.code2(cur, Second::AtUntyped)?;
+                    let declared = count_declared_attributes(st);
+                    self.w.nbit(declared as u32, width(declared + 1));
+                    let name = self.t.write_qname(&mut self.w, ns, local);
+                    self.t.write_value(&mut self.w, name, value);
+                    return Ok(());
+                }
+                let name = match any_prod {
+                    Some(i) => {
+                        self.code1(cur, i);
+                        if ns_prod.is_some() {
+                            let u = self.t.uri_id(ns).expect("wildcard URIs are in the table");
+                            self.t.write_local(&mut self.w, u, local)
+                        } else {
+                            self.t.write_qname(&mut self.w, ns, local)
+                        }
+                    }
+                    None => {
+                        self.code2(cur, Second::AtAny)?;
+                        self.t.write_qname(&mut self.w, ns, local)
+                    }
+                };
+                match global_dt {
+                    Some(dt) => self.typed_value(name, dt, value),
+                    None => self.t.write_value(&mut self.w, name, value),
+                }
+                if let Some(i) = any_prod {
+                    let next = st.productions[i].next;
+                    self.set_state(next);
+                }
+                self.xml_space(ns, local, value);
+                return Ok(());
+            }
+        };
+        // A built-in grammar: as schema-less.
+        let known = self.name_of(ns, local);
+        let hit = known.filter(|&id| self.code1_builtin(grammar, state, Prod::At(id)));
+        let name = match hit {
+            Some(id) => id,
+            None => {
+                self.code2_builtin(grammar, state, Undeclared::At)?;
+                let id = self.t.write_qname(&mut self.w, ns, local);
+                self.builtin[grammar].learn(state, Prod::At(id));
+                id
+            }
+        };
+        self.t.write_value(&mut self.w, name, value);
+        self.xml_space(ns, local, value);
+        Ok(())
+    }
+
+    fn xml_space(&mut self, ns: &str, local: &str, value: &str) {
+        if ns == crate::tables::XML_NS && local == "space" {
+            match value {
+                "preserve" => self.space = true,
+                "default" => self.space = false,
+                _ => {}
+            }
+        }
+    }
+
+    /// A value in representation `dt`: strings through the string table (with their
+    /// restricted character set), others typed.
+    fn typed_value(&mut self, name: NameId, dt: &ExiType, value: &str) {
+        match dt {
+            ExiType::String => self.t.write_value(&mut self.w, name, value),
+            ExiType::Restricted(_) => self.t.write_value_with(&mut self.w, name, value, |w, s| {
+                values::encode_string_literal(dt, s, w)
+            }),
+            _ => {
+                let ok = values::encode(dt, value, &mut self.w);
+                debug_assert!(ok, "checked before");
+            }
+        }
+    }
+
+    /// Writes buffered text as EXIficient does (see the module docs).
+    fn flush_text(&mut self, next: Next) -> Result<()> {
+        if self.text.is_empty() {
+            return Ok(());
+        }
+        let text = std::mem::take(&mut self.text);
+        let r = self.write_text(text.as_str(), next);
+        let mut text = text;
+        text.clear();
+        self.text = text;
+        r
+    }
+
+    fn write_text(&mut self, text: &str, next: Next) -> Result<()> {
+        let Some(frame) = self.stack.last() else {
+            return if is_whitespace(text) {
+                Ok(())
+            } else {
+                Err(Error::unsupported(
+                    Format::Exi,
+                    "character data outside elements cannot be written in EXI",
+                ))
+            };
+        };
+        let cur = frame.cur;
+        // The datatype of a typed CH at the state's first production (simple content).
+        let typed = match cur {
+            Cur::Informed { state, .. } => match self.g.grammar(state).productions.first() {
+                Some(p) => match &p.terminal {
+                    Terminal::Ch(t) => Some((*t, p.next)),
+                    _ => None,
+                },
+                None => None,
+            },
+            Cur::Builtin { .. } => None,
+        };
+        let collapse_ws = typed.map(|(t, _)| whitespace_of(&self.g, t));
+        let processed: std::borrow::Cow<'_, str> = match collapse_ws {
+            Some(ws) if !(self.space || ws == Ws::Preserve) => match ws {
+                Ws::Replace => text.replace(['\t', '\n', '\r'], " ").into(),
+                _ => collapse(text).into(),
+            },
+            Some(_) => text.into(),
+            None => {
+                let keep = match self.o.whitespace {
+                    Whitespace::Preserve => true,
+                    Whitespace::DropBetweenTags => {
+                        self.space || (self.after_start && next == Next::Ee) || !is_whitespace(text)
+                    }
+                };
+                if !keep {
+                    return Ok(());
+                }
+                text.into()
+            }
+        };
+        if collapse_ws.is_some_and(|ws| ws != Ws::Preserve) && processed.is_empty() && !self.space {
+            // Text that whitespace processing empties is dropped (EXIficient writes no CH).
+            return Ok(());
+        }
+        self.characters(&processed, cur, typed)
+    }
+
+    fn characters(
+        &mut self,
+        text: &str,
+        cur: Cur,
+        typed: Option<(binxml_schema::model::TypeId, Option<GrammarId>)>,
+    ) -> Result<()> {
+        let name = self.stack.last().expect("inside an element").name;
+        match cur {
+            Cur::Informed { state, .. } => {
+                let g = Arc::clone(&self.g);
+                // Any typed CH of the state (EXIficient's getProduction(CHARACTERS)); `typed`
+                // is whether the first production is one (which decides whitespace).
+                let _ = typed;
+                let typed_ch =
+                    g.grammar(state)
+                        .productions
+                        .iter()
+                        .enumerate()
+                        .find_map(|(i, p)| match &p.terminal {
+                            Terminal::Ch(t) => Some((i, *t, p.next)),
+                            _ => None,
+                        });
+                if let Some((i, t, next)) = typed_ch {
+                    let dt = g.datatype(t);
+                    let mut trial = BitWriter::new(self.w.is_aligned());
+                    if dt_is_string(dt) || values::encode(dt, text, &mut trial) {
+                        self.code1(cur, i);
+                        self.typed_value(name, dt, text);
+                        self.set_state(next);
+                        return Ok(());
+                    }
+                }
+                let st = g.grammar(state);
+                match st
+                    .productions
+                    .iter()
+                    .position(|p| p.terminal == Terminal::ChMixed)
+                {
+                    Some(i) => {
+                        let next = st.productions[i].next;
+                        self.code1(cur, i);
+                        self.t.write_value(&mut self.w, name, text);
+                        self.set_state(next);
+                    }
+                    None => {
+                        self.code2(cur, Second::Ch)?;
+                        self.t.write_value(&mut self.w, name, text);
+                        let next = match st.kind {
+                            Kind::Content => state,
+                            _ => st.content.unwrap_or(state),
+                        };
+                        self.set_state(Some(next));
+                    }
+                }
+            }
+            Cur::Builtin { grammar, state } => {
+                if !self.code1_builtin(grammar, state, Prod::Ch) {
+                    self.code2_builtin(grammar, state, Undeclared::Ch)?;
+                    self.builtin[grammar].learn(state, Prod::Ch);
+                }
+                self.t.write_value(&mut self.w, name, text);
+                self.set_cur(Cur::Builtin {
+                    grammar,
+                    state: State::Content,
+                });
+            }
+        }
+        self.after_start = false;
+        Ok(())
+    }
+
+    fn end_element(&mut self) -> Result<()> {
+        self.flush_text(Next::Ee)?;
+        self.close_tag()?;
+        let cur = self
+            .stack
+            .last()
+            .ok_or_else(|| Self::invalid("EndElement without element"))?
+            .cur;
+        match cur {
+            Cur::Informed { state, .. } => {
+                let g = Arc::clone(&self.g);
+                let st = g.grammar(state);
+                match st
+                    .productions
+                    .iter()
+                    .position(|p| p.terminal == Terminal::Ee)
+                {
+                    Some(i) => self.code1(cur, i),
+                    None => {
+                        if self.code2(cur, Second::Ee).is_err() {
+                            // Strict: an empty typed value makes EE reachable (EXIficient
+                            // writes an empty CH, as SAX reports no text for `<a></a>`).
+                            let typed = match st.productions.first().map(|p| &p.terminal) {
+                                Some(Terminal::Ch(t)) => Some((*t, st.productions[0].next)),
+                                _ => None,
+                            };
+                            if typed.is_none() {
+                                return Err(Self::invalid(
+                                    "the element's content is incomplete (strict)",
+                                ));
+                            }
+                            self.characters("", cur, typed)?;
+                            let cur = self.stack.last().expect("inside an element").cur;
+                            let Cur::Informed { state, .. } = cur else {
+                                unreachable!()
+                            };
+                            let i = self
+                                .g
+                                .grammar(state)
+                                .productions
+                                .iter()
+                                .position(|p| p.terminal == Terminal::Ee)
+                                .ok_or_else(|| {
+                                    Self::invalid("the element's content is incomplete (strict)")
+                                })?;
+                            self.code1(cur, i);
+                        }
+                    }
+                }
+            }
+            Cur::Builtin { grammar, state } => {
+                if !self.code1_builtin(grammar, state, Prod::Ee) {
+                    self.code2_builtin(grammar, state, Undeclared::Ee)?;
+                    self.builtin[grammar].learn(state, Prod::Ee);
+                }
+            }
+        }
+        let f = self.stack.pop().expect("checked");
+        self.space = f.outer_space;
+        let depth = self.stack.len() + 1;
+        while self.scope.last().is_some_and(|s| s.2 >= depth) {
+            self.scope.pop();
+        }
+        self.after_start = false;
+        Ok(())
+    }
+
+    fn end_document(&mut self) -> Result<()> {
+        self.flush_text(Next::Ed)?;
+        // DocEnd: ED, one choice.
+        let w = std::mem::take(&mut self.w);
+        let bytes = w.finish();
+        self.out.write_all(&bytes).map_err(Self::io)?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+/// The second-level productions of a schema-informed state, in EXIficient's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Second {
+    Ee,
+    XsiType,
+    XsiNil,
+    AtAny,
+    AtUntyped,
+    SeAny,
+    Ch,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ws {
+    Preserve,
+    Replace,
+    Collapse,
+}
+
+/// The whitespace processing EXIficient applies to a datatype's text: strings keep their
+/// whiteSpace facet's, every other representation collapses.
+fn whitespace_of(g: &SchemaGrammars, t: binxml_schema::model::TypeId) -> Ws {
+    use binxml_schema::datatypes::WhiteSpace;
+    match g.datatype(t) {
+        ExiType::String | ExiType::Restricted(_) => match g.schema().type_def(t) {
+            binxml_schema::model::TypeDef::Simple(s) => match s.facets.white_space() {
+                WhiteSpace::Preserve => Ws::Preserve,
+                WhiteSpace::Replace => Ws::Replace,
+                WhiteSpace::Collapse => Ws::Collapse,
+            },
+            binxml_schema::model::TypeDef::Complex(_) => Ws::Preserve,
+        },
+        _ => Ws::Collapse,
+    }
+}
+
+fn dt_is_string(dt: &ExiType) -> bool {
+    matches!(dt, ExiType::String | ExiType::Restricted(_))
+}
+
+fn count_declared_attributes(st: &super::Grammar) -> usize {
+    st.productions
+        .iter()
+        .filter(|p| matches!(p.terminal, Terminal::At { .. }))
+        .count()
+}
+
+fn is_whitespace(s: &str) -> bool {
+    s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+fn collapse(s: &str) -> String {
+    s.split([' ', '\t', '\n', '\r'])
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl<W: Write> Encoder for SchemaEncoder<W> {
+    fn write_event(&mut self, ev: &Event<'_>) -> Result<()> {
+        if let Some(e) = &self.invalid {
+            return Err(Error::new(e.kind(), Format::Exi, e.message()));
+        }
+        self.checker.check(Format::Exi, ev)?;
+        match ev {
+            Event::StartDocument { .. } => {
+                header::write(&mut self.w, &self.o);
+                if self.o.alignment.is_aligned() {
+                    self.w.set_aligned(true);
+                }
+                Ok(())
+            }
+            Event::EndDocument => self.end_document(),
+            Event::StartElement(q) => self.start_element(q),
+            Event::EndElement => self.end_element(),
+            Event::Namespace { prefix, uri } => {
+                let depth = self.stack.len();
+                self.scope
+                    .push((prefix.to_string(), uri.to_string(), depth));
+                Ok(())
+            }
+            Event::Attribute { name, value } => {
+                if !self.in_tag {
+                    return Err(Self::invalid("an attribute after content"));
+                }
+                if name.namespace == XSI_NS {
+                    match name.local.as_ref() {
+                        "type" => {
+                            self.xsi_type = Some(value.to_string());
+                            return Ok(());
+                        }
+                        "nil" => {
+                            self.xsi_nil = Some(value.to_string());
+                            return Ok(());
+                        }
+                        _ => {}
+                    }
+                }
+                self.attrs.push((
+                    name.namespace.to_string(),
+                    name.local.to_string(),
+                    value.to_string(),
+                ));
+                Ok(())
+            }
+            Event::Characters { text, .. } => {
+                self.close_tag()?;
+                self.text.push_str(text);
+                Ok(())
+            }
+            Event::Typed(t) => {
+                self.close_tag()?;
+                t.write_lexical(&mut self.text);
+                Ok(())
+            }
+            // Without the preserve options these are not part of EXI's data model.
+            Event::Comment(_) | Event::ProcessingInstruction { .. } | Event::DocType(_) => Ok(()),
+            Event::EntityReference { .. }
+            | Event::Notation { .. }
+            | Event::UnparsedEntity { .. } => Ok(()),
+            _ => Ok(()),
+        }
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if !self.done {
+            return Err(Error::invalid_events(
+                Format::Exi,
+                "finish before EndDocument",
+            ));
+        }
+        self.out.flush().map_err(Self::io)
+    }
+}
