@@ -435,3 +435,72 @@ fn validate_reports_each_error_with_line_and_column() {
         "{stderr}"
     );
 }
+
+#[test]
+fn schema_informed_exi_round_trips_through_files() {
+    let dir = scratch("exi-schema");
+    std::fs::create_dir_all(&dir).unwrap();
+    let xsd = dir.join("order.xsd");
+    std::fs::write(
+        &xsd,
+        r#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
+  <xs:element name="order"><xs:complexType><xs:sequence>
+    <xs:element name="item" maxOccurs="unbounded"><xs:complexType><xs:simpleContent>
+      <xs:extension base="xs:string"><xs:attribute name="sku" use="required"/></xs:extension>
+    </xs:simpleContent></xs:complexType></xs:element>
+  </xs:sequence><xs:attribute name="id" type="xs:string"/></xs:complexType></xs:element>
+</xs:schema>"#,
+    )
+    .unwrap();
+    let xml = r#"<order id="7"><item sku="a1">pen</item><item sku="b2">ink</item></order>"#;
+    let input = dir.join("order.xml");
+    std::fs::write(&input, xml).unwrap();
+    let exi = dir.join("order.exi");
+    let out = bin()
+        .args(["convert", "-t", "exi", "--schema"])
+        .arg(&xsd)
+        .arg(&input)
+        .arg("-o")
+        .arg(&exi)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let schema_less = bin()
+        .args(["convert", "-t", "exi"])
+        .arg(&input)
+        .arg("-o")
+        .arg(dir.join("plain.exi"))
+        .output()
+        .unwrap();
+    assert!(schema_less.status.success());
+    let informed = std::fs::metadata(&exi).unwrap().len();
+    let plain = std::fs::metadata(dir.join("plain.exi")).unwrap().len();
+    assert!(
+        informed < plain,
+        "schema-informed {informed} bytes, schema-less {plain}"
+    );
+    let back = bin()
+        .args(["convert", "-t", "xml", "-f", "exi", "--schema"])
+        .arg(&xsd)
+        .arg(&exi)
+        .output()
+        .unwrap();
+    assert!(
+        back.status.success(),
+        "{}",
+        String::from_utf8_lossy(&back.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&back.stdout).trim(), xml);
+    // --schema with a format it does not apply to is a usage error.
+    let bad = bin()
+        .args(["convert", "-f", "xml", "-t", "fi", "--schema"])
+        .arg(&xsd)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
