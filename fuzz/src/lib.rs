@@ -523,3 +523,81 @@ pub fn validate_schema(data: &[u8]) {
         std::hint::black_box(errors);
     }
 }
+
+/// A schema with one of each kind of component the schema-informed EXI decoder handles:
+/// attributes (required, optional, a wildcard), sequences, choices, `all`, repetition,
+/// substitution groups, mixed and simple content of several datatypes, nillable elements,
+/// named types for xsi:type.
+const EXI_FUZZ_SCHEMA: &str = r###"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns="urn:f" targetNamespace="urn:f" elementFormDefault="qualified">
+  <xs:complexType name="Base"><xs:sequence><xs:element name="a" type="xs:int" maxOccurs="3"/></xs:sequence>
+    <xs:attribute name="id" type="xs:ID"/><xs:anyAttribute namespace="##other" processContents="lax"/></xs:complexType>
+  <xs:complexType name="Derived"><xs:complexContent><xs:extension base="Base"><xs:choice>
+    <xs:element name="d" type="xs:decimal"/><xs:element name="t" type="xs:dateTime"/><xs:element name="b" type="xs:base64Binary"/>
+  </xs:choice></xs:extension></xs:complexContent></xs:complexType>
+  <xs:simpleType name="Code"><xs:restriction base="xs:string"><xs:pattern value="[A-Z]{2}[0-9]*"/></xs:restriction></xs:simpleType>
+  <xs:simpleType name="Color"><xs:restriction base="xs:token"><xs:enumeration value="red"/><xs:enumeration value="green"/></xs:restriction></xs:simpleType>
+  <xs:element name="head" type="Base" abstract="true"/>
+  <xs:element name="one" type="Base" substitutionGroup="head"/>
+  <xs:element name="two" type="Derived" substitutionGroup="head"/>
+  <xs:element name="root"><xs:complexType mixed="true"><xs:sequence>
+    <xs:element ref="head" minOccurs="0" maxOccurs="unbounded"/>
+    <xs:element name="bag" minOccurs="0"><xs:complexType><xs:all>
+      <xs:element name="code" type="Code"/><xs:element name="color" type="Color" minOccurs="0"/>
+      <xs:element name="n" type="xs:unsignedByte" nillable="true"/><xs:element name="f" type="xs:double" minOccurs="0"/>
+    </xs:all></xs:complexType></xs:element>
+    <xs:any namespace="##any" processContents="skip" minOccurs="0" maxOccurs="2"/>
+  </xs:sequence><xs:attribute name="list"><xs:simpleType><xs:list itemType="xs:integer"/></xs:simpleType></xs:attribute>
+  <xs:attribute name="flag" type="xs:boolean" use="required"/></xs:complexType></xs:element>
+</xs:schema>"###;
+
+fn exi_fuzz_grammars() -> std::sync::Arc<binxml::exi::informed::SchemaGrammars> {
+    use std::sync::{Arc, OnceLock};
+    static G: OnceLock<Arc<binxml::exi::informed::SchemaGrammars>> = OnceLock::new();
+    G.get_or_init(|| {
+        let s = binxml::schema::Schema::from_bytes_with(
+            EXI_FUZZ_SCHEMA.as_bytes(),
+            "fuzz.xsd",
+            &binxml::schema::LoadOptions::default(),
+        )
+        .expect("the fuzz schema loads");
+        Arc::new(binxml::exi::informed::SchemaGrammars::new(Arc::new(s)).expect("grammars"))
+    })
+    .clone()
+}
+
+/// Bytes -> schema-informed EXI events (with [`EXI_FUZZ_SCHEMA`]) to the end: never a panic,
+/// hang or unbounded allocation, and every error with its bit offset. The first byte picks
+/// strict mode (bit 0) and byte alignment (bit 1) for a stream without options in its header.
+pub fn decode_exi_schema(data: &[u8]) {
+    let Some((&sel, input)) = data.split_first() else {
+        return;
+    };
+    let o = binxml::exi::ExiOptions::default()
+        .with_strict(sel & 1 == 1)
+        .with_alignment(if sel & 2 == 2 {
+            binxml::exi::Alignment::ByteAligned
+        } else {
+            binxml::exi::Alignment::BitPacked
+        });
+    let mut dec = binxml::exi::informed::SchemaDecoder::new(
+        input,
+        exi_fuzz_grammars(),
+        o,
+        binxml::Limits::default(),
+    );
+    let mut n = 0u64;
+    loop {
+        match dec.next_event() {
+            Ok(Some(ev)) => {
+                std::hint::black_box(&ev);
+                n += 1;
+                assert!(n < 50_000_000, "exi+schema: more than 50 million events from {} bytes", input.len());
+            }
+            Ok(None) => break,
+            Err(e) => {
+                assert!(e.bit_offset().is_some() || e.kind() != binxml::ErrorKind::Malformed, "exi+schema: an error without a bit offset: {e}");
+                break;
+            }
+        }
+    }
+}
