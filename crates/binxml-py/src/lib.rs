@@ -48,11 +48,75 @@ fn resolve(data: &[u8], from: Option<&str>) -> PyResult<Format> {
     }
 }
 
+/// An XML Schema, loaded once from its root document (its includes and imports from local
+/// files; nothing is fetched). `validate` checks a document in any format against it;
+/// `convert(..., schema=s)` writes and reads schema-informed EXI with it.
+#[pyclass(frozen)]
+struct Schema {
+    schema: std::sync::Arc<binxml::schema::Schema>,
+    /// The EXI grammars, built on first use.
+    grammars: std::sync::OnceLock<std::sync::Arc<binxml::exi::informed::SchemaGrammars>>,
+}
+
+#[pymethods]
+impl Schema {
+    #[new]
+    fn new(path: std::path::PathBuf) -> PyResult<Self> {
+        let s = binxml::schema::Schema::load(&path)
+            .map_err(|e| BinxmlError::new_err(format!("schema {e}")))?;
+        Ok(Schema {
+            schema: std::sync::Arc::new(s),
+            grammars: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The errors of `data` against the schema, each `(line, column, path, message)` (line and
+    /// column for XML input, else `(None, byte offset, ...)`); empty when the document is
+    /// valid.
+    #[pyo3(signature = (data, from_=None))]
+    fn validate(
+        &self,
+        py: Python<'_>,
+        data: &[u8],
+        from_: Option<&str>,
+    ) -> PyResult<Vec<(Option<u64>, u64, String, String)>> {
+        let from = resolve(data, from_)?;
+        let schema = &self.schema;
+        let errors = py
+            .allow_threads(|| -> binxml::Result<Vec<binxml::schema::Invalid>> {
+                let mut dec = binxml::AnyDecoder::new(from, data, &DecodeOptions::default())?;
+                binxml::schema::Validator::validate(schema, &mut dec)
+            })
+            .map_err(err)?;
+        Ok(errors
+            .into_iter()
+            .map(|e| {
+                if from == Format::Xml {
+                    let (l, c) = binxml::core::error::line_col(data, e.offset as usize);
+                    (Some(l), c, e.path, e.message)
+                } else {
+                    (None, e.offset, e.path, e.message)
+                }
+            })
+            .collect())
+    }
+}
+
+impl Schema {
+    fn grammars(&self) -> PyResult<std::sync::Arc<binxml::exi::informed::SchemaGrammars>> {
+        if let Some(g) = self.grammars.get() {
+            return Ok(g.clone());
+        }
+        let g = binxml::exi::informed::SchemaGrammars::new(self.schema.clone()).map_err(err)?;
+        Ok(self.grammars.get_or_init(|| std::sync::Arc::new(g)).clone())
+    }
+}
+
 /// Converts a document between formats (the GIL is released meanwhile). `exi`: EXI options
 /// (`"compression,preserve-all,header"`, as the command line's `--exi`) for EXI output, and for
-/// EXI input whose header carries none.
+/// EXI input whose header carries none. `schema`: a `Schema`, for schema-informed EXI.
 #[pyfunction]
-#[pyo3(signature = (data, to, from_=None, indent=None, exi=None))]
+#[pyo3(signature = (data, to, from_=None, indent=None, exi=None, schema=None))]
 fn convert<'py>(
     py: Python<'py>,
     data: &[u8],
@@ -60,19 +124,24 @@ fn convert<'py>(
     from_: Option<&str>,
     indent: Option<usize>,
     exi: Option<&str>,
+    schema: Option<&Schema>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let from = resolve(data, from_)?;
     let to = format(to)?;
     let exi = binxml::exi::ExiOptions::default()
         .parse_text(exi.unwrap_or(""))
         .map_err(err)?;
+    let grammars = schema.map(Schema::grammars).transpose()?;
     let out = py
         .allow_threads(|| -> binxml::Result<Vec<u8>> {
             let mut out = Vec::new();
             let opts = EncodeOptions::default()
                 .with_indent(indent)
-                .with_exi(exi.clone());
-            let dopts = DecodeOptions::default().with_exi(exi);
+                .with_exi(exi.clone())
+                .with_exi_schema(grammars.clone());
+            let dopts = DecodeOptions::default()
+                .with_exi(exi)
+                .with_exi_schema(grammars);
             binxml::convert_with(data, from, &dopts, to, &mut out, &opts)?;
             Ok(out)
         })
@@ -260,5 +329,6 @@ fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(events, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
+    m.add_class::<Schema>()?;
     Ok(())
 }

@@ -109,3 +109,28 @@ def test_exi_options():
     assert b"<!--c-->" in binxml.convert(bare, "xml", exi="byte-aligned,comments")
     with pytest.raises(binxml.BinxmlError):
         binxml.convert(data, "exi", exi="compresion")
+
+
+def test_schema_validate_and_schema_informed_exi(tmp_path):
+    xsd = tmp_path / "order.xsd"
+    xsd.write_text(
+        '<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">'
+        '<xs:element name="order"><xs:complexType><xs:sequence>'
+        '<xs:element name="item" type="xs:string" maxOccurs="unbounded"/>'
+        '</xs:sequence><xs:attribute name="id" use="required"/></xs:complexType></xs:element>'
+        "</xs:schema>"
+    )
+    schema = binxml.Schema(str(xsd))
+    good = b'<order id="7"><item>pen</item><item>ink</item></order>'
+    assert schema.validate(good) == []
+    errors = schema.validate(b"<order>\n<thing/></order>")
+    assert [(e[0], e[3]) for e in errors] == [
+        (1, "the required attribute id is missing"),
+        (2, "element thing is not allowed here; expected item"),
+        (2, "the content ends too early; expected item"),
+    ]
+    informed = binxml.convert(good, "exi", schema=schema)
+    assert len(informed) < len(binxml.convert(good, "exi"))
+    assert binxml.convert(informed, "xml", from_="exi", schema=schema) == good
+    with pytest.raises(binxml.BinxmlError):
+        binxml.Schema(str(tmp_path / "missing.xsd"))

@@ -19,10 +19,12 @@ import os
 import xml.etree.ElementTree as ET
 
 from ._binxml import BinxmlError, detect, encode as _encode, events as _events, formats
+from ._binxml import Schema
 from ._binxml import convert as _convert
 
 __all__ = [
     "BinxmlError",
+    "Schema",
     "convert",
     "detect",
     "formats",
@@ -47,14 +49,15 @@ def _read(source):
     raise TypeError(f"cannot read a document from {type(source).__name__}")
 
 
-def convert(data, to, from_=None, indent=None, exi=None):
+def convert(data, to, from_=None, indent=None, exi=None, schema=None):
     """Converts a document (bytes, a path or a file object) to the format ``to``; returns bytes.
 
     ``from_`` names the input format; it is detected from the first bytes when absent. ``exi``:
     EXI options as the command line's ``--exi`` takes them (``"compression,preserve-all"``),
-    for EXI output and for EXI input whose header carries none.
+    for EXI output and for EXI input whose header carries none. ``schema``: a ``Schema``
+    (``binxml.Schema("inv.xsd")``, loaded once) for schema-informed EXI, both ways.
     """
-    return _convert(_read(data), to, from_, indent, exi)
+    return _convert(_read(data), to, from_, indent, exi, schema)
 
 
 def events(source, format=None):
