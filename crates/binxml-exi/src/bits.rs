@@ -146,6 +146,27 @@ impl BitWriter {
         }
     }
 
+    /// An unsigned integer of any size given as ASCII decimal digits (no sign; leading zeros
+    /// allowed; empty is 0): 7-bit groups as [`uint`](Self::uint) writes them. Numbers of up to
+    /// 19 digits take the `u64` path.
+    pub(crate) fn uint_digits(&mut self, digits: &str) {
+        let digits = digits.trim_start_matches('0');
+        if digits.len() <= 19 {
+            self.uint(digits.parse().unwrap_or(0));
+            return;
+        }
+        let big = Big::from_decimal(digits);
+        big.write_groups(self);
+    }
+
+    /// An unsigned integer of any size.
+    pub(crate) fn uint_big(&mut self, v: &Big) {
+        match v.to_u64() {
+            Some(n) => self.uint(n),
+            None => v.write_groups(self),
+        }
+    }
+
     /// The code points of `s`, each an unsigned integer (no length).
     pub(crate) fn chars(&mut self, s: &str) {
         if s.is_ascii() {
@@ -434,6 +455,60 @@ impl<'a> BitReader<'a> {
         Err(self.error("unsigned integer does not fit in 64 bits"))
     }
 
+    /// Bits not yet read (in byte-aligned streams, whole octets times 8).
+    pub(crate) fn remaining_bits(&self) -> u64 {
+        (self.data.len() as u64 * 8).saturating_sub(self.pos as u64 * 8 + self.bit as u64)
+    }
+
+    /// Whether items are byte-aligned.
+    pub(crate) fn is_aligned(&self) -> bool {
+        self.aligned
+    }
+
+    /// An unsigned integer of any size (at most [`MAX_BIG_OCTETS`] octets).
+    pub(crate) fn uint_big(&mut self) -> Result<Big> {
+        let at = self.clone();
+        let mut groups: Vec<u8> = Vec::new();
+        loop {
+            let b = self.octet()?;
+            groups.push(b & 0x7F);
+            if b < 0x80 {
+                break;
+            }
+            if groups.len() >= MAX_BIG_OCTETS {
+                return Err(at.limit_error(format!(
+                    "unsigned integer of more than {MAX_BIG_OCTETS} octets"
+                )));
+            }
+        }
+        Ok(Big::from_groups(&groups))
+    }
+
+    /// An unsigned integer of any size, appended to `out` as decimal digits.
+    pub(crate) fn uint_digits(&mut self, out: &mut String) -> Result<()> {
+        let at = self.clone();
+        let first = self.octet()?;
+        if first < 0x80 {
+            push_u64(out, first as u64);
+            return Ok(());
+        }
+        let mut groups: Vec<u8> = vec![first & 0x7F];
+        loop {
+            let b = self.octet()?;
+            groups.push(b & 0x7F);
+            if b < 0x80 {
+                break;
+            }
+            if groups.len() >= MAX_BIG_OCTETS {
+                return Err(at.limit_error(format!(
+                    "unsigned integer of more than {MAX_BIG_OCTETS} octets"
+                )));
+            }
+        }
+        Big::from_groups(&groups).write_decimal(out);
+        Ok(())
+    }
+
     /// An unsigned integer used as a length or count, bounded by `max`.
     #[inline]
     pub(crate) fn length(&mut self, max: usize, what: &str) -> Result<usize> {
@@ -524,6 +599,177 @@ impl<'a> BitReader<'a> {
     }
 }
 
+/// The most octets [`BitReader::uint_big`] reads for one unsigned integer: 1,024 groups of 7
+/// bits, numbers of up to 2,157 decimal digits. (Arithmetic on them is quadratic in the size.)
+pub(crate) const MAX_BIG_OCTETS: usize = 1024;
+
+/// The most decimal digits [`BitWriter::uint_digits`] is given by the typed-value encoder;
+/// longer integers are written as strings (about [`MAX_BIG_OCTETS`] octets).
+pub(crate) const MAX_BIG_DIGITS: usize = 2157;
+
+/// Appends the decimal digits of `v`.
+pub(crate) fn push_u64(out: &mut String, v: u64) {
+    use std::fmt::Write;
+    let _ = write!(out, "{v}");
+}
+
+/// An unsigned integer of any size (EXI 7.1.6: unbounded), little-endian 32-bit limbs without
+/// high zero limbs. Only what the typed values need: decimal digits in and out, 7-bit groups in
+/// and out, plus and minus one.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub(crate) struct Big(Vec<u32>);
+
+impl Big {
+    /// From ASCII decimal digits (the caller checked them).
+    pub(crate) fn from_decimal(digits: &str) -> Big {
+        let mut limbs: Vec<u32> = Vec::with_capacity(digits.len() / 9 + 1);
+        let bytes = digits.as_bytes();
+        let head = bytes.len() % 9;
+        let mut chunks: Vec<&[u8]> = Vec::new();
+        if head > 0 {
+            chunks.push(&bytes[..head]);
+        }
+        chunks.extend(bytes[head..].chunks(9));
+        for chunk in chunks {
+            let mut mul: u64 = 1;
+            let mut add: u64 = 0;
+            for &b in chunk {
+                mul *= 10;
+                add = add * 10 + u64::from(b.wrapping_sub(b'0') % 10);
+            }
+            let mut carry = add;
+            for l in limbs.iter_mut() {
+                let v = u64::from(*l) * mul + carry;
+                *l = v as u32;
+                carry = v >> 32;
+            }
+            if carry > 0 {
+                limbs.push(carry as u32);
+            }
+        }
+        let mut b = Big(limbs);
+        b.trim();
+        b
+    }
+
+    /// From a `u64`.
+    #[cfg(test)]
+    pub(crate) fn from_u64(v: u64) -> Big {
+        let mut b = Big(vec![v as u32, (v >> 32) as u32]);
+        b.trim();
+        b
+    }
+
+    /// From 7-bit groups, least significant first.
+    fn from_groups(groups: &[u8]) -> Big {
+        let mut limbs = vec![0u32; (groups.len() * 7).div_ceil(32) + 1];
+        for (i, &g) in groups.iter().enumerate() {
+            let bit = i * 7;
+            let v = u64::from(g) << (bit % 32);
+            limbs[bit / 32] |= v as u32;
+            if v >> 32 != 0 {
+                limbs[bit / 32 + 1] |= (v >> 32) as u32;
+            }
+        }
+        let mut b = Big(limbs);
+        b.trim();
+        b
+    }
+
+    fn trim(&mut self) {
+        while self.0.last() == Some(&0) {
+            self.0.pop();
+        }
+    }
+
+    /// The value, when it fits in a `u64`.
+    pub(crate) fn to_u64(&self) -> Option<u64> {
+        match self.0.len() {
+            0 => Some(0),
+            1 => Some(u64::from(self.0[0])),
+            2 => Some(u64::from(self.0[0]) | u64::from(self.0[1]) << 32),
+            _ => None,
+        }
+    }
+
+    /// Adds one.
+    pub(crate) fn add_one(&mut self) {
+        for l in self.0.iter_mut() {
+            let (v, carry) = l.overflowing_add(1);
+            *l = v;
+            if !carry {
+                return;
+            }
+        }
+        self.0.push(1);
+    }
+
+    /// Subtracts one (zero stays zero).
+    pub(crate) fn sub_one(&mut self) {
+        for l in self.0.iter_mut() {
+            let (v, borrow) = l.overflowing_sub(1);
+            *l = v;
+            if !borrow {
+                break;
+            }
+        }
+        self.trim();
+    }
+
+    /// The number of significant bits.
+    fn bit_len(&self) -> usize {
+        match self.0.last() {
+            None => 0,
+            Some(&top) => (self.0.len() - 1) * 32 + (32 - top.leading_zeros() as usize),
+        }
+    }
+
+    /// The 7-bit groups, least significant first, each with its continuation bit.
+    fn write_groups(&self, w: &mut BitWriter) {
+        let groups = self.bit_len().div_ceil(7).max(1);
+        for i in 0..groups {
+            let bit = i * 7;
+            let mut v = u64::from(self.0.get(bit / 32).copied().unwrap_or(0));
+            v |= u64::from(self.0.get(bit / 32 + 1).copied().unwrap_or(0)) << 32;
+            let g = ((v >> (bit % 32)) & 0x7F) as u8;
+            w.octet(if i + 1 < groups { g | 0x80 } else { g });
+        }
+    }
+
+    /// Appends the decimal digits.
+    pub(crate) fn write_decimal(&self, out: &mut String) {
+        if let Some(v) = self.to_u64() {
+            push_u64(out, v);
+            return;
+        }
+        // Repeated division by 10^9: chunks of nine digits, least significant first.
+        let mut limbs = self.0.clone();
+        let mut chunks: Vec<u32> = Vec::new();
+        while !limbs.is_empty() {
+            let mut rem: u64 = 0;
+            for l in limbs.iter_mut().rev() {
+                let v = (rem << 32) | u64::from(*l);
+                *l = (v / 1_000_000_000) as u32;
+                rem = v % 1_000_000_000;
+            }
+            chunks.push(rem as u32);
+            while limbs.last() == Some(&0) {
+                limbs.pop();
+            }
+        }
+        use std::fmt::Write;
+        let mut first = true;
+        for c in chunks.iter().rev() {
+            if first {
+                let _ = write!(out, "{c}");
+                first = false;
+            } else {
+                let _ = write!(out, "{c:09}");
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -606,5 +852,61 @@ mod tests {
         assert_eq!(width(3), 2);
         assert_eq!(width(4), 2);
         assert_eq!(width(5), 3);
+    }
+
+    #[test]
+    fn big_unsigned_integers() {
+        let cases = [
+            "0",
+            "1",
+            "127",
+            "128",
+            "18446744073709551615",
+            "18446744073709551616",
+            "340282366920938463463374607431768211456",
+            "123456789012345678901234567890123456789012345678901234567890",
+        ];
+        for offset in [0, 3] {
+            for aligned in [false, true] {
+                for c in cases {
+                    let mut w = BitWriter::new(aligned);
+                    w.bits(0, offset);
+                    w.uint_digits(c);
+                    w.uint_digits(&format!("000{c}"));
+                    let bytes = w.finish();
+                    let mut r = BitReader::new(&bytes, aligned, 0);
+                    r.bits(offset).unwrap();
+                    let mut out = String::new();
+                    r.uint_digits(&mut out).unwrap();
+                    assert_eq!(out, c);
+                    let b = r.uint_big().unwrap();
+                    let mut out = String::new();
+                    b.write_decimal(&mut out);
+                    assert_eq!(out, c);
+                }
+            }
+        }
+        // u64 values read the same through both readers, and the groups are uint's.
+        for v in [0u64, 1, 127, 128, 300, u64::MAX / 3, u64::MAX] {
+            let mut a = BitWriter::new(false);
+            a.uint(v);
+            let mut b = BitWriter::new(false);
+            b.uint_digits(&v.to_string());
+            let mut c = BitWriter::new(false);
+            c.uint_big(&Big::from_u64(v));
+            let a = a.finish();
+            assert_eq!(a, b.finish());
+            assert_eq!(a, c.finish());
+        }
+        let mut b = Big::from_decimal("18446744073709551616");
+        b.sub_one();
+        assert_eq!(b.to_u64(), Some(u64::MAX));
+        b.add_one();
+        assert_eq!(b, Big::from_decimal("18446744073709551616"));
+        // Too many groups: a limit error, no panic.
+        let mut r = BitReader::new(&[0xFF; 2000], false, 0);
+        assert!(r.uint_digits(&mut String::new()).is_err());
+        let mut r = BitReader::new(&[0xFF; 2000], false, 0);
+        assert!(r.uint_big().is_err());
     }
 }

@@ -44,6 +44,8 @@ mod tables;
 
 pub use dec::ExiDecoder;
 pub use enc::ExiEncoder;
+#[doc(hidden)]
+pub use informed::values::for_tests as __values_for_tests;
 pub use options::{Alignment, DEFAULT_BLOCK_SIZE, ExiOptions, Whitespace};
 
 use binxml_core::{Decoder, Encoder, Event, Format, Limits, Result};

@@ -1,33 +1,963 @@
-//! Stand-in for the typed value codecs (written on their own branch).
+//! Typed values (EXI 1.0 sections 7.1 and 7.2): a value's lexical form written in the EXI
+//! datatype representation of its simple type ([`ExiType`]), and read back to the lexical form
+//! EXIficient 1.0.7's decoder gives.
+//!
+//! - [`encode`] writes an attribute value or element text in its representation, or writes
+//!   nothing and returns `false` when the value cannot be represented (the caller then uses
+//!   the untyped production, a string). "Can be represented" is the Recommendation's test
+//!   (8.5.4.4.1): the value is in the lexical space of the representation's XML Schema type
+//!   after whitespace collapsing (xs:integer for Integer, Unsigned Integer and n-bit, within
+//!   their ranges; xs:decimal; xs:double; the date-time type; xs:boolean; xs:hexBinary;
+//!   xs:base64Binary; each item of a list; one of an enumeration's values), and the Float
+//!   representation needs a mantissa and exponent in range (7.1.4). Facets other than those
+//!   that choose the representation are not checked (EXI does not check them: an xs:int of
+//!   2^40 is an Integer). The String and restricted-character-set representations go
+//!   through the string table, which the caller handles: [`encode_string_literal`] writes a
+//!   literal's characters.
+//! - [`decode`] reads a value and appends its lexical form; [`decode_string_literal`] reads a
+//!   literal's characters. Lengths and counts are checked against the input left before
+//!   anything is allocated; every error carries the bit offset.
+//!
+//! Lexical forms on decoding (EXIficient's): booleans `true`/`false` (with a pattern facet the
+//! form written: `false`, `0`, `true`, `1`); integers without sign or leading zeros (`-0` is
+//! `0`); decimals always with a point (`1.0`, `-0.05`, `0.0`); floats as mantissa `E`
+//! exponent with the mantissa's trailing zeros moved into the exponent (`15E-1`, `1E3`, `0E0`,
+//! `INF`, `-INF`, `NaN`); dates with four-digit years at least, fractional seconds as written
+//! without trailing zeros, timezone `Z` for +00:00 else `±hh:mm`; hexBinary in upper case;
+//! base64Binary without line breaks; lists with one space between items; an enumeration's
+//! value in the canonical form of its base type (strings as the schema gives them).
+//!
+//! Lists (7.1.11): each item in the representation of the item type. String items are
+//! written as Strings (7.1.10: length and characters, restricted characters where the item
+//! type has a restricted set), not through the string table, which is for value content items
+//! (7.3) — EXIficient puts each string item through the string table (a departure; see the
+//! tests).
+//!
+//! Arbitrary-size integers: Integer, Unsigned Integer, Decimal's parts and fractional seconds
+//! of up to [`MAX_BIG_DIGITS`] decimal digits are written (longer ones are strings); the decoder
+//! reads unsigned integers of up to [`MAX_BIG_OCTETS`](crate::bits::MAX_BIG_OCTETS) octets.
 
-use super::datatype::ExiType;
-use crate::bits::BitWriter;
+use binxml_core::Result;
+use binxml_schema::datatypes::{self, Builtin, DateTimeValue, Decimal, NoNamespaces, Value};
 
-/// Writes `lexical` in representation `t`; false (nothing written) when it cannot be.
-pub(crate) fn encode(_t: &ExiType, _lexical: &str, _w: &mut BitWriter) -> bool {
-    false
+use super::datatype::{DateTimeKind, ExiType};
+use crate::bits::{Big, BitReader, BitWriter, MAX_BIG_DIGITS, char_len, push_u64, width};
+
+/// The exponent that marks INF, -INF and NaN (7.1.4).
+const SPECIAL_EXPONENT: i64 = -(1 << 14);
+/// The largest magnitude of an ordinary exponent (7.1.4).
+const MAX_EXPONENT: i64 = (1 << 14) - 1;
+/// Date-time fields (7.1.8): year offset, field widths, timezone offset.
+const YEAR_OFFSET: i64 = 2000;
+const MONTHDAY_BITS: u32 = 9;
+const TIME_BITS: u32 = 17;
+const TIMEZONE_BITS: u32 = 11;
+const TIMEZONE_OFFSET: i32 = 14 * 64;
+/// The most items a list of zero-width items (an n-bit type of one value) may have on
+/// decoding; other lists are bounded by the bits left.
+const MAX_ZERO_WIDTH_ITEMS: u64 = 1 << 16;
+
+/// A value checked and parsed, ready to be written (so that nothing is written when some part
+/// of it, a list item, cannot be represented).
+enum Prepared<'a> {
+    Binary(Vec<u8>),
+    Boolean(bool),
+    NBit(u32, u32),
+    Decimal(Decimal),
+    Float(i64, i64),
+    Integer(Decimal),
+    Unsigned(Decimal),
+    DateTime(DateTimeKind, DateTimeValue),
+    String(&'a str),
+    Restricted(&'a [char], &'a str),
+    List(Vec<Prepared<'a>>),
 }
 
-/// Writes a string literal's characters.
-pub(crate) fn encode_string_literal(_t: &ExiType, s: &str, w: &mut BitWriter) {
-    w.chars(s);
+/// Writes `lexical` in representation `t` and returns true; returns false and writes nothing
+/// when the value cannot be represented. For `String` and `Restricted` the caller handles the
+/// string table and uses [`encode_string_literal`]; given them (list items do), this writes a
+/// String: length, then characters.
+pub(crate) fn encode(t: &ExiType, lexical: &str, w: &mut BitWriter) -> bool {
+    match prepare(t, lexical) {
+        Some(p) => {
+            write(&p, w);
+            true
+        }
+        None => false,
+    }
 }
 
-/// Reads a value in representation `t`, writing its lexical form.
-pub(crate) fn decode(
-    _t: &ExiType,
-    r: &mut crate::bits::BitReader<'_>,
-    _out: &mut String,
-) -> binxml_core::Result<()> {
-    Err(r.error("typed values are not decoded yet"))
+/// The characters of a string literal (no length): code points for `String` (and any type
+/// but `Restricted`), the restricted set's n-bit indices for `Restricted`, with `N` and the
+/// code point for a character outside the set (7.1.10.1).
+pub(crate) fn encode_string_literal(t: &ExiType, s: &str, w: &mut BitWriter) {
+    match t {
+        ExiType::Restricted(chars) => rcs_chars(chars, s, w),
+        _ => w.chars(s),
+    }
 }
 
-/// Reads a string literal's `len` characters.
+/// Reads a value of representation `t` and appends its lexical form to `out`. For `String`
+/// and `Restricted` this reads a String (length and characters: what a list item is); the
+/// string-table forms are the caller's, with [`decode_string_literal`].
+pub(crate) fn decode(t: &ExiType, r: &mut BitReader, out: &mut String) -> Result<()> {
+    match t {
+        ExiType::Base64 => {
+            let bytes = read_binary(r)?;
+            base64(&bytes, out);
+        }
+        ExiType::Hex => {
+            let bytes = read_binary(r)?;
+            for b in bytes {
+                const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                out.push(HEX[(b >> 4) as usize] as char);
+                out.push(HEX[(b & 15) as usize] as char);
+            }
+        }
+        ExiType::Boolean => out.push_str(if r.boolean()? { "true" } else { "false" }),
+        ExiType::BooleanPattern => {
+            out.push_str(["false", "0", "true", "1"][(r.nbit(2)? & 3) as usize]);
+        }
+        ExiType::Decimal => {
+            let negative = r.boolean()?;
+            let mut int = String::new();
+            r.uint_digits(&mut int)?;
+            let mut frac = String::new();
+            r.uint_digits(&mut frac)?;
+            if negative && !(int == "0" && frac == "0") {
+                out.push('-');
+            }
+            out.push_str(&int);
+            out.push('.');
+            out.extend(frac.chars().rev());
+        }
+        ExiType::Float => {
+            let at = r.clone();
+            let m = read_i64(r, "a float's mantissa")?;
+            let e = read_i64(r, "a float's exponent")?;
+            if e == SPECIAL_EXPONENT {
+                out.push_str(match m {
+                    1 => "INF",
+                    -1 => "-INF",
+                    _ => "NaN",
+                });
+            } else if e.abs() > MAX_EXPONENT {
+                return Err(at.error(format!("float exponent {e} is outside -(2^14-1) to 2^14-1")));
+            } else if m == 0 {
+                out.push_str("0E0");
+            } else {
+                let (mut m, mut e) = (m, e);
+                while m % 10 == 0 {
+                    m /= 10;
+                    e += 1;
+                }
+                use std::fmt::Write;
+                let _ = write!(out, "{m}E{e}");
+            }
+        }
+        ExiType::Integer => read_integer(r, out)?,
+        ExiType::Unsigned => r.uint_digits(out)?,
+        ExiType::NBit { min, max } => {
+            let at = r.clone();
+            let n = nbit_width(*min, *max);
+            let v = *min + i128::from(r.nbit(n)?);
+            if v > *max {
+                return Err(at.error(format!("n-bit value {v} is past the range's end {max}")));
+            }
+            use std::fmt::Write;
+            let _ = write!(out, "{v}");
+        }
+        ExiType::DateTime(kind) => read_date_time(*kind, r, out)?,
+        ExiType::String => {
+            let len = read_literal_length(r)?;
+            r.chars_into(len, out)?;
+        }
+        ExiType::Restricted(_) => {
+            let len = read_literal_length(r)?;
+            decode_string_literal(t, len, r, out)?;
+        }
+        ExiType::List(item) => {
+            let at = r.clone();
+            let count = r.uint_big()?.to_u64().unwrap_or(u64::MAX);
+            let bound = if min_bits(item, r) == 0 {
+                MAX_ZERO_WIDTH_ITEMS
+            } else {
+                r.remaining_bits() / min_bits(item, r)
+            };
+            if count > bound {
+                return Err(at.error(format!(
+                    "list of {count} items is longer than the input left can hold"
+                )));
+            }
+            for i in 0..count {
+                if i > 0 {
+                    out.push(' ');
+                }
+                decode(item, r, out)?;
+            }
+        }
+        ExiType::Enumeration { values, base } => {
+            let at = r.clone();
+            let i = r.nbit(width(values.len()))? as usize;
+            let Some((_, lexical)) = values.get(i) else {
+                return Err(at.error(format!(
+                    "enumeration index {i} is past the {} values",
+                    values.len()
+                )));
+            };
+            canonical(base, lexical, out);
+        }
+    }
+    Ok(())
+}
+
+/// Reads the `len` characters of a string literal (after its length): see
+/// [`encode_string_literal`]. The length is checked against the input left first.
 pub(crate) fn decode_string_literal(
-    _t: &ExiType,
+    t: &ExiType,
     len: usize,
-    r: &mut crate::bits::BitReader<'_>,
+    r: &mut BitReader,
     out: &mut String,
-) -> binxml_core::Result<()> {
-    r.chars_into(len, out)
+) -> Result<()> {
+    let ExiType::Restricted(chars) = t else {
+        return r.chars_into(len, out);
+    };
+    let n = width(chars.len() + 1);
+    let min = if r.is_aligned() {
+        8
+    } else {
+        u64::from(n.max(1))
+    };
+    if (len as u64).saturating_mul(min) > r.remaining_bits() {
+        return Err(r.error(format!(
+            "string of {len} characters is longer than the input left can hold"
+        )));
+    }
+    out.reserve(len);
+    for _ in 0..len {
+        let at = r.clone();
+        let v = r.nbit(n)? as usize;
+        if let Some(&c) = chars.get(v) {
+            out.push(c);
+        } else if v == chars.len() {
+            let cp = r.uint()?;
+            match u32::try_from(cp).ok().and_then(char::from_u32) {
+                Some(c) => out.push(c),
+                None => return Err(at.error(format!("{cp:#x} is not a Unicode scalar value"))),
+            }
+        } else {
+            return Err(at.error(format!(
+                "restricted character {v} is past the set's {} characters",
+                chars.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks and parses `lexical` for `t`.
+fn prepare<'a>(t: &'a ExiType, lexical: &'a str) -> Option<Prepared<'a>> {
+    let parse = |b: Builtin| datatypes::parse(b, lexical, &NoNamespaces).ok();
+    Some(match t {
+        ExiType::Base64 => match parse(Builtin::Base64Binary)? {
+            Value::Base64Binary(b) => Prepared::Binary(b),
+            _ => return None,
+        },
+        ExiType::Hex => match parse(Builtin::HexBinary)? {
+            Value::HexBinary(b) => Prepared::Binary(b),
+            _ => return None,
+        },
+        ExiType::Boolean => match parse(Builtin::Boolean)? {
+            Value::Boolean(b) => Prepared::Boolean(b),
+            _ => return None,
+        },
+        ExiType::BooleanPattern => {
+            let v = match collapse(lexical) {
+                "false" => 0,
+                "0" => 1,
+                "true" => 2,
+                "1" => 3,
+                _ => return None,
+            };
+            Prepared::NBit(v, 2)
+        }
+        ExiType::Decimal => match parse(Builtin::Decimal)? {
+            Value::Decimal(d) if fits(&d) => Prepared::Decimal(d),
+            _ => return None,
+        },
+        ExiType::Float => match parse(Builtin::Double)? {
+            Value::Double(f) => {
+                let (m, e) = f.exi_mantissa_exponent()?;
+                Prepared::Float(m, e)
+            }
+            _ => return None,
+        },
+        ExiType::Integer => match parse(Builtin::Integer)? {
+            Value::Decimal(d) if fits(&d) => Prepared::Integer(d),
+            _ => return None,
+        },
+        ExiType::Unsigned => match parse(Builtin::Integer)? {
+            Value::Decimal(d) if fits(&d) && !d.is_negative() => Prepared::Unsigned(d),
+            _ => return None,
+        },
+        ExiType::NBit { min, max } => match parse(Builtin::Integer)? {
+            Value::Decimal(d) => {
+                let v = d.to_i128()?;
+                if v < *min || v > *max {
+                    return None;
+                }
+                Prepared::NBit(u32::try_from(v - min).ok()?, nbit_width(*min, *max))
+            }
+            _ => return None,
+        },
+        ExiType::DateTime(kind) => match parse(builtin(*kind))? {
+            Value::DateTime(v) if v.fraction_digits().len() <= MAX_BIG_DIGITS => {
+                Prepared::DateTime(*kind, v)
+            }
+            _ => return None,
+        },
+        ExiType::String => Prepared::String(lexical),
+        ExiType::Restricted(chars) => Prepared::Restricted(chars, lexical),
+        ExiType::List(item) => Prepared::List(
+            datatypes::split_list(lexical)
+                .map(|tok| prepare(item, tok))
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        ExiType::Enumeration { values, base } => {
+            let i = enumeration_index(values, base, lexical)?;
+            Prepared::NBit(i as u32, width(values.len()))
+        }
+    })
+}
+
+/// Writes a prepared value.
+fn write(p: &Prepared<'_>, w: &mut BitWriter) {
+    match p {
+        Prepared::Binary(b) => {
+            w.uint(b.len() as u64);
+            for &o in b {
+                w.octet(o);
+            }
+        }
+        Prepared::Boolean(b) => w.boolean(*b),
+        Prepared::NBit(v, n) => w.nbit(*v, *n),
+        Prepared::Decimal(d) => {
+            w.boolean(d.is_negative());
+            w.uint_digits(d.integral_digits());
+            let rev: String = d.fraction_digits().chars().rev().collect();
+            w.uint_digits(&rev);
+        }
+        Prepared::Float(m, e) => {
+            write_i64(w, *m);
+            write_i64(w, *e);
+        }
+        Prepared::Integer(d) => match d.to_i64() {
+            Some(v) => write_i64(w, v),
+            None => {
+                w.boolean(d.is_negative());
+                if d.is_negative() {
+                    let mut b = Big::from_decimal(d.integral_digits());
+                    b.sub_one();
+                    w.uint_big(&b);
+                } else {
+                    w.uint_digits(d.integral_digits());
+                }
+            }
+        },
+        Prepared::Unsigned(d) => w.uint_digits(d.integral_digits()),
+        Prepared::DateTime(kind, v) => write_date_time(*kind, v, w),
+        Prepared::String(s) => w.string(s),
+        Prepared::Restricted(chars, s) => {
+            w.uint(char_len(s) as u64);
+            rcs_chars(chars, s, w);
+        }
+        Prepared::List(items) => {
+            w.uint(items.len() as u64);
+            for i in items {
+                write(i, w);
+            }
+        }
+    }
+}
+
+/// XML whitespace collapsing for a single token: leading and trailing spaces removed (inner
+/// ones make the value invalid for every type that collapses).
+fn collapse(s: &str) -> &str {
+    s.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'))
+}
+
+/// Whether a number's digits are few enough to be written (see [`MAX_BIG_DIGITS`]).
+fn fits(d: &Decimal) -> bool {
+    d.integral_digits().len() <= MAX_BIG_DIGITS && d.fraction_digits().len() <= MAX_BIG_DIGITS
+}
+
+/// The width of an n-bit integer over `min..=max` (7.1.5, 7.1.9).
+fn nbit_width(min: i128, max: i128) -> u32 {
+    width(usize::try_from(max - min).map_or(usize::MAX, |r| r.saturating_add(1)))
+}
+
+/// The XML Schema type of a date-time representation.
+fn builtin(kind: DateTimeKind) -> Builtin {
+    match kind {
+        DateTimeKind::DateTime => Builtin::DateTime,
+        DateTimeKind::Time => Builtin::Time,
+        DateTimeKind::Date => Builtin::Date,
+        DateTimeKind::GYearMonth => Builtin::GYearMonth,
+        DateTimeKind::GYear => Builtin::GYear,
+        DateTimeKind::GMonthDay => Builtin::GMonthDay,
+        DateTimeKind::GDay => Builtin::GDay,
+        DateTimeKind::GMonth => Builtin::GMonth,
+    }
+}
+
+/// An Integer (7.1.5) that fits in an `i64`.
+fn write_i64(w: &mut BitWriter, v: i64) {
+    if v < 0 {
+        w.boolean(true);
+        w.uint(!v as u64); // -v - 1
+    } else {
+        w.boolean(false);
+        w.uint(v as u64);
+    }
+}
+
+/// Reads an Integer that must fit in an `i64`.
+fn read_i64(r: &mut BitReader, what: &str) -> Result<i64> {
+    let at = r.clone();
+    let negative = r.boolean()?;
+    let mag = r
+        .uint()
+        .ok()
+        .and_then(|m| i64::try_from(m).ok())
+        .ok_or_else(|| at.error(format!("{what} does not fit in 64 bits")))?;
+    Ok(if negative { !mag } else { mag })
+}
+
+/// Reads an Integer of any size as decimal digits.
+fn read_integer(r: &mut BitReader, out: &mut String) -> Result<()> {
+    let negative = r.boolean()?;
+    let save = r.clone();
+    match r.uint() {
+        Ok(m) if !negative => push_u64(out, m),
+        Ok(m) if m < u64::MAX => {
+            out.push('-');
+            push_u64(out, m + 1);
+        }
+        _ => {
+            *r = save;
+            let mut b = r.uint_big()?;
+            if negative {
+                b.add_one();
+                out.push('-');
+            }
+            b.write_decimal(out);
+        }
+    }
+    Ok(())
+}
+
+/// Reads a String's length, bounded by the input left.
+fn read_literal_length(r: &mut BitReader) -> Result<usize> {
+    let at = r.clone();
+    let len = r.uint_big()?.to_u64().unwrap_or(u64::MAX);
+    if len > r.remaining_bits() {
+        return Err(at.error(format!(
+            "string of {len} characters is longer than the input left can hold"
+        )));
+    }
+    Ok(len as usize)
+}
+
+/// The fewest bits a value of `t` takes (to bound list lengths by the input left).
+fn min_bits(t: &ExiType, r: &BitReader) -> u64 {
+    let aligned = r.is_aligned();
+    let nbit = |n: u32| -> u64 {
+        if n == 0 {
+            0
+        } else if aligned {
+            8
+        } else {
+            u64::from(n)
+        }
+    };
+    match t {
+        ExiType::NBit { min, max } => nbit(nbit_width(*min, *max)),
+        ExiType::Enumeration { values, .. } => nbit(width(values.len())),
+        ExiType::Boolean => nbit(1),
+        ExiType::BooleanPattern => nbit(2),
+        ExiType::DateTime(_) => nbit(1),
+        // Everything else starts with an unsigned integer or a sign: at least a bit.
+        _ => 1,
+    }
+}
+
+/// Binary (7.1.1): a length, then the octets.
+fn read_binary(r: &mut BitReader) -> Result<Vec<u8>> {
+    let at = r.clone();
+    let len = r.uint_big()?.to_u64().unwrap_or(u64::MAX);
+    if len.saturating_mul(8) > r.remaining_bits() {
+        return Err(at.error(format!(
+            "binary value of {len} octets is longer than the {} octets left",
+            r.remaining_bits() / 8
+        )));
+    }
+    let mut b = Vec::with_capacity(len as usize);
+    for _ in 0..len {
+        b.push(r.bits(8)? as u8);
+    }
+    Ok(b)
+}
+
+/// Base64 without line breaks, with padding.
+fn base64(bytes: &[u8], out: &mut String) {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(c.get(1).copied().unwrap_or(0)) << 8)
+            | u32::from(c.get(2).copied().unwrap_or(0));
+        out.push(A[(n >> 18) as usize & 63] as char);
+        out.push(A[(n >> 12) as usize & 63] as char);
+        out.push(if c.len() > 1 {
+            A[(n >> 6) as usize & 63] as char
+        } else {
+            '='
+        });
+        out.push(if c.len() > 2 {
+            A[n as usize & 63] as char
+        } else {
+            '='
+        });
+    }
+}
+
+/// Restricted characters (7.1.10.1): each character's index in the sorted set, in
+/// ⌈log2(N+1)⌉ bits, or N followed by the code point.
+fn rcs_chars(chars: &[char], s: &str, w: &mut BitWriter) {
+    let n = width(chars.len() + 1);
+    for c in s.chars() {
+        match chars.binary_search(&c) {
+            Ok(i) => w.nbit(i as u32, n),
+            Err(_) => {
+                w.nbit(chars.len() as u32, n);
+                w.uint(c as u64);
+            }
+        }
+    }
+}
+
+/// The index of `lexical` among an enumeration's values (7.2): the first value equal to it
+/// in the value space of the enumeration's type; strings compare as written.
+fn enumeration_index(values: &[(Value, String)], base: &ExiType, lexical: &str) -> Option<usize> {
+    let parse = |b: Builtin| datatypes::parse(b, lexical, &NoNamespaces).ok();
+    let v = match &values.first()?.0 {
+        Value::String(_) | Value::AnyUri(_) => {
+            return values.iter().position(|(v, _)| match v {
+                Value::String(s) | Value::AnyUri(s) => s == lexical,
+                _ => false,
+            });
+        }
+        Value::Decimal(_) => parse(if matches!(base, ExiType::Decimal) {
+            Builtin::Decimal
+        } else {
+            Builtin::Integer
+        })?,
+        Value::Float(_) => parse(Builtin::Float)?,
+        Value::Double(_) => parse(Builtin::Double)?,
+        Value::Boolean(_) => parse(Builtin::Boolean)?,
+        Value::DateTime(d) => parse(d.kind())?,
+        Value::Duration(_) => parse(Builtin::Duration)?,
+        Value::HexBinary(_) => parse(Builtin::HexBinary)?,
+        Value::Base64Binary(_) => parse(Builtin::Base64Binary)?,
+        _ => return None,
+    };
+    values.iter().position(|(x, _)| x.same_value(&v))
+}
+
+/// The lexical form EXIficient gives an enumeration's value: its base type's decoded form
+/// (what writing it and reading it back gives); strings as they are.
+fn canonical(base: &ExiType, lexical: &str, out: &mut String) {
+    if matches!(
+        base,
+        ExiType::String | ExiType::Restricted(_) | ExiType::Enumeration { .. } | ExiType::List(_)
+    ) {
+        out.push_str(lexical);
+        return;
+    }
+    let mut w = BitWriter::new(false);
+    if encode(base, lexical, &mut w) {
+        let bytes = w.finish();
+        let mut r = BitReader::new(&bytes, false, 0);
+        let mark = out.len();
+        if decode(base, &mut r, out).is_ok() {
+            return;
+        }
+        out.truncate(mark);
+    }
+    out.push_str(lexical);
+}
+
+/// Date-Time (7.1.8, Table 7-4).
+fn write_date_time(kind: DateTimeKind, v: &DateTimeValue, w: &mut BitWriter) {
+    use DateTimeKind::*;
+    let month = u32::from(v.month().unwrap_or(0));
+    let day = u32::from(v.day().unwrap_or(0));
+    if matches!(kind, DateTime | Date | GYearMonth | GYear) {
+        write_i64(
+            w,
+            v.year().unwrap_or(YEAR_OFFSET).saturating_sub(YEAR_OFFSET),
+        );
+    }
+    if matches!(
+        kind,
+        DateTime | Date | GYearMonth | GMonthDay | GDay | GMonth
+    ) {
+        w.nbit(month * 32 + day, MONTHDAY_BITS);
+    }
+    if matches!(kind, DateTime | Time) {
+        let h = u32::from(v.hour().unwrap_or(0));
+        let m = u32::from(v.minute().unwrap_or(0));
+        let s = u32::from(v.second().unwrap_or(0));
+        w.nbit((h * 64 + m) * 64 + s, TIME_BITS);
+        let frac = v.fraction_digits();
+        if frac.is_empty() {
+            w.boolean(false);
+        } else {
+            w.boolean(true);
+            let rev: String = frac.chars().rev().collect();
+            w.uint_digits(&rev);
+        }
+    }
+    match v.timezone_minutes() {
+        None => w.boolean(false),
+        Some(tz) => {
+            w.boolean(true);
+            let tz = i32::from(tz);
+            let (h, m) = (tz.abs() / 60, tz.abs() % 60);
+            let code = tz.signum() * (h * 64 + m) + TIMEZONE_OFFSET;
+            w.nbit(code as u32, TIMEZONE_BITS);
+        }
+    }
+}
+
+/// Reads a Date-Time value and writes its lexical form.
+fn read_date_time(kind: DateTimeKind, r: &mut BitReader, out: &mut String) -> Result<()> {
+    use DateTimeKind::*;
+    use std::fmt::Write;
+    if matches!(kind, DateTime | Date | GYearMonth | GYear) {
+        let at = r.clone();
+        let year = read_i64(r, "a year")?
+            .checked_add(YEAR_OFFSET)
+            .ok_or_else(|| at.error("year out of range"))?;
+        if year < 0 {
+            out.push('-');
+        }
+        let _ = write!(out, "{:04}", year.unsigned_abs());
+    }
+    if matches!(
+        kind,
+        DateTime | Date | GYearMonth | GMonthDay | GDay | GMonth
+    ) {
+        let at = r.clone();
+        let md = r.nbit(MONTHDAY_BITS)?;
+        let (month, day) = (md / 32, md % 32);
+        let month_ok = match kind {
+            GDay => month == 0,
+            _ => (1..=12).contains(&month),
+        };
+        let day_ok = match kind {
+            GYearMonth | GMonth => day == 0,
+            _ => day >= 1,
+        };
+        if !month_ok || !day_ok {
+            return Err(at.error(format!(
+                "month {month} and day {day} are not a valid {kind:?}"
+            )));
+        }
+        match kind {
+            GMonth => {
+                let _ = write!(out, "--{month:02}");
+            }
+            GDay => {
+                let _ = write!(out, "---{day:02}");
+            }
+            GMonthDay => {
+                let _ = write!(out, "--{month:02}-{day:02}");
+            }
+            GYearMonth => {
+                let _ = write!(out, "-{month:02}");
+            }
+            _ => {
+                let _ = write!(out, "-{month:02}-{day:02}");
+            }
+        }
+    }
+    if matches!(kind, DateTime | Time) {
+        let at = r.clone();
+        let t = r.nbit(TIME_BITS)?;
+        let (h, m, s) = (t / 4096, (t / 64) % 64, t % 64);
+        if h > 24 || m > 59 || s > 60 {
+            return Err(at.error(format!("time {h}:{m}:{s} is out of range")));
+        }
+        if kind == DateTime {
+            out.push('T');
+        }
+        let _ = write!(out, "{h:02}:{m:02}:{s:02}");
+        if r.boolean()? {
+            let mut digits = String::new();
+            r.uint_digits(&mut digits)?;
+            if digits != "0" {
+                out.push('.');
+                out.extend(digits.chars().rev());
+            }
+        }
+    }
+    if r.boolean()? {
+        let at = r.clone();
+        let tz = r.nbit(TIMEZONE_BITS)? as i32 - TIMEZONE_OFFSET;
+        let (h, m) = (tz.abs() / 64, tz.abs() % 64);
+        if h > 14 || m > 59 {
+            return Err(at.error(format!("timezone offset {tz} is out of range")));
+        }
+        if tz == 0 {
+            out.push('Z');
+        } else {
+            let _ = write!(out, "{}{h:02}:{m:02}", if tz < 0 { '-' } else { '+' });
+        }
+    }
+    Ok(())
+}
+
+/// For the integration tests (`tests/informed_values.rs`): a value after an EXI header and
+/// event codes, as a whole stream.
+#[doc(hidden)]
+pub mod for_tests {
+    use super::*;
+
+    pub use crate::informed::datatype::{DateTimeKind, ExiType};
+
+    fn start(aligned: bool, codes: &[(u32, u32)]) -> BitWriter {
+        let mut w = BitWriter::new(false);
+        w.bits(0x80, 8);
+        w.set_aligned(aligned);
+        for &(v, n) in codes {
+            w.nbit(v, n);
+        }
+        w
+    }
+
+    /// The header `0x80`, the event codes (value, bits), then the value (`None` when it
+    /// cannot be represented), padded.
+    pub fn encode(
+        t: &ExiType,
+        lexical: &str,
+        aligned: bool,
+        codes: &[(u32, u32)],
+    ) -> Option<Vec<u8>> {
+        let mut w = start(aligned, codes);
+        super::encode(t, lexical, &mut w).then(|| w.finish())
+    }
+
+    /// As [`encode`], the value a string-table miss: length + 2, then the literal.
+    pub fn encode_miss(t: &ExiType, lexical: &str, aligned: bool, codes: &[(u32, u32)]) -> Vec<u8> {
+        let mut w = start(aligned, codes);
+        w.uint(char_len(lexical) as u64 + 2);
+        encode_string_literal(t, lexical, &mut w);
+        w.finish()
+    }
+
+    fn skip<'a>(bytes: &'a [u8], aligned: bool, codes: &[(u32, u32)]) -> Result<BitReader<'a>> {
+        let mut r = BitReader::new(bytes, false, 0);
+        r.bits(8)?;
+        r.set_aligned(aligned);
+        for &(_, n) in codes {
+            r.nbit(n)?;
+        }
+        Ok(r)
+    }
+
+    /// Reads the value of a stream [`encode`] writes.
+    pub fn decode(
+        t: &ExiType,
+        bytes: &[u8],
+        aligned: bool,
+        codes: &[(u32, u32)],
+    ) -> Result<String> {
+        let mut r = skip(bytes, aligned, codes)?;
+        let mut out = String::new();
+        super::decode(t, &mut r, &mut out)?;
+        Ok(out)
+    }
+
+    /// Reads the value of a stream [`encode_miss`] writes.
+    pub fn decode_miss(
+        t: &ExiType,
+        bytes: &[u8],
+        aligned: bool,
+        codes: &[(u32, u32)],
+    ) -> Result<String> {
+        let mut r = skip(bytes, aligned, codes)?;
+        let n = r.uint()?;
+        let mut out = String::new();
+        decode_string_literal(t, n.saturating_sub(2) as usize, &mut r, &mut out)?;
+        Ok(out)
+    }
+
+    /// Random bytes into every decoder: errors, never a panic.
+    pub fn decode_raw(t: &ExiType, bytes: &[u8], aligned: bool) -> Result<String> {
+        let mut r = BitReader::new(bytes, aligned, 0);
+        let mut out = String::new();
+        super::decode(t, &mut r, &mut out)?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(t: &ExiType, s: &str) -> Option<Vec<u8>> {
+        let mut w = BitWriter::new(false);
+        encode(t, s, &mut w).then(|| w.finish())
+    }
+
+    fn round(t: &ExiType, s: &str) -> String {
+        for aligned in [false, true] {
+            let mut w = BitWriter::new(aligned);
+            assert!(encode(t, s, &mut w), "{s:?} as {t:?}");
+            let bytes = w.finish();
+            let mut r = BitReader::new(&bytes, aligned, 0);
+            let mut out = String::new();
+            decode(t, &mut r, &mut out).unwrap();
+            if !aligned {
+                return out;
+            }
+        }
+        unreachable!()
+    }
+
+    #[test]
+    fn integers() {
+        assert_eq!(enc(&ExiType::Integer, "0"), Some(vec![0, 0]));
+        // -1: sign 1, magnitude - 1 = 0.
+        assert_eq!(enc(&ExiType::Integer, " -1 "), Some(vec![0x80, 0]));
+        assert_eq!(round(&ExiType::Integer, "+007"), "7");
+        assert_eq!(round(&ExiType::Integer, "-0"), "0");
+        for v in [
+            "9223372036854775807",
+            "-9223372036854775808",
+            "18446744073709551616",
+            "-18446744073709551617",
+            "-123456789012345678901234567890",
+        ] {
+            assert_eq!(round(&ExiType::Integer, v), v);
+            if !v.starts_with('-') {
+                assert_eq!(round(&ExiType::Unsigned, v), v);
+            }
+        }
+        assert!(enc(&ExiType::Unsigned, "-1").is_none());
+        assert!(enc(&ExiType::Integer, "1.0").is_none());
+        assert!(enc(&ExiType::Integer, "1 2").is_none());
+        let nbit = ExiType::NBit { min: -5, max: 10 };
+        assert_eq!(enc(&nbit, "-5"), Some(vec![0]));
+        assert_eq!(enc(&nbit, "10"), Some(vec![15 << 4]));
+        assert!(enc(&nbit, "11").is_none());
+        assert_eq!(round(&nbit, "-3"), "-3");
+    }
+
+    #[test]
+    fn decimals_and_floats() {
+        assert_eq!(round(&ExiType::Decimal, "1"), "1.0");
+        assert_eq!(round(&ExiType::Decimal, "-0.050"), "-0.05");
+        assert_eq!(round(&ExiType::Decimal, "-0"), "0.0");
+        assert_eq!(round(&ExiType::Decimal, ".5"), "0.5");
+        assert_eq!(round(&ExiType::Decimal, "1."), "1.0");
+        assert_eq!(round(&ExiType::Float, "1500"), "15E2");
+        assert_eq!(round(&ExiType::Float, "1.5"), "15E-1");
+        assert_eq!(round(&ExiType::Float, "-0"), "0E0");
+        assert_eq!(round(&ExiType::Float, "INF"), "INF");
+        assert_eq!(round(&ExiType::Float, "NaN"), "NaN");
+        assert!(enc(&ExiType::Float, "1E16384").is_none());
+        assert!(enc(&ExiType::Float, "+INF").is_none());
+    }
+
+    #[test]
+    fn dates() {
+        let dt = ExiType::DateTime(DateTimeKind::DateTime);
+        assert_eq!(
+            round(&dt, "2001-02-03T04:05:06.070+01:30"),
+            "2001-02-03T04:05:06.07+01:30"
+        );
+        assert_eq!(round(&dt, "-0044-03-15T12:00:00Z"), "-0044-03-15T12:00:00Z");
+        assert_eq!(round(&dt, "12345-01-01T00:00:00"), "12345-01-01T00:00:00");
+        assert_eq!(round(&dt, "2000-01-01T24:00:00"), "2000-01-01T24:00:00");
+        let d = |k| ExiType::DateTime(k);
+        assert_eq!(round(&d(DateTimeKind::GDay), "---05-14:00"), "---05-14:00");
+        assert_eq!(round(&d(DateTimeKind::GMonth), "--12"), "--12");
+        assert_eq!(round(&d(DateTimeKind::GMonthDay), "--02-29"), "--02-29");
+        assert_eq!(round(&d(DateTimeKind::GYearMonth), "1999-12"), "1999-12");
+        assert_eq!(round(&d(DateTimeKind::Time), "23:59:59.000"), "23:59:59");
+        assert!(enc(&dt, "2001-13-01T00:00:00").is_none());
+    }
+
+    #[test]
+    fn strings_booleans_binary_lists() {
+        assert_eq!(round(&ExiType::Boolean, " 1 "), "true");
+        assert_eq!(round(&ExiType::BooleanPattern, "0"), "0");
+        assert_eq!(round(&ExiType::Hex, "0fa1"), "0FA1");
+        assert_eq!(round(&ExiType::Base64, "QUJD\nREVG"), "QUJDREVG");
+        let rcs = ExiType::Restricted(vec!['0', '1', '2']);
+        // "1x2": length 3, then 01, 11 + 'x', 10 (2 bits each).
+        let mut w = BitWriter::new(false);
+        w.uint(3);
+        encode_string_literal(&rcs, "1x😀", &mut w);
+        let bytes = w.finish();
+        let mut r = BitReader::new(&bytes, false, 0);
+        let mut out = String::new();
+        decode(&rcs, &mut r, &mut out).unwrap();
+        assert_eq!(out, "1x😀");
+        let list = ExiType::List(Box::new(ExiType::Integer));
+        assert_eq!(round(&list, " 1  -2\n3 "), "1 -2 3");
+        assert!(enc(&list, "1 x").is_none());
+        assert_eq!(round(&list, ""), "");
+    }
+
+    #[test]
+    fn hostile_input_never_panics() {
+        let types = [
+            ExiType::Base64,
+            ExiType::Hex,
+            ExiType::Boolean,
+            ExiType::BooleanPattern,
+            ExiType::Decimal,
+            ExiType::Float,
+            ExiType::Integer,
+            ExiType::Unsigned,
+            ExiType::NBit { min: -3, max: 4000 },
+            ExiType::DateTime(DateTimeKind::DateTime),
+            ExiType::DateTime(DateTimeKind::GDay),
+            ExiType::String,
+            ExiType::Restricted(vec!['a', 'b']),
+            ExiType::List(Box::new(ExiType::NBit { min: 0, max: 0 })),
+            ExiType::List(Box::new(ExiType::String)),
+        ];
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..3000 {
+            let len = (seed % 40) as usize;
+            let mut bytes = Vec::with_capacity(len);
+            for _ in 0..len {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                bytes.push(seed as u8);
+            }
+            for t in &types {
+                for aligned in [false, true] {
+                    let mut r = BitReader::new(&bytes, aligned, 0);
+                    let _ = decode(t, &mut r, &mut String::new());
+                    let mut r = BitReader::new(&bytes, aligned, 0);
+                    let _ = decode_string_literal(t, len * 3, &mut r, &mut String::new());
+                }
+            }
+        }
+    }
 }
