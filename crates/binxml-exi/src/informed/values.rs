@@ -68,19 +68,60 @@ enum Prepared<'a> {
     Integer(Decimal),
     Unsigned(Decimal),
     DateTime(DateTimeKind, DateTimeValue),
-    String(&'a str),
-    Restricted(&'a [char], &'a str),
+    /// A String or restricted-character-set item of a list: through the string table.
+    Item(&'a ExiType, &'a str),
     List(Vec<Prepared<'a>>),
 }
 
+/// The value string table as the String items of a list use it. EXIficient puts each String
+/// (or restricted-character-set) item of a list through the string table of the attribute or
+/// element, as it does whole values: a local or global hit, or the length + 2 and the literal
+/// (7.1.11 says each item is represented "according to its type (see 7)", and section 7 sends
+/// String values to the string table, 7.3); checked on EXIficient's bytes.
+pub(crate) trait ItemStrings {
+    /// Writes the String item `s` of representation `t` (`String` or `Restricted`): a hit, or
+    /// a miss with [`encode_string_literal`] (and the table learns it).
+    fn write_item(&mut self, t: &ExiType, s: &str, w: &mut BitWriter);
+    /// Reads a String item (a hit or a literal, with [`decode_string_literal`]).
+    fn read_item(&mut self, t: &ExiType, r: &mut BitReader, out: &mut String) -> Result<()>;
+}
+
+/// No string table: a list of String items cannot be written or read without one.
+struct NoTable;
+
+impl ItemStrings for NoTable {
+    fn write_item(&mut self, _: &ExiType, _: &str, _: &mut BitWriter) {
+        unreachable!("prepare refuses String list items without a string table")
+    }
+    fn read_item(&mut self, _: &ExiType, r: &mut BitReader, _: &mut String) -> Result<()> {
+        Err(r.error("a list of strings needs the string table"))
+    }
+}
+
+/// Whether a list of `t` needs the string table.
+fn string_items(t: &ExiType) -> bool {
+    matches!(t, ExiType::List(item) if matches!(**item, ExiType::String | ExiType::Restricted(_)))
+}
+
 /// Writes `lexical` in representation `t` and returns true; returns false and writes nothing
-/// when the value cannot be represented. For `String` and `Restricted` the caller handles the
-/// string table and uses [`encode_string_literal`]; given them (list items do), this writes a
-/// String: length, then characters.
+/// when the value cannot be represented. `String` and `Restricted` values go through the
+/// string table, which the caller handles (with [`encode_string_literal`] for a miss); given
+/// them, this writes a String (length, then characters). A list of String items needs the
+/// string table: [`encode_with`] (here it returns false).
 pub(crate) fn encode(t: &ExiType, lexical: &str, w: &mut BitWriter) -> bool {
+    !string_items(t) && encode_with(t, lexical, w, &mut NoTable)
+}
+
+/// [`encode`], with the string table for the String items of a list.
+pub(crate) fn encode_with(
+    t: &ExiType,
+    lexical: &str,
+    w: &mut BitWriter,
+    strings: &mut dyn ItemStrings,
+) -> bool {
     match prepare(t, lexical) {
         Some(p) => {
-            write(&p, w);
+            write(&p, w, strings);
             true
         }
         None => false,
@@ -98,9 +139,20 @@ pub(crate) fn encode_string_literal(t: &ExiType, s: &str, w: &mut BitWriter) {
 }
 
 /// Reads a value of representation `t` and appends its lexical form to `out`. For `String`
-/// and `Restricted` this reads a String (length and characters: what a list item is); the
-/// string-table forms are the caller's, with [`decode_string_literal`].
+/// and `Restricted` this reads a String (length and characters); the string-table forms are
+/// the caller's, with [`decode_string_literal`]. A list of String items needs the string
+/// table: [`decode_with`] (here it is an error).
 pub(crate) fn decode(t: &ExiType, r: &mut BitReader, out: &mut String) -> Result<()> {
+    decode_with(t, r, out, &mut NoTable)
+}
+
+/// [`decode`], with the string table for the String items of a list.
+pub(crate) fn decode_with(
+    t: &ExiType,
+    r: &mut BitReader,
+    out: &mut String,
+    strings: &mut dyn ItemStrings,
+) -> Result<()> {
     match t {
         ExiType::Base64 => {
             let bytes = read_binary(r)?;
@@ -189,11 +241,14 @@ pub(crate) fn decode(t: &ExiType, r: &mut BitReader, out: &mut String) -> Result
                     "list of {count} items is longer than the input left can hold"
                 )));
             }
-            for i in 0..count {
-                if i > 0 {
-                    out.push(' ');
+            // EXIficient writes a space after every item.
+            for _ in 0..count {
+                if matches!(**item, ExiType::String | ExiType::Restricted(_)) {
+                    strings.read_item(item, r, out)?;
+                } else {
+                    decode_with(item, r, out, strings)?;
                 }
-                decode(item, r, out)?;
+                out.push(' ');
             }
         }
         ExiType::Enumeration { values, base } => {
@@ -316,8 +371,7 @@ fn prepare<'a>(t: &'a ExiType, lexical: &'a str) -> Option<Prepared<'a>> {
             }
             _ => return None,
         },
-        ExiType::String => Prepared::String(lexical),
-        ExiType::Restricted(chars) => Prepared::Restricted(chars, lexical),
+        ExiType::String | ExiType::Restricted(_) => Prepared::Item(t, lexical),
         ExiType::List(item) => Prepared::List(
             datatypes::split_list(lexical)
                 .map(|tok| prepare(item, tok))
@@ -331,7 +385,7 @@ fn prepare<'a>(t: &'a ExiType, lexical: &'a str) -> Option<Prepared<'a>> {
 }
 
 /// Writes a prepared value.
-fn write(p: &Prepared<'_>, w: &mut BitWriter) {
+fn write(p: &Prepared<'_>, w: &mut BitWriter, strings: &mut dyn ItemStrings) {
     match p {
         Prepared::Binary(b) => {
             w.uint(b.len() as u64);
@@ -366,15 +420,17 @@ fn write(p: &Prepared<'_>, w: &mut BitWriter) {
         },
         Prepared::Unsigned(d) => w.uint_digits(d.integral_digits()),
         Prepared::DateTime(kind, v) => write_date_time(*kind, v, w),
-        Prepared::String(s) => w.string(s),
-        Prepared::Restricted(chars, s) => {
+        Prepared::Item(t, s) => {
             w.uint(char_len(s) as u64);
-            rcs_chars(chars, s, w);
+            encode_string_literal(t, s, w);
         }
         Prepared::List(items) => {
             w.uint(items.len() as u64);
             for i in items {
-                write(i, w);
+                match i {
+                    Prepared::Item(t, s) => strings.write_item(t, s, w),
+                    _ => write(i, w, strings),
+                }
             }
         }
     }
@@ -735,6 +791,48 @@ pub mod for_tests {
 
     pub use crate::informed::datatype::{DateTimeKind, ExiType};
 
+    /// The values of one element, as a fresh string table has them: local hits (0 and the
+    /// id), misses (length + 2 and the literal, then learned when not empty).
+    #[derive(Default)]
+    struct Table(Vec<String>);
+
+    impl ItemStrings for Table {
+        fn write_item(&mut self, t: &ExiType, s: &str, w: &mut BitWriter) {
+            match self.0.iter().position(|x| x == s) {
+                Some(i) => {
+                    w.uint(0);
+                    w.nbit(i as u32, width(self.0.len()));
+                }
+                None => {
+                    w.uint(char_len(s) as u64 + 2);
+                    encode_string_literal(t, s, w);
+                    if !s.is_empty() {
+                        self.0.push(s.to_string());
+                    }
+                }
+            }
+        }
+        fn read_item(&mut self, t: &ExiType, r: &mut BitReader, out: &mut String) -> Result<()> {
+            match r.uint()? {
+                0 => {
+                    let i = r.nbit(width(self.0.len()))? as usize;
+                    let v = self.0.get(i).ok_or_else(|| r.error("no such value"))?;
+                    out.push_str(v);
+                }
+                1 => return Err(r.error("global hit")),
+                n => {
+                    let mut v = String::new();
+                    decode_string_literal(t, (n - 2) as usize, r, &mut v)?;
+                    out.push_str(&v);
+                    if !v.is_empty() {
+                        self.0.push(v);
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+
     fn start(aligned: bool, codes: &[(u32, u32)]) -> BitWriter {
         let mut w = BitWriter::new(false);
         w.bits(0x80, 8);
@@ -754,7 +852,7 @@ pub mod for_tests {
         codes: &[(u32, u32)],
     ) -> Option<Vec<u8>> {
         let mut w = start(aligned, codes);
-        super::encode(t, lexical, &mut w).then(|| w.finish())
+        super::encode_with(t, lexical, &mut w, &mut Table::default()).then(|| w.finish())
     }
 
     /// As [`encode`], the value a string-table miss: length + 2, then the literal.
@@ -784,7 +882,7 @@ pub mod for_tests {
     ) -> Result<String> {
         let mut r = skip(bytes, aligned, codes)?;
         let mut out = String::new();
-        super::decode(t, &mut r, &mut out)?;
+        super::decode_with(t, &mut r, &mut out, &mut Table::default())?;
         Ok(out)
     }
 
@@ -806,7 +904,7 @@ pub mod for_tests {
     pub fn decode_raw(t: &ExiType, bytes: &[u8], aligned: bool) -> Result<String> {
         let mut r = BitReader::new(bytes, aligned, 0);
         let mut out = String::new();
-        super::decode(t, &mut r, &mut out)?;
+        super::decode_with(t, &mut r, &mut out, &mut Table::default())?;
         Ok(out)
     }
 }
@@ -916,7 +1014,7 @@ mod tests {
         decode(&rcs, &mut r, &mut out).unwrap();
         assert_eq!(out, "1x😀");
         let list = ExiType::List(Box::new(ExiType::Integer));
-        assert_eq!(round(&list, " 1  -2\n3 "), "1 -2 3");
+        assert_eq!(round(&list, " 1  -2\n3 "), "1 -2 3 ");
         assert!(enc(&list, "1 x").is_none());
         assert_eq!(round(&list, ""), "");
     }
