@@ -271,13 +271,23 @@ struct Bench {
 }
 
 /// The schema of `<v>` with the given simple type content, and v's EXI datatype.
-fn schema(dir: &Path, name: &str, simple: &str) -> (PathBuf, ExiType) {
-    let xsd = format!(
-        r#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
+/// With `attr`, `<v>` has an optional attribute `a` of that type and no content.
+fn schema(dir: &Path, name: &str, simple: &str, attr: bool) -> (PathBuf, ExiType) {
+    let xsd = if attr {
+        format!(
+            r#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
+  <xs:element name="v"><xs:complexType><xs:attribute name="a"><xs:simpleType>{simple}</xs:simpleType></xs:attribute></xs:complexType></xs:element>
+</xs:schema>
+"#
+        )
+    } else {
+        format!(
+            r#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
   <xs:element name="v"><xs:simpleType>{simple}</xs:simpleType></xs:element>
 </xs:schema>
 "#
-    );
+        )
+    };
     let path = dir.join(format!("{name}.xsd"));
     std::fs::write(&path, &xsd).unwrap();
     let s = Schema::from_bytes_with(xsd.as_bytes(), "t.xsd", &LoadOptions::default()).unwrap();
@@ -289,9 +299,10 @@ fn schema(dir: &Path, name: &str, simple: &str) -> (PathBuf, ExiType) {
         .iter()
         .find_map(|p| match &p.terminal {
             Terminal::Ch(t) => Some(g.datatype(*t).clone()),
+            Terminal::At { type_def, .. } => Some(g.datatype(*type_def).clone()),
             _ => None,
         })
-        .expect("v has a CH production");
+        .expect("v has a CH or AT production");
     (path, t)
 }
 
@@ -309,14 +320,37 @@ impl Bench {
         })
     }
 
-    /// Checks every value of one type, bit-packed and byte-aligned.
+    /// Checks every value of one type, bit-packed and byte-aligned, as element text.
     fn check(&mut self, name: &str, simple: &str, vals: &[String]) {
-        let (xsd, t) = schema(&self.dir, name, simple);
+        self.check_as(name, simple, vals, false);
+    }
+
+    /// As [`check`](Self::check), as the value of an attribute (`<v a="VALUE"/>`: the event
+    /// codes are SE(v) and AT(a), 1 bit each).
+    fn check_attr(&mut self, name: &str, simple: &str, vals: &[String]) {
+        self.check_as(name, simple, vals, true);
+    }
+
+    fn check_as(&mut self, name: &str, simple: &str, vals: &[String], attr: bool) {
+        let (xsd, t) = schema(&self.dir, name, simple, attr);
         let label = t.label();
         let string_like = matches!(t, ExiType::String | ExiType::Restricted(_));
-        let mut equal = 0;
+        let (mut equal, mut departed) = (0, 0);
         for v in vals {
-            let xml = format!("<v>{}</v>", escape(v));
+            let xml = if attr {
+                format!("<v a=\"{}\"/>", escape(v))
+            } else {
+                format!("<v>{}</v>", escape(v))
+            };
+            // What the XML parser hands over: attribute values have their line ends and tabs
+            // replaced by spaces.
+            let normalized;
+            let v = if attr {
+                normalized = v.replace(['\t', '\n', '\r'], " ");
+                &normalized
+            } else {
+                v
+            };
             let mut differs = Vec::new();
             for aligned in [false, true] {
                 let opts = format!(
@@ -329,7 +363,7 @@ impl Bench {
                     .encode_bytes(xml.as_bytes(), &opts, &self.dir)
                     .ok();
                 // A union is castable: its first state has AT(xsi:type) too.
-                let codes: &[(u32, u32)] = if simple.contains("xs:union") {
+                let codes: &[(u32, u32)] = if simple.contains("xs:union") || attr {
                     &[(0, 1), (0, 1)]
                 } else {
                     &[(0, 1)]
@@ -353,7 +387,7 @@ impl Bench {
                     .oracle
                     .decode_bytes(&bytes, &opts, &self.dir)
                     .map(|x| String::from_utf8(x).unwrap());
-                let theirs_text = back.map(|x| text_of(&x));
+                let theirs_text = back.map(|x| if attr { attr_of(&x) } else { text_of(&x) });
                 let ours_text = if string_like {
                     values::decode_miss(&t, &bytes, aligned, codes)
                 } else {
@@ -369,18 +403,20 @@ impl Bench {
             }
             self.checked += 1;
             let departure = DEPARTURES.iter().position(|(_, x, _)| *x == v.as_str());
-            if let Some(i) = departure {
-                if !differs.is_empty() {
-                    self.departures_seen[i] = true;
-                }
-            } else if differs.is_empty() {
+            if differs.is_empty() {
                 equal += 1;
+            } else if let Some(i) = departure {
+                self.departures_seen[i] = true;
+                departed += 1;
             } else {
                 self.failures
                     .push(format!("{name} [{label}] {v:?}: {}", differs.join("; ")));
             }
         }
-        eprintln!("{name} [{label}]: {equal} of {} values equal", vals.len());
+        eprintln!(
+            "{name} [{label}]: {equal} of {} values equal, {departed} listed departures",
+            vals.len()
+        );
     }
 
     /// Fails on any difference not listed, and on a listed departure `values` holds that no
@@ -414,6 +450,13 @@ fn text_of(xml: &str) -> String {
     }
     let end = rest.find("</v>").unwrap();
     unescape(&rest[gt + 1..end])
+}
+
+/// The value of `a` in EXIficient's decoded document.
+fn attr_of(xml: &str) -> String {
+    let start = xml.find(" a=\"").expect("an a attribute") + 4;
+    let end = start + xml[start..].find('"').unwrap();
+    unescape(&xml[start..end])
 }
 
 fn hex(b: Option<&[u8]>) -> String {
@@ -1080,4 +1123,131 @@ fn lists_against_exificient() {
     all.extend(colors);
     all.extend(dates);
     b.finish();
+}
+
+#[test]
+fn attributes_against_exificient() {
+    let Some(mut b) = Bench::new("attributes") else {
+        return;
+    };
+    let mut rng = Rng(0xA77_0000_0001);
+    let ints: Vec<String> = integer_values(&mut rng).into_iter().take(60).collect();
+    b.check_attr("attr-int", &restriction("int", ""), &ints);
+    b.check_attr(
+        "attr-nbit",
+        &restriction(
+            "integer",
+            r#"<xs:minInclusive value="-10"/><xs:maxInclusive value="10"/>"#,
+        ),
+        &ints,
+    );
+    let decs: Vec<String> = decimal_values(&mut rng).into_iter().take(60).collect();
+    b.check_attr("attr-decimal", &restriction("decimal", ""), &decs);
+    let floats: Vec<String> = float_values(&mut rng).into_iter().take(80).collect();
+    b.check_attr("attr-double", &restriction("double", ""), &floats);
+    let dates: Vec<String> = date_values("dateTime", &mut rng)
+        .into_iter()
+        .take(60)
+        .collect();
+    b.check_attr("attr-dateTime", &restriction("dateTime", ""), &dates);
+    b.check_attr(
+        "attr-boolean",
+        &restriction("boolean", ""),
+        &strings(&["true", "0", " 1 ", "x"]),
+    );
+    b.check_attr(
+        "attr-hex",
+        &restriction("hexBinary", ""),
+        &strings(&["", "0fa1", "x"]),
+    );
+    b.check_attr(
+        "attr-enum",
+        &restriction(
+            "string",
+            r#"<xs:enumeration value="a"/><xs:enumeration value="b"/><xs:enumeration value="c"/>"#,
+        ),
+        &strings(&["a", "b", "c", "d"]),
+    );
+    b.check_attr(
+        "attr-rcs",
+        &restriction("string", r#"<xs:pattern value="[0-9]{3}"/>"#),
+        &strings(&["123", "12x", ""]),
+    );
+    b.check_attr(
+        "attr-list-string",
+        r#"<xs:list itemType="xs:string"/>"#,
+        &strings(&["a b a", "", "x\ty"]),
+    );
+    b.finish();
+}
+
+/// Random bytes into the decoder of every representation, bit-packed and byte-aligned:
+/// errors, never a panic (the lengths are bounded by the input left).
+#[test]
+fn hostile_input() {
+    use values::DateTimeKind as K;
+    let dir = binxml_testkit::scratch_dir("informed-values-hostile");
+    let (_, e) = schema(
+        &dir,
+        "e",
+        &restriction(
+            "date",
+            r#"<xs:enumeration value="2000-01-01"/><xs:enumeration value="2001-01-01Z"/>"#,
+        ),
+        false,
+    );
+    let types = vec![
+        ExiType::Base64,
+        ExiType::Hex,
+        ExiType::Boolean,
+        ExiType::BooleanPattern,
+        ExiType::Decimal,
+        ExiType::Float,
+        ExiType::Integer,
+        ExiType::Unsigned,
+        ExiType::NBit {
+            min: -100,
+            max: 3995,
+        },
+        ExiType::NBit { min: 7, max: 7 },
+        ExiType::DateTime(K::DateTime),
+        ExiType::DateTime(K::Time),
+        ExiType::DateTime(K::Date),
+        ExiType::DateTime(K::GYearMonth),
+        ExiType::DateTime(K::GYear),
+        ExiType::DateTime(K::GMonthDay),
+        ExiType::DateTime(K::GDay),
+        ExiType::DateTime(K::GMonth),
+        ExiType::String,
+        ExiType::Restricted(vec!['0', '1', '2', '3']),
+        ExiType::List(Box::new(ExiType::Integer)),
+        ExiType::List(Box::new(ExiType::String)),
+        ExiType::List(Box::new(ExiType::Restricted(vec!['a']))),
+        ExiType::List(Box::new(ExiType::NBit { min: 0, max: 0 })),
+        ExiType::List(Box::new(e.clone())),
+        e,
+    ];
+    let mut rng = Rng(0x0BAD_F00D_0000_0001);
+    let mut decoded = 0;
+    for round in 0..4000 {
+        let len = rng.below(48) as usize;
+        let mut bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        if round % 4 == 0 {
+            // Long unsigned integers and lengths.
+            for b in bytes.iter_mut().take(len / 2) {
+                *b |= 0x80;
+            }
+        }
+        for t in &types {
+            for aligned in [false, true] {
+                if values::decode_raw(t, &bytes, aligned).is_ok() {
+                    decoded += 1;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "hostile input: {decoded} of {} decodes succeeded",
+        4000 * types.len() * 2
+    );
 }
