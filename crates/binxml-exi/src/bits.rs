@@ -61,11 +61,6 @@ impl BitWriter {
         self.aligned = aligned;
     }
 
-    /// Whether items are byte-aligned.
-    pub(crate) fn is_aligned(&self) -> bool {
-        self.aligned
-    }
-
     /// Bits written so far.
     #[cfg(test)]
     pub(crate) fn bit_len(&self) -> u64 {

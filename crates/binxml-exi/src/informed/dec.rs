@@ -380,7 +380,12 @@ impl<'a> SchemaDecoder<'a> {
             }
             _ => {
                 let mut s = String::new();
-                values::decode(dt, &mut self.r, &mut s)?;
+                let mut items = values::TableItems {
+                    t: &mut self.t,
+                    name,
+                    max_len: self.limits.max_string_len,
+                };
+                values::decode_with(dt, &mut self.r, &mut s, &mut items)?;
                 Ok(s)
             }
         }

@@ -629,8 +629,7 @@ impl<W: Write> SchemaEncoder<W> {
                         .name_of(ns, local)
                         .expect("declared names are in the table");
                     let dt = g.datatype(*type_def);
-                    let mut trial = BitWriter::new(self.w.is_aligned());
-                    if dt_is_string(dt) || values::encode(dt, value, &mut trial) {
+                    if values::representable(dt, value) {
                         self.code1(cur, i);
                         self.typed_value(name, dt, value);
                     } else {
@@ -660,13 +659,7 @@ impl<W: Write> SchemaEncoder<W> {
                 });
                 let global = g.schema().global_attribute(ns, local);
                 let global_dt = global.map(|a| g.datatype(g.schema().attribute(a).type_def));
-                let typed = match global_dt {
-                    Some(dt) => {
-                        let mut trial = BitWriter::new(self.w.is_aligned());
-                        dt_is_string(dt) || values::encode(dt, value, &mut trial)
-                    }
-                    None => false,
-                };
+                let typed = global_dt.is_some_and(|dt| values::representable(dt, value));
                 if global_dt.is_some() && !typed {
                     // AT(*) [untyped value]: the last entry of the third level.
                     self.code2(cur, Second::AtUntyped)?;
@@ -739,7 +732,12 @@ impl<W: Write> SchemaEncoder<W> {
                 values::encode_string_literal(dt, s, w)
             }),
             _ => {
-                let ok = values::encode(dt, value, &mut self.w);
+                let mut items = values::TableItems {
+                    t: &mut self.t,
+                    name,
+                    max_len: usize::MAX,
+                };
+                let ok = values::encode_with(dt, value, &mut self.w, &mut items);
                 debug_assert!(ok, "checked before");
             }
         }
@@ -832,8 +830,7 @@ impl<W: Write> SchemaEncoder<W> {
                         });
                 if let Some((i, t, next)) = typed_ch {
                     let dt = g.datatype(t);
-                    let mut trial = BitWriter::new(self.w.is_aligned());
-                    if dt_is_string(dt) || values::encode(dt, text, &mut trial) {
+                    if values::representable(dt, text) {
                         self.code1(cur, i);
                         self.typed_value(name, dt, text);
                         self.set_state(next);
@@ -853,6 +850,11 @@ impl<W: Write> SchemaEncoder<W> {
                         self.set_state(next);
                     }
                     None => {
+                        if self.o.strict && !self.space && text.trim().is_empty() {
+                            // Strict grammars have no undeclared CH: EXIficient drops
+                            // whitespace that nothing declares rather than fail.
+                            return Ok(());
+                        }
                         self.code2(cur, Second::Ch)?;
                         self.t.write_value(&mut self.w, name, text);
                         let next = match st.kind {
@@ -991,10 +993,6 @@ fn whitespace_of(g: &SchemaGrammars, t: binxml_schema::model::TypeId) -> Ws {
         },
         _ => Ws::Collapse,
     }
-}
-
-fn dt_is_string(dt: &ExiType) -> bool {
-    matches!(dt, ExiType::String | ExiType::Restricted(_))
 }
 
 fn count_declared_attributes(st: &super::Grammar) -> usize {

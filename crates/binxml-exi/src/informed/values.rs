@@ -88,6 +88,40 @@ pub(crate) trait ItemStrings {
     fn read_item(&mut self, t: &ExiType, r: &mut BitReader, out: &mut String) -> Result<()>;
 }
 
+/// A list's String items through the stream's string table, in the value partitions of
+/// `name` (the attribute's or the element's).
+pub(crate) struct TableItems<'t> {
+    pub(crate) t: &'t mut crate::tables::Tables,
+    pub(crate) name: crate::tables::NameId,
+    pub(crate) max_len: usize,
+}
+
+impl ItemStrings for TableItems<'_> {
+    fn write_item(&mut self, t: &ExiType, s: &str, w: &mut BitWriter) {
+        self.t
+            .write_value_with(w, self.name, s, |w, s| encode_string_literal(t, s, w));
+    }
+    fn read_item(&mut self, t: &ExiType, r: &mut BitReader, out: &mut String) -> Result<()> {
+        let v = self
+            .t
+            .read_value_string_with(r, self.name, self.max_len, |r, len, o| {
+                decode_string_literal(t, len, r, o)
+            })?;
+        out.push_str(&v);
+        Ok(())
+    }
+}
+
+/// Whether `lexical` can be written in representation `t` (strings always can; a list of
+/// String items is a list of strings).
+pub(crate) fn representable(t: &ExiType, lexical: &str) -> bool {
+    match t {
+        ExiType::String | ExiType::Restricted(_) => true,
+        _ if string_items(t) => true,
+        _ => prepare(t, lexical).is_some(),
+    }
+}
+
 /// No string table: a list of String items cannot be written or read without one.
 struct NoTable;
 

@@ -1,0 +1,287 @@
+//! Schema-informed EXI against EXIficient: every instance of `tests/schemas/sets.tsv` (and every
+//! deliberately broken one, non-strict), encoded by both with the same schema and options,
+//! gives the same bytes; and EXIficient's streams decode in binxml to the document EXIficient
+//! decodes them to (C14N). Options: EXIficient's defaults plus the schema and
+//! `schemalocation` (binxml keeps xsi:schemaLocation), binxml's `Whitespace::DropBetweenTags`
+//! (EXIficient's whitespace policy); bit-packed, strict and byte-aligned.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use binxml_core::Encoder;
+use binxml_exi::informed::{SchemaEncoder, SchemaGrammars};
+use binxml_exi::{Alignment, ExiOptions, Whitespace};
+use binxml_schema::{LoadOptions, Schema};
+use binxml_testkit::{ExiOracle, schema_sets, scratch_dir};
+
+fn load(schema: &Path, catalog: Option<&Path>) -> Schema {
+    let mut o = LoadOptions::default();
+    if let Some(c) = catalog {
+        let dir = c.parent().unwrap();
+        for line in std::fs::read_to_string(c).unwrap().lines() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let (url, file) = line.split_once('\t').unwrap();
+            o = o.with_location(url, dir.join(file));
+        }
+    }
+    Schema::load_with(schema, &o).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn ours(g: &Arc<SchemaGrammars>, xml: &[u8], o: &ExiOptions) -> Result<Vec<u8>, String> {
+    let events = binxml_xml::decode(xml).map_err(|e| e.to_string())?;
+    let mut e =
+        SchemaEncoder::new(Vec::new(), Arc::clone(g), o.clone()).map_err(|e| e.to_string())?;
+    e.write_events(&events).map_err(|e| e.to_string())?;
+    e.finish().map_err(|e| e.to_string())?;
+    Ok(e.into_inner())
+}
+
+#[test]
+fn instances_encode_as_exificient_does() {
+    let Some(mut exi) = ExiOracle::start_or_skip() else {
+        return;
+    };
+    let scratch = scratch_dir("informed_interop");
+    let mut c14n = binxml_testkit::C14nOracle::start();
+    let mut grammars: HashMap<PathBuf, Arc<SchemaGrammars>> = HashMap::new();
+    let modes: &[(&str, ExiOptions)] = &[
+        ("", ExiOptions::default()),
+        ("strict", ExiOptions::default().with_strict(true)),
+        (
+            "bytealigned",
+            ExiOptions::default().with_alignment(Alignment::ByteAligned),
+        ),
+    ];
+    let (mut equal, mut total) = (0, 0);
+    let mut report = Vec::new();
+    for row in schema_sets() {
+        let (Some(schema), Some(instance)) = (&row.schema, &row.instance) else {
+            continue;
+        };
+        let g = grammars
+            .entry(schema.clone())
+            .or_insert_with(|| {
+                Arc::new(
+                    SchemaGrammars::new(Arc::new(load(schema, row.catalog.as_deref()))).unwrap(),
+                )
+            })
+            .clone();
+        let xml = std::fs::read(instance).unwrap();
+        for (mode, o) in modes {
+            let mut options = format!("schema={},schemalocation", schema.display());
+            if let Some(c) = &row.catalog {
+                options.push_str(&format!(",catalog={}", c.display()));
+            }
+            if !mode.is_empty() {
+                options.push(',');
+                options.push_str(mode);
+            }
+            let theirs = exi.encode_bytes(&xml, &options, &scratch);
+            let o = o.clone().with_whitespace(Whitespace::DropBetweenTags);
+            let mine = ours(&g, &xml, &o);
+            total += 1;
+            let line = match (&theirs, &mine) {
+                (Ok(t), Ok(m)) if t == m => {
+                    equal += 1;
+                    continue;
+                }
+                (Ok(t), Ok(m)) => {
+                    let at = t
+                        .iter()
+                        .zip(m)
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(t.len().min(m.len()));
+                    format!("differ at byte {at} of {} (ours {})", t.len(), m.len())
+                }
+                (Err(e), Ok(_)) => format!("EXIficient refuses: {e}"),
+                (Ok(_), Err(e)) => format!("binxml refuses: {e}"),
+                (Err(a), Err(b)) => {
+                    equal += 1;
+                    let _ = (a, b);
+                    continue;
+                }
+            };
+            report.push(format!("{} [{mode}] {}: {line}", row.set, row.listed));
+        }
+    }
+    // The deliberately broken instances (tests/schemas/*/broken/), non-strict: schema
+    // deviations through the undeclared productions.
+    let root = binxml_testkit::workspace_root();
+    for dir in std::fs::read_dir(root.join("tests/schemas")).unwrap() {
+        let expected = dir.unwrap().path().join("broken/expected.tsv");
+        let Ok(text) = std::fs::read_to_string(&expected) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split('\t').collect();
+            let (Some(file), Some(schema)) = (
+                binxml_testkit::resolve_listed_path(f[0]),
+                binxml_testkit::resolve_listed_path(f[3]),
+            ) else {
+                continue;
+            };
+            let catalog = binxml_testkit::resolve_listed_path(f[4]);
+            let g = grammars
+                .entry(schema.clone())
+                .or_insert_with(|| {
+                    Arc::new(
+                        SchemaGrammars::new(Arc::new(load(&schema, catalog.as_deref()))).unwrap(),
+                    )
+                })
+                .clone();
+            let xml = std::fs::read(&file).unwrap();
+            let mut options = format!("schema={},schemalocation", schema.display());
+            if let Some(c) = &catalog {
+                options.push_str(&format!(",catalog={}", c.display()));
+            }
+            let theirs = exi.encode_bytes(&xml, &options, &scratch);
+            let mine = ours(
+                &g,
+                &xml,
+                &ExiOptions::default().with_whitespace(Whitespace::DropBetweenTags),
+            );
+            total += 1;
+            if f[2] == "bad-date" {
+                // A departure (docs/exi.md): EXIficient writes a month of 13 typed, binxml
+                // untyped (not a date). Both streams must decode, in EXIficient, to the same
+                // document.
+                let (Ok(t), Ok(m)) = (&theirs, &mine) else {
+                    report.push(format!(
+                        "{} (broken): EXIficient {:?}, binxml {:?}",
+                        f[0],
+                        theirs.as_ref().err(),
+                        mine.as_ref().err()
+                    ));
+                    continue;
+                };
+                let (te, me) = (scratch.join("t.exi"), scratch.join("m.exi"));
+                std::fs::write(&te, t).unwrap();
+                std::fs::write(&me, m).unwrap();
+                let (tx, mx) = (scratch.join("t.xml"), scratch.join("m.xml"));
+                exi.decode(&te, &tx, &options).unwrap();
+                exi.decode(&me, &mx, &options).unwrap();
+                match c14n.compare(&tx, &mx) {
+                    Ok(()) => equal += 1,
+                    Err(e) => report.push(format!("{} (broken, departure): EXIficient decodes the two streams differently: {e}", f[0])),
+                }
+                continue;
+            }
+            match (&theirs, &mine) {
+                (Ok(t), Ok(m)) if t == m => equal += 1,
+                (Ok(t), Ok(m)) => {
+                    let at = t
+                        .iter()
+                        .zip(m)
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(t.len().min(m.len()));
+                    report.push(format!(
+                        "{} (broken): differ at byte {at} of {} (ours {})",
+                        f[0],
+                        t.len(),
+                        m.len()
+                    ));
+                }
+                (a, b) => report.push(format!(
+                    "{} (broken): EXIficient {:?}, binxml {:?}",
+                    f[0],
+                    a.as_ref().map(|v| v.len()),
+                    b.as_ref().map(|v| v.len())
+                )),
+            }
+        }
+    }
+    eprintln!("{equal} of {total} encodings equal to EXIficient's");
+    for r in &report {
+        eprintln!("  {r}");
+    }
+    assert!(report.is_empty(), "{} differ", report.len());
+}
+
+/// EXIficient's schema-informed streams decoded by binxml: the same canonical XML as
+/// EXIficient's own decoding of them.
+#[test]
+fn exificient_streams_decode_as_exificient_does() {
+    let Some(mut exi) = ExiOracle::start_or_skip() else {
+        return;
+    };
+    let mut c14n = binxml_testkit::C14nOracle::start();
+    let scratch = scratch_dir("informed_decode");
+    let mut grammars: HashMap<PathBuf, Arc<SchemaGrammars>> = HashMap::new();
+    let (mut equal, mut total) = (0, 0);
+    let mut report = Vec::new();
+    for row in schema_sets() {
+        let (Some(schema), Some(instance)) = (&row.schema, &row.instance) else {
+            continue;
+        };
+        let g = grammars
+            .entry(schema.clone())
+            .or_insert_with(|| {
+                Arc::new(
+                    SchemaGrammars::new(Arc::new(load(schema, row.catalog.as_deref()))).unwrap(),
+                )
+            })
+            .clone();
+        for mode in ["", "strict", "bytealigned"] {
+            let mut options = format!("schema={},schemalocation", schema.display());
+            if let Some(c) = &row.catalog {
+                options.push_str(&format!(",catalog={}", c.display()));
+            }
+            if !mode.is_empty() {
+                options.push(',');
+                options.push_str(mode);
+            }
+            let exi_file = scratch.join("in.exi");
+            let theirs_xml = scratch.join("theirs.xml");
+            if exi.encode(instance, &exi_file, &options).is_err() {
+                // EXIficient refuses the instance in this mode (strict, an undeclared element).
+                continue;
+            }
+            total += 1;
+            exi.decode(&exi_file, &theirs_xml, &options).unwrap();
+            let bytes = std::fs::read(&exi_file).unwrap();
+            let o = match mode {
+                "strict" => ExiOptions::default().with_strict(true),
+                "bytealigned" => ExiOptions::default().with_alignment(Alignment::ByteAligned),
+                _ => ExiOptions::default(),
+            };
+            let mut d = binxml_exi::informed::SchemaDecoder::new(
+                &bytes,
+                Arc::clone(&g),
+                o,
+                binxml_core::Limits::default(),
+            );
+            let mut events = Vec::new();
+            let r = loop {
+                match binxml_core::Decoder::next_event(&mut d) {
+                    Ok(Some(ev)) => events.push(ev.into_owned()),
+                    Ok(None) => break Ok(()),
+                    Err(e) => break Err(e.to_string()),
+                }
+            };
+            let line = match r {
+                Err(e) => format!("binxml fails: {e}"),
+                Ok(()) => {
+                    let xml = binxml_xml::encode(&events).unwrap();
+                    let ours_xml = scratch.join("ours.xml");
+                    std::fs::write(&ours_xml, &xml).unwrap();
+                    match c14n.compare(&theirs_xml, &ours_xml) {
+                        Ok(()) => {
+                            equal += 1;
+                            continue;
+                        }
+                        Err(e) => e,
+                    }
+                }
+            };
+            report.push(format!("{} [{mode}] {}: {line}", row.set, row.listed));
+        }
+    }
+    eprintln!("{equal} of {total} decodings equal to EXIficient's");
+    for r in &report {
+        eprintln!("  {}", &r[..r.len().min(400)]);
+    }
+    assert!(report.is_empty(), "{} differ", report.len());
+}
