@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use binxml_core::{Decoder, Error, Event, Format, Limits, QName, Result};
+use binxml_schema::model::TypeId;
 
 use super::datatype::ExiType;
 use super::grammar::{GrammarId, Kind, Terminal};
@@ -68,7 +69,21 @@ pub struct SchemaDecoder<'a> {
     started: bool,
     root_done: bool,
     ended: bool,
+    /// Pre-compression: values come after their block's structure.
+    reordered: bool,
+    /// The block's values still to read: (name, type), in event order.
+    slots: Vec<(NameId, Option<TypeId>)>,
+    /// The block holds `blockSize` values: its structure is complete.
+    block_full: bool,
+    /// Queued events whose values are in (pre-compression).
+    ready: usize,
 }
+
+/// Marks a value to be filled from its block's channels (U+0001 cannot occur in XML 1.0 text).
+const SLOT: char = '\u{1}';
+
+/// Values in one block up to which its channels share one stream.
+const SMALL_BLOCK: usize = 100;
 
 impl<'a> SchemaDecoder<'a> {
     /// A decoder for `input`, with the grammars of a schema; `options` apply when the header
@@ -95,6 +110,10 @@ impl<'a> SchemaDecoder<'a> {
             started: false,
             root_done: false,
             ended: false,
+            reordered: false,
+            slots: Vec::new(),
+            block_full: false,
+            ready: 0,
         }
     }
 
@@ -107,11 +126,12 @@ impl<'a> SchemaDecoder<'a> {
 
     fn start(&mut self) -> Result<()> {
         let (o, _cookie, _present) = header::read(&mut self.r, &self.o)?;
-        if o.alignment.is_reordered() {
+        if o.alignment == crate::options::Alignment::Compression {
             return Err(Self::unsupported(
-                "the pre-compression and compression alignments",
+                "the compression alignment (pre-compression is)",
             ));
         }
+        self.reordered = o.alignment.is_reordered();
         if o.comments
             || o.pis
             || o.dtd
@@ -364,6 +384,31 @@ impl<'a> SchemaDecoder<'a> {
 
     // ---- values ----------------------------------------------------------------------------
 
+    /// A value of an attribute or element named `name`, typed by `ty` or untyped: read now,
+    /// or, in the pre-compression layout, a placeholder filled when the block's value channels
+    /// are read (EXI 1.0, section 9).
+    fn value(&mut self, name: NameId, ty: Option<TypeId>) -> Result<String> {
+        if self.reordered {
+            let n = self.slots.len();
+            self.slots.push((name, ty));
+            if self.slots.len() as u32 == self.o.block_size {
+                self.block_full = true;
+            }
+            return Ok(format!("{SLOT}{n}{SLOT}"));
+        }
+        self.read_value_now(name, ty)
+    }
+
+    fn read_value_now(&mut self, name: NameId, ty: Option<TypeId>) -> Result<String> {
+        let g = Arc::clone(&self.g);
+        match ty {
+            None => self
+                .t
+                .read_value_string(&mut self.r, name, self.limits.max_string_len),
+            Some(t) => self.typed(name, g.datatype(t)),
+        }
+    }
+
     fn typed(&mut self, name: NameId, dt: &ExiType) -> Result<String> {
         match dt {
             ExiType::String => {
@@ -451,7 +496,7 @@ impl<'a> SchemaDecoder<'a> {
                         .ok_or_else(|| {
                             at.error("a declared attribute is missing from the string table")
                         })?;
-                    let v = self.typed(id, g.datatype(*type_def))?;
+                    let v = self.value(id, Some(*type_def))?;
                     self.attribute(id, v);
                     self.set_state(p.next);
                 }
@@ -532,15 +577,13 @@ impl<'a> SchemaDecoder<'a> {
                 Terminal::Ee => self.close_element(),
                 Terminal::Ch(t) => {
                     let name = self.stack.last().expect("inside an element").name;
-                    let v = self.typed(name, g.datatype(*t))?;
+                    let v = self.value(name, Some(*t))?;
                     self.text(v);
                     self.set_state(p.next);
                 }
                 Terminal::ChMixed => {
                     let name = self.stack.last().expect("inside an element").name;
-                    let v =
-                        self.t
-                            .read_value_string(&mut self.r, name, self.limits.max_string_len)?;
+                    let v = self.value(name, None)?;
                     self.text(v);
                     self.set_state(p.next);
                 }
@@ -628,16 +671,12 @@ impl<'a> SchemaDecoder<'a> {
                         .ok_or_else(|| {
                             at.error("a declared attribute is missing from the string table")
                         })?;
-                    let v =
-                        self.t
-                            .read_value_string(&mut self.r, id, self.limits.max_string_len)?;
+                    let v = self.value(id, None)?;
                     self.attribute(id, v);
                     self.set_state(p.next);
                 } else if k == declared.len() {
                     let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
-                    let v =
-                        self.t
-                            .read_value_string(&mut self.r, id, self.limits.max_string_len)?;
+                    let v = self.value(id, None)?;
                     self.attribute(id, v);
                 } else {
                     return Err(at.error(format!(
@@ -654,9 +693,7 @@ impl<'a> SchemaDecoder<'a> {
             }
             Second::Ch => {
                 let name = self.stack.last().expect("inside an element").name;
-                let v = self
-                    .t
-                    .read_value_string(&mut self.r, name, self.limits.max_string_len)?;
+                let v = self.value(name, None)?;
                 self.text(v);
                 self.set_state(Some(content));
             }
@@ -670,10 +707,8 @@ impl<'a> SchemaDecoder<'a> {
         let (uri, local, _) = self.name_parts(id);
         let g = Arc::clone(&self.g);
         match g.schema().global_attribute(&uri, &local) {
-            Some(a) => self.typed(id, g.datatype(g.schema().attribute(a).type_def)),
-            None => self
-                .t
-                .read_value_string(&mut self.r, id, self.limits.max_string_len),
+            Some(a) => self.value(id, Some(g.schema().attribute(a).type_def)),
+            None => self.value(id, None),
         }
     }
 
@@ -724,9 +759,7 @@ impl<'a> SchemaDecoder<'a> {
         match p {
             Prod::Ee => self.close_element(),
             Prod::At(id) => {
-                let v = self
-                    .t
-                    .read_value_string(&mut self.r, id, self.limits.max_string_len)?;
+                let v = self.value(id, None)?;
                 self.attribute(id, v);
             }
             Prod::Se(id) => {
@@ -741,9 +774,7 @@ impl<'a> SchemaDecoder<'a> {
             }
             Prod::Ch => {
                 let name = self.stack.last().expect("inside an element").name;
-                let v = self
-                    .t
-                    .read_value_string(&mut self.r, name, self.limits.max_string_len)?;
+                let v = self.value(name, None)?;
                 self.text(v);
                 if let Some(f) = self.stack.last_mut() {
                     f.cur = Cur::Builtin {
@@ -770,11 +801,95 @@ enum Second {
     Ch,
 }
 
+impl SchemaDecoder<'_> {
+    /// Reads the block's value channels (section 9.3's order: with at most 100 values, every
+    /// channel in order of first value; else the channels of at most 100 values, then each
+    /// larger one, each group in order of first value) and fills the placeholders.
+    fn fill_block(&mut self) -> Result<()> {
+        let slots = std::mem::take(&mut self.slots);
+        self.block_full = false;
+        if slots.is_empty() {
+            return Ok(());
+        }
+        // The structure channel ends on an octet boundary.
+        self.r.skip_to_octet();
+        let mut channels: Vec<(NameId, Vec<usize>)> = Vec::new();
+        let mut index: std::collections::HashMap<NameId, usize> = std::collections::HashMap::new();
+        for (i, (name, _)) in slots.iter().enumerate() {
+            match index.get(name) {
+                Some(&c) => channels[c].1.push(i),
+                None => {
+                    index.insert(*name, channels.len());
+                    channels.push((*name, vec![i]));
+                }
+            }
+        }
+        let order: Vec<usize> = if slots.len() <= SMALL_BLOCK {
+            (0..channels.len()).collect()
+        } else {
+            let small = (0..channels.len()).filter(|&c| channels[c].1.len() <= SMALL_BLOCK);
+            let large = (0..channels.len()).filter(|&c| channels[c].1.len() > SMALL_BLOCK);
+            small.chain(large).collect()
+        };
+        let mut values = vec![String::new(); slots.len()];
+        for c in order {
+            for &i in &channels[c].1 {
+                let (name, ty) = slots[i];
+                values[i] = self.read_value_now(name, ty)?;
+            }
+        }
+        let fill = |s: &mut Cow<'static, str>| {
+            if !s.contains(SLOT) {
+                return;
+            }
+            let mut out = String::new();
+            let mut rest: &str = s;
+            while let Some(a) = rest.find(SLOT) {
+                out.push_str(&rest[..a]);
+                let after = &rest[a + SLOT.len_utf8()..];
+                let Some(b) = after.find(SLOT) else {
+                    out.push_str(&rest[a..]);
+                    rest = "";
+                    break;
+                };
+                match after[..b].parse::<usize>().ok().and_then(|i| values.get(i)) {
+                    Some(v) => out.push_str(v),
+                    None => out.push_str(&rest[a..a + SLOT.len_utf8() + b + SLOT.len_utf8()]),
+                }
+                rest = &after[b + SLOT.len_utf8()..];
+            }
+            out.push_str(rest);
+            *s = Cow::Owned(out);
+        };
+        for ev in self.queue.iter_mut() {
+            match ev {
+                Event::Attribute { value, .. } => fill(value),
+                Event::Characters { text, .. } => fill(text),
+                _ => {}
+            }
+        }
+        // Attributes of a start tag still open.
+        for a in &mut self.tag.attrs {
+            let mut v: Cow<'static, str> = Cow::Owned(std::mem::take(&mut a.3));
+            fill(&mut v);
+            a.3 = v.into_owned();
+        }
+        self.queue
+            .retain(|ev| !matches!(ev, Event::Characters { text, .. } if text.is_empty()));
+        Ok(())
+    }
+}
+
 impl<'a> Decoder<'a> for SchemaDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         loop {
-            if let Some(ev) = self.queue.pop_front() {
-                return Ok(Some(ev));
+            // In pre-compression a block's events wait for its values: `ready` counts the
+            // queued events whose values are in.
+            if !self.reordered || self.ready > 0 {
+                if let Some(ev) = self.queue.pop_front() {
+                    self.ready = self.ready.saturating_sub(1);
+                    return Ok(Some(ev));
+                }
             }
             if self.ended {
                 return Ok(None);
@@ -782,9 +897,14 @@ impl<'a> Decoder<'a> for SchemaDecoder<'a> {
             if !self.started {
                 self.started = true;
                 self.start()?;
+                self.ready = self.queue.len();
                 continue;
             }
             self.step()?;
+            if self.reordered && (self.block_full || self.ended) {
+                self.fill_block()?;
+                self.ready = self.queue.len();
+            }
         }
     }
 

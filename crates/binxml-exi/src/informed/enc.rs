@@ -13,7 +13,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use binxml_core::{Encoder, Error, Event, Format, QName, Result, StreamChecker};
-use binxml_schema::model::ElemId;
+use binxml_schema::model::{ElemId, TypeId};
 
 use super::datatype::ExiType;
 use super::grammar::{GrammarId, Kind, Terminal};
@@ -21,7 +21,7 @@ use super::{SchemaGrammars, values};
 use crate::bits::{BitWriter, width};
 use crate::grammar::{ElementGrammar as BuiltinGrammar, Layout, Prod, State, Undeclared, code_of};
 use crate::header;
-use crate::options::{ExiOptions, Whitespace};
+use crate::options::{Alignment, ExiOptions, Whitespace};
 use crate::tables::{NONE, NameId, Tables, XSI_NS};
 
 /// The grammar an open element is in.
@@ -83,6 +83,8 @@ pub struct SchemaEncoder<W: Write> {
     done: bool,
     /// The options' error, for [`new_deferred`](Self::new_deferred).
     invalid: Option<Error>,
+    /// The block's values (pre-compression and compression).
+    chan: Channels,
 }
 
 fn unsupported(what: &str) -> Error {
@@ -130,6 +132,7 @@ impl<W: Write> SchemaEncoder<W> {
             root_done: false,
             done: false,
             invalid,
+            chan: Channels::default(),
             g: grammars,
             o: options,
         }
@@ -137,11 +140,6 @@ impl<W: Write> SchemaEncoder<W> {
 
     fn check(options: &ExiOptions) -> Result<()> {
         options.validate()?;
-        if options.alignment.is_reordered() {
-            return Err(unsupported(
-                "the pre-compression and compression alignments",
-            ));
-        }
         if options.comments || options.pis || options.dtd || options.prefixes {
             return Err(unsupported("preserve.comments, pis, dtd or prefixes"));
         }
@@ -631,7 +629,7 @@ impl<W: Write> SchemaEncoder<W> {
                     let dt = g.datatype(*type_def);
                     if values::representable(dt, value) {
                         self.code1(cur, i);
-                        self.typed_value(name, dt, value);
+                        self.value(name, Some(*type_def), value)?;
                     } else {
                         // Third level: the declared attribute with an untyped value.
                         let first_at = st
@@ -642,7 +640,7 @@ impl<W: Write> SchemaEncoder<W> {
                         self.code2(cur, Second::AtUntyped)?;
                         let declared = count_declared_attributes(st);
                         self.w.nbit((i - first_at) as u32, width(declared + 1));
-                        self.t.write_value(&mut self.w, name, value);
+                        self.value(name, None, value)?;
                     }
                     self.set_state(p.next);
                     return Ok(());
@@ -658,16 +656,16 @@ impl<W: Write> SchemaEncoder<W> {
                         .position(|p| p.terminal == Terminal::AtAny)
                 });
                 let global = g.schema().global_attribute(ns, local);
-                let global_dt = global.map(|a| g.datatype(g.schema().attribute(a).type_def));
-                let typed = global_dt.is_some_and(|dt| values::representable(dt, value));
-                if global_dt.is_some() && !typed {
+                let global_type = global.map(|a| g.schema().attribute(a).type_def);
+                let typed =
+                    global_type.is_some_and(|t| values::representable(g.datatype(t), value));
+                if global_type.is_some() && !typed {
                     // AT(*) [untyped value]: the last entry of the third level.
                     self.code2(cur, Second::AtUntyped)?;
                     let declared = count_declared_attributes(st);
                     self.w.nbit(declared as u32, width(declared + 1));
                     let name = self.t.write_qname(&mut self.w, ns, local);
-                    self.t.write_value(&mut self.w, name, value);
-                    return Ok(());
+                    return self.value(name, None, value);
                 }
                 let name = match any_prod {
                     Some(i) => {
@@ -684,10 +682,7 @@ impl<W: Write> SchemaEncoder<W> {
                         self.t.write_qname(&mut self.w, ns, local)
                     }
                 };
-                match global_dt {
-                    Some(dt) => self.typed_value(name, dt, value),
-                    None => self.t.write_value(&mut self.w, name, value),
-                }
+                self.value(name, global_type, value)?;
                 if let Some(i) = any_prod {
                     let next = st.productions[i].next;
                     self.set_state(next);
@@ -708,7 +703,7 @@ impl<W: Write> SchemaEncoder<W> {
                 id
             }
         };
-        self.t.write_value(&mut self.w, name, value);
+        self.value(name, None, value)?;
         self.xml_space(ns, local, value);
         Ok(())
     }
@@ -723,23 +718,99 @@ impl<W: Write> SchemaEncoder<W> {
         }
     }
 
-    /// A value in representation `dt`: strings through the string table (with their
-    /// restricted character set), others typed.
-    fn typed_value(&mut self, name: NameId, dt: &ExiType, value: &str) {
-        match dt {
-            ExiType::String => self.t.write_value(&mut self.w, name, value),
-            ExiType::Restricted(_) => self.t.write_value_with(&mut self.w, name, value, |w, s| {
-                values::encode_string_literal(dt, s, w)
-            }),
-            _ => {
-                let mut items = values::TableItems {
-                    t: &mut self.t,
-                    name,
-                    max_len: usize::MAX,
-                };
-                let ok = values::encode_with(dt, value, &mut self.w, &mut items);
-                debug_assert!(ok, "checked before");
+    /// A value of an attribute or element named `name`: typed by simple type `t` (strings
+    /// through the string table, with their restricted character set), or untyped (`None`, a
+    /// string). In the pre-compression and compression layouts it goes to its name's channel
+    /// and is written when the block closes (EXI 1.0, section 9).
+    fn value(&mut self, name: NameId, t: Option<TypeId>, text: &str) -> Result<()> {
+        if !self.o.alignment.is_reordered() {
+            write_value(&mut self.t, &self.g, &mut self.w, name, t, text);
+            return Ok(());
+        }
+        let c = &mut self.chan;
+        if c.index.len() <= name as usize {
+            c.index.resize(name as usize + 1, 0);
+        }
+        let i = c.index[name as usize];
+        let v = (t, text.to_string());
+        if i == 0 {
+            c.list.push((name, vec![v]));
+            c.index[name as usize] = c.list.len() as u32;
+        } else {
+            c.list[i as usize - 1].1.push(v);
+        }
+        c.count += 1;
+        if c.count == self.o.block_size {
+            self.close_block()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the block's structure and value channels, each compressed stream DEFLATEd in the
+    /// compression layout (section 9.3: one stream when the block has at most 100 values, else
+    /// the structure, the small channels together, then each large channel).
+    fn close_block(&mut self) -> Result<()> {
+        let structure = self.w.take_octets();
+        let channels = std::mem::take(&mut self.chan.list);
+        for (name, _) in &channels {
+            self.chan.index[*name as usize] = 0;
+        }
+        let count = std::mem::replace(&mut self.chan.count, 0);
+        if structure.is_empty() && channels.is_empty() {
+            return Ok(());
+        }
+        let g = Arc::clone(&self.g);
+        let write_all = |t: &mut Tables,
+                         w: &mut BitWriter,
+                         name: NameId,
+                         values: &[(Option<TypeId>, String)]| {
+            for (ty, v) in values {
+                write_value(t, &g, w, name, *ty, v);
             }
+        };
+        if count <= SMALL_BLOCK {
+            let mut s = BitWriter::new(true);
+            s.raw(&structure);
+            for (name, values) in &channels {
+                write_all(&mut self.t, &mut s, *name, values);
+            }
+            self.emit(&s.finish())?;
+        } else {
+            self.emit(&structure)?;
+            let mut small = BitWriter::new(true);
+            let mut any_small = false;
+            for (name, values) in &channels {
+                if values.len() as u32 <= SMALL_BLOCK {
+                    any_small = true;
+                    write_all(&mut self.t, &mut small, *name, values);
+                }
+            }
+            if any_small {
+                self.emit(&small.finish())?;
+            }
+            for (name, values) in &channels {
+                if values.len() as u32 > SMALL_BLOCK {
+                    let mut s = BitWriter::new(true);
+                    write_all(&mut self.t, &mut s, *name, values);
+                    self.emit(&s.finish())?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One compressed stream: DEFLATEd in the compression layout, as is in pre-compression.
+    fn emit(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.o.alignment == Alignment::Compression {
+            let mut z = flate2::write::DeflateEncoder::new(
+                Vec::with_capacity(bytes.len() / 2 + 64),
+                flate2::Compression::new(self.o.deflate_level),
+            );
+            z.write_all(bytes).map_err(Self::io)?;
+            let packed = z.finish().map_err(Self::io)?;
+            self.out.write_all(&packed).map_err(Self::io)
+        } else {
+            self.out.write_all(bytes).map_err(Self::io)
         }
     }
 
@@ -832,7 +903,7 @@ impl<W: Write> SchemaEncoder<W> {
                     let dt = g.datatype(t);
                     if values::representable(dt, text) {
                         self.code1(cur, i);
-                        self.typed_value(name, dt, text);
+                        self.value(name, Some(t), text)?;
                         self.set_state(next);
                         return Ok(());
                     }
@@ -846,7 +917,7 @@ impl<W: Write> SchemaEncoder<W> {
                     Some(i) => {
                         let next = st.productions[i].next;
                         self.code1(cur, i);
-                        self.t.write_value(&mut self.w, name, text);
+                        self.value(name, None, text)?;
                         self.set_state(next);
                     }
                     None => {
@@ -856,7 +927,7 @@ impl<W: Write> SchemaEncoder<W> {
                             return Ok(());
                         }
                         self.code2(cur, Second::Ch)?;
-                        self.t.write_value(&mut self.w, name, text);
+                        self.value(name, None, text)?;
                         let next = match st.kind {
                             Kind::Content => state,
                             _ => st.content.unwrap_or(state),
@@ -870,7 +941,7 @@ impl<W: Write> SchemaEncoder<W> {
                     self.code2_builtin(grammar, state, Undeclared::Ch)?;
                     self.builtin[grammar].learn(state, Prod::Ch);
                 }
-                self.t.write_value(&mut self.w, name, text);
+                self.value(name, None, text)?;
                 self.set_cur(Cur::Builtin {
                     grammar,
                     state: State::Content,
@@ -951,12 +1022,59 @@ impl<W: Write> SchemaEncoder<W> {
     fn end_document(&mut self) -> Result<()> {
         self.flush_text(Next::Ed)?;
         // DocEnd: ED, one choice.
-        let w = std::mem::take(&mut self.w);
-        let bytes = w.finish();
-        self.out.write_all(&bytes).map_err(Self::io)?;
+        if self.o.alignment.is_reordered() {
+            self.close_block()?;
+        } else {
+            let w = std::mem::take(&mut self.w);
+            let bytes = w.finish();
+            self.out.write_all(&bytes).map_err(Self::io)?;
+        }
         self.done = true;
         Ok(())
     }
+}
+
+/// Writes a value (see [`SchemaEncoder::value`]) to `w`.
+fn write_value(
+    t: &mut Tables,
+    g: &SchemaGrammars,
+    w: &mut BitWriter,
+    name: NameId,
+    ty: Option<TypeId>,
+    text: &str,
+) {
+    let Some(ty) = ty else {
+        t.write_value(w, name, text);
+        return;
+    };
+    let dt = g.datatype(ty);
+    match dt {
+        ExiType::String => t.write_value(w, name, text),
+        ExiType::Restricted(_) => t.write_value_with(w, name, text, |w, s| {
+            values::encode_string_literal(dt, s, w)
+        }),
+        _ => {
+            let mut items = values::TableItems {
+                t,
+                name,
+                max_len: usize::MAX,
+            };
+            let ok = values::encode_with(dt, text, w, &mut items);
+            debug_assert!(ok, "checked before");
+        }
+    }
+}
+
+/// Values in one stream up to which a block's channels share one compressed stream.
+const SMALL_BLOCK: u32 = 100;
+
+/// The values of a block in the reordered layouts, one channel per name in order of first use.
+#[derive(Debug, Default)]
+struct Channels {
+    list: Vec<(NameId, Vec<(Option<TypeId>, String)>)>,
+    /// Name -> index in `list` + 1 (0: none yet in this block).
+    index: Vec<u32>,
+    count: u32,
 }
 
 /// The second-level productions of a schema-informed state, in EXIficient's order.
@@ -1024,6 +1142,11 @@ impl<W: Write> Encoder for SchemaEncoder<W> {
                 header::write(&mut self.w, &self.o);
                 if self.o.alignment.is_aligned() {
                     self.w.set_aligned(true);
+                }
+                if self.o.alignment.is_reordered() {
+                    // The header is not part of any compressed stream.
+                    let head = self.w.take_octets();
+                    self.out.write_all(&head).map_err(Self::io)?;
                 }
                 Ok(())
             }
