@@ -885,11 +885,11 @@ impl<'a> Decoder<'a> for SchemaDecoder<'a> {
         loop {
             // In pre-compression a block's events wait for its values: `ready` counts the
             // queued events whose values are in.
-            if !self.reordered || self.ready > 0 {
-                if let Some(ev) = self.queue.pop_front() {
-                    self.ready = self.ready.saturating_sub(1);
-                    return Ok(Some(ev));
-                }
+            if (!self.reordered || self.ready > 0)
+                && let Some(ev) = self.queue.pop_front()
+            {
+                self.ready = self.ready.saturating_sub(1);
+                return Ok(Some(ev));
             }
             if self.ended {
                 return Ok(None);

@@ -760,14 +760,12 @@ impl<W: Write> SchemaEncoder<W> {
             return Ok(());
         }
         let g = Arc::clone(&self.g);
-        let write_all = |t: &mut Tables,
-                         w: &mut BitWriter,
-                         name: NameId,
-                         values: &[(Option<TypeId>, String)]| {
-            for (ty, v) in values {
-                write_value(t, &g, w, name, *ty, v);
-            }
-        };
+        let write_all =
+            |t: &mut Tables, w: &mut BitWriter, name: NameId, values: &[ChannelValue]| {
+                for (ty, v) in values {
+                    write_value(t, &g, w, name, *ty, v);
+                }
+            };
         if count <= SMALL_BLOCK {
             let mut s = BitWriter::new(true);
             s.raw(&structure);
@@ -1068,10 +1066,13 @@ fn write_value(
 /// Values in one stream up to which a block's channels share one compressed stream.
 const SMALL_BLOCK: u32 = 100;
 
+/// A value waiting in its channel: its simple type (`None`: untyped) and text.
+type ChannelValue = (Option<TypeId>, String);
+
 /// The values of a block in the reordered layouts, one channel per name in order of first use.
 #[derive(Debug, Default)]
 struct Channels {
-    list: Vec<(NameId, Vec<(Option<TypeId>, String)>)>,
+    list: Vec<(NameId, Vec<ChannelValue>)>,
     /// Name -> index in `list` + 1 (0: none yet in this block).
     index: Vec<u32>,
     count: u32,
