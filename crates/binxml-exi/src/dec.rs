@@ -802,63 +802,8 @@ impl<'a> ExiDecoder<'a> {
 
     /// Inflates the raw DEFLATE stream at `start`; returns the data and the octets used.
     fn inflate(&mut self, start: usize) -> Result<(Vec<u8>, usize)> {
-        let input = &self.input[start.min(self.input.len())..];
-        let mut z = flate2::Decompress::new(false);
-        let mut out: Vec<u8> = Vec::with_capacity((input.len() * 4).min(1 << 20));
-        loop {
-            let room = self
-                .budget
-                .saturating_sub(self.decoded)
-                .saturating_sub(out.len());
-            if room == 0 {
-                return Err(Error::limit(
-                    Format::Exi,
-                    start as u64,
-                    format!(
-                        "DEFLATE stream inflates past {} octets for {} octets of input \
-                         (limit: max_expansion_ratio)",
-                        self.budget,
-                        self.input.len()
-                    ),
-                )
-                .at_bit(start as u64 * 8));
-            }
-            if out.capacity() == out.len() {
-                // Exact: an amortized reserve could double the capacity past the budget.
-                out.reserve_exact((out.len()).clamp(4096, room));
-            }
-            let before_in = z.total_in();
-            let before_out = z.total_out();
-            let status = z
-                .decompress_vec(
-                    &input[z.total_in() as usize..],
-                    &mut out,
-                    flate2::FlushDecompress::None,
-                )
-                .map_err(|e| {
-                    Error::malformed(
-                        Format::Exi,
-                        start as u64 + z.total_in(),
-                        format!("corrupt DEFLATE stream: {e}"),
-                    )
-                    .at_bit((start as u64 + z.total_in()) * 8)
-                })?;
-            if status == flate2::Status::StreamEnd {
-                // Inflated octets count against the budget as they are decoded further on.
-                return Ok((out, z.total_in() as usize));
-            }
-            if z.total_in() == before_in
-                && z.total_out() == before_out
-                && out.len() < out.capacity()
-            {
-                return Err(Error::malformed(
-                    Format::Exi,
-                    start as u64 + z.total_in(),
-                    "truncated DEFLATE stream",
-                )
-                .at_bit((start as u64 + z.total_in()) * 8));
-            }
-        }
+        let room = self.budget.saturating_sub(self.decoded);
+        crate::deflate::inflate_stream(self.input, start, room, self.budget)
     }
 
     // ---- events ------------------------------------------------------------------------

@@ -35,6 +35,7 @@
 
 mod bits;
 mod dec;
+mod deflate;
 mod enc;
 mod grammar;
 mod header;

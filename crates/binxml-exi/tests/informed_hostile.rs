@@ -1,5 +1,5 @@
-//! Hostile input to the schema-informed decoder: truncated and corrupted streams of the test
-//! sets' instances, and random bytes, decode to an error (with a bit offset) or to events,
+//! Hostile input to the schema-informed decoder: truncated and corrupted streams (every layout,
+//! compression included), and random bytes, decode to an error (with a bit offset) or to events,
 //! never a panic, a hang, or memory beyond the input's measure.
 
 use std::sync::Arc;
@@ -47,6 +47,11 @@ fn truncated_corrupted_and_random_streams_are_refused_cleanly() {
     for o in [
         ExiOptions::default(),
         ExiOptions::default().with_alignment(binxml_exi::Alignment::ByteAligned),
+        ExiOptions::default().with_alignment(binxml_exi::Alignment::PreCompression),
+        ExiOptions::default()
+            .with_alignment(binxml_exi::Alignment::PreCompression)
+            .with_block_size(2),
+        ExiOptions::default().with_alignment(binxml_exi::Alignment::Compression),
     ] {
         let mut e = SchemaEncoder::new(Vec::new(), Arc::clone(&g), o.clone()).unwrap();
         e.write_events(&events).unwrap();

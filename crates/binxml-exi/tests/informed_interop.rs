@@ -277,6 +277,7 @@ fn exificient_streams_decode_as_exificient_does() {
             "bytealigned",
             "precompression",
             "precompression,blocksize=50",
+            "compression",
         ] {
             let mut options = format!("schema={},schemalocation", schema.display());
             if let Some(c) = &row.catalog {
@@ -302,6 +303,7 @@ fn exificient_streams_decode_as_exificient_does() {
                 "precompression,blocksize=50" => ExiOptions::default()
                     .with_alignment(Alignment::PreCompression)
                     .with_block_size(50),
+                "compression" => ExiOptions::default().with_alignment(Alignment::Compression),
                 _ => ExiOptions::default(),
             };
             let mut d = binxml_exi::informed::SchemaDecoder::new(

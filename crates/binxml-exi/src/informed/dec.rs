@@ -52,8 +52,22 @@ struct Tag {
     attrs: Vec<(String, String, String, String)>,
 }
 
+self_cell::self_cell!(
+    /// A compression-layout body, inflated, and the decoder reading it (as pre-compression).
+    struct Inflated {
+        owner: Vec<u8>,
+        #[not_covariant]
+        dependent: BodyDecoder,
+    }
+);
+
+type BodyDecoder<'b> = SchemaDecoder<'b>;
+
 /// Reads a schema-informed EXI stream.
 pub struct SchemaDecoder<'a> {
+    /// The compression layout: the inflated body's decoder, which this one hands on.
+    inflated: Option<Box<Inflated>>,
+    input: &'a [u8],
     r: BitReader<'a>,
     g: Arc<SchemaGrammars>,
     o: ExiOptions,
@@ -96,6 +110,8 @@ impl<'a> SchemaDecoder<'a> {
     ) -> Self {
         let t = grammars.string_table(None, None, false);
         SchemaDecoder {
+            inflated: None,
+            input,
             r: BitReader::new(input, false, 0),
             g: grammars,
             o: options,
@@ -126,11 +142,7 @@ impl<'a> SchemaDecoder<'a> {
 
     fn start(&mut self) -> Result<()> {
         let (o, _cookie, _present) = header::read(&mut self.r, &self.o)?;
-        if o.alignment == crate::options::Alignment::Compression {
-            return Err(Self::unsupported(
-                "the compression alignment (pre-compression is)",
-            ));
-        }
+        let compressed = o.alignment == crate::options::Alignment::Compression;
         self.reordered = o.alignment.is_reordered();
         if o.comments
             || o.pis
@@ -143,6 +155,9 @@ impl<'a> SchemaDecoder<'a> {
             return Err(Self::unsupported(
                 "preserve options, self-contained elements or fragments",
             ));
+        }
+        if compressed {
+            return self.start_inflated(o);
         }
         if o.alignment.is_aligned() {
             self.r.set_aligned(true);
@@ -159,6 +174,57 @@ impl<'a> SchemaDecoder<'a> {
             standalone: None,
         });
         Ok(())
+    }
+
+    /// The compression layout: every DEFLATE stream of the body inflated (within the decoded
+    /// size budget, `max_expansion_ratio` times the input), then read as pre-compression.
+    fn start_inflated(&mut self, o: ExiOptions) -> Result<()> {
+        self.r.set_aligned(true);
+        let ratio = self.limits.max_expansion_ratio;
+        let budget = if ratio == 0 {
+            usize::MAX
+        } else {
+            self.input.len().saturating_mul(ratio).max(1 << 16)
+        };
+        let mut body = Vec::new();
+        let mut pos = self.r.pos();
+        while pos < self.input.len() {
+            let room = budget.saturating_sub(body.len());
+            let (data, used) = crate::deflate::inflate_stream(self.input, pos, room, budget)?;
+            body.extend_from_slice(&data);
+            pos += used.max(1);
+        }
+        let g = Arc::clone(&self.g);
+        let limits = self.limits.clone();
+        let inner_options = o.with_alignment(crate::options::Alignment::PreCompression);
+        self.inflated = Some(Box::new(Inflated::new(body, |b| {
+            let mut d = SchemaDecoder::new(b, g, inner_options.clone(), limits);
+            d.start_body(inner_options);
+            d
+        })));
+        self.ended = false;
+        Ok(())
+    }
+
+    /// Starts reading a body (no header) with options `o`.
+    fn start_body(&mut self, o: ExiOptions) {
+        self.started = true;
+        self.reordered = o.alignment.is_reordered();
+        if o.alignment.is_aligned() {
+            self.r.set_aligned(true);
+        }
+        self.t = self.g.string_table(
+            o.value_max_length.map(|n| n as usize),
+            o.value_partition_capacity.map(|n| n as usize),
+            false,
+        );
+        self.o = o;
+        self.queue.push_back(Event::StartDocument {
+            version: None,
+            encoding: None,
+            standalone: None,
+        });
+        self.ready = 1;
     }
 
     fn max_len(&self) -> usize {
@@ -882,6 +948,9 @@ impl SchemaDecoder<'_> {
 
 impl<'a> Decoder<'a> for SchemaDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        if let Some(inner) = &mut self.inflated {
+            return inner.with_dependent_mut(|_, d| Ok(d.next_event()?.map(Event::into_owned)));
+        }
         loop {
             // In pre-compression a block's events wait for its values: `ready` counts the
             // queued events whose values are in.
@@ -897,6 +966,9 @@ impl<'a> Decoder<'a> for SchemaDecoder<'a> {
             if !self.started {
                 self.started = true;
                 self.start()?;
+                if self.inflated.is_some() {
+                    return self.next_event();
+                }
                 self.ready = self.queue.len();
                 continue;
             }
