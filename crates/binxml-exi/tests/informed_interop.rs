@@ -69,6 +69,16 @@ fn instances_encode_as_exificient_does() {
             ExiOptions::default().with_alignment(Alignment::Compression),
         ),
         (
+            "comments,pis",
+            ExiOptions::default().with_comments(true).with_pis(true),
+        ),
+        (
+            "comments,bytealigned",
+            ExiOptions::default()
+                .with_comments(true)
+                .with_alignment(Alignment::ByteAligned),
+        ),
+        (
             "strict,precompression",
             ExiOptions::default()
                 .with_strict(true)
@@ -278,6 +288,7 @@ fn exificient_streams_decode_as_exificient_does() {
             "precompression",
             "precompression,blocksize=50",
             "compression",
+            "comments,pis",
         ] {
             let mut options = format!("schema={},schemalocation", schema.display());
             if let Some(c) = &row.catalog {
@@ -304,6 +315,7 @@ fn exificient_streams_decode_as_exificient_does() {
                     .with_alignment(Alignment::PreCompression)
                     .with_block_size(50),
                 "compression" => ExiOptions::default().with_alignment(Alignment::Compression),
+                "comments,pis" => ExiOptions::default().with_comments(true).with_pis(true),
                 _ => ExiOptions::default(),
             };
             let mut d = binxml_exi::informed::SchemaDecoder::new(

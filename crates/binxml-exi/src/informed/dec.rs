@@ -144,14 +144,7 @@ impl<'a> SchemaDecoder<'a> {
         let (o, _cookie, _present) = header::read(&mut self.r, &self.o)?;
         let compressed = o.alignment == crate::options::Alignment::Compression;
         self.reordered = o.alignment.is_reordered();
-        if o.comments
-            || o.pis
-            || o.dtd
-            || o.prefixes
-            || o.lexical_values
-            || o.self_contained
-            || o.fragment
-        {
+        if o.dtd || o.prefixes || o.lexical_values || o.self_contained || o.fragment {
             return Err(Self::unsupported(
                 "preserve options, self-contained elements or fragments",
             ));
@@ -167,6 +160,7 @@ impl<'a> SchemaDecoder<'a> {
             o.value_partition_capacity.map(|n| n as usize),
             false,
         );
+        self.layout = Layout::new(o.comments, o.pis, false, false, false);
         self.o = o;
         self.queue.push_back(Event::StartDocument {
             version: None,
@@ -218,6 +212,7 @@ impl<'a> SchemaDecoder<'a> {
             o.value_partition_capacity.map(|n| n as usize),
             false,
         );
+        self.layout = Layout::new(o.comments, o.pis, false, false, false);
         self.o = o;
         self.queue.push_back(Event::StartDocument {
             version: None,
@@ -445,6 +440,9 @@ impl<'a> SchemaDecoder<'a> {
             }
             Kind::Content => v.extend([Second::SeAny, Second::Ch]),
         }
+        if self.o.comments || self.o.pis {
+            v.push(Second::Misc);
+        }
         v
     }
 
@@ -516,15 +514,22 @@ impl<'a> SchemaDecoder<'a> {
     }
 
     fn step_top(&mut self) -> Result<()> {
+        let misc = self.o.comments || self.o.pis;
         if self.root_done {
-            // DocEnd: ED.
+            // DocEnd: ED, or (preserved) a comment or PI.
+            if misc && self.r.nbit(1)? == 1 {
+                return self.read_misc();
+            }
             self.ended = true;
             self.queue.push_back(Event::EndDocument);
             return Ok(());
         }
-        self.root_done = true;
         let n = self.g.document_elements().len() + 1;
-        let i = self.r.nbit(width(n))? as usize;
+        let i = self.r.nbit(width(n + usize::from(misc)))? as usize;
+        if misc && i == n {
+            return self.read_misc();
+        }
+        self.root_done = true;
         if i + 1 < n {
             let e = self.g.document_elements()[i];
             let name = self.name_of_elem(e)?;
@@ -539,6 +544,40 @@ impl<'a> SchemaDecoder<'a> {
                 .r
                 .error(format!("event code {i} past DocContent's {n} productions")))
         }
+    }
+
+    /// The third level: a comment or a processing instruction, as preserved.
+    fn read_misc(&mut self) -> Result<()> {
+        let mut third = Vec::new();
+        if self.o.comments {
+            third.push(Second::Cm);
+        }
+        if self.o.pis {
+            third.push(Second::Pi);
+        }
+        let at = self.r.clone();
+        let k = self.r.nbit(width(third.len()))? as usize;
+        let max = self.limits.max_string_len;
+        match third.get(k) {
+            Some(Second::Cm) => {
+                let text = self.r.string(max)?;
+                self.flush_tag();
+                self.queue.push_back(Event::Comment(Cow::Owned(text)));
+            }
+            Some(_) => {
+                let target = self.r.string(max)?;
+                let data = self.r.string(max)?;
+                self.flush_tag();
+                self.queue.push_back(Event::ProcessingInstruction {
+                    target: Cow::Owned(target),
+                    data: Cow::Owned(data),
+                });
+            }
+            None => {
+                return Err(at.error(format!("third-level event code {k} past {}", third.len())));
+            }
+        }
+        Ok(())
     }
 
     fn step_informed(&mut self, cur: Cur, state: GrammarId) -> Result<()> {
@@ -671,6 +710,11 @@ impl<'a> SchemaDecoder<'a> {
             _ => st.content.unwrap_or(state),
         };
         match second {
+            Second::Misc => {
+                self.read_misc()?;
+                self.set_state(Some(content));
+            }
+            Second::Cm | Second::Pi => unreachable!("third-level entries"),
             Second::Ee => self.close_element(),
             Second::XsiType => {
                 let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
@@ -791,6 +835,16 @@ impl<'a> SchemaDecoder<'a> {
         }
         let second = self.layout.second(state).to_vec();
         let s = self.r.nbit(width(second.len()))? as usize;
+        if self.layout.is_group(&second, s) {
+            self.read_misc()?;
+            if let Some(f) = self.stack.last_mut() {
+                f.cur = Cur::Builtin {
+                    grammar,
+                    state: State::Content,
+                };
+            }
+            return Ok(());
+        }
         let u = *second.get(s).ok_or_else(|| {
             at.error(format!("second-level event code {s} past {}", second.len()))
         })?;
@@ -865,6 +919,10 @@ enum Second {
     AtUntyped,
     SeAny,
     Ch,
+    /// The CM/PI group (its third level: `Cm`, `Pi`).
+    Misc,
+    Cm,
+    Pi,
 }
 
 impl SchemaDecoder<'_> {

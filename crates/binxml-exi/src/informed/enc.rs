@@ -54,6 +54,8 @@ enum Next {
     Se,
     Ee,
     Ed,
+    /// A comment or processing instruction.
+    Misc,
 }
 
 /// Writes events as schema-informed EXI.
@@ -72,7 +74,9 @@ pub struct SchemaEncoder<W: Write> {
     xsi_type: Option<String>,
     xsi_nil: Option<String>,
     in_tag: bool,
-    /// The last structural event was a start tag (text right after it is simple content).
+    /// The last start tag, attribute or end tag was a start tag or attribute: EXIficient's
+    /// `lastEvent`, which text, comments and PIs do not change (whitespace-only text is kept
+    /// when it follows one and an end tag, comment or PI follows it).
     after_start: bool,
     text: String,
     space: bool,
@@ -118,7 +122,7 @@ impl<W: Write> SchemaEncoder<W> {
             w: BitWriter::new(false),
             t,
             builtin: Vec::new(),
-            layout: Layout::new(false, false, false, false, false),
+            layout: Layout::new(options.comments, options.pis, false, false, false),
             stack: Vec::new(),
             checker: StreamChecker::new(false),
             attrs: Vec::new(),
@@ -140,8 +144,8 @@ impl<W: Write> SchemaEncoder<W> {
 
     fn check(options: &ExiOptions) -> Result<()> {
         options.validate()?;
-        if options.comments || options.pis || options.dtd || options.prefixes {
-            return Err(unsupported("preserve.comments, pis, dtd or prefixes"));
+        if options.dtd || options.prefixes {
+            return Err(unsupported("preserve.dtd or preserve.prefixes"));
         }
         if options.lexical_values {
             return Err(unsupported("preserve.lexicalValues"));
@@ -188,7 +192,8 @@ impl<W: Write> SchemaEncoder<W> {
             };
         }
         let ee = usize::from(!has_ee);
-        match st.kind {
+        let misc = usize::from(self.o.comments || self.o.pis);
+        misc + match st.kind {
             // EE, xsi:type, xsi:nil, AT(*), AT untyped, SE(*), CH
             Kind::FirstStartTag => ee + 4 + 2,
             // EE, AT(*), AT untyped, SE(*), CH
@@ -196,6 +201,64 @@ impl<W: Write> SchemaEncoder<W> {
             // EE, SE(*), CH
             Kind::Content => ee + 2,
         }
+    }
+
+    /// The third level's entries: comments, then processing instructions, as preserved.
+    fn third(&self) -> Vec<Undeclared> {
+        let mut v = Vec::new();
+        if self.o.comments {
+            v.push(Undeclared::Cm);
+        }
+        if self.o.pis {
+            v.push(Undeclared::Pi);
+        }
+        v
+    }
+
+    /// A comment or processing instruction (preserved): its code, the third level under the
+    /// last second-level entry, then the state its element's content continues in.
+    fn misc(&mut self, u: Undeclared) -> Result<()> {
+        let third = self.third();
+        let Some(t) = third.iter().position(|&x| x == u) else {
+            return Ok(());
+        };
+        let n3 = width(third.len());
+        match self.stack.last().map(|f| f.cur) {
+            None => {
+                // DocContent before the root (its second level: the CM/PI group alone), or
+                // DocEnd after it (ED, then the group).
+                if self.root_done {
+                    self.w.nbit(1, 1);
+                } else {
+                    let n = self.g.document_elements().len() + 1;
+                    self.w.nbit(n as u32, width(n + 1));
+                }
+            }
+            Some(cur @ Cur::Informed { state, .. }) => {
+                let n1 = self.g.grammar(state).productions.len();
+                let count = self.second_count(cur);
+                self.w.nbit(n1 as u32, width(n1 + 1));
+                self.w.nbit((count - 1) as u32, width(count));
+                let st = self.g.grammar(state);
+                let next = match st.kind {
+                    Kind::Content => state,
+                    _ => st.content.unwrap_or(state),
+                };
+                self.set_state(Some(next));
+            }
+            Some(Cur::Builtin { grammar, state }) => {
+                let n1 = self.builtin[grammar].prods(state).len();
+                let second = self.layout.second(state);
+                self.w.nbit(n1 as u32, width(n1 + 1));
+                self.w.nbit((second.len() - 1) as u32, width(second.len()));
+                self.set_cur(Cur::Builtin {
+                    grammar,
+                    state: State::Content,
+                });
+            }
+        }
+        self.w.nbit(t as u32, n3);
+        Ok(())
     }
 
     /// Writes the first-level code `i` of the current informed state.
@@ -359,17 +422,18 @@ impl<W: Write> SchemaEncoder<W> {
                     n.ns == q.namespace && n.local == q.local
                 });
                 let n = docs.len() + 1;
+                let more = usize::from(self.o.comments || self.o.pis);
                 match hit {
                     Some(i) => {
                         let e = docs[i];
-                        self.w.nbit(i as u32, width(n));
+                        self.w.nbit(i as u32, width(n + more));
                         let name = self
                             .name_of(&q.namespace, &q.local)
                             .expect("declared names are in the table");
                         (name, self.element_cur(e))
                     }
                     None => {
-                        self.w.nbit((n - 1) as u32, width(n));
+                        self.w.nbit((n - 1) as u32, width(n + more));
                         let name = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
                         let cur = self.global_grammar(name);
                         (name, cur)
@@ -859,7 +923,9 @@ impl<W: Write> SchemaEncoder<W> {
                 let keep = match self.o.whitespace {
                     Whitespace::Preserve => true,
                     Whitespace::DropBetweenTags => {
-                        self.space || (self.after_start && next == Next::Ee) || !is_whitespace(text)
+                        self.space
+                            || (self.after_start && matches!(next, Next::Ee | Next::Misc))
+                            || !is_whitespace(text)
                     }
                 };
                 if !keep {
@@ -946,7 +1012,6 @@ impl<W: Write> SchemaEncoder<W> {
                 });
             }
         }
-        self.after_start = false;
         Ok(())
     }
 
@@ -1019,7 +1084,9 @@ impl<W: Write> SchemaEncoder<W> {
 
     fn end_document(&mut self) -> Result<()> {
         self.flush_text(Next::Ed)?;
-        // DocEnd: ED, one choice.
+        // DocEnd: ED (code 0, of two when CM/PI are preserved).
+        self.w
+            .nbit(0, width(1 + usize::from(self.o.comments || self.o.pis)));
         if self.o.alignment.is_reordered() {
             self.close_block()?;
         } else {
@@ -1195,7 +1262,28 @@ impl<W: Write> Encoder for SchemaEncoder<W> {
                 Ok(())
             }
             // Without the preserve options these are not part of EXI's data model.
-            Event::Comment(_) | Event::ProcessingInstruction { .. } | Event::DocType(_) => Ok(()),
+            Event::Comment(c) => {
+                if !self.o.comments {
+                    return Ok(());
+                }
+                self.flush_text(Next::Misc)?;
+                self.close_tag()?;
+                self.misc(Undeclared::Cm)?;
+                self.w.string(c);
+                Ok(())
+            }
+            Event::ProcessingInstruction { target, data } => {
+                if !self.o.pis {
+                    return Ok(());
+                }
+                self.flush_text(Next::Misc)?;
+                self.close_tag()?;
+                self.misc(Undeclared::Pi)?;
+                self.w.string(target);
+                self.w.string(data);
+                Ok(())
+            }
+            Event::DocType(_) => Ok(()),
             Event::EntityReference { .. }
             | Event::Notation { .. }
             | Event::UnparsedEntity { .. } => Ok(()),
