@@ -378,16 +378,7 @@ impl<'a> SchemaDecoder<'a> {
     }
 
     fn name_of_elem(&self, e: binxml_schema::model::ElemId) -> Result<NameId> {
-        let n = &self.g.schema().element(e).name;
-        self.t
-            .uris
-            .iter()
-            .position(|u| u.uri == n.ns)
-            .and_then(|u| self.t.name_id_any(u as u32, &n.local))
-            .ok_or_else(|| {
-                self.r
-                    .error("a declared name is missing from the string table")
-            })
+        Ok(self.g.elem_name(e))
     }
 
     fn set_state(&mut self, next: Option<GrammarId>) {
@@ -592,15 +583,9 @@ impl<'a> SchemaDecoder<'a> {
             let p = &st.productions[i];
             match &p.terminal {
                 Terminal::At { name, type_def } => {
-                    let id = self
-                        .t
-                        .uris
-                        .iter()
-                        .position(|u| u.uri == name.ns)
-                        .and_then(|u| self.t.name_id_any(u as u32, &name.local))
-                        .ok_or_else(|| {
-                            at.error("a declared attribute is missing from the string table")
-                        })?;
+                    let id = self.g.name_id(name).ok_or_else(|| {
+                        at.error("a declared attribute is missing from the string table")
+                    })?;
                     let v = self.value(id, Some(*type_def))?;
                     self.attribute(id, v);
                     self.set_state(p.next);
@@ -634,15 +619,9 @@ impl<'a> SchemaDecoder<'a> {
                     self.open_element(name, c)?;
                 }
                 Terminal::SeRelaxed(n) => {
-                    let name = self
-                        .t
-                        .uris
-                        .iter()
-                        .position(|u| u.uri == n.ns)
-                        .and_then(|u| self.t.name_id_any(u as u32, &n.local))
-                        .ok_or_else(|| {
-                            at.error("a declared name is missing from the string table")
-                        })?;
+                    let name = self.g.name_id(n).ok_or_else(|| {
+                        at.error("a declared name is missing from the string table")
+                    })?;
                     let eg = g
                         .element_fragment()
                         .ok_or_else(|| at.error("no element fragment grammar"))?;
@@ -772,15 +751,9 @@ impl<'a> SchemaDecoder<'a> {
                     let Terminal::At { name, .. } = &p.terminal else {
                         unreachable!()
                     };
-                    let id = self
-                        .t
-                        .uris
-                        .iter()
-                        .position(|u| u.uri == name.ns)
-                        .and_then(|u| self.t.name_id_any(u as u32, &name.local))
-                        .ok_or_else(|| {
-                            at.error("a declared attribute is missing from the string table")
-                        })?;
+                    let id = self.g.name_id(name).ok_or_else(|| {
+                        at.error("a declared attribute is missing from the string table")
+                    })?;
                     let v = self.value(id, None)?;
                     self.attribute(id, v);
                     self.set_state(p.next);

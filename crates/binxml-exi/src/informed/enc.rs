@@ -427,10 +427,7 @@ impl<W: Write> SchemaEncoder<W> {
                     Some(i) => {
                         let e = docs[i];
                         self.w.nbit(i as u32, width(n + more));
-                        let name = self
-                            .name_of(&q.namespace, &q.local)
-                            .expect("declared names are in the table");
-                        (name, self.element_cur(e))
+                        (self.g.elem_name(e), self.element_cur(e))
                     }
                     None => {
                         self.w.nbit((n - 1) as u32, width(n + more));
@@ -473,10 +470,7 @@ impl<W: Write> SchemaEncoder<W> {
                     Some((i, Some(e), next, _)) => {
                         self.code1(cur, i);
                         self.set_state(next);
-                        let name = self
-                            .name_of(&q.namespace, &q.local)
-                            .expect("declared names are in the table");
-                        (name, self.element_cur(e))
+                        (self.g.elem_name(e), self.element_cur(e))
                     }
                     Some((i, None, next, ns_only)) => {
                         self.code1(cur, i);

@@ -57,6 +57,10 @@ pub struct SchemaGrammars {
     /// The string table's pre-population (section 7.3.1, appendix D): each URI in order with
     /// its local names in order.
     table: Vec<(String, Vec<String>)>,
+    /// Each element declaration's name's number in a fresh string table.
+    elem_names: Vec<crate::tables::NameId>,
+    /// Every pre-populated name's number in a fresh string table.
+    name_ids: std::collections::HashMap<Name, crate::tables::NameId>,
 }
 
 impl std::fmt::Debug for SchemaGrammars {
@@ -121,8 +125,21 @@ impl SchemaGrammars {
             .any(|(_, e)| e.is_none())
             .then(|| element_fragment(&schema, &fragment, &mut grammars));
         let table = string_table_entries(&schema);
+        // The string table is pre-populated in a fixed order, so every declared name has the
+        // same number in every stream: found once here, not per event.
+        let fresh = fresh_table(&table);
+        let mut name_ids = std::collections::HashMap::new();
+        for (id, n) in fresh.names.iter().enumerate() {
+            let uri = fresh.uris[n.uri as usize].uri.clone();
+            name_ids.insert(Name::new(uri, n.local.clone()), id as crate::tables::NameId);
+        }
+        let elem_names = (0..schema.element_count() as u32)
+            .map(|e| name_ids[&schema.element(ElemId(e)).name])
+            .collect();
         Ok(SchemaGrammars {
             table,
+            elem_names,
+            name_ids,
             schema,
             element_fragment,
             grammars,
@@ -201,21 +218,20 @@ impl SchemaGrammars {
         capacity: Option<usize>,
         encoding: bool,
     ) -> crate::tables::Tables {
-        let mut t = crate::tables::Tables::new(max_len, capacity, encoding);
-        for (i, (uri, locals)) in self.table.iter().enumerate() {
-            let u = if i < 3 {
-                i as u32
-            } else {
-                t.add_uri(uri.clone())
-            };
-            for l in locals {
-                // The XML and XML Schema instance partitions start filled (appendix D.3).
-                if t.name_id_any(u, l).is_none() {
-                    t.add_local(u, l.clone());
-                }
-            }
-        }
-        t
+        fill_table(
+            crate::tables::Tables::new(max_len, capacity, encoding),
+            &self.table,
+        )
+    }
+
+    /// The number of an element declaration's name in a fresh string table.
+    pub(crate) fn elem_name(&self, e: ElemId) -> crate::tables::NameId {
+        self.elem_names[e.index()]
+    }
+
+    /// The number of a pre-populated name in a fresh string table.
+    pub(crate) fn name_id(&self, n: &Name) -> Option<crate::tables::NameId> {
+        self.name_ids.get(n).copied()
     }
 
     /// The element names of the fragment grammar, in order.
@@ -326,6 +342,31 @@ fn element_fragment(
         content: None,
     });
     (first, empty)
+}
+
+/// A string table with the pre-population `table` (after appendix D's fixed entries).
+fn fill_table(
+    mut t: crate::tables::Tables,
+    table: &[(String, Vec<String>)],
+) -> crate::tables::Tables {
+    for (i, (uri, locals)) in table.iter().enumerate() {
+        let u = if i < 3 {
+            i as u32
+        } else {
+            t.add_uri(uri.clone())
+        };
+        for l in locals {
+            // The XML and XML Schema instance partitions start filled (appendix D.3).
+            if t.name_id_any(u, l).is_none() {
+                t.add_local(u, l.clone());
+            }
+        }
+    }
+    t
+}
+
+fn fresh_table(table: &[(String, Vec<String>)]) -> crate::tables::Tables {
+    fill_table(crate::tables::Tables::new(None, None, false), table)
 }
 
 /// The string table's pre-population of a schema (section 7.3.1, appendix D): the four fixed
