@@ -400,7 +400,7 @@ impl<W: Write> SchemaEncoder<W> {
         }
     }
 
-    fn name_of(&mut self, ns: &str, local: &str) -> Option<NameId> {
+    fn name_of(&self, ns: &str, local: &str) -> Option<NameId> {
         let u = self.t.uri_id(ns)?;
         self.t.name_id(u, local)
     }
@@ -440,11 +440,12 @@ impl<W: Write> SchemaEncoder<W> {
             Some(cur @ Cur::Informed { state, .. }) => {
                 let st = self.g.grammar(state);
                 let mut found = None;
+                // Declared names are in the table from the start: compare numbers.
+                let qid = self.name_of(&q.namespace, &q.local);
                 for (i, p) in st.productions.iter().enumerate() {
                     match &p.terminal {
                         Terminal::Se(e) => {
-                            let n = &self.g.schema().element(*e).name;
-                            if n.ns == q.namespace && n.local == q.local {
+                            if Some(self.g.elem_name(*e)) == qid {
                                 found = Some((i, Some(*e), p.next, false));
                                 break;
                             }
@@ -959,7 +960,20 @@ impl<W: Write> SchemaEncoder<W> {
                         });
                 if let Some((i, t, next)) = typed_ch {
                     let dt = g.datatype(t);
-                    if values::representable(dt, text) {
+                    if !self.o.alignment.is_reordered() && !is_string(dt) {
+                        // Parsed once: the event code depends on whether it is representable.
+                        if let Some(p) = values::prepare_value(dt, text) {
+                            self.code1(cur, i);
+                            let mut items = values::TableItems {
+                                t: &mut self.t,
+                                name,
+                                max_len: usize::MAX,
+                            };
+                            values::write_prepared(&p, &mut self.w, &mut items);
+                            self.set_state(next);
+                            return Ok(());
+                        }
+                    } else if values::representable(dt, text) {
                         self.code1(cur, i);
                         self.value(name, Some(t), text)?;
                         self.set_state(next);
@@ -1091,6 +1105,11 @@ impl<W: Write> SchemaEncoder<W> {
         self.done = true;
         Ok(())
     }
+}
+
+/// Strings go through the string table, whole or (lists) item by item.
+fn is_string(dt: &ExiType) -> bool {
+    matches!(dt, ExiType::String | ExiType::Restricted(_))
 }
 
 /// Writes a value (see [`SchemaEncoder::value`]) to `w`.

@@ -419,6 +419,26 @@ fn prepare<'a>(t: &'a ExiType, lexical: &'a str) -> Option<Prepared<'a>> {
     })
 }
 
+/// A value parsed for its representation once ([`prepare_value`]), written later with
+/// [`write_prepared`]: what an encoder that must choose an event code by whether the value is
+/// representable uses, so that it parses the value only once.
+pub(crate) struct PreparedValue<'a>(Prepared<'a>);
+
+/// The value of `lexical` in representation `t` (not `String` or `Restricted`, whose values go
+/// through the string table), or `None` when it cannot be represented.
+pub(crate) fn prepare_value<'a>(t: &'a ExiType, lexical: &'a str) -> Option<PreparedValue<'a>> {
+    prepare(t, lexical).map(PreparedValue)
+}
+
+/// Writes a value from [`prepare_value`] (a list's String items through `strings`).
+pub(crate) fn write_prepared(
+    p: &PreparedValue<'_>,
+    w: &mut BitWriter,
+    strings: &mut dyn ItemStrings,
+) {
+    write(&p.0, w, strings)
+}
+
 /// Writes a prepared value.
 fn write(p: &Prepared<'_>, w: &mut BitWriter, strings: &mut dyn ItemStrings) {
     match p {
