@@ -444,11 +444,9 @@ impl<W: Write> SchemaEncoder<W> {
                 let qid = self.name_of(&q.namespace, &q.local);
                 for (i, p) in st.productions.iter().enumerate() {
                     match &p.terminal {
-                        Terminal::Se(e) => {
-                            if Some(self.g.elem_name(*e)) == qid {
-                                found = Some((i, Some(*e), p.next, false));
-                                break;
-                            }
+                        Terminal::Se(e) if Some(self.g.elem_name(*e)) == qid => {
+                            found = Some((i, Some(*e), p.next, false));
+                            break;
                         }
                         Terminal::SeRelaxed(n) if n.ns == q.namespace && n.local == q.local => {
                             found = Some((i, None, p.next, false));
