@@ -6,6 +6,7 @@
 //! value partition and its built-in element grammar hang off that number.
 
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
 use binxml_core::hash::FastState;
 use binxml_core::json_mapping::is_ncname;
@@ -23,34 +24,151 @@ pub(crate) type NameId = u32;
 
 /// `xml:space` (its number in a fresh table).
 pub(crate) const XML_SPACE: NameId = 3;
+/// `xsi:nil`.
+pub(crate) const XSI_NIL: NameId = 4;
 /// `xsi:type`.
 pub(crate) const XSI_TYPE: NameId = 5;
 
 /// No entry (an evicted local value, a name without grammar yet).
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// One URI partition: the URI, its prefixes and its local names.
-#[derive(Debug, Clone)]
-pub(crate) struct Uri {
-    pub(crate) uri: String,
-    pub(crate) prefixes: Vec<String>,
+/// The entries a string table starts with, shared by every stream that starts from them:
+/// appendix D's fixed entries, and for a schema its pre-population (section 7.3.1). Built
+/// once; a stream's own entries go after them, so that a fresh table costs no copy of a
+/// schema's thousands of names.
+#[derive(Debug)]
+pub(crate) struct Base {
+    uris: Vec<BaseUri>,
+    by_uri: HashMap<String, u32, FastState>,
+    names: Vec<BaseName>,
+}
+
+#[derive(Debug)]
+struct BaseUri {
+    uri: String,
+    prefixes: Vec<String>,
     /// Local-name id -> name number.
-    pub(crate) locals: Vec<NameId>,
-    /// Local name -> name number (encoder only).
+    locals: Vec<NameId>,
     by_local: HashMap<String, NameId, FastState>,
 }
 
-/// One qualified name.
+#[derive(Debug)]
+struct BaseName {
+    uri: u32,
+    local_id: u32,
+    local: String,
+}
+
+impl Base {
+    /// Appendix D's entries, then `extra`: URIs in order, each with local names (a URI or
+    /// name already present is not added twice).
+    pub(crate) fn new(extra: &[(String, Vec<String>)]) -> Base {
+        let mut b = Base {
+            uris: Vec::new(),
+            by_uri: HashMap::default(),
+            names: Vec::new(),
+        };
+        let fixed: [(&str, &str, &[&str]); 3] = [
+            ("", "", &[]),
+            (XML_NS, "xml", &["base", "id", "lang", "space"]),
+            (XSI_NS, "xsi", &["nil", "type"]),
+        ];
+        for (uri, prefix, locals) in fixed {
+            let u = b.add_uri(uri);
+            b.uris[u as usize].prefixes.push(prefix.to_string());
+            for l in locals {
+                b.add_local(u, l);
+            }
+        }
+        for (uri, locals) in extra {
+            let u = match b.by_uri.get(uri.as_str()) {
+                Some(&u) => u,
+                None => b.add_uri(uri),
+            };
+            for l in locals {
+                if !b.uris[u as usize].by_local.contains_key(l.as_str()) {
+                    b.add_local(u, l);
+                }
+            }
+        }
+        debug_assert_eq!(b.names[XML_SPACE as usize].local, "space");
+        debug_assert_eq!(b.names[XSI_TYPE as usize].local, "type");
+        debug_assert_eq!(b.names[XSI_NIL as usize].local, "nil");
+        b
+    }
+
+    fn add_uri(&mut self, uri: &str) -> u32 {
+        let id = self.uris.len() as u32;
+        self.by_uri.insert(uri.to_string(), id);
+        self.uris.push(BaseUri {
+            uri: uri.to_string(),
+            prefixes: Vec::new(),
+            locals: Vec::new(),
+            by_local: HashMap::default(),
+        });
+        id
+    }
+
+    fn add_local(&mut self, uri: u32, local: &str) {
+        let id = self.names.len() as NameId;
+        let u = &mut self.uris[uri as usize];
+        let local_id = u.locals.len() as u32;
+        u.locals.push(id);
+        u.by_local.insert(local.to_string(), id);
+        self.names.push(BaseName {
+            uri,
+            local_id,
+            local: local.to_string(),
+        });
+    }
+
+    /// The number of every name, as `(uri, local, number)`.
+    pub(crate) fn names(&self) -> impl Iterator<Item = (&str, &str, NameId)> {
+        self.names.iter().enumerate().map(|(i, n)| {
+            (
+                self.uris[n.uri as usize].uri.as_str(),
+                n.local.as_str(),
+                i as NameId,
+            )
+        })
+    }
+}
+
+/// The schema-less streams' base: appendix D's entries only.
+fn fixed_base() -> Arc<Base> {
+    static FIXED: OnceLock<Arc<Base>> = OnceLock::new();
+    Arc::clone(FIXED.get_or_init(|| Arc::new(Base::new(&[]))))
+}
+
+/// One URI partition as a stream sees it: its prefixes, and the local names this stream
+/// added after the base's.
 #[derive(Debug, Clone)]
-pub(crate) struct Name {
-    pub(crate) uri: u32,
-    /// Its id in the URI's local-name partition.
-    pub(crate) local_id: u32,
-    pub(crate) local: String,
+pub(crate) struct Uri {
+    /// The URI, for one the stream added (empty for the base's: see [`Tables::uri`]).
+    uri: String,
+    pub(crate) prefixes: Vec<String>,
+    /// Local names the stream added: local-name id - base count -> name number.
+    locals: Vec<NameId>,
+    /// Local name -> name number for those (encoder only).
+    by_local: HashMap<String, NameId, FastState>,
+}
+
+/// A qualified name the stream added.
+#[derive(Debug, Clone)]
+struct Name {
+    uri: u32,
+    local_id: u32,
+    local: String,
+}
+
+/// What a stream learns about one name: its built-in element grammar and its local value
+/// partition.
+#[derive(Debug, Clone)]
+struct NameState {
     /// Its built-in element grammar, [`NONE`] until it is first used as an element name.
-    pub(crate) grammar: u32,
+    grammar: u32,
     /// The local value partition: local id -> global id ([`NONE`] once evicted).
-    pub(crate) values: Vec<u32>,
+    values: Vec<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -60,12 +178,21 @@ struct Value {
     local: u32,
 }
 
-/// The string table of one EXI stream (or self-contained element).
+/// The string table of one EXI stream (or self-contained element): a shared [`Base`], then
+/// the stream's own entries.
 #[derive(Debug, Clone)]
 pub(crate) struct Tables {
-    pub(crate) uris: Vec<Uri>,
+    base: Arc<Base>,
+    /// Every URI, the base's first.
+    uris: Vec<Uri>,
+    /// URIs the stream added (encoder only).
     by_uri: HashMap<String, u32, FastState>,
-    pub(crate) names: Vec<Name>,
+    /// Names the stream added (number - the base's count).
+    names: Vec<Name>,
+    /// Per name (the base's first): 0 until the stream learns something of it, else its
+    /// index in `states` + 1 (zeroed memory for a schema's many names costs nothing).
+    slots: Vec<u32>,
+    states: Vec<NameState>,
     values: Vec<Value>,
     by_value: HashMap<String, u32, FastState>,
     /// Last global id assigned under a bounded capacity (round robin).
@@ -79,37 +206,148 @@ pub(crate) struct Tables {
 impl Tables {
     /// The table at the start of a schema-less stream (EXI 1.0, appendix D).
     pub(crate) fn new(max_len: Option<usize>, capacity: Option<usize>, encoding: bool) -> Self {
-        let mut t = Tables {
-            uris: Vec::new(),
+        Self::with_base(fixed_base(), max_len, capacity, encoding)
+    }
+
+    /// The table at the start of a stream whose table starts with `base`.
+    pub(crate) fn with_base(
+        base: Arc<Base>,
+        max_len: Option<usize>,
+        capacity: Option<usize>,
+        encoding: bool,
+    ) -> Self {
+        let uris = base
+            .uris
+            .iter()
+            .map(|u| Uri {
+                uri: String::new(),
+                prefixes: u.prefixes.clone(),
+                locals: Vec::new(),
+                by_local: HashMap::default(),
+            })
+            .collect();
+        Tables {
+            slots: vec![0; base.names.len()],
+            base,
+            uris,
             by_uri: HashMap::default(),
             names: Vec::new(),
+            states: Vec::new(),
             values: Vec::new(),
             by_value: HashMap::default(),
             last_global: usize::MAX,
             max_len,
             capacity,
             encoding,
-        };
-        t.add_uri(String::new());
-        t.add_uri(XML_NS.to_string());
-        t.add_uri(XSI_NS.to_string());
-        t.uris[0].prefixes.push(String::new());
-        t.uris[1].prefixes.push("xml".to_string());
-        t.uris[2].prefixes.push("xsi".to_string());
-        for l in ["base", "id", "lang", "space"] {
-            t.add_local(1, l.to_string());
         }
-        for l in ["nil", "type"] {
-            t.add_local(2, l.to_string());
-        }
-        debug_assert_eq!(t.names[XML_SPACE as usize].local, "space");
-        debug_assert_eq!(t.names[XSI_TYPE as usize].local, "type");
-        t
     }
 
     /// Total entries (for the table-size limit).
     pub(crate) fn entries(&self) -> usize {
-        self.uris.len() + self.names.len() + self.values.len()
+        self.uris.len() + self.slots.len() + self.values.len()
+    }
+
+    /// The number of names.
+    #[inline]
+    pub(crate) fn name_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// URI `uri`.
+    #[inline]
+    pub(crate) fn uri(&self, uri: u32) -> &str {
+        match self.base.uris.get(uri as usize) {
+            Some(b) => &b.uri,
+            None => &self.uris[uri as usize].uri,
+        }
+    }
+
+    /// The number of local names in URI `uri`.
+    #[inline]
+    pub(crate) fn local_count(&self, uri: u32) -> usize {
+        self.base
+            .uris
+            .get(uri as usize)
+            .map_or(0, |b| b.locals.len())
+            + self.uris[uri as usize].locals.len()
+    }
+
+    /// The name of local-name id `id` in URI `uri`.
+    #[inline]
+    fn local_name(&self, uri: u32, id: usize) -> Option<NameId> {
+        let base = self
+            .base
+            .uris
+            .get(uri as usize)
+            .map_or(&[][..], |b| &b.locals);
+        match base.get(id) {
+            Some(&n) => Some(n),
+            None => self.uris[uri as usize].locals.get(id - base.len()).copied(),
+        }
+    }
+
+    /// The local name of name `name`.
+    #[inline]
+    pub(crate) fn local(&self, name: NameId) -> &str {
+        match self.base.names.get(name as usize) {
+            Some(n) => &n.local,
+            None => &self.names[name as usize - self.base.names.len()].local,
+        }
+    }
+
+    /// The URI number of name `name`.
+    #[inline]
+    pub(crate) fn name_uri(&self, name: NameId) -> u32 {
+        match self.base.names.get(name as usize) {
+            Some(n) => n.uri,
+            None => self.names[name as usize - self.base.names.len()].uri,
+        }
+    }
+
+    /// The id of name `name` in its URI's local-name partition.
+    #[inline]
+    fn local_id(&self, name: NameId) -> u32 {
+        match self.base.names.get(name as usize) {
+            Some(n) => n.local_id,
+            None => self.names[name as usize - self.base.names.len()].local_id,
+        }
+    }
+
+    #[inline]
+    fn state(&self, name: NameId) -> Option<&NameState> {
+        match self.slots[name as usize] {
+            0 => None,
+            s => Some(&self.states[s as usize - 1]),
+        }
+    }
+
+    fn state_mut(&mut self, name: NameId) -> &mut NameState {
+        let slot = &mut self.slots[name as usize];
+        if *slot == 0 {
+            self.states.push(NameState {
+                grammar: NONE,
+                values: Vec::new(),
+            });
+            *slot = self.states.len() as u32;
+        }
+        &mut self.states[*slot as usize - 1]
+    }
+
+    /// The built-in element grammar of name `name` ([`NONE`] while it has none).
+    #[inline]
+    pub(crate) fn grammar(&self, name: NameId) -> u32 {
+        self.state(name).map_or(NONE, |s| s.grammar)
+    }
+
+    /// Gives name `name` its built-in element grammar.
+    pub(crate) fn set_grammar(&mut self, name: NameId, grammar: u32) {
+        self.state_mut(name).grammar = grammar;
+    }
+
+    /// The local value partition of name `name`.
+    #[inline]
+    fn local_values(&self, name: NameId) -> &[u32] {
+        self.state(name).map_or(&[], |s| &s.values)
     }
 
     pub(crate) fn add_uri(&mut self, uri: String) -> u32 {
@@ -127,9 +365,9 @@ impl Tables {
     }
 
     pub(crate) fn add_local(&mut self, uri: u32, local: String) -> NameId {
-        let id = self.names.len() as NameId;
+        let id = self.slots.len() as NameId;
+        let local_id = self.local_count(uri) as u32;
         let u = &mut self.uris[uri as usize];
-        let local_id = u.locals.len() as u32;
         u.locals.push(id);
         if self.encoding {
             u.by_local.insert(local.clone(), id);
@@ -138,9 +376,8 @@ impl Tables {
             uri,
             local_id,
             local,
-            grammar: NONE,
-            values: Vec::new(),
         });
+        self.slots.push(0);
         id
     }
 
@@ -152,23 +389,24 @@ impl Tables {
         if uri.is_empty() {
             return Some(0);
         }
-        self.by_uri.get(uri).copied()
+        match self.base.by_uri.get(uri) {
+            Some(&u) => Some(u),
+            None => self.by_uri.get(uri).copied(),
+        }
     }
 
     /// The number of a name (encoder).
     #[inline]
     pub(crate) fn name_id(&self, uri: u32, local: &str) -> Option<NameId> {
+        if let Some(&n) = self
+            .base
+            .uris
+            .get(uri as usize)
+            .and_then(|b| b.by_local.get(local))
+        {
+            return Some(n);
+        }
         self.uris[uri as usize].by_local.get(local).copied()
-    }
-
-    /// The number of a name, looked up by scanning (for building a table: works whether or
-    /// not the lookup maps are kept).
-    pub(crate) fn name_id_any(&self, uri: u32, local: &str) -> Option<NameId> {
-        self.uris[uri as usize]
-            .locals
-            .iter()
-            .copied()
-            .find(|&id| self.names[id as usize].local == local)
     }
 
     /// Writes a URI (EXI 1.0, 7.1.7): a hit as its id + 1, a miss as 0 and the string.
@@ -193,8 +431,8 @@ impl Tables {
         match self.name_id(uri, local) {
             Some(id) => {
                 w.uint(0);
-                let n = width(self.uris[uri as usize].locals.len());
-                w.nbit(self.names[id as usize].local_id, n);
+                let n = width(self.local_count(uri));
+                w.nbit(self.local_id(id), n);
                 id
             }
             None => {
@@ -216,7 +454,7 @@ impl Tables {
     /// one entry, or for the empty URI). An unknown prefix is written as 0: the NS event that
     /// follows with local-element-ns set names it.
     pub(crate) fn write_qname_prefix(&self, w: &mut BitWriter, name: NameId, prefix: &str) {
-        let uri = self.names[name as usize].uri;
+        let uri = self.name_uri(name);
         if uri == 0 {
             return;
         }
@@ -269,13 +507,12 @@ impl Tables {
         let at = r.clone();
         let v = r.uint()?;
         if v == 0 {
-            let locals = &self.uris[uri as usize].locals;
-            let id = r.nbit(width(locals.len()))? as usize;
-            match locals.get(id) {
-                Some(&n) => Ok(n),
+            let count = self.local_count(uri);
+            let id = r.nbit(width(count))? as usize;
+            match self.local_name(uri, id) {
+                Some(n) => Ok(n),
                 None => Err(at.error(format!(
-                    "local-name id {id} is past the {} local names of URI {uri}",
-                    locals.len()
+                    "local-name id {id} is past the {count} local names of URI {uri}"
                 ))),
             }
         } else {
@@ -306,7 +543,7 @@ impl Tables {
         r: &mut BitReader<'_>,
         name: NameId,
     ) -> Result<Option<u32>> {
-        let uri = self.names[name as usize].uri;
+        let uri = self.name_uri(name);
         if uri == 0 {
             return Ok(Some(0));
         }
@@ -366,7 +603,7 @@ impl Tables {
         if chars == 0 || self.max_len.is_some_and(|m| chars > m) || self.capacity == Some(0) {
             return;
         }
-        let local = self.names[name as usize].values.len() as u32;
+        let local = self.local_values(name).len() as u32;
         let global = match self.capacity {
             None => self.values.len(),
             Some(cap) => {
@@ -384,7 +621,7 @@ impl Tables {
         };
         if global < self.values.len() {
             let old = std::mem::replace(&mut self.values[global], entry);
-            self.names[old.name as usize].values[old.local as usize] = NONE;
+            self.state_mut(old.name).values[old.local as usize] = NONE;
             if self.encoding {
                 self.by_value.remove(&old.text);
             }
@@ -394,7 +631,7 @@ impl Tables {
         if self.encoding {
             self.by_value.insert(text.to_string(), global as u32);
         }
-        self.names[name as usize].values.push(global as u32);
+        self.state_mut(name).values.push(global as u32);
     }
 
     /// Writes a value of name `name`: a local hit as 0 and its local id, a global hit as 1
@@ -408,7 +645,7 @@ impl Tables {
             let v = &self.values[g as usize];
             if v.name == name {
                 w.uint(0);
-                w.nbit(v.local, width(self.names[name as usize].values.len()));
+                w.nbit(v.local, width(self.local_values(name).len()));
             } else {
                 w.uint(1);
                 w.nbit(g, width(self.values.len()));
@@ -437,7 +674,7 @@ impl Tables {
             let v = &self.values[g as usize];
             if v.name == name {
                 w.uint(0);
-                w.nbit(v.local, width(self.names[name as usize].values.len()));
+                w.nbit(v.local, width(self.local_values(name).len()));
             } else {
                 w.uint(1);
                 w.nbit(g, width(self.values.len()));
@@ -468,7 +705,7 @@ impl Tables {
         let at = r.clone();
         match r.uint()? {
             0 => {
-                let local = &self.names[name as usize].values;
+                let local = self.local_values(name);
                 let id = r.nbit(width(local.len()))? as usize;
                 match local.get(id) {
                     Some(&g) if g != NONE => Ok(ValueRef::Global(g)),
@@ -596,7 +833,7 @@ mod tests {
         }
         // "p" was evicted by "r", so the second "p" is a miss that evicts "q".
         assert_eq!(t.values.len(), 2);
-        assert_eq!(t.names[a as usize].values, [NONE, NONE, 0, 1]);
+        assert_eq!(t.local_values(a), [NONE, NONE, 0, 1]);
         let bytes = w.finish();
         let mut d = Tables::new(None, Some(2), false);
         d.add_local(0, "a".into());

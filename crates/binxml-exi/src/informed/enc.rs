@@ -366,9 +366,8 @@ impl<W: Write> SchemaEncoder<W> {
     /// The grammar an element named `name` starts in when its declaration is not known from
     /// the production (SE(*) and SE(uri:*)): its global element's, else its built-in one.
     fn global_grammar(&mut self, name: NameId) -> Cur {
-        let n = &self.t.names[name as usize];
-        let uri = &self.t.uris[n.uri as usize].uri;
-        if let Some(e) = self.g.schema().global_element(uri, &n.local) {
+        let uri = self.t.uri(self.t.name_uri(name));
+        if let Some(e) = self.g.schema().global_element(uri, self.t.local(name)) {
             return self.element_cur(e);
         }
         self.builtin_cur(name)
@@ -385,11 +384,11 @@ impl<W: Write> SchemaEncoder<W> {
     }
 
     fn builtin_cur(&mut self, name: NameId) -> Cur {
-        let grammar = match self.t.names[name as usize].grammar {
+        let grammar = match self.t.grammar(name) {
             NONE => {
                 self.builtin.push(BuiltinGrammar::new());
                 let gi = self.builtin.len() - 1;
-                self.t.names[name as usize].grammar = gi as u32;
+                self.t.set_grammar(name, gi as u32);
                 gi
             }
             gi => gi as usize,
@@ -438,7 +437,8 @@ impl<W: Write> SchemaEncoder<W> {
                 }
             }
             Some(cur @ Cur::Informed { state, .. }) => {
-                let st = self.g.grammar(state);
+                let g = Arc::clone(&self.g);
+                let st = g.grammar(state);
                 let mut found = None;
                 // Declared names are in the table from the start: compare numbers.
                 let qid = self.name_of(&q.namespace, &q.local);
@@ -448,7 +448,7 @@ impl<W: Write> SchemaEncoder<W> {
                             found = Some((i, Some(*e), p.next, false));
                             break;
                         }
-                        Terminal::SeRelaxed(n) if n.ns == q.namespace && n.local == q.local => {
+                        Terminal::SeRelaxed(_) if qid.is_some() && g.prod_name(state, i) == qid => {
                             found = Some((i, None, p.next, false));
                             break;
                         }
@@ -672,17 +672,18 @@ impl<W: Write> SchemaEncoder<W> {
             Cur::Informed { state, .. } => {
                 let g = Arc::clone(&self.g);
                 let st = g.grammar(state);
-                // A declared AT(qname).
-                let declared = st.productions.iter().enumerate().find(|(_, p)| {
-                    matches!(&p.terminal, Terminal::At { name, .. } if name.ns == ns && name.local == local)
+                // A declared AT(qname): its name is pre-populated, so matched by number.
+                let id = self.name_of(ns, local);
+                let declared = id.and_then(|id| {
+                    st.productions.iter().enumerate().find(|&(i, p)| {
+                        matches!(p.terminal, Terminal::At { .. })
+                            && g.prod_name(state, i) == Some(id)
+                    })
                 });
-                if let Some((i, p)) = declared {
+                if let (Some((i, p)), Some(name)) = (declared, id) {
                     let Terminal::At { type_def, .. } = &p.terminal else {
                         unreachable!()
                     };
-                    let name = self
-                        .name_of(ns, local)
-                        .expect("declared names are in the table");
                     let dt = g.datatype(*type_def);
                     if values::representable(dt, value) {
                         self.code1(cur, i);
