@@ -6,6 +6,7 @@
 //! value partition and its built-in element grammar hang off that number.
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::sync::{Arc, OnceLock};
 
 use binxml_core::hash::FastState;
@@ -171,9 +172,11 @@ struct NameState {
     values: Vec<u32>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 struct Value {
-    text: String,
+    /// The text's span in [`Tables::arena`].
+    start: u32,
+    end: u32,
     name: NameId,
     local: u32,
 }
@@ -194,7 +197,14 @@ pub(crate) struct Tables {
     slots: Vec<u32>,
     states: Vec<NameState>,
     values: Vec<Value>,
-    by_value: HashMap<String, u32, FastState>,
+    /// Every value's text, one after the other (one allocation for the stream's values).
+    arena: String,
+    /// The bytes of `arena` that evicted values left behind (reclaimed by compacting).
+    dead: usize,
+    /// Global id by the value's hash (encoder only). A value whose hash another value already
+    /// took is not found: it is written as a literal again, which decoders read as a new entry.
+    by_value: HashMap<u64, u32, FastState>,
+    hasher: FastState,
     /// Last global id assigned under a bounded capacity (round robin).
     last_global: usize,
     max_len: Option<usize>,
@@ -234,7 +244,10 @@ impl Tables {
             names: Vec::new(),
             states: Vec::new(),
             values: Vec::new(),
+            arena: String::new(),
+            dead: 0,
             by_value: HashMap::default(),
+            hasher: FastState::default(),
             last_global: usize::MAX,
             max_len,
             capacity,
@@ -598,8 +611,9 @@ impl Tables {
         }
     }
 
-    /// Adds a value after a miss, if the bounds admit it (EXI 1.0, 7.3.3).
-    fn add_value(&mut self, name: NameId, text: &str, chars: usize) {
+    /// Adds a value after a miss, if the bounds admit it (EXI 1.0, 7.3.3); `hash` is its
+    /// hash when encoding.
+    fn add_value(&mut self, name: NameId, text: &str, chars: usize, hash: u64) {
         if chars == 0 || self.max_len.is_some_and(|m| chars > m) || self.capacity == Some(0) {
             return;
         }
@@ -614,48 +628,112 @@ impl Tables {
                 self.last_global
             }
         };
+        if global < self.values.len() {
+            let old = self.values[global];
+            self.state_mut(old.name).values[old.local as usize] = NONE;
+            if self.encoding {
+                let h = self.hasher.hash_one(self.text_of(&old));
+                if self.by_value.get(&h) == Some(&(global as u32)) {
+                    self.by_value.remove(&h);
+                }
+            }
+            self.dead += (old.end - old.start) as usize;
+            if self.dead > 4096 && self.dead > self.arena.len() / 2 {
+                self.compact(global);
+            }
+        }
+        // Offsets are u32: a stream's values past 4 GiB are left out of the table (the
+        // decoder's limits stop such streams long before).
+        let Ok(start) = u32::try_from(self.arena.len()) else {
+            return;
+        };
+        let Ok(end) = u32::try_from(self.arena.len() + text.len()) else {
+            return;
+        };
+        self.arena.push_str(text);
         let entry = Value {
-            text: text.to_string(),
+            start,
+            end,
             name,
             local,
         };
         if global < self.values.len() {
-            let old = std::mem::replace(&mut self.values[global], entry);
-            self.state_mut(old.name).values[old.local as usize] = NONE;
-            if self.encoding {
-                self.by_value.remove(&old.text);
-            }
+            self.values[global] = entry;
         } else {
             self.values.push(entry);
         }
         if self.encoding {
-            self.by_value.insert(text.to_string(), global as u32);
+            self.by_value.insert(hash, global as u32);
         }
         self.state_mut(name).values.push(global as u32);
+    }
+
+    /// Rewrites the arena with the live values only (all but `skip`, which is being replaced).
+    fn compact(&mut self, skip: usize) {
+        let mut arena = String::with_capacity(self.arena.len() - self.dead);
+        for (i, v) in self.values.iter_mut().enumerate() {
+            if i == skip {
+                *v = Value {
+                    start: 0,
+                    end: 0,
+                    ..*v
+                };
+                continue;
+            }
+            let start = arena.len() as u32;
+            arena.push_str(&self.arena[v.start as usize..v.end as usize]);
+            v.end = arena.len() as u32;
+            v.start = start;
+        }
+        self.arena = arena;
+        self.dead = 0;
+    }
+
+    #[inline]
+    fn text_of(&self, v: &Value) -> &str {
+        &self.arena[v.start as usize..v.end as usize]
+    }
+
+    /// The global id of `text` if the table holds it (encoder only), with its hash.
+    #[inline]
+    fn find_value(&self, text: &str) -> (Option<u32>, u64) {
+        if text.is_empty() {
+            // The empty string is never in the table: no lookup.
+            return (None, 0);
+        }
+        let h = self.hasher.hash_one(text);
+        match self.by_value.get(&h) {
+            Some(&g) if self.text_of(&self.values[g as usize]) == text => (Some(g), h),
+            _ => (None, h),
+        }
+    }
+
+    /// Writes a hit on global value `g` for name `name`: 0 and its local id when the name's
+    /// own partition holds it, else 1 and its global id.
+    #[inline]
+    fn write_hit(&self, w: &mut BitWriter, name: NameId, g: u32) {
+        let v = &self.values[g as usize];
+        if v.name == name {
+            w.uint(0);
+            w.nbit(v.local, width(self.local_values(name).len()));
+        } else {
+            w.uint(1);
+            w.nbit(g, width(self.values.len()));
+        }
     }
 
     /// Writes a value of name `name`: a local hit as 0 and its local id, a global hit as 1
     /// and its global id, a miss as length + 2 and the string.
     pub(crate) fn write_value(&mut self, w: &mut BitWriter, name: NameId, text: &str) {
-        // The empty string is never in the table: no lookup.
-        if let Some(&g) = (!text.is_empty())
-            .then(|| self.by_value.get(text))
-            .flatten()
-        {
-            let v = &self.values[g as usize];
-            if v.name == name {
-                w.uint(0);
-                w.nbit(v.local, width(self.local_values(name).len()));
-            } else {
-                w.uint(1);
-                w.nbit(g, width(self.values.len()));
-            }
+        let (hit, h) = self.find_value(text);
+        if let Some(g) = hit {
+            self.write_hit(w, name, g);
             return;
         }
         let chars = char_len(text);
         w.uint(chars as u64 + 2);
         w.chars(text);
-        self.add_value(name, text, chars);
+        self.add_value(name, text, chars, h);
     }
 
     /// Writes a value as [`write_value`](Self::write_value) does, its literal's characters
@@ -667,30 +745,21 @@ impl Tables {
         text: &str,
         literal: impl FnOnce(&mut BitWriter, &str),
     ) {
-        if let Some(&g) = (!text.is_empty())
-            .then(|| self.by_value.get(text))
-            .flatten()
-        {
-            let v = &self.values[g as usize];
-            if v.name == name {
-                w.uint(0);
-                w.nbit(v.local, width(self.local_values(name).len()));
-            } else {
-                w.uint(1);
-                w.nbit(g, width(self.values.len()));
-            }
+        let (hit, h) = self.find_value(text);
+        if let Some(g) = hit {
+            self.write_hit(w, name, g);
             return;
         }
         let chars = char_len(text);
         w.uint(chars as u64 + 2);
         literal(w, text);
-        self.add_value(name, text, chars);
+        self.add_value(name, text, chars, h);
     }
 
     /// The text of global value `id`.
     #[inline]
     pub(crate) fn value(&self, id: u32) -> &str {
-        &self.values[id as usize].text
+        self.text_of(&self.values[id as usize])
     }
 
     /// Reads a value of name `name`: a hit as its global id, a miss into `scratch` (and into
@@ -738,7 +807,7 @@ impl Tables {
                 }
                 scratch.clear();
                 r.chars_into(len as usize, scratch)?;
-                self.add_value(name, scratch, len as usize);
+                self.add_value(name, scratch, len as usize, 0);
                 Ok(ValueRef::Scratch)
             }
         }
@@ -784,7 +853,7 @@ impl Tables {
         }
         let mut s = String::new();
         literal(r, len as usize, &mut s)?;
-        self.add_value(name, &s, len as usize);
+        self.add_value(name, &s, len as usize, 0);
         Ok(s)
     }
 }

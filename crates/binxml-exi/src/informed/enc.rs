@@ -69,8 +69,10 @@ pub struct SchemaEncoder<W: Write> {
     layout: Layout,
     stack: Vec<Frame>,
     checker: StreamChecker,
-    /// The open start tag's attributes (namespace, local, value), and xsi:type / xsi:nil.
-    attrs: Vec<(String, String, String)>,
+    /// The open start tag's attributes as spans of `abuf` (namespace, local, value), and
+    /// xsi:type / xsi:nil.
+    attrs: Vec<[Span; 3]>,
+    abuf: String,
     xsi_type: Option<String>,
     xsi_nil: Option<String>,
     in_tag: bool,
@@ -90,6 +92,9 @@ pub struct SchemaEncoder<W: Write> {
     /// The block's values (pre-compression and compression).
     chan: Channels,
 }
+
+/// A byte range of a buffer.
+type Span = (u32, u32);
 
 fn unsupported(what: &str) -> Error {
     Error::unsupported(
@@ -126,6 +131,7 @@ impl<W: Write> SchemaEncoder<W> {
             stack: Vec::new(),
             checker: StreamChecker::new(false),
             attrs: Vec::new(),
+            abuf: String::new(),
             xsi_type: None,
             xsi_nil: None,
             in_tag: false,
@@ -567,14 +573,22 @@ impl<W: Write> SchemaEncoder<W> {
             self.write_xsi_nil(&n)?;
         }
         let mut attrs = std::mem::take(&mut self.attrs);
+        let mut abuf = std::mem::take(&mut self.abuf);
+        let s = |r: Span| &abuf[r.0 as usize..r.1 as usize];
         // The grammars list attributes by local name, then namespace.
-        attrs.sort_by(|a, b| (&a.1, &a.0).cmp(&(&b.1, &b.0)));
-        for (ns, local, value) in &attrs {
-            self.write_attribute(ns, local, value)?;
+        attrs.sort_by(|a, b| (s(a[1]), s(a[0])).cmp(&(s(b[1]), s(b[0]))));
+        let mut done = Ok(());
+        for a in &attrs {
+            done = self.write_attribute(s(a[0]), s(a[1]), s(a[2]));
+            if done.is_err() {
+                break;
+            }
         }
         attrs.clear();
+        abuf.clear();
         self.attrs = attrs;
-        Ok(())
+        self.abuf = abuf;
+        done
     }
 
     fn resolve(&self, prefix: &str) -> Option<&str> {
@@ -1256,11 +1270,13 @@ impl<W: Write> Encoder for SchemaEncoder<W> {
                         _ => {}
                     }
                 }
-                self.attrs.push((
-                    name.namespace.to_string(),
-                    name.local.to_string(),
-                    value.to_string(),
-                ));
+                let mut span = |t: &str| {
+                    let start = self.abuf.len() as u32;
+                    self.abuf.push_str(t);
+                    (start, self.abuf.len() as u32)
+                };
+                let a = [span(&name.namespace), span(&name.local), span(value)];
+                self.attrs.push(a);
                 Ok(())
             }
             Event::Characters { text, .. } => {
