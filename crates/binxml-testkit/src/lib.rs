@@ -12,6 +12,8 @@
 //! * [`C14nOracle`]: compares XML documents through canonical XML computed by Python's
 //!   `xml.etree.ElementTree.canonicalize`, an implementation independent of ours. One Python
 //!   process serves a whole batch. [`python`] is the interpreter every test starts.
+//! * [`XmlParsers`]: whether Python's expat and libxml2 read a file (`tests/xml_parsers.py`), for
+//!   the tests of binxml's XML writer.
 //! * [`ExiOracle`]: EXIficient 1.0.7, the EXI reference, driven by `interop/exi/ExiDriver.java`
 //!   in one JVM (set up by `interop/exi/setup.sh`): encode XML to EXI and decode EXI to XML
 //!   with a given option list, schema-less or with a schema (`schema=PATH`).
@@ -396,6 +398,55 @@ impl C14nOracle {
     ) -> Result<(), String> {
         std::fs::write(scratch, candidate).unwrap();
         self.compare(original, scratch)
+    }
+}
+
+/// The independent readers of XML that binxml writes: one `tests/xml_parsers.py` process (run
+/// by [`python`]) that reads each file with Python's expat (namespace-aware) and, where the
+/// machine has it, libxml2 (through ctypes). Neither reads anything external.
+pub struct XmlParsers {
+    oracle: LineOracle,
+    libxml2: bool,
+}
+
+impl XmlParsers {
+    /// Starts the Python process; says on stderr when libxml2 is missing (expat reads alone).
+    pub fn start() -> Self {
+        let script = workspace_root().join("tests/xml_parsers.py");
+        let python = python();
+        let mut oracle = LineOracle::spawn(Command::new(&python).arg(script)).unwrap_or_else(|e| {
+            panic!(
+                "cannot start {} (tests/xml_parsers.py): {e}",
+                python.to_string_lossy()
+            )
+        });
+        let answer = oracle.ask(&["parsers"]);
+        assert!(
+            answer.starts_with("libxml2 "),
+            "tests/xml_parsers.py did not start: {answer:?}"
+        );
+        let libxml2 = answer == "libxml2 yes";
+        if !libxml2 {
+            note("no libxml2 here: XML output is read by expat only");
+        }
+        XmlParsers { oracle, libxml2 }
+    }
+
+    /// Whether libxml2 reads the files too.
+    pub fn has_libxml2(&self) -> bool {
+        self.libxml2
+    }
+
+    /// `Ok(())` when every parser reads the file, else which one refused it and why.
+    pub fn check(&mut self, path: &Path) -> Result<(), String> {
+        let line = self.oracle.ask(&[&path.display().to_string()]);
+        if line == "ok" { Ok(()) } else { Err(line) }
+    }
+
+    /// Writes `xml` to the file `scratch`, then [`check`](Self::check)s it.
+    pub fn check_bytes(&mut self, xml: &[u8], scratch: &Path) -> Result<(), String> {
+        std::fs::write(scratch, xml).unwrap();
+        self.check(scratch)
     }
 }
 
