@@ -7,6 +7,8 @@
 //!   `shared` (fail when it is missing), or the path of a corpus directory.
 //! * [`corpus_xml_files`]: every XML document of the corpus (all files except `*.tsf`, `*.tsv`,
 //!   `*.md`, `*.py` and `json/`); [`corpus_json_files`]: the JSON files under `json/<sub>`.
+//! * [`shared_suite`]: a test suite kept in `../shared` (the W3C XML suite): skipped where there is
+//!   no shared data, required in CI beside the shared corpus.
 //! * [`shared_corpus_file`]: a fixture only the shared corpus has (the TSF paper's reference
 //!   files, ...): `None`, with a "skipped" line on stderr, when the tests run on the small corpus.
 //! * [`C14nOracle`]: compares XML documents through canonical XML computed by Python's
@@ -181,6 +183,35 @@ pub fn expected<T>(shared: T, small: T) -> T {
         CorpusKind::Shared => shared,
         CorpusKind::Small => small,
     }
+}
+
+/// A test suite kept in `../shared` beside the corpus, by its path relative to `../shared`
+/// (`conformance/xmlconf/xmlconf.xml`): `Some` when it is there. Where it is missing the test
+/// is skipped, after a line on stderr saying so, on a clone with nothing beside it; but where
+/// `../shared/corpus` is there and `CI=true`, or `BINXML_CORPUS=shared` asks for the shared data,
+/// a missing suite fails the test, so that a suite that went missing cannot pass unseen.
+pub fn shared_suite(rel: &str) -> Option<PathBuf> {
+    let p = workspace_root().join("../shared").join(rel);
+    if p.exists() {
+        return Some(p);
+    }
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let required = std::env::var("BINXML_CORPUS").as_deref() == Ok("shared")
+        || (ci() && shared_corpus_dir().is_dir());
+    assert!(
+        !required,
+        "{test}: {} is missing, but the shared data is in use (CI=true beside ../shared/corpus, \
+         or BINXML_CORPUS=shared)",
+        p.display()
+    );
+    note(&format!(
+        "{test}: SKIPPED: needs {} (not beside this clone)",
+        p.display()
+    ));
+    None
 }
 
 /// A file or directory that only the shared corpus has, by its path relative to it
