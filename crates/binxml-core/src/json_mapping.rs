@@ -308,11 +308,11 @@ fn kept_in_name(c: char, first: bool) -> bool {
 /// [`kept_in_name`], becomes `u` and its UTF-16 code units as four lowercase hex digits each; an
 /// empty name becomes `_`).
 pub fn element_name(key: &str) -> Cow<'_, str> {
-    if key
-        .chars()
-        .enumerate()
-        .all(|(i, c)| kept_in_name(c, i == 0))
-        && !key.is_empty()
+    if !key.is_empty()
+        && key
+            .chars()
+            .enumerate()
+            .all(|(i, c)| kept_in_name(c, i == 0))
     {
         return Cow::Borrowed(key);
     }
