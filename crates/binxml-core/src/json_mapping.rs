@@ -291,20 +291,20 @@ pub fn is_ncname(name: &str) -> bool {
 }
 
 /// Whether `c` stays as it is in an element name made from a member name: a name character
-/// (a name start character first) of the Basic Multilingual Plane. XML 1.0 Fifth Edition allows
-/// the supplementary planes in names too, but parsers that keep the earlier editions' name rules
-/// (expat) refuse them, and the XML written from JSON must be read by every parser.
+/// (a name start character first) under both the Fifth Edition's rules and the earlier
+/// editions' (Appendix B of the Fourth). The Fifth Edition allows far more characters in names,
+/// whole blocks and the supplementary planes, but parsers that keep the earlier rules (expat)
+/// refuse them, and the XML written from JSON must be read by every parser.
 fn kept_in_name(c: char, first: bool) -> bool {
-    c <= '\u{FFFF}'
-        && if first {
-            is_name_start(c)
-        } else {
-            is_name_char(c)
-        }
+    if first {
+        is_name_start(c) && (c.is_ascii() || crate::xml4_names::is_letter(c))
+    } else {
+        is_name_char(c) && (c.is_ascii() || crate::xml4_names::is_name_char(c))
+    }
 }
 
-/// The element name for member name `key`: `key` itself when it is an NCName of the Basic
-/// Multilingual Plane, else the section 3.2 escape (each character not kept, see
+/// The element name for member name `key`: `key` itself when it is an NCName under every
+/// edition's name rules, else the section 3.2 escape (each character not kept, see
 /// [`kept_in_name`], becomes `u` and its UTF-16 code units as four lowercase hex digits each; an
 /// empty name becomes `_`).
 pub fn element_name(key: &str) -> Cow<'_, str> {
@@ -344,10 +344,15 @@ mod tests {
         assert_eq!(element_name("64th"), "u00364th");
         assert_eq!(element_name(""), "_");
         assert_eq!(element_name("a:b"), "au003ab");
-        // Outside the Basic Multilingual Plane: escaped (expat refuses such names).
+        // Name characters of the Fifth Edition only: escaped (expat refuses such names).
         assert_eq!(element_name("\u{1F511}"), "ud83dudd11");
         assert_eq!(element_name("k\u{10000}"), "kud800udc00");
+        assert_eq!(element_name("\u{132}a\u{3400}"), "u0132au3400");
         assert_eq!(element_name("\u{E9}t\u{E9}"), "\u{E9}t\u{E9}");
+        assert_eq!(
+            element_name("\u{43A}\u{43B}\u{44E}\u{447}"),
+            "\u{43A}\u{43B}\u{44E}\u{447}"
+        );
         assert!(is_ncname("été"));
         assert!(!is_ncname("-x"));
     }

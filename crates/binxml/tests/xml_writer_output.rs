@@ -225,3 +225,61 @@ fn fast_infoset_doctype_through_every_format() {
         .collect();
     assert_eq!(kept, want, "the formats the DOCTYPE came through");
 }
+
+/// A JSON object whose member names are `c` and `a` followed by `c`, for each character given
+/// (written as `\u` escapes).
+fn json_with_names(chars: &[char]) -> Vec<u8> {
+    let esc = |c: char| -> String {
+        let mut units = [0u16; 2];
+        c.encode_utf16(&mut units)
+            .iter()
+            .map(|u| format!("\\u{u:04x}"))
+            .collect()
+    };
+    let members: Vec<String> = chars
+        .iter()
+        .flat_map(|&c| [format!("\"{}\":0", esc(c)), format!("\"a{}\":1", esc(c))])
+        .collect();
+    format!("{{{}}}", members.join(",")).into_bytes()
+}
+
+/// Every character XML can hold, as a JSON member name and after a letter in one: the names
+/// the JSON mapping makes of them are read by binxml, expat and libxml2 (the mapping keeps a
+/// character only where every edition's name rules allow it, and escapes the others).
+#[test]
+fn every_character_in_a_json_member_name() {
+    let chars: Vec<char> = (0x20u32..0x10000)
+        .chain([0x10000, 0x1F511, 0xEFFFF, 0x10FFFD])
+        .filter_map(char::from_u32)
+        .filter(|c| !matches!(c, '\u{FFFE}' | '\u{FFFF}'))
+        .collect();
+    let dir = scratch_dir("xml-writer-json-names");
+    let scratch = dir.join("out.xml");
+    let mut parsers = XmlParsers::start();
+    let mut refused = Vec::new();
+    let check = |chars: &[char], parsers: &mut XmlParsers| -> Result<(), String> {
+        let xml = to_xml(
+            &json_with_names(chars),
+            Format::Json,
+            &EncodeOptions::default(),
+        )
+        .map_err(|e| e.to_string())?;
+        read_back(parsers, &xml, &scratch)
+    };
+    for chunk in chars.chunks(2048) {
+        if check(chunk, &mut parsers).is_err() {
+            // Name the characters one by one.
+            for &c in chunk {
+                if let Err(e) = check(&[c], &mut parsers) {
+                    refused.push(format!("U+{:04X}: {e}", c as u32));
+                }
+            }
+        }
+    }
+    assert!(
+        refused.is_empty(),
+        "{} member names refused:\n{}",
+        refused.len(),
+        refused[..refused.len().min(20)].join("\n")
+    );
+}
