@@ -5,7 +5,8 @@
 //! the corpus go the same way from JSON, and the XML documents through their JSON export too.
 //! Every XML document must come through every format; a JSON file binxml's JSON decoder refuses,
 //! or one whose strings XML cannot hold (the writer refuses it, with an `Unsupported` error), is
-//! counted, not written.
+//! counted, not written. Every character XML holds is tried as a JSON member name too, since the
+//! JSON mapping makes element names of member names.
 //!
 //! The Java Fast Infoset reference's encodings of the corpus are checked the same way in
 //! binxml-fi's `tests/interop_java.rs`, where its driver runs. Its DOCTYPE items, which name no
