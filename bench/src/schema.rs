@@ -847,7 +847,7 @@ fn grammar_table(
     ours: &[Result<(f64, f64), String>],
     java: &[Outcome],
 ) {
-    md.push_str("### Building the grammars\n\nFrom the XSD files to EXI grammars, in ms: binxml reads the schema documents (`binxml::schema::Schema::load_with`) and builds the grammars (`SchemaGrammars::new`); EXIficient's `GrammarFactory.createGrammars` (Xerces reads the schema, EXIficient builds the grammars). *First*: binxml's first build in this process; EXIficient's first build of each schema in a fresh JVM, in the table's order (the first row's includes loading and compiling Xerces and EXIficient). *Warm*: the median of the later builds (binxml: 4; EXIficient: 3 passes over the schemas after warm-up passes for at least 10 s).\n\n");
+    md.push_str("### Building the grammars\n\nFrom the XSD files to EXI grammars, in ms: binxml reads the schema documents (`binxml::schema::Schema::load_with`) and builds the grammars (`SchemaGrammars::new`); EXIficient's `GrammarFactory.createGrammars` (Xerces reads the schema, EXIficient builds the grammars). *First*: binxml's first timed build (the section built the schema's grammars once before, for the instances; there is no JIT to warm, and the figure is the same as warm); EXIficient's first build of each schema in a fresh JVM, in the table's order (the first row's includes loading and compiling Xerces and EXIficient). *Warm*: the median of the later builds (binxml: 4; EXIficient: 3 passes over the schemas after warm-up passes for at least 10 s).\n\n");
     md.push_str(&row(&[
         "set".into(),
         "schema".into(),
