@@ -1,0 +1,187 @@
+//! Unaligned PER to events, guided by the mapped module. The input is hostile: every count is
+//! checked against the bits left, element nesting against the depth limit, and the events
+//! produced against a budget proportional to the input (a type whose values take no bits
+//! cannot make a short input expand without bound).
+
+use std::borrow::Cow;
+
+use binxml_core::{Event, Format, Limits, QName, Result};
+
+use super::bits::BitReader;
+use super::map::{Comp, Kind, Module, Role, TyId};
+use super::simple;
+
+struct Dec<'a, 'm> {
+    m: &'m Module,
+    r: BitReader<'a>,
+    out: Vec<Event<'static>>,
+    depth: usize,
+    max_depth: usize,
+    budget: usize,
+}
+
+/// Decodes a whole PER encoding of a value of the root type `root` into events.
+pub fn decode(
+    m: &Module,
+    root: usize,
+    data: &[u8],
+    format: Format,
+    limits: &Limits,
+) -> Result<Vec<Event<'static>>> {
+    let mut d = Dec {
+        m,
+        r: BitReader::new(data, format),
+        out: Vec::new(),
+        depth: 0,
+        max_depth: limits.max_depth,
+        budget: data.len().saturating_mul(128).saturating_add(4096),
+    };
+    d.push(Event::StartDocument {
+        version: None,
+        encoding: None,
+        standalone: None,
+    })?;
+    let (name, ty) = &m.roots[root];
+    d.element(*ty, &name.ns, &name.local, true)?;
+    d.push(Event::EndDocument)?;
+    // X.691 11.1.3: the padding of the last octet is zero bits, and nothing follows.
+    if d.r.left() >= 8 && !(d.r.pos() == 0 && data.len() == 1) {
+        return Err(d.r.err(format!("{} bits after the value", d.r.left())));
+    }
+    Ok(d.out)
+}
+
+impl Dec<'_, '_> {
+    fn push(&mut self, ev: Event<'static>) -> Result<()> {
+        if self.out.len() >= self.budget {
+            return Err(self.r.err("more events than this input can hold"));
+        }
+        self.out.push(ev);
+        Ok(())
+    }
+
+    fn qname(&self, ns: &str, local: &str) -> QName<'static> {
+        let prefix = match self.m.namespaces.binary_search_by(|n| n.as_str().cmp(ns)) {
+            Ok(i) if !ns.is_empty() => format!("ns{}", i + 1),
+            _ => String::new(),
+        };
+        QName::new(prefix, ns.to_owned(), local.to_owned())
+    }
+
+    fn element(&mut self, ty: TyId, ns: &str, local: &str, root: bool) -> Result<()> {
+        if self.depth >= self.max_depth {
+            return Err(self
+                .r
+                .err(format!("elements nested deeper than {}", self.max_depth)));
+        }
+        self.depth += 1;
+        let q = self.qname(ns, local);
+        self.push(Event::StartElement(q))?;
+        if root {
+            for (i, n) in self.m.namespaces.iter().enumerate() {
+                self.push(Event::Namespace {
+                    prefix: Cow::Owned(format!("ns{}", i + 1)),
+                    uri: Cow::Owned(n.clone()),
+                })?;
+            }
+        }
+        let m = self.m;
+        stacker::maybe_grow(32 * 1024, 1024 * 1024, || match m.resolve(ty) {
+            Kind::Sequence(comps) => self.sequence(comps),
+            kind => self.text(kind),
+        })?;
+        self.push(Event::EndElement)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn text(&mut self, kind: &Kind) -> Result<()> {
+        let mut s = String::new();
+        simple::decode(self.m, kind, &mut self.r, &mut s)?;
+        if !s.is_empty() {
+            self.push(Event::Characters {
+                text: Cow::Owned(s),
+                cdata: false,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn sequence(&mut self, comps: &[Comp]) -> Result<()> {
+        let optional = comps.iter().filter(|c| c.optional).count();
+        let mut present = Vec::with_capacity(optional);
+        for _ in 0..optional {
+            present.push(self.r.get(1)? == 1);
+        }
+        let mut bit = 0;
+        for c in comps {
+            if c.optional {
+                bit += 1;
+                if !present[bit - 1] {
+                    continue;
+                }
+            }
+            self.value(c)?;
+        }
+        Ok(())
+    }
+
+    fn value(&mut self, c: &Comp) -> Result<()> {
+        let m = self.m;
+        match &c.role {
+            Role::Attr(name) => {
+                let mut s = String::new();
+                simple::decode(m, m.resolve(c.ty), &mut self.r, &mut s)?;
+                let q = self.qname(&name.ns, &name.local);
+                self.push(Event::Attribute {
+                    name: q,
+                    value: Cow::Owned(s),
+                })
+            }
+            Role::Text => self.text(m.resolve(c.ty)),
+            Role::Elem(name) => self.element(c.ty, &name.ns, &name.local, false),
+            Role::Group => self.group(c.ty),
+            Role::Wildcard => Err(self
+                .r
+                .err("an element wildcard (not covered by the mapping)")),
+        }
+    }
+
+    fn group(&mut self, ty: TyId) -> Result<()> {
+        let m = self.m;
+        match m.resolve(ty) {
+            Kind::Sequence(comps) => self.sequence(comps),
+            Kind::Choice(alts) => {
+                let i = self.r.constrained(alts.len() as u128)? as usize;
+                self.value(&alts[i])
+            }
+            Kind::SeqOf { item, min, max } => {
+                if let Some(ub) = max.filter(|&u| u < 65536) {
+                    let n = self.r.constrained((ub - min + 1) as u128)? as u64 + min;
+                    for _ in 0..n {
+                        self.value(item)?;
+                    }
+                    return Ok(());
+                }
+                let mut total = 0u64;
+                loop {
+                    let (n, more) = self.r.short_length()?;
+                    for _ in 0..n {
+                        self.value(item)?;
+                    }
+                    total += n as u64;
+                    if !more {
+                        break;
+                    }
+                }
+                if total < *min || max.is_some_and(|mx| total > mx) {
+                    return Err(self
+                        .r
+                        .err(format!("{total} items outside the size constraint")));
+                }
+                Ok(())
+            }
+            _ => Err(self.r.err("internal: a simple type as a group")),
+        }
+    }
+}
