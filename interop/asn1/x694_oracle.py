@@ -9,8 +9,9 @@ documents. One request per stdin line, fields separated by tabs; one answer line
                           and answer "ok" when the bytes are identical (else "ERR ...")
   same ORIGINAL DECODED   compare two XML files as infosets with the normalisations of the
                           mapping (docs/x694.md): namespace prefixes and declarations, comments,
-                          processing instructions, whitespace between elements and
-                          xsi:schemaLocation are not compared; "ok" or "DIFF <path>: <what>"
+                          processing instructions, whitespace-only text (between elements,
+                          and as the whole content of an element of element-only content)
+                          and xsi:schemaLocation are not compared; "ok" or "DIFF <path>: <what>"
 """
 import sys
 import xml.etree.ElementTree as ET
@@ -58,7 +59,7 @@ def compare(a, b, path):
         for x, y in zip(texts_a, texts_b):
             if not (blank(x) and blank(y)) and x != y:
                 return 'DIFF %s: text %r vs %r' % (path, x, y)
-    elif (a.text or '') != (b.text or ''):
+    elif (a.text or '') != (b.text or '') and not (blank(a.text) and blank(b.text)):
         return 'DIFF %s: text %r vs %r' % (path, a.text, b.text)
     for x, y in zip(ca, cb):
         d = compare(x, y, path)

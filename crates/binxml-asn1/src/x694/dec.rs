@@ -11,6 +11,9 @@ use super::bits::BitReader;
 use super::map::{Comp, Kind, Module, Role, TyId};
 use super::simple;
 
+/// The XML namespace, bound to `xml` without a declaration.
+const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
+
 struct Dec<'a, 'm> {
     m: &'m Module,
     r: BitReader<'a>,
@@ -61,6 +64,9 @@ impl Dec<'_, '_> {
     }
 
     fn qname(&self, ns: &str, local: &str) -> QName<'static> {
+        if ns == XML_NS {
+            return QName::new("xml", XML_NS, local.to_owned());
+        }
         let prefix = match self.m.namespaces.binary_search_by(|n| n.as_str().cmp(ns)) {
             Ok(i) if !ns.is_empty() => format!("ns{}", i + 1),
             _ => String::new(),
@@ -79,6 +85,9 @@ impl Dec<'_, '_> {
         self.push(Event::StartElement(q))?;
         if root {
             for (i, n) in self.m.namespaces.iter().enumerate() {
+                if n == XML_NS {
+                    continue;
+                }
                 self.push(Event::Namespace {
                     prefix: Cow::Owned(format!("ns{}", i + 1)),
                     uri: Cow::Owned(n.clone()),

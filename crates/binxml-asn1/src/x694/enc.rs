@@ -127,7 +127,7 @@ impl Enc<'_> {
                 Ok(())
             }
             Some(Event::StartElement(q)) => Err(self.err(format!(
-                "element {{{}}}{} is not where the mapped type expects it",
+                "element {{{}}}{} is not where the mapped type expects it (the content of element wildcards is not covered)",
                 q.namespace, q.local
             ))),
             _ => {
