@@ -193,12 +193,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
                 }
                 Ok(())
             }
-            Inner::X694(d) => {
-                while let Some(ev) = d.next_event()? {
-                    sink.dispatch(ev)?;
-                }
-                Ok(())
-            }
+            Inner::X694(d) => d.read_into(sink),
         }
     }
 }

@@ -5,19 +5,17 @@
 
 use std::borrow::Cow;
 
-use binxml_core::{Event, Format, Limits, QName, Result};
+use binxml_core::{Event, EventSink, Format, Limits, QName, Result};
 
 use super::bits::BitReader;
-use super::map::{Comp, Kind, Module, Role, TyId};
+use super::map::{Comp, Kind, Module, Role, TyId, XML_NS};
 use super::simple;
 
-/// The XML namespace, bound to `xml` without a declaration.
-const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
-
-struct Dec<'a, 'm> {
+struct Dec<'a, 'm, 's, S> {
     m: &'m Module,
     r: BitReader<'a>,
-    out: Vec<Event<'static>>,
+    out: &'s mut S,
+    events: usize,
     depth: usize,
     max_depth: usize,
     budget: usize,
@@ -31,10 +29,35 @@ pub fn decode(
     format: Format,
     limits: &Limits,
 ) -> Result<Vec<Event<'static>>> {
+    let mut out = Collect(Vec::new());
+    decode_into(m, root, data, format, limits, &mut out)?;
+    Ok(out.0)
+}
+
+struct Collect(Vec<Event<'static>>);
+
+impl EventSink<'static> for Collect {
+    fn event(&mut self, event: Event<'static>) -> Result<()> {
+        self.0.push(event);
+        Ok(())
+    }
+}
+
+/// Decodes a whole PER encoding into `sink`, event by event (an error can come after some
+/// events were handed over).
+pub fn decode_into<'e, S: EventSink<'e>>(
+    m: &Module,
+    root: usize,
+    data: &[u8],
+    format: Format,
+    limits: &Limits,
+    sink: &mut S,
+) -> Result<()> {
     let mut d = Dec {
         m,
         r: BitReader::new(data, format),
-        out: Vec::new(),
+        out: sink,
+        events: 0,
         depth: 0,
         max_depth: limits.max_depth,
         budget: data.len().saturating_mul(128).saturating_add(4096),
@@ -51,27 +74,26 @@ pub fn decode(
     if d.r.left() >= 8 && !(d.r.pos() == 0 && data.len() == 1) {
         return Err(d.r.err(format!("{} bits after the value", d.r.left())));
     }
-    Ok(d.out)
+    Ok(())
 }
 
-impl Dec<'_, '_> {
+impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     fn push(&mut self, ev: Event<'static>) -> Result<()> {
-        if self.out.len() >= self.budget {
+        if self.events >= self.budget {
             return Err(self.r.err("more events than this input can hold"));
         }
-        self.out.push(ev);
-        Ok(())
+        self.events += 1;
+        self.out.dispatch(ev)
     }
 
     fn qname(&self, ns: &str, local: &str) -> QName<'static> {
-        if ns == XML_NS {
-            return QName::new("xml", XML_NS, local.to_owned());
+        if ns.is_empty() {
+            return QName::local(local.to_owned());
         }
-        let prefix = match self.m.namespaces.binary_search_by(|n| n.as_str().cmp(ns)) {
-            Ok(i) if !ns.is_empty() => format!("ns{}", i + 1),
-            _ => String::new(),
-        };
-        QName::new(prefix, ns.to_owned(), local.to_owned())
+        match self.m.namespaces.binary_search_by(|n| n.as_str().cmp(ns)) {
+            Ok(i) => QName::new(self.m.prefixes[i].clone(), ns.to_owned(), local.to_owned()),
+            Err(_) => QName::local(local.to_owned()),
+        }
     }
 
     fn element(&mut self, ty: TyId, ns: &str, local: &str, root: bool) -> Result<()> {
@@ -89,7 +111,7 @@ impl Dec<'_, '_> {
                     continue;
                 }
                 self.push(Event::Namespace {
-                    prefix: Cow::Owned(format!("ns{}", i + 1)),
+                    prefix: Cow::Owned(self.m.prefixes[i].clone()),
                     uri: Cow::Owned(n.clone()),
                 })?;
             }
@@ -118,15 +140,26 @@ impl Dec<'_, '_> {
 
     fn sequence(&mut self, comps: &[Comp]) -> Result<()> {
         let optional = comps.iter().filter(|c| c.optional).count();
-        let mut present = Vec::with_capacity(optional);
-        for _ in 0..optional {
-            present.push(self.r.get(1)? == 1);
-        }
+        // The presence bits: in one word when they fit (almost always), else in a list.
+        let (mask, more) = if optional <= 64 {
+            (self.r.get(optional as u32)?, Vec::new())
+        } else {
+            let mut v = Vec::with_capacity(optional);
+            for _ in 0..optional {
+                v.push(self.r.get(1)? == 1);
+            }
+            (0, v)
+        };
         let mut bit = 0;
         for c in comps {
             if c.optional {
+                let present = if optional <= 64 {
+                    mask >> (optional - 1 - bit) & 1 == 1
+                } else {
+                    more[bit]
+                };
                 bit += 1;
-                if !present[bit - 1] {
+                if !present {
                     continue;
                 }
             }

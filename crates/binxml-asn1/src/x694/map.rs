@@ -13,6 +13,9 @@ use binxml_schema::model::{
 
 use super::names::{Scope, convert};
 
+/// The XML namespace, bound to `xml` without a declaration.
+pub const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
+
 /// An index into [`Module::types`].
 pub type TyId = usize;
 
@@ -30,6 +33,8 @@ pub struct Module {
     /// The namespaces of the element and attribute names, sorted (the decoder declares each
     /// with a prefix of its own on the root element).
     pub namespaces: Vec<String>,
+    /// The prefix of each of `namespaces`: `ns1`, `ns2`, ..., `xml` for the XML namespace.
+    pub prefixes: Vec<String>,
 }
 
 /// One ASN.1 type.
@@ -215,7 +220,20 @@ pub fn map(schema: &Schema, roots: &Roots) -> Result<Module, MapError> {
         .map(|(n, _)| convert(&n.local, true))
         .unwrap_or_else(|| "Empty".into());
     m.namespaces.remove("");
+    let prefixes = m
+        .namespaces
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if n == XML_NS {
+                "xml".to_owned()
+            } else {
+                format!("ns{}", i + 1)
+            }
+        })
+        .collect();
     Ok(Module {
+        prefixes,
         name: format!("{name}-X694"),
         types: m.types,
         assignments: m.assignments,
@@ -382,14 +400,12 @@ impl Mapper<'_> {
         }
     }
 
-    /// Adds the components of a particle to an enclosing SEQUENCE: a sequence that occurs
-    /// exactly once contributes its own components, anything else one component.
+    /// Adds the components of a particle to an enclosing SEQUENCE: a sequence or `all` group
+    /// that occurs exactly once contributes its own components, anything else one component.
     fn particle_into(&mut self, p: &Particle, comps: &mut Vec<Comp>) {
         match &p.term {
             Term::Group(g)
-                if g.compositor == Compositor::Sequence
-                    && p.min == 1
-                    && p.max == Max::Bounded(1) =>
+                if g.compositor != Compositor::Choice && p.min == 1 && p.max == Max::Bounded(1) =>
             {
                 for q in &g.particles {
                     self.particle_into(q, comps);

@@ -19,7 +19,7 @@ mod simple;
 use std::io::Write;
 use std::sync::Arc;
 
-use binxml_core::{Decoder, Encoder, Error, Event, Format, Limits, Result};
+use binxml_core::{Decoder, Encoder, Error, Event, EventSink, Format, Limits, Result};
 use binxml_schema::{Schema, Validator};
 
 /// A schema mapped once (the module and the schema's validator), shared by every encoder and
@@ -96,6 +96,17 @@ impl X694 {
         limits: &Limits,
     ) -> Result<Vec<Event<'static>>> {
         dec::decode(&self.module, 0, data, format, limits)
+    }
+
+    /// Decodes PER bytes, handing each event to `sink` as it is read.
+    pub fn decode_into<'e, S: EventSink<'e>>(
+        &self,
+        data: &[u8],
+        format: Format,
+        limits: &Limits,
+        sink: &mut S,
+    ) -> Result<()> {
+        dec::decode_into(&self.module, 0, data, format, limits, sink)
     }
 }
 
@@ -176,6 +187,23 @@ impl<'a> Decoder<'a> for X694Decoder<'a> {
             self.events = Some(evs.into_iter());
         }
         Ok(self.events.as_mut().and_then(Iterator::next))
+    }
+
+    /// Decodes straight into the sink (no list of events in between).
+    fn read_into<T: EventSink<'a>>(&mut self, sink: &mut T) -> Result<()> {
+        match self.events.as_mut() {
+            Some(rest) => {
+                for ev in rest {
+                    sink.dispatch(ev)?;
+                }
+                Ok(())
+            }
+            None => {
+                self.events = Some(Vec::new().into_iter());
+                let x = self.x.clone();
+                x.decode_into(self.input, self.format, &self.limits, sink)
+            }
+        }
     }
 
     fn offset(&self) -> u64 {

@@ -128,11 +128,19 @@ pub fn decode(m: &Module, kind: &Kind, r: &mut BitReader<'_>, out: &mut String) 
         Kind::Utf8 { .. } => {
             let mut bytes = Vec::new();
             r.counted(0, None, |r, n| {
-                bytes.extend_from_slice(&r.octets(n)?);
+                if bytes.is_empty() {
+                    bytes = r.octets(n)?;
+                } else {
+                    bytes.extend_from_slice(&r.octets(n)?);
+                }
                 Ok(())
             })?;
             let s = String::from_utf8(bytes).map_err(|_| r.err("UTF8String is not UTF-8"))?;
-            out.push_str(&s);
+            if out.is_empty() {
+                *out = s;
+            } else {
+                out.push_str(&s);
+            }
         }
         Kind::Visible { alphabet } => {
             let (bits, direct) = char_coding(alphabet);
