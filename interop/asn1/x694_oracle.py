@@ -4,7 +4,14 @@ compiles the ASN.1 module that binxml printed for a schema, and Python's Element
 documents. One request per stdin line, fields separated by tabs; one answer line each:
 
   compile MODULE          compile the module text in file MODULE for UPER (replaces the previous
-                          one); "ok <number of types>"
+                          one); "ok <number of types>". MODULE may end with binxml's XER encoding
+                          control section: asn1tools compiles the part before it, and `make`
+                          reads its instructions.
+  make TYPE XML OUT       build a value of TYPE from the XML file by this script's own mapping
+                          (the module's types as asn1tools parses them, the XER instructions
+                          ATTRIBUTE, UNTAGGED, LIST, BASE64 and NAME AS, the X.694 name
+                          conversion of enumeration values) and write its UPER encoding to OUT;
+                          "ok"
   check TYPE BIN          decode BIN (binxml's UPER) as TYPE with asn1tools, re-encode the value
                           and answer "ok" when the bytes are identical (else "ERR ...")
   same ORIGINAL DECODED   compare two XML files as infosets with the normalisations of the
@@ -24,9 +31,220 @@ SPEC = None
 
 
 def compile_module(path):
-    global SPEC
-    SPEC = asn1tools.compile_files(path, 'uper')
+    global SPEC, TYPES, INSTR
+    text = open(path, encoding='utf-8').read()
+    asn1, _, control = text.partition('ENCODING-CONTROL XER')
+    if control:
+        asn1 += 'END\n'
+    SPEC = asn1tools.compile_string(asn1, 'uper')
+    TYPES = list(asn1tools.parse_string(asn1).values())[0]['types']
+    INSTR = {}
+    for line in control.splitlines():
+        f = line.split()
+        if len(f) >= 2 and f[0] in ('ATTRIBUTE', 'UNTAGGED', 'LIST', 'BASE64'):
+            INSTR.setdefault(f[1], {})[f[0]] = True
+        elif len(f) == 4 and f[0] == 'NAME' and f[2] == 'AS':
+            INSTR.setdefault(f[1], {})['NAME'] = f[3].strip('"')
     return 'ok %d' % len(SPEC.types)
+
+
+TYPES = {}
+INSTR = {}
+
+
+def convert(name):
+    """X.694's name conversion of an identifier (docs/x694.md): letters and digits kept, `_`
+    `.` `-` as `-`, others dropped, hyphens squeezed, none trailing, lower-case first."""
+    out = ''
+    for c in name:
+        if c.isascii() and c.isalnum():
+            out += c
+        elif c in '_.-' and out and not out.endswith('-'):
+            out += '-'
+    out = out.rstrip('-')
+    if not out or not out[0].isalpha():
+        out = 'x' + out
+    return out[0].lower() + out[1:]
+
+
+def local(tag):
+    return tag.rsplit('}', 1)[-1]
+
+
+class Refused(Exception):
+    pass
+
+
+class Builder:
+    """The value of a document, from its ElementTree and the module's parsed types."""
+
+    def resolve(self, t, path):
+        seen = 0
+        while t['type'] in TYPES and seen < 1000:
+            path = t['type']
+            t = TYPES[t['type']]
+            seen += 1
+        return t, path
+
+    def instr(self, path):
+        return INSTR.get(path, {})
+
+    def role(self, member, path):
+        i = self.instr(path)
+        if 'ATTRIBUTE' in i:
+            return 'attr'
+        if 'UNTAGGED' in i:
+            return 'text' if member.get('name') == 'base' else 'group'
+        return 'elem'
+
+    def xml_name(self, ident, path):
+        return self.instr(path).get('NAME', ident)
+
+    def simple(self, t, path, text, base64=False):
+        t, path = self.resolve(t, path)
+        kind = t['type']
+        if kind == 'INTEGER':
+            return int(text.strip())
+        if kind == 'BOOLEAN':
+            return text.strip() in ('true', '1')
+        if kind == 'ENUMERATED':
+            names = [v[0] for v in t['values']]
+            want = convert(' '.join(text.split()))
+            if want not in names:
+                raise Refused('enumeration value %r' % text)
+            return want
+        if kind == 'OCTET STRING':
+            compact = ''.join(text.split())
+            return __import__('base64').b64decode(compact) if base64 else bytes.fromhex(compact)
+        if kind == 'SEQUENCE OF':
+            return [self.simple(t['element'], path, x) for x in text.split()]
+        if kind == 'VisibleString':
+            return ' '.join(text.split())
+        return text
+
+    def starts(self, member, path, kids, i, depth=0):
+        if i >= len(kids) or depth > 64:
+            return False
+        role = self.role(member, path)
+        if role == 'elem':
+            return local(kids[i].tag) == self.xml_name(member.get('name') or member.get('element_name'), path)
+        if role != 'group':
+            return False
+        t, tpath = self.resolve(member, path)
+        if t is not member:
+            path = tpath
+        kind = t['type']
+        if kind == 'SEQUENCE':
+            for m in t['members']:
+                mp = path + '.' + m['name']
+                if self.starts(m, mp, kids, i, depth + 1):
+                    return True
+                if not (m.get('optional') or self.emptiable(m, mp, depth + 1)):
+                    return False
+            return False
+        if kind == 'CHOICE':
+            return any(self.starts(m, path + '.' + m['name'], kids, i, depth + 1) for m in t['members'])
+        if kind == 'SEQUENCE OF':
+            e = dict(t['element'], name=t['element_name'])
+            return self.starts(e, path + '.' + t['element_name'], kids, i, depth + 1)
+        return False
+
+    def emptiable(self, member, path, depth=0):
+        if depth > 64 or self.role(member, path) != 'group':
+            return False
+        t, tpath = self.resolve(member, path)
+        if t is not member:
+            path = tpath
+        kind = t['type']
+        if kind == 'SEQUENCE':
+            return all(m.get('optional') or self.emptiable(m, path + '.' + m['name'], depth + 1) for m in t['members'])
+        if kind == 'CHOICE':
+            return any(self.emptiable(m, path + '.' + m['name'], depth + 1) for m in t['members'])
+        if kind == 'SEQUENCE OF':
+            lo = t.get('size', [[0]])[0][0] if t.get('size') else 0
+            return lo == 0
+        return False
+
+    def element(self, t, path, el):
+        """The value of element `el` whose type is `t`."""
+        rt, rpath = self.resolve(t, path)
+        if rt['type'] != 'SEQUENCE':
+            return self.simple(rt, rpath, el.text or '', 'BASE64' in self.instr(path))
+        kids = list(el)
+        value, i = self.sequence(rt['members'], rpath, el, kids, 0)
+        if i != len(kids):
+            raise Refused('element %s not expected in %s' % (kids[i].tag, el.tag))
+        return value
+
+    def sequence(self, members, path, el, kids, i):
+        value = {}
+        for m in members:
+            mp = path + '.' + m['name']
+            role = self.role(m, mp)
+            name = self.xml_name(m['name'], mp)
+            if role == 'attr':
+                hit = [v for k, v in el.attrib.items() if local(k) == name]
+                if hit:
+                    value[m['name']] = self.simple(m, mp, hit[0], 'BASE64' in self.instr(mp))
+            elif role == 'text':
+                value[m['name']] = self.simple(m, mp, el.text or '', 'BASE64' in self.instr(mp))
+            elif role == 'elem':
+                if i < len(kids) and local(kids[i].tag) == name:
+                    value[m['name']] = self.element(m, mp, kids[i])
+                    i += 1
+                elif not m.get('optional'):
+                    raise Refused('element %s missing in %s' % (name, el.tag))
+            else:
+                if m.get('optional') and not self.starts(m, mp, kids, i):
+                    continue
+                value[m['name']], i = self.group(m, mp, el, kids, i)
+        return value, i
+
+    def group(self, member, path, el, kids, i):
+        t, tpath = self.resolve(member, path)
+        if t is not member:
+            path = tpath
+        kind = t['type']
+        if kind == 'SEQUENCE':
+            return self.sequence(t['members'], path, el, kids, i)
+        if kind == 'CHOICE':
+            alts = t['members']
+            pick = next((m for m in alts if self.starts(m, path + '.' + m['name'], kids, i)), None)
+            if pick is None:
+                pick = next((m for m in alts if self.emptiable(m, path + '.' + m['name'])), None)
+            if pick is None:
+                raise Refused('no alternative of a choice in %s' % el.tag)
+            mp = path + '.' + pick['name']
+            if self.role(pick, mp) == 'elem':
+                v = self.element(pick, mp, kids[i])
+                return (pick['name'], v), i + 1
+            v, i = self.group(pick, mp, el, kids, i)
+            return (pick['name'], v), i
+        if kind == 'SEQUENCE OF':
+            e = dict(t['element'], name=t['element_name'])
+            ep = path + '.' + t['element_name']
+            hi = t['size'][0][1] if t.get('size') else None
+            items = []
+            while (hi in (None, 'MAX') or len(items) < hi) and self.starts(e, ep, kids, i):
+                if self.role(e, ep) == 'elem':
+                    items.append(self.element(e, ep, kids[i]))
+                    i += 1
+                else:
+                    before = i
+                    v, i = self.group(e, ep, el, kids, i)
+                    items.append(v)
+                    if i == before:
+                        break
+            return items, i
+        raise Refused('a simple type as a group at %s' % path)
+
+
+def make(type_name, xml_path, out_path):
+    root = ET.parse(xml_path).getroot()
+    value = Builder().element({'type': type_name}, type_name, root)
+    with open(out_path, 'wb') as f:
+        f.write(SPEC.encode(type_name, value))
+    return 'ok'
 
 
 def check(type_name, path):
@@ -81,6 +299,8 @@ def main():
                 out = compile_module(f[1])
             elif f[0] == 'check':
                 out = check(f[1], f[2])
+            elif f[0] == 'make':
+                out = make(f[1], f[2], f[3])
             elif f[0] == 'same':
                 out = same(f[1], f[2])
             else:

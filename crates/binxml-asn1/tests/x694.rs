@@ -2,12 +2,15 @@
 //! Python's ElementTree, installed by `interop/asn1/setup.sh`), over every valid instance of
 //! `tests/schemas/sets.tsv`:
 //!
-//! * asn1tools compiles the module binxml prints for the schema (without the XER encoding
-//!   control section, which PER ignores);
+//! * asn1tools compiles the module binxml prints for the schema (the part before the XER
+//!   encoding control section, which PER ignores);
 //! * asn1tools decodes binxml's UPER encoding of each instance as the root element's type,
 //!   re-encodes the value and gets the same bytes;
 //! * binxml decodes its encoding back to the instance's infoset, with the mapping's
-//!   normalisations (docs/x694.md), as ElementTree compares them.
+//!   normalisations (docs/x694.md), as ElementTree compares them;
+//! * the oracle builds its own value of the instance (the script's mapping from the XML, guided
+//!   by the module's types and the XER encoding instructions binxml prints), asn1tools encodes
+//!   it, and binxml decodes that to the instance's infoset.
 //!
 //! Each set has an expected outcome: the sets whose instances use what the mapping does not
 //! cover yet must be refused with the reason, so that covering more changes this test.
@@ -105,7 +108,7 @@ fn instances_against_asn1tools() {
                 let schema = Arc::new(load(schema, row.catalog.as_deref()));
                 let x = X694::with_roots(schema, &Roots::Named(root.clone())).unwrap();
                 let module = scratch.join(format!("{n}.asn"));
-                std::fs::write(&module, x.text(false)).unwrap();
+                std::fs::write(&module, x.text(true)).unwrap();
                 let answer = py.ask(&["compile", &module.display().to_string()]);
                 assert!(answer.starts_with("ok"), "{key}: asn1tools: {answer}");
                 Arc::new(x)
@@ -136,6 +139,40 @@ fn instances_against_asn1tools() {
                 ]);
                 if answer != "ok" {
                     failures.push(format!("{}: infoset: {answer}", row.listed));
+                    continue;
+                }
+                // The other direction: the oracle's own value of the instance, in its UPER,
+                // decodes with binxml to the instance.
+                let theirs = scratch.join(format!("{n}.theirs.uper"));
+                let answer = py.ask(&[
+                    "make",
+                    &root,
+                    &instance.display().to_string(),
+                    &theirs.display().to_string(),
+                ]);
+                if answer != "ok" {
+                    failures.push(format!("{}: asn1tools value: {answer}", row.listed));
+                    continue;
+                }
+                let bytes = std::fs::read(&theirs).unwrap();
+                let back = match x.decode_events(&bytes, F, &Default::default()) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        failures.push(format!("{}: asn1tools' encoding: {e}", row.listed));
+                        continue;
+                    }
+                };
+                std::fs::write(&out, binxml_xml::encode(&back).unwrap()).unwrap();
+                let answer = py.ask(&[
+                    "same",
+                    &instance.display().to_string(),
+                    &out.display().to_string(),
+                ]);
+                if answer != "ok" {
+                    failures.push(format!(
+                        "{}: asn1tools' encoding: infoset: {answer}",
+                        row.listed
+                    ));
                     continue;
                 }
                 passed += 1;

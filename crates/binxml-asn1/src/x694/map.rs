@@ -285,9 +285,14 @@ impl Mapper<'_> {
             return *id;
         }
         let def = self.schema.type_def(t);
+        let origin = match def {
+            TypeDef::Simple(s) => s.origin,
+            TypeDef::Complex(c) => c.origin,
+        };
+        // The built-in types (no schema document of their own) are written inline.
         let name = def
             .name()
-            .filter(|n| n.ns != binxml_schema::XS)
+            .filter(|_| origin.doc != u32::MAX)
             .map(|n| convert(&n.local, true));
         let id = self.new_ty(name, Kind::Sequence(Vec::new()));
         self.by_type.insert(t, id);

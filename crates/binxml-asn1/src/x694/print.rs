@@ -1,7 +1,7 @@
 //! The mapped module as ASN.1 text (X.680 notation, AUTOMATIC TAGS), followed by the XER
 //! encoding control section that says how each component appears in XML (X.693 encoding
-//! instructions: `ATTRIBUTE`, `UNTAGGED`, `LIST`, `NAME AS`, `NAMESPACE AS`). PER and BER
-//! ignore that section; [`print`] leaves it out when asked.
+//! instructions: `ATTRIBUTE`, `UNTAGGED`, `LIST`, `BASE64`, `NAME AS`, `NAMESPACE AS`). PER
+//! and BER ignore that section; [`print`] leaves it out when asked.
 
 use std::fmt::Write;
 
@@ -49,6 +49,9 @@ fn instructions(m: &Module, t: TyId, path: &str, out: &mut String, depth: usize)
         return;
     }
     let comps: &[Comp] = match &m.types[t].kind {
+        Kind::Ref(u) if m.types[*u].name.is_none() => {
+            return instructions(m, *u, path, out, depth + 1);
+        }
         Kind::Sequence(c) | Kind::Choice(c) => c,
         Kind::SeqOf { item, .. } => std::slice::from_ref(&**item),
         _ => return,
@@ -71,6 +74,9 @@ fn instructions(m: &Module, t: TyId, path: &str, out: &mut String, depth: usize)
         }
         if matches!(m.types[c.ty].kind, Kind::List { .. }) && m.types[c.ty].name.is_none() {
             let _ = writeln!(out, "    LIST {p}");
+        }
+        if let Kind::Octets { hex: false, .. } = m.resolve(c.ty) {
+            let _ = writeln!(out, "    BASE64 {p}");
         }
         if m.types[c.ty].name.is_none() {
             instructions(m, c.ty, &p, out, depth + 1);
