@@ -14,18 +14,62 @@ documents. One request per stdin line, fields separated by tabs; one answer line
                           "ok"
   check TYPE BIN          decode BIN (binxml's UPER) as TYPE with asn1tools, re-encode the value
                           and answer "ok" when the bytes are identical (else "ERR ...")
+  selfcheck               the oracle's rule for semi-constrained integers (see
+                          semi_constrained_integers) against pycrate's encodings; "ok"
   same ORIGINAL DECODED   compare two XML files as infosets with the normalisations of the
                           mapping (docs/x694.md): namespace prefixes and declarations, comments,
                           processing instructions, whitespace-only text (between elements,
                           and as the whole content of an element of element-only content)
-                          and xsi:schemaLocation are not compared; "ok" or "DIFF <path>: <what>"
+                          and xsi:schemaLocation are not compared, the text of an element
+                          without children is compared with its white space collapsed (the
+                          whiteSpace facets), xsi:type values as expanded names; "ok" or "DIFF <path>: <what>"
 """
 import sys
 import xml.etree.ElementTree as ET
 
 import asn1tools
+import asn1tools.codecs.uper as uper
 
 sys.setrecursionlimit(100000)
+
+
+def semi_constrained_integers():
+    """asn1tools 0.169 writes an INTEGER (lb..MAX) as an unconstrained (signed) whole number;
+    X.691 10.7 writes n - lb as a non-negative binary integer in the fewest octets after a
+    length (pycrate does, and so does binxml). The oracle uses X.691's rule for that case and
+    keeps asn1tools' own code for every other integer; `selfcheck` compares it with pycrate."""
+    plain_range = uper.Integer.set_restricted_to_range
+    plain_encode = uper.Integer.encode
+    plain_decode = uper.Integer.decode
+
+    def set_restricted_to_range(self, minimum, maximum, has_extension_marker):
+        self.semi = minimum if (maximum == 'MAX' and minimum != 'MIN' and not has_extension_marker) else None
+        plain_range(self, minimum, maximum, has_extension_marker)
+
+    def encode(self, data, encoder):
+        lb = getattr(self, 'semi', None)
+        if lb is None:
+            return plain_encode(self, data, encoder)
+        v = data - lb
+        if v < 0:
+            raise asn1tools.EncodeError('%d below %d' % (data, lb))
+        n = max(1, (v.bit_length() + 7) // 8)
+        encoder.append_length_determinant(n)
+        encoder.append_non_negative_binary_integer(v, 8 * n)
+
+    def decode(self, decoder):
+        lb = getattr(self, 'semi', None)
+        if lb is None:
+            return plain_decode(self, decoder)
+        n = decoder.read_length_determinant()
+        return decoder.read_non_negative_binary_integer(8 * n) + lb
+
+    uper.Integer.set_restricted_to_range = set_restricted_to_range
+    uper.Integer.encode = encode
+    uper.Integer.decode = decode
+
+
+semi_constrained_integers()
 XSI = '{http://www.w3.org/2001/XMLSchema-instance}'
 SPEC = None
 
@@ -41,7 +85,7 @@ def compile_module(path):
     INSTR = {}
     for line in control.splitlines():
         f = line.split()
-        if len(f) >= 2 and f[0] in ('ATTRIBUTE', 'UNTAGGED', 'LIST', 'BASE64'):
+        if len(f) >= 2 and f[0] in ('ATTRIBUTE', 'UNTAGGED', 'LIST', 'BASE64', 'USE-TYPE'):
             INSTR.setdefault(f[1], {})[f[0]] = True
         elif len(f) == 4 and f[0] == 'NAME' and f[2] == 'AS':
             INSTR.setdefault(f[1], {})['NAME'] = f[3].strip('"')
@@ -168,6 +212,18 @@ class Builder:
     def element(self, t, path, el):
         """The value of element `el` whose type is `t`."""
         rt, rpath = self.resolve(t, path)
+        if rt['type'] == 'CHOICE' and 'USE-TYPE' in self.instr(rpath):
+            # xsi:type names the alternative (its local name, converted); none: the first,
+            # the declared type.
+            named = el.get(XSI + 'type')
+            alts = rt['members']
+            pick = alts[0]
+            if named is not None:
+                want = convert(named.split(':')[-1])
+                pick = next((m for m in alts if m['name'] == want), None)
+                if pick is None:
+                    raise Refused('xsi:type %r' % named)
+            return (pick['name'], self.element(pick, rpath + '.' + pick['name'], el))
         if rt['type'] != 'SEQUENCE':
             return self.simple(rt, rpath, el.text or '', 'BASE64' in self.instr(path))
         kids = list(el)
@@ -261,13 +317,23 @@ def blank(text):
     return text is None or text.strip(' \t\r\n') == ''
 
 
-def compare(a, b, path):
+def expand(value, namespaces):
+    """An xsi:type value as {namespace}local, by the document's prefix bindings."""
+    prefix, _, name = value.strip().rpartition(':')
+    return '{%s}%s' % (namespaces.get(prefix, ''), name)
+
+
+def compare(a, b, path, ns_a, ns_b):
     path = '%s/%s' % (path, a.tag)
     if a.tag != b.tag:
         return 'DIFF %s: element %s vs %s' % (path, a.tag, b.tag)
     attrs_a = {k: v for k, v in a.attrib.items() if k not in (XSI + 'schemaLocation', XSI + 'noNamespaceSchemaLocation')}
-    if attrs_a != b.attrib:
-        return 'DIFF %s: attributes %r vs %r' % (path, attrs_a, b.attrib)
+    attrs_b = dict(b.attrib)
+    for attrs, ns in ((attrs_a, ns_a), (attrs_b, ns_b)):
+        if XSI + 'type' in attrs:
+            attrs[XSI + 'type'] = expand(attrs[XSI + 'type'], ns)
+    if attrs_a != attrs_b:
+        return 'DIFF %s: attributes %r vs %r' % (path, attrs_a, attrs_b)
     ca, cb = list(a), list(b)
     if len(ca) != len(cb):
         return 'DIFF %s: %d children vs %d' % (path, len(ca), len(cb))
@@ -277,18 +343,46 @@ def compare(a, b, path):
         for x, y in zip(texts_a, texts_b):
             if not (blank(x) and blank(y)) and x != y:
                 return 'DIFF %s: text %r vs %r' % (path, x, y)
-    elif (a.text or '') != (b.text or '') and not (blank(a.text) and blank(b.text)):
+    elif ' '.join((a.text or '').split()) != ' '.join((b.text or '').split()):
         return 'DIFF %s: text %r vs %r' % (path, a.text, b.text)
     for x, y in zip(ca, cb):
-        d = compare(x, y, path)
+        d = compare(x, y, path, ns_a, ns_b)
         if d:
             return d
     return None
 
 
+def namespaces(path):
+    """The document's prefix bindings (the test documents bind each prefix once)."""
+    return {p: u for _, (p, u) in ET.iterparse(path, events=('start-ns',))}
+
+
 def same(original, decoded):
-    d = compare(ET.parse(original).getroot(), ET.parse(decoded).getroot(), '')
+    d = compare(ET.parse(original).getroot(), ET.parse(decoded).getroot(), '',
+                namespaces(original), namespaces(decoded))
     return d or 'ok'
+
+
+def selfcheck():
+    """The semi-constrained integers as pycrate (the second opinion) encodes them."""
+    import os
+    import tempfile
+    from pycrate_asn1c.asnproc import compile_text, generate_modules, PycrateGenerator
+    text = 'M DEFINITIONS AUTOMATIC TAGS ::= BEGIN\nA ::= INTEGER (1..MAX)\nB ::= INTEGER (0..MAX)\nEND\n'
+    compile_text(text)
+    d = tempfile.mkdtemp()
+    generate_modules(PycrateGenerator, os.path.join(d, 'selfcheck_mod.py'))
+    sys.path.insert(0, d)
+    import selfcheck_mod
+    ours = asn1tools.compile_string(text, 'uper')
+    for name, values in (('A', (1, 127, 128, 184, 256, 70000)), ('B', (0, 127, 128, 255, 65536))):
+        t = getattr(selfcheck_mod.M, name)
+        for v in values:
+            t.set_val(v)
+            theirs = t.to_uper()
+            if ours.encode(name, v) != theirs or ours.decode(name, theirs) != v:
+                return 'ERR %s %d: pycrate %s, asn1tools as patched %s' % (name, v, theirs.hex(), ours.encode(name, v).hex())
+    return 'ok'
 
 
 def main():
@@ -299,6 +393,8 @@ def main():
                 out = compile_module(f[1])
             elif f[0] == 'check':
                 out = check(f[1], f[2])
+            elif f[0] == 'selfcheck':
+                out = selfcheck()
             elif f[0] == 'make':
                 out = make(f[1], f[2], f[3])
             elif f[0] == 'same':

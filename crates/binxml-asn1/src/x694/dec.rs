@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use binxml_core::{Event, EventSink, Format, Limits, QName, Result};
 
 use super::bits::BitReader;
-use super::map::{Comp, Kind, Module, Role, TyId, XML_NS};
+use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, XSI};
 use super::simple;
 
 struct Dec<'a, 'm, 's, S> {
@@ -117,7 +117,25 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             }
         }
         let m = self.m;
-        stacker::maybe_grow(32 * 1024, 1024 * 1024, || match m.resolve(ty) {
+        let mut kind = m.resolve(ty);
+        if let Kind::Derivations { declared, alts } = kind {
+            let i = self.r.constrained(alts.len() as u128)? as usize;
+            if Some(i) != *declared
+                && let Role::Type(n) = &alts[i].role
+            {
+                let value = match self.qname(&n.ns, &n.local) {
+                    q if q.prefix.is_empty() => q.local.into_owned(),
+                    q => format!("{}:{}", q.prefix, q.local),
+                };
+                let name = self.qname(XSI, "type");
+                self.push(Event::Attribute {
+                    name,
+                    value: Cow::Owned(value),
+                })?;
+            }
+            kind = m.resolve(alts[i].ty);
+        }
+        stacker::maybe_grow(32 * 1024, 1024 * 1024, || match kind {
             Kind::Sequence(comps) => self.sequence(comps),
             kind => self.text(kind),
         })?;
@@ -183,6 +201,7 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             Role::Text => self.text(m.resolve(c.ty)),
             Role::Elem(name) => self.element(c.ty, &name.ns, &name.local, false),
             Role::Group => self.group(c.ty),
+            Role::Type(_) => Err(self.r.err("internal: a type alternative as content")),
             Role::Wildcard => Err(self
                 .r
                 .err("an element wildcard (not covered by the mapping)")),

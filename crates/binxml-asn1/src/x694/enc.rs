@@ -6,16 +6,16 @@
 use binxml_core::{Error, Event, Format, Result};
 
 use super::bits::BitWriter;
-use super::map::{Comp, Kind, Module, Role, TyId};
+use super::map::{Comp, Kind, Module, Role, TyId, XSI};
 use super::simple;
-
-const XSI: &str = "http://www.w3.org/2001/XMLSchema-instance";
 
 pub struct Enc<'e> {
     m: &'e Module,
     ev: &'e [Event<'static>],
     pos: usize,
     format: Format,
+    /// The namespace declarations in scope: their events' positions.
+    scopes: Vec<usize>,
 }
 
 /// Encodes a whole document (its events) as a value of the root type `root`.
@@ -30,6 +30,7 @@ pub fn encode(
         ev: events,
         pos: 0,
         format,
+        scopes: Vec::new(),
     };
     let mut w = BitWriter::new();
     let (name, ty) = &m.roots[root];
@@ -80,6 +81,24 @@ impl Enc<'_> {
         }
     }
 
+    /// The namespace name and local name of a QName value, by the namespace declarations in
+    /// scope.
+    fn resolve_qname(&self, value: &str) -> Result<(String, String)> {
+        let (prefix, local) = value.trim().split_once(':').unwrap_or(("", value.trim()));
+        for &i in self.scopes.iter().rev() {
+            if let Event::Namespace { prefix: p, uri } = &self.ev[i]
+                && p == prefix
+            {
+                return Ok((uri.to_string(), local.to_owned()));
+            }
+        }
+        if prefix.is_empty() {
+            Ok((String::new(), local.to_owned()))
+        } else {
+            Err(self.err(format!("prefix {prefix:?} of {value:?} is not declared")))
+        }
+    }
+
     fn matches(&mut self, c: &Comp) -> bool {
         let m = self.m;
         match self.peek_start() {
@@ -97,7 +116,37 @@ impl Enc<'_> {
         }
         let attrs = first_attr..self.pos;
         let mut used = vec![false; attrs.len()];
-        match self.m.resolve(ty) {
+        let scope = self.scopes.len();
+        for i in attrs.clone() {
+            if let Event::Namespace { .. } = &self.ev[i] {
+                self.scopes.push(i);
+            }
+        }
+        let mut kind = self.m.resolve(ty);
+        if let Kind::Derivations { declared, alts } = kind {
+            // xsi:type picks the alternative; without it, the declared type.
+            let mut pick = *declared;
+            for (k, i) in attrs.clone().enumerate() {
+                if let Event::Attribute { name, value } = &self.ev[i]
+                    && name.namespace == XSI
+                    && name.local == "type"
+                {
+                    used[k] = true;
+                    let (ns, local) = self.resolve_qname(value)?;
+                    pick = alts.iter().position(
+                        |a| matches!(&a.role, Role::Type(n) if n.ns == ns && n.local == local),
+                    );
+                    if pick.is_none() {
+                        return Err(self.err(format!("xsi:type {value:?} is not a type the mapping derives from the declared one")));
+                    }
+                }
+            }
+            let i =
+                pick.ok_or_else(|| self.err("an element of an abstract type without xsi:type"))?;
+            w.constrained(i as u128, alts.len() as u128);
+            kind = self.m.resolve(alts[i].ty);
+        }
+        match kind {
             Kind::Sequence(comps) => self.sequence(comps, Some((attrs.clone(), &mut used)), w)?,
             kind => {
                 let text = self.text()?;
@@ -115,11 +164,12 @@ impl Enc<'_> {
                     continue;
                 }
                 return Err(self.err(format!(
-                    "attribute {{{}}}{} is not carried by the mapping (xsi:type, xsi:nil and attribute wildcards are not covered)",
+                    "attribute {{{}}}{} is not carried by the mapping (xsi:nil, attribute wildcards and xsi:type on a type without derivations are not covered)",
                     name.namespace, name.local
                 )));
             }
         }
+        self.scopes.truncate(scope);
         self.skip();
         match self.ev.get(self.pos) {
             Some(Event::EndElement) => {
@@ -223,7 +273,9 @@ impl Enc<'_> {
             Role::Group => self.group(c.ty, w),
             Role::Wildcard => Err(self
                 .err("an element wildcard's content is not carried (wildcards are not covered)")),
-            Role::Attr(_) | Role::Text => Err(self.err("internal: attribute in content")),
+            Role::Attr(_) | Role::Text | Role::Type(_) => {
+                Err(self.err("internal: attribute in content"))
+            }
         }
     }
 

@@ -98,6 +98,15 @@ pub enum Kind {
     Sequence(Vec<Comp>),
     /// `CHOICE { ... }`.
     Choice(Vec<Comp>),
+    /// X.694's `T-derivations`: a CHOICE of a type and every named type derived from it, the
+    /// alternative named by `xsi:type` in the document (USE-TYPE).
+    Derivations {
+        /// The alternative of the declared type itself (none when it is abstract): the one
+        /// an element without `xsi:type` has.
+        declared: Option<usize>,
+        /// The alternatives (role [`Role::Type`]).
+        alts: Vec<Comp>,
+    },
     /// `SEQUENCE (SIZE (min..max)) OF item`.
     SeqOf {
         /// The item (its identifier and type).
@@ -135,6 +144,9 @@ pub enum Role {
     Group,
     /// An element wildcard: mapped (X.694's `elem` component) but not encoded.
     Wildcard,
+    /// An alternative of a [`Kind::Derivations`]: the element's content has this type, named
+    /// by `xsi:type` when it is not the declared one.
+    Type(Name),
 }
 
 /// Why a schema cannot be mapped.
@@ -167,8 +179,14 @@ struct Mapper<'s> {
     by_type: HashMap<TypeId, TyId>,
     by_global: HashMap<ElemId, TyId>,
     by_group: HashMap<ElemId, TyId>,
+    by_derivations: HashMap<TypeId, Option<TyId>>,
+    /// Each type's named direct derivations (built on first use).
+    derived: Option<HashMap<TypeId, Vec<TypeId>>>,
     namespaces: std::collections::BTreeSet<String>,
 }
+
+/// The XML Schema instance namespace (`xsi:type`).
+pub const XSI: &str = "http://www.w3.org/2001/XMLSchema-instance";
 
 /// Maps `schema` for `roots`.
 pub fn map(schema: &Schema, roots: &Roots) -> Result<Module, MapError> {
@@ -207,6 +225,8 @@ pub fn map(schema: &Schema, roots: &Roots) -> Result<Module, MapError> {
         by_type: HashMap::new(),
         by_global: HashMap::new(),
         by_group: HashMap::new(),
+        by_derivations: HashMap::new(),
+        derived: None,
         namespaces: Default::default(),
     };
     let mut out_roots = Vec::new();
@@ -266,7 +286,7 @@ impl Mapper<'_> {
         if named {
             let id = self.new_ty(Some(tname), Kind::Ref(usize::MAX));
             self.by_global.insert(e, id);
-            let target = self.type_ty(t);
+            let target = self.element_type(t);
             self.types[id].kind = Kind::Ref(target);
             id
         } else {
@@ -276,6 +296,93 @@ impl Mapper<'_> {
             self.types[id].kind = self.type_kind(t);
             id
         }
+    }
+
+    /// The type of an element whose declared type is `t`: `T-derivations` when named types
+    /// derive from `t` (an instance may name one with `xsi:type`), else `t`'s own.
+    fn element_type(&mut self, t: TypeId) -> TyId {
+        match self.derivations(t) {
+            Some(d) => d,
+            None => self.type_ty(t),
+        }
+    }
+
+    fn derivations(&mut self, t: TypeId) -> Option<TyId> {
+        if let Some(d) = self.by_derivations.get(&t) {
+            return *d;
+        }
+        let schema = self.schema;
+        let children = self.derived.get_or_insert_with(|| {
+            let mut map: HashMap<TypeId, Vec<TypeId>> = HashMap::new();
+            for i in 0..schema.type_count() {
+                let id = TypeId(i as u32);
+                let def = schema.type_def(id);
+                if let (Some(b), Some(_)) = (def.base(), def.name())
+                    && b != id
+                {
+                    map.entry(b).or_default().push(id);
+                }
+            }
+            map
+        });
+        let mut all = Vec::new();
+        let mut stack = vec![t];
+        while let Some(x) = stack.pop() {
+            for &c in children.get(&x).map(Vec::as_slice).unwrap_or(&[]) {
+                if !all.contains(&c) && c != t {
+                    all.push(c);
+                    stack.push(c);
+                }
+            }
+        }
+        let def = schema.type_def(t);
+        let builtin = match def {
+            TypeDef::Simple(s) => s.origin.doc == u32::MAX,
+            TypeDef::Complex(c) => c.origin.doc == u32::MAX,
+        };
+        if all.is_empty() || def.name().is_none() || builtin {
+            self.by_derivations.insert(t, None);
+            return None;
+        }
+        let name = |id: TypeId| schema.type_def(id).name().cloned().expect("named");
+        all.sort_by(|a, b| {
+            let (x, y) = (name(*a), name(*b));
+            (&x.local, &x.ns).cmp(&(&y.local, &y.ns))
+        });
+        let abstract_ = matches!(def, TypeDef::Complex(c) if c.abstract_);
+        let mut members = Vec::new();
+        if !abstract_ {
+            members.push(t);
+        }
+        members.extend(
+            all.into_iter()
+                .filter(|d| !matches!(schema.type_def(*d), TypeDef::Complex(c) if c.abstract_)),
+        );
+        let id = self.new_ty(
+            Some(format!("{}-derivations", convert(&name(t).local, true))),
+            Kind::Choice(Vec::new()),
+        );
+        self.by_derivations.insert(t, Some(id));
+        self.namespaces.insert(XSI.to_owned());
+        let mut alts = Vec::new();
+        for m in &members {
+            let n = name(*m);
+            if !n.ns.is_empty() {
+                self.namespaces.insert(n.ns.clone());
+            }
+            let ty = self.type_ty(*m);
+            alts.push(Comp {
+                ident: convert(&n.local, false),
+                ty,
+                optional: false,
+                role: Role::Type(n),
+            });
+        }
+        self.types[id].kind = Kind::Derivations {
+            declared: if abstract_ { None } else { Some(0) },
+            alts: unique_idents(alts),
+        };
+        Some(id)
     }
 
     /// The type of an XSD type definition (named types get a type assignment; the built-ins
@@ -562,7 +669,7 @@ impl Mapper<'_> {
         let ty = if decl.global {
             self.global_element(e)
         } else {
-            self.type_ty(decl.type_def)
+            self.element_type(decl.type_def)
         };
         Comp {
             ident: convert(&name.local, false),
@@ -619,7 +726,7 @@ impl Module {
             return false;
         }
         match role {
-            Role::Attr(_) | Role::Text | Role::Elem(_) | Role::Wildcard => false,
+            Role::Attr(_) | Role::Text | Role::Elem(_) | Role::Wildcard | Role::Type(_) => false,
             Role::Group => match self.resolve(t) {
                 Kind::Sequence(comps) => comps
                     .iter()
@@ -646,7 +753,7 @@ impl Module {
         }
         match role {
             Role::Elem(n) => n.ns == ns && n.local == local,
-            Role::Attr(_) | Role::Text | Role::Wildcard => false,
+            Role::Attr(_) | Role::Text | Role::Wildcard | Role::Type(_) => false,
             Role::Group => match self.resolve(t) {
                 Kind::Sequence(comps) => {
                     for c in comps {

@@ -53,6 +53,10 @@ fn instructions(m: &Module, t: TyId, path: &str, out: &mut String, depth: usize)
             return instructions(m, *u, path, out, depth + 1);
         }
         Kind::Sequence(c) | Kind::Choice(c) => c,
+        Kind::Derivations { alts, .. } => {
+            let _ = writeln!(out, "    USE-TYPE {path}");
+            alts
+        }
         Kind::SeqOf { item, .. } => std::slice::from_ref(&**item),
         _ => return,
     };
@@ -63,7 +67,7 @@ fn instructions(m: &Module, t: TyId, path: &str, out: &mut String, depth: usize)
                 let _ = writeln!(out, "    ATTRIBUTE {p}");
                 name_as(out, &p, &n.local, &c.ident);
             }
-            Role::Elem(n) => name_as(out, &p, &n.local, &c.ident),
+            Role::Elem(n) | Role::Type(n) => name_as(out, &p, &n.local, &c.ident),
             Role::Text | Role::Group => {
                 let _ = writeln!(out, "    UNTAGGED {p}");
             }
@@ -169,8 +173,8 @@ fn kind(m: &Module, t: TyId, depth: usize, out: &mut String, top: bool) {
             let _ = write!(out, " OF {} ", item.ident);
             kind(m, item.ty, depth, out, false);
         }
-        Kind::Sequence(comps) | Kind::Choice(comps) => {
-            out.push_str(if matches!(ty.kind, Kind::Choice(_)) {
+        Kind::Sequence(comps) | Kind::Choice(comps) | Kind::Derivations { alts: comps, .. } => {
+            out.push_str(if !matches!(ty.kind, Kind::Sequence(_)) {
                 "CHOICE {"
             } else {
                 "SEQUENCE {"

@@ -102,7 +102,11 @@ pub fn encode(m: &Module, kind: &Kind, text: &str, w: &mut BitWriter) -> Result<
                 return Err(e);
             }
         }
-        Kind::Ref(_) | Kind::Sequence(_) | Kind::Choice(_) | Kind::SeqOf { .. } => {
+        Kind::Ref(_)
+        | Kind::Sequence(_)
+        | Kind::Choice(_)
+        | Kind::Derivations { .. }
+        | Kind::SeqOf { .. } => {
             return Err("a simple value where the type is structured".into());
         }
     }
@@ -194,7 +198,11 @@ pub fn decode(m: &Module, kind: &Kind, r: &mut BitReader<'_>, out: &mut String) 
                 Ok(())
             })?;
         }
-        Kind::Ref(_) | Kind::Sequence(_) | Kind::Choice(_) | Kind::SeqOf { .. } => {
+        Kind::Ref(_)
+        | Kind::Sequence(_)
+        | Kind::Choice(_)
+        | Kind::Derivations { .. }
+        | Kind::SeqOf { .. } => {
             return Err(r.err("internal: a structured type read as a simple value"));
         }
     }
