@@ -618,13 +618,22 @@ fn x694_fuzz_module() -> std::sync::Arc<binxml::asn1::x694::X694> {
     .clone()
 }
 
-/// Bytes -> X.694 UPER events (the module X.694 maps [`EXI_FUZZ_SCHEMA`]'s `root` to: a
-/// substitution group, `all`, lists, enumerations, numbers, wildcards) to the end: never a
-/// panic, hang or unbounded allocation, and every error with its bit offset.
+/// Bytes -> X.694 PER events (the module X.694 maps [`EXI_FUZZ_SCHEMA`]'s `root` to: a
+/// substitution group, `xsi:type` derivations, `all`, lists, enumerations, numbers,
+/// wildcards) to the end: never a panic, hang or unbounded allocation, and every error with
+/// its bit offset. The first byte picks unaligned (even) or aligned (odd) PER.
 pub fn decode_x694(data: &[u8]) {
+    let Some((&sel, data)) = data.split_first() else {
+        return;
+    };
+    let format = if sel & 1 == 0 {
+        binxml::Format::Asn1XsdUper
+    } else {
+        binxml::Format::Asn1XsdAper
+    };
     let x = x694_fuzz_module();
     let mut dec = binxml::AnyDecoder::new(
-        binxml::Format::Asn1XsdUper,
+        format,
         data,
         &binxml::DecodeOptions::default().with_x694(Some(x)),
     )

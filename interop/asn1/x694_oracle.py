@@ -3,17 +3,18 @@
 compiles the ASN.1 module that binxml printed for a schema, and Python's ElementTree compares
 documents. One request per stdin line, fields separated by tabs; one answer line each:
 
-  compile MODULE          compile the module text in file MODULE for UPER (replaces the previous
-                          one); "ok <number of types>". MODULE may end with binxml's XER encoding
+  compile MODULE          compile the module text in file MODULE for UPER and APER (replaces the
+                          previous one); "ok <number of types>". MODULE may end with binxml's XER encoding
                           control section: asn1tools compiles the part before it, and `make`
                           reads its instructions.
-  make TYPE XML OUT       build a value of TYPE from the XML file by this script's own mapping
+  make RULE TYPE XML OUT  build a value of TYPE from the XML file by this script's own mapping
                           (the module's types as asn1tools parses them, the XER instructions
                           ATTRIBUTE, UNTAGGED, LIST, BASE64 and NAME AS, the X.694 name
-                          conversion of enumeration values) and write its UPER encoding to OUT;
+                          conversion of enumeration values) and write its RULE encoding to OUT;
                           "ok"
-  check TYPE BIN          decode BIN (binxml's UPER) as TYPE with asn1tools, re-encode the value
-                          and answer "ok" when the bytes are identical (else "ERR ...")
+  check RULE TYPE BIN     decode BIN (binxml's encoding; RULE uper or aper) as TYPE with
+                          asn1tools, re-encode the value and answer "ok" when the bytes are
+                          identical (else "ERR ...")
   selfcheck               the oracle's rule for semi-constrained integers (see
                           semi_constrained_integers) against pycrate's encodings; "ok"
   same ORIGINAL DECODED   compare two XML files as infosets with the normalisations of the
@@ -28,6 +29,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 import asn1tools
+import asn1tools.codecs.per as per
 import asn1tools.codecs.uper as uper
 
 sys.setrecursionlimit(100000)
@@ -38,9 +40,14 @@ def semi_constrained_integers():
     X.691 10.7 writes n - lb as a non-negative binary integer in the fewest octets after a
     length (pycrate does, and so does binxml). The oracle uses X.691's rule for that case and
     keeps asn1tools' own code for every other integer; `selfcheck` compares it with pycrate."""
-    plain_range = uper.Integer.set_restricted_to_range
-    plain_encode = uper.Integer.encode
-    plain_decode = uper.Integer.decode
+    for cls in (uper.Integer, per.Integer):
+        patch_integer(cls)
+
+
+def patch_integer(cls):
+    plain_range = cls.set_restricted_to_range
+    plain_encode = cls.encode
+    plain_decode = cls.decode
 
     def set_restricted_to_range(self, minimum, maximum, has_extension_marker):
         self.semi = minimum if (maximum == 'MAX' and minimum != 'MIN' and not has_extension_marker) else None
@@ -54,6 +61,8 @@ def semi_constrained_integers():
         if v < 0:
             raise asn1tools.EncodeError('%d below %d' % (data, lb))
         n = max(1, (v.bit_length() + 7) // 8)
+        if cls is per.Integer:
+            encoder.align()
         encoder.append_length_determinant(n)
         encoder.append_non_negative_binary_integer(v, 8 * n)
 
@@ -61,12 +70,14 @@ def semi_constrained_integers():
         lb = getattr(self, 'semi', None)
         if lb is None:
             return plain_decode(self, decoder)
+        if cls is per.Integer:
+            decoder.align()
         n = decoder.read_length_determinant()
         return decoder.read_non_negative_binary_integer(8 * n) + lb
 
-    uper.Integer.set_restricted_to_range = set_restricted_to_range
-    uper.Integer.encode = encode
-    uper.Integer.decode = decode
+    cls.set_restricted_to_range = set_restricted_to_range
+    cls.encode = encode
+    cls.decode = decode
 
 
 semi_constrained_integers()
@@ -80,7 +91,8 @@ def compile_module(path):
     asn1, _, control = text.partition('ENCODING-CONTROL XER')
     if control:
         asn1 += 'END\n'
-    SPEC = asn1tools.compile_string(asn1, 'uper')
+    SPEC = {'uper': asn1tools.compile_string(asn1, 'uper'),
+            'aper': asn1tools.compile_string(asn1, 'per')}
     TYPES = list(asn1tools.parse_string(asn1).values())[0]['types']
     INSTR = {}
     for line in control.splitlines():
@@ -89,7 +101,7 @@ def compile_module(path):
             INSTR.setdefault(f[1], {})[f[0]] = True
         elif len(f) == 4 and f[0] == 'NAME' and f[2] == 'AS':
             INSTR.setdefault(f[1], {})['NAME'] = f[3].strip('"')
-    return 'ok %d' % len(SPEC.types)
+    return 'ok %d' % len(SPEC['uper'].types)
 
 
 TYPES = {}
@@ -295,18 +307,18 @@ class Builder:
         raise Refused('a simple type as a group at %s' % path)
 
 
-def make(type_name, xml_path, out_path):
+def make(rule, type_name, xml_path, out_path):
     root = ET.parse(xml_path).getroot()
     value = Builder().element({'type': type_name}, type_name, root)
     with open(out_path, 'wb') as f:
-        f.write(SPEC.encode(type_name, value))
+        f.write(SPEC[rule].encode(type_name, value))
     return 'ok'
 
 
-def check(type_name, path):
+def check(rule, type_name, path):
     data = open(path, 'rb').read()
-    value = SPEC.decode(type_name, data)
-    again = SPEC.encode(type_name, value)
+    value = SPEC[rule].decode(type_name, data)
+    again = SPEC[rule].encode(type_name, value)
     if again != data:
         n = next((i for i, (a, b) in enumerate(zip(again, data)) if a != b), min(len(again), len(data)))
         return 'ERR re-encoding differs at byte %d (%d bytes vs %d)' % (n, len(again), len(data))
@@ -368,20 +380,25 @@ def selfcheck():
     import os
     import tempfile
     from pycrate_asn1c.asnproc import compile_text, generate_modules, PycrateGenerator
-    text = 'M DEFINITIONS AUTOMATIC TAGS ::= BEGIN\nA ::= INTEGER (1..MAX)\nB ::= INTEGER (0..MAX)\nEND\n'
+    text = ('M DEFINITIONS AUTOMATIC TAGS ::= BEGIN\nA ::= INTEGER (1..MAX)\nB ::= INTEGER (0..MAX)\n'
+            'C ::= SEQUENCE { b BOOLEAN, i INTEGER (1..MAX) }\nEND\n')
     compile_text(text)
     d = tempfile.mkdtemp()
     generate_modules(PycrateGenerator, os.path.join(d, 'selfcheck_mod.py'))
     sys.path.insert(0, d)
     import selfcheck_mod
-    ours = asn1tools.compile_string(text, 'uper')
-    for name, values in (('A', (1, 127, 128, 184, 256, 70000)), ('B', (0, 127, 128, 255, 65536))):
-        t = getattr(selfcheck_mod.M, name)
-        for v in values:
-            t.set_val(v)
-            theirs = t.to_uper()
-            if ours.encode(name, v) != theirs or ours.decode(name, theirs) != v:
-                return 'ERR %s %d: pycrate %s, asn1tools as patched %s' % (name, v, theirs.hex(), ours.encode(name, v).hex())
+    for codec, to in (('uper', 'to_uper'), ('per', 'to_aper')):
+        ours = asn1tools.compile_string(text, codec)
+        cases = (('A', (1, 127, 128, 184, 256, 70000)), ('B', (0, 127, 128, 255, 65536)),
+                 ('C', ({'b': True, 'i': 184}, {'b': False, 'i': 70000})))
+        for name, values in cases:
+            t = getattr(selfcheck_mod.M, name)
+            for v in values:
+                t.set_val(v)
+                theirs = getattr(t, to)()
+                if ours.encode(name, v) != theirs or ours.decode(name, theirs) != v:
+                    return 'ERR %s %s %r: pycrate %s, asn1tools as patched %s' % (
+                        codec, name, v, theirs.hex(), ours.encode(name, v).hex())
     return 'ok'
 
 
@@ -392,11 +409,11 @@ def main():
             if f[0] == 'compile':
                 out = compile_module(f[1])
             elif f[0] == 'check':
-                out = check(f[1], f[2])
+                out = check(f[1], f[2], f[3])
             elif f[0] == 'selfcheck':
                 out = selfcheck()
             elif f[0] == 'make':
-                out = make(f[1], f[2], f[3])
+                out = make(f[1], f[2], f[3], f[4])
             elif f[0] == 'same':
                 out = same(f[1], f[2])
             else:

@@ -4,8 +4,8 @@
 //!
 //! * asn1tools compiles the module binxml prints for the schema (the part before the XER
 //!   encoding control section, which PER ignores);
-//! * asn1tools decodes binxml's UPER encoding of each instance as the root element's type,
-//!   re-encodes the value and gets the same bytes;
+//! * asn1tools decodes binxml's UPER and APER encodings of each instance as the root element's
+//!   type, re-encodes the value and gets the same bytes;
 //! * binxml decodes its encoding back to the instance's infoset, with the mapping's
 //!   normalisations (docs/x694.md), as ElementTree compares them;
 //! * the oracle builds its own value of the instance (the script's mapping from the XML, guided
@@ -116,66 +116,33 @@ fn instances_against_asn1tools() {
             .clone();
         x.validate(&events, F)
             .unwrap_or_else(|e| panic!("{}: {e}", row.listed));
+        let events: Vec<Event<'static>> = events.into_iter().map(Event::into_owned).collect();
         let result = x.encode_events(&events, F);
         let (refusal, either) = expected(&row.set);
         match (refusal, result) {
-            (_, Ok(bytes)) if refusal.is_none() || either => {
-                let per = scratch.join(format!("{n}.uper"));
-                std::fs::write(&per, &bytes).unwrap();
+            (_, Ok(_)) if refusal.is_none() || either => {
                 let m = x.module();
                 let root = m.types[m.roots[0].1].name.clone().unwrap();
-                let answer = py.ask(&["check", &root, &per.display().to_string()]);
-                if answer != "ok" {
-                    failures.push(format!("{}: asn1tools: {answer}", row.listed));
-                    continue;
-                }
-                let back = x.decode_events(&bytes, F, &Default::default()).unwrap();
-                let out = scratch.join(format!("{n}.xml"));
-                std::fs::write(&out, binxml_xml::encode(&back).unwrap()).unwrap();
-                let answer = py.ask(&[
-                    "same",
-                    &instance.display().to_string(),
-                    &out.display().to_string(),
-                ]);
-                if answer != "ok" {
-                    failures.push(format!("{}: infoset: {answer}", row.listed));
-                    continue;
-                }
-                // The other direction: the oracle's own value of the instance, in its UPER,
-                // decodes with binxml to the instance.
-                let theirs = scratch.join(format!("{n}.theirs.uper"));
-                let answer = py.ask(&[
-                    "make",
-                    &root,
-                    &instance.display().to_string(),
-                    &theirs.display().to_string(),
-                ]);
-                if answer != "ok" {
-                    failures.push(format!("{}: asn1tools value: {answer}", row.listed));
-                    continue;
-                }
-                let bytes = std::fs::read(&theirs).unwrap();
-                let back = match x.decode_events(&bytes, F, &Default::default()) {
-                    Ok(b) => b,
-                    Err(e) => {
-                        failures.push(format!("{}: asn1tools' encoding: {e}", row.listed));
-                        continue;
+                let mut ok = true;
+                for (format, rule) in [(F, "uper"), (Format::Asn1XsdAper, "aper")] {
+                    if let Err(e) = both_ways(
+                        &mut py,
+                        &x,
+                        &events,
+                        &root,
+                        instance,
+                        format,
+                        rule,
+                        &scratch.join(n.to_string()),
+                    ) {
+                        failures.push(format!("{} ({rule}): {e}", row.listed));
+                        ok = false;
+                        break;
                     }
-                };
-                std::fs::write(&out, binxml_xml::encode(&back).unwrap()).unwrap();
-                let answer = py.ask(&[
-                    "same",
-                    &instance.display().to_string(),
-                    &out.display().to_string(),
-                ]);
-                if answer != "ok" {
-                    failures.push(format!(
-                        "{}: asn1tools' encoding: infoset: {answer}",
-                        row.listed
-                    ));
-                    continue;
                 }
-                passed += 1;
+                if ok {
+                    passed += 1;
+                }
             }
             (Some(why), Err(e)) if e.to_string().contains(why) => refused += 1,
             (None, Err(e)) => failures.push(format!("{}: refused: {e}", row.listed)),
@@ -194,9 +161,71 @@ fn instances_against_asn1tools() {
     assert!(passed >= 2, "the invoice and UBL instances must be present");
 }
 
+/// One instance through the oracle in one encoding rule: asn1tools re-encodes binxml's bytes
+/// identically, binxml decodes them to the instance, and binxml decodes asn1tools' encoding of
+/// the script's own value to the instance.
+#[allow(clippy::too_many_arguments)]
+fn both_ways(
+    py: &mut LineOracle,
+    x: &X694,
+    events: &[Event<'static>],
+    root: &str,
+    instance: &Path,
+    format: Format,
+    rule: &str,
+    stem: &Path,
+) -> Result<(), String> {
+    let bytes = x.encode_events(events, format).map_err(|e| e.to_string())?;
+    let ours = stem.with_extension(rule);
+    std::fs::write(&ours, &bytes).unwrap();
+    let answer = py.ask(&["check", rule, root, &ours.display().to_string()]);
+    if answer != "ok" {
+        return Err(format!("asn1tools: {answer}"));
+    }
+    let out = stem.with_extension("xml");
+    let same = |py: &mut LineOracle, evs: &[Event<'static>], what: &str| {
+        std::fs::write(&out, binxml_xml::encode(evs).unwrap()).unwrap();
+        let answer = py.ask(&[
+            "same",
+            &instance.display().to_string(),
+            &out.display().to_string(),
+        ]);
+        if answer == "ok" {
+            Ok(())
+        } else {
+            Err(format!("{what}: infoset: {answer}"))
+        }
+    };
+    let back = x
+        .decode_events(&bytes, format, &Default::default())
+        .map_err(|e| e.to_string())?;
+    same(py, &back, "binxml's encoding")?;
+    // The other direction: the oracle's own value of the instance decodes with binxml to the
+    // instance.
+    let theirs = stem.with_extension(format!("theirs.{rule}"));
+    let answer = py.ask(&[
+        "make",
+        rule,
+        root,
+        &instance.display().to_string(),
+        &theirs.display().to_string(),
+    ]);
+    if answer != "ok" {
+        return Err(format!("asn1tools value: {answer}"));
+    }
+    let bytes = std::fs::read(&theirs).unwrap();
+    let back = x
+        .decode_events(&bytes, format, &Default::default())
+        .map_err(|e| format!("asn1tools' encoding: {e}"))?;
+    same(py, &back, "asn1tools' encoding")
+}
+
+/// A mapped schema and encodings of its instances, each with its rule.
+type Mapped = (X694, Vec<(Format, Vec<u8>)>);
+
 /// The mapped schema of the first present row of `set`, and the encodings of its instances
-/// (up to 200 KB of XML).
-fn mapped_set(set: &str) -> Option<(X694, Vec<Vec<u8>>)> {
+/// (up to 200 KB of XML) in both rules.
+fn mapped_set(set: &str) -> Option<Mapped> {
     let row = schema_sets()
         .into_iter()
         .filter(|r| r.set == set)
@@ -209,14 +238,16 @@ fn mapped_set(set: &str) -> Option<(X694, Vec<Vec<u8>>)> {
             let xml = std::fs::read(r.instance.unwrap()).unwrap();
             let events = binxml_xml::decode(&xml).unwrap();
             if xml.len() < 200_000 {
-                encodings.push(x.encode_events(&events, F).unwrap());
+                for f in [F, Format::Asn1XsdAper] {
+                    encodings.push((f, x.encode_events(&events, f).unwrap()));
+                }
             }
         }
     }
     Some((x, encodings))
 }
 
-fn invoice() -> Option<(X694, Vec<Vec<u8>>)> {
+fn invoice() -> Option<Mapped> {
     mapped_set("invoice").or_else(|| mapped_set("ubl21"))
 }
 
@@ -233,14 +264,15 @@ fn hostile_input() {
     assert!(any, "no schema set present");
 }
 
-fn hostile((x, encodings): (X694, Vec<Vec<u8>>)) {
+fn hostile((x, encodings): Mapped) {
     let limits = binxml_core::Limits::default();
     let mut rng = binxml_testkit::mutate::Rng(694);
     let mut errors = 0;
-    for bytes in &encodings {
+    for (f, bytes) in &encodings {
+        let f = *f;
         for cut in (0..bytes.len()).step_by(bytes.len() / 97 + 1) {
             let e = x
-                .decode_events(&bytes[..cut], F, &limits)
+                .decode_events(&bytes[..cut], f, &limits)
                 .expect_err("a truncated encoding");
             assert!(e.bit_offset().is_some(), "no bit offset: {e}");
             errors += 1;
@@ -249,7 +281,7 @@ fn hostile((x, encodings): (X694, Vec<Vec<u8>>)) {
             let mut b = bytes.clone();
             let bit = rng.below(b.len() * 8);
             b[bit / 8] ^= 0x80 >> (bit % 8);
-            match x.decode_events(&b, F, &limits) {
+            match x.decode_events(&b, f, &limits) {
                 Ok(evs) => assert!(evs.len() <= b.len() * 128 + 4096),
                 Err(e) => {
                     assert!(e.bit_offset().is_some(), "no bit offset: {e}");
@@ -261,8 +293,10 @@ fn hostile((x, encodings): (X694, Vec<Vec<u8>>)) {
     for n in 0..2000 {
         let len = n % 64;
         let b: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
-        if let Err(e) = x.decode_events(&b, F, &limits) {
-            assert!(e.bit_offset().is_some(), "no bit offset: {e}");
+        for f in [F, Format::Asn1XsdAper] {
+            if let Err(e) = x.decode_events(&b, f, &limits) {
+                assert!(e.bit_offset().is_some(), "no bit offset: {e}");
+            }
         }
     }
     assert!(errors > 0);

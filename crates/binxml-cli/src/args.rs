@@ -157,10 +157,10 @@ impl CodecArgs {
             return Ok((None, None));
         };
         let schema = Arc::new(load_schema(path, &self.schema_locations, limits)?);
-        let x = Format::Asn1XsdUper;
+        let x694_format = |f: Format| Format::SCHEMA_INFORMED.contains(&f);
         let wants_exi =
-            to == Format::Exi || from == Some(Format::Exi) || (from.is_none() && to != x);
-        let needs_x694 = to == x || from == Some(x);
+            to == Format::Exi || from == Some(Format::Exi) || (from.is_none() && !x694_format(to));
+        let needs_x694 = x694_format(to) || from.is_some_and(x694_format);
         let grammars = if wants_exi {
             let g = binxml::exi::informed::SchemaGrammars::new(schema.clone())
                 .map_err(|e| CliError::failure(format!("schema {}: {e}", path.display())))?;
@@ -286,8 +286,9 @@ impl CodecArgs {
                 self.schema.is_some(),
                 "--schema",
                 to == Format::Exi
-                    || to == Format::Asn1XsdUper
-                    || from.is_none_or(|f| f == Format::Exi || f == Format::Asn1XsdUper),
+                    || Format::SCHEMA_INFORMED.contains(&to)
+                    || from
+                        .is_none_or(|f| f == Format::Exi || Format::SCHEMA_INFORMED.contains(&f)),
             ),
         ];
         for (given, name, applies) in output_options {

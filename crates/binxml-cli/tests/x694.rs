@@ -72,6 +72,35 @@ fn convert_round_trip_and_refusal() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains(">TOSL108<"), "{text}");
+    // Aligned PER, through standard output and back by name.
+    let out = bin()
+        .arg("convert")
+        .arg(&xml)
+        .args(["-t", "asn1-xsd-aper", "--schema"])
+        .arg(&xsd)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let aper = dir.join("inv.bin");
+    std::fs::write(&aper, &out.stdout).unwrap();
+    assert!(out.stdout.len() as u64 > size, "aligned PER is the larger");
+    let out = bin()
+        .arg("convert")
+        .arg(&aper)
+        .args(["-f", "asn1-xsd-aper", "-t", "xml", "--schema"])
+        .arg(&xsd)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8(out.stdout).unwrap().contains(">TOSL108<"));
 
     let bad = dir.join("bad.xml");
     std::fs::write(

@@ -32,6 +32,8 @@ pub enum Format {
     /// that X.694 maps its root element to, in unaligned PER. Needs the schema (not in
     /// [`Format::ALL`], whose formats encode any document).
     Asn1XsdUper,
+    /// ... in aligned PER.
+    Asn1XsdAper,
 }
 
 impl Format {
@@ -50,7 +52,7 @@ impl Format {
 
     /// The formats that need a schema to encode or decode (after [`Format::ALL`] in
     /// `binxml formats`; names and extensions are looked up in both).
-    pub const SCHEMA_INFORMED: &'static [Format] = &[Format::Asn1XsdUper];
+    pub const SCHEMA_INFORMED: &'static [Format] = &[Format::Asn1XsdUper, Format::Asn1XsdAper];
 
     /// Every format: [`Format::ALL`], then [`Format::SCHEMA_INFORMED`].
     pub fn every() -> impl Iterator<Item = Format> {
@@ -73,6 +75,7 @@ impl Format {
             Format::Asn1Ber => "asn1-ber",
             Format::Exi => "exi",
             Format::Asn1XsdUper => "asn1-xsd-uper",
+            Format::Asn1XsdAper => "asn1-xsd-aper",
         }
     }
 
@@ -93,6 +96,9 @@ impl Format {
             Format::Asn1XsdUper => {
                 "ITU-T X.694: XML Schema mapped to ASN.1, unaligned PER (needs --schema)"
             }
+            Format::Asn1XsdAper => {
+                "ITU-T X.694: XML Schema mapped to ASN.1, aligned PER (needs --schema)"
+            }
         }
     }
 
@@ -109,6 +115,7 @@ impl Format {
             Format::Asn1Ber => "ber",
             Format::Exi => "exi",
             Format::Asn1XsdUper => "xuper",
+            Format::Asn1XsdAper => "xaper",
         }
     }
 
@@ -195,7 +202,7 @@ mod tests {
         assert_eq!(e.name(), "bxml");
         assert_eq!(
             e.to_string(),
-            "unknown format \"bxml\" (known: xml, json, fi, tsf, xebu, asn1-uper, asn1-aper, asn1-ber, exi, asn1-xsd-uper)"
+            "unknown format \"bxml\" (known: xml, json, fi, tsf, xebu, asn1-uper, asn1-aper, asn1-ber, exi, asn1-xsd-uper, asn1-xsd-aper)"
         );
     }
 }

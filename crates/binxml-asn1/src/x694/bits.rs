@@ -1,5 +1,6 @@
-//! Bit writer and reader for the X.694 PER codec, with the X.691 (unaligned) building blocks:
-//! constrained whole numbers, length determinants with fragmentation, integers.
+//! Bit writer and reader for the X.694 PER codec, with the X.691 building blocks in the
+//! unaligned and the aligned variant: constrained whole numbers, length determinants with
+//! fragmentation, integers, octet alignment.
 //! The writer can patch bits already written (a SEQUENCE's presence bitmap is known only after
 //! its components) and append another writer (a SEQUENCE OF's count precedes its items).
 
@@ -22,12 +23,37 @@ pub fn range_bits(range: u128) -> u32 {
 pub struct BitWriter {
     buf: Vec<u8>,
     bits: usize,
+    aligned: bool,
 }
 
 impl BitWriter {
-    /// An empty writer.
-    pub fn new() -> Self {
-        BitWriter::default()
+    /// An empty writer; `aligned` for the ALIGNED variant of PER.
+    pub fn new(aligned: bool) -> Self {
+        BitWriter {
+            aligned,
+            ..BitWriter::default()
+        }
+    }
+
+    /// A writer for a part that will be appended at a bit position `phase` (mod 8) of the
+    /// whole: it starts with that many padding bits, so that its alignment is the whole's
+    /// (append it from bit `phase`).
+    pub fn with_phase(aligned: bool, phase: usize) -> Self {
+        let mut w = BitWriter::new(aligned);
+        w.put(0, (phase % 8) as u32);
+        w
+    }
+
+    /// Whether this is the ALIGNED variant.
+    pub fn aligned(&self) -> bool {
+        self.aligned
+    }
+
+    /// Pads to an octet boundary in the ALIGNED variant.
+    pub fn align(&mut self) {
+        if self.aligned && !self.bits.is_multiple_of(8) {
+            self.put(0, 8 - (self.bits % 8) as u32);
+        }
     }
 
     /// Bits written.
@@ -108,13 +134,42 @@ impl BitWriter {
         self.buf
     }
 
-    /// A constrained whole number `v` in `0..range`.
+    /// A constrained whole number `v` in `0..range` (X.691 11.5.7: in the ALIGNED variant, a
+    /// range above 255 takes one or two aligned octets; ranges above 64K only occur for
+    /// INTEGER, which [`BitWriter::integer`] writes).
     pub fn constrained(&mut self, v: u128, range: u128) {
-        self.put_wide(v, range_bits(range));
+        if !self.aligned || range <= 255 {
+            self.put_wide(v, range_bits(range));
+        } else if range == 256 {
+            self.align();
+            self.put(v as u64, 8);
+        } else {
+            self.align();
+            self.put(v as u64, 16);
+        }
     }
 
-    /// A general length determinant for `n` below 16K (X.691 11.9.3.6, 11.9.3.7).
+    /// Where the items of a count of `n` within `min..max` will start, relative to the
+    /// current position (mod 8): what [`BitWriter::with_phase`] needs.
+    pub fn phase_after_count(&self, min: u64, max: Option<u64>) -> usize {
+        match max.filter(|&u| u < 65536) {
+            Some(ub) => {
+                let range = (ub - min + 1) as u128;
+                if !self.aligned || range <= 255 {
+                    (self.bits + range_bits(range) as usize) % 8
+                } else {
+                    0
+                }
+            }
+            None if self.aligned => 0,
+            None => self.bits % 8,
+        }
+    }
+
+    /// A general length determinant for `n` below 16K (X.691 11.9.3.6, 11.9.3.7), aligned
+    /// in the ALIGNED variant.
     fn short_length(&mut self, n: usize) {
+        self.align();
         if n < 128 {
             self.put(n as u64, 8);
         } else {
@@ -144,6 +199,7 @@ impl BitWriter {
             let rem = n - i;
             if rem >= FRAG {
                 let m = (rem / FRAG).min(4);
+                self.align();
                 self.put(0xC0 | m as u64, 8);
                 items(self, i, i + m * FRAG)?;
                 i += m * FRAG;
@@ -159,7 +215,18 @@ impl BitWriter {
         match (lo, hi) {
             (Some(lo), Some(hi)) => {
                 let range = (hi.wrapping_sub(lo) as u128).saturating_add(1);
-                self.constrained(v.wrapping_sub(lo) as u128, range);
+                let x = v.wrapping_sub(lo) as u128;
+                if self.aligned && range > 65536 {
+                    // X.691 11.5.7.4: the octets of the value, their count first as a
+                    // constrained whole number in 1..(octets of the range).
+                    let max_octets = (range_bits(range).div_ceil(8)).max(1) as u128;
+                    let n = ((128 - x.leading_zeros()).div_ceil(8)).max(1) as usize;
+                    self.constrained(n as u128 - 1, max_octets);
+                    self.align();
+                    self.octets(&x.to_be_bytes()[16 - n..]);
+                } else {
+                    self.constrained(x, range);
+                }
             }
             (Some(lo), None) => {
                 let x = v.wrapping_sub(lo) as u128;
@@ -189,16 +256,32 @@ pub struct BitReader<'a> {
     data: &'a [u8],
     pos: usize,
     format: Format,
+    aligned: bool,
 }
 
 impl<'a> BitReader<'a> {
-    /// A reader at the start of `data`.
-    pub fn new(data: &'a [u8], format: Format) -> Self {
+    /// A reader at the start of `data`; `aligned` for the ALIGNED variant of PER.
+    pub fn new(data: &'a [u8], format: Format, aligned: bool) -> Self {
         BitReader {
             data,
             pos: 0,
             format,
+            aligned,
         }
+    }
+
+    /// Skips to the next octet boundary in the ALIGNED variant.
+    pub fn align(&mut self) -> Result<()> {
+        if self.aligned && !self.pos.is_multiple_of(8) {
+            let pad = 8 - (self.pos % 8) as u32;
+            self.get(pad)?;
+        }
+        Ok(())
+    }
+
+    /// Whether this is the ALIGNED variant.
+    pub fn aligned(&self) -> bool {
+        self.aligned
     }
 
     /// The bit offset of the next bit.
@@ -265,7 +348,15 @@ impl<'a> BitReader<'a> {
 
     /// A constrained whole number in `0..range`.
     pub fn constrained(&mut self, range: u128) -> Result<u128> {
-        let v = self.get_wide(range_bits(range))?;
+        let v = if !self.aligned || range <= 255 {
+            self.get_wide(range_bits(range))?
+        } else if range == 256 {
+            self.align()?;
+            self.get(8)? as u128
+        } else {
+            self.align()?;
+            self.get(16)? as u128
+        };
         if v >= range && range > 0 {
             return Err(self.err(format!("value {v} out of its range 0..{}", range - 1)));
         }
@@ -274,6 +365,7 @@ impl<'a> BitReader<'a> {
 
     /// A general length determinant: the length, and whether a fragment follows.
     pub fn short_length(&mut self) -> Result<(usize, bool)> {
+        self.align()?;
         let first = self.get(8)?;
         if first & 0x80 == 0 {
             Ok((first as usize, false))
@@ -322,7 +414,19 @@ impl<'a> BitReader<'a> {
         match (lo, hi) {
             (Some(lo), Some(hi)) => {
                 let range = (hi.wrapping_sub(lo) as u128).saturating_add(1);
-                let v = self.constrained(range)?;
+                let v = if self.aligned && range > 65536 {
+                    let max_octets = (range_bits(range).div_ceil(8)).max(1) as u128;
+                    let n = self.constrained(max_octets)? as usize + 1;
+                    self.align()?;
+                    let b = self.octets(n)?;
+                    let x = b.iter().fold(0u128, |a, &x| a << 8 | x as u128);
+                    if x >= range {
+                        return Err(self.err(format!("value {x} out of its range")));
+                    }
+                    x
+                } else {
+                    self.constrained(range)?
+                };
                 Ok(lo.wrapping_add(v as i128))
             }
             (Some(lo), None) => {
@@ -375,12 +479,12 @@ mod tests {
             (-129, None, Some(0)),
             (i128::MIN, None, None),
         ];
-        let mut w = BitWriter::new();
+        let mut w = BitWriter::new(false);
         for &(v, lo, hi) in cases {
             w.integer(v, lo, hi);
         }
         let bytes = w.finish();
-        let mut r = BitReader::new(&bytes, Format::Asn1Uper);
+        let mut r = BitReader::new(&bytes, Format::Asn1Uper, false);
         for &(v, lo, hi) in cases {
             assert_eq!(r.integer(lo, hi).unwrap(), v);
         }
@@ -388,16 +492,16 @@ mod tests {
 
     #[test]
     fn append_and_patch() {
-        let mut a = BitWriter::new();
+        let mut a = BitWriter::new(false);
         a.put(0b101, 3);
         a.put(0, 1);
         a.patch(3, true);
-        let mut b = BitWriter::new();
+        let mut b = BitWriter::new(false);
         b.put(0xABCD, 16);
         b.put(1, 1);
         a.append(&b, 0, 17);
         let bytes = a.finish();
-        let mut r = BitReader::new(&bytes, Format::Asn1Uper);
+        let mut r = BitReader::new(&bytes, Format::Asn1Uper, false);
         assert_eq!(r.get(4).unwrap(), 0b1011);
         assert_eq!(r.get(16).unwrap(), 0xABCD);
         assert_eq!(r.get(1).unwrap(), 1);

@@ -55,7 +55,7 @@ pub fn decode_into<'e, S: EventSink<'e>>(
 ) -> Result<()> {
     let mut d = Dec {
         m,
-        r: BitReader::new(data, format),
+        r: BitReader::new(data, format, format == Format::Asn1XsdAper),
         out: sink,
         events: 0,
         depth: 0,

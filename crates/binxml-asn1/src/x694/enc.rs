@@ -32,7 +32,7 @@ pub fn encode(
         format,
         scopes: Vec::new(),
     };
-    let mut w = BitWriter::new();
+    let mut w = BitWriter::new(format == Format::Asn1XsdAper);
     let (name, ty) = &m.roots[root];
     match e.peek_start() {
         Some((ns, local)) if ns == name.ns && local == name.local => {}
@@ -295,7 +295,9 @@ impl Enc<'_> {
                 self.value(&alts[i], w)
             }
             Kind::SeqOf { item, min, max } => {
-                let mut sub = BitWriter::new();
+                // The items are written apart, at the alignment they will have after the count.
+                let phase = w.phase_after_count(*min, *max) % 8;
+                let mut sub = BitWriter::with_phase(w.aligned(), phase);
                 let mut starts = Vec::new();
                 while max.is_none_or(|mx| (starts.len() as u64) < mx) && self.matches(item) {
                     let before = self.pos;
@@ -306,6 +308,11 @@ impl Enc<'_> {
                     }
                 }
                 let n = starts.len();
+                if w.aligned() && n >= super::bits::FRAG && max.is_none_or(|m| m >= 65536) {
+                    return Err(self.err(format!(
+                        "{n} items: fragmented counts are not supported in aligned PER"
+                    )));
+                }
                 if (n as u64) < *min {
                     return Err(self.err(format!("{n} items where at least {min} are needed")));
                 }

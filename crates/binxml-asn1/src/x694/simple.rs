@@ -61,7 +61,7 @@ pub fn encode(m: &Module, kind: &Kind, text: &str, w: &mut BitWriter) -> Result<
                         .map_err(|_| format!("{c:?} is outside the permitted alphabet"))?,
                 );
             }
-            let (bits, direct) = char_coding(alphabet);
+            let (bits, direct) = char_coding(alphabet, w.aligned());
             w.counted(idx.len(), 0, None, |w, s, e| {
                 for &i in &idx[s..e] {
                     let v = if direct { alphabet[i] as u64 } else { i as u64 };
@@ -78,7 +78,12 @@ pub fn encode(m: &Module, kind: &Kind, text: &str, w: &mut BitWriter) -> Result<
             } else {
                 binxml_core::base64::decode(&t).ok_or_else(|| format!("{t:?} is not base64"))?
             };
+            let small_fixed = *min == b.len() as u64 && *max == Some(*min) && *min <= 2;
             w.counted(b.len(), *min, *max, |w, s, e| {
+                // X.691 17.6-17.8: aligned octets, but for a fixed size of at most two.
+                if !small_fixed {
+                    w.align();
+                }
                 w.octets(&b[s..e]);
                 Ok(())
             })
@@ -147,7 +152,7 @@ pub fn decode(m: &Module, kind: &Kind, r: &mut BitReader<'_>, out: &mut String) 
             }
         }
         Kind::Visible { alphabet } => {
-            let (bits, direct) = char_coding(alphabet);
+            let (bits, direct) = char_coding(alphabet, r.aligned());
             r.counted(0, None, |r, n| {
                 if n.saturating_mul(bits as usize) > r.left() {
                     return Err(r.err(format!("{n} characters announced, {} bits left", r.left())));
@@ -167,6 +172,9 @@ pub fn decode(m: &Module, kind: &Kind, r: &mut BitReader<'_>, out: &mut String) 
         Kind::Octets { hex, min, max } => {
             let mut bytes = Vec::new();
             r.counted(*min, *max, |r, n| {
+                if !(*max == Some(*min) && *min <= 2) {
+                    r.align()?;
+                }
                 bytes.extend_from_slice(&r.octets(n)?);
                 Ok(())
             })?;
@@ -209,11 +217,15 @@ pub fn decode(m: &Module, kind: &Kind, r: &mut BitReader<'_>, out: &mut String) 
     Ok(())
 }
 
-/// Bits per character of a permitted alphabet (X.691 30.5.3, unaligned: the fewest for its
-/// size) and whether characters are written as their own codes (when the largest fits in
-/// those bits, 30.5.4) rather than as indexes into the alphabet.
-pub fn char_coding(alphabet: &[char]) -> (u32, bool) {
-    let bits = range_bits(alphabet.len() as u128);
+/// Bits per character of a permitted alphabet (X.691 30.5.3: the fewest for its size,
+/// rounded up to a power of two in the ALIGNED variant) and whether characters are written as
+/// their own codes (when the largest fits in those bits, 30.5.4) rather than as indexes into
+/// the alphabet.
+pub fn char_coding(alphabet: &[char], aligned: bool) -> (u32, bool) {
+    let mut bits = range_bits(alphabet.len() as u128);
+    if aligned {
+        bits = bits.next_power_of_two();
+    }
     let largest = alphabet.last().map(|c| *c as u64).unwrap_or(0);
     (bits, bits < 64 && largest < (1u64 << bits))
 }
