@@ -1,6 +1,6 @@
 //! Seed 000 section 2 on binxml's schema sets: for each valid instance of
 //! `tests/schemas/sets.tsv` that X.694 covers, the sizes of the XML, its zlib (deflate), the
-//! X.694 unaligned PER and PER+zlib, with binxml's schema-less UPER (the infoset module) and
+//! X.694 unaligned PER and PER+zlib, X.694 aligned PER, with binxml's schema-less UPER (the infoset module) and
 //! schema-informed EXI beside them; and the times of decoding PER into events (push) against
 //! binxml's own XML push decoding, and of encoding events into PER (without and with the
 //! validation the format does first).
@@ -68,9 +68,9 @@ fn push(format: Format, bytes: &[u8], opts: &DecodeOptions) -> u64 {
 fn main() {
     let mut mapped: HashMap<String, (Arc<Schema>, Arc<X694>)> = HashMap::new();
     println!(
-        "| set | document | XML | zlib | PER | PER+zlib | PER/XML | UPER (infoset) | EXI (schema) | XML push MB/s | PER push MB/s | PER encode MB/s | encode+validate MB/s |"
+        "| set | document | XML | zlib | PER | PER+zlib | PER/XML | APER | UPER (infoset) | EXI (schema) | XML push MB/s | PER push MB/s | PER encode MB/s | encode+validate MB/s |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut seen = std::collections::HashSet::new();
     for row in schema_sets() {
         if !row.present() || !row.expected_valid {
@@ -101,6 +101,7 @@ fn main() {
         let Ok(per) = x.encode_events(&events, Format::Asn1XsdUper) else {
             continue;
         };
+        let aper = x.encode_events(&events, Format::Asn1XsdAper).unwrap();
         let dopts = DecodeOptions::default().with_x694(Some(x.clone()));
         let eopts = EncodeOptions::default().with_x694(Some(x.clone()));
         let uper = binxml::convert(&xml, Some(Format::Xml), Format::Asn1Uper).unwrap();
@@ -134,7 +135,7 @@ fn main() {
         let mb = xml.len() as f64 / 1e6;
         let name = instance.file_name().unwrap().to_string_lossy().into_owned();
         println!(
-            "| {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} |",
+            "| {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} |",
             row.set,
             name,
             xml.len(),
@@ -142,6 +143,7 @@ fn main() {
             per.len(),
             zlib(&per),
             100.0 * per.len() as f64 / xml.len() as f64,
+            aper.len(),
             uper.len(),
             exi.flatten()
                 .map(|n| n.to_string())
