@@ -327,3 +327,43 @@ fn invalid_document_refused_before_output() {
     drop(enc);
     assert!(out.is_empty());
 }
+
+/// Degenerate schemas: an abstract head without members, an empty choice, recursion through
+/// a global element. They map, and hostile bytes against them give errors, not panics.
+#[test]
+fn degenerate_schemas() {
+    let xsd = r#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:d" xmlns="urn:d" elementFormDefault="qualified">
+  <xs:element name="head" abstract="true" type="xs:string"/>
+  <xs:element name="root"><xs:complexType><xs:sequence>
+    <xs:element ref="head" minOccurs="0"/>
+    <xs:choice minOccurs="0"/>
+    <xs:element ref="root" minOccurs="0" maxOccurs="unbounded"/>
+    <xs:element name="e" minOccurs="0" maxOccurs="unbounded"><xs:complexType/></xs:element>
+  </xs:sequence></xs:complexType></xs:element>
+</xs:schema>"#;
+    let schema = Schema::from_bytes_with(xsd.as_bytes(), "d.xsd", &LoadOptions::default()).unwrap();
+    let root = Roots::Named(Name::new("urn:d", "root"));
+    let x = X694::with_roots(Arc::new(schema), &root).unwrap();
+    assert!(x.text(true).contains("Root ::= SEQUENCE"));
+    let limits = binxml_core::Limits::default();
+    let mut rng = binxml_testkit::mutate::Rng(17);
+    for n in 0..3000 {
+        let b: Vec<u8> = (0..n % 40).map(|_| rng.below(256) as u8).collect();
+        for f in [F, Format::Asn1XsdAper] {
+            match x.decode_events(&b, f, &limits) {
+                Ok(evs) => assert!(evs.len() <= b.len() * 128 + 4096),
+                Err(e) => assert!(e.bit_offset().is_some(), "no bit offset: {e}"),
+            }
+        }
+    }
+    // A document of the schema goes through.
+    let xml = br#"<root xmlns="urn:d"><root><e/><e/></root><e/></root>"#;
+    let events: Vec<Event<'static>> = binxml_xml::decode(xml).unwrap();
+    x.validate(&events, F).unwrap();
+    for f in [F, Format::Asn1XsdAper] {
+        let bytes = x.encode_events(&events, f).unwrap();
+        let back = x.decode_events(&bytes, f, &limits).unwrap();
+        let again = x.encode_events(&back, f).unwrap();
+        assert_eq!(bytes, again);
+    }
+}

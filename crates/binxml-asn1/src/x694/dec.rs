@@ -119,6 +119,11 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
         let m = self.m;
         let mut kind = m.resolve(ty);
         if let Kind::Derivations { declared, alts } = kind {
+            if alts.is_empty() {
+                return Err(self
+                    .r
+                    .err("an element of an abstract type with no concrete derivation"));
+            }
             let i = self.r.constrained(alts.len() as u128)? as usize;
             if Some(i) != *declared
                 && let Role::Type(n) = &alts[i].role
@@ -213,6 +218,9 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
         match m.resolve(ty) {
             Kind::Sequence(comps) => self.sequence(comps),
             Kind::Choice(alts) => {
+                if alts.is_empty() {
+                    return Err(self.r.err("a CHOICE without alternatives has no value"));
+                }
                 let i = self.r.constrained(alts.len() as u128)? as usize;
                 self.value(&alts[i])
             }
