@@ -37,6 +37,27 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+enum SchemaCommand {
+    /// Print the ASN.1 module of the schema (X.694), with its XER encoding control section.
+    Asn1 {
+        /// The schema's root document.
+        schema: PathBuf,
+        /// Read a schemaLocation from a local file instead (`URL=FILE`).
+        #[arg(long = "schema-location", value_name = "URL=FILE")]
+        schema_locations: Vec<String>,
+        /// Map these global elements (`NAME` or `{NS}NAME`; default: the one the schema's root
+        /// document declares); `all` maps every global element.
+        #[arg(long, value_name = "ELEMENT")]
+        root: Option<String>,
+        /// Leave out the XER encoding control section (what PER and BER tools compile).
+        #[arg(long)]
+        no_encoding_control: bool,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+}
+
+#[derive(Subcommand)]
 enum Command {
     /// Convert documents. One INPUT (or `-` for stdin) writes to -o (default stdout); several
     /// inputs or a directory convert in parallel into --out-dir, with a progress bar. Inputs
@@ -63,6 +84,12 @@ enum Command {
     },
     /// List the formats.
     Formats,
+    /// Schema tools: `binxml schema asn1 x.xsd` prints the ASN.1 module that ITU-T X.694
+    /// maps the schema to (the types of `asn1-xsd-uper`).
+    Schema {
+        #[command(subcommand)]
+        action: SchemaCommand,
+    },
     /// Validate documents (any format) against an XML Schema. Prints `FILE: valid`, or each
     /// error as `FILE:LINE:COLUMN: PATH: what is wrong` (a byte offset for binary inputs);
     /// exit status 1 when any document is invalid or unreadable.
@@ -150,10 +177,10 @@ fn to_stdout(f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()
 
 fn formats() -> Result<(), CliError> {
     to_stdout(|w| {
-        for f in Format::ALL {
+        for f in Format::every() {
             writeln!(
                 w,
-                "{:<10} .{:<6} {}",
+                "{:<13} .{:<6} {}",
                 f.name(),
                 f.extension(),
                 f.description()
@@ -283,11 +310,15 @@ fn convert(
     codec: CodecArgs,
 ) -> Result<i32, CliError> {
     codec.check(from, to)?;
-    let grammars = codec.exi_schema(&limits.limits())?;
+    let (grammars, x694) = codec.schemas(&limits.limits(), from, to)?;
     let dopts = args::decode_options(&limits, &codec.fi_vocabulary, codec.tsf_utf16_lengths)?
         .with_exi(args::exi_options(codec.exi.as_deref())?)
-        .with_exi_schema(grammars.clone());
-    let eopts = codec.encode_options(to)?.with_exi_schema(grammars);
+        .with_exi_schema(grammars.clone())
+        .with_x694(x694.clone());
+    let eopts = codec
+        .encode_options(to)?
+        .with_exi_schema(grammars)
+        .with_x694(x694);
     if let Some(j) = jobs {
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(j.max(1))
@@ -353,6 +384,23 @@ fn convert(
 fn run(cli: Cli) -> Result<i32, CliError> {
     match cli.command {
         Command::Formats => formats().map(|()| 0),
+        Command::Schema {
+            action:
+                SchemaCommand::Asn1 {
+                    schema,
+                    schema_locations,
+                    root,
+                    no_encoding_control,
+                    limits,
+                },
+        } => guarded(|| {
+            let s = args::load_schema(&schema, &schema_locations, &limits.limits())?;
+            let roots = args::x694_roots(root.as_deref())?;
+            let x = binxml::asn1::x694::X694::with_roots(std::sync::Arc::new(s), &roots)
+                .map_err(|e| CliError::failure(format!("{}: {e}", display(&schema))))?;
+            let text = x.text(!no_encoding_control);
+            to_stdout(|w| w.write_all(text.as_bytes())).map(|()| 0)
+        }),
         Command::FiVocabulary { samples, output } => {
             guarded(|| fi_vocabulary(&samples, &output)).map(|()| 0)
         }
