@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod c14n;
+pub mod cms;
 pub mod dsig;
 pub mod keys;
 
