@@ -104,7 +104,8 @@ enum Command {
         exi: Option<String>,
     },
     /// Sign an XML document with an enveloped XML Signature (one reference to the whole
-    /// document, or to the element with --id), written to -o (standard output without).
+    /// document, or to the element with --id), or with --cms a document in any format with a
+    /// CMS SignedData; written to -o (standard output without).
     Sign {
         /// The XML document.
         input: PathBuf,
@@ -126,11 +127,22 @@ enum Command {
         /// Sign the element whose Id (ID, id, xml:id) attribute is this, not the whole document.
         #[arg(long)]
         id: Option<String>,
+        /// Sign the document's bytes, in any format binxml reads, with a CMS SignedData (DER;
+        /// needs --cert) instead of an XML Signature.
+        #[arg(long)]
+        cms: bool,
+        /// With --cms: leave the content out of the SignedData (verify with --content).
+        #[arg(long)]
+        detached: bool,
+        /// With --cms: the input format (detected when absent).
+        #[arg(short = 'f', long = "from")]
+        from: Option<Format>,
         /// Maximum size in bytes of a compressed input once decompressed.
         #[arg(long, default_value_t = 4 << 30)]
         max_decompressed: u64,
     },
-    /// Verify the enveloped XML Signature of each document. Prints `FILE: valid: ...` with what
+    /// Verify the enveloped XML Signature of each document, or a CMS SignedData (recognized
+    /// from its bytes). Prints `FILE: valid: ...` with what
     /// is signed and by which key, or `FILE: not valid: why`; exit status 1 when one is not
     /// valid. Without --cert or --pubkey the certificate in the signature is used, which proves
     /// integrity only.
@@ -150,6 +162,9 @@ enum Command {
         /// Accept a signature that covers an element (by id) rather than the document element.
         #[arg(long)]
         allow_partial: bool,
+        /// The signed document of a detached CMS signature.
+        #[arg(long, value_name = "FILE")]
+        content: Option<PathBuf>,
         /// Maximum size in bytes of a compressed input once decompressed.
         #[arg(long, default_value_t = 4 << 30)]
         max_decompressed: u64,
@@ -454,6 +469,9 @@ fn run(cli: Cli) -> Result<i32, CliError> {
             c14n,
             digest,
             id,
+            cms,
+            detached,
+            from,
             max_decompressed,
         } => guarded(|| {
             sign::sign(&sign::SignArgs {
@@ -464,6 +482,9 @@ fn run(cli: Cli) -> Result<i32, CliError> {
                 c14n,
                 digest,
                 id: id.as_deref(),
+                cms,
+                detached,
+                from,
                 max_decompressed,
             })
         }),
@@ -473,6 +494,7 @@ fn run(cli: Cli) -> Result<i32, CliError> {
             pubkey,
             allow_sha1,
             allow_partial,
+            content,
             max_decompressed,
         } => guarded(|| {
             sign::verify(&sign::VerifyArgs {
@@ -481,6 +503,7 @@ fn run(cli: Cli) -> Result<i32, CliError> {
                 pubkey: pubkey.as_deref(),
                 allow_sha1,
                 allow_partial,
+                content: content.as_deref(),
                 max_decompressed,
             })
         }),

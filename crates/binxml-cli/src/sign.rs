@@ -5,8 +5,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use binxml::sign::c14n::C14n;
+use binxml::sign::cms;
 use binxml::sign::dsig::{self, KeySource, SignOptions, Target, VerifyOptions};
 use binxml::sign::keys::{Certificate, DigestAlg, PrivateKey, PublicKey};
+use binxml::{DecodeOptions, Decoder, Format};
 
 use crate::error::CliError;
 use crate::input::{self, display};
@@ -64,10 +66,53 @@ pub struct SignArgs<'a> {
     pub c14n: C14nArg,
     pub digest: DigestArg,
     pub id: Option<&'a str>,
+    pub cms: bool,
+    pub detached: bool,
+    pub from: Option<Format>,
     pub max_decompressed: u64,
 }
 
-/// Signs one XML document, writing it with its signature to `-o` (standard output without).
+/// Reads the whole document with its decoder: only a document binxml can read is signed as
+/// one, and a verified content is said to be one.
+fn check_document(src: &input::Source, from: Option<Format>) -> Result<Format, CliError> {
+    let format = input::format_of(from, src)?;
+    let fail = |e: binxml::Error| CliError::failure(e.to_string());
+    let mut dec =
+        binxml::AnyDecoder::new(format, &src.data, &DecodeOptions::default()).map_err(fail)?;
+    while dec.next_event().map_err(fail)?.is_some() {}
+    Ok(format)
+}
+
+/// Signs one document with a CMS SignedData, written to `-o` (DER).
+fn sign_cms(
+    a: &SignArgs<'_>,
+    key: &PrivateKey,
+    cert: Option<&Certificate>,
+) -> Result<i32, CliError> {
+    let cert = cert.ok_or_else(|| CliError::usage("--cms needs the signer's --cert"))?;
+    if a.c14n != C14nArg::Exc || a.digest != DigestArg::Sha256 || a.id.is_some() {
+        return Err(CliError::usage(
+            "--c14n, --digest and --id apply to XML Signatures, not to --cms",
+        ));
+    }
+    let shown = display(a.input);
+    let src = input::read(a.input, a.max_decompressed)?;
+    check_document(&src, a.from).map_err(|e| e.about(&shown))?;
+    let der = cms::sign_cms(&src.data, key, cert, a.detached).map_err(|e| sign_error(&shown, e))?;
+    let target = a.output.cloned().unwrap_or_else(|| PathBuf::from("-"));
+    if a.output.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        return Err(CliError::usage(
+            "refusing to write a CMS signature (binary) to a terminal; use -o FILE or -o -",
+        ));
+    }
+    output::write_to(&target, None, |w| {
+        w.write_all(&der).map_err(CliError::from_write)
+    })?;
+    Ok(0)
+}
+
+/// Signs one document: an XML Signature inside an XML document, or with `--cms` a CMS
+/// SignedData over a document in any format; written to `-o` (standard output without).
 pub fn sign(a: &SignArgs<'_>) -> Result<i32, CliError> {
     let key = PrivateKey::from_pem(&read_text(a.key, "key")?)
         .map_err(|e| CliError::usage(format!("{}: {e}", display(a.key))))?;
@@ -78,6 +123,12 @@ pub fn sign(a: &SignArgs<'_>) -> Result<i32, CliError> {
         ),
         None => None,
     };
+    if a.cms {
+        return sign_cms(a, &key, cert.as_ref());
+    }
+    if a.detached {
+        return Err(CliError::usage("--detached applies to --cms signatures"));
+    }
     let opts = SignOptions {
         c14n: a.c14n.c14n(),
         digest: match a.digest {
@@ -100,6 +151,18 @@ pub fn sign(a: &SignArgs<'_>) -> Result<i32, CliError> {
     Ok(0)
 }
 
+/// Who signed, as the verify line says it.
+fn signer_of(key: &Option<(PublicKey, String)>, cert: Option<&Certificate>) -> String {
+    match (key, cert) {
+        (Some((_, who)), _) => who.clone(),
+        (None, Some(c)) => format!(
+            "the document's own certificate {} (not trusted: pin a key with --cert)",
+            c.subject()
+        ),
+        (None, None) => "an unknown key".to_string(),
+    }
+}
+
 /// What `binxml verify` was asked to do.
 pub struct VerifyArgs<'a> {
     pub inputs: &'a [PathBuf],
@@ -107,6 +170,7 @@ pub struct VerifyArgs<'a> {
     pub pubkey: Option<&'a Path>,
     pub allow_sha1: bool,
     pub allow_partial: bool,
+    pub content: Option<&'a Path>,
     pub max_decompressed: u64,
 }
 
@@ -135,6 +199,15 @@ pub fn verify(a: &VerifyArgs<'_>) -> Result<i32, CliError> {
         require_document_element: !a.allow_partial,
         ..VerifyOptions::default()
     };
+    if a.content.is_some() && a.inputs.len() > 1 {
+        return Err(CliError::usage(
+            "--content names the content of one detached CMS signature: give one input",
+        ));
+    }
+    let content = match a.content {
+        Some(p) => Some(input::read(p, a.max_decompressed)?),
+        None => None,
+    };
     let mut status = 0;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -156,16 +229,54 @@ pub fn verify(a: &VerifyArgs<'_>) -> Result<i32, CliError> {
             Some((k, _)) => KeySource::Given(k),
             None => KeySource::Embedded,
         };
+        if cms::is_cms(&src.data) {
+            let line = match cms::verify_cms(
+                &src.data,
+                content.as_ref().map(|c| &c.data[..]),
+                source,
+                &opts,
+            ) {
+                Ok(v) => {
+                    let signer = signer_of(&key, v.certificate.as_ref());
+                    let doc = input::Source {
+                        data: input::Input::Buf(v.content),
+                        name: a
+                            .content
+                            .map_or_else(|| path.with_extension(""), Path::to_path_buf),
+                        compression: None,
+                    };
+                    match check_document(&doc, None) {
+                        Ok(f) => {
+                            format!(
+                                "{shown}: valid: CMS SignedData ({}) by {signer}, over a {f} document",
+                                v.digest.name()
+                            )
+                        }
+                        Err(e) => {
+                            status = 1;
+                            format!(
+                                "{shown}: not valid: the signature holds but its content is no document binxml reads ({})",
+                                e.line().unwrap_or_default()
+                            )
+                        }
+                    }
+                }
+                Err(e) => {
+                    status = 1;
+                    format!("{shown}: not valid: {e}")
+                }
+            };
+            writeln!(out, "{line}").map_err(write_err)?;
+            continue;
+        }
+        if a.content.is_some() {
+            return Err(CliError::usage(format!(
+                "{shown} is no CMS signature: --content applies to detached CMS signatures"
+            )));
+        }
         match dsig::verify_xml(&src.data, source, &opts) {
             Ok(v) => {
-                let signer = match (&key, &v.certificate) {
-                    (Some((_, who)), _) => who.clone(),
-                    (None, Some(c)) => format!(
-                        "the document's own certificate {} (not trusted: pin a key with --cert)",
-                        c.subject()
-                    ),
-                    (None, None) => unreachable!("an embedded key comes with its certificate"),
-                };
+                let signer = signer_of(&key, v.certificate.as_ref());
                 let what: Vec<String> = v
                     .references
                     .iter()

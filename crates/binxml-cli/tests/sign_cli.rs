@@ -122,3 +122,107 @@ fn sign_then_verify_and_tamper() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn cms_over_a_binary_document() {
+    let dir = scratch_dir("cli-sign-cms");
+    let (key, cert) = openssl_key_and_cert(
+        &dir,
+        "p256",
+        &["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"],
+    );
+    let doc = workspace_root().join("tests/sign/ac-audit.xml");
+    let fi = dir.join("ac.fi");
+    let out = run(bin()
+        .arg("convert")
+        .arg(&doc)
+        .args(["-t", "fi", "-o"])
+        .arg(&fi));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for detached in [false, true] {
+        let p7s = dir.join(if detached { "ac.p7s" } else { "ac.fi.p7s" });
+        let mut cmd = bin();
+        cmd.arg("sign")
+            .arg("--cms")
+            .arg(&fi)
+            .arg("--key")
+            .arg(&key)
+            .arg("--cert")
+            .arg(&cert)
+            .arg("-o")
+            .arg(&p7s);
+        if detached {
+            cmd.arg("--detached");
+        }
+        let out = run(&mut cmd);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut cmd = bin();
+        cmd.arg("verify").arg(&p7s).arg("--cert").arg(&cert);
+        if detached {
+            cmd.arg("--content").arg(&fi);
+        }
+        let out = run(&mut cmd);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}");
+        assert!(
+            text.contains("valid: CMS SignedData (sha256)") && text.contains("over a fi document"),
+            "{text}"
+        );
+        let mut ossl = Command::new("openssl");
+        ossl.args([
+            "cms",
+            "-verify",
+            "-binary",
+            "-inform",
+            "DER",
+            "-out",
+            "/dev/null",
+            "-in",
+        ])
+        .arg(&p7s)
+        .arg("-CAfile")
+        .arg(&cert);
+        if detached {
+            ossl.arg("-content").arg(&fi);
+        }
+        let o = ossl.output().expect("openssl");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        if detached {
+            let mut changed = std::fs::read(&fi).unwrap();
+            let n = changed.len();
+            changed[n - 10] ^= 1;
+            let bad = dir.join("changed.fi");
+            std::fs::write(&bad, changed).unwrap();
+            let out = run(bin().arg("verify").arg(&p7s).arg("--content").arg(&bad));
+            assert_eq!(out.status.code(), Some(1));
+            assert!(String::from_utf8_lossy(&out.stdout).contains("not valid"));
+        }
+    }
+    // A file that is no document binxml reads is not signed.
+    let junk = dir.join("junk.bin");
+    std::fs::write(&junk, [0xffu8, 0, 1, 2]).unwrap();
+    let out = run(bin()
+        .arg("sign")
+        .arg("--cms")
+        .arg(&junk)
+        .arg("--key")
+        .arg(&key)
+        .arg("--cert")
+        .arg(&cert)
+        .arg("-o")
+        .arg(dir.join("j.p7s")));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
