@@ -226,9 +226,10 @@ fn attrs<'e>(
         })
 }
 
-/// The id of an element: its `Id`, `ID`, `id` or `xml:id` attribute.
-fn element_id<'e>(events: &'e [Event<'_>], start: usize) -> Option<&'e str> {
-    attrs(events, start).find_map(|(q, v)| {
+/// The ids of an element: the values of its `Id`, `ID`, `id` and `xml:id` attributes (every
+/// one of them, so that an element cannot hide a duplicate id behind another id attribute).
+fn element_ids<'e>(events: &'e [Event<'_>], start: usize) -> impl Iterator<Item = &'e str> {
+    attrs(events, start).filter_map(|(q, v)| {
         let is_id = (q.namespace.is_empty() && matches!(q.local.as_ref(), "Id" | "ID" | "id"))
             || (q.namespace == XML_NS && q.local == "id");
         is_id.then_some(v)
@@ -239,7 +240,7 @@ fn element_id<'e>(events: &'e [Event<'_>], start: usize) -> Option<&'e str> {
 fn find_id(events: &[Event<'_>], tree: &Tree, id: &str) -> Result<usize, SignError> {
     let mut found = None;
     for (n, node) in tree.nodes.iter().enumerate() {
-        if element_id(events, node.0) == Some(id) {
+        if element_ids(events, node.0).any(|v| v == id) {
             if found.is_some() {
                 return Err(SignError::refused(format!(
                     "the id {id:?} is carried by more than one element (signature wrapping)"
