@@ -6,10 +6,13 @@
 //! - [`dsig`]: enveloped XML Signatures (one reference to the whole document or to an element
 //!   by its id), made and checked with the RustCrypto crates; verification refuses the
 //!   constructions XML Signature attacks rely on (see `docs/sign.md`).
+//! - [`cms`]: CMS SignedData (RFC 5652) over a document's bytes in any format, enveloping or
+//!   detached, as `openssl cms` makes and checks it.
 //! - [`keys`]: private keys, public keys and X.509 certificates from PEM.
 //!
-//! This crate is not a codec: it takes a document's events from the caller and hands events
-//! back; the XML text around a signature is read and written by binxml-xml.
+//! This crate is not a codec: it takes a document's events (or, for CMS, its bytes) from the
+//! caller and hands events back; the XML text around a signature is read and written by
+//! binxml-xml.
 
 #![forbid(unsafe_code)]
 
