@@ -20,6 +20,8 @@
 //!       roxmltree a roxmltree tree of the XML text (a peer; format ignored)
 //!   --exi OPTIONS                EXI's options for every operation (`ExiOptions::parse_text`:
 //!                                e.g. `compression`, `drop-whitespace`; default EXI's defaults)
+//!   --schema XSD                 schema-informed EXI: the `exi` format with the grammars of
+//!                                this schema (built once, before timing)
 //!   --passes N                   passes over the documents (default 5)
 //!   --once                       each document once per pass (no repetition to 64 KB)
 //!   --verbose                    a line per document
@@ -190,6 +192,7 @@ fn main() {
     let (mut passes, mut once, mut verbose) = (5usize, false, false);
     let mut exi = binxml::exi::ExiOptions::default();
     let mut picks = Vec::new();
+    let mut grammars = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -220,6 +223,14 @@ fn main() {
                     .parse_text(&args.next().expect("--exi OPTIONS"))
                     .expect("EXI options")
             }
+            "--schema" => {
+                let xsd = args.next().expect("--schema XSD");
+                let schema = binxml::schema::Schema::load(&xsd).expect("a schema");
+                grammars = Some(std::sync::Arc::new(
+                    binxml::exi::informed::SchemaGrammars::new(std::sync::Arc::new(schema))
+                        .expect("EXI grammars"),
+                ));
+            }
             "--once" => once = true,
             "--verbose" => verbose = true,
             _ => picks.push(a),
@@ -228,8 +239,12 @@ fn main() {
     let need_events = ops
         .iter()
         .any(|o| matches!(o, Op::Encode | Op::Tape | Op::Build));
-    let dopts = DecodeOptions::default().with_exi(exi.clone());
-    let eopts = EncodeOptions::default().with_exi(exi);
+    let dopts = DecodeOptions::default()
+        .with_exi(exi.clone())
+        .with_exi_schema(grammars.clone());
+    let eopts = EncodeOptions::default()
+        .with_exi(exi)
+        .with_exi_schema(grammars);
 
     // The XML texts first (the documents borrow from them), then the encodings and events.
     let mut texts: Vec<(String, Vec<u8>)> = Vec::new();

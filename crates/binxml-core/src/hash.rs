@@ -129,6 +129,13 @@ impl Default for FastState {
     }
 }
 
+impl std::fmt::Debug for FastState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The seed stays private: it is what keeps colliding keys from being prepared.
+        f.write_str("FastState")
+    }
+}
+
 impl BuildHasher for FastState {
     type Hasher = FastHasher;
     #[inline]

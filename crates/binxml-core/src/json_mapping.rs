@@ -290,11 +290,30 @@ pub fn is_ncname(name: &str) -> bool {
     }
 }
 
-/// The element name for member name `key`: `key` itself when it is an NCName, else the
-/// section 3.2 escape (each character not allowed becomes `u` and four lowercase hex digits; an
+/// Whether `c` stays as it is in an element name made from a member name: a name character
+/// (a name start character first) under both the Fifth Edition's rules and the earlier
+/// editions' (Appendix B of the Fourth). The Fifth Edition allows far more characters in names,
+/// whole blocks and the supplementary planes, but parsers that keep the earlier rules (expat)
+/// refuse them, and the XML written from JSON must be read by every parser.
+fn kept_in_name(c: char, first: bool) -> bool {
+    if first {
+        is_name_start(c) && (c.is_ascii() || crate::xml4_names::is_letter(c))
+    } else {
+        is_name_char(c) && (c.is_ascii() || crate::xml4_names::is_name_char(c))
+    }
+}
+
+/// The element name for member name `key`: `key` itself when it is an NCName under every
+/// edition's name rules, else the section 3.2 escape (each character not kept, see
+/// [`kept_in_name`], becomes `u` and its UTF-16 code units as four lowercase hex digits each; an
 /// empty name becomes `_`).
 pub fn element_name(key: &str) -> Cow<'_, str> {
-    if is_ncname(key) {
+    if !key.is_empty()
+        && key
+            .chars()
+            .enumerate()
+            .all(|(i, c)| kept_in_name(c, i == 0))
+    {
         return Cow::Borrowed(key);
     }
     if key.is_empty() {
@@ -302,12 +321,7 @@ pub fn element_name(key: &str) -> Cow<'_, str> {
     }
     let mut out = String::with_capacity(key.len() + 8);
     for (i, c) in key.chars().enumerate() {
-        let ok = if i == 0 {
-            is_name_start(c)
-        } else {
-            is_name_char(c)
-        };
-        if ok {
+        if kept_in_name(c, i == 0) {
             out.push(c);
         } else {
             let mut units = [0u16; 2];
@@ -330,6 +344,15 @@ mod tests {
         assert_eq!(element_name("64th"), "u00364th");
         assert_eq!(element_name(""), "_");
         assert_eq!(element_name("a:b"), "au003ab");
+        // Name characters of the Fifth Edition only: escaped (expat refuses such names).
+        assert_eq!(element_name("\u{1F511}"), "ud83dudd11");
+        assert_eq!(element_name("k\u{10000}"), "kud800udc00");
+        assert_eq!(element_name("\u{132}a\u{3400}"), "u0132au3400");
+        assert_eq!(element_name("\u{E9}t\u{E9}"), "\u{E9}t\u{E9}");
+        assert_eq!(
+            element_name("\u{43A}\u{43B}\u{44E}\u{447}"),
+            "\u{43A}\u{43B}\u{44E}\u{447}"
+        );
         assert!(is_ncname("été"));
         assert!(!is_ncname("-x"));
     }

@@ -15,6 +15,7 @@ pub mod hash;
 pub mod json_mapping;
 pub mod limits;
 pub mod tape;
+mod xml4_names;
 
 pub use codec::{
     CountingSink, Decoder, Encoder, EncoderSink, EventSink, Recorder, Replay, StreamChecker,

@@ -393,11 +393,11 @@ impl<'a> ExiDecoder<'a> {
                 ),
             ));
         }
-        let grammar = match self.t.names[name as usize].grammar {
+        let grammar = match self.t.grammar(name) {
             NONE => {
                 self.g.push(ElementGrammar::new());
                 let gi = self.g.len() - 1;
-                self.t.names[name as usize].grammar = gi as u32;
+                self.t.set_grammar(name, gi as u32);
                 gi
             }
             gi => gi as usize,
@@ -848,7 +848,7 @@ impl<'a> ExiDecoder<'a> {
         {
             return Pfx::Scope(i as usize);
         }
-        let u = &self.t.uris[uri as usize].uri;
+        let u = &self.t.uri(uri);
         if u.is_empty() {
             // A second entry for no namespace (a stream may add "" as a miss): no prefix.
             return Pfx::Unset;
@@ -878,7 +878,7 @@ impl<'a> ExiDecoder<'a> {
         while scan && self.scope[mark..].iter().any(|(q, x)| *q == p && x != u) {
             p.push('_');
         }
-        let u = u.clone();
+        let u = u.to_string();
         self.push_scope(p, u, uri);
         let i = self.scope.len() - 1;
         self.remember(uri, i);
@@ -910,11 +910,11 @@ impl<'a> ExiDecoder<'a> {
         }
         self.tag.open = false;
         let tag = &self.tag;
-        let n = &self.t.names[tag.name as usize];
+        let n = tag.name;
         out.put(&Event::StartElement(QName {
             prefix: Cow::Borrowed(self.pfx(tag.prefix)),
-            namespace: Cow::Borrowed(&self.t.uris[n.uri as usize].uri),
-            local: Cow::Borrowed(&n.local),
+            namespace: Cow::Borrowed(self.t.uri(self.t.name_uri(n))),
+            local: Cow::Borrowed(self.t.local(n)),
         }))?;
         let mark = self.marks.last().copied().unwrap_or(0);
         for (p, u) in &self.scope[mark..] {
@@ -924,12 +924,11 @@ impl<'a> ExiDecoder<'a> {
             })?;
         }
         for &(name, prefix, a, b) in &tag.attrs {
-            let n = &self.t.names[name as usize];
             out.put(&Event::Attribute {
                 name: QName {
                     prefix: Cow::Borrowed(self.pfx(prefix)),
-                    namespace: Cow::Borrowed(&self.t.uris[n.uri as usize].uri),
-                    local: Cow::Borrowed(&n.local),
+                    namespace: Cow::Borrowed(self.t.uri(self.t.name_uri(name))),
+                    local: Cow::Borrowed(self.t.local(name)),
                 },
                 value: Cow::Borrowed(&tag.abuf[a..b]),
             })?;
@@ -941,15 +940,14 @@ impl<'a> ExiDecoder<'a> {
     /// its name's URI, local name and prefix: they and its entry count against the budget
     /// (its value counted when it was read).
     fn count_attribute(&mut self, name: NameId, p: Pfx) -> Result<()> {
-        let n = &self.t.names[name as usize];
-        let len = HELD_ATTR + self.t.uris[n.uri as usize].uri.len() + n.local.len();
+        let len = HELD_ATTR + self.t.uri(self.t.name_uri(name)).len() + self.t.local(name).len();
         let len = len + self.pfx(p).len();
         self.count(&self.body.clone(), len)
     }
 
     /// The prefix of an element or attribute name: preserved, or invented.
     fn name_prefix(&mut self, name: NameId, prefix: Option<u32>, attribute: bool) -> Pfx {
-        let uri = self.t.names[name as usize].uri;
+        let uri = self.t.name_uri(name);
         if self.o.prefixes {
             if let Some(p) = prefix {
                 // An attribute in a namespace needs a prefix: the empty one is no prefix.
@@ -994,14 +992,14 @@ impl<'a> ExiDecoder<'a> {
                 if self.o.prefixes
                     && let (Some(p), Pfx::Unset) = (prefix, self.tag.prefix)
                 {
-                    self.tag.prefix = Pfx::Table(self.t.names[name as usize].uri, p);
+                    self.tag.prefix = Pfx::Table(self.t.name_uri(name), p);
                 }
             }
             Raw::Se { name, prefix } => {
                 self.flush_tag(out)?;
                 let root = self.marks.is_empty();
                 self.marks.push(self.scope.len());
-                let len = self.t.names[name as usize].local.len();
+                let len = self.t.local(name).len();
                 self.count(&self.body.clone(), len)?;
                 if root && !self.o.prefixes {
                     self.invent(2);
@@ -1009,10 +1007,7 @@ impl<'a> ExiDecoder<'a> {
                 let p = self.name_prefix(name, prefix, false);
                 // The URI and the prefix an element start hands out count too (a table
                 // reference of a few bits repeats them).
-                let n = self.t.uris[self.t.names[name as usize].uri as usize]
-                    .uri
-                    .len()
-                    + self.pfx(p).len();
+                let n = self.t.uri(self.t.name_uri(name)).len() + self.pfx(p).len();
                 self.count(&self.body.clone(), n)?;
                 let tag = &mut self.tag;
                 tag.open = true;
@@ -1024,7 +1019,7 @@ impl<'a> ExiDecoder<'a> {
             }
             Raw::Ns { uri, prefix, local } => {
                 let mark = self.marks.last().copied().unwrap_or(0);
-                let (p, u) = (self.t.prefix(uri, prefix), &self.t.uris[uri as usize].uri);
+                let (p, u) = (self.t.prefix(uri, prefix), &self.t.uri(uri));
                 // A self-contained element repeats its own declaration. Outside one, a
                 // repeated declaration has the same ids: found by them, not by a scan of the
                 // tag's declarations (quadratic in their number).
@@ -1042,7 +1037,7 @@ impl<'a> ExiDecoder<'a> {
                         // Held in scope until the element ends, and copied again when the tag
                         // is handed on: its strings and its entry count against the budget.
                         let n = HELD_DECL + 2 * (p.len() + u.len());
-                        let (p, u) = (p.to_string(), u.clone());
+                        let (p, u) = (p.to_string(), u.to_string());
                         self.count(&self.body.clone(), n)?;
                         self.push_scope(p, u, NONE);
                         let i = self.scope.len() - 1;
@@ -1090,7 +1085,7 @@ impl<'a> ExiDecoder<'a> {
                     tag.abuf.push_str(&text);
                     tag.abuf.push(':');
                 }
-                tag.abuf.push_str(&self.t.names[ty as usize].local);
+                tag.abuf.push_str(self.t.local(ty));
                 let b = tag.abuf.len();
                 tag.attrs.push((XSI_TYPE, p, a, b));
                 // The value is names from the table: it counts too.

@@ -470,7 +470,7 @@ impl<W: Write> ExiEncoder<W> {
         let slot = ((key.2 >> 3) ^ (key.0 >> 5) ^ key.3) % NAME_CACHE;
         if self.batch {
             let (k, id) = self.name_cache[slot];
-            if k == key && (id as usize) < self.t.names.len() {
+            if k == key && (id as usize) < self.t.name_count() {
                 return Some(id);
             }
         }
@@ -484,11 +484,11 @@ impl<W: Write> ExiEncoder<W> {
 
     /// Opens an element whose name is in the table (its grammar made if it has none).
     fn push_frame(&mut self, name: NameId) {
-        let grammar = match self.t.names[name as usize].grammar {
+        let grammar = match self.t.grammar(name) {
             NONE => {
                 self.g.push(ElementGrammar::new());
                 let gi = self.g.len() - 1;
-                self.t.names[name as usize].grammar = gi as u32;
+                self.t.set_grammar(name, gi as u32);
                 gi
             }
             gi => gi as usize,

@@ -6,6 +6,8 @@
 //! value partition and its built-in element grammar hang off that number.
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
+use std::sync::{Arc, OnceLock};
 
 use binxml_core::hash::FastState;
 use binxml_core::json_mapping::is_ncname;
@@ -23,51 +25,186 @@ pub(crate) type NameId = u32;
 
 /// `xml:space` (its number in a fresh table).
 pub(crate) const XML_SPACE: NameId = 3;
+/// `xsi:nil`.
+pub(crate) const XSI_NIL: NameId = 4;
 /// `xsi:type`.
 pub(crate) const XSI_TYPE: NameId = 5;
 
 /// No entry (an evicted local value, a name without grammar yet).
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// One URI partition: the URI, its prefixes and its local names.
-#[derive(Debug, Clone)]
-pub(crate) struct Uri {
-    pub(crate) uri: String,
-    pub(crate) prefixes: Vec<String>,
+/// The entries a string table starts with, shared by every stream that starts from them:
+/// appendix D's fixed entries, and for a schema its pre-population (section 7.3.1). Built
+/// once; a stream's own entries go after them, so that a fresh table costs no copy of a
+/// schema's thousands of names.
+#[derive(Debug)]
+pub(crate) struct Base {
+    uris: Vec<BaseUri>,
+    by_uri: HashMap<String, u32, FastState>,
+    names: Vec<BaseName>,
+}
+
+#[derive(Debug)]
+struct BaseUri {
+    uri: String,
+    prefixes: Vec<String>,
     /// Local-name id -> name number.
-    pub(crate) locals: Vec<NameId>,
-    /// Local name -> name number (encoder only).
+    locals: Vec<NameId>,
     by_local: HashMap<String, NameId, FastState>,
 }
 
-/// One qualified name.
-#[derive(Debug, Clone)]
-pub(crate) struct Name {
-    pub(crate) uri: u32,
-    /// Its id in the URI's local-name partition.
-    pub(crate) local_id: u32,
-    pub(crate) local: String,
-    /// Its built-in element grammar, [`NONE`] until it is first used as an element name.
-    pub(crate) grammar: u32,
-    /// The local value partition: local id -> global id ([`NONE`] once evicted).
-    pub(crate) values: Vec<u32>,
+#[derive(Debug)]
+struct BaseName {
+    uri: u32,
+    local_id: u32,
+    local: String,
 }
 
+impl Base {
+    /// Appendix D's entries, then `extra`: URIs in order, each with local names (a URI or
+    /// name already present is not added twice).
+    pub(crate) fn new(extra: &[(String, Vec<String>)]) -> Base {
+        let mut b = Base {
+            uris: Vec::new(),
+            by_uri: HashMap::default(),
+            names: Vec::new(),
+        };
+        let fixed: [(&str, &str, &[&str]); 3] = [
+            ("", "", &[]),
+            (XML_NS, "xml", &["base", "id", "lang", "space"]),
+            (XSI_NS, "xsi", &["nil", "type"]),
+        ];
+        for (uri, prefix, locals) in fixed {
+            let u = b.add_uri(uri);
+            b.uris[u as usize].prefixes.push(prefix.to_string());
+            for l in locals {
+                b.add_local(u, l);
+            }
+        }
+        for (uri, locals) in extra {
+            let u = match b.by_uri.get(uri.as_str()) {
+                Some(&u) => u,
+                None => b.add_uri(uri),
+            };
+            for l in locals {
+                if !b.uris[u as usize].by_local.contains_key(l.as_str()) {
+                    b.add_local(u, l);
+                }
+            }
+        }
+        debug_assert_eq!(b.names[XML_SPACE as usize].local, "space");
+        debug_assert_eq!(b.names[XSI_TYPE as usize].local, "type");
+        debug_assert_eq!(b.names[XSI_NIL as usize].local, "nil");
+        b
+    }
+
+    fn add_uri(&mut self, uri: &str) -> u32 {
+        let id = self.uris.len() as u32;
+        self.by_uri.insert(uri.to_string(), id);
+        self.uris.push(BaseUri {
+            uri: uri.to_string(),
+            prefixes: Vec::new(),
+            locals: Vec::new(),
+            by_local: HashMap::default(),
+        });
+        id
+    }
+
+    fn add_local(&mut self, uri: u32, local: &str) {
+        let id = self.names.len() as NameId;
+        let u = &mut self.uris[uri as usize];
+        let local_id = u.locals.len() as u32;
+        u.locals.push(id);
+        u.by_local.insert(local.to_string(), id);
+        self.names.push(BaseName {
+            uri,
+            local_id,
+            local: local.to_string(),
+        });
+    }
+
+    /// The number of every name, as `(uri, local, number)`.
+    pub(crate) fn names(&self) -> impl Iterator<Item = (&str, &str, NameId)> {
+        self.names.iter().enumerate().map(|(i, n)| {
+            (
+                self.uris[n.uri as usize].uri.as_str(),
+                n.local.as_str(),
+                i as NameId,
+            )
+        })
+    }
+}
+
+/// The schema-less streams' base: appendix D's entries only.
+fn fixed_base() -> Arc<Base> {
+    static FIXED: OnceLock<Arc<Base>> = OnceLock::new();
+    Arc::clone(FIXED.get_or_init(|| Arc::new(Base::new(&[]))))
+}
+
+/// One URI partition as a stream sees it: its prefixes, and the local names this stream
+/// added after the base's.
 #[derive(Debug, Clone)]
+pub(crate) struct Uri {
+    /// The URI, for one the stream added (empty for the base's: see [`Tables::uri`]).
+    uri: String,
+    pub(crate) prefixes: Vec<String>,
+    /// Local names the stream added: local-name id - base count -> name number.
+    locals: Vec<NameId>,
+    /// Local name -> name number for those (encoder only).
+    by_local: HashMap<String, NameId, FastState>,
+}
+
+/// A qualified name the stream added.
+#[derive(Debug, Clone)]
+struct Name {
+    uri: u32,
+    local_id: u32,
+    local: String,
+}
+
+/// What a stream learns about one name: its built-in element grammar and its local value
+/// partition.
+#[derive(Debug, Clone)]
+struct NameState {
+    /// Its built-in element grammar, [`NONE`] until it is first used as an element name.
+    grammar: u32,
+    /// The local value partition: local id -> global id ([`NONE`] once evicted).
+    values: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Copy)]
 struct Value {
-    text: String,
+    /// The text's span in [`Tables::arena`].
+    start: u32,
+    end: u32,
     name: NameId,
     local: u32,
 }
 
-/// The string table of one EXI stream (or self-contained element).
+/// The string table of one EXI stream (or self-contained element): a shared [`Base`], then
+/// the stream's own entries.
 #[derive(Debug, Clone)]
 pub(crate) struct Tables {
-    pub(crate) uris: Vec<Uri>,
+    base: Arc<Base>,
+    /// Every URI, the base's first.
+    uris: Vec<Uri>,
+    /// URIs the stream added (encoder only).
     by_uri: HashMap<String, u32, FastState>,
-    pub(crate) names: Vec<Name>,
+    /// Names the stream added (number - the base's count).
+    names: Vec<Name>,
+    /// Per name (the base's first): 0 until the stream learns something of it, else its
+    /// index in `states` + 1 (zeroed memory for a schema's many names costs nothing).
+    slots: Vec<u32>,
+    states: Vec<NameState>,
     values: Vec<Value>,
-    by_value: HashMap<String, u32, FastState>,
+    /// Every value's text, one after the other (one allocation for the stream's values).
+    arena: String,
+    /// The bytes of `arena` that evicted values left behind (reclaimed by compacting).
+    dead: usize,
+    /// Global id by the value's hash (encoder only). A value whose hash another value already
+    /// took is not found: it is written as a literal again, which decoders read as a new entry.
+    by_value: HashMap<u64, u32, FastState>,
+    hasher: FastState,
     /// Last global id assigned under a bounded capacity (round robin).
     last_global: usize,
     max_len: Option<usize>,
@@ -79,37 +216,151 @@ pub(crate) struct Tables {
 impl Tables {
     /// The table at the start of a schema-less stream (EXI 1.0, appendix D).
     pub(crate) fn new(max_len: Option<usize>, capacity: Option<usize>, encoding: bool) -> Self {
-        let mut t = Tables {
-            uris: Vec::new(),
+        Self::with_base(fixed_base(), max_len, capacity, encoding)
+    }
+
+    /// The table at the start of a stream whose table starts with `base`.
+    pub(crate) fn with_base(
+        base: Arc<Base>,
+        max_len: Option<usize>,
+        capacity: Option<usize>,
+        encoding: bool,
+    ) -> Self {
+        let uris = base
+            .uris
+            .iter()
+            .map(|u| Uri {
+                uri: String::new(),
+                prefixes: u.prefixes.clone(),
+                locals: Vec::new(),
+                by_local: HashMap::default(),
+            })
+            .collect();
+        Tables {
+            slots: vec![0; base.names.len()],
+            base,
+            uris,
             by_uri: HashMap::default(),
             names: Vec::new(),
+            states: Vec::new(),
             values: Vec::new(),
+            arena: String::new(),
+            dead: 0,
             by_value: HashMap::default(),
+            hasher: FastState::default(),
             last_global: usize::MAX,
             max_len,
             capacity,
             encoding,
-        };
-        t.add_uri(String::new());
-        t.add_uri(XML_NS.to_string());
-        t.add_uri(XSI_NS.to_string());
-        t.uris[0].prefixes.push(String::new());
-        t.uris[1].prefixes.push("xml".to_string());
-        t.uris[2].prefixes.push("xsi".to_string());
-        for l in ["base", "id", "lang", "space"] {
-            t.add_local(1, l.to_string());
         }
-        for l in ["nil", "type"] {
-            t.add_local(2, l.to_string());
-        }
-        debug_assert_eq!(t.names[XML_SPACE as usize].local, "space");
-        debug_assert_eq!(t.names[XSI_TYPE as usize].local, "type");
-        t
     }
 
     /// Total entries (for the table-size limit).
     pub(crate) fn entries(&self) -> usize {
-        self.uris.len() + self.names.len() + self.values.len()
+        self.uris.len() + self.slots.len() + self.values.len()
+    }
+
+    /// The number of names.
+    #[inline]
+    pub(crate) fn name_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// URI `uri`.
+    #[inline]
+    pub(crate) fn uri(&self, uri: u32) -> &str {
+        match self.base.uris.get(uri as usize) {
+            Some(b) => &b.uri,
+            None => &self.uris[uri as usize].uri,
+        }
+    }
+
+    /// The number of local names in URI `uri`.
+    #[inline]
+    pub(crate) fn local_count(&self, uri: u32) -> usize {
+        self.base
+            .uris
+            .get(uri as usize)
+            .map_or(0, |b| b.locals.len())
+            + self.uris[uri as usize].locals.len()
+    }
+
+    /// The name of local-name id `id` in URI `uri`.
+    #[inline]
+    fn local_name(&self, uri: u32, id: usize) -> Option<NameId> {
+        let base = self
+            .base
+            .uris
+            .get(uri as usize)
+            .map_or(&[][..], |b| &b.locals);
+        match base.get(id) {
+            Some(&n) => Some(n),
+            None => self.uris[uri as usize].locals.get(id - base.len()).copied(),
+        }
+    }
+
+    /// The local name of name `name`.
+    #[inline]
+    pub(crate) fn local(&self, name: NameId) -> &str {
+        match self.base.names.get(name as usize) {
+            Some(n) => &n.local,
+            None => &self.names[name as usize - self.base.names.len()].local,
+        }
+    }
+
+    /// The URI number of name `name`.
+    #[inline]
+    pub(crate) fn name_uri(&self, name: NameId) -> u32 {
+        match self.base.names.get(name as usize) {
+            Some(n) => n.uri,
+            None => self.names[name as usize - self.base.names.len()].uri,
+        }
+    }
+
+    /// The id of name `name` in its URI's local-name partition.
+    #[inline]
+    fn local_id(&self, name: NameId) -> u32 {
+        match self.base.names.get(name as usize) {
+            Some(n) => n.local_id,
+            None => self.names[name as usize - self.base.names.len()].local_id,
+        }
+    }
+
+    #[inline]
+    fn state(&self, name: NameId) -> Option<&NameState> {
+        match self.slots[name as usize] {
+            0 => None,
+            s => Some(&self.states[s as usize - 1]),
+        }
+    }
+
+    fn state_mut(&mut self, name: NameId) -> &mut NameState {
+        let slot = &mut self.slots[name as usize];
+        if *slot == 0 {
+            self.states.push(NameState {
+                grammar: NONE,
+                values: Vec::new(),
+            });
+            *slot = self.states.len() as u32;
+        }
+        &mut self.states[*slot as usize - 1]
+    }
+
+    /// The built-in element grammar of name `name` ([`NONE`] while it has none).
+    #[inline]
+    pub(crate) fn grammar(&self, name: NameId) -> u32 {
+        self.state(name).map_or(NONE, |s| s.grammar)
+    }
+
+    /// Gives name `name` its built-in element grammar.
+    pub(crate) fn set_grammar(&mut self, name: NameId, grammar: u32) {
+        self.state_mut(name).grammar = grammar;
+    }
+
+    /// The local value partition of name `name`.
+    #[inline]
+    fn local_values(&self, name: NameId) -> &[u32] {
+        self.state(name).map_or(&[], |s| &s.values)
     }
 
     pub(crate) fn add_uri(&mut self, uri: String) -> u32 {
@@ -127,9 +378,9 @@ impl Tables {
     }
 
     pub(crate) fn add_local(&mut self, uri: u32, local: String) -> NameId {
-        let id = self.names.len() as NameId;
+        let id = self.slots.len() as NameId;
+        let local_id = self.local_count(uri) as u32;
         let u = &mut self.uris[uri as usize];
-        let local_id = u.locals.len() as u32;
         u.locals.push(id);
         if self.encoding {
             u.by_local.insert(local.clone(), id);
@@ -138,9 +389,8 @@ impl Tables {
             uri,
             local_id,
             local,
-            grammar: NONE,
-            values: Vec::new(),
         });
+        self.slots.push(0);
         id
     }
 
@@ -152,23 +402,24 @@ impl Tables {
         if uri.is_empty() {
             return Some(0);
         }
-        self.by_uri.get(uri).copied()
+        match self.base.by_uri.get(uri) {
+            Some(&u) => Some(u),
+            None => self.by_uri.get(uri).copied(),
+        }
     }
 
     /// The number of a name (encoder).
     #[inline]
     pub(crate) fn name_id(&self, uri: u32, local: &str) -> Option<NameId> {
+        if let Some(&n) = self
+            .base
+            .uris
+            .get(uri as usize)
+            .and_then(|b| b.by_local.get(local))
+        {
+            return Some(n);
+        }
         self.uris[uri as usize].by_local.get(local).copied()
-    }
-
-    /// The number of a name, looked up by scanning (for building a table: works whether or
-    /// not the lookup maps are kept).
-    pub(crate) fn name_id_any(&self, uri: u32, local: &str) -> Option<NameId> {
-        self.uris[uri as usize]
-            .locals
-            .iter()
-            .copied()
-            .find(|&id| self.names[id as usize].local == local)
     }
 
     /// Writes a URI (EXI 1.0, 7.1.7): a hit as its id + 1, a miss as 0 and the string.
@@ -193,8 +444,8 @@ impl Tables {
         match self.name_id(uri, local) {
             Some(id) => {
                 w.uint(0);
-                let n = width(self.uris[uri as usize].locals.len());
-                w.nbit(self.names[id as usize].local_id, n);
+                let n = width(self.local_count(uri));
+                w.nbit(self.local_id(id), n);
                 id
             }
             None => {
@@ -216,7 +467,7 @@ impl Tables {
     /// one entry, or for the empty URI). An unknown prefix is written as 0: the NS event that
     /// follows with local-element-ns set names it.
     pub(crate) fn write_qname_prefix(&self, w: &mut BitWriter, name: NameId, prefix: &str) {
-        let uri = self.names[name as usize].uri;
+        let uri = self.name_uri(name);
         if uri == 0 {
             return;
         }
@@ -269,13 +520,12 @@ impl Tables {
         let at = r.clone();
         let v = r.uint()?;
         if v == 0 {
-            let locals = &self.uris[uri as usize].locals;
-            let id = r.nbit(width(locals.len()))? as usize;
-            match locals.get(id) {
-                Some(&n) => Ok(n),
+            let count = self.local_count(uri);
+            let id = r.nbit(width(count))? as usize;
+            match self.local_name(uri, id) {
+                Some(n) => Ok(n),
                 None => Err(at.error(format!(
-                    "local-name id {id} is past the {} local names of URI {uri}",
-                    locals.len()
+                    "local-name id {id} is past the {count} local names of URI {uri}"
                 ))),
             }
         } else {
@@ -306,7 +556,7 @@ impl Tables {
         r: &mut BitReader<'_>,
         name: NameId,
     ) -> Result<Option<u32>> {
-        let uri = self.names[name as usize].uri;
+        let uri = self.name_uri(name);
         if uri == 0 {
             return Ok(Some(0));
         }
@@ -361,12 +611,13 @@ impl Tables {
         }
     }
 
-    /// Adds a value after a miss, if the bounds admit it (EXI 1.0, 7.3.3).
-    fn add_value(&mut self, name: NameId, text: &str, chars: usize) {
+    /// Adds a value after a miss, if the bounds admit it (EXI 1.0, 7.3.3); `hash` is its
+    /// hash when encoding.
+    fn add_value(&mut self, name: NameId, text: &str, chars: usize, hash: u64) {
         if chars == 0 || self.max_len.is_some_and(|m| chars > m) || self.capacity == Some(0) {
             return;
         }
-        let local = self.names[name as usize].values.len() as u32;
+        let local = self.local_values(name).len() as u32;
         let global = match self.capacity {
             None => self.values.len(),
             Some(cap) => {
@@ -377,48 +628,112 @@ impl Tables {
                 self.last_global
             }
         };
+        if global < self.values.len() {
+            let old = self.values[global];
+            self.state_mut(old.name).values[old.local as usize] = NONE;
+            if self.encoding {
+                let h = self.hasher.hash_one(self.text_of(&old));
+                if self.by_value.get(&h) == Some(&(global as u32)) {
+                    self.by_value.remove(&h);
+                }
+            }
+            self.dead += (old.end - old.start) as usize;
+            if self.dead > 4096 && self.dead > self.arena.len() / 2 {
+                self.compact(global);
+            }
+        }
+        // Offsets are u32: a stream's values past 4 GiB are left out of the table (the
+        // decoder's limits stop such streams long before).
+        let Ok(start) = u32::try_from(self.arena.len()) else {
+            return;
+        };
+        let Ok(end) = u32::try_from(self.arena.len() + text.len()) else {
+            return;
+        };
+        self.arena.push_str(text);
         let entry = Value {
-            text: text.to_string(),
+            start,
+            end,
             name,
             local,
         };
         if global < self.values.len() {
-            let old = std::mem::replace(&mut self.values[global], entry);
-            self.names[old.name as usize].values[old.local as usize] = NONE;
-            if self.encoding {
-                self.by_value.remove(&old.text);
-            }
+            self.values[global] = entry;
         } else {
             self.values.push(entry);
         }
         if self.encoding {
-            self.by_value.insert(text.to_string(), global as u32);
+            self.by_value.insert(hash, global as u32);
         }
-        self.names[name as usize].values.push(global as u32);
+        self.state_mut(name).values.push(global as u32);
+    }
+
+    /// Rewrites the arena with the live values only (all but `skip`, which is being replaced).
+    fn compact(&mut self, skip: usize) {
+        let mut arena = String::with_capacity(self.arena.len() - self.dead);
+        for (i, v) in self.values.iter_mut().enumerate() {
+            if i == skip {
+                *v = Value {
+                    start: 0,
+                    end: 0,
+                    ..*v
+                };
+                continue;
+            }
+            let start = arena.len() as u32;
+            arena.push_str(&self.arena[v.start as usize..v.end as usize]);
+            v.end = arena.len() as u32;
+            v.start = start;
+        }
+        self.arena = arena;
+        self.dead = 0;
+    }
+
+    #[inline]
+    fn text_of(&self, v: &Value) -> &str {
+        &self.arena[v.start as usize..v.end as usize]
+    }
+
+    /// The global id of `text` if the table holds it (encoder only), with its hash.
+    #[inline]
+    fn find_value(&self, text: &str) -> (Option<u32>, u64) {
+        if text.is_empty() {
+            // The empty string is never in the table: no lookup.
+            return (None, 0);
+        }
+        let h = self.hasher.hash_one(text);
+        match self.by_value.get(&h) {
+            Some(&g) if self.text_of(&self.values[g as usize]) == text => (Some(g), h),
+            _ => (None, h),
+        }
+    }
+
+    /// Writes a hit on global value `g` for name `name`: 0 and its local id when the name's
+    /// own partition holds it, else 1 and its global id.
+    #[inline]
+    fn write_hit(&self, w: &mut BitWriter, name: NameId, g: u32) {
+        let v = &self.values[g as usize];
+        if v.name == name {
+            w.uint(0);
+            w.nbit(v.local, width(self.local_values(name).len()));
+        } else {
+            w.uint(1);
+            w.nbit(g, width(self.values.len()));
+        }
     }
 
     /// Writes a value of name `name`: a local hit as 0 and its local id, a global hit as 1
     /// and its global id, a miss as length + 2 and the string.
     pub(crate) fn write_value(&mut self, w: &mut BitWriter, name: NameId, text: &str) {
-        // The empty string is never in the table: no lookup.
-        if let Some(&g) = (!text.is_empty())
-            .then(|| self.by_value.get(text))
-            .flatten()
-        {
-            let v = &self.values[g as usize];
-            if v.name == name {
-                w.uint(0);
-                w.nbit(v.local, width(self.names[name as usize].values.len()));
-            } else {
-                w.uint(1);
-                w.nbit(g, width(self.values.len()));
-            }
+        let (hit, h) = self.find_value(text);
+        if let Some(g) = hit {
+            self.write_hit(w, name, g);
             return;
         }
         let chars = char_len(text);
         w.uint(chars as u64 + 2);
         w.chars(text);
-        self.add_value(name, text, chars);
+        self.add_value(name, text, chars, h);
     }
 
     /// Writes a value as [`write_value`](Self::write_value) does, its literal's characters
@@ -430,30 +745,21 @@ impl Tables {
         text: &str,
         literal: impl FnOnce(&mut BitWriter, &str),
     ) {
-        if let Some(&g) = (!text.is_empty())
-            .then(|| self.by_value.get(text))
-            .flatten()
-        {
-            let v = &self.values[g as usize];
-            if v.name == name {
-                w.uint(0);
-                w.nbit(v.local, width(self.names[name as usize].values.len()));
-            } else {
-                w.uint(1);
-                w.nbit(g, width(self.values.len()));
-            }
+        let (hit, h) = self.find_value(text);
+        if let Some(g) = hit {
+            self.write_hit(w, name, g);
             return;
         }
         let chars = char_len(text);
         w.uint(chars as u64 + 2);
         literal(w, text);
-        self.add_value(name, text, chars);
+        self.add_value(name, text, chars, h);
     }
 
     /// The text of global value `id`.
     #[inline]
     pub(crate) fn value(&self, id: u32) -> &str {
-        &self.values[id as usize].text
+        self.text_of(&self.values[id as usize])
     }
 
     /// Reads a value of name `name`: a hit as its global id, a miss into `scratch` (and into
@@ -468,7 +774,7 @@ impl Tables {
         let at = r.clone();
         match r.uint()? {
             0 => {
-                let local = &self.names[name as usize].values;
+                let local = self.local_values(name);
                 let id = r.nbit(width(local.len()))? as usize;
                 match local.get(id) {
                     Some(&g) if g != NONE => Ok(ValueRef::Global(g)),
@@ -501,7 +807,7 @@ impl Tables {
                 }
                 scratch.clear();
                 r.chars_into(len as usize, scratch)?;
-                self.add_value(name, scratch, len as usize);
+                self.add_value(name, scratch, len as usize, 0);
                 Ok(ValueRef::Scratch)
             }
         }
@@ -547,7 +853,7 @@ impl Tables {
         }
         let mut s = String::new();
         literal(r, len as usize, &mut s)?;
-        self.add_value(name, &s, len as usize);
+        self.add_value(name, &s, len as usize, 0);
         Ok(s)
     }
 }
@@ -596,7 +902,7 @@ mod tests {
         }
         // "p" was evicted by "r", so the second "p" is a miss that evicts "q".
         assert_eq!(t.values.len(), 2);
-        assert_eq!(t.names[a as usize].values, [NONE, NONE, 0, 1]);
+        assert_eq!(t.local_values(a), [NONE, NONE, 0, 1]);
         let bytes = w.finish();
         let mut d = Tables::new(None, Some(2), false);
         d.add_local(0, "a".into());

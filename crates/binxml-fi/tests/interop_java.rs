@@ -11,6 +11,9 @@
 //!     same events, chunk for chunk) gives the same bytes;
 //! and binxml's default output is no larger than the reference's, on every document.
 //! (c) External vocabularies built from the documents work both ways on a sample.
+//! (e) binxml's XML writer, given the events of the reference's encoding as they are (its
+//!     DOCTYPE item included, which names a system identifier as a public one), writes XML that
+//!     binxml, Python's expat and (where the machine has it) libxml2 read.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,7 +21,9 @@ use std::sync::Arc;
 
 use binxml_core::{Decoder, Encoder, Event};
 use binxml_fi::{FiDecoder, FiEncoder, FiOptions, Vocabularies, VocabularyBuilder};
-use binxml_testkit::{C14nOracle, LineOracle, corpus_xml_files, scratch_dir, workspace_root};
+use binxml_testkit::{
+    C14nOracle, LineOracle, XmlParsers, corpus_xml_files, scratch_dir, workspace_root,
+};
 
 /// The Java driver: one request line of tab-separated fields, one answer line.
 struct Jvm(LineOracle);
@@ -95,6 +100,18 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// (e) The reference's events through binxml's XML writer, read back by binxml and the
+/// independent parsers.
+fn written_xml_is_read(
+    parsers: &mut XmlParsers,
+    events: &[Event<'_>],
+    scratch: &Path,
+) -> Result<(), String> {
+    let xml = binxml_xml::encode(events).map_err(|e| format!("binxml's XML writer: {e}"))?;
+    binxml_xml::decode(&xml).map_err(|e| format!("binxml refuses its own XML: {e}"))?;
+    parsers.check_bytes(&xml, scratch)
+}
+
 /// Index of the first differing octet.
 fn first_diff(a: &[u8], b: &[u8]) -> usize {
     a.iter()
@@ -109,6 +126,10 @@ fn java_reference_interop() {
     let files = corpus_xml_files();
     let dir = scratch_dir("fi-java");
     let mut oracle = C14nOracle::start();
+    let mut parsers = XmlParsers::start();
+    let mut fail_e = Vec::new();
+    let mut n_e = 0;
+    let mut with_doctype = 0;
     let mut fail_a = Vec::new();
     let mut fail_b = Vec::new();
     let mut diff_d = Vec::new();
@@ -166,6 +187,11 @@ fn java_reference_interop() {
         }
         match decode(&java, None) {
             Ok(jev) => {
+                match written_xml_is_read(&mut parsers, &jev, &dir.join(format!("{i}.e.xml"))) {
+                    Ok(()) => n_e += 1,
+                    Err(e) => fail_e.push(format!("{name}: {e}")),
+                }
+                with_doctype += usize::from(jev.iter().any(|e| matches!(e, Event::DocType(_))));
                 // The reference writes a SYSTEM-only DOCTYPE with the public-identifier flag
                 // (its known defect, see docs/fastinfoset.md): DOCTYPE items from it are not
                 // ground truth, and C14N ignores them; leave them out of the XML.
@@ -271,6 +297,10 @@ fn java_reference_interop() {
                     vocabs.insert(uri.clone(), (*voc).clone());
                     match decode(&jv, Some(&vocabs)) {
                         Ok(jev) => {
+                            let scratch = dir.join(format!("{i}.jve.xml"));
+                            if let Err(e) = written_xml_is_read(&mut parsers, &jev, &scratch) {
+                                fail_e.push(format!("{name} (with vocabulary): {e}"));
+                            }
                             let no_dtd: Vec<Event<'_>> = jev
                                 .iter()
                                 .filter(|e| !matches!(e, Event::DocType(_)))
@@ -332,6 +362,15 @@ fn java_reference_interop() {
         total.div_ceil(5)
     );
     eprintln!("(d) same events, same bytes: {n_d}/{total}");
+    eprintln!(
+        "(e) the reference's events through binxml's XML writer, read by binxml and expat{}: \
+         {n_e}/{total} ({with_doctype} with a DOCTYPE)",
+        if parsers.has_libxml2() {
+            " and libxml2"
+        } else {
+            ""
+        }
+    );
     eprintln!("size: binxml {ours_total} octets, Java {java_total} octets");
     for d in &diff_d {
         eprintln!("  (d) {d}");
@@ -348,6 +387,7 @@ fn java_reference_interop() {
     problems.extend(fail_b.iter().map(|f| format!("(b) {f}")));
     problems.extend(fail_c.iter().map(|f| format!("(c) {f}")));
     problems.extend(diff_d.iter().map(|f| format!("(d) {f}")));
+    problems.extend(fail_e.iter().map(|f| format!("(e) {f}")));
     problems.extend(bigger.iter().map(|f| format!("(size) {f}")));
     assert!(
         problems.is_empty(),

@@ -7,11 +7,15 @@
 //!   `shared` (fail when it is missing), or the path of a corpus directory.
 //! * [`corpus_xml_files`]: every XML document of the corpus (all files except `*.tsf`, `*.tsv`,
 //!   `*.md`, `*.py` and `json/`); [`corpus_json_files`]: the JSON files under `json/<sub>`.
+//! * [`shared_suite`]: a test suite kept in `../shared` (the W3C XML suite): skipped where there is
+//!   no shared data, required in CI beside the shared corpus.
 //! * [`shared_corpus_file`]: a fixture only the shared corpus has (the TSF paper's reference
 //!   files, ...): `None`, with a "skipped" line on stderr, when the tests run on the small corpus.
 //! * [`C14nOracle`]: compares XML documents through canonical XML computed by Python's
 //!   `xml.etree.ElementTree.canonicalize`, an implementation independent of ours. One Python
 //!   process serves a whole batch. [`python`] is the interpreter every test starts.
+//! * [`XmlParsers`]: whether Python's expat and libxml2 read a file (`tests/xml_parsers.py`), for
+//!   the tests of binxml's XML writer.
 //! * [`ExiOracle`]: EXIficient 1.0.7, the EXI reference, driven by `interop/exi/ExiDriver.java`
 //!   in one JVM (set up by `interop/exi/setup.sh`): encode XML to EXI and decode EXI to XML
 //!   with a given option list, schema-less or with a schema (`schema=PATH`).
@@ -179,6 +183,35 @@ pub fn expected<T>(shared: T, small: T) -> T {
         CorpusKind::Shared => shared,
         CorpusKind::Small => small,
     }
+}
+
+/// A test suite kept in `../shared` beside the corpus, by its path relative to `../shared`
+/// (`conformance/xmlconf/xmlconf.xml`): `Some` when it is there. Where it is missing the test
+/// is skipped, after a line on stderr saying so, on a clone with nothing beside it; but where
+/// `../shared/corpus` is there and `CI=true`, or `BINXML_CORPUS=shared` asks for the shared data,
+/// a missing suite fails the test, so that a suite that went missing cannot pass unseen.
+pub fn shared_suite(rel: &str) -> Option<PathBuf> {
+    let p = workspace_root().join("../shared").join(rel);
+    if p.exists() {
+        return Some(p);
+    }
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let required = std::env::var("BINXML_CORPUS").as_deref() == Ok("shared")
+        || (ci() && shared_corpus_dir().is_dir());
+    assert!(
+        !required,
+        "{test}: {} is missing, but the shared data is in use (CI=true beside ../shared/corpus, \
+         or BINXML_CORPUS=shared)",
+        p.display()
+    );
+    note(&format!(
+        "{test}: SKIPPED: needs {} (not beside this clone)",
+        p.display()
+    ));
+    None
 }
 
 /// A file or directory that only the shared corpus has, by its path relative to it
@@ -396,6 +429,55 @@ impl C14nOracle {
     ) -> Result<(), String> {
         std::fs::write(scratch, candidate).unwrap();
         self.compare(original, scratch)
+    }
+}
+
+/// The independent readers of XML that binxml writes: one `tests/xml_parsers.py` process (run
+/// by [`python`]) that reads each file with Python's expat (namespace-aware) and, where the
+/// machine has it, libxml2 (through ctypes). Neither reads anything external.
+pub struct XmlParsers {
+    oracle: LineOracle,
+    libxml2: bool,
+}
+
+impl XmlParsers {
+    /// Starts the Python process; says on stderr when libxml2 is missing (expat reads alone).
+    pub fn start() -> Self {
+        let script = workspace_root().join("tests/xml_parsers.py");
+        let python = python();
+        let mut oracle = LineOracle::spawn(Command::new(&python).arg(script)).unwrap_or_else(|e| {
+            panic!(
+                "cannot start {} (tests/xml_parsers.py): {e}",
+                python.to_string_lossy()
+            )
+        });
+        let answer = oracle.ask(&["parsers"]);
+        assert!(
+            answer.starts_with("libxml2 "),
+            "tests/xml_parsers.py did not start: {answer:?}"
+        );
+        let libxml2 = answer == "libxml2 yes";
+        if !libxml2 {
+            note("no libxml2 here: XML output is read by expat only");
+        }
+        XmlParsers { oracle, libxml2 }
+    }
+
+    /// Whether libxml2 reads the files too.
+    pub fn has_libxml2(&self) -> bool {
+        self.libxml2
+    }
+
+    /// `Ok(())` when every parser reads the file, else which one refused it and why.
+    pub fn check(&mut self, path: &Path) -> Result<(), String> {
+        let line = self.oracle.ask(&[&path.display().to_string()]);
+        if line == "ok" { Ok(()) } else { Err(line) }
+    }
+
+    /// Writes `xml` to the file `scratch`, then [`check`](Self::check)s it.
+    pub fn check_bytes(&mut self, xml: &[u8], scratch: &Path) -> Result<(), String> {
+        std::fs::write(scratch, xml).unwrap();
+        self.check(scratch)
     }
 }
 

@@ -1,52 +1,16 @@
 //! The XML writer never writes a document that an XML parser refuses: random event streams
 //! (names, strings, namespaces and DOCTYPEs drawn with a few of everything XML cannot hold) go
 //! through the writer; whatever it writes must be read by binxml, by Python's expat (with
-//! namespaces) and, where the machine has it, by libxml2 (through ctypes; its namespace errors
-//! are not fatal, expat's are). Refusing a stream is allowed, but many must be written. (The
-//! corpus documents are covered by `corpus.rs`, whose oracle parses every output with expat.)
+//! namespaces) and, where the machine has it, by libxml2 (`binxml_testkit::XmlParsers`).
+//! Refusing a stream is allowed, but many must be written. (The corpus documents, decoded from
+//! every format, are covered by the facade's `tests/xml_writer_output.rs`.)
 
 use std::cell::{Cell, RefCell};
-use std::process::Command;
 
 use binxml_core::{DocType, Event, QName, XML_NS, XMLNS_NS};
-use binxml_testkit::{LineOracle, python, scratch_dir};
+use binxml_testkit::{XmlParsers, scratch_dir};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
-
-/// Reads the files named on its input with expat (namespace-aware) and libxml2 (no network);
-/// answers `ok` or the parser that refused and why. Asked `parsers`, it says whether libxml2 is
-/// there (`libxml2 yes` or `libxml2 no`).
-const PARSERS: &str = r#"
-import ctypes, ctypes.util, sys, xml.parsers.expat as E
-try:
-    lib = ctypes.CDLL(ctypes.util.find_library("xml2") or "libxml2.so.2")
-    lib.xmlReadMemory.restype = ctypes.c_void_p
-    lib.xmlReadMemory.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                                  ctypes.c_char_p, ctypes.c_int]
-    lib.xmlFreeDoc.argtypes = [ctypes.c_void_p]
-except (OSError, AttributeError):
-    lib = None
-NONET, NOERROR, NOWARNING = 1 << 11, 1 << 5, 1 << 6
-for line in sys.stdin:
-    if line == "parsers\n":
-        print("libxml2", "yes" if lib else "no", flush=True)
-        continue
-    with open(line.rstrip("\n"), "rb") as f:
-        data = f.read()
-    p = E.ParserCreate(namespace_separator=" ")
-    try:
-        p.Parse(data, True)
-    except E.ExpatError as e:
-        print("ERROR expat:", e, flush=True)
-        continue
-    if lib:
-        doc = lib.xmlReadMemory(data, len(data), b"doc.xml", None, NONET | NOERROR | NOWARNING)
-        if not doc:
-            print("ERROR libxml2 refuses it", flush=True)
-            continue
-        lib.xmlFreeDoc(doc)
-    print("ok", flush=True)
-"#;
 
 fn pick<T: Clone + std::fmt::Debug + 'static>(items: &[T]) -> impl Strategy<Value = T> + use<T> {
     proptest::sample::select(items.to_vec())
@@ -289,12 +253,7 @@ fn flatten(n: &Node, ev: &mut Vec<Event<'static>>) {
 fn written_documents_are_read_by_binxml_expat_and_libxml2() {
     let dir = scratch_dir("xml-writer-output");
     let file = dir.join("doc.xml");
-    let mut parsers = LineOracle::spawn(Command::new(python()).arg("-c").arg(PARSERS))
-        .expect("start Python (expat, libxml2)");
-    if parsers.ask(&["parsers"]) != "libxml2 yes" {
-        eprintln!("writer_output: no libxml2 here; the output is read by binxml and expat only");
-    }
-    let parsers = RefCell::new(parsers);
+    let parsers = RefCell::new(XmlParsers::start());
     let (written, refused) = (Cell::new(0u32), Cell::new(0u32));
     let mut runner = TestRunner::new(Config {
         cases: 3000,
@@ -314,9 +273,7 @@ fn written_documents_are_read_by_binxml_expat_and_libxml2() {
                     "binxml refuses {shown:?}: {e}"
                 )));
             }
-            std::fs::write(&file, &xml).unwrap();
-            let answer = parsers.borrow_mut().ask(&[&file.display().to_string()]);
-            if answer != "ok" {
+            if let Err(answer) = parsers.borrow_mut().check_bytes(&xml, &file) {
                 return Err(TestCaseError::fail(format!("{shown:?}: {answer}")));
             }
             Ok(())

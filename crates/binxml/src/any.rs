@@ -171,14 +171,9 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Tsf(d) => d.read_into(sink),
             Inner::Xebu(d) => d.read_into(sink),
             Inner::Asn1(d) => d.read_into(sink),
-            // The decoder's own push loop (the Box's would be the provided, pulling one).
+            // The decoders' own push loops (the Box's would be the provided, pulling one).
             Inner::Exi(d) => (**d).read_into(sink),
-            Inner::ExiInformed(d) => {
-                while let Some(ev) = d.next_event()? {
-                    sink.dispatch(ev)?;
-                }
-                Ok(())
-            }
+            Inner::ExiInformed(d) => (**d).read_into(sink),
         }
     }
 }

@@ -21,7 +21,7 @@ use crate::bits::{BitReader, width};
 use crate::grammar::{ElementGrammar as BuiltinGrammar, Layout, Prod, State, Undeclared, index_of};
 use crate::header;
 use crate::options::ExiOptions;
-use crate::tables::{NONE, NameId, Tables};
+use crate::tables::{NONE, NameId, Tables, ValueRef};
 
 #[derive(Clone, Copy, Debug)]
 enum Cur {
@@ -44,12 +44,57 @@ struct Frame {
     scope_mark: usize,
 }
 
+/// A stretch of [`SchemaDecoder::buf`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Span(u32, u32);
+
+/// A value: read (in `buf`), or, in the pre-compression layout, slot `n` of its block, read
+/// when the block's value channels are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Val {
+    Span(Span),
+    Slot(u32),
+}
+
+/// The prefix of a name: none, `xml`, or that of scope entry `n`.
+#[derive(Clone, Copy, Debug)]
+enum Pfx {
+    None,
+    Xml,
+    Scope(usize),
+}
+
+/// An event read and not yet handed on: names by number, strings in `buf`, so that reading
+/// allocates nothing per event and push decoding hands the strings on borrowed.
+#[derive(Debug)]
+enum Raw {
+    StartDocument,
+    EndDocument,
+    Start {
+        name: NameId,
+        prefix: Span,
+    },
+    Namespace {
+        prefix: Span,
+        uri: Span,
+    },
+    Attribute {
+        name: NameId,
+        prefix: Span,
+        value: Val,
+    },
+    Text(Val),
+    End,
+    Comment(String),
+    Pi(String, String),
+}
+
 /// The start tag being read: its element, the declarations it needs, its attributes.
 #[derive(Default)]
 struct Tag {
     open: bool,
-    element: Option<(String, String, String)>,
-    attrs: Vec<(String, String, String, String)>,
+    element: Option<(NameId, Pfx)>,
+    attrs: Vec<(NameId, Pfx, Val)>,
 }
 
 self_cell::self_cell!(
@@ -76,10 +121,14 @@ pub struct SchemaDecoder<'a> {
     builtin: Vec<BuiltinGrammar>,
     layout: Layout,
     stack: Vec<Frame>,
-    /// Namespace declarations in scope: (prefix, uri).
-    scope: Vec<(String, String)>,
+    /// Namespace declarations in scope: (prefix, uri, the URI's number).
+    scope: Vec<(String, String, u32)>,
     tag: Tag,
-    queue: VecDeque<Event<'static>>,
+    queue: VecDeque<Raw>,
+    /// The strings of the queued events and of the open tag (emptied when both are).
+    buf: String,
+    /// A value read as a miss.
+    scratch: String,
     started: bool,
     root_done: bool,
     ended: bool,
@@ -92,9 +141,6 @@ pub struct SchemaDecoder<'a> {
     /// Queued events whose values are in (pre-compression).
     ready: usize,
 }
-
-/// Marks a value to be filled from its block's channels (U+0001 cannot occur in XML 1.0 text).
-const SLOT: char = '\u{1}';
 
 /// Values in one block up to which its channels share one stream.
 const SMALL_BLOCK: usize = 100;
@@ -123,6 +169,8 @@ impl<'a> SchemaDecoder<'a> {
             scope: Vec::new(),
             tag: Tag::default(),
             queue: VecDeque::new(),
+            buf: String::new(),
+            scratch: String::new(),
             started: false,
             root_done: false,
             ended: false,
@@ -162,11 +210,7 @@ impl<'a> SchemaDecoder<'a> {
         );
         self.layout = Layout::new(o.comments, o.pis, false, false, false);
         self.o = o;
-        self.queue.push_back(Event::StartDocument {
-            version: None,
-            encoding: None,
-            standalone: None,
-        });
+        self.queue.push_back(Raw::StartDocument);
         Ok(())
     }
 
@@ -188,11 +232,11 @@ impl<'a> SchemaDecoder<'a> {
             body.extend_from_slice(&data);
             pos += used.max(1);
         }
-        let g = Arc::clone(&self.g);
         let limits = self.limits.clone();
+        let grammars = Arc::clone(&self.g);
         let inner_options = o.with_alignment(crate::options::Alignment::PreCompression);
         self.inflated = Some(Box::new(Inflated::new(body, |b| {
-            let mut d = SchemaDecoder::new(b, g, inner_options.clone(), limits);
+            let mut d = SchemaDecoder::new(b, grammars, inner_options.clone(), limits);
             d.start_body(inner_options);
             d
         })));
@@ -214,50 +258,51 @@ impl<'a> SchemaDecoder<'a> {
         );
         self.layout = Layout::new(o.comments, o.pis, false, false, false);
         self.o = o;
-        self.queue.push_back(Event::StartDocument {
-            version: None,
-            encoding: None,
-            standalone: None,
-        });
+        self.queue.push_back(Raw::StartDocument);
         self.ready = 1;
-    }
-
-    fn max_len(&self) -> usize {
-        self.limits.max_string_len
     }
 
     // ---- names and prefixes --------------------------------------------------------------
 
-    /// A prefix for `uri` in scope or declared on the open tag (`""` for no namespace).
-    fn prefix_for(&mut self, uri: &str, uri_id: Option<u32>) -> String {
-        if uri.is_empty() {
-            return String::new();
+    /// A prefix for URI `uri` in scope or declared on the open tag.
+    fn prefix_for(&mut self, uri: u32) -> Pfx {
+        match uri {
+            0 => return Pfx::None,
+            1 => return Pfx::Xml,
+            _ => {}
         }
-        if uri == crate::tables::XML_NS {
-            return "xml".into();
+        if let Some(i) = self.scope.iter().rposition(|e| e.2 == uri) {
+            return Pfx::Scope(i);
         }
-        if let Some((p, _)) = self.scope.iter().rev().find(|(_, u)| u == uri) {
-            return p.clone();
-        }
-        let mut p = if uri == crate::tables::XSI_NS {
+        let mut p = if uri == 2 {
             "xsi".to_string()
         } else {
-            format!("ns{}", uri_id.unwrap_or(self.t.uris.len() as u32))
+            format!("ns{uri}")
         };
-        while self.scope.iter().any(|(q, _)| *q == p) {
+        while self.scope.iter().any(|(q, _, _)| *q == p) {
             p.push('_');
         }
-        self.scope.push((p.clone(), uri.to_string()));
-        p
+        self.scope.push((p, self.t.uri(uri).to_string(), uri));
+        Pfx::Scope(self.scope.len() - 1)
     }
 
-    fn name_parts(&self, name: NameId) -> (String, String, u32) {
-        let n = &self.t.names[name as usize];
-        (
-            self.t.uris[n.uri as usize].uri.clone(),
-            n.local.clone(),
-            n.uri,
-        )
+    /// Appends `text` to `buf`.
+    fn put(&mut self, text: &str) -> Span {
+        let a = self.buf.len() as u32;
+        self.buf.push_str(text);
+        Span(a, self.buf.len() as u32)
+    }
+
+    fn pfx_span(&mut self, p: Pfx) -> Span {
+        match p {
+            Pfx::None => Span::default(),
+            Pfx::Xml => self.put("xml"),
+            Pfx::Scope(i) => {
+                let a = self.buf.len() as u32;
+                self.buf.push_str(&self.scope[i].0);
+                Span(a, self.buf.len() as u32)
+            }
+        }
     }
 
     fn open_element(&mut self, name: NameId, cur: Cur) -> Result<()> {
@@ -269,13 +314,10 @@ impl<'a> SchemaDecoder<'a> {
             )));
         }
         let mark = self.scope.len();
-        let (uri, local, uri_id) = self.name_parts(name);
-        let prefix = self.prefix_for(&uri, Some(uri_id));
-        self.tag = Tag {
-            open: true,
-            element: Some((prefix, uri, local)),
-            attrs: Vec::new(),
-        };
+        let prefix = self.prefix_for(self.t.name_uri(name));
+        self.tag.open = true;
+        self.tag.element = Some((name, prefix));
+        self.tag.attrs.clear();
         self.stack.push(Frame {
             cur,
             name,
@@ -284,10 +326,9 @@ impl<'a> SchemaDecoder<'a> {
         Ok(())
     }
 
-    fn attribute(&mut self, name: NameId, value: String) {
-        let (uri, local, uri_id) = self.name_parts(name);
-        let prefix = self.prefix_for(&uri, Some(uri_id));
-        self.tag.attrs.push((prefix, uri, local, value));
+    fn attribute(&mut self, name: NameId, value: Val) {
+        let prefix = self.prefix_for(self.t.name_uri(name));
+        self.tag.attrs.push((name, prefix, value));
     }
 
     /// Hands the open start tag on.
@@ -296,40 +337,36 @@ impl<'a> SchemaDecoder<'a> {
             return;
         }
         self.tag.open = false;
-        let Some((prefix, ns, local)) = self.tag.element.take() else {
+        let Some((name, p)) = self.tag.element.take() else {
             return;
         };
-        self.queue.push_back(Event::StartElement(QName {
-            prefix: Cow::Owned(prefix),
-            namespace: Cow::Owned(ns),
-            local: Cow::Owned(local),
-        }));
+        let prefix = self.pfx_span(p);
+        self.queue.push_back(Raw::Start { name, prefix });
         let mark = self.stack.last().map_or(0, |f| f.scope_mark);
-        for (p, u) in &self.scope[mark..] {
-            self.queue.push_back(Event::Namespace {
-                prefix: Cow::Owned(p.clone()),
-                uri: Cow::Owned(u.clone()),
+        for i in mark..self.scope.len() {
+            let prefix = self.pfx_span(Pfx::Scope(i));
+            let a = self.buf.len() as u32;
+            self.buf.push_str(&self.scope[i].1);
+            let uri = Span(a, self.buf.len() as u32);
+            self.queue.push_back(Raw::Namespace { prefix, uri });
+        }
+        let attrs = std::mem::take(&mut self.tag.attrs);
+        for &(name, p, value) in &attrs {
+            let prefix = self.pfx_span(p);
+            self.queue.push_back(Raw::Attribute {
+                name,
+                prefix,
+                value,
             });
         }
-        for (p, u, l, v) in std::mem::take(&mut self.tag.attrs) {
-            self.queue.push_back(Event::Attribute {
-                name: QName {
-                    prefix: Cow::Owned(p),
-                    namespace: Cow::Owned(u),
-                    local: Cow::Owned(l),
-                },
-                value: Cow::Owned(v),
-            });
-        }
+        self.tag.attrs = attrs;
+        self.tag.attrs.clear();
     }
 
-    fn text(&mut self, text: String) {
+    fn text(&mut self, text: Val) {
         self.flush_tag();
-        if !text.is_empty() {
-            self.queue.push_back(Event::Characters {
-                text: Cow::Owned(text),
-                cdata: false,
-            });
+        if !matches!(text, Val::Span(Span(a, b)) if a == b) {
+            self.queue.push_back(Raw::Text(text));
         }
     }
 
@@ -338,13 +375,59 @@ impl<'a> SchemaDecoder<'a> {
         if let Some(f) = self.stack.pop() {
             self.scope.truncate(f.scope_mark);
         }
-        self.queue.push_back(Event::EndElement);
+        self.queue.push_back(Raw::End);
+    }
+
+    /// The event of `raw`, its strings borrowed from the table and `buf`.
+    fn event_of<'s>(&'s self, raw: &'s Raw) -> Event<'s> {
+        let b = |s: Span| Cow::Borrowed(&self.buf[s.0 as usize..s.1 as usize]);
+        let v = |v: Val| match v {
+            Val::Span(s) => b(s),
+            // Every slot is filled before its event is handed on.
+            Val::Slot(_) => Cow::Borrowed(""),
+        };
+        let q = |name: NameId, prefix: Span| QName {
+            prefix: b(prefix),
+            namespace: Cow::Borrowed(self.t.uri(self.t.name_uri(name))),
+            local: Cow::Borrowed(self.t.local(name)),
+        };
+        match *raw {
+            Raw::StartDocument => Event::StartDocument {
+                version: None,
+                encoding: None,
+                standalone: None,
+            },
+            Raw::EndDocument => Event::EndDocument,
+            Raw::Start { name, prefix } => Event::StartElement(q(name, prefix)),
+            Raw::Namespace { prefix, uri } => Event::Namespace {
+                prefix: b(prefix),
+                uri: b(uri),
+            },
+            Raw::Attribute {
+                name,
+                prefix,
+                value,
+            } => Event::Attribute {
+                name: q(name, prefix),
+                value: v(value),
+            },
+            Raw::Text(t) => Event::Characters {
+                text: v(t),
+                cdata: false,
+            },
+            Raw::End => Event::EndElement,
+            Raw::Comment(ref c) => Event::Comment(Cow::Borrowed(c)),
+            Raw::Pi(ref t, ref d) => Event::ProcessingInstruction {
+                target: Cow::Borrowed(t),
+                data: Cow::Borrowed(d),
+            },
+        }
     }
 
     // ---- grammars --------------------------------------------------------------------------
 
-    fn element_cur(&self, e: binxml_schema::model::ElemId) -> Cur {
-        let eg = self.g.element(e);
+    fn element_cur(&self, g: &SchemaGrammars, e: binxml_schema::model::ElemId) -> Cur {
+        let eg = g.element(e);
         Cur::Informed {
             state: eg.start,
             empty: eg.empty,
@@ -354,11 +437,11 @@ impl<'a> SchemaDecoder<'a> {
     }
 
     fn builtin_cur(&mut self, name: NameId) -> Cur {
-        let grammar = match self.t.names[name as usize].grammar {
+        let grammar = match self.t.grammar(name) {
             NONE => {
                 self.builtin.push(BuiltinGrammar::new());
                 let gi = self.builtin.len() - 1;
-                self.t.names[name as usize].grammar = gi as u32;
+                self.t.set_grammar(name, gi as u32);
                 gi
             }
             gi => gi as usize,
@@ -369,16 +452,16 @@ impl<'a> SchemaDecoder<'a> {
         }
     }
 
-    fn global_grammar(&mut self, name: NameId) -> Cur {
-        let (uri, local, _) = self.name_parts(name);
-        if let Some(e) = self.g.schema().global_element(&uri, &local) {
-            return self.element_cur(e);
+    fn global_grammar(&mut self, g: &SchemaGrammars, name: NameId) -> Cur {
+        let uri = self.t.uri(self.t.name_uri(name));
+        if let Some(e) = g.schema().global_element(uri, self.t.local(name)) {
+            return self.element_cur(g, e);
         }
         self.builtin_cur(name)
     }
 
-    fn name_of_elem(&self, e: binxml_schema::model::ElemId) -> Result<NameId> {
-        Ok(self.g.elem_name(e))
+    fn name_of_elem(&self, g: &SchemaGrammars, e: binxml_schema::model::ElemId) -> Result<NameId> {
+        Ok(g.elem_name(e))
     }
 
     fn set_state(&mut self, next: Option<GrammarId>) {
@@ -389,7 +472,8 @@ impl<'a> SchemaDecoder<'a> {
         }
     }
 
-    fn second_order(&self, cur: Cur) -> Vec<Second> {
+    fn second_order(&self, g: &SchemaGrammars, cur: Cur) -> Order {
+        let mut v = Order::default();
         let Cur::Informed {
             state,
             nillable,
@@ -397,12 +481,10 @@ impl<'a> SchemaDecoder<'a> {
             ..
         } = cur
         else {
-            return Vec::new();
+            return v;
         };
-        let st = self.g.grammar(state);
-        let has_ee = st.productions.iter().any(|p| p.terminal == Terminal::Ee);
+        let st = g.grammar(state);
         if self.o.strict {
-            let mut v = Vec::new();
             if st.kind == Kind::FirstStartTag {
                 if castable {
                     v.push(Second::XsiType);
@@ -413,23 +495,23 @@ impl<'a> SchemaDecoder<'a> {
             }
             return v;
         }
-        let mut v = Vec::new();
-        if !has_ee {
+        if !st.productions.iter().any(|p| p.terminal == Terminal::Ee) {
             v.push(Second::Ee);
         }
-        match st.kind {
-            Kind::FirstStartTag => v.extend([
+        let kind: &[Second] = match st.kind {
+            Kind::FirstStartTag => &[
                 Second::XsiType,
                 Second::XsiNil,
                 Second::AtAny,
                 Second::AtUntyped,
                 Second::SeAny,
                 Second::Ch,
-            ]),
-            Kind::StartTag => {
-                v.extend([Second::AtAny, Second::AtUntyped, Second::SeAny, Second::Ch])
-            }
-            Kind::Content => v.extend([Second::SeAny, Second::Ch]),
+            ],
+            Kind::StartTag => &[Second::AtAny, Second::AtUntyped, Second::SeAny, Second::Ch],
+            Kind::Content => &[Second::SeAny, Second::Ch],
+        };
+        for &k in kind {
+            v.push(k);
         }
         if self.o.comments || self.o.pis {
             v.push(Second::Misc);
@@ -442,69 +524,71 @@ impl<'a> SchemaDecoder<'a> {
     /// A value of an attribute or element named `name`, typed by `ty` or untyped: read now,
     /// or, in the pre-compression layout, a placeholder filled when the block's value channels
     /// are read (EXI 1.0, section 9).
-    fn value(&mut self, name: NameId, ty: Option<TypeId>) -> Result<String> {
+    fn value(&mut self, g: &SchemaGrammars, name: NameId, ty: Option<TypeId>) -> Result<Val> {
         if self.reordered {
             let n = self.slots.len();
             self.slots.push((name, ty));
             if self.slots.len() as u32 == self.o.block_size {
                 self.block_full = true;
             }
-            return Ok(format!("{SLOT}{n}{SLOT}"));
+            return Ok(Val::Slot(n as u32));
         }
-        self.read_value_now(name, ty)
+        Ok(Val::Span(self.read_value_now(g, name, ty)?))
     }
 
-    fn read_value_now(&mut self, name: NameId, ty: Option<TypeId>) -> Result<String> {
-        let g = Arc::clone(&self.g);
-        match ty {
-            None => self
-                .t
-                .read_value_string(&mut self.r, name, self.limits.max_string_len),
-            Some(t) => self.typed(name, g.datatype(t)),
-        }
-    }
-
-    fn typed(&mut self, name: NameId, dt: &ExiType) -> Result<String> {
-        match dt {
-            ExiType::String => {
-                self.t
-                    .read_value_string(&mut self.r, name, self.limits.max_string_len)
+    /// Reads a value into `buf`.
+    fn read_value_now(
+        &mut self,
+        g: &SchemaGrammars,
+        name: NameId,
+        ty: Option<TypeId>,
+    ) -> Result<Span> {
+        let a = self.buf.len() as u32;
+        let max = self.limits.max_string_len;
+        match ty.map(|t| g.datatype(t)) {
+            None | Some(ExiType::String) => {
+                match self
+                    .t
+                    .read_value(&mut self.r, name, max, &mut self.scratch)?
+                {
+                    ValueRef::Global(v) => self.buf.push_str(self.t.value(v)),
+                    ValueRef::Scratch => self.buf.push_str(&self.scratch),
+                }
             }
-            ExiType::Restricted(_) => {
-                let max = self.max_len();
-                let dt = dt.clone();
-                self.t
+            Some(dt @ ExiType::Restricted(_)) => {
+                let v = self
+                    .t
                     .read_value_string_with(&mut self.r, name, max, |r, len, out| {
-                        values::decode_string_literal(&dt, len, r, out)
-                    })
+                        values::decode_string_literal(dt, len, r, out)
+                    })?;
+                self.buf.push_str(&v);
             }
-            _ => {
-                let mut s = String::new();
+            Some(dt) => {
                 let mut items = values::TableItems {
                     t: &mut self.t,
                     name,
-                    max_len: self.limits.max_string_len,
+                    max_len: max,
                 };
-                values::decode_with(dt, &mut self.r, &mut s, &mut items)?;
-                Ok(s)
+                values::decode_with(dt, &mut self.r, &mut self.buf, &mut items)?;
             }
         }
+        Ok(Span(a, self.buf.len() as u32))
     }
 
     // ---- steps -----------------------------------------------------------------------------
 
     /// Reads the next event(s) into the queue.
-    fn step(&mut self) -> Result<()> {
+    fn step(&mut self, g: &SchemaGrammars) -> Result<()> {
         let Some(cur) = self.stack.last().map(|f| f.cur) else {
-            return self.step_top();
+            return self.step_top(g);
         };
         match cur {
-            Cur::Informed { state, .. } => self.step_informed(cur, state),
-            Cur::Builtin { grammar, state } => self.step_builtin(grammar, state),
+            Cur::Informed { state, .. } => self.step_informed(g, cur, state),
+            Cur::Builtin { grammar, state } => self.step_builtin(g, grammar, state),
         }
     }
 
-    fn step_top(&mut self) -> Result<()> {
+    fn step_top(&mut self, g: &SchemaGrammars) -> Result<()> {
         let misc = self.o.comments || self.o.pis;
         if self.root_done {
             // DocEnd: ED, or (preserved) a comment or PI.
@@ -512,23 +596,23 @@ impl<'a> SchemaDecoder<'a> {
                 return self.read_misc();
             }
             self.ended = true;
-            self.queue.push_back(Event::EndDocument);
+            self.queue.push_back(Raw::EndDocument);
             return Ok(());
         }
-        let n = self.g.document_elements().len() + 1;
+        let n = g.document_elements().len() + 1;
         let i = self.r.nbit(width(n + usize::from(misc)))? as usize;
         if misc && i == n {
             return self.read_misc();
         }
         self.root_done = true;
         if i + 1 < n {
-            let e = self.g.document_elements()[i];
-            let name = self.name_of_elem(e)?;
-            let cur = self.element_cur(e);
+            let e = g.document_elements()[i];
+            let name = self.name_of_elem(g, e)?;
+            let cur = self.element_cur(g, e);
             self.open_element(name, cur)
         } else if i + 1 == n {
             let name = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
-            let cur = self.global_grammar(name);
+            let cur = self.global_grammar(g, name);
             self.open_element(name, cur)
         } else {
             Err(self
@@ -553,16 +637,13 @@ impl<'a> SchemaDecoder<'a> {
             Some(Second::Cm) => {
                 let text = self.r.string(max)?;
                 self.flush_tag();
-                self.queue.push_back(Event::Comment(Cow::Owned(text)));
+                self.queue.push_back(Raw::Comment(text));
             }
             Some(_) => {
                 let target = self.r.string(max)?;
                 let data = self.r.string(max)?;
                 self.flush_tag();
-                self.queue.push_back(Event::ProcessingInstruction {
-                    target: Cow::Owned(target),
-                    data: Cow::Owned(data),
-                });
+                self.queue.push_back(Raw::Pi(target, data));
             }
             None => {
                 return Err(at.error(format!("third-level event code {k} past {}", third.len())));
@@ -571,55 +652,49 @@ impl<'a> SchemaDecoder<'a> {
         Ok(())
     }
 
-    fn step_informed(&mut self, cur: Cur, state: GrammarId) -> Result<()> {
-        let g = Arc::clone(&self.g);
+    fn step_informed(&mut self, g: &SchemaGrammars, cur: Cur, state: GrammarId) -> Result<()> {
         let st = g.grammar(state);
         let n1 = st.productions.len();
-        let order = self.second_order(cur);
+        let order = self.second_order(g, cur);
         let more = usize::from(!order.is_empty());
         let at = self.r.clone();
         let i = self.r.nbit(width(n1 + more))? as usize;
         if i < n1 {
             let p = &st.productions[i];
             match &p.terminal {
-                Terminal::At { name, type_def } => {
-                    let id = self.g.name_id(name).ok_or_else(|| {
+                Terminal::At { type_def, .. } => {
+                    let id = g.prod_name(state, i).ok_or_else(|| {
                         at.error("a declared attribute is missing from the string table")
                     })?;
-                    let v = self.value(id, Some(*type_def))?;
+                    let v = self.value(g, id, Some(*type_def))?;
                     self.attribute(id, v);
                     self.set_state(p.next);
                 }
                 Terminal::AtNs(uri) => {
-                    let u = self
+                    let u = self.t.uri_id(uri).ok_or_else(|| {
+                        at.error("a wildcard URI is missing from the string table")
+                    })?;
+                    let id = self
                         .t
-                        .uris
-                        .iter()
-                        .position(|x| x.uri == *uri)
-                        .ok_or_else(|| {
-                            at.error("a wildcard URI is missing from the string table")
-                        })?;
-                    let id =
-                        self.t
-                            .read_local(&mut self.r, u as u32, self.limits.max_string_len)?;
-                    let v = self.undeclared_attribute_value(id)?;
+                        .read_local(&mut self.r, u, self.limits.max_string_len)?;
+                    let v = self.undeclared_attribute_value(g, id)?;
                     self.attribute(id, v);
                     self.set_state(p.next);
                 }
                 Terminal::AtAny => {
                     let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
-                    let v = self.undeclared_attribute_value(id)?;
+                    let v = self.undeclared_attribute_value(g, id)?;
                     self.attribute(id, v);
                     self.set_state(p.next);
                 }
                 Terminal::Se(e) => {
-                    let name = self.name_of_elem(*e)?;
-                    let c = self.element_cur(*e);
+                    let name = self.name_of_elem(g, *e)?;
+                    let c = self.element_cur(g, *e);
                     self.set_state(p.next);
                     self.open_element(name, c)?;
                 }
-                Terminal::SeRelaxed(n) => {
-                    let name = self.g.name_id(n).ok_or_else(|| {
+                Terminal::SeRelaxed(_) => {
+                    let name = g.prod_name(state, i).ok_or_else(|| {
                         at.error("a declared name is missing from the string table")
                     })?;
                     let eg = g
@@ -637,37 +712,32 @@ impl<'a> SchemaDecoder<'a> {
                     )?;
                 }
                 Terminal::SeNs(uri) => {
-                    let u = self
+                    let u = self.t.uri_id(uri).ok_or_else(|| {
+                        at.error("a wildcard URI is missing from the string table")
+                    })?;
+                    let name = self
                         .t
-                        .uris
-                        .iter()
-                        .position(|x| x.uri == *uri)
-                        .ok_or_else(|| {
-                            at.error("a wildcard URI is missing from the string table")
-                        })?;
-                    let name =
-                        self.t
-                            .read_local(&mut self.r, u as u32, self.limits.max_string_len)?;
+                        .read_local(&mut self.r, u, self.limits.max_string_len)?;
                     self.set_state(p.next);
-                    let c = self.global_grammar(name);
+                    let c = self.global_grammar(g, name);
                     self.open_element(name, c)?;
                 }
                 Terminal::SeAny => {
                     let name = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
                     self.set_state(p.next);
-                    let c = self.global_grammar(name);
+                    let c = self.global_grammar(g, name);
                     self.open_element(name, c)?;
                 }
                 Terminal::Ee => self.close_element(),
                 Terminal::Ch(t) => {
                     let name = self.stack.last().expect("inside an element").name;
-                    let v = self.value(name, Some(*t))?;
+                    let v = self.value(g, name, Some(*t))?;
                     self.text(v);
                     self.set_state(p.next);
                 }
                 Terminal::ChMixed => {
                     let name = self.stack.last().expect("inside an element").name;
-                    let v = self.value(name, None)?;
+                    let v = self.value(g, name, None)?;
                     self.text(v);
                     self.set_state(p.next);
                 }
@@ -697,19 +767,17 @@ impl<'a> SchemaDecoder<'a> {
             Second::Ee => self.close_element(),
             Second::XsiType => {
                 let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
-                let (uri, local, uri_id) = self.name_parts(id);
-                let prefix = self.prefix_for(&uri, Some(uri_id));
-                let value = if prefix.is_empty() {
-                    local.clone()
-                } else {
-                    format!("{prefix}:{local}")
-                };
-                let xsi = self
-                    .t
-                    .name_id_any(2, "type")
-                    .expect("xsi:type is in every table");
-                self.attribute(xsi, value);
-                if let Some(t) = g.schema().global_type(&uri, &local) {
+                let uri = self.t.name_uri(id);
+                let prefix = self.prefix_for(uri);
+                let a = self.buf.len() as u32;
+                if !matches!(prefix, Pfx::None) {
+                    self.pfx_span(prefix);
+                    self.buf.push(':');
+                }
+                self.buf.push_str(self.t.local(id));
+                let value = Val::Span(Span(a, self.buf.len() as u32));
+                self.attribute(crate::tables::XSI_TYPE, value);
+                if let Some(t) = g.schema().global_type(self.t.uri(uri), self.t.local(id)) {
                     let (start, empty) = (g.type_grammar(t), g.type_empty(t));
                     if let Some(f) = self.stack.last_mut() {
                         f.cur = Cur::Informed {
@@ -723,18 +791,15 @@ impl<'a> SchemaDecoder<'a> {
             }
             Second::XsiNil => {
                 let b = self.r.boolean()?;
-                let xsi = self
-                    .t
-                    .name_id_any(2, "nil")
-                    .expect("xsi:nil is in every table");
-                self.attribute(xsi, if b { "true" } else { "false" }.to_string());
+                let value = Val::Span(self.put(if b { "true" } else { "false" }));
+                self.attribute(crate::tables::XSI_NIL, value);
                 if b && let Cur::Informed { empty, .. } = cur {
                     self.set_state(Some(empty));
                 }
             }
             Second::AtAny => {
                 let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
-                let v = self.undeclared_attribute_value(id)?;
+                let v = self.undeclared_attribute_value(g, id)?;
                 self.attribute(id, v);
             }
             Second::AtUntyped => {
@@ -748,18 +813,15 @@ impl<'a> SchemaDecoder<'a> {
                 let k = self.r.nbit(width(declared.len() + 1))? as usize;
                 if k < declared.len() {
                     let p = &st.productions[declared[k]];
-                    let Terminal::At { name, .. } = &p.terminal else {
-                        unreachable!()
-                    };
-                    let id = self.g.name_id(name).ok_or_else(|| {
+                    let id = g.prod_name(state, declared[k]).ok_or_else(|| {
                         at.error("a declared attribute is missing from the string table")
                     })?;
-                    let v = self.value(id, None)?;
+                    let v = self.value(g, id, None)?;
                     self.attribute(id, v);
                     self.set_state(p.next);
                 } else if k == declared.len() {
                     let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
-                    let v = self.value(id, None)?;
+                    let v = self.value(g, id, None)?;
                     self.attribute(id, v);
                 } else {
                     return Err(at.error(format!(
@@ -771,12 +833,12 @@ impl<'a> SchemaDecoder<'a> {
             Second::SeAny => {
                 let name = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
                 self.set_state(Some(content));
-                let c = self.global_grammar(name);
+                let c = self.global_grammar(g, name);
                 self.open_element(name, c)?;
             }
             Second::Ch => {
                 let name = self.stack.last().expect("inside an element").name;
-                let v = self.value(name, None)?;
+                let v = self.value(g, name, None)?;
                 self.text(v);
                 self.set_state(Some(content));
             }
@@ -786,22 +848,21 @@ impl<'a> SchemaDecoder<'a> {
 
     /// An attribute matched by AT(*) or AT(uri:*): typed by its global declaration if there
     /// is one, else a string.
-    fn undeclared_attribute_value(&mut self, id: NameId) -> Result<String> {
-        let (uri, local, _) = self.name_parts(id);
-        let g = Arc::clone(&self.g);
-        match g.schema().global_attribute(&uri, &local) {
-            Some(a) => self.value(id, Some(g.schema().attribute(a).type_def)),
-            None => self.value(id, None),
+    fn undeclared_attribute_value(&mut self, g: &SchemaGrammars, id: NameId) -> Result<Val> {
+        let uri = self.t.uri(self.t.name_uri(id));
+        match g.schema().global_attribute(uri, self.t.local(id)) {
+            Some(a) => self.value(g, id, Some(g.schema().attribute(a).type_def)),
+            None => self.value(g, id, None),
         }
     }
 
-    fn step_builtin(&mut self, grammar: usize, state: State) -> Result<()> {
+    fn step_builtin(&mut self, g: &SchemaGrammars, grammar: usize, state: State) -> Result<()> {
         let n = self.builtin[grammar].prods(state).len();
         let at = self.r.clone();
         let code = self.r.nbit(width(n + 1))? as usize;
         if code < n {
             let p = self.builtin[grammar].prods(state)[index_of(code, n)];
-            return self.builtin_prod(grammar, state, p, false);
+            return self.builtin_prod(g, grammar, state, p, false);
         }
         if code > n {
             return Err(at.error(format!("event code {code} past {} productions", n + 1)));
@@ -839,11 +900,12 @@ impl<'a> SchemaDecoder<'a> {
             }
         };
         self.builtin[grammar].learn(state, p);
-        self.builtin_prod(grammar, state, p, true)
+        self.builtin_prod(g, grammar, state, p, true)
     }
 
     fn builtin_prod(
         &mut self,
+        g: &SchemaGrammars,
         grammar: usize,
         state: State,
         p: Prod,
@@ -852,7 +914,7 @@ impl<'a> SchemaDecoder<'a> {
         match p {
             Prod::Ee => self.close_element(),
             Prod::At(id) => {
-                let v = self.value(id, None)?;
+                let v = self.value(g, id, None)?;
                 self.attribute(id, v);
             }
             Prod::Se(id) => {
@@ -862,12 +924,12 @@ impl<'a> SchemaDecoder<'a> {
                         state: State::Content,
                     };
                 }
-                let c = self.global_grammar(id);
+                let c = self.global_grammar(g, id);
                 self.open_element(id, c)?;
             }
             Prod::Ch => {
                 let name = self.stack.last().expect("inside an element").name;
-                let v = self.value(name, None)?;
+                let v = self.value(g, name, None)?;
                 self.text(v);
                 if let Some(f) = self.stack.last_mut() {
                     f.cur = Cur::Builtin {
@@ -883,8 +945,31 @@ impl<'a> SchemaDecoder<'a> {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A state's second-level productions in event-code order (at most eight: no allocation
+/// per event).
+#[derive(Clone, Copy, Debug, Default)]
+struct Order {
+    items: [Second; 8],
+    len: usize,
+}
+
+impl Order {
+    fn push(&mut self, s: Second) {
+        self.items[self.len] = s;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for Order {
+    type Target = [Second];
+    fn deref(&self) -> &[Second] {
+        &self.items[..self.len]
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Second {
+    #[default]
     Ee,
     XsiType,
     XsiNil,
@@ -902,7 +987,7 @@ impl SchemaDecoder<'_> {
     /// Reads the block's value channels (section 9.3's order: with at most 100 values, every
     /// channel in order of first value; else the channels of at most 100 values, then each
     /// larger one, each group in order of first value) and fills the placeholders.
-    fn fill_block(&mut self) -> Result<()> {
+    fn fill_block(&mut self, g: &SchemaGrammars) -> Result<()> {
         let slots = std::mem::take(&mut self.slots);
         self.block_full = false;
         if slots.is_empty() {
@@ -928,52 +1013,90 @@ impl SchemaDecoder<'_> {
             let large = (0..channels.len()).filter(|&c| channels[c].1.len() > SMALL_BLOCK);
             small.chain(large).collect()
         };
-        let mut values = vec![String::new(); slots.len()];
+        let mut values = vec![Span::default(); slots.len()];
         for c in order {
             for &i in &channels[c].1 {
                 let (name, ty) = slots[i];
-                values[i] = self.read_value_now(name, ty)?;
+                values[i] = self.read_value_now(g, name, ty)?;
             }
         }
-        let fill = |s: &mut Cow<'static, str>| {
-            if !s.contains(SLOT) {
-                return;
+        let fill = |v: &mut Val| {
+            if let Val::Slot(n) = *v {
+                *v = Val::Span(values[n as usize]);
             }
-            let mut out = String::new();
-            let mut rest: &str = s;
-            while let Some(a) = rest.find(SLOT) {
-                out.push_str(&rest[..a]);
-                let after = &rest[a + SLOT.len_utf8()..];
-                let Some(b) = after.find(SLOT) else {
-                    out.push_str(&rest[a..]);
-                    rest = "";
-                    break;
-                };
-                match after[..b].parse::<usize>().ok().and_then(|i| values.get(i)) {
-                    Some(v) => out.push_str(v),
-                    None => out.push_str(&rest[a..a + SLOT.len_utf8() + b + SLOT.len_utf8()]),
-                }
-                rest = &after[b + SLOT.len_utf8()..];
-            }
-            out.push_str(rest);
-            *s = Cow::Owned(out);
         };
-        for ev in self.queue.iter_mut() {
-            match ev {
-                Event::Attribute { value, .. } => fill(value),
-                Event::Characters { text, .. } => fill(text),
+        for raw in self.queue.iter_mut() {
+            match raw {
+                Raw::Attribute { value, .. } => fill(value),
+                Raw::Text(text) => fill(text),
                 _ => {}
             }
         }
         // Attributes of a start tag still open.
         for a in &mut self.tag.attrs {
-            let mut v: Cow<'static, str> = Cow::Owned(std::mem::take(&mut a.3));
-            fill(&mut v);
-            a.3 = v.into_owned();
+            fill(&mut a.2);
         }
         self.queue
-            .retain(|ev| !matches!(ev, Event::Characters { text, .. } if text.is_empty()));
+            .retain(|raw| !matches!(raw, Raw::Text(Val::Span(Span(a, b))) if a == b));
         Ok(())
+    }
+
+    /// Reads until an event is ready to hand on; `false` at the end of the stream.
+    fn advance(&mut self, g: &SchemaGrammars) -> Result<bool> {
+        loop {
+            // In pre-compression a block's events wait for its values: `ready` counts the
+            // queued events whose values are in.
+            if (!self.reordered || self.ready > 0) && !self.queue.is_empty() {
+                return Ok(true);
+            }
+            if self.queue.is_empty() && !self.tag.open {
+                self.buf.clear();
+            }
+            if self.ended {
+                return Ok(false);
+            }
+            if !self.started {
+                self.started = true;
+                self.start()?;
+                if self.inflated.is_some() {
+                    return Ok(false);
+                }
+                self.ready = self.queue.len();
+                continue;
+            }
+            self.step(g)?;
+            if self.reordered && (self.block_full || self.ended) {
+                self.fill_block(g)?;
+                self.ready = self.queue.len();
+            }
+        }
+    }
+
+    /// Hands every event on to `f`, borrowed for the call.
+    fn drive<F>(&mut self, f: &mut F) -> Result<()>
+    where
+        F: FnMut(&Event<'_>) -> Result<()>,
+    {
+        // One count on the grammars for the whole stream, not one per event.
+        let grammars = Arc::clone(&self.g);
+        let g = &*grammars;
+        loop {
+            if let Some(inner) = &mut self.inflated {
+                return inner.with_dependent_mut(|_, d| d.drive(f));
+            }
+            if !self.advance(g)? {
+                if self.inflated.is_some() {
+                    continue;
+                }
+                return Ok(());
+            }
+            while (!self.reordered || self.ready > 0)
+                && let Some(raw) = self.queue.pop_front()
+            {
+                self.ready = self.ready.saturating_sub(1);
+                f(&self.event_of(&raw))?;
+            }
+        }
     }
 }
 
@@ -982,33 +1105,23 @@ impl<'a> Decoder<'a> for SchemaDecoder<'a> {
         if let Some(inner) = &mut self.inflated {
             return inner.with_dependent_mut(|_, d| Ok(d.next_event()?.map(Event::into_owned)));
         }
-        loop {
-            // In pre-compression a block's events wait for its values: `ready` counts the
-            // queued events whose values are in.
-            if (!self.reordered || self.ready > 0)
-                && let Some(ev) = self.queue.pop_front()
-            {
-                self.ready = self.ready.saturating_sub(1);
-                return Ok(Some(ev));
-            }
-            if self.ended {
-                return Ok(None);
-            }
-            if !self.started {
-                self.started = true;
-                self.start()?;
-                if self.inflated.is_some() {
-                    return self.next_event();
-                }
-                self.ready = self.queue.len();
-                continue;
-            }
-            self.step()?;
-            if self.reordered && (self.block_full || self.ended) {
-                self.fill_block()?;
-                self.ready = self.queue.len();
-            }
+        let grammars = Arc::clone(&self.g);
+        if !self.advance(&grammars)? {
+            return match self.inflated {
+                Some(_) => self.next_event(),
+                None => Ok(None),
+            };
         }
+        let raw = self.queue.pop_front().expect("an event is ready");
+        self.ready = self.ready.saturating_sub(1);
+        Ok(Some(self.event_of(&raw).into_owned()))
+    }
+
+    fn read_into<S: binxml_core::EventSink<'a>>(&mut self, sink: &mut S) -> Result<()>
+    where
+        Self: Sized,
+    {
+        self.drive(&mut |ev: &Event<'_>| sink.transient(ev))
     }
 
     fn offset(&self) -> u64 {

@@ -69,8 +69,10 @@ pub struct SchemaEncoder<W: Write> {
     layout: Layout,
     stack: Vec<Frame>,
     checker: StreamChecker,
-    /// The open start tag's attributes (namespace, local, value), and xsi:type / xsi:nil.
-    attrs: Vec<(String, String, String)>,
+    /// The open start tag's attributes as spans of `abuf` (namespace, local, value), and
+    /// xsi:type / xsi:nil.
+    attrs: Vec<[Span; 3]>,
+    abuf: String,
     xsi_type: Option<String>,
     xsi_nil: Option<String>,
     in_tag: bool,
@@ -90,6 +92,9 @@ pub struct SchemaEncoder<W: Write> {
     /// The block's values (pre-compression and compression).
     chan: Channels,
 }
+
+/// A byte range of a buffer.
+type Span = (u32, u32);
 
 fn unsupported(what: &str) -> Error {
     Error::unsupported(
@@ -126,6 +131,7 @@ impl<W: Write> SchemaEncoder<W> {
             stack: Vec::new(),
             checker: StreamChecker::new(false),
             attrs: Vec::new(),
+            abuf: String::new(),
             xsi_type: None,
             xsi_nil: None,
             in_tag: false,
@@ -366,9 +372,8 @@ impl<W: Write> SchemaEncoder<W> {
     /// The grammar an element named `name` starts in when its declaration is not known from
     /// the production (SE(*) and SE(uri:*)): its global element's, else its built-in one.
     fn global_grammar(&mut self, name: NameId) -> Cur {
-        let n = &self.t.names[name as usize];
-        let uri = &self.t.uris[n.uri as usize].uri;
-        if let Some(e) = self.g.schema().global_element(uri, &n.local) {
+        let uri = self.t.uri(self.t.name_uri(name));
+        if let Some(e) = self.g.schema().global_element(uri, self.t.local(name)) {
             return self.element_cur(e);
         }
         self.builtin_cur(name)
@@ -385,11 +390,11 @@ impl<W: Write> SchemaEncoder<W> {
     }
 
     fn builtin_cur(&mut self, name: NameId) -> Cur {
-        let grammar = match self.t.names[name as usize].grammar {
+        let grammar = match self.t.grammar(name) {
             NONE => {
                 self.builtin.push(BuiltinGrammar::new());
                 let gi = self.builtin.len() - 1;
-                self.t.names[name as usize].grammar = gi as u32;
+                self.t.set_grammar(name, gi as u32);
                 gi
             }
             gi => gi as usize,
@@ -438,7 +443,8 @@ impl<W: Write> SchemaEncoder<W> {
                 }
             }
             Some(cur @ Cur::Informed { state, .. }) => {
-                let st = self.g.grammar(state);
+                let g = Arc::clone(&self.g);
+                let st = g.grammar(state);
                 let mut found = None;
                 // Declared names are in the table from the start: compare numbers.
                 let qid = self.name_of(&q.namespace, &q.local);
@@ -448,7 +454,7 @@ impl<W: Write> SchemaEncoder<W> {
                             found = Some((i, Some(*e), p.next, false));
                             break;
                         }
-                        Terminal::SeRelaxed(n) if n.ns == q.namespace && n.local == q.local => {
+                        Terminal::SeRelaxed(_) if qid.is_some() && g.prod_name(state, i) == qid => {
                             found = Some((i, None, p.next, false));
                             break;
                         }
@@ -567,14 +573,22 @@ impl<W: Write> SchemaEncoder<W> {
             self.write_xsi_nil(&n)?;
         }
         let mut attrs = std::mem::take(&mut self.attrs);
+        let mut abuf = std::mem::take(&mut self.abuf);
+        let s = |r: Span| &abuf[r.0 as usize..r.1 as usize];
         // The grammars list attributes by local name, then namespace.
-        attrs.sort_by(|a, b| (&a.1, &a.0).cmp(&(&b.1, &b.0)));
-        for (ns, local, value) in &attrs {
-            self.write_attribute(ns, local, value)?;
+        attrs.sort_by(|a, b| (s(a[1]), s(a[0])).cmp(&(s(b[1]), s(b[0]))));
+        let mut done = Ok(());
+        for a in &attrs {
+            done = self.write_attribute(s(a[0]), s(a[1]), s(a[2]));
+            if done.is_err() {
+                break;
+            }
         }
         attrs.clear();
+        abuf.clear();
         self.attrs = attrs;
-        Ok(())
+        self.abuf = abuf;
+        done
     }
 
     fn resolve(&self, prefix: &str) -> Option<&str> {
@@ -672,17 +686,18 @@ impl<W: Write> SchemaEncoder<W> {
             Cur::Informed { state, .. } => {
                 let g = Arc::clone(&self.g);
                 let st = g.grammar(state);
-                // A declared AT(qname).
-                let declared = st.productions.iter().enumerate().find(|(_, p)| {
-                    matches!(&p.terminal, Terminal::At { name, .. } if name.ns == ns && name.local == local)
+                // A declared AT(qname): its name is pre-populated, so matched by number.
+                let id = self.name_of(ns, local);
+                let declared = id.and_then(|id| {
+                    st.productions.iter().enumerate().find(|&(i, p)| {
+                        matches!(p.terminal, Terminal::At { .. })
+                            && g.prod_name(state, i) == Some(id)
+                    })
                 });
-                if let Some((i, p)) = declared {
+                if let (Some((i, p)), Some(name)) = (declared, id) {
                     let Terminal::At { type_def, .. } = &p.terminal else {
                         unreachable!()
                     };
-                    let name = self
-                        .name_of(ns, local)
-                        .expect("declared names are in the table");
                     let dt = g.datatype(*type_def);
                     if values::representable(dt, value) {
                         self.code1(cur, i);
@@ -1255,11 +1270,13 @@ impl<W: Write> Encoder for SchemaEncoder<W> {
                         _ => {}
                     }
                 }
-                self.attrs.push((
-                    name.namespace.to_string(),
-                    name.local.to_string(),
-                    value.to_string(),
-                ));
+                let mut span = |t: &str| {
+                    let start = self.abuf.len() as u32;
+                    self.abuf.push_str(t);
+                    (start, self.abuf.len() as u32)
+                };
+                let a = [span(&name.namespace), span(&name.local), span(value)];
+                self.attrs.push(a);
                 Ok(())
             }
             Event::Characters { text, .. } => {

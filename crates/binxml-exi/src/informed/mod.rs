@@ -57,10 +57,13 @@ pub struct SchemaGrammars {
     /// The string table's pre-population (section 7.3.1, appendix D): each URI in order with
     /// its local names in order.
     table: Vec<(String, Vec<String>)>,
+    /// The string table every stream starts with.
+    base: Arc<crate::tables::Base>,
+    /// Per state, per production: the number of an AT(qname) or relaxed SE(qname)
+    /// production's name in a fresh string table (`NONE` for the others).
+    prod_names: Vec<Box<[crate::tables::NameId]>>,
     /// Each element declaration's name's number in a fresh string table.
     elem_names: Vec<crate::tables::NameId>,
-    /// Every pre-populated name's number in a fresh string table.
-    name_ids: std::collections::HashMap<Name, crate::tables::NameId>,
 }
 
 impl std::fmt::Debug for SchemaGrammars {
@@ -127,19 +130,35 @@ impl SchemaGrammars {
         let table = string_table_entries(&schema);
         // The string table is pre-populated in a fixed order, so every declared name has the
         // same number in every stream: found once here, not per event.
-        let fresh = fresh_table(&table);
+        let base = Arc::new(crate::tables::Base::new(&table));
         let mut name_ids = std::collections::HashMap::new();
-        for (id, n) in fresh.names.iter().enumerate() {
-            let uri = fresh.uris[n.uri as usize].uri.clone();
-            name_ids.insert(Name::new(uri, n.local.clone()), id as crate::tables::NameId);
+        for (uri, local, id) in base.names() {
+            name_ids.insert(Name::new(uri, local), id);
         }
+        // The name of every AT(qname) and relaxed SE(qname) production, by state and
+        // event code, so that no event looks a name up.
+        let prod_names = grammars
+            .iter()
+            .map(|st| {
+                st.productions
+                    .iter()
+                    .map(|p| match &p.terminal {
+                        Terminal::At { name, .. } | Terminal::SeRelaxed(name) => {
+                            name_ids.get(name).copied().unwrap_or(crate::tables::NONE)
+                        }
+                        _ => crate::tables::NONE,
+                    })
+                    .collect()
+            })
+            .collect();
         let elem_names = (0..schema.element_count() as u32)
             .map(|e| name_ids[&schema.element(ElemId(e)).name])
             .collect();
         Ok(SchemaGrammars {
             table,
+            base,
+            prod_names,
             elem_names,
-            name_ids,
             schema,
             element_fragment,
             grammars,
@@ -218,10 +237,7 @@ impl SchemaGrammars {
         capacity: Option<usize>,
         encoding: bool,
     ) -> crate::tables::Tables {
-        fill_table(
-            crate::tables::Tables::new(max_len, capacity, encoding),
-            &self.table,
-        )
+        crate::tables::Tables::with_base(Arc::clone(&self.base), max_len, capacity, encoding)
     }
 
     /// The number of an element declaration's name in a fresh string table.
@@ -229,9 +245,12 @@ impl SchemaGrammars {
         self.elem_names[e.index()]
     }
 
-    /// The number of a pre-populated name in a fresh string table.
-    pub(crate) fn name_id(&self, n: &Name) -> Option<crate::tables::NameId> {
-        self.name_ids.get(n).copied()
+    /// The number of the name of production `i` of `state` (an AT(qname) or relaxed
+    /// SE(qname)) in a fresh string table, `None` if it has none.
+    #[inline]
+    pub(crate) fn prod_name(&self, state: GrammarId, i: usize) -> Option<crate::tables::NameId> {
+        let n = self.prod_names[state.index()][i];
+        (n != crate::tables::NONE).then_some(n)
     }
 
     /// The element names of the fragment grammar, in order.
@@ -342,31 +361,6 @@ fn element_fragment(
         content: None,
     });
     (first, empty)
-}
-
-/// A string table with the pre-population `table` (after appendix D's fixed entries).
-fn fill_table(
-    mut t: crate::tables::Tables,
-    table: &[(String, Vec<String>)],
-) -> crate::tables::Tables {
-    for (i, (uri, locals)) in table.iter().enumerate() {
-        let u = if i < 3 {
-            i as u32
-        } else {
-            t.add_uri(uri.clone())
-        };
-        for l in locals {
-            // The XML and XML Schema instance partitions start filled (appendix D.3).
-            if t.name_id_any(u, l).is_none() {
-                t.add_local(u, l.clone());
-            }
-        }
-    }
-    t
-}
-
-fn fresh_table(table: &[(String, Vec<String>)]) -> crate::tables::Tables {
-    fill_table(crate::tables::Tables::new(None, None, false), table)
 }
 
 /// The string table's pre-population of a schema (section 7.3.1, appendix D): the four fixed
