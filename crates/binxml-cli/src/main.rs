@@ -11,6 +11,7 @@ mod convert;
 mod error;
 mod input;
 mod output;
+mod sign;
 mod signals;
 mod validate;
 
@@ -128,6 +129,72 @@ enum Command {
         /// EXI: the options of a stream whose header has none (as `convert --exi`).
         #[arg(long, value_name = "OPTIONS")]
         exi: Option<String>,
+    },
+    /// Sign an XML document with an enveloped XML Signature (one reference to the whole
+    /// document, or to the element with --id), or with --cms a document in any format with a
+    /// CMS SignedData; written to -o (standard output without).
+    Sign {
+        /// The XML document.
+        input: PathBuf,
+        /// The private key, PEM (PKCS#8, PKCS#1 or SEC1; RSA of 2048 bits or more, P-256, P-384).
+        #[arg(long, value_name = "PEM")]
+        key: PathBuf,
+        /// The key's X.509 certificate, PEM, put in the signature's KeyInfo.
+        #[arg(long, value_name = "PEM")]
+        cert: Option<PathBuf>,
+        /// Where to write the signed document (`-`: standard output).
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        /// The canonicalization.
+        #[arg(long, value_enum, default_value = "exc")]
+        c14n: sign::C14nArg,
+        /// The digest.
+        #[arg(long, value_enum, default_value = "sha256")]
+        digest: sign::DigestArg,
+        /// Sign the element whose Id (ID, id, xml:id) attribute is this, not the whole document.
+        #[arg(long)]
+        id: Option<String>,
+        /// Sign the document's bytes, in any format binxml reads, with a CMS SignedData (DER;
+        /// needs --cert) instead of an XML Signature.
+        #[arg(long)]
+        cms: bool,
+        /// With --cms: leave the content out of the SignedData (verify with --content).
+        #[arg(long)]
+        detached: bool,
+        /// With --cms: the input format (detected when absent).
+        #[arg(short = 'f', long = "from")]
+        from: Option<Format>,
+        /// Maximum size in bytes of a compressed input once decompressed.
+        #[arg(long, default_value_t = 4 << 30)]
+        max_decompressed: u64,
+    },
+    /// Verify the enveloped XML Signature of each document, or a CMS SignedData (recognized
+    /// from its bytes). Prints `FILE: valid: ...` with what
+    /// is signed and by which key, or `FILE: not valid: why`; exit status 1 when one is not
+    /// valid. Without --cert or --pubkey the certificate in the signature is used, which proves
+    /// integrity only.
+    Verify {
+        /// The signed XML documents.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The signer's X.509 certificate, PEM: its key must have made the signature.
+        #[arg(long, value_name = "PEM")]
+        cert: Option<PathBuf>,
+        /// The signer's public key, PEM (SubjectPublicKeyInfo).
+        #[arg(long, value_name = "PEM")]
+        pubkey: Option<PathBuf>,
+        /// Accept SHA-1 digests and signatures.
+        #[arg(long)]
+        allow_sha1: bool,
+        /// Accept a signature that covers an element (by id) rather than the document element.
+        #[arg(long)]
+        allow_partial: bool,
+        /// The signed document of a detached CMS signature.
+        #[arg(long, value_name = "FILE")]
+        content: Option<PathBuf>,
+        /// Maximum size in bytes of a compressed input once decompressed.
+        #[arg(long, default_value_t = 4 << 30)]
+        max_decompressed: u64,
     },
     /// Print the detected format of each file (from its bytes, then its extension).
     Detect {
@@ -442,6 +509,52 @@ fn run(cli: Cli) -> Result<i32, CliError> {
                 )
             })
         }
+        Command::Sign {
+            input,
+            key,
+            cert,
+            output,
+            c14n,
+            digest,
+            id,
+            cms,
+            detached,
+            from,
+            max_decompressed,
+        } => guarded(|| {
+            sign::sign(&sign::SignArgs {
+                input: &input,
+                key: &key,
+                cert: cert.as_deref(),
+                output: output.as_ref(),
+                c14n,
+                digest,
+                id: id.as_deref(),
+                cms,
+                detached,
+                from,
+                max_decompressed,
+            })
+        }),
+        Command::Verify {
+            inputs,
+            cert,
+            pubkey,
+            allow_sha1,
+            allow_partial,
+            content,
+            max_decompressed,
+        } => guarded(|| {
+            sign::verify(&sign::VerifyArgs {
+                inputs: &inputs,
+                cert: cert.as_deref(),
+                pubkey: pubkey.as_deref(),
+                allow_sha1,
+                allow_partial,
+                content: content.as_deref(),
+                max_decompressed,
+            })
+        }),
         Command::Convert {
             inputs,
             to,
