@@ -62,3 +62,46 @@ pub(crate) fn inflate_stream(
         }
     }
 }
+
+/// Deflates the compression layout's streams (EXI 1.0, section 9.3) with one zlib state for
+/// the whole document: each stream is a complete raw DEFLATE stream, as a fresh state writes
+/// it, without allocating (and the allocator mapping) zlib's quarter megabyte per stream.
+pub(crate) struct Deflater {
+    z: flate2::Compress,
+    out: Vec<u8>,
+}
+
+impl std::fmt::Debug for Deflater {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Deflater")
+    }
+}
+
+impl Deflater {
+    /// A deflater at `level` (0-9).
+    pub(crate) fn new(level: u32) -> Self {
+        Deflater {
+            z: flate2::Compress::new(flate2::Compression::new(level), false),
+            out: Vec::new(),
+        }
+    }
+
+    /// `input` as one raw DEFLATE stream.
+    pub(crate) fn deflate(&mut self, input: &[u8]) -> &[u8] {
+        self.z.reset();
+        self.out.clear();
+        self.out.reserve(input.len() / 2 + 64);
+        loop {
+            let read = self.z.total_in() as usize;
+            let status = self
+                .z
+                .compress_vec(&input[read..], &mut self.out, flate2::FlushCompress::Finish)
+                .expect("deflating memory to memory cannot fail");
+            if status == flate2::Status::StreamEnd {
+                return &self.out;
+            }
+            // The output is full: room for more.
+            self.out.reserve(self.out.capacity().max(64));
+        }
+    }
+}

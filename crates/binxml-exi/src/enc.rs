@@ -65,7 +65,9 @@ enum Top {
 /// order of first use (EXI 1.0, 9.2).
 #[derive(Debug, Default)]
 struct Channels {
-    list: Vec<(NameId, Vec<String>)>,
+    /// Each channel's values as spans of `buf`.
+    list: Vec<(NameId, Vec<(u32, u32)>)>,
+    buf: String,
     /// Name -> index in `list` + 1 (0: none yet in this block).
     index: Vec<u32>,
     count: u32,
@@ -112,6 +114,8 @@ pub struct ExiEncoder<W: Write> {
     /// Namespace declarations in scope, innermost last.
     scope: Vec<(String, String)>,
     chan: Channels,
+    /// The compression layout's zlib state, made at the first stream.
+    deflater: Option<crate::deflate::Deflater>,
     done: bool,
     /// The options' error, for [`with_options_deferred`](Self::with_options_deferred).
     invalid: Option<Error>,
@@ -192,6 +196,7 @@ impl<W: Write> ExiEncoder<W> {
             space: false,
             scope: Vec::new(),
             chan: Channels::default(),
+            deflater: None,
             done: false,
             invalid: None,
             outer: Vec::new(),
@@ -294,11 +299,14 @@ impl<W: Write> ExiEncoder<W> {
             c.index.resize(name as usize + 1, 0);
         }
         let i = c.index[name as usize];
+        let start = c.buf.len() as u32;
+        c.buf.push_str(text);
+        let span = (start, c.buf.len() as u32);
         if i == 0 {
-            c.list.push((name, vec![text.to_string()]));
+            c.list.push((name, vec![span]));
             c.index[name as usize] = c.list.len() as u32;
         } else {
-            c.list[i as usize - 1].1.push(text.to_string());
+            c.list[i as usize - 1].1.push(span);
         }
         c.count += 1;
         if c.count == self.o.block_size {
@@ -315,56 +323,62 @@ impl<W: Write> ExiEncoder<W> {
             self.chan.index[*name as usize] = 0;
         }
         let count = std::mem::replace(&mut self.chan.count, 0);
+        let buf = std::mem::take(&mut self.chan.buf);
         if structure.is_empty() && channels.is_empty() {
             return Ok(());
         }
+        let t = &mut self.t;
+        let write = |w: &mut BitWriter, t: &mut Tables, name: NameId, values: &[(u32, u32)]| {
+            for &(a, b) in values {
+                t.write_value(w, name, &buf[a as usize..b as usize]);
+            }
+        };
+        let mut streams = Vec::new();
         if count <= SMALL_BLOCK {
             let mut s = BitWriter::new(true);
             s.raw(&structure);
             for (name, values) in &channels {
-                for v in values {
-                    self.t.write_value(&mut s, *name, v);
-                }
+                write(&mut s, t, *name, values);
             }
-            self.emit(&s.finish())?;
+            streams.push(s.finish());
         } else {
-            self.emit(&structure)?;
+            streams.push(structure);
             let mut small = BitWriter::new(true);
             let mut any_small = false;
             for (name, values) in &channels {
                 if values.len() as u32 <= SMALL_BLOCK {
                     any_small = true;
-                    for v in values {
-                        self.t.write_value(&mut small, *name, v);
-                    }
+                    write(&mut small, t, *name, values);
                 }
             }
             if any_small {
-                self.emit(&small.finish())?;
+                streams.push(small.finish());
             }
             for (name, values) in &channels {
                 if values.len() as u32 > SMALL_BLOCK {
                     let mut s = BitWriter::new(true);
-                    for v in values {
-                        self.t.write_value(&mut s, *name, v);
-                    }
-                    self.emit(&s.finish())?;
+                    write(&mut s, t, *name, values);
+                    streams.push(s.finish());
                 }
             }
         }
+        for s in &streams {
+            self.emit(s)?;
+        }
+        let mut buf = buf;
+        buf.clear();
+        self.chan.buf = buf;
         Ok(())
     }
 
     /// One stream of a block: compressed in compression mode.
     fn emit(&mut self, bytes: &[u8]) -> Result<()> {
         if self.o.alignment == Alignment::Compression {
-            let mut z = flate2::write::DeflateEncoder::new(
-                Vec::with_capacity(bytes.len() / 2 + 64),
-                flate2::Compression::new(self.o.deflate_level),
-            );
-            z.write_all(bytes).map_err(Self::io)?;
-            let packed = z.finish().map_err(Self::io)?;
-            self.out.write_all(&packed).map_err(Self::io)
+            let level = self.o.deflate_level;
+            let z = self
+                .deflater
+                .get_or_insert_with(|| crate::deflate::Deflater::new(level));
+            self.out.write_all(z.deflate(bytes)).map_err(Self::io)
         } else {
             self.out.write_all(bytes).map_err(Self::io)
         }

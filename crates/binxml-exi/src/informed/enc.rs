@@ -91,6 +91,8 @@ pub struct SchemaEncoder<W: Write> {
     invalid: Option<Error>,
     /// The block's values (pre-compression and compression).
     chan: Channels,
+    /// The compression layout's zlib state, made at the first stream.
+    deflater: Option<crate::deflate::Deflater>,
 }
 
 /// A byte range of a buffer.
@@ -143,6 +145,7 @@ impl<W: Write> SchemaEncoder<W> {
             done: false,
             invalid,
             chan: Channels::default(),
+            deflater: None,
             g: grammars,
             o: options,
         }
@@ -811,7 +814,9 @@ impl<W: Write> SchemaEncoder<W> {
             c.index.resize(name as usize + 1, 0);
         }
         let i = c.index[name as usize];
-        let v = (t, text.to_string());
+        let start = c.buf.len() as u32;
+        c.buf.push_str(text);
+        let v = (t, (start, c.buf.len() as u32));
         if i == 0 {
             c.list.push((name, vec![v]));
             c.index[name as usize] = c.list.len() as u32;
@@ -840,10 +845,11 @@ impl<W: Write> SchemaEncoder<W> {
         }
         let g = Arc::clone(&self.g);
         let lexical = self.o.lexical_values;
+        let buf = std::mem::take(&mut self.chan.buf);
         let write_all =
             |t: &mut Tables, w: &mut BitWriter, name: NameId, values: &[ChannelValue]| {
-                for (ty, v) in values {
-                    write_value(t, &g, w, name, *ty, v, lexical);
+                for &(ty, (a, b)) in values {
+                    write_value(t, &g, w, name, ty, &buf[a as usize..b as usize], lexical);
                 }
             };
         if count <= SMALL_BLOCK {
@@ -874,19 +880,20 @@ impl<W: Write> SchemaEncoder<W> {
                 }
             }
         }
+        let mut buf = buf;
+        buf.clear();
+        self.chan.buf = buf;
         Ok(())
     }
 
     /// One compressed stream: DEFLATEd in the compression layout, as is in pre-compression.
     fn emit(&mut self, bytes: &[u8]) -> Result<()> {
         if self.o.alignment == Alignment::Compression {
-            let mut z = flate2::write::DeflateEncoder::new(
-                Vec::with_capacity(bytes.len() / 2 + 64),
-                flate2::Compression::new(self.o.deflate_level),
-            );
-            z.write_all(bytes).map_err(Self::io)?;
-            let packed = z.finish().map_err(Self::io)?;
-            self.out.write_all(&packed).map_err(Self::io)
+            let level = self.o.deflate_level;
+            let z = self
+                .deflater
+                .get_or_insert_with(|| crate::deflate::Deflater::new(level));
+            self.out.write_all(z.deflate(bytes)).map_err(Self::io)
         } else {
             self.out.write_all(bytes).map_err(Self::io)
         }
@@ -1175,12 +1182,14 @@ fn write_value(
 const SMALL_BLOCK: u32 = 100;
 
 /// A value waiting in its channel: its simple type (`None`: untyped) and text.
-type ChannelValue = (Option<TypeId>, String);
+/// A value of a channel: its type, and its text as a span of [`Channels::buf`].
+type ChannelValue = (Option<TypeId>, (u32, u32));
 
 /// The values of a block in the reordered layouts, one channel per name in order of first use.
 #[derive(Debug, Default)]
 struct Channels {
     list: Vec<(NameId, Vec<ChannelValue>)>,
+    buf: String,
     /// Name -> index in `list` + 1 (0: none yet in this block).
     index: Vec<u32>,
     count: u32,
