@@ -77,7 +77,8 @@ impl fmt::Display for InspectLine {
 /// while let Some(line) = lines.next_line()? {
 ///     shown.push(line.to_string());
 /// }
-/// assert_eq!(shown[1], "         0  StartElement(a)");
+/// assert_eq!(shown[1], "         0  StartElement a");
+/// assert_eq!(shown[2], "         3    Characters \"hi\"");
 /// # Ok::<(), binxml::Error>(())
 /// ```
 pub struct Inspector<'a> {
@@ -113,5 +114,46 @@ impl<'a> Inspector<'a> {
             self.depth += 1;
         }
         Ok(Some(line))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DecodeOptions, Format};
+
+    fn listing(format: Format, doc: &[u8]) -> Vec<InspectLine> {
+        let opts = DecodeOptions::default().with_positions(true);
+        let mut ins = Inspector::new(AnyDecoder::new(format, doc, &opts).unwrap());
+        let mut out = Vec::new();
+        while let Some(l) = ins.next_line().unwrap() {
+            out.push(l);
+        }
+        out
+    }
+
+    #[test]
+    fn an_end_tag_at_its_start_tags_depth_and_bit_positions_for_per() {
+        let xml = b"<a><b>t</b><c/></a>";
+        let per = crate::convert(xml, Some(Format::Xml), Format::Asn1Uper).unwrap();
+        for (format, doc) in [(Format::Xml, &xml[..]), (Format::Asn1Uper, &per[..])] {
+            let lines = listing(format, doc);
+            let mut open = Vec::new();
+            for l in &lines {
+                if l.event.starts_with("StartElement") {
+                    open.push(l.depth);
+                } else if l.event == "EndElement" {
+                    assert_eq!(Some(l.depth), open.pop(), "{format}: {l}");
+                }
+                let bit = matches!(l.at, Position::Bit(_));
+                assert_eq!(bit, format == Format::Asn1Uper, "{format}: {l}");
+                assert!(l.at.byte() <= doc.len() as u64, "{format}: {l}");
+                assert!(
+                    l.to_string()
+                        .starts_with(&format!("{:>10}  ", l.at.to_string()))
+                );
+            }
+            assert!(open.is_empty() && lines.len() == 9, "{format}: {lines:?}");
+        }
     }
 }
