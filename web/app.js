@@ -274,7 +274,12 @@ async function main() {
     $('format').add(new Option(`${f.name} (${f.description})`, f.name));
     $('convert-to').add(new Option(`${f.name} (.${f.extension})`, f.name));
   }
-  $('file').addEventListener('change', (e) => { if (e.target.files[0]) openFile(e.target.files[0]); });
+  $('file').addEventListener('change', (e) => {
+    const f = e.target.files[0];
+    // Cleared, so that choosing the same file again opens it again.
+    e.target.value = '';
+    if (f) openFile(f);
+  });
   const drop = $('drop');
   document.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
   document.addEventListener('dragleave', () => drop.classList.remove('over'));

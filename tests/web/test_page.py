@@ -1,7 +1,8 @@
 """The web page (web/) in headless Chromium, against the command line.
 
-Serves web/ from a local static server, opens documents in every format in the page (as a user
-would: the page's own open path, detection included) and checks that the event list and the XML
+Serves web/ from a local static server, opens documents in every format in the page through its
+file picker (the format left to detection; the first document also pasted as hex and as base64)
+and checks that the event list and the XML
 it shows equal what `binxml inspect` and `binxml convert -t xml --indent 2` print for the same
 file, that clicking an event highlights the bytes from its offset and clicking a byte selects its
 event, that a malformed document shows the command line's error line, and that a conversion gives
@@ -101,6 +102,25 @@ def open_in_page(drv, name, data, fmt=""):
     return drv.execute_script("return document.body.dataset.state")
 
 
+def open_with_picker(drv, path):
+    """Opens a file through the page's file picker, the format left to detection."""
+    drv.execute_script("document.getElementById('format').value = ''; document.body.dataset.state = 'busy'")
+    drv.find_element(By.ID, "file").send_keys(path)
+    WebDriverWait(drv, 60).until(lambda d: d.execute_script("return document.body.dataset.state") in ("open", "error"))
+    return drv.execute_script("return document.body.dataset.state")
+
+
+def open_pasted(drv, text):
+    """Opens pasted text (hex, base64 or the document itself) with the page's button."""
+    drv.execute_script("document.getElementById('format').value = ''; document.body.dataset.state = 'busy'")
+    box = drv.find_element(By.ID, "paste")
+    box.clear()
+    drv.execute_script("arguments[0].value = arguments[1]", box, text)
+    drv.find_element(By.ID, "open-paste").click()
+    WebDriverWait(drv, 60).until(lambda d: d.execute_script("return document.body.dataset.state") in ("open", "error"))
+    return drv.execute_script("return document.body.dataset.state")
+
+
 def page_events(drv):
     return drv.execute_script("return [...document.querySelectorAll('#events .ev')].map(e => e.textContent)")
 
@@ -114,7 +134,7 @@ def check_document(drv, binxml, path, fmt, out_dir, screenshots):
     name = os.path.basename(path)
     with open(path, "rb") as f:
         data = f.read()
-    state = open_in_page(drv, name, data)
+    state = open_with_picker(drv, path)
     check(state == "open", f"{name}: the page shows an error: {drv.find_element(By.ID, 'error').text}")
     shown = drv.find_element(By.ID, "status").get_attribute("data-format")
     check(shown == fmt, f"{name}: the page detected {shown}, not {fmt}")
@@ -146,6 +166,11 @@ def check_document(drv, binxml, path, fmt, out_dir, screenshots):
     own = [r for r in rows if r[0] == fmt]
     check(len(own) == 1 and own[0][1].replace(",", "") == str(len(data)) if fmt not in ("xml", "json") else len(own) == 1,
           f"{name}: sizes row for {fmt}: {own}")
+    if screenshots and fmt not in ("asn1-uper", "asn1-aper"):
+        # Pasted as hex and as base64 (PER, with no signature, needs its file name to be told).
+        for text in [data.hex(" "), base64.b64encode(data).decode()]:
+            check(open_pasted(drv, text) == "open" and page_events(drv) == cli[1:], f"{name}: pasted {text[:20]}...")
+        open_with_picker(drv, path)
     if screenshots:
         for view in ["events", "xml", "sizes", "convert"]:
             drv.execute_script("window.binxmlPage.showView(arguments[0])", view)
