@@ -3,7 +3,8 @@
 
 // A document that takes longer than this to open stops its worker (hostile input cannot hang
 // the tab); the library's own limits are the command line's defaults.
-const TIMEOUT_MS = 20000;
+// `?timeout-ms=N` in the page's address sets another (the browser test's).
+const TIMEOUT_MS = Number(new URLSearchParams(location.search).get('timeout-ms')) || 20000;
 // The event list shows at most this many lines, the hex view this many bytes around the focus.
 const MAX_LINES = 20000;
 const HEX_WINDOW = 4096;

@@ -6,7 +6,8 @@ and checks that the event list and the XML
 it shows equal what `binxml inspect` and `binxml convert -t xml --indent 2` print for the same
 file, that clicking an event highlights the bytes from its offset and clicking a byte selects its
 event, that a malformed document shows the command line's error line, and that a conversion gives
-the command line's bytes. Screenshots of each view go to --screenshots.
+the command line's bytes, and that a document taking longer than the page's time limit stops
+its worker and the next document opens. Screenshots of each view go to --screenshots.
 
 With --bench FILE it also times decoding of each document in the page against the native library
 (crates/binxml-wasm/examples/native_speed.rs) and writes the figures as JSON.
@@ -215,6 +216,21 @@ def check_malformed(drv, binxml, path, fmt, out_dir):
 BENCH_BYTES_PER_RUN = 20_000_000
 
 
+def check_timeout(drv, url, tmp, out_dir):
+    """A document that takes too long stops its worker; the next document opens in a new one."""
+    drv.get(url + "?timeout-ms=500")
+    WebDriverWait(drv, 60).until(lambda d: d.execute_script("return document.body.dataset.state") == "ready")
+    big = os.path.join(tmp, "big.xml")
+    with open(big, "w") as f:
+        f.write("<r>" + "<e a='1'>text</e>" * 1_000_000 + "</r>")
+    state = open_with_picker(drv, big)
+    line = drv.find_element(By.ID, "error").text
+    check(state == "error" and line == "binxml: error: stopped after 0.5 s", f"big.xml: {state}, {line!r}")
+    small = os.path.join(ROOT, "tests", "corpus", SOURCES[0])
+    check(open_with_picker(drv, small) == "open" and len(page_events(drv)) > 10, "no document opens after a timeout")
+    shot(drv, out_dir, "timeout")
+
+
 def bench(drv, binxml, docs, native, out):
     results = []
     for path, fmt in docs:
@@ -276,7 +292,10 @@ def main():
                 with open(cut, "wb") as f:
                     f.write(data[: len(data) // 2])
                 check_malformed(drv, binxml, cut, fmt, args.screenshots)
+            check_timeout(drv, url, tmp, args.screenshots)
             if args.bench:
+                drv.get(url)
+                WebDriverWait(drv, 60).until(lambda d: d.execute_script("return document.body.dataset.state") == "ready")
                 docs = [(p.split("=", 1)[1], p.split("=", 1)[0]) for p in args.bench_docs]
                 bench(drv, binxml, docs, args.native, args.bench)
     finally:
