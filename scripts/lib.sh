@@ -40,6 +40,14 @@ ensure_valgrind() {
   fi
 }
 
+# xmlsec1 (the XML Signature peer of crates/binxml-sign's interop tests) and openssl (the keys
+# and certificates those tests make).
+ensure_xmlsec1() {
+  if ! command -v xmlsec1 >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1; then
+    as_root apt-get update -qq && as_root apt-get install -y -qq xmlsec1 openssl >/dev/null
+  fi
+}
+
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }

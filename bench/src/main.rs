@@ -6,13 +6,14 @@
 //! (every format's encoder and decoder beside quick-xml, roxmltree, libexpat, libxml2, the Java
 //! Fast Infoset reference and EXIficient), FI Mark (seed 004's document life cycle), memory (peak
 //! resident memory of decodes, in child processes), and XML reading against quick-xml and
-//! roxmltree (issue 2's budget).
+//! roxmltree (issue 2's budget), and schema-informed EXI beside EXIficient on the schema test
+//! sets (sizes, speed, grammar building).
 //!
 //! Methodology: every measurement is warmed up, then repeated; the median gives the time. Ratios
 //! compare figures taken in the same run on the same machine. `BINXML_BENCH_SMOKE=1` runs one
 //! tiny document once (CI uses it so the harness cannot rot; its figures mean nothing).
 //!
-//! Usage: `binxml-bench [--out DIR] [--only size,speed,json,fimark,memory,xmlread]`;
+//! Usage: `binxml-bench [--out DIR] [--only size,speed,json,fimark,memory,xmlread,schema]`;
 //! `binxml-bench mem SUBJECT MODE FILE` is the memory child.
 
 // Benchmark code indexes parallel per-document vectors by position on purpose.
@@ -24,6 +25,7 @@ mod json;
 mod measure;
 mod memory;
 mod peers;
+mod schema;
 mod sizes;
 mod speed;
 mod svg;
@@ -56,13 +58,19 @@ fn main() {
         measure::Config::default()
     };
     let mut report = measure::Report::new(&cfg);
-    let t = std::time::Instant::now();
-    let corpus = corpus::load(&cfg);
-    eprintln!(
-        "corpus: {} documents encoded in every format ({:.1} s)",
-        corpus.docs.len(),
-        t.elapsed().as_secs_f64()
-    );
+    // The corpus encoded in every format: only for the sections that use it.
+    let corpus = if want("speed") || want("size") || want("memory") {
+        let t = std::time::Instant::now();
+        let corpus = corpus::load(&cfg);
+        eprintln!(
+            "corpus: {} documents encoded in every format ({:.1} s)",
+            corpus.docs.len(),
+            t.elapsed().as_secs_f64()
+        );
+        corpus
+    } else {
+        corpus::Corpus { docs: Vec::new() }
+    };
 
     // Speed runs first (the Java peers' encoded sizes join the size table), but its section is
     // shown after the size sections.
@@ -94,6 +102,11 @@ fn main() {
         let t = std::time::Instant::now();
         memory::run(&cfg, &mut report, &corpus);
         eprintln!("memory: {:.1} s", t.elapsed().as_secs_f64());
+    }
+    if want("schema") {
+        let t = std::time::Instant::now();
+        schema::run(&cfg, &mut report);
+        eprintln!("schema: {:.1} s", t.elapsed().as_secs_f64());
     }
     if want("xmlread") {
         let t = std::time::Instant::now();

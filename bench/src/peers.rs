@@ -23,6 +23,9 @@ pub struct Job<'a> {
     pub reps: &'a [u32],
     pub passes: usize,
     pub warmup_ms: u64,
+    /// More manifest fields per document, tab-separated (the schema-informed modes' schema and
+    /// catalog); empty: none.
+    pub extra: &'a [String],
 }
 
 fn status_reason(name: &str) -> Option<String> {
@@ -38,8 +41,13 @@ fn status_reason(name: &str) -> Option<String> {
 fn write_manifest(job: &Job) -> PathBuf {
     let p = measure::peers_dir().join("work/manifest.tsv");
     let mut s = String::new();
-    for (path, r) in job.paths.iter().zip(job.reps) {
-        s.push_str(&format!("{}\t{r}\n", path.display()));
+    for (i, (path, r)) in job.paths.iter().zip(job.reps).enumerate() {
+        s.push_str(&format!("{}\t{r}", path.display()));
+        if let Some(x) = job.extra.get(i) {
+            s.push('\t');
+            s.push_str(x);
+        }
+        s.push('\n');
     }
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(&p, s).unwrap();
@@ -136,6 +144,16 @@ pub fn c_driver(cfg: &Config, name: &str, modes: &[&str], job: &Job) -> Vec<Outc
 
 /// The Java driver: every mode in one JVM. Also returns the driver's description of the JVM.
 pub fn java(cfg: &Config, modes: &[&str], job: &Job) -> (Vec<Outcome>, Option<String>) {
+    java_with(cfg, modes, job, &[])
+}
+
+/// [`java`] with more arguments for the JVM (system properties such as `-Dbench.out=DIR`).
+pub fn java_with(
+    cfg: &Config,
+    modes: &[&str],
+    job: &Job,
+    jvm_args: &[String],
+) -> (Vec<Outcome>, Option<String>) {
     if cfg.smoke {
         return (
             modes
@@ -145,12 +163,12 @@ pub fn java(cfg: &Config, modes: &[&str], job: &Job) -> (Vec<Outcome>, Option<St
             None,
         );
     }
-    let r = java_run(modes, job);
+    let r = java_run(modes, job, jvm_args);
     let info = std::fs::read_to_string(measure::peers_dir().join("work/java-info.txt")).ok();
     (r, info)
 }
 
-fn java_run(modes: &[&str], job: &Job) -> Vec<Outcome> {
+fn java_run(modes: &[&str], job: &Job, jvm_args: &[String]) -> Vec<Outcome> {
     let dir = measure::peers_dir();
     let cp = match std::fs::read_to_string(dir.join("java.classpath")) {
         Ok(cp) => cp.trim().to_string(),
@@ -167,6 +185,7 @@ fn java_run(modes: &[&str], job: &Job) -> Vec<Outcome> {
     let manifest = write_manifest(job);
     let mut cmd = Command::new("java");
     cmd.arg("-Xss16m")
+        .args(jvm_args)
         .arg("-cp")
         .arg(&cp)
         .arg("BenchPeers")

@@ -315,6 +315,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
         reps: &reps,
         passes,
         warmup_ms: if cfg.smoke { 0 } else { 300 },
+        extra: &[],
     };
     let expat = peers::c_driver(cfg, "expat_peer", &["expat-empty", "expat-tree"], &job);
     let lx = peers::c_driver(

@@ -601,3 +601,56 @@ pub fn decode_exi_schema(data: &[u8]) {
         }
     }
 }
+
+fn x694_fuzz_module() -> std::sync::Arc<binxml::asn1::x694::X694> {
+    use std::sync::{Arc, OnceLock};
+    static M: OnceLock<Arc<binxml::asn1::x694::X694>> = OnceLock::new();
+    M.get_or_init(|| {
+        let s = binxml::schema::Schema::from_bytes_with(
+            EXI_FUZZ_SCHEMA.as_bytes(),
+            "fuzz.xsd",
+            &binxml::schema::LoadOptions::default(),
+        )
+        .expect("the fuzz schema loads");
+        let root = binxml::asn1::x694::Roots::Named(binxml::schema::model::Name::new("urn:f", "root"));
+        Arc::new(binxml::asn1::x694::X694::with_roots(Arc::new(s), &root).expect("mapped"))
+    })
+    .clone()
+}
+
+/// Bytes -> X.694 PER events (the module X.694 maps [`EXI_FUZZ_SCHEMA`]'s `root` to: a
+/// substitution group, `xsi:type` derivations, `all`, lists, enumerations, numbers,
+/// wildcards) to the end: never a panic, hang or unbounded allocation, and every error with
+/// its bit offset. The first byte picks unaligned (even) or aligned (odd) PER.
+pub fn decode_x694(data: &[u8]) {
+    let Some((&sel, data)) = data.split_first() else {
+        return;
+    };
+    let format = if sel & 1 == 0 {
+        binxml::Format::Asn1XsdUper
+    } else {
+        binxml::Format::Asn1XsdAper
+    };
+    let x = x694_fuzz_module();
+    let mut dec = binxml::AnyDecoder::new(
+        format,
+        data,
+        &binxml::DecodeOptions::default().with_x694(Some(x)),
+    )
+    .expect("a decoder");
+    let mut n = 0u64;
+    loop {
+        match dec.next_event() {
+            Ok(Some(ev)) => {
+                std::hint::black_box(&ev);
+                n += 1;
+                assert!(n <= data.len() as u64 * 128 + 4096, "x694: {n} events from {} bytes", data.len());
+            }
+            Ok(None) => break,
+            Err(e) => {
+                assert!(e.bit_offset().is_some(), "x694: an error without a bit offset: {e}");
+                break;
+            }
+        }
+    }
+}

@@ -3,7 +3,9 @@
 //
 //   java BenchPeers MANIFEST PASSES WARMUP_MS MODE...
 //
-// MANIFEST: one "path<TAB>reps" a line (UTF-8 XML documents). Modes:
+// MANIFEST: one "path<TAB>reps[<TAB>schema<TAB>catalog]" a line (UTF-8 XML documents; the
+// schema-informed modes need the XSD, catalog "-" for none: URL<TAB>local-path lines mapping web
+// schemaLocations to files, as interop/exi/ExiDriver.java reads them). Modes:
 //   java-sax      the JAXP SAX parser (Xerces 2.12.2, which EXIficient brings onto the class
 //                path; namespace aware, no external DTD), empty handler
 //   fi-encode    SAX events recorded once, replayed into the Fast Infoset reference serializer
@@ -14,6 +16,20 @@
 //   exi-encode-compression, exi-decode-compression
 //                the same with CodingMode.COMPRESSION (EXIFactory.setCodingMode; otherwise the
 //                default options; DEFLATE by java.util.zip at EXIficient's default level)
+//   exi-schema-encode, exi-schema-decode, exi-schema-encode-compression,
+//   exi-schema-decode-compression
+//                schema-informed EXIficient: the grammars of the document's schema
+//                (GrammarFactory.createGrammars, built once per schema before timing), default
+//                options otherwise (non-strict, default fidelity) but
+//                EncodingOptions.INCLUDE_XSI_SCHEMALOCATION, so that xsi:schemaLocation is kept
+//                as binxml keeps it (the same events, the same bytes); with -Dbench.out=DIR the
+//                encoders' streams are written to DIR/MODE-INDEX.exi for the harness to compare
+//   exi-schema-grammars-first, exi-schema-grammars
+//                GrammarFactory.createGrammars of the document's schema (Xerces reads the XSD):
+//                -first times one build per document in manifest order, in whatever state the
+//                JVM is in (run first in a fresh JVM: the first document's build includes
+//                loading and JIT-compiling Xerces and EXIficient); the other warms up, then
+//                takes the median over PASSES builds
 // For each mode, warm-up passes over every document until WARMUP_MS has passed (at least one),
 // then PASSES passes; each document is parsed REPS times in a row per pass. Prints one line a
 // document: "ok<TAB>MODE<TAB>INDEX<TAB>NS_PER_OP[<TAB>ENCODED_BYTES]" (median over the passes) or
@@ -21,7 +37,14 @@
 
 import com.siemens.ct.exi.core.CodingMode;
 import com.siemens.ct.exi.core.EXIFactory;
+import com.siemens.ct.exi.core.EncodingOptions;
+import com.siemens.ct.exi.core.grammars.Grammars;
 import com.siemens.ct.exi.core.helpers.DefaultEXIFactory;
+import com.siemens.ct.exi.grammars.GrammarFactory;
+import org.apache.xerces.xni.XMLResourceIdentifier;
+import org.apache.xerces.xni.XNIException;
+import org.apache.xerces.xni.parser.XMLEntityResolver;
+import org.apache.xerces.xni.parser.XMLInputSource;
 import com.siemens.ct.exi.main.api.sax.EXIResult;
 import com.siemens.ct.exi.main.api.sax.SAXFactory;
 import com.sun.xml.fastinfoset.sax.SAXDocumentParser;
@@ -103,6 +126,81 @@ public class BenchPeers {
 
     static boolean compressed(String mode) { return mode.endsWith("-compression"); }
 
+    static String[] schemas, catalogs;
+    /** Schema-informed factories per document ([0] bit-packed, [1] compression), sharing one
+     *  Grammars and one pair of factories per (schema, catalog). */
+    static EXIFactory[][] schemaFactories;
+    static byte[][] exiS, exiSZ;
+
+    static Grammars buildGrammars(int doc) throws Exception {
+        if (schemas[doc] == null) throw new IllegalArgumentException("no schema for this document in the manifest");
+        return GrammarFactory.newInstance().createGrammars(schemas[doc], new Catalog(catalogs[doc]));
+    }
+
+    static EXIFactory schemaFactory(int doc, boolean compression) throws Exception {
+        if (schemaFactories[doc] == null) {
+            for (int j = 0; j < doc; j++) {
+                if (schemaFactories[j] != null && Objects.equals(schemas[j], schemas[doc])
+                        && Objects.equals(catalogs[j], catalogs[doc])) {
+                    schemaFactories[doc] = schemaFactories[j];
+                    return schemaFactories[doc][compression ? 1 : 0];
+                }
+            }
+            Grammars g = buildGrammars(doc);
+            EXIFactory[] fs = new EXIFactory[2];
+            for (int k = 0; k < 2; k++) {
+                fs[k] = DefaultEXIFactory.newInstance();
+                if (k == 1) fs[k].setCodingMode(CodingMode.COMPRESSION);
+                fs[k].setGrammars(g);
+                fs[k].getEncodingOptions().setOption(EncodingOptions.INCLUDE_XSI_SCHEMALOCATION);
+            }
+            schemaFactories[doc] = fs;
+        }
+        return schemaFactories[doc][compression ? 1 : 0];
+    }
+
+    /** Schema loading's entity resolver: catalog entries map URLs to local files (an entry that
+     *  is a bare file name stands for that relative reference from any document); nothing is
+     *  fetched from the network. The same resolution as interop/exi/ExiDriver.java's. */
+    static final class Catalog implements XMLEntityResolver {
+        final Map<String, String> map = new HashMap<>();
+
+        Catalog(String path) throws IOException {
+            if (path == null) return;
+            File tsv = new File(path);
+            File base = tsv.getAbsoluteFile().getParentFile();
+            for (String line : Files.readAllLines(tsv.toPath(), StandardCharsets.UTF_8)) {
+                if (line.trim().isEmpty() || line.trim().startsWith("#")) continue;
+                String[] f = line.split("\t", -1);
+                if (f.length != 2) throw new IOException(tsv + ": expected URL<TAB>path");
+                File local = new File(f[1]);
+                if (!local.isAbsolute()) local = new File(base, f[1]);
+                map.put(f[0], local.getCanonicalFile().toURI().toString());
+            }
+        }
+
+        public XMLInputSource resolveEntity(XMLResourceIdentifier rid) throws XNIException, IOException {
+            for (String id : new String[]{rid.getLiteralSystemId(), rid.getExpandedSystemId()}) {
+                if (id != null && map.containsKey(id)) return new XMLInputSource(rid.getPublicId(), map.get(id), null);
+            }
+            String exp = rid.getExpandedSystemId();
+            if (exp != null) {
+                for (Map.Entry<String, String> e : map.entrySet()) {
+                    String k = e.getKey();
+                    if (k.indexOf('/') < 0 && k.indexOf(':') < 0 && exp.endsWith("/" + k)) {
+                        return new XMLInputSource(rid.getPublicId(), e.getValue(), null);
+                    }
+                }
+            }
+            String id = exp != null ? exp : rid.getLiteralSystemId();
+            String lower = id == null ? "" : id.toLowerCase(Locale.ROOT);
+            if (lower.startsWith("http:") || lower.startsWith("https:") || lower.startsWith("ftp:")) {
+                throw new IOException("not fetched from the network (no catalog entry): " + id);
+            }
+            return null;
+        }
+    }
+
     static byte[] exiEncode(EXIFactory f, Events ev) throws Exception {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         EXIResult r = new EXIResult(f);
@@ -152,6 +250,40 @@ public class BenchPeers {
                 byte[][] in = compressed(mode) ? exiZ : exi;
                 return d -> { reader.parse(new InputSource(new ByteArrayInputStream(in[d]))); return 0; };
             }
+            case "exi-schema-encode":
+            case "exi-schema-encode-compression": {
+                boolean z = compressed(mode);
+                return d -> {
+                    OUT.reset();
+                    EXIResult r = new EXIResult(schemaFactory(d, z));
+                    r.setOutputStream(OUT);
+                    events[d].replay(r.getHandler());
+                    return OUT.size();
+                };
+            }
+            case "exi-schema-decode":
+            case "exi-schema-decode-compression": {
+                boolean z = compressed(mode);
+                XMLReader[] readers = new XMLReader[xml.length];
+                byte[][] in = z ? exiSZ : exiS;
+                return d -> {
+                    if (readers[d] == null) {
+                        // one reader per schema, shared by that schema's documents
+                        for (int j = 0; j < d && readers[d] == null; j++) {
+                            if (readers[j] != null && schemaFactory(j, z) == schemaFactory(d, z)) readers[d] = readers[j];
+                        }
+                        if (readers[d] == null) {
+                            readers[d] = new SAXFactory(schemaFactory(d, z)).createEXIReader();
+                            readers[d].setContentHandler(EMPTY);
+                        }
+                    }
+                    readers[d].parse(new InputSource(new ByteArrayInputStream(in[d])));
+                    return 0;
+                };
+            }
+            case "exi-schema-grammars":
+            case "exi-schema-grammars-first":
+                return d -> { buildGrammars(d); return 0; };
             default:
                 throw new IllegalArgumentException("unknown mode " + mode);
         }
@@ -166,11 +298,14 @@ public class BenchPeers {
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, "UTF-8");
         List<String> paths = new ArrayList<>();
         List<Integer> reps = new ArrayList<>();
+        List<String> schemaCol = new ArrayList<>(), catalogCol = new ArrayList<>();
         for (String line : Files.readAllLines(Paths.get(args[0]), StandardCharsets.UTF_8)) {
             String[] f = line.split("\t");
             if (f.length < 2) continue;
             paths.add(f[0]);
             reps.add(Math.max(1, Integer.parseInt(f[1])));
+            schemaCol.add(f.length > 2 && !f[2].equals("-") ? f[2] : null);
+            catalogCol.add(f.length > 3 && !f[3].equals("-") ? f[3] : null);
         }
         out.println("info\t" + System.getProperty("java.vm.name") + " " + System.getProperty("java.version")
                 + "; SAX parser: " + jdkReader().getClass().getName());
@@ -183,6 +318,12 @@ public class BenchPeers {
         exi = new byte[n][];
         exiZ = new byte[n][];
         broken = new String[n];
+        schemas = schemaCol.toArray(new String[0]);
+        catalogs = catalogCol.toArray(new String[0]);
+        schemaFactories = new EXIFactory[n][];
+        exiS = new byte[n][];
+        exiSZ = new byte[n][];
+        String dump = System.getProperty("bench.out");
         for (int i = 0; i < n; i++) {
             try {
                 xml[i] = Files.readAllBytes(Paths.get(paths.get(i)));
@@ -199,6 +340,19 @@ public class BenchPeers {
         for (int a = 3; a < args.length; a++) {
             String mode = args[a];
             Op op = op(mode);
+            if (mode.equals("exi-schema-grammars-first")) {
+                // one build per document, no warm-up: what a fresh process pays
+                for (int i = 0; i < n; i++) {
+                    try {
+                        long s = System.nanoTime();
+                        op.run(i);
+                        out.printf(Locale.ROOT, "ok\t%s\t%d\t%d%n", mode, i, System.nanoTime() - s);
+                    } catch (Throwable e) {
+                        out.println("err\t" + mode + "\t" + i + "\t" + message(e));
+                    }
+                }
+                continue;
+            }
             String[] failed = broken.clone();
             long[] sizes = new long[n];
             // Prepare the inputs the decoders need (encoded by the same reference encoder).
@@ -214,6 +368,10 @@ public class BenchPeers {
                     }
                     if (mode.equals("exi-decode") && exi[i] == null) exi[i] = exiEncode(EXI, events[i]);
                     if (mode.equals("exi-decode-compression") && exiZ[i] == null) exiZ[i] = exiEncode(EXI_Z, events[i]);
+                    // grammars built before the warm-up, so that it warms the coders only
+                    if (mode.startsWith("exi-schema-") && !mode.startsWith("exi-schema-grammars")) schemaFactory(i, false);
+                    if (mode.equals("exi-schema-decode") && exiS[i] == null) exiS[i] = exiEncode(schemaFactory(i, false), events[i]);
+                    if (mode.equals("exi-schema-decode-compression") && exiSZ[i] == null) exiSZ[i] = exiEncode(schemaFactory(i, true), events[i]);
                 } catch (Throwable e) {
                     failed[i] = "encoding the input: " + message(e);
                 }
@@ -230,6 +388,17 @@ public class BenchPeers {
                     }
                 }
                 first = false;
+            }
+            if (dump != null && mode.startsWith("exi-schema-encode")) {
+                for (int i = 0; i < n; i++) {
+                    if (failed[i] != null) continue;
+                    try {
+                        op.run(i);
+                        Files.write(Paths.get(dump, mode + "-" + i + ".exi"), OUT.toByteArray());
+                    } catch (Throwable e) {
+                        failed[i] = message(e);
+                    }
+                }
             }
             double[][] per = new double[n][passes];
             for (int p = 0; p < passes; p++) {

@@ -30,6 +30,7 @@ mod sentinel;
 mod stream;
 mod table;
 mod value;
+pub mod x694;
 
 pub use build::Stats;
 pub use table::Compression;

@@ -137,20 +137,69 @@ pub fn load_schema(
         .map_err(|e| CliError::failure(format!("schema {e}")))
 }
 
+/// The schema-informed codecs' views of one schema.
+pub type Schemas = (
+    Option<Arc<binxml::exi::informed::SchemaGrammars>>,
+    Option<Arc<binxml::asn1::x694::X694>>,
+);
+
 impl CodecArgs {
-    /// The EXI grammars of `--schema`, built once.
-    pub fn exi_schema(
+    /// What `--schema` builds, once, for a conversion `from` -> `to`: EXI grammars when EXI may
+    /// be read or written, the X.694 mapping when `asn1-xsd-uper` is (or may be, for a
+    /// detected input format; its mapping is then only kept when it succeeds).
+    pub fn schemas(
         &self,
         limits: &Limits,
-    ) -> Result<Option<Arc<binxml::exi::informed::SchemaGrammars>>, CliError> {
+        from: Option<Format>,
+        to: Format,
+    ) -> Result<Schemas, CliError> {
         let Some(path) = &self.schema else {
-            return Ok(None);
+            return Ok((None, None));
         };
-        let schema = load_schema(path, &self.schema_locations, limits)?;
-        let g = binxml::exi::informed::SchemaGrammars::new(Arc::new(schema))
-            .map_err(|e| CliError::failure(format!("schema {}: {e}", path.display())))?;
-        Ok(Some(Arc::new(g)))
+        let schema = Arc::new(load_schema(path, &self.schema_locations, limits)?);
+        let x694_format = |f: Format| Format::SCHEMA_INFORMED.contains(&f);
+        let wants_exi =
+            to == Format::Exi || from == Some(Format::Exi) || (from.is_none() && !x694_format(to));
+        let needs_x694 = x694_format(to) || from.is_some_and(x694_format);
+        let grammars = if wants_exi {
+            let g = binxml::exi::informed::SchemaGrammars::new(schema.clone())
+                .map_err(|e| CliError::failure(format!("schema {}: {e}", path.display())))?;
+            Some(Arc::new(g))
+        } else {
+            None
+        };
+        let x694 = if needs_x694 || (from.is_none() && to != Format::Exi) {
+            match binxml::asn1::x694::X694::new(schema) {
+                Ok(m) => Some(Arc::new(m)),
+                Err(e) if needs_x694 => {
+                    return Err(CliError::failure(format!(
+                        "schema {}: X.694: {e}",
+                        path.display()
+                    )));
+                }
+                Err(_) => None,
+            }
+        } else {
+            None
+        };
+        Ok((grammars, x694))
     }
+}
+
+/// The root elements `binxml schema asn1 --root` names.
+pub fn x694_roots(root: Option<&str>) -> Result<binxml::asn1::x694::Roots, CliError> {
+    use binxml::asn1::x694::Roots;
+    Ok(match root {
+        None => Roots::Main,
+        Some("all") => Roots::All,
+        Some(r) => {
+            let (ns, local) = match r.strip_prefix('{').and_then(|t| t.split_once('}')) {
+                Some((ns, local)) => (ns, local),
+                None => ("", r),
+            };
+            Roots::Named(binxml::schema::model::Name::new(ns, local))
+        }
+    })
 }
 
 /// EXI options from `--exi`.
@@ -236,7 +285,10 @@ impl CodecArgs {
             (
                 self.schema.is_some(),
                 "--schema",
-                to == Format::Exi || from.is_none_or(|f| f == Format::Exi),
+                to == Format::Exi
+                    || Format::SCHEMA_INFORMED.contains(&to)
+                    || from
+                        .is_none_or(|f| f == Format::Exi || Format::SCHEMA_INFORMED.contains(&f)),
             ),
         ];
         for (given, name, applies) in output_options {

@@ -11,6 +11,7 @@ mod convert;
 mod error;
 mod input;
 mod output;
+mod sign;
 mod signals;
 mod validate;
 
@@ -34,6 +35,27 @@ use output::Compression;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Subcommand)]
+enum SchemaCommand {
+    /// Print the ASN.1 module of the schema (X.694), with its XER encoding control section.
+    Asn1 {
+        /// The schema's root document.
+        schema: PathBuf,
+        /// Read a schemaLocation from a local file instead (`URL=FILE`).
+        #[arg(long = "schema-location", value_name = "URL=FILE")]
+        schema_locations: Vec<String>,
+        /// Map these global elements (`NAME` or `{NS}NAME`; default: the one the schema's root
+        /// document declares); `all` maps every global element.
+        #[arg(long, value_name = "ELEMENT")]
+        root: Option<String>,
+        /// Leave out the XER encoding control section (what PER and BER tools compile).
+        #[arg(long)]
+        no_encoding_control: bool,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
 }
 
 #[derive(Subcommand)]
@@ -63,6 +85,12 @@ enum Command {
     },
     /// List the formats.
     Formats,
+    /// Schema tools: `binxml schema asn1 x.xsd` prints the ASN.1 module that ITU-T X.694
+    /// maps the schema to (the types of `asn1-xsd-uper`).
+    Schema {
+        #[command(subcommand)]
+        action: SchemaCommand,
+    },
     /// Validate documents (any format) against an XML Schema. Prints `FILE: valid`, or each
     /// error as `FILE:LINE:COLUMN: PATH: what is wrong` (a byte offset for binary inputs);
     /// exit status 1 when any document is invalid or unreadable.
@@ -101,6 +129,72 @@ enum Command {
         /// EXI: the options of a stream whose header has none (as `convert --exi`).
         #[arg(long, value_name = "OPTIONS")]
         exi: Option<String>,
+    },
+    /// Sign an XML document with an enveloped XML Signature (one reference to the whole
+    /// document, or to the element with --id), or with --cms a document in any format with a
+    /// CMS SignedData; written to -o (standard output without).
+    Sign {
+        /// The XML document.
+        input: PathBuf,
+        /// The private key, PEM (PKCS#8, PKCS#1 or SEC1; RSA of 2048 bits or more, P-256, P-384).
+        #[arg(long, value_name = "PEM")]
+        key: PathBuf,
+        /// The key's X.509 certificate, PEM, put in the signature's KeyInfo.
+        #[arg(long, value_name = "PEM")]
+        cert: Option<PathBuf>,
+        /// Where to write the signed document (`-`: standard output).
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        /// The canonicalization.
+        #[arg(long, value_enum, default_value = "exc")]
+        c14n: sign::C14nArg,
+        /// The digest.
+        #[arg(long, value_enum, default_value = "sha256")]
+        digest: sign::DigestArg,
+        /// Sign the element whose Id (ID, id, xml:id) attribute is this, not the whole document.
+        #[arg(long)]
+        id: Option<String>,
+        /// Sign the document's bytes, in any format binxml reads, with a CMS SignedData (DER;
+        /// needs --cert) instead of an XML Signature.
+        #[arg(long)]
+        cms: bool,
+        /// With --cms: leave the content out of the SignedData (verify with --content).
+        #[arg(long)]
+        detached: bool,
+        /// With --cms: the input format (detected when absent).
+        #[arg(short = 'f', long = "from")]
+        from: Option<Format>,
+        /// Maximum size in bytes of a compressed input once decompressed.
+        #[arg(long, default_value_t = 4 << 30)]
+        max_decompressed: u64,
+    },
+    /// Verify the enveloped XML Signature of each document, or a CMS SignedData (recognized
+    /// from its bytes). Prints `FILE: valid: ...` with what
+    /// is signed and by which key, or `FILE: not valid: why`; exit status 1 when one is not
+    /// valid. Without --cert or --pubkey the certificate in the signature is used, which proves
+    /// integrity only.
+    Verify {
+        /// The signed XML documents.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The signer's X.509 certificate, PEM: its key must have made the signature.
+        #[arg(long, value_name = "PEM")]
+        cert: Option<PathBuf>,
+        /// The signer's public key, PEM (SubjectPublicKeyInfo).
+        #[arg(long, value_name = "PEM")]
+        pubkey: Option<PathBuf>,
+        /// Accept SHA-1 digests and signatures.
+        #[arg(long)]
+        allow_sha1: bool,
+        /// Accept a signature that covers an element (by id) rather than the document element.
+        #[arg(long)]
+        allow_partial: bool,
+        /// The signed document of a detached CMS signature.
+        #[arg(long, value_name = "FILE")]
+        content: Option<PathBuf>,
+        /// Maximum size in bytes of a compressed input once decompressed.
+        #[arg(long, default_value_t = 4 << 30)]
+        max_decompressed: u64,
     },
     /// Print the detected format of each file (from its bytes, then its extension).
     Detect {
@@ -150,10 +244,10 @@ fn to_stdout(f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()
 
 fn formats() -> Result<(), CliError> {
     to_stdout(|w| {
-        for f in Format::ALL {
+        for f in Format::every() {
             writeln!(
                 w,
-                "{:<10} .{:<6} {}",
+                "{:<13} .{:<6} {}",
                 f.name(),
                 f.extension(),
                 f.description()
@@ -271,11 +365,15 @@ fn convert(
     codec: CodecArgs,
 ) -> Result<i32, CliError> {
     codec.check(from, to)?;
-    let grammars = codec.exi_schema(&limits.limits())?;
+    let (grammars, x694) = codec.schemas(&limits.limits(), from, to)?;
     let dopts = args::decode_options(&limits, &codec.fi_vocabulary, codec.tsf_utf16_lengths)?
         .with_exi(args::exi_options(codec.exi.as_deref())?)
-        .with_exi_schema(grammars.clone());
-    let eopts = codec.encode_options(to)?.with_exi_schema(grammars);
+        .with_exi_schema(grammars.clone())
+        .with_x694(x694.clone());
+    let eopts = codec
+        .encode_options(to)?
+        .with_exi_schema(grammars)
+        .with_x694(x694);
     if let Some(j) = jobs {
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(j.max(1))
@@ -341,6 +439,23 @@ fn convert(
 fn run(cli: Cli) -> Result<i32, CliError> {
     match cli.command {
         Command::Formats => formats().map(|()| 0),
+        Command::Schema {
+            action:
+                SchemaCommand::Asn1 {
+                    schema,
+                    schema_locations,
+                    root,
+                    no_encoding_control,
+                    limits,
+                },
+        } => guarded(|| {
+            let s = args::load_schema(&schema, &schema_locations, &limits.limits())?;
+            let roots = args::x694_roots(root.as_deref())?;
+            let x = binxml::asn1::x694::X694::with_roots(std::sync::Arc::new(s), &roots)
+                .map_err(|e| CliError::failure(format!("{}: {e}", display(&schema))))?;
+            let text = x.text(!no_encoding_control);
+            to_stdout(|w| w.write_all(text.as_bytes())).map(|()| 0)
+        }),
         Command::FiVocabulary { samples, output } => {
             guarded(|| fi_vocabulary(&samples, &output)).map(|()| 0)
         }
@@ -382,6 +497,52 @@ fn run(cli: Cli) -> Result<i32, CliError> {
                 )
             })
         }
+        Command::Sign {
+            input,
+            key,
+            cert,
+            output,
+            c14n,
+            digest,
+            id,
+            cms,
+            detached,
+            from,
+            max_decompressed,
+        } => guarded(|| {
+            sign::sign(&sign::SignArgs {
+                input: &input,
+                key: &key,
+                cert: cert.as_deref(),
+                output: output.as_ref(),
+                c14n,
+                digest,
+                id: id.as_deref(),
+                cms,
+                detached,
+                from,
+                max_decompressed,
+            })
+        }),
+        Command::Verify {
+            inputs,
+            cert,
+            pubkey,
+            allow_sha1,
+            allow_partial,
+            content,
+            max_decompressed,
+        } => guarded(|| {
+            sign::verify(&sign::VerifyArgs {
+                inputs: &inputs,
+                cert: cert.as_deref(),
+                pubkey: pubkey.as_deref(),
+                allow_sha1,
+                allow_partial,
+                content: content.as_deref(),
+                max_decompressed,
+            })
+        }),
         Command::Convert {
             inputs,
             to,

@@ -28,6 +28,12 @@ pub enum Format {
     Asn1Ber,
     /// EXI 1.0 (W3C Efficient XML Interchange), schema-less.
     Exi,
+    /// ITU-T X.694: a document valid against an XML Schema, as a value of the ASN.1 type
+    /// that X.694 maps its root element to, in unaligned PER. Needs the schema (not in
+    /// [`Format::ALL`], whose formats encode any document).
+    Asn1XsdUper,
+    /// ... in aligned PER.
+    Asn1XsdAper,
 }
 
 impl Format {
@@ -44,6 +50,15 @@ impl Format {
         Format::Exi,
     ];
 
+    /// The formats that need a schema to encode or decode (after [`Format::ALL`] in
+    /// `binxml formats`; names and extensions are looked up in both).
+    pub const SCHEMA_INFORMED: &'static [Format] = &[Format::Asn1XsdUper, Format::Asn1XsdAper];
+
+    /// Every format: [`Format::ALL`], then [`Format::SCHEMA_INFORMED`].
+    pub fn every() -> impl Iterator<Item = Format> {
+        Format::ALL.iter().chain(Format::SCHEMA_INFORMED).copied()
+    }
+
     /// The registry name (`-t NAME` on the command line), also the prefix of an [`Error`]'s
     /// message.
     ///
@@ -59,6 +74,8 @@ impl Format {
             Format::Asn1Aper => "asn1-aper",
             Format::Asn1Ber => "asn1-ber",
             Format::Exi => "exi",
+            Format::Asn1XsdUper => "asn1-xsd-uper",
+            Format::Asn1XsdAper => "asn1-xsd-aper",
         }
     }
 
@@ -76,6 +93,12 @@ impl Format {
             Format::Exi => {
                 "EXI 1.0, W3C Efficient XML Interchange (schema-less; interoperates with EXIficient)"
             }
+            Format::Asn1XsdUper => {
+                "ITU-T X.694: XML Schema mapped to ASN.1, unaligned PER (needs --schema)"
+            }
+            Format::Asn1XsdAper => {
+                "ITU-T X.694: XML Schema mapped to ASN.1, aligned PER (needs --schema)"
+            }
         }
     }
 
@@ -91,6 +114,8 @@ impl Format {
             Format::Asn1Aper => "aper",
             Format::Asn1Ber => "ber",
             Format::Exi => "exi",
+            Format::Asn1XsdUper => "xuper",
+            Format::Asn1XsdAper => "xaper",
         }
     }
 
@@ -107,16 +132,13 @@ impl Format {
     /// The format a file extension names (`uper`, `fi`, ...; case-insensitive).
     pub fn from_extension(ext: &str) -> Option<Format> {
         let e = ext.to_ascii_lowercase();
-        Format::ALL.iter().copied().find(|f| f.extension() == e)
+        Format::every().find(|f| f.extension() == e)
     }
 
     /// The format a registry name (or extension) names, case-insensitive.
     pub fn from_name(name: &str) -> Option<Format> {
         let n = name.to_ascii_lowercase();
-        Format::ALL
-            .iter()
-            .copied()
-            .find(|f| f.name() == n || f.extension() == n)
+        Format::every().find(|f| f.name() == n || f.extension() == n)
     }
 }
 
@@ -152,7 +174,7 @@ impl UnknownFormat {
 impl fmt::Display for UnknownFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "unknown format {:?} (known: ", self.name)?;
-        for (i, format) in Format::ALL.iter().enumerate() {
+        for (i, format) in Format::every().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
             }
@@ -170,7 +192,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for &f in Format::ALL {
+        for f in Format::every() {
             assert_eq!(f.name().parse::<Format>(), Ok(f));
             assert_eq!(Format::from_extension(f.extension()), Some(f));
         }
@@ -180,7 +202,7 @@ mod tests {
         assert_eq!(e.name(), "bxml");
         assert_eq!(
             e.to_string(),
-            "unknown format \"bxml\" (known: xml, json, fi, tsf, xebu, asn1-uper, asn1-aper, asn1-ber, exi)"
+            "unknown format \"bxml\" (known: xml, json, fi, tsf, xebu, asn1-uper, asn1-aper, asn1-ber, exi, asn1-xsd-uper, asn1-xsd-aper)"
         );
     }
 }

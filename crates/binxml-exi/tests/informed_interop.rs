@@ -4,7 +4,7 @@
 //! decodes them to (C14N). Options: EXIficient's defaults plus the schema and
 //! `schemalocation` (binxml keeps xsi:schemaLocation), binxml's `Whitespace::DropBetweenTags`
 //! (EXIficient's whitespace policy); bit-packed, strict, byte-aligned, pre-compression and
-//! compression (binxml deflates with zlib, as the JDK does: the same bytes).
+//! compression, comments and PIs, lexical values (binxml deflates with zlib, as the JDK does: the same bytes).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -85,8 +85,21 @@ fn instances_encode_as_exificient_does() {
                 .with_strict(true)
                 .with_alignment(Alignment::PreCompression),
         ),
+        ("lexical", ExiOptions::default().with_lexical_values(true)),
+        (
+            "lexical,strict",
+            ExiOptions::default()
+                .with_lexical_values(true)
+                .with_strict(true),
+        ),
+        (
+            "lexical,compression",
+            ExiOptions::default()
+                .with_lexical_values(true)
+                .with_alignment(Alignment::Compression),
+        ),
     ];
-    let (mut equal, mut total) = (0, 0);
+    let (mut equal, mut total, mut refused) = (0, 0, 0);
     let mut report = Vec::new();
     for row in schema_sets() {
         let (Some(schema), Some(instance)) = (&row.schema, &row.instance) else {
@@ -128,6 +141,12 @@ fn instances_encode_as_exificient_does() {
                     format!("differ at byte {at} of {} (ours {})", t.len(), m.len())
                 }
                 (Err(e), Ok(_)) => format!("EXIficient refuses: {e}"),
+                (Ok(_), Err(e)) if e.contains("xsi:type with preserve.lexicalValues") => {
+                    // Not done (docs/exi.md): an xsi:type value with lexical values is a
+                    // string whose QName needs the prefixes this encoder does not keep yet.
+                    refused += 1;
+                    continue;
+                }
                 (Ok(_), Err(e)) => format!("binxml refuses: {e}"),
                 (Err(a), Err(b)) => {
                     equal += 1;
@@ -224,7 +243,10 @@ fn instances_encode_as_exificient_does() {
             }
         }
     }
-    eprintln!("{equal} of {total} encodings equal to EXIficient's");
+    eprintln!(
+        "{equal} of {total} encodings equal to EXIficient's; {refused} with lexical values and \
+         an xsi:type refused by binxml (not done)"
+    );
     for r in &report {
         eprintln!("  {r}");
     }
@@ -241,7 +263,7 @@ fn exificient_streams_decode_as_exificient_does() {
     let mut c14n = binxml_testkit::C14nOracle::start();
     let scratch = scratch_dir("informed_decode");
     let mut grammars: HashMap<PathBuf, Arc<SchemaGrammars>> = HashMap::new();
-    let (mut equal, mut total) = (0, 0);
+    let (mut equal, mut total, mut unreadable, mut refused) = (0, 0, 0, 0);
     let mut report = Vec::new();
     for row in schema_sets() {
         let (Some(schema), Some(instance)) = (&row.schema, &row.instance) else {
@@ -263,6 +285,8 @@ fn exificient_streams_decode_as_exificient_does() {
             "precompression,blocksize=50",
             "compression",
             "comments,pis",
+            "lexical",
+            "lexical,precompression",
         ] {
             let mut options = format!("schema={},schemalocation", schema.display());
             if let Some(c) = &row.catalog {
@@ -278,8 +302,13 @@ fn exificient_streams_decode_as_exificient_does() {
                 // EXIficient refuses the instance in this mode (strict, an undeclared element).
                 continue;
             }
+            if exi.decode(&exi_file, &theirs_xml, &options).is_err() {
+                // EXIficient cannot read its own stream (lexical values with an unprefixed
+                // xsi:type, see the encoding test).
+                unreadable += 1;
+                continue;
+            }
             total += 1;
-            exi.decode(&exi_file, &theirs_xml, &options).unwrap();
             let bytes = std::fs::read(&exi_file).unwrap();
             let o = match mode {
                 "strict" => ExiOptions::default().with_strict(true),
@@ -290,6 +319,10 @@ fn exificient_streams_decode_as_exificient_does() {
                     .with_block_size(50),
                 "compression" => ExiOptions::default().with_alignment(Alignment::Compression),
                 "comments,pis" => ExiOptions::default().with_comments(true).with_pis(true),
+                "lexical" => ExiOptions::default().with_lexical_values(true),
+                "lexical,precompression" => ExiOptions::default()
+                    .with_lexical_values(true)
+                    .with_alignment(Alignment::PreCompression),
                 _ => ExiOptions::default(),
             };
             let mut d = binxml_exi::informed::SchemaDecoder::new(
@@ -307,6 +340,10 @@ fn exificient_streams_decode_as_exificient_does() {
                 }
             };
             let line = match r {
+                Err(e) if e.contains("xsi:type with preserve.lexicalValues") => {
+                    refused += 1;
+                    continue;
+                }
                 Err(e) => format!("binxml fails: {e}"),
                 Ok(()) => {
                     let xml = binxml_xml::encode(&events).unwrap();
@@ -324,7 +361,11 @@ fn exificient_streams_decode_as_exificient_does() {
             report.push(format!("{} [{mode}] {}: {line}", row.set, row.listed));
         }
     }
-    eprintln!("{equal} of {total} decodings equal to EXIficient's");
+    eprintln!(
+        "{equal} of {total} decodings equal to EXIficient's; {unreadable} of EXIficient's \
+         streams it cannot read itself; {refused} with lexical values and an xsi:type refused \
+         by binxml (not done)"
+    );
     for r in &report {
         eprintln!("  {}", &r[..r.len().min(400)]);
     }

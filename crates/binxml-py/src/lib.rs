@@ -321,6 +321,150 @@ fn encode<'py>(
     Ok(PyBytes::new(py, &out))
 }
 
+fn sign_err(e: binxml::sign::SignError) -> PyErr {
+    BinxmlError::new_err(e.to_string())
+}
+
+fn private_key(pem: &str) -> PyResult<binxml::sign::keys::PrivateKey> {
+    binxml::sign::keys::PrivateKey::from_pem(pem).map_err(sign_err)
+}
+
+fn certificate(pem: Option<&str>) -> PyResult<Option<binxml::sign::keys::Certificate>> {
+    pem.map(|p| binxml::sign::keys::Certificate::from_pem(p.as_bytes()))
+        .transpose()
+        .map_err(sign_err)
+}
+
+/// Signs an XML document with an enveloped XML Signature (see docs/sign.md): `key` and `cert`
+/// are PEM text; `c14n` one of `exc`, `exc-comments`, `c14n`, `c14n-comments`; `digest`
+/// `sha256`, `sha384` or `sha512`; `id` signs the element with that id instead of the whole
+/// document. Returns the signed document.
+#[pyfunction]
+#[pyo3(signature = (data, key, cert=None, c14n="exc", digest="sha256", id=None))]
+fn sign_xml<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    key: &str,
+    cert: Option<&str>,
+    c14n: &str,
+    digest: &str,
+    id: Option<&str>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    use binxml::sign::c14n::{C14N10, C14N10_COMMENTS, C14n, EXC_C14N, EXC_C14N_COMMENTS};
+    use binxml::sign::dsig::{SignOptions, Target};
+    let uri = match c14n {
+        "exc" => EXC_C14N,
+        "exc-comments" => EXC_C14N_COMMENTS,
+        "c14n" => C14N10,
+        "c14n-comments" => C14N10_COMMENTS,
+        other => return Err(PyValueError::new_err(format!("unknown c14n {other:?}"))),
+    };
+    let digest = binxml::sign::keys::DigestAlg::from_name(digest)
+        .filter(|d| *d != binxml::sign::keys::DigestAlg::Sha1)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown digest {digest:?}")))?;
+    let opts = SignOptions {
+        c14n: C14n::from_uri(uri).expect("a known canonicalization"),
+        digest,
+        target: id.map_or(Target::Document, |i| Target::Id(i.to_string())),
+    };
+    let key = private_key(key)?;
+    let cert = certificate(cert)?;
+    let out = py
+        .allow_threads(|| binxml::sign::dsig::sign_xml(data, &key, cert.as_ref(), &opts))
+        .map_err(sign_err)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// Verifies the enveloped XML Signature of an XML document with the signer's certificate
+/// (PEM), or, without one, with the certificate inside the signature (integrity only). Returns
+/// a dict: `signature_method`, `references` (their URIs), `covers_document`, `certificate`
+/// (the subject of the embedded certificate used, or None). Raises BinxmlError when the
+/// signature is not valid or is refused.
+#[pyfunction]
+#[pyo3(signature = (data, cert=None, allow_sha1=false, allow_partial=false))]
+fn verify_xml<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    cert: Option<&str>,
+    allow_sha1: bool,
+    allow_partial: bool,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    use binxml::sign::dsig::{KeySource, VerifyOptions};
+    let cert = certificate(cert)?;
+    let opts = VerifyOptions {
+        allow_sha1,
+        require_document_element: !allow_partial,
+        ..VerifyOptions::default()
+    };
+    let v = py
+        .allow_threads(|| {
+            let key = match &cert {
+                Some(c) => KeySource::Given(c.public_key()),
+                None => KeySource::Embedded,
+            };
+            binxml::sign::dsig::verify_xml(data, key, &opts)
+        })
+        .map_err(sign_err)?;
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item("signature_method", &v.signature_method)?;
+    d.set_item(
+        "references",
+        v.references
+            .iter()
+            .map(|r| r.uri.clone())
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item("covers_document", v.covers_document)?;
+    d.set_item(
+        "certificate",
+        v.certificate.as_ref().map(|c| c.subject().to_string()),
+    )?;
+    Ok(d)
+}
+
+/// Signs a document's bytes (any format) with a CMS SignedData (DER), enveloping or detached.
+#[pyfunction]
+#[pyo3(signature = (data, key, cert, detached=false))]
+fn sign_cms<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    key: &str,
+    cert: &str,
+    detached: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let key = private_key(key)?;
+    let cert = certificate(Some(cert))?.expect("given");
+    let out = py
+        .allow_threads(|| binxml::sign::cms::sign_cms(data, &key, &cert, detached))
+        .map_err(sign_err)?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// Verifies a CMS SignedData (DER) with the signer's certificate (PEM), or the one it carries;
+/// `content` is the signed document of a detached signature. Returns the signed content.
+/// Raises BinxmlError when the signature is not valid.
+#[pyfunction]
+#[pyo3(signature = (p7s, cert=None, content=None))]
+fn verify_cms<'py>(
+    py: Python<'py>,
+    p7s: &[u8],
+    cert: Option<&str>,
+    content: Option<&[u8]>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    use binxml::sign::dsig::{KeySource, VerifyOptions};
+    let cert = certificate(cert)?;
+    let v = py
+        .allow_threads(|| {
+            let key = match &cert {
+                Some(c) => KeySource::Given(c.public_key()),
+                None => KeySource::Embedded,
+            };
+            binxml::sign::cms::verify_cms(p7s, content, key, &VerifyOptions::default())
+        })
+        .map_err(sign_err)?;
+    Ok(PyBytes::new(py, &v.content))
+}
+
 #[pymodule]
 fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BinxmlError", m.py().get_type::<BinxmlError>())?;
@@ -329,6 +473,10 @@ fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add_function(wrap_pyfunction!(events, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
+    m.add_function(wrap_pyfunction!(sign_xml, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_xml, m)?)?;
+    m.add_function(wrap_pyfunction!(sign_cms, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_cms, m)?)?;
     m.add_class::<Schema>()?;
     Ok(())
 }

@@ -51,6 +51,7 @@ enum Inner<'a> {
     Asn1(binxml_asn1::Asn1Decoder<'a>),
     Exi(Box<binxml_exi::ExiDecoder<'a>>),
     ExiInformed(Box<binxml_exi::informed::SchemaDecoder<'a>>),
+    X694(binxml_asn1::x694::X694Decoder<'a>),
 }
 
 impl<'a> AnyDecoder<'a> {
@@ -104,6 +105,17 @@ impl<'a> AnyDecoder<'a> {
                 opts.exi.clone(),
                 limits,
             ))),
+            Format::Asn1XsdUper | Format::Asn1XsdAper => {
+                let Some(x) = opts.x694.clone() else {
+                    return Err(binxml_core::Error::invalid_options(
+                        format,
+                        "decoding needs the schema (DecodeOptions::x694, --schema)",
+                    ));
+                };
+                Inner::X694(binxml_asn1::x694::X694Decoder::new(
+                    input, x, format, limits,
+                ))
+            }
         }))
     }
 }
@@ -123,6 +135,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Asn1(d) => d.next_event(),
             Inner::Exi(d) => d.next_event(),
             Inner::ExiInformed(d) => d.next_event(),
+            Inner::X694(d) => d.next_event(),
         }
     }
 
@@ -138,6 +151,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Asn1(d) => d.offset(),
             Inner::Exi(d) => d.offset(),
             Inner::ExiInformed(d) => d.offset(),
+            Inner::X694(d) => d.offset(),
         }
     }
 
@@ -174,6 +188,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             // The decoders' own push loops (the Box's would be the provided, pulling one).
             Inner::Exi(d) => (**d).read_into(sink),
             Inner::ExiInformed(d) => (**d).read_into(sink),
+            Inner::X694(d) => d.read_into(sink),
         }
     }
 }
@@ -241,6 +256,10 @@ enum Enc<W: Write> {
     Asn1(binxml_asn1::Asn1Encoder<W>),
     Exi(Box<binxml_exi::ExiEncoder<W>>),
     ExiInformed(Box<binxml_exi::informed::SchemaEncoder<W>>),
+    X694(binxml_asn1::x694::X694Encoder<W>),
+    /// A format whose options are missing (a schema-informed format without its schema):
+    /// every event is an error.
+    Unusable(Format, &'static str),
 }
 
 impl<W: Write> AnyEncoder<W> {
@@ -279,6 +298,13 @@ impl<W: Write> AnyEncoder<W> {
                 out,
                 opts.exi.clone(),
             ))),
+            Format::Asn1XsdUper | Format::Asn1XsdAper => match &opts.x694 {
+                Some(x) => Enc::X694(binxml_asn1::x694::X694Encoder::new(out, x.clone(), format)),
+                None => Enc::Unusable(
+                    format,
+                    "encoding needs the schema (EncodeOptions::x694, --schema)",
+                ),
+            },
         })
     }
 
@@ -309,6 +335,8 @@ impl<W: Write> AnyEncoder<W> {
             Enc::Xebu(e) => by_event(decoder, e),
             Enc::Exi(e) => by_event(decoder, e.as_mut()),
             Enc::ExiInformed(e) => by_event(decoder, e.as_mut()),
+            Enc::X694(e) => by_event(decoder, e),
+            Enc::Unusable(f, why) => Err(binxml_core::Error::invalid_options(*f, *why)),
         }
     }
 }
@@ -324,6 +352,11 @@ macro_rules! each_encoder {
             Enc::Asn1($e) => $body,
             Enc::Exi($e) => $body,
             Enc::ExiInformed($e) => $body,
+            Enc::X694($e) => $body,
+            Enc::Unusable(f, why) => {
+                let $e = &mut Unusable(*f, why);
+                $body
+            }
         }
     };
 }
@@ -342,6 +375,18 @@ impl<W: Write> Encoder for AnyEncoder<W> {
         each_encoder!(&mut self.0, e => e.finish())
     }
 }
+
+impl Encoder for Unusable {
+    fn write_event(&mut self, _: &Event<'_>) -> Result<()> {
+        Err(binxml_core::Error::invalid_options(self.0, self.1))
+    }
+    fn finish(&mut self) -> Result<()> {
+        Err(binxml_core::Error::invalid_options(self.0, self.1))
+    }
+}
+
+/// The encoder of [`Enc::Unusable`].
+struct Unusable(Format, &'static str);
 
 /// Counts the items handed to the sink beneath.
 struct Counting<'e, S> {

@@ -22,6 +22,7 @@ pub use binxml_exi as exi;
 pub use binxml_fi as fi;
 pub use binxml_json as json;
 pub use binxml_schema as schema;
+pub use binxml_sign as sign;
 pub use binxml_tree as tree;
 pub use binxml_tsf as tsf;
 pub use binxml_xebu as xebu;

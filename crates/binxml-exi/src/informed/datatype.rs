@@ -70,6 +70,36 @@ pub enum ExiType {
     },
 }
 
+/// The representation of a value of representation `t` when lexical values are preserved
+/// (EXI 1.0, 7.1.10.1 and Table 7-2): its characters, as a String of the built-in restricted
+/// character set of `t`'s datatype (a String for strings; a pattern's set stays; a list and
+/// an enumeration take their item's or base's set).
+pub fn lexical_type(t: &ExiType) -> ExiType {
+    const WS: &str = "\t\n\r ";
+    let set = |chars: &str| {
+        let mut v: Vec<char> = WS.chars().chain(chars.chars()).collect();
+        v.sort_unstable();
+        v.dedup();
+        ExiType::Restricted(v)
+    };
+    const DIGITS: &str = "0123456789";
+    match t {
+        ExiType::Base64 => set(&format!(
+            "+/={DIGITS}ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+        )),
+        ExiType::Hex => set(&format!("{DIGITS}ABCDEFabcdef")),
+        ExiType::Boolean | ExiType::BooleanPattern => set("01aeflrstu"),
+        ExiType::Decimal => set(&format!("+-.{DIGITS}")),
+        ExiType::Float => set(&format!("+-.{DIGITS}EFINae")),
+        ExiType::Integer | ExiType::Unsigned | ExiType::NBit { .. } => set(&format!("+-{DIGITS}")),
+        ExiType::DateTime(_) => set(&format!("+-.{DIGITS}:TZ")),
+        ExiType::String => ExiType::String,
+        ExiType::Restricted(chars) => ExiType::Restricted(chars.clone()),
+        ExiType::List(item) => lexical_type(item),
+        ExiType::Enumeration { base, .. } => lexical_type(base),
+    }
+}
+
 /// Bounded integer ranges of at most this many values are n-bit integers (7.1.5).
 const MAX_NBIT_RANGE: i128 = 4096;
 

@@ -192,9 +192,9 @@ impl<'a> SchemaDecoder<'a> {
         let (o, _cookie, _present) = header::read(&mut self.r, &self.o)?;
         let compressed = o.alignment == crate::options::Alignment::Compression;
         self.reordered = o.alignment.is_reordered();
-        if o.dtd || o.prefixes || o.lexical_values || o.self_contained || o.fragment {
+        if o.dtd || o.prefixes || o.self_contained || o.fragment {
             return Err(Self::unsupported(
-                "preserve options, self-contained elements or fragments",
+                "preserve.dtd, preserve.prefixes, self-contained elements or fragments",
             ));
         }
         if compressed {
@@ -545,7 +545,7 @@ impl<'a> SchemaDecoder<'a> {
     ) -> Result<Span> {
         let a = self.buf.len() as u32;
         let max = self.limits.max_string_len;
-        match ty.map(|t| g.datatype(t)) {
+        match ty.map(|t| g.value_type(t, self.o.lexical_values)) {
             None | Some(ExiType::String) => {
                 match self
                     .t
@@ -766,6 +766,13 @@ impl<'a> SchemaDecoder<'a> {
             Second::Cm | Second::Pi => unreachable!("third-level entries"),
             Second::Ee => self.close_element(),
             Second::XsiType => {
+                if self.o.lexical_values {
+                    return Err(at.error(
+                        "xsi:type with preserve.lexicalValues needs preserve.prefixes, \
+                         which schema-informed decoding does not support yet"
+                            .to_string(),
+                    ));
+                }
                 let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
                 let uri = self.t.name_uri(id);
                 let prefix = self.prefix_for(uri);

@@ -153,9 +153,6 @@ impl<W: Write> SchemaEncoder<W> {
         if options.dtd || options.prefixes {
             return Err(unsupported("preserve.dtd or preserve.prefixes"));
         }
-        if options.lexical_values {
-            return Err(unsupported("preserve.lexicalValues"));
-        }
         if options.self_contained || options.fragment {
             return Err(unsupported("self-contained elements or fragments"));
         }
@@ -603,6 +600,14 @@ impl<W: Write> SchemaEncoder<W> {
     }
 
     fn write_xsi_type(&mut self, value: &str) -> Result<()> {
+        if self.o.lexical_values {
+            // The value would be a string, whose QName a decoder resolves only with the
+            // prefixes preserve.prefixes keeps: EXIficient refuses a prefixed one and writes
+            // an unprefixed one that its own decoder then cannot read (docs/exi.md).
+            return Err(unsupported(
+                "xsi:type with preserve.lexicalValues (it needs preserve.prefixes)",
+            ));
+        }
         let cur = self.stack.last().expect("inside an element").cur;
         let xsi_type = self
             .name_of(XSI_NS, "type")
@@ -698,7 +703,7 @@ impl<W: Write> SchemaEncoder<W> {
                     let Terminal::At { type_def, .. } = &p.terminal else {
                         unreachable!()
                     };
-                    let dt = g.datatype(*type_def);
+                    let dt = g.value_type(*type_def, self.o.lexical_values);
                     if values::representable(dt, value) {
                         self.code1(cur, i);
                         self.value(name, Some(*type_def), value)?;
@@ -729,8 +734,9 @@ impl<W: Write> SchemaEncoder<W> {
                 });
                 let global = g.schema().global_attribute(ns, local);
                 let global_type = global.map(|a| g.schema().attribute(a).type_def);
-                let typed =
-                    global_type.is_some_and(|t| values::representable(g.datatype(t), value));
+                let typed = global_type.is_some_and(|t| {
+                    values::representable(g.value_type(t, self.o.lexical_values), value)
+                });
                 if global_type.is_some() && !typed {
                     // AT(*) [untyped value]: the last entry of the third level.
                     self.code2(cur, Second::AtUntyped)?;
@@ -796,7 +802,8 @@ impl<W: Write> SchemaEncoder<W> {
     /// and is written when the block closes (EXI 1.0, section 9).
     fn value(&mut self, name: NameId, t: Option<TypeId>, text: &str) -> Result<()> {
         if !self.o.alignment.is_reordered() {
-            write_value(&mut self.t, &self.g, &mut self.w, name, t, text);
+            let lexical = self.o.lexical_values;
+            write_value(&mut self.t, &self.g, &mut self.w, name, t, text, lexical);
             return Ok(());
         }
         let c = &mut self.chan;
@@ -832,10 +839,11 @@ impl<W: Write> SchemaEncoder<W> {
             return Ok(());
         }
         let g = Arc::clone(&self.g);
+        let lexical = self.o.lexical_values;
         let write_all =
             |t: &mut Tables, w: &mut BitWriter, name: NameId, values: &[ChannelValue]| {
                 for (ty, v) in values {
-                    write_value(t, &g, w, name, *ty, v);
+                    write_value(t, &g, w, name, *ty, v, lexical);
                 }
             };
         if count <= SMALL_BLOCK {
@@ -920,7 +928,11 @@ impl<W: Write> SchemaEncoder<W> {
             },
             Cur::Builtin { .. } => None,
         };
-        let collapse_ws = typed.map(|(t, _)| whitespace_of(&self.g, t));
+        // Lexical values keep their characters as they are.
+        let collapse_ws = typed.map(|(t, _)| match self.o.lexical_values {
+            true => Ws::Preserve,
+            false => whitespace_of(&self.g, t),
+        });
         let processed: std::borrow::Cow<'_, str> = match collapse_ws {
             Some(ws) if !(self.space || ws == Ws::Preserve) => match ws {
                 Ws::Replace => text.replace(['\t', '\n', '\r'], " ").into(),
@@ -931,7 +943,9 @@ impl<W: Write> SchemaEncoder<W> {
                 let keep = match self.o.whitespace {
                     Whitespace::Preserve => true,
                     Whitespace::DropBetweenTags => {
-                        self.space
+                        // EXIficient keeps every whitespace text with lexical values.
+                        self.o.lexical_values
+                            || self.space
                             || (self.after_start && matches!(next, Next::Ee | Next::Misc))
                             || !is_whitespace(text)
                     }
@@ -972,7 +986,7 @@ impl<W: Write> SchemaEncoder<W> {
                             _ => None,
                         });
                 if let Some((i, t, next)) = typed_ch {
-                    let dt = g.datatype(t);
+                    let dt = g.value_type(t, self.o.lexical_values);
                     if !self.o.alignment.is_reordered() && !is_string(dt) {
                         // Parsed once: the event code depends on whether it is representable.
                         if let Some(p) = values::prepare_value(dt, text) {
@@ -1133,12 +1147,13 @@ fn write_value(
     name: NameId,
     ty: Option<TypeId>,
     text: &str,
+    lexical: bool,
 ) {
     let Some(ty) = ty else {
         t.write_value(w, name, text);
         return;
     };
-    let dt = g.datatype(ty);
+    let dt = g.value_type(ty, lexical);
     match dt {
         ExiType::String => t.write_value(w, name, text),
         ExiType::Restricted(_) => t.write_value_with(w, name, text, |w, s| {

@@ -44,6 +44,8 @@ pub struct SchemaGrammars {
     castable: Vec<bool>,
     /// Each simple type's EXI representation (`None` for complex types).
     datatypes: Vec<Option<ExiType>>,
+    /// Each simple type's representation when lexical values are preserved.
+    lexical: Vec<Option<ExiType>>,
     /// Global element declarations in the order of the document grammar (local name, then
     /// namespace).
     document: Vec<ElemId>,
@@ -96,6 +98,10 @@ impl SchemaGrammars {
                 TypeDef::Simple(_) => Some(datatype::exi_type(&schema, t)),
                 TypeDef::Complex(_) => None,
             })
+            .collect::<Vec<_>>();
+        let lexical = datatypes
+            .iter()
+            .map(|d| d.as_ref().map(datatype::lexical_type))
             .collect();
         let mut document: Vec<ElemId> = schema.global_elements().map(|(_, e)| e).collect();
         document.sort_by(|a, b| name_order(&schema.element(*a).name, &schema.element(*b).name));
@@ -166,6 +172,7 @@ impl SchemaGrammars {
             type_empty: built.type_empty,
             castable,
             datatypes,
+            lexical,
             document,
             fragment,
         })
@@ -263,6 +270,18 @@ impl SchemaGrammars {
         self.datatypes[t.index()]
             .as_ref()
             .unwrap_or(&ExiType::String)
+    }
+
+    /// The representation of type `t`'s values: [`datatype`](Self::datatype)'s, or with
+    /// `lexical` (preserve.lexicalValues) its lexical form as a string of the type's
+    /// characters.
+    pub fn value_type(&self, t: TypeId, lexical: bool) -> &ExiType {
+        let v = if lexical {
+            &self.lexical
+        } else {
+            &self.datatypes
+        };
+        v[t.index()].as_ref().unwrap_or(&ExiType::String)
     }
 
     /// Whether a type is castable: named types derive from it, or it is a union.

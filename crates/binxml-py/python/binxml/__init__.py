@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 
 from ._binxml import BinxmlError, detect, encode as _encode, events as _events, formats
 from ._binxml import Schema
+from ._binxml import sign_cms, sign_xml, verify_cms, verify_xml
 from ._binxml import convert as _convert
 
 __all__ = [
@@ -34,6 +35,10 @@ __all__ = [
     "iterparse",
     "tostring",
     "write",
+    "sign_xml",
+    "verify_xml",
+    "sign_cms",
+    "verify_cms",
 ]
 
 

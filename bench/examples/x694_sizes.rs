@@ -1,0 +1,157 @@
+//! Seed 000 section 2 on binxml's schema sets: for each valid instance of
+//! `tests/schemas/sets.tsv` that X.694 covers, the sizes of the XML, its zlib (deflate), the
+//! X.694 unaligned PER and PER+zlib, X.694 aligned PER, with binxml's schema-less UPER (the infoset module) and
+//! schema-informed EXI beside them; and the times of decoding PER into events (push) against
+//! binxml's own XML push decoding, and of encoding events into PER (without and with the
+//! validation the format does first).
+//!
+//! `cargo run --release -p binxml-bench --example x694_sizes` (prints a Markdown table).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+use binxml::asn1::x694::{Roots, X694};
+use binxml::schema::model::Name;
+use binxml::schema::{LoadOptions, Schema};
+use binxml::{AnyDecoder, AnyEncoder, DecodeOptions, Decoder, EncodeOptions, Event, Format};
+use binxml_testkit::schema_sets;
+
+fn zlib(b: &[u8]) -> usize {
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(b).unwrap();
+    z.finish().unwrap().len()
+}
+
+fn load(row: &binxml_testkit::SchemaSetEntry) -> Schema {
+    let mut o = LoadOptions::default();
+    if let Some(c) = &row.catalog {
+        let dir = c.parent().unwrap();
+        for line in std::fs::read_to_string(c).unwrap().lines() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let (url, file) = line.split_once('\t').unwrap();
+            o = o.with_location(url, dir.join(file));
+        }
+    }
+    Schema::load_with(row.schema.as_ref().unwrap(), &o).unwrap()
+}
+
+/// Seconds per run of `f`, the median of 5 timings of enough runs for 50 ms each.
+fn time(mut f: impl FnMut()) -> f64 {
+    let start = Instant::now();
+    f();
+    let once = start.elapsed().as_secs_f64().max(1e-7);
+    let reps = ((0.05 / once) as usize).max(1);
+    let mut t: Vec<f64> = (0..5)
+        .map(|_| {
+            let s = Instant::now();
+            for _ in 0..reps {
+                f();
+            }
+            s.elapsed().as_secs_f64() / reps as f64
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[2]
+}
+
+fn push(format: Format, bytes: &[u8], opts: &DecodeOptions) -> u64 {
+    let mut d = AnyDecoder::new(format, bytes, opts).unwrap();
+    let mut c = binxml::CountingSink::default();
+    d.read_into(&mut c).unwrap();
+    c.events
+}
+
+fn main() {
+    let mut mapped: HashMap<String, (Arc<Schema>, Arc<X694>)> = HashMap::new();
+    println!(
+        "| set | document | XML | zlib | PER | PER+zlib | PER/XML | APER | UPER (infoset) | EXI (schema) | XML push MB/s | PER push MB/s | PER encode MB/s | encode+validate MB/s |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut seen = std::collections::HashSet::new();
+    for row in schema_sets() {
+        if !row.present() || !row.expected_valid {
+            continue;
+        }
+        let instance = row.instance.clone().unwrap();
+        if !seen.insert(instance.clone()) {
+            continue;
+        }
+        let xml = std::fs::read(&instance).unwrap();
+        let events = binxml_xml::decode(&xml).unwrap();
+        let root = events
+            .iter()
+            .find_map(|e| match e {
+                Event::StartElement(q) => Some(Name::new(&*q.namespace, &*q.local)),
+                _ => None,
+            })
+            .unwrap();
+        let key = format!("{} {root}", row.schema.as_ref().unwrap().display());
+        let (schema, x) = mapped
+            .entry(key)
+            .or_insert_with(|| {
+                let s = Arc::new(load(&row));
+                let x = X694::with_roots(s.clone(), &Roots::Named(root.clone())).unwrap();
+                (s, Arc::new(x))
+            })
+            .clone();
+        let Ok(per) = x.encode_events(&events, Format::Asn1XsdUper) else {
+            continue;
+        };
+        let aper = x.encode_events(&events, Format::Asn1XsdAper).unwrap();
+        let dopts = DecodeOptions::default().with_x694(Some(x.clone()));
+        let eopts = EncodeOptions::default().with_x694(Some(x.clone()));
+        let uper = binxml::convert(&xml, Some(Format::Xml), Format::Asn1Uper).unwrap();
+        let grammars = binxml::exi::informed::SchemaGrammars::new(schema.clone())
+            .ok()
+            .map(Arc::new);
+        let exi = grammars.map(|g| {
+            let mut out = Vec::new();
+            let o = EncodeOptions::default().with_exi_schema(Some(g));
+            let mut d = AnyDecoder::new(Format::Xml, &xml, &DecodeOptions::default()).unwrap();
+            AnyEncoder::new(Format::Exi, &mut out, &o)
+                .encode_from(&mut d)
+                .map(|_| out.len())
+                .ok()
+        });
+        let xml_t = time(|| {
+            push(Format::Xml, &xml, &DecodeOptions::default());
+        });
+        let per_t = time(|| {
+            push(Format::Asn1XsdUper, &per, &dopts);
+        });
+        let enc_t = time(|| {
+            x.encode_events(&events, Format::Asn1XsdUper).unwrap();
+        });
+        let val_t = time(|| {
+            let mut out = Vec::new();
+            let mut e = AnyEncoder::new(Format::Asn1XsdUper, &mut out, &eopts);
+            binxml::Encoder::write_events(&mut e, &events).unwrap();
+            binxml::Encoder::finish(&mut e).unwrap();
+        });
+        let mb = xml.len() as f64 / 1e6;
+        let name = instance.file_name().unwrap().to_string_lossy().into_owned();
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} |",
+            row.set,
+            name,
+            xml.len(),
+            zlib(&xml),
+            per.len(),
+            zlib(&per),
+            100.0 * per.len() as f64 / xml.len() as f64,
+            aper.len(),
+            uper.len(),
+            exi.flatten()
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| "-".into()),
+            mb / xml_t,
+            mb / per_t,
+            mb / enc_t,
+            mb / val_t,
+        );
+    }
+}

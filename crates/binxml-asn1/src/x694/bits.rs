@@ -1,0 +1,509 @@
+//! Bit writer and reader for the X.694 PER codec, with the X.691 building blocks in the
+//! unaligned and the aligned variant: constrained whole numbers, length determinants with
+//! fragmentation, integers, octet alignment.
+//! The writer can patch bits already written (a SEQUENCE's presence bitmap is known only after
+//! its components) and append another writer (a SEQUENCE OF's count precedes its items).
+
+use binxml_core::{Error, Format, Result};
+
+/// 16K: the fragment unit of X.691 11.9.3.8.
+pub const FRAG: usize = 16384;
+
+/// Bits of a constrained whole number in `0..range` (X.691 11.5.6, unaligned: the fewest).
+pub fn range_bits(range: u128) -> u32 {
+    if range <= 1 {
+        0
+    } else {
+        128 - (range - 1).leading_zeros()
+    }
+}
+
+/// An append-only bit buffer, most significant bit first.
+#[derive(Default)]
+pub struct BitWriter {
+    buf: Vec<u8>,
+    bits: usize,
+    aligned: bool,
+}
+
+impl BitWriter {
+    /// An empty writer; `aligned` for the ALIGNED variant of PER.
+    pub fn new(aligned: bool) -> Self {
+        BitWriter {
+            aligned,
+            ..BitWriter::default()
+        }
+    }
+
+    /// A writer for a part that will be appended at a bit position `phase` (mod 8) of the
+    /// whole: it starts with that many padding bits, so that its alignment is the whole's
+    /// (append it from bit `phase`).
+    pub fn with_phase(aligned: bool, phase: usize) -> Self {
+        let mut w = BitWriter::new(aligned);
+        w.put(0, (phase % 8) as u32);
+        w
+    }
+
+    /// Whether this is the ALIGNED variant.
+    pub fn aligned(&self) -> bool {
+        self.aligned
+    }
+
+    /// Pads to an octet boundary in the ALIGNED variant.
+    pub fn align(&mut self) {
+        if self.aligned && !self.bits.is_multiple_of(8) {
+            self.put(0, 8 - (self.bits % 8) as u32);
+        }
+    }
+
+    /// Bits written.
+    pub fn len(&self) -> usize {
+        self.bits
+    }
+
+    /// Writes the low `n` bits of `v` (`n` at most 64).
+    pub fn put(&mut self, v: u64, mut n: u32) {
+        while n > 0 {
+            let used = (self.bits % 8) as u32;
+            if used == 0 {
+                self.buf.push(0);
+            }
+            let free = 8 - used;
+            let take = free.min(n);
+            let chunk = ((v >> (n - take)) & ((1u64 << take) - 1)) as u8;
+            *self.buf.last_mut().expect("pushed") |= chunk << (free - take);
+            self.bits += take as usize;
+            n -= take;
+        }
+    }
+
+    /// Writes the low `n` bits of a 128-bit value.
+    pub fn put_wide(&mut self, v: u128, n: u32) {
+        if n > 64 {
+            self.put((v >> 64) as u64, n - 64);
+            self.put(v as u64, 64);
+        } else {
+            self.put(v as u64, n);
+        }
+    }
+
+    /// Sets bit `pos` (already written as 0) to `b`.
+    pub fn patch(&mut self, pos: usize, b: bool) {
+        if b {
+            self.buf[pos / 8] |= 0x80 >> (pos % 8);
+        }
+    }
+
+    /// Writes whole octets.
+    pub fn octets(&mut self, b: &[u8]) {
+        if self.bits.is_multiple_of(8) {
+            self.buf.extend_from_slice(b);
+            self.bits += b.len() * 8;
+        } else {
+            for &x in b {
+                self.put(x as u64, 8);
+            }
+        }
+    }
+
+    /// Appends bits `from..to` of `other`.
+    pub fn append(&mut self, other: &BitWriter, from: usize, to: usize) {
+        let mut i = from;
+        while i < to && !i.is_multiple_of(8) {
+            self.put(other.bit(i) as u64, 1);
+            i += 1;
+        }
+        let whole = (to - i) / 8;
+        self.octets(&other.buf[i / 8..i / 8 + whole]);
+        i += whole * 8;
+        while i < to {
+            self.put(other.bit(i) as u64, 1);
+            i += 1;
+        }
+    }
+
+    fn bit(&self, i: usize) -> bool {
+        self.buf[i / 8] & (0x80 >> (i % 8)) != 0
+    }
+
+    /// The encoding: whole octets, zero padded, at least one (X.691 11.1.3).
+    pub fn finish(mut self) -> Vec<u8> {
+        if self.buf.is_empty() {
+            self.buf.push(0);
+        }
+        self.buf
+    }
+
+    /// A constrained whole number `v` in `0..range` (X.691 11.5.7: in the ALIGNED variant, a
+    /// range above 255 takes one or two aligned octets; ranges above 64K only occur for
+    /// INTEGER, which [`BitWriter::integer`] writes).
+    pub fn constrained(&mut self, v: u128, range: u128) {
+        if !self.aligned || range <= 255 {
+            self.put_wide(v, range_bits(range));
+        } else if range == 256 {
+            self.align();
+            self.put(v as u64, 8);
+        } else {
+            self.align();
+            self.put(v as u64, 16);
+        }
+    }
+
+    /// Where the items of a count of `n` within `min..max` will start, relative to the
+    /// current position (mod 8): what [`BitWriter::with_phase`] needs.
+    pub fn phase_after_count(&self, min: u64, max: Option<u64>) -> usize {
+        match max.filter(|&u| u < 65536) {
+            Some(ub) => {
+                let range = (ub - min + 1) as u128;
+                if !self.aligned || range <= 255 {
+                    (self.bits + range_bits(range) as usize) % 8
+                } else {
+                    0
+                }
+            }
+            None if self.aligned => 0,
+            None => self.bits % 8,
+        }
+    }
+
+    /// A general length determinant for `n` below 16K (X.691 11.9.3.6, 11.9.3.7), aligned
+    /// in the ALIGNED variant.
+    fn short_length(&mut self, n: usize) {
+        self.align();
+        if n < 128 {
+            self.put(n as u64, 8);
+        } else {
+            self.put(0x8000 | n as u64, 16);
+        }
+    }
+
+    /// A count of `n` with size bounds `min..max` (X.691 11.9.4.1: a constrained whole number
+    /// when the upper bound is below 64K), followed by the items, which `items(w, start, end)`
+    /// writes; a general length is fragmented into 16K units (11.9.3.8).
+    pub fn counted(
+        &mut self,
+        n: usize,
+        min: u64,
+        max: Option<u64>,
+        mut items: impl FnMut(&mut Self, usize, usize) -> Result<()>,
+    ) -> Result<()> {
+        if let Some(ub) = max.filter(|&u| u < 65536) {
+            self.constrained(
+                (n as u64).saturating_sub(min) as u128,
+                (ub - min + 1) as u128,
+            );
+            return items(self, 0, n);
+        }
+        let mut i = 0;
+        loop {
+            let rem = n - i;
+            if rem >= FRAG {
+                let m = (rem / FRAG).min(4);
+                self.align();
+                self.put(0xC0 | m as u64, 8);
+                items(self, i, i + m * FRAG)?;
+                i += m * FRAG;
+            } else {
+                self.short_length(rem);
+                return items(self, i, n);
+            }
+        }
+    }
+
+    /// An INTEGER with bounds `lo..hi` (X.691 13).
+    pub fn integer(&mut self, v: i128, lo: Option<i128>, hi: Option<i128>) {
+        match (lo, hi) {
+            (Some(lo), Some(hi)) => {
+                let range = (hi.wrapping_sub(lo) as u128).saturating_add(1);
+                let x = v.wrapping_sub(lo) as u128;
+                if self.aligned && range > 65536 {
+                    // X.691 11.5.7.4: the octets of the value, their count first as a
+                    // constrained whole number in 1..(octets of the range).
+                    let max_octets = (range_bits(range).div_ceil(8)).max(1) as u128;
+                    let n = ((128 - x.leading_zeros()).div_ceil(8)).max(1) as usize;
+                    self.constrained(n as u128 - 1, max_octets);
+                    self.align();
+                    self.octets(&x.to_be_bytes()[16 - n..]);
+                } else {
+                    self.constrained(x, range);
+                }
+            }
+            (Some(lo), None) => {
+                let x = v.wrapping_sub(lo) as u128;
+                let n = ((128 - x.leading_zeros()).div_ceil(8)).max(1) as usize;
+                let bytes = x.to_be_bytes();
+                self.short_length(n);
+                self.octets(&bytes[16 - n..]);
+            }
+            _ => {
+                let bytes = v.to_be_bytes();
+                let mut skip = 0;
+                while skip < 15
+                    && ((bytes[skip] == 0 && bytes[skip + 1] & 0x80 == 0)
+                        || (bytes[skip] == 0xFF && bytes[skip + 1] & 0x80 != 0))
+                {
+                    skip += 1;
+                }
+                self.short_length(16 - skip);
+                self.octets(&bytes[skip..]);
+            }
+        }
+    }
+}
+
+/// Reads bits, reporting the bit offset of what it could not read.
+pub struct BitReader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    format: Format,
+    aligned: bool,
+}
+
+impl<'a> BitReader<'a> {
+    /// A reader at the start of `data`; `aligned` for the ALIGNED variant of PER.
+    pub fn new(data: &'a [u8], format: Format, aligned: bool) -> Self {
+        BitReader {
+            data,
+            pos: 0,
+            format,
+            aligned,
+        }
+    }
+
+    /// Skips to the next octet boundary in the ALIGNED variant.
+    pub fn align(&mut self) -> Result<()> {
+        if self.aligned && !self.pos.is_multiple_of(8) {
+            let pad = 8 - (self.pos % 8) as u32;
+            self.get(pad)?;
+        }
+        Ok(())
+    }
+
+    /// Whether this is the ALIGNED variant.
+    pub fn aligned(&self) -> bool {
+        self.aligned
+    }
+
+    /// The bit offset of the next bit.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Bits left.
+    pub fn left(&self) -> usize {
+        self.data.len() * 8 - self.pos
+    }
+
+    /// An error at the current bit offset.
+    pub fn err(&self, msg: impl Into<String>) -> Error {
+        Error::malformed(self.format, (self.pos / 8) as u64, msg).at_bit(self.pos as u64)
+    }
+
+    /// Reads `n` bits (at most 64).
+    pub fn get(&mut self, n: u32) -> Result<u64> {
+        if (n as usize) > self.left() {
+            return Err(self.err(format!("{n} bits needed, {} left", self.left())));
+        }
+        let mut v = 0u64;
+        let mut n = n;
+        while n > 0 {
+            let used = (self.pos % 8) as u32;
+            let avail = 8 - used;
+            let take = avail.min(n);
+            let byte = self.data[self.pos / 8] as u64;
+            let chunk = (byte >> (avail - take)) & ((1u64 << take) - 1);
+            v = (v << take) | chunk;
+            self.pos += take as usize;
+            n -= take;
+        }
+        Ok(v)
+    }
+
+    /// Reads `n` bits into a 128-bit value.
+    pub fn get_wide(&mut self, n: u32) -> Result<u128> {
+        if n > 64 {
+            let hi = self.get(n - 64)? as u128;
+            Ok((hi << 64) | self.get(64)? as u128)
+        } else {
+            Ok(self.get(n)? as u128)
+        }
+    }
+
+    /// Reads `n` octets (checked against the input first).
+    pub fn octets(&mut self, n: usize) -> Result<Vec<u8>> {
+        if n.saturating_mul(8) > self.left() {
+            return Err(self.err(format!("{n} octets announced, {} bits left", self.left())));
+        }
+        let mut out = Vec::with_capacity(n);
+        if self.pos.is_multiple_of(8) {
+            out.extend_from_slice(&self.data[self.pos / 8..self.pos / 8 + n]);
+            self.pos += n * 8;
+        } else {
+            for _ in 0..n {
+                out.push(self.get(8)? as u8);
+            }
+        }
+        Ok(out)
+    }
+
+    /// A constrained whole number in `0..range`.
+    pub fn constrained(&mut self, range: u128) -> Result<u128> {
+        let v = if !self.aligned || range <= 255 {
+            self.get_wide(range_bits(range))?
+        } else if range == 256 {
+            self.align()?;
+            self.get(8)? as u128
+        } else {
+            self.align()?;
+            self.get(16)? as u128
+        };
+        if v >= range && range > 0 {
+            return Err(self.err(format!("value {v} out of its range 0..{}", range - 1)));
+        }
+        Ok(v)
+    }
+
+    /// A general length determinant: the length, and whether a fragment follows.
+    pub fn short_length(&mut self) -> Result<(usize, bool)> {
+        self.align()?;
+        let first = self.get(8)?;
+        if first & 0x80 == 0 {
+            Ok((first as usize, false))
+        } else if first & 0x40 == 0 {
+            Ok((((first & 0x3F) << 8 | self.get(8)?) as usize, false))
+        } else {
+            let m = (first & 0x3F) as usize;
+            if !(1..=4).contains(&m) {
+                return Err(self.err(format!("fragment multiplier {m} (must be 1 to 4)")));
+            }
+            Ok((m * FRAG, true))
+        }
+    }
+
+    /// A count with size bounds `min..max`, then the items, which `items(r, n)` reads `n` at a
+    /// time (once per fragment). Each item takes at least `min_item_bits` bits, which bounds a
+    /// count by the input left.
+    pub fn counted(
+        &mut self,
+        min: u64,
+        max: Option<u64>,
+        mut items: impl FnMut(&mut Self, usize) -> Result<()>,
+    ) -> Result<usize> {
+        if let Some(ub) = max.filter(|&u| u < 65536) {
+            let n = self.constrained((ub - min + 1) as u128)? as usize + min as usize;
+            items(self, n)?;
+            return Ok(n);
+        }
+        let mut total = 0usize;
+        loop {
+            let (n, more) = self.short_length()?;
+            items(self, n)?;
+            total += n;
+            if !more {
+                break;
+            }
+        }
+        if (total as u64) < min || max.is_some_and(|m| total as u64 > m) {
+            return Err(self.err(format!("count {total} outside its size constraint")));
+        }
+        Ok(total)
+    }
+
+    /// An INTEGER with bounds `lo..hi`.
+    pub fn integer(&mut self, lo: Option<i128>, hi: Option<i128>) -> Result<i128> {
+        match (lo, hi) {
+            (Some(lo), Some(hi)) => {
+                let range = (hi.wrapping_sub(lo) as u128).saturating_add(1);
+                let v = if self.aligned && range > 65536 {
+                    let max_octets = (range_bits(range).div_ceil(8)).max(1) as u128;
+                    let n = self.constrained(max_octets)? as usize + 1;
+                    self.align()?;
+                    let b = self.octets(n)?;
+                    let x = b.iter().fold(0u128, |a, &x| a << 8 | x as u128);
+                    if x >= range {
+                        return Err(self.err(format!("value {x} out of its range")));
+                    }
+                    x
+                } else {
+                    self.constrained(range)?
+                };
+                Ok(lo.wrapping_add(v as i128))
+            }
+            (Some(lo), None) => {
+                let (n, frag) = self.short_length()?;
+                if frag || n == 0 || n > 16 {
+                    return Err(self.err(format!("integer of {n} octets (1 to 16 supported)")));
+                }
+                let b = self.octets(n)?;
+                let x = b.iter().fold(0u128, |a, &x| a << 8 | x as u128);
+                if x > i128::MAX as u128 {
+                    return Err(self.err("integer too large"));
+                }
+                lo.checked_add(x as i128)
+                    .ok_or_else(|| self.err("integer too large"))
+            }
+            _ => {
+                let (n, frag) = self.short_length()?;
+                if frag || n == 0 || n > 16 {
+                    return Err(self.err(format!("integer of {n} octets (1 to 16 supported)")));
+                }
+                let b = self.octets(n)?;
+                let neg = b[0] & 0x80 != 0;
+                let mut x: i128 = if neg { -1 } else { 0 };
+                for &o in &b {
+                    x = (x << 8) | o as i128;
+                }
+                Ok(x)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_round_trip() {
+        let cases: &[(i128, Option<i128>, Option<i128>)] = &[
+            (5, Some(0), Some(10)),
+            (-128, Some(-128), Some(127)),
+            (
+                i64::MAX as i128,
+                Some(i64::MIN as i128),
+                Some(i64::MAX as i128),
+            ),
+            (300, Some(0), None),
+            (-1, None, None),
+            (128, None, None),
+            (-129, None, Some(0)),
+            (i128::MIN, None, None),
+        ];
+        let mut w = BitWriter::new(false);
+        for &(v, lo, hi) in cases {
+            w.integer(v, lo, hi);
+        }
+        let bytes = w.finish();
+        let mut r = BitReader::new(&bytes, Format::Asn1Uper, false);
+        for &(v, lo, hi) in cases {
+            assert_eq!(r.integer(lo, hi).unwrap(), v);
+        }
+    }
+
+    #[test]
+    fn append_and_patch() {
+        let mut a = BitWriter::new(false);
+        a.put(0b101, 3);
+        a.put(0, 1);
+        a.patch(3, true);
+        let mut b = BitWriter::new(false);
+        b.put(0xABCD, 16);
+        b.put(1, 1);
+        a.append(&b, 0, 17);
+        let bytes = a.finish();
+        let mut r = BitReader::new(&bytes, Format::Asn1Uper, false);
+        assert_eq!(r.get(4).unwrap(), 0b1011);
+        assert_eq!(r.get(16).unwrap(), 0xABCD);
+        assert_eq!(r.get(1).unwrap(), 1);
+    }
+}

@@ -1,0 +1,256 @@
+//! Unaligned PER to events, guided by the mapped module. The input is hostile: every count is
+//! checked against the bits left, element nesting against the depth limit, and the events
+//! produced against a budget proportional to the input (a type whose values take no bits
+//! cannot make a short input expand without bound).
+
+use std::borrow::Cow;
+
+use binxml_core::{Event, EventSink, Format, Limits, QName, Result};
+
+use super::bits::BitReader;
+use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, XSI};
+use super::simple;
+
+struct Dec<'a, 'm, 's, S> {
+    m: &'m Module,
+    r: BitReader<'a>,
+    out: &'s mut S,
+    events: usize,
+    depth: usize,
+    max_depth: usize,
+    budget: usize,
+}
+
+/// Decodes a whole PER encoding of a value of the root type `root` into events.
+pub fn decode(
+    m: &Module,
+    root: usize,
+    data: &[u8],
+    format: Format,
+    limits: &Limits,
+) -> Result<Vec<Event<'static>>> {
+    let mut out = Collect(Vec::new());
+    decode_into(m, root, data, format, limits, &mut out)?;
+    Ok(out.0)
+}
+
+struct Collect(Vec<Event<'static>>);
+
+impl EventSink<'static> for Collect {
+    fn event(&mut self, event: Event<'static>) -> Result<()> {
+        self.0.push(event);
+        Ok(())
+    }
+}
+
+/// Decodes a whole PER encoding into `sink`, event by event (an error can come after some
+/// events were handed over).
+pub fn decode_into<'e, S: EventSink<'e>>(
+    m: &Module,
+    root: usize,
+    data: &[u8],
+    format: Format,
+    limits: &Limits,
+    sink: &mut S,
+) -> Result<()> {
+    let mut d = Dec {
+        m,
+        r: BitReader::new(data, format, format == Format::Asn1XsdAper),
+        out: sink,
+        events: 0,
+        depth: 0,
+        max_depth: limits.max_depth,
+        budget: data.len().saturating_mul(128).saturating_add(4096),
+    };
+    d.push(Event::StartDocument {
+        version: None,
+        encoding: None,
+        standalone: None,
+    })?;
+    let (name, ty) = &m.roots[root];
+    d.element(*ty, &name.ns, &name.local, true)?;
+    d.push(Event::EndDocument)?;
+    // X.691 11.1.3: the padding of the last octet is zero bits, and nothing follows.
+    if d.r.left() >= 8 && !(d.r.pos() == 0 && data.len() == 1) {
+        return Err(d.r.err(format!("{} bits after the value", d.r.left())));
+    }
+    Ok(())
+}
+
+impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
+    fn push(&mut self, ev: Event<'static>) -> Result<()> {
+        if self.events >= self.budget {
+            return Err(self.r.err("more events than this input can hold"));
+        }
+        self.events += 1;
+        self.out.dispatch(ev)
+    }
+
+    fn qname(&self, ns: &str, local: &str) -> QName<'static> {
+        if ns.is_empty() {
+            return QName::local(local.to_owned());
+        }
+        match self.m.namespaces.binary_search_by(|n| n.as_str().cmp(ns)) {
+            Ok(i) => QName::new(self.m.prefixes[i].clone(), ns.to_owned(), local.to_owned()),
+            Err(_) => QName::local(local.to_owned()),
+        }
+    }
+
+    fn element(&mut self, ty: TyId, ns: &str, local: &str, root: bool) -> Result<()> {
+        if self.depth >= self.max_depth {
+            return Err(self
+                .r
+                .err(format!("elements nested deeper than {}", self.max_depth)));
+        }
+        self.depth += 1;
+        let q = self.qname(ns, local);
+        self.push(Event::StartElement(q))?;
+        if root {
+            for (i, n) in self.m.namespaces.iter().enumerate() {
+                if n == XML_NS {
+                    continue;
+                }
+                self.push(Event::Namespace {
+                    prefix: Cow::Owned(self.m.prefixes[i].clone()),
+                    uri: Cow::Owned(n.clone()),
+                })?;
+            }
+        }
+        let m = self.m;
+        let mut kind = m.resolve(ty);
+        if let Kind::Derivations { declared, alts } = kind {
+            if alts.is_empty() {
+                return Err(self
+                    .r
+                    .err("an element of an abstract type with no concrete derivation"));
+            }
+            let i = self.r.constrained(alts.len() as u128)? as usize;
+            if Some(i) != *declared
+                && let Role::Type(n) = &alts[i].role
+            {
+                let value = match self.qname(&n.ns, &n.local) {
+                    q if q.prefix.is_empty() => q.local.into_owned(),
+                    q => format!("{}:{}", q.prefix, q.local),
+                };
+                let name = self.qname(XSI, "type");
+                self.push(Event::Attribute {
+                    name,
+                    value: Cow::Owned(value),
+                })?;
+            }
+            kind = m.resolve(alts[i].ty);
+        }
+        stacker::maybe_grow(32 * 1024, 1024 * 1024, || match kind {
+            Kind::Sequence(comps) => self.sequence(comps),
+            kind => self.text(kind),
+        })?;
+        self.push(Event::EndElement)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn text(&mut self, kind: &Kind) -> Result<()> {
+        let mut s = String::new();
+        simple::decode(self.m, kind, &mut self.r, &mut s)?;
+        if !s.is_empty() {
+            self.push(Event::Characters {
+                text: Cow::Owned(s),
+                cdata: false,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn sequence(&mut self, comps: &[Comp]) -> Result<()> {
+        let optional = comps.iter().filter(|c| c.optional).count();
+        // The presence bits: in one word when they fit (almost always), else in a list.
+        let (mask, more) = if optional <= 64 {
+            (self.r.get(optional as u32)?, Vec::new())
+        } else {
+            let mut v = Vec::with_capacity(optional);
+            for _ in 0..optional {
+                v.push(self.r.get(1)? == 1);
+            }
+            (0, v)
+        };
+        let mut bit = 0;
+        for c in comps {
+            if c.optional {
+                let present = if optional <= 64 {
+                    mask >> (optional - 1 - bit) & 1 == 1
+                } else {
+                    more[bit]
+                };
+                bit += 1;
+                if !present {
+                    continue;
+                }
+            }
+            self.value(c)?;
+        }
+        Ok(())
+    }
+
+    fn value(&mut self, c: &Comp) -> Result<()> {
+        let m = self.m;
+        match &c.role {
+            Role::Attr(name) => {
+                let mut s = String::new();
+                simple::decode(m, m.resolve(c.ty), &mut self.r, &mut s)?;
+                let q = self.qname(&name.ns, &name.local);
+                self.push(Event::Attribute {
+                    name: q,
+                    value: Cow::Owned(s),
+                })
+            }
+            Role::Text => self.text(m.resolve(c.ty)),
+            Role::Elem(name) => self.element(c.ty, &name.ns, &name.local, false),
+            Role::Group => self.group(c.ty),
+            Role::Type(_) => Err(self.r.err("internal: a type alternative as content")),
+            Role::Wildcard => Err(self
+                .r
+                .err("an element wildcard (not covered by the mapping)")),
+        }
+    }
+
+    fn group(&mut self, ty: TyId) -> Result<()> {
+        let m = self.m;
+        match m.resolve(ty) {
+            Kind::Sequence(comps) => self.sequence(comps),
+            Kind::Choice(alts) => {
+                if alts.is_empty() {
+                    return Err(self.r.err("a CHOICE without alternatives has no value"));
+                }
+                let i = self.r.constrained(alts.len() as u128)? as usize;
+                self.value(&alts[i])
+            }
+            Kind::SeqOf { item, min, max } => {
+                if let Some(ub) = max.filter(|&u| u < 65536) {
+                    let n = self.r.constrained((ub - min + 1) as u128)? as u64 + min;
+                    for _ in 0..n {
+                        self.value(item)?;
+                    }
+                    return Ok(());
+                }
+                let mut total = 0u64;
+                loop {
+                    let (n, more) = self.r.short_length()?;
+                    for _ in 0..n {
+                        self.value(item)?;
+                    }
+                    total += n as u64;
+                    if !more {
+                        break;
+                    }
+                }
+                if total < *min || max.is_some_and(|mx| total > mx) {
+                    return Err(self
+                        .r
+                        .err(format!("{total} items outside the size constraint")));
+                }
+                Ok(())
+            }
+            _ => Err(self.r.err("internal: a simple type as a group")),
+        }
+    }
+}

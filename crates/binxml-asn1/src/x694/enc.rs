@@ -1,0 +1,328 @@
+//! Events to unaligned PER: a recursive descent over the document's events, guided by the
+//! mapped module. A SEQUENCE's presence bits are patched in once its components are
+//! written; a SEQUENCE OF's items go to a scratch writer first, since its count comes before
+//! them.
+
+use binxml_core::{Error, Event, Format, Result};
+
+use super::bits::BitWriter;
+use super::map::{Comp, Kind, Module, Role, TyId, XSI};
+use super::simple;
+
+pub struct Enc<'e> {
+    m: &'e Module,
+    ev: &'e [Event<'static>],
+    pos: usize,
+    format: Format,
+    /// The namespace declarations in scope: their events' positions.
+    scopes: Vec<usize>,
+}
+
+/// Encodes a whole document (its events) as a value of the root type `root`.
+pub fn encode(
+    m: &Module,
+    root: usize,
+    events: &[Event<'static>],
+    format: Format,
+) -> Result<Vec<u8>> {
+    let mut e = Enc {
+        m,
+        ev: events,
+        pos: 0,
+        format,
+        scopes: Vec::new(),
+    };
+    let mut w = BitWriter::new(format == Format::Asn1XsdAper);
+    let (name, ty) = &m.roots[root];
+    match e.peek_start() {
+        Some((ns, local)) if ns == name.ns && local == name.local => {}
+        _ => return Err(e.err(format!("the root element must be {name}"))),
+    }
+    e.element(*ty, &mut w)?;
+    e.skip();
+    match e.ev.get(e.pos) {
+        Some(Event::EndDocument) | None => {}
+        _ => return Err(e.err("content after the root element")),
+    }
+    Ok(w.finish())
+}
+
+impl Enc<'_> {
+    fn err(&self, msg: impl Into<String>) -> Error {
+        Error::invalid_events(self.format, format!("event {}: {}", self.pos, msg.into()))
+    }
+
+    /// Skips what the mapping does not carry: the prolog, comments, processing instructions
+    /// and whitespace between elements.
+    fn skip(&mut self) {
+        while let Some(ev) = self.ev.get(self.pos) {
+            match ev {
+                Event::StartDocument { .. }
+                | Event::DocType(_)
+                | Event::Notation { .. }
+                | Event::UnparsedEntity { .. }
+                | Event::Comment(_)
+                | Event::ProcessingInstruction { .. } => {}
+                Event::Characters { text, .. }
+                    if text
+                        .bytes()
+                        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) => {}
+                _ => return,
+            }
+            self.pos += 1;
+        }
+    }
+
+    fn peek_start(&mut self) -> Option<(&str, &str)> {
+        self.skip();
+        match self.ev.get(self.pos) {
+            Some(Event::StartElement(q)) => Some((&q.namespace, &q.local)),
+            _ => None,
+        }
+    }
+
+    /// The namespace name and local name of a QName value, by the namespace declarations in
+    /// scope.
+    fn resolve_qname(&self, value: &str) -> Result<(String, String)> {
+        let (prefix, local) = value.trim().split_once(':').unwrap_or(("", value.trim()));
+        for &i in self.scopes.iter().rev() {
+            if let Event::Namespace { prefix: p, uri } = &self.ev[i]
+                && p == prefix
+            {
+                return Ok((uri.to_string(), local.to_owned()));
+            }
+        }
+        if prefix.is_empty() {
+            Ok((String::new(), local.to_owned()))
+        } else {
+            Err(self.err(format!("prefix {prefix:?} of {value:?} is not declared")))
+        }
+    }
+
+    fn matches(&mut self, c: &Comp) -> bool {
+        let m = self.m;
+        match self.peek_start() {
+            Some((ns, local)) => m.starts_with(c, ns, local),
+            None => false,
+        }
+    }
+
+    /// An element (at its start tag) with type `ty`.
+    fn element(&mut self, ty: TyId, w: &mut BitWriter) -> Result<()> {
+        self.pos += 1;
+        let first_attr = self.pos;
+        while let Some(Event::Namespace { .. } | Event::Attribute { .. }) = self.ev.get(self.pos) {
+            self.pos += 1;
+        }
+        let attrs = first_attr..self.pos;
+        let mut used = vec![false; attrs.len()];
+        let scope = self.scopes.len();
+        for i in attrs.clone() {
+            if let Event::Namespace { .. } = &self.ev[i] {
+                self.scopes.push(i);
+            }
+        }
+        let mut kind = self.m.resolve(ty);
+        if let Kind::Derivations { declared, alts } = kind {
+            // xsi:type picks the alternative; without it, the declared type.
+            let mut pick = *declared;
+            for (k, i) in attrs.clone().enumerate() {
+                if let Event::Attribute { name, value } = &self.ev[i]
+                    && name.namespace == XSI
+                    && name.local == "type"
+                {
+                    used[k] = true;
+                    let (ns, local) = self.resolve_qname(value)?;
+                    pick = alts.iter().position(
+                        |a| matches!(&a.role, Role::Type(n) if n.ns == ns && n.local == local),
+                    );
+                    if pick.is_none() {
+                        return Err(self.err(format!("xsi:type {value:?} is not a type the mapping derives from the declared one")));
+                    }
+                }
+            }
+            let i =
+                pick.ok_or_else(|| self.err("an element of an abstract type without xsi:type"))?;
+            w.constrained(i as u128, alts.len() as u128);
+            kind = self.m.resolve(alts[i].ty);
+        }
+        match kind {
+            Kind::Sequence(comps) => self.sequence(comps, Some((attrs.clone(), &mut used)), w)?,
+            kind => {
+                let text = self.text()?;
+                simple::encode(self.m, kind, &text, w).map_err(|e| self.err(e))?;
+            }
+        }
+        for (i, u) in attrs.zip(used) {
+            if let Event::Attribute { name, .. } = &self.ev[i] {
+                if u {
+                    continue;
+                }
+                if name.namespace == XSI
+                    && (name.local == "schemaLocation" || name.local == "noNamespaceSchemaLocation")
+                {
+                    continue;
+                }
+                return Err(self.err(format!(
+                    "attribute {{{}}}{} is not carried by the mapping (xsi:nil, attribute wildcards and xsi:type on a type without derivations are not covered)",
+                    name.namespace, name.local
+                )));
+            }
+        }
+        self.scopes.truncate(scope);
+        self.skip();
+        match self.ev.get(self.pos) {
+            Some(Event::EndElement) => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(Event::StartElement(q)) => Err(self.err(format!(
+                "element {{{}}}{} is not where the mapped type expects it (the content of element wildcards is not covered)",
+                q.namespace, q.local
+            ))),
+            _ => {
+                Err(self
+                    .err("character data in element-only content (mixed content is not covered)"))
+            }
+        }
+    }
+
+    /// The character content of an element of simple type, up to its end tag.
+    fn text(&mut self) -> Result<String> {
+        let mut s = String::new();
+        while let Some(ev) = self.ev.get(self.pos) {
+            match ev {
+                Event::Characters { text, .. } => s.push_str(text),
+                Event::Typed(t) => s.push_str(&t.lexical()),
+                Event::Comment(_) | Event::ProcessingInstruction { .. } => {}
+                Event::EndElement => return Ok(s),
+                _ => return Err(self.err("an element in simple content")),
+            }
+            self.pos += 1;
+        }
+        Err(self.err("the document ends inside an element"))
+    }
+
+    /// A SEQUENCE: the presence bits, then the components (attributes from `attrs`).
+    fn sequence(
+        &mut self,
+        comps: &[Comp],
+        mut attrs: Option<(std::ops::Range<usize>, &mut Vec<bool>)>,
+        w: &mut BitWriter,
+    ) -> Result<()> {
+        let bitmap = w.len();
+        let optional = comps.iter().filter(|c| c.optional).count();
+        for _ in 0..optional {
+            w.put(0, 1);
+        }
+        let mut bit = bitmap;
+        for c in comps {
+            match &c.role {
+                Role::Attr(name) => {
+                    let mut found = None;
+                    if let Some((range, used)) = attrs.as_mut() {
+                        for (k, i) in range.clone().enumerate() {
+                            if let Event::Attribute { name: q, value } = &self.ev[i]
+                                && q.namespace == name.ns
+                                && q.local == name.local
+                            {
+                                used[k] = true;
+                                found = Some(value);
+                            }
+                        }
+                    }
+                    if c.optional {
+                        w.patch(bit, found.is_some());
+                        bit += 1;
+                    }
+                    match found {
+                        Some(v) => simple::encode(self.m, self.m.resolve(c.ty), v, w)
+                            .map_err(|e| self.err(format!("attribute {name}: {e}")))?,
+                        None if c.optional => {}
+                        None => return Err(self.err(format!("attribute {name} is missing"))),
+                    }
+                }
+                Role::Text => {
+                    let text = self.text()?;
+                    simple::encode(self.m, self.m.resolve(c.ty), &text, w)
+                        .map_err(|e| self.err(e))?;
+                }
+                _ => {
+                    if c.optional {
+                        let present = self.matches(c);
+                        w.patch(bit, present);
+                        bit += 1;
+                        if !present {
+                            continue;
+                        }
+                    }
+                    self.value(c, w)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The value of a content component (an element or a group).
+    fn value(&mut self, c: &Comp, w: &mut BitWriter) -> Result<()> {
+        match &c.role {
+            Role::Elem(name) => match self.peek_start() {
+                Some((ns, local)) if ns == name.ns && local == name.local => self.element(c.ty, w),
+                _ => Err(self.err(format!("element {name} expected"))),
+            },
+            Role::Group => self.group(c.ty, w),
+            Role::Wildcard => Err(self
+                .err("an element wildcard's content is not carried (wildcards are not covered)")),
+            Role::Attr(_) | Role::Text | Role::Type(_) => {
+                Err(self.err("internal: attribute in content"))
+            }
+        }
+    }
+
+    fn group(&mut self, ty: TyId, w: &mut BitWriter) -> Result<()> {
+        let m = self.m;
+        match m.resolve(ty) {
+            Kind::Sequence(comps) => self.sequence(comps, None, w),
+            Kind::Choice(alts) => {
+                let i = match alts.iter().position(|a| self.matches(a)) {
+                    Some(i) => i,
+                    None => alts
+                        .iter()
+                        .position(|a| m.emptiable(a))
+                        .ok_or_else(|| self.err("no alternative of a choice matches"))?,
+                };
+                w.constrained(i as u128, alts.len() as u128);
+                self.value(&alts[i], w)
+            }
+            Kind::SeqOf { item, min, max } => {
+                // The items are written apart, at the alignment they will have after the count.
+                let phase = w.phase_after_count(*min, *max) % 8;
+                let mut sub = BitWriter::with_phase(w.aligned(), phase);
+                let mut starts = Vec::new();
+                while max.is_none_or(|mx| (starts.len() as u64) < mx) && self.matches(item) {
+                    let before = self.pos;
+                    starts.push(sub.len());
+                    self.value(item, &mut sub)?;
+                    if self.pos == before {
+                        break;
+                    }
+                }
+                let n = starts.len();
+                if w.aligned() && n >= super::bits::FRAG && max.is_none_or(|m| m >= 65536) {
+                    return Err(self.err(format!(
+                        "{n} items: fragmented counts are not supported in aligned PER"
+                    )));
+                }
+                if (n as u64) < *min {
+                    return Err(self.err(format!("{n} items where at least {min} are needed")));
+                }
+                starts.push(sub.len());
+                w.counted(n, *min, *max, |w, s, e| {
+                    w.append(&sub, starts[s], starts[e]);
+                    Ok(())
+                })
+            }
+            _ => Err(self.err("internal: a simple type as a group")),
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! `binxml sign` and `binxml verify`: enveloped XML Signatures, made and checked by
+//! binxml-sign (through the facade's `binxml::sign`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use binxml::sign::c14n::C14n;
+use binxml::sign::cms;
+use binxml::sign::dsig::{self, KeySource, SignOptions, Target, VerifyOptions};
+use binxml::sign::keys::{Certificate, DigestAlg, PrivateKey, PublicKey};
+use binxml::{DecodeOptions, Decoder, Format};
+
+use crate::error::CliError;
+use crate::input::{self, display};
+use crate::output;
+
+/// The canonicalization chosen on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum C14nArg {
+    /// Exclusive XML Canonicalization 1.0.
+    Exc,
+    /// Exclusive XML Canonicalization 1.0 with comments.
+    ExcComments,
+    /// Canonical XML 1.0.
+    C14n,
+    /// Canonical XML 1.0 with comments.
+    C14nComments,
+}
+
+impl C14nArg {
+    fn c14n(self) -> C14n {
+        use binxml::sign::c14n::{C14N10, C14N10_COMMENTS, EXC_C14N, EXC_C14N_COMMENTS};
+        let uri = match self {
+            C14nArg::Exc => EXC_C14N,
+            C14nArg::ExcComments => EXC_C14N_COMMENTS,
+            C14nArg::C14n => C14N10,
+            C14nArg::C14nComments => C14N10_COMMENTS,
+        };
+        C14n::from_uri(uri).expect("a known canonicalization")
+    }
+}
+
+/// The digest chosen on the command line (SHA-1 is not offered for signing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DigestArg {
+    Sha256,
+    Sha384,
+    Sha512,
+}
+
+fn read_text(path: &Path, what: &str) -> Result<String, CliError> {
+    std::fs::read_to_string(path)
+        .map_err(|e| CliError::io(format!("cannot read the {what} {}", display(path)), e))
+}
+
+fn sign_error(shown: &str, e: binxml::sign::SignError) -> CliError {
+    CliError::failure(format!("{shown}: {e}"))
+}
+
+/// What `binxml sign` was asked to do.
+pub struct SignArgs<'a> {
+    pub input: &'a Path,
+    pub key: &'a Path,
+    pub cert: Option<&'a Path>,
+    pub output: Option<&'a PathBuf>,
+    pub c14n: C14nArg,
+    pub digest: DigestArg,
+    pub id: Option<&'a str>,
+    pub cms: bool,
+    pub detached: bool,
+    pub from: Option<Format>,
+    pub max_decompressed: u64,
+}
+
+/// Reads the whole document with its decoder: only a document binxml can read is signed as
+/// one, and a verified content is said to be one.
+fn check_document(src: &input::Source, from: Option<Format>) -> Result<Format, CliError> {
+    let format = input::format_of(from, src)?;
+    let fail = |e: binxml::Error| CliError::failure(e.to_string());
+    let mut dec =
+        binxml::AnyDecoder::new(format, &src.data, &DecodeOptions::default()).map_err(fail)?;
+    while dec.next_event().map_err(fail)?.is_some() {}
+    Ok(format)
+}
+
+/// Signs one document with a CMS SignedData, written to `-o` (DER).
+fn sign_cms(
+    a: &SignArgs<'_>,
+    key: &PrivateKey,
+    cert: Option<&Certificate>,
+) -> Result<i32, CliError> {
+    let cert = cert.ok_or_else(|| CliError::usage("--cms needs the signer's --cert"))?;
+    if a.c14n != C14nArg::Exc || a.digest != DigestArg::Sha256 || a.id.is_some() {
+        return Err(CliError::usage(
+            "--c14n, --digest and --id apply to XML Signatures, not to --cms",
+        ));
+    }
+    let shown = display(a.input);
+    let src = input::read(a.input, a.max_decompressed)?;
+    check_document(&src, a.from).map_err(|e| e.about(&shown))?;
+    let der = cms::sign_cms(&src.data, key, cert, a.detached).map_err(|e| sign_error(&shown, e))?;
+    let target = a.output.cloned().unwrap_or_else(|| PathBuf::from("-"));
+    if a.output.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        return Err(CliError::usage(
+            "refusing to write a CMS signature (binary) to a terminal; use -o FILE or -o -",
+        ));
+    }
+    output::write_to(&target, None, |w| {
+        w.write_all(&der).map_err(CliError::from_write)
+    })?;
+    Ok(0)
+}
+
+/// Signs one document: an XML Signature inside an XML document, or with `--cms` a CMS
+/// SignedData over a document in any format; written to `-o` (standard output without).
+pub fn sign(a: &SignArgs<'_>) -> Result<i32, CliError> {
+    let key = PrivateKey::from_pem(&read_text(a.key, "key")?)
+        .map_err(|e| CliError::usage(format!("{}: {e}", display(a.key))))?;
+    let cert = match a.cert {
+        Some(p) => Some(
+            Certificate::from_pem(read_text(p, "certificate")?.as_bytes())
+                .map_err(|e| CliError::usage(format!("{}: {e}", display(p))))?,
+        ),
+        None => None,
+    };
+    if a.cms {
+        return sign_cms(a, &key, cert.as_ref());
+    }
+    if a.detached {
+        return Err(CliError::usage("--detached applies to --cms signatures"));
+    }
+    let opts = SignOptions {
+        c14n: a.c14n.c14n(),
+        digest: match a.digest {
+            DigestArg::Sha256 => DigestAlg::Sha256,
+            DigestArg::Sha384 => DigestAlg::Sha384,
+            DigestArg::Sha512 => DigestAlg::Sha512,
+        },
+        target: a
+            .id
+            .map_or(Target::Document, |id| Target::Id(id.to_string())),
+    };
+    let shown = display(a.input);
+    let src = input::read(a.input, a.max_decompressed)?;
+    let signed =
+        dsig::sign_xml(&src.data, &key, cert.as_ref(), &opts).map_err(|e| sign_error(&shown, e))?;
+    let target = a.output.cloned().unwrap_or_else(|| PathBuf::from("-"));
+    output::write_to(&target, None, |w| {
+        w.write_all(&signed).map_err(CliError::from_write)
+    })?;
+    Ok(0)
+}
+
+/// Who signed, as the verify line says it.
+fn signer_of(key: &Option<(PublicKey, String)>, cert: Option<&Certificate>) -> String {
+    match (key, cert) {
+        (Some((_, who)), _) => who.clone(),
+        (None, Some(c)) => format!(
+            "the document's own certificate {} (not trusted: pin a key with --cert)",
+            c.subject()
+        ),
+        (None, None) => "an unknown key".to_string(),
+    }
+}
+
+/// What `binxml verify` was asked to do.
+pub struct VerifyArgs<'a> {
+    pub inputs: &'a [PathBuf],
+    pub cert: Option<&'a Path>,
+    pub pubkey: Option<&'a Path>,
+    pub allow_sha1: bool,
+    pub allow_partial: bool,
+    pub content: Option<&'a Path>,
+    pub max_decompressed: u64,
+}
+
+/// Verifies each document's signature: one line per document, `FILE: valid ...` or the
+/// reason it is not; exit status 1 when any is not valid.
+pub fn verify(a: &VerifyArgs<'_>) -> Result<i32, CliError> {
+    let key: Option<(PublicKey, String)> = match (a.cert, a.pubkey) {
+        (Some(_), Some(_)) => {
+            return Err(CliError::usage("give --cert or --pubkey, not both"));
+        }
+        (Some(p), None) => {
+            let c = Certificate::from_pem(read_text(p, "certificate")?.as_bytes())
+                .map_err(|e| CliError::usage(format!("{}: {e}", display(p))))?;
+            let who = format!("the key of {} (--cert)", c.subject());
+            Some((c.public_key().clone(), who))
+        }
+        (None, Some(p)) => Some((
+            PublicKey::from_pem(&read_text(p, "public key")?)
+                .map_err(|e| CliError::usage(format!("{}: {e}", display(p))))?,
+            "the key given with --pubkey".to_string(),
+        )),
+        (None, None) => None,
+    };
+    let opts = VerifyOptions {
+        allow_sha1: a.allow_sha1,
+        require_document_element: !a.allow_partial,
+        ..VerifyOptions::default()
+    };
+    if a.content.is_some() && a.inputs.len() > 1 {
+        return Err(CliError::usage(
+            "--content names the content of one detached CMS signature: give one input",
+        ));
+    }
+    let content = match a.content {
+        Some(p) => Some(input::read(p, a.max_decompressed)?),
+        None => None,
+    };
+    let mut status = 0;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let write_err = |e: std::io::Error| CliError::from_write(e).writing("standard output");
+    for path in a.inputs {
+        let shown = display(path);
+        let src = match input::read(path, a.max_decompressed) {
+            Ok(s) => s,
+            Err(e) => {
+                status = 1;
+                out.flush().map_err(write_err)?;
+                if let Some(line) = e.about(&shown).line() {
+                    crate::eprintln_quiet(&line);
+                }
+                continue;
+            }
+        };
+        let source = match &key {
+            Some((k, _)) => KeySource::Given(k),
+            None => KeySource::Embedded,
+        };
+        if cms::is_cms(&src.data) {
+            let line = match cms::verify_cms(
+                &src.data,
+                content.as_ref().map(|c| &c.data[..]),
+                source,
+                &opts,
+            ) {
+                Ok(v) => {
+                    let signer = signer_of(&key, v.certificate.as_ref());
+                    let doc = input::Source {
+                        data: input::Input::Buf(v.content),
+                        name: a
+                            .content
+                            .map_or_else(|| path.with_extension(""), Path::to_path_buf),
+                        compression: None,
+                    };
+                    match check_document(&doc, None) {
+                        Ok(f) => {
+                            format!(
+                                "{shown}: valid: CMS SignedData ({}) by {signer}, over a {f} document",
+                                v.digest.name()
+                            )
+                        }
+                        Err(e) => {
+                            status = 1;
+                            format!(
+                                "{shown}: not valid: the signature holds but its content is no document binxml reads ({})",
+                                e.line().unwrap_or_default()
+                            )
+                        }
+                    }
+                }
+                Err(e) => {
+                    status = 1;
+                    format!("{shown}: not valid: {e}")
+                }
+            };
+            writeln!(out, "{line}").map_err(write_err)?;
+            continue;
+        }
+        if a.content.is_some() {
+            return Err(CliError::usage(format!(
+                "{shown} is no CMS signature: --content applies to detached CMS signatures"
+            )));
+        }
+        match dsig::verify_xml(&src.data, source, &opts) {
+            Ok(v) => {
+                let signer = signer_of(&key, v.certificate.as_ref());
+                let what: Vec<String> = v
+                    .references
+                    .iter()
+                    .map(|r| {
+                        if r.uri.is_empty() {
+                            "the whole document".to_string()
+                        } else {
+                            format!("the element {}", r.uri)
+                        }
+                    })
+                    .collect();
+                writeln!(
+                    out,
+                    "{shown}: valid: {} by {signer}, covering {}",
+                    v.signature_method.rsplit('#').next().unwrap_or(""),
+                    what.join(", ")
+                )
+                .map_err(write_err)?;
+            }
+            Err(e) => {
+                status = 1;
+                writeln!(out, "{shown}: not valid: {e}").map_err(write_err)?;
+            }
+        }
+    }
+    out.flush().map_err(write_err)?;
+    Ok(status)
+}

@@ -1,0 +1,314 @@
+//! Keys and certificates from PEM, and the signature primitives XML Signature names: RSA
+//! PKCS#1 v1.5 and ECDSA over P-256 or P-384, each with a SHA-1 or SHA-2 digest. The
+//! cryptography is RustCrypto's (`rsa`, `p256`, `p384`, `sha1`, `sha2`, `x509-cert`).
+
+use p256::ecdsa::signature::hazmat::{PrehashSigner, PrehashVerifier};
+use rsa::pkcs1::DecodeRsaPrivateKey;
+use rsa::pkcs8::{DecodePrivateKey, DecodePublicKey};
+use rsa::traits::PublicKeyParts;
+use sha2::Digest as _;
+use x509_cert::der::{Decode, Encode};
+
+use crate::SignError;
+
+/// A message digest algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DigestAlg {
+    /// SHA-1: broken for collisions; accepted by verification only when allowed.
+    Sha1,
+    /// SHA-256.
+    Sha256,
+    /// SHA-384.
+    Sha384,
+    /// SHA-512.
+    Sha512,
+}
+
+impl DigestAlg {
+    /// The digest of `data`.
+    pub fn digest(self, data: &[u8]) -> Vec<u8> {
+        match self {
+            DigestAlg::Sha1 => sha1::Sha1::digest(data).to_vec(),
+            DigestAlg::Sha256 => sha2::Sha256::digest(data).to_vec(),
+            DigestAlg::Sha384 => sha2::Sha384::digest(data).to_vec(),
+            DigestAlg::Sha512 => sha2::Sha512::digest(data).to_vec(),
+        }
+    }
+
+    /// Its name in messages and on the command line (`sha256`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DigestAlg::Sha1 => "sha1",
+            DigestAlg::Sha256 => "sha256",
+            DigestAlg::Sha384 => "sha384",
+            DigestAlg::Sha512 => "sha512",
+        }
+    }
+
+    /// The algorithm named `sha1`, `sha256`, `sha384` or `sha512`.
+    pub fn from_name(name: &str) -> Option<DigestAlg> {
+        Some(match name.to_ascii_lowercase().replace('-', "").as_str() {
+            "sha1" => DigestAlg::Sha1,
+            "sha256" => DigestAlg::Sha256,
+            "sha384" => DigestAlg::Sha384,
+            "sha512" => DigestAlg::Sha512,
+            _ => return None,
+        })
+    }
+
+    fn rsa_scheme(self) -> rsa::Pkcs1v15Sign {
+        match self {
+            DigestAlg::Sha1 => rsa::Pkcs1v15Sign::new::<sha1::Sha1>(),
+            DigestAlg::Sha256 => rsa::Pkcs1v15Sign::new::<sha2::Sha256>(),
+            DigestAlg::Sha384 => rsa::Pkcs1v15Sign::new::<sha2::Sha384>(),
+            DigestAlg::Sha512 => rsa::Pkcs1v15Sign::new::<sha2::Sha512>(),
+        }
+    }
+}
+
+/// The kind of a key: what signature algorithm it makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyType {
+    /// RSA, signing with PKCS#1 v1.5.
+    Rsa,
+    /// ECDSA over NIST P-256.
+    P256,
+    /// ECDSA over NIST P-384.
+    P384,
+}
+
+/// A private key.
+#[derive(Clone)]
+pub enum PrivateKey {
+    /// An RSA key.
+    Rsa(Box<rsa::RsaPrivateKey>),
+    /// A P-256 key.
+    P256(p256::SecretKey),
+    /// A P-384 key.
+    P384(p384::SecretKey),
+}
+
+/// A public key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PublicKey {
+    /// An RSA key.
+    Rsa(rsa::RsaPublicKey),
+    /// A P-256 key.
+    P256(p256::PublicKey),
+    /// A P-384 key.
+    P384(p384::PublicKey),
+}
+
+/// RSA keys shorter than this are refused (NIST SP 800-131A).
+pub const MIN_RSA_BITS: usize = 2048;
+
+fn check_rsa_size(bits: usize) -> Result<(), SignError> {
+    if bits < MIN_RSA_BITS {
+        return Err(SignError::refused(format!(
+            "an RSA key of {bits} bits (at least {MIN_RSA_BITS} required)"
+        )));
+    }
+    Ok(())
+}
+
+impl PrivateKey {
+    /// A private key from PEM: PKCS#8 (`PRIVATE KEY`), PKCS#1 (`RSA PRIVATE KEY`) or SEC1
+    /// (`EC PRIVATE KEY`); encrypted keys are not read.
+    pub fn from_pem(pem: &str) -> Result<PrivateKey, SignError> {
+        let key = if let Ok(k) = rsa::RsaPrivateKey::from_pkcs8_pem(pem) {
+            PrivateKey::Rsa(Box::new(k))
+        } else if let Ok(k) = rsa::RsaPrivateKey::from_pkcs1_pem(pem) {
+            PrivateKey::Rsa(Box::new(k))
+        } else if let Ok(k) = p256::SecretKey::from_pkcs8_pem(pem) {
+            PrivateKey::P256(k)
+        } else if let Ok(k) = p384::SecretKey::from_pkcs8_pem(pem) {
+            PrivateKey::P384(k)
+        } else if let Ok(k) = p256::SecretKey::from_sec1_pem(pem) {
+            PrivateKey::P256(k)
+        } else if let Ok(k) = p384::SecretKey::from_sec1_pem(pem) {
+            PrivateKey::P384(k)
+        } else {
+            return Err(SignError::malformed(
+                "not an unencrypted RSA, P-256 or P-384 private key in PEM (PKCS#8, PKCS#1 or SEC1)",
+            ));
+        };
+        if let PrivateKey::Rsa(k) = &key {
+            check_rsa_size(k.size() * 8)?;
+        }
+        Ok(key)
+    }
+
+    /// The matching public key.
+    pub fn public_key(&self) -> PublicKey {
+        match self {
+            PrivateKey::Rsa(k) => PublicKey::Rsa(k.to_public_key()),
+            PrivateKey::P256(k) => PublicKey::P256(k.public_key()),
+            PrivateKey::P384(k) => PublicKey::P384(k.public_key()),
+        }
+    }
+
+    /// The kind of key.
+    pub fn key_type(&self) -> KeyType {
+        match self {
+            PrivateKey::Rsa(_) => KeyType::Rsa,
+            PrivateKey::P256(_) => KeyType::P256,
+            PrivateKey::P384(_) => KeyType::P384,
+        }
+    }
+
+    /// Signs the digest of `data`: an RSA PKCS#1 v1.5 signature, or an ECDSA signature as the
+    /// concatenation of r and s (the form XML Signature uses, RFC 4051).
+    pub fn sign(&self, digest: DigestAlg, data: &[u8]) -> Result<Vec<u8>, SignError> {
+        let hash = digest.digest(data);
+        let fail = |e: &dyn std::fmt::Display| SignError::invalid(format!("signing failed: {e}"));
+        match self {
+            PrivateKey::Rsa(k) => k.sign(digest.rsa_scheme(), &hash).map_err(|e| fail(&e)),
+            PrivateKey::P256(k) => {
+                let sk = p256::ecdsa::SigningKey::from(k);
+                let sig: p256::ecdsa::Signature = sk.sign_prehash(&hash).map_err(|e| fail(&e))?;
+                Ok(sig.to_bytes().to_vec())
+            }
+            PrivateKey::P384(k) => {
+                let sk = p384::ecdsa::SigningKey::from(k);
+                let sig: p384::ecdsa::Signature = sk.sign_prehash(&hash).map_err(|e| fail(&e))?;
+                Ok(sig.to_bytes().to_vec())
+            }
+        }
+    }
+}
+
+impl PublicKey {
+    /// A public key from a PEM `PUBLIC KEY` (SubjectPublicKeyInfo).
+    pub fn from_pem(pem: &str) -> Result<PublicKey, SignError> {
+        let key = if let Ok(k) = rsa::RsaPublicKey::from_public_key_pem(pem) {
+            PublicKey::Rsa(k)
+        } else if let Ok(k) = p256::PublicKey::from_public_key_pem(pem) {
+            PublicKey::P256(k)
+        } else if let Ok(k) = p384::PublicKey::from_public_key_pem(pem) {
+            PublicKey::P384(k)
+        } else {
+            return Err(SignError::malformed(
+                "not an RSA, P-256 or P-384 public key in PEM (SubjectPublicKeyInfo)",
+            ));
+        };
+        key.check()?;
+        Ok(key)
+    }
+
+    /// A public key from a DER SubjectPublicKeyInfo.
+    pub fn from_spki_der(der: &[u8]) -> Result<PublicKey, SignError> {
+        let key = if let Ok(k) = rsa::RsaPublicKey::from_public_key_der(der) {
+            PublicKey::Rsa(k)
+        } else if let Ok(k) = p256::PublicKey::from_public_key_der(der) {
+            PublicKey::P256(k)
+        } else if let Ok(k) = p384::PublicKey::from_public_key_der(der) {
+            PublicKey::P384(k)
+        } else {
+            return Err(SignError::unsupported(
+                "the certificate's key is not RSA, P-256 or P-384",
+            ));
+        };
+        key.check()?;
+        Ok(key)
+    }
+
+    fn check(&self) -> Result<(), SignError> {
+        match self {
+            PublicKey::Rsa(k) => check_rsa_size(k.size() * 8),
+            _ => Ok(()),
+        }
+    }
+
+    /// The kind of key.
+    pub fn key_type(&self) -> KeyType {
+        match self {
+            PublicKey::Rsa(_) => KeyType::Rsa,
+            PublicKey::P256(_) => KeyType::P256,
+            PublicKey::P384(_) => KeyType::P384,
+        }
+    }
+
+    /// Checks `signature` over the digest of `data` (its form as [`PrivateKey::sign`] makes it).
+    pub fn verify(
+        &self,
+        digest: DigestAlg,
+        data: &[u8],
+        signature: &[u8],
+    ) -> Result<(), SignError> {
+        let hash = digest.digest(data);
+        let bad =
+            || SignError::invalid("the signature value does not match SignedInfo and the key");
+        match self {
+            PublicKey::Rsa(k) => k
+                .verify(digest.rsa_scheme(), &hash, signature)
+                .map_err(|_| bad()),
+            PublicKey::P256(k) => {
+                let sig = p256::ecdsa::Signature::from_slice(signature).map_err(|_| bad())?;
+                p256::ecdsa::VerifyingKey::from(k)
+                    .verify_prehash(&hash, &sig)
+                    .map_err(|_| bad())
+            }
+            PublicKey::P384(k) => {
+                let sig = p384::ecdsa::Signature::from_slice(signature).map_err(|_| bad())?;
+                p384::ecdsa::VerifyingKey::from(k)
+                    .verify_prehash(&hash, &sig)
+                    .map_err(|_| bad())
+            }
+        }
+    }
+}
+
+/// An X.509 certificate: its DER, its subject and its public key.
+#[derive(Clone, Debug)]
+pub struct Certificate {
+    der: Vec<u8>,
+    subject: String,
+    key: PublicKey,
+}
+
+impl Certificate {
+    /// The first certificate of a PEM file.
+    pub fn from_pem(pem: &[u8]) -> Result<Certificate, SignError> {
+        let chain = x509_cert::Certificate::load_pem_chain(pem)
+            .map_err(|e| SignError::malformed(format!("not a PEM certificate: {e}")))?;
+        let first = chain
+            .into_iter()
+            .next()
+            .ok_or_else(|| SignError::malformed("no certificate in the PEM file"))?;
+        let der = first
+            .to_der()
+            .map_err(|e| SignError::malformed(format!("certificate: {e}")))?;
+        Certificate::from_der(&der)
+    }
+
+    /// A certificate from its DER.
+    pub fn from_der(der: &[u8]) -> Result<Certificate, SignError> {
+        let cert = x509_cert::Certificate::from_der(der)
+            .map_err(|e| SignError::malformed(format!("not a DER certificate: {e}")))?;
+        let spki = cert
+            .tbs_certificate
+            .subject_public_key_info
+            .to_der()
+            .map_err(|e| SignError::malformed(format!("certificate key: {e}")))?;
+        Ok(Certificate {
+            der: der.to_vec(),
+            subject: cert.tbs_certificate.subject.to_string(),
+            key: PublicKey::from_spki_der(&spki)?,
+        })
+    }
+
+    /// The certificate's DER encoding.
+    pub fn der(&self) -> &[u8] {
+        &self.der
+    }
+
+    /// The subject's distinguished name (RFC 4514 form).
+    pub fn subject(&self) -> &str {
+        &self.subject
+    }
+
+    /// The certified public key.
+    pub fn public_key(&self) -> &PublicKey {
+        &self.key
+    }
+}
