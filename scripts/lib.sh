@@ -51,3 +51,27 @@ ensure_xmlsec1() {
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
+
+# What scripts/build-web needs: Rust's wasm32 target and the wasm-bindgen command of the very
+# version of the wasm-bindgen crate in Cargo.lock (the two must match exactly).
+ensure_wasm_tools() {
+  ensure_rust
+  if command -v rustup >/dev/null 2>&1; then
+    rustup target list --installed | grep -qx wasm32-unknown-unknown ||
+      rustup target add wasm32-unknown-unknown
+  fi
+  local root version
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$root/Cargo.lock")
+  if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $version" ]; then
+    echo "installing wasm-bindgen-cli $version" >&2
+    cargo install --quiet wasm-bindgen-cli --version "$version"
+  fi
+}
+
+# Debian's headless Chromium and its WebDriver, for the web page's test (scripts/test-web).
+ensure_chromium() {
+  if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    as_root apt-get update -qq && as_root apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+}

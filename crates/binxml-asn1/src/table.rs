@@ -94,8 +94,17 @@ pub fn compress(format: Format, c: Compression, block: Vec<u8>) -> Result<Vec<u8
             e.write_all(&block).map_err(io)?;
             e.finish().map_err(io)?
         }
+        #[cfg(not(target_arch = "wasm32"))]
         Compression::Zstd => zstd::bulk::compress(&block, 19).map_err(io)?,
+        #[cfg(target_arch = "wasm32")]
+        Compression::Zstd => return Err(no_zstd(format)),
     })
+}
+
+/// zstd is a C library, left out of WebAssembly builds.
+#[cfg(target_arch = "wasm32")]
+fn no_zstd(format: Format) -> Error {
+    Error::unsupported(format, "zstd compression is not in the WebAssembly build")
 }
 
 /// Decompresses one block, reading at most `budget` bytes.
@@ -123,10 +132,13 @@ pub fn decompress(
                 .read_to_end(&mut out)
                 .map_err(bad)?;
         }
+        #[cfg(not(target_arch = "wasm32"))]
         ZSTD => {
             let d = zstd::stream::read::Decoder::with_buffer(block).map_err(bad)?;
             d.take(cap).read_to_end(&mut out).map_err(bad)?;
         }
+        #[cfg(target_arch = "wasm32")]
+        ZSTD => return Err(no_zstd(format).at(at)),
         _ => {
             return Err(Error::unsupported(
                 format,

@@ -316,28 +316,16 @@ fn inspect(
     let shown = display(input_path);
     let src = input::read(input_path, max).map_err(|e| e.about(&shown))?;
     let from = input::format_of(from, &src).map_err(|e| e.about(&shown))?;
-    let mut dec = binxml::AnyDecoder::new(from, &src.data, dopts)
+    let dec = binxml::AnyDecoder::new(from, &src.data, dopts)
         .map_err(|e| CliError::failure(e.to_string()).about(&shown))?;
+    let mut lines = binxml::Inspector::new(dec);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let write_err = |e: std::io::Error| CliError::from_write(e).writing("standard output");
     writeln!(out, "# {shown} as {from}").map_err(write_err)?;
-    let mut depth = 0usize;
     loop {
-        match dec.next_event() {
-            Ok(Some(ev)) => {
-                if matches!(ev, binxml::Event::EndElement) {
-                    depth = depth.saturating_sub(1);
-                }
-                let at = match dec.bit_offset() {
-                    Some(bit) => format!("bit {bit}"),
-                    None => dec.offset().to_string(),
-                };
-                writeln!(out, "{at:>10}  {}{ev}", "  ".repeat(depth.min(40))).map_err(write_err)?;
-                if matches!(ev, binxml::Event::StartElement(_)) {
-                    depth += 1;
-                }
-            }
+        match lines.next_line() {
+            Ok(Some(line)) => writeln!(out, "{line}").map_err(write_err)?,
             Ok(None) => break,
             Err(e) => {
                 out.flush().map_err(write_err)?;

@@ -96,9 +96,11 @@ pub fn detect_named(name: &std::path::Path, head: &[u8]) -> Option<Format> {
 }
 
 mod any;
+mod inspect;
 mod options;
 
 pub use any::{AnyDecoder, AnyEncoder};
+pub use inspect::{InspectLine, Inspector, Position};
 pub use options::{DecodeOptions, EncodeOptions};
 
 /// Converts a whole document from one format to another (`from: None` detects it), with the
