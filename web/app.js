@@ -17,7 +17,10 @@ let nextId = 1;
 const pending = new Map();
 
 function startWorker() {
-  worker = new Worker(new URL('worker.js', import.meta.url), { type: 'module' });
+  // The standalone page (scripts/bundle-web.py) carries its worker inline, as a Blob URL.
+  worker = globalThis.BINXML_WORKER_URL
+    ? new Worker(globalThis.BINXML_WORKER_URL)
+    : new Worker(new URL('worker.js', import.meta.url), { type: 'module' });
   worker.onmessage = (e) => {
     const p = pending.get(e.data.id);
     if (!p) return;

@@ -7,7 +7,9 @@ it shows equal what `binxml inspect` and `binxml convert -t xml --indent 2` prin
 file, that clicking an event highlights the bytes from its offset and clicking a byte selects its
 event, that a malformed document shows the command line's error line, and that a conversion gives
 the command line's bytes, and that a document taking longer than the page's time limit stops
-its worker and the next document opens. Screenshots of each view go to --screenshots.
+its worker and the next document opens. The same page built as one file (web/pkg/binxml.html)
+is then opened from file:// and checked the same way on one document in every format.
+Screenshots of each view go to --screenshots.
 
 With --bench FILE it also times decoding of each document in the page against the native library
 (crates/binxml-wasm/examples/native_speed.rs) and writes the figures as JSON.
@@ -257,6 +259,30 @@ def bench(drv, binxml, docs, native, out):
         json.dump(results, f, indent=1)
 
 
+def check_standalone(drv, binxml, fmts, tmp, out_dir):
+    """The one-file page (web/pkg/binxml.html) opened from file://, with no server: the first
+    document in every format, a conversion, a malformed document and the time limit."""
+    page = os.path.join(ROOT, "web", "pkg", "binxml.html")
+    check(os.path.exists(page), f"{page} was not built (scripts/build-web)")
+    if not os.path.exists(page):
+        return
+    url = "file://" + page
+    drv.get(url)
+    WebDriverWait(drv, 60).until(lambda d: d.execute_script("return document.body.dataset.state") == "ready")
+    stem = os.path.splitext(os.path.basename(SOURCES[0]))[0]
+    opened = 0
+    for fmt, ext in fmts:
+        path = os.path.join(tmp, f"{stem}.{ext}")
+        if os.path.exists(path):
+            check_document(drv, binxml, path, fmt, out_dir, screenshots=False)
+            opened += 1
+    check(opened >= 8, f"file://: only {opened} formats opened")
+    check_conversion(drv, binxml, os.path.join(tmp, f"{stem}.xml"), "xml", "exi")
+    check_malformed(drv, binxml, os.path.join(tmp, "cut.exi"), "exi", out_dir)
+    check_timeout(drv, url, tmp, out_dir)
+    shot(drv, out_dir, "standalone")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binxml", required=True)
@@ -302,6 +328,7 @@ def main():
                     f.write(data[: len(data) // 2])
                 check_malformed(drv, binxml, cut, fmt, args.screenshots)
             check_timeout(drv, url, tmp, args.screenshots)
+            check_standalone(drv, binxml, fmts, tmp, args.screenshots)
             if args.bench:
                 drv.get(url)
                 WebDriverWait(drv, 60).until(lambda d: d.execute_script("return document.body.dataset.state") == "ready")
