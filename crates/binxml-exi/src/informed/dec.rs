@@ -453,8 +453,7 @@ impl<'a> SchemaDecoder<'a> {
     }
 
     fn global_grammar(&mut self, g: &SchemaGrammars, name: NameId) -> Cur {
-        let uri = self.t.uri(self.t.name_uri(name));
-        if let Some(e) = g.schema().global_element(uri, self.t.local(name)) {
+        if let Some(e) = g.global_element(name) {
             return self.element_cur(g, e);
         }
         self.builtin_cur(name)

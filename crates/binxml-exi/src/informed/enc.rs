@@ -372,8 +372,7 @@ impl<W: Write> SchemaEncoder<W> {
     /// The grammar an element named `name` starts in when its declaration is not known from
     /// the production (SE(*) and SE(uri:*)): its global element's, else its built-in one.
     fn global_grammar(&mut self, name: NameId) -> Cur {
-        let uri = self.t.uri(self.t.name_uri(name));
-        if let Some(e) = self.g.schema().global_element(uri, self.t.local(name)) {
+        if let Some(e) = self.g.global_element(name) {
             return self.element_cur(e);
         }
         self.builtin_cur(name)

@@ -66,6 +66,10 @@ pub struct SchemaGrammars {
     prod_names: Vec<Box<[crate::tables::NameId]>>,
     /// Each element declaration's name's number in a fresh string table.
     elem_names: Vec<crate::tables::NameId>,
+    /// The global element declared for each name of a fresh string table (by number): SE(*)
+    /// looks it up for every element it starts, so by number rather than by strings. A name
+    /// that a stream adds to the table is never one the schema declares.
+    global_by_name: Vec<Option<ElemId>>,
 }
 
 impl std::fmt::Debug for SchemaGrammars {
@@ -160,11 +164,16 @@ impl SchemaGrammars {
         let elem_names = (0..schema.element_count() as u32)
             .map(|e| name_ids[&schema.element(ElemId(e)).name])
             .collect();
+        let mut global_by_name = vec![None; name_ids.values().max().map_or(0, |m| *m as usize + 1)];
+        for (name, e) in schema.global_elements() {
+            global_by_name[name_ids[name] as usize] = Some(e);
+        }
         Ok(SchemaGrammars {
             table,
             base,
             prod_names,
             elem_names,
+            global_by_name,
             schema,
             element_fragment,
             grammars,
@@ -250,6 +259,12 @@ impl SchemaGrammars {
     /// The number of an element declaration's name in a fresh string table.
     pub(crate) fn elem_name(&self, e: ElemId) -> crate::tables::NameId {
         self.elem_names[e.index()]
+    }
+
+    /// The global element declaration of the name numbered `name` in the string table.
+    #[inline]
+    pub(crate) fn global_element(&self, name: crate::tables::NameId) -> Option<ElemId> {
+        self.global_by_name.get(name as usize).copied().flatten()
     }
 
     /// The number of the name of production `i` of `state` (an AT(qname) or relaxed
