@@ -56,6 +56,18 @@ impl DigestAlg {
         })
     }
 
+    /// ring's RSA PKCS#1 v1.5 verification for this digest (SHA-1 stays with the `rsa` crate:
+    /// ring accepts it only for keys of 2048 bits or more, a rule the verifier applies itself).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn ring_rsa(self) -> Option<&'static ring::signature::RsaParameters> {
+        match self {
+            DigestAlg::Sha1 => None,
+            DigestAlg::Sha256 => Some(&ring::signature::RSA_PKCS1_2048_8192_SHA256),
+            DigestAlg::Sha384 => Some(&ring::signature::RSA_PKCS1_2048_8192_SHA384),
+            DigestAlg::Sha512 => Some(&ring::signature::RSA_PKCS1_2048_8192_SHA512),
+        }
+    }
+
     fn rsa_scheme(self) -> rsa::Pkcs1v15Sign {
         match self {
             DigestAlg::Sha1 => rsa::Pkcs1v15Sign::new::<sha1::Sha1>(),
@@ -235,9 +247,17 @@ impl PublicKey {
         data: &[u8],
         signature: &[u8],
     ) -> Result<(), SignError> {
-        let hash = digest.digest(data);
         let bad =
             || SignError::invalid("the signature value does not match SignedInfo and the key");
+        #[cfg(not(target_arch = "wasm32"))]
+        if let (PublicKey::Rsa(k), Some(alg)) = (self, digest.ring_rsa()) {
+            use rsa::traits::PublicKeyParts;
+            let (n, e) = (k.n().to_bytes_be(), k.e().to_bytes_be());
+            return ring::signature::RsaPublicKeyComponents { n: &n, e: &e }
+                .verify(alg, data, signature)
+                .map_err(|_| bad());
+        }
+        let hash = digest.digest(data);
         match self {
             PublicKey::Rsa(k) => k
                 .verify(digest.rsa_scheme(), &hash, signature)

@@ -1,0 +1,378 @@
+//! Seed 002's attribute certificates in DER: RFC 5755's `AttributeCertificate` with the three
+//! attributes of the experiment (a Boolean, a prescription after the DOH `EtpPrescribe`
+//! structure, an audit record list), built from the XML certificates of `tests/sign/` so that
+//! both encodings carry the same content. The ASN.1 is declared with the `der` crate's derives
+//! and `x509-cert`'s names; nothing here encodes a byte by hand.
+//!
+//! ```text
+//! EtpPrescribe ::= SEQUENCE { prescriber Prescriber, patient Patient, items SEQUENCE OF Item,
+//!                             exemption UTF8String, issued GeneralizedTime }
+//! Prescriber   ::= SEQUENCE { code UTF8String, role UTF8String, name PersonName,
+//!                             practiceCode UTF8String, practice UTF8String }
+//! PersonName   ::= SEQUENCE { title [0] IMPLICIT UTF8String OPTIONAL, given UTF8String,
+//!                             family UTF8String }
+//! Patient      ::= SEQUENCE { nhsNumber UTF8String, name PersonName, birthDate UTF8String }
+//! Item         ::= SEQUENCE { dmd UTF8String, drug UTF8String, quantity INTEGER,
+//!                             unit UTF8String, dosage UTF8String }
+//! AuditCertificate ::= SEQUENCE OF AuditRecord
+//! AuditRecord  ::= SEQUENCE { seq INTEGER, time GeneralizedTime, subject UTF8String,
+//!                             operation UTF8String, target UTF8String, outcome UTF8String,
+//!                             reason UTF8String }
+//! ```
+
+use std::str::FromStr;
+
+use der::asn1::{Any, BitString, GeneralizedTime, ObjectIdentifier, SetOfVec};
+use der::{Decode, Encode, Reader, Sequence};
+use x509_cert::attr::Attribute;
+use x509_cert::ext::pkix::name::{GeneralName, GeneralNames};
+use x509_cert::name::Name;
+use x509_cert::serial_number::SerialNumber;
+use x509_cert::spki::AlgorithmIdentifierOwned;
+
+/// RFC 5755 `AttributeCertificate`.
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct AttributeCertificate {
+    pub acinfo: AttributeCertificateInfo,
+    pub signature_algorithm: AlgorithmIdentifierOwned,
+    pub signature_value: BitString,
+}
+
+/// RFC 5755 `AttributeCertificateInfo` (no issuerUniqueID, no extensions).
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct AttributeCertificateInfo {
+    /// v2 (1).
+    pub version: u8,
+    pub holder: Holder,
+    /// `AttCertIssuer`'s `v2Form [0] V2Form`, the form RFC 5755 requires.
+    #[asn1(context_specific = "0", tag_mode = "IMPLICIT")]
+    pub issuer: V2Form,
+    pub signature: AlgorithmIdentifierOwned,
+    pub serial_number: SerialNumber,
+    pub validity: AttCertValidityPeriod,
+    pub attributes: Vec<Attribute>,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct Holder {
+    #[asn1(context_specific = "0", tag_mode = "IMPLICIT", optional = "true")]
+    pub base_certificate_id: Option<IssuerSerial>,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct IssuerSerial {
+    pub issuer: GeneralNames,
+    pub serial: SerialNumber,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct V2Form {
+    pub issuer_name: GeneralNames,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct AttCertValidityPeriod {
+    pub not_before: GeneralizedTime,
+    pub not_after: GeneralizedTime,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct EtpPrescribe {
+    pub prescriber: Prescriber,
+    pub patient: Patient,
+    pub items: Vec<Item>,
+    pub exemption: String,
+    pub issued: GeneralizedTime,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct Prescriber {
+    pub code: String,
+    pub role: String,
+    pub name: PersonName,
+    pub practice_code: String,
+    pub practice: String,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct PersonName {
+    #[asn1(context_specific = "0", tag_mode = "IMPLICIT", optional = "true")]
+    pub title: Option<String>,
+    pub given: String,
+    pub family: String,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct Patient {
+    pub nhs_number: String,
+    pub name: PersonName,
+    pub birth_date: String,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct Item {
+    pub dmd: String,
+    pub drug: String,
+    pub quantity: u32,
+    pub unit: String,
+    pub dosage: String,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct AuditRecord {
+    pub seq: u32,
+    pub time: GeneralizedTime,
+    pub subject: String,
+    pub operation: String,
+    pub target: String,
+    pub outcome: String,
+    pub reason: String,
+}
+
+/// An attribute's value, decoded: what the recipient reads.
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub enum AttributeValue {
+    Allowed(bool),
+    Prescription(Box<EtpPrescribe>),
+    Audit(Vec<AuditRecord>),
+}
+
+/// The attribute types of the experiment (under the seed authors' arc, as in the XML files).
+pub const ALLOWED_ACCESS: &str = "1.3.6.1.4.1.7289.1.1";
+pub const ETP_PRESCRIBE: &str = "1.3.6.1.4.1.7289.1.2";
+pub const AUDIT_CERTIFICATE: &str = "1.3.6.1.4.1.7289.1.3";
+/// sha256WithRSAEncryption.
+pub const SHA256_WITH_RSA: &str = "1.2.840.113549.1.1.11";
+
+type Error = Box<dyn std::error::Error>;
+
+fn time(s: &str) -> Result<GeneralizedTime, Error> {
+    // "YYYY-MM-DDTHH:MM:SSZ", the only form the certificates use.
+    let n = |r: std::ops::Range<usize>| -> Result<u16, Error> {
+        Ok(s.get(r).ok_or("short time")?.parse()?)
+    };
+    let dt = der::DateTime::new(
+        n(0..4)?,
+        n(5..7)? as u8,
+        n(8..10)? as u8,
+        n(11..13)? as u8,
+        n(14..16)? as u8,
+        n(17..19)? as u8,
+    )?;
+    Ok(GeneralizedTime::from_date_time(dt))
+}
+
+fn directory_name(s: &str) -> Result<GeneralNames, Error> {
+    let rfc4514 = s.split(',').map(str::trim).collect::<Vec<_>>().join(",");
+    Ok(vec![GeneralName::DirectoryName(Name::from_str(&rfc4514)?)])
+}
+
+fn alg(oid: &str) -> Result<AlgorithmIdentifierOwned, Error> {
+    Ok(AlgorithmIdentifierOwned {
+        oid: ObjectIdentifier::new(oid)?,
+        parameters: Some(Any::null()),
+    })
+}
+
+fn serial(s: &str) -> Result<SerialNumber, Error> {
+    let v: u64 = s.trim().parse()?;
+    let bytes = v.to_be_bytes();
+    let first = bytes.iter().position(|b| *b != 0).unwrap_or(7);
+    Ok(SerialNumber::new(&bytes[first..])?)
+}
+
+/// The text of the child element named `name` (in any namespace).
+fn child<'a>(n: roxmltree::Node<'a, 'a>, name: &str) -> Result<roxmltree::Node<'a, 'a>, Error> {
+    n.children()
+        .find(|c| c.is_element() && c.tag_name().name() == name)
+        .ok_or_else(|| format!("no <{name}> in <{}>", n.tag_name().name()).into())
+}
+
+fn text(n: roxmltree::Node<'_, '_>, name: &str) -> Result<String, Error> {
+    Ok(child(n, name)?.text().unwrap_or("").to_string())
+}
+
+fn attr(n: roxmltree::Node<'_, '_>, name: &str) -> Result<String, Error> {
+    Ok(n.attribute(name)
+        .ok_or_else(|| format!("no {name}= on <{}>", n.tag_name().name()))?
+        .to_string())
+}
+
+fn person(n: roxmltree::Node<'_, '_>) -> Result<PersonName, Error> {
+    Ok(PersonName {
+        title: child(n, "Title")
+            .ok()
+            .map(|t| t.text().unwrap_or("").to_string()),
+        given: text(n, "Given")?,
+        family: text(n, "Family")?,
+    })
+}
+
+fn value(a: roxmltree::Node<'_, '_>) -> Result<Any, Error> {
+    let v = a
+        .children()
+        .find(|c| c.is_element())
+        .ok_or("an attribute without a value")?;
+    Ok(match v.tag_name().name() {
+        "AllowedAccess" => Any::encode_from(&(v.text() == Some("true")))?,
+        "EtpPrescribe" => {
+            let p = child(v, "Prescriber")?;
+            let pat = child(v, "Patient")?;
+            let practice = child(p, "Practice")?;
+            let items = v
+                .children()
+                .filter(|c| c.tag_name().name() == "Item")
+                .map(|i| {
+                    let q = child(i, "Quantity")?;
+                    Ok(Item {
+                        dmd: attr(i, "dmd")?,
+                        drug: text(i, "Drug")?,
+                        quantity: q.text().unwrap_or("").parse()?,
+                        unit: attr(q, "unit")?,
+                        dosage: text(i, "Dosage")?,
+                    })
+                })
+                .collect::<Result<Vec<_>, Error>>()?;
+            Any::encode_from(&EtpPrescribe {
+                prescriber: Prescriber {
+                    code: attr(p, "code")?,
+                    role: attr(p, "role")?,
+                    name: person(child(p, "Name")?)?,
+                    practice_code: attr(practice, "code")?,
+                    practice: practice.text().unwrap_or("").to_string(),
+                },
+                patient: Patient {
+                    nhs_number: attr(pat, "nhsNumber")?,
+                    name: person(child(pat, "Name")?)?,
+                    birth_date: text(pat, "BirthDate")?,
+                },
+                items,
+                exemption: attr(child(v, "Exemption")?, "code")?,
+                issued: time(&text(v, "Issued")?)?,
+            })?
+        }
+        "AuditCertificate" => {
+            let records = v
+                .children()
+                .filter(|c| c.tag_name().name() == "AuditRecord")
+                .map(|r| {
+                    Ok(AuditRecord {
+                        seq: attr(r, "seq")?.parse()?,
+                        time: time(&text(r, "Time")?)?,
+                        subject: text(r, "Subject")?,
+                        operation: text(r, "Operation")?,
+                        target: text(r, "Target")?,
+                        outcome: text(r, "Outcome")?,
+                        reason: text(r, "Reason")?,
+                    })
+                })
+                .collect::<Result<Vec<_>, Error>>()?;
+            Any::encode_from(&records)?
+        }
+        other => return Err(format!("unknown attribute value <{other}>").into()),
+    })
+}
+
+/// The `AttributeCertificateInfo` holding what the XML certificate `xml` holds.
+pub fn from_xml(xml: &str) -> Result<AttributeCertificateInfo, Error> {
+    let doc = roxmltree::Document::parse(xml)?;
+    let info = child(doc.root_element(), "AttributeCertificateInfo")?;
+    let base = child(child(info, "Holder")?, "BaseCertificateID")?;
+    let validity = child(info, "AttrCertValidityPeriod")?;
+    let issuer = child(child(child(info, "Issuer")?, "V2Form")?, "IssuerName")?;
+    let attributes = child(info, "Attributes")?
+        .children()
+        .filter(|c| c.is_element())
+        .map(|a| {
+            let mut values = SetOfVec::new();
+            values.insert(value(a)?)?;
+            Ok(Attribute {
+                oid: ObjectIdentifier::new(&attr(a, "type")?)?,
+                values,
+            })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(AttributeCertificateInfo {
+        version: 1,
+        holder: Holder {
+            base_certificate_id: Some(IssuerSerial {
+                issuer: directory_name(&text(child(base, "Issuer")?, "DirectoryName")?)?,
+                serial: serial(&text(base, "Serial")?)?,
+            }),
+        },
+        issuer: V2Form {
+            issuer_name: directory_name(&text(issuer, "DirectoryName")?)?,
+        },
+        signature: alg(&attr(child(info, "Signature")?, "algorithm")?)?,
+        serial_number: serial(&text(info, "SerialNumber")?)?,
+        validity: AttCertValidityPeriod {
+            not_before: time(&text(validity, "NotBeforeTime")?)?,
+            not_after: time(&text(validity, "NotAfterTime")?)?,
+        },
+        attributes,
+    })
+}
+
+/// The signed certificate: `acinfo`'s DER signed by `sign` (sha256WithRSAEncryption).
+pub fn sign(
+    acinfo: &AttributeCertificateInfo,
+    sign: impl FnOnce(&[u8]) -> Result<Vec<u8>, Error>,
+) -> Result<Vec<u8>, Error> {
+    let tbs = acinfo.to_der()?;
+    let sig = sign(&tbs)?;
+    Ok(AttributeCertificate {
+        acinfo: acinfo.clone(),
+        signature_algorithm: alg(SHA256_WITH_RSA)?,
+        signature_value: BitString::from_bytes(&sig)?,
+    }
+    .to_der()?)
+}
+
+/// The recipient's side: decodes a signed certificate, checks its signature over the DER of
+/// its `acinfo` with `verify`, and decodes its attribute values.
+pub fn verify_and_decode(
+    der: &[u8],
+    verify: impl FnOnce(&[u8], &[u8]) -> Result<(), Error>,
+) -> Result<(AttributeCertificate, Vec<AttributeValue>), Error> {
+    // The signed bytes are the acinfo exactly as received, not a re-encoding.
+    let mut r = der::SliceReader::new(der)?;
+    der::Header::decode(&mut r)?;
+    let tbs = r.tlv_bytes()?;
+    let ac = AttributeCertificate::from_der(der)?;
+    if ac.signature_algorithm.oid != ObjectIdentifier::new(SHA256_WITH_RSA)? {
+        return Err("not sha256WithRSAEncryption".into());
+    }
+    verify(tbs, ac.signature_value.raw_bytes())?;
+    let values = decode_values(&ac.acinfo)?;
+    Ok((ac, values))
+}
+
+/// The attribute values of a certificate, decoded into their types.
+pub fn decode_values(acinfo: &AttributeCertificateInfo) -> Result<Vec<AttributeValue>, Error> {
+    let mut out = Vec::new();
+    for a in &acinfo.attributes {
+        for v in a.values.iter() {
+            let oid = a.oid.to_string();
+            out.push(match oid.as_str() {
+                ALLOWED_ACCESS => AttributeValue::Allowed(v.decode_as()?),
+                ETP_PRESCRIBE => AttributeValue::Prescription(Box::new(v.decode_as()?)),
+                AUDIT_CERTIFICATE => AttributeValue::Audit(v.decode_as()?),
+                _ => return Err(format!("unknown attribute type {oid}").into()),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The unsigned certificate's DER (its `AttributeCertificateInfo`) and back.
+pub fn encode_unsigned(acinfo: &AttributeCertificateInfo) -> Result<Vec<u8>, Error> {
+    Ok(acinfo.to_der()?)
+}
+
+pub fn decode_unsigned(
+    der: &[u8],
+) -> Result<(AttributeCertificateInfo, Vec<AttributeValue>), Error> {
+    let info = AttributeCertificateInfo::from_der(der)?;
+    let values = decode_values(&info)?;
+    Ok((info, values))
+}

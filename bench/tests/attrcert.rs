@@ -1,0 +1,131 @@
+//! Seed 002's DER attribute certificates (examples/attrcert) against OpenSSL: `openssl
+//! asn1parse` reads each signed certificate and finds its attribute and times, `openssl dgst
+//! -verify` accepts its signature over the DER of its `acinfo`; binxml's side refuses a changed
+//! or truncated certificate.
+
+#[path = "../examples/attrcert/model.rs"]
+#[allow(dead_code)]
+mod model;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use binxml::sign::keys::{DigestAlg, PrivateKey};
+use der::{Decode, Encode};
+
+fn openssl(args: &[&str]) -> String {
+    let out = Command::new("openssl")
+        .args(args)
+        .output()
+        .expect("openssl (interop/sign/setup.sh installs it)");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn scratch() -> PathBuf {
+    let d = binxml_testkit::workspace_root().join("target/test-scratch/attrcert");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn der_certificates_are_read_and_verified_by_openssl() {
+    let dir = scratch();
+    let (key_pem, pub_pem) = (dir.join("aa.key"), dir.join("aa.pub"));
+    openssl(&[
+        "genpkey",
+        "-algorithm",
+        "RSA",
+        "-pkeyopt",
+        "rsa_keygen_bits:2048",
+        "-out",
+        p(&key_pem),
+    ]);
+    openssl(&["pkey", "-in", p(&key_pem), "-pubout", "-out", p(&pub_pem)]);
+    let key = PrivateKey::from_pem(&std::fs::read_to_string(&key_pem).unwrap()).unwrap();
+    let public = key.public_key();
+    let root = binxml_testkit::workspace_root();
+    for (file, oid, records) in [
+        ("ac-simple.xml", model::ALLOWED_ACCESS, 0),
+        ("ac-prescription.xml", model::ETP_PRESCRIBE, 2),
+        ("ac-audit.xml", model::AUDIT_CERTIFICATE, 40),
+    ] {
+        let xml = std::fs::read_to_string(root.join("tests/sign").join(file)).unwrap();
+        let acinfo = model::from_xml(&xml).unwrap();
+        let der = model::sign(&acinfo, |tbs| Ok(key.sign(DigestAlg::Sha256, tbs)?)).unwrap();
+        let path = dir.join(format!("{file}.der"));
+        std::fs::write(&path, &der).unwrap();
+
+        // OpenSSL's view of the structure.
+        let dump = openssl(&["asn1parse", "-inform", "DER", "-in", p(&path)]);
+        assert!(
+            dump.contains(oid),
+            "{file}: asn1parse does not show the attribute type {oid}:\n{dump}"
+        );
+        assert!(
+            dump.contains("GENERALIZEDTIME"),
+            "{file}: no validity times:\n{dump}"
+        );
+        assert!(
+            dump.contains("sha256WithRSAEncryption"),
+            "{file}: no signature algorithm:\n{dump}"
+        );
+        // The two directory names hold 4 (CN and O); a prescription's people, codes and dates
+        // 11 (the title is [0] IMPLICIT) and each item 4 more; an audit record 5.
+        let utf8 = dump.matches("UTF8STRING").count();
+        let expected = 4 + match records {
+            0 => 0,
+            2 => 11 + 2 * 4,
+            n => 5 * n,
+        };
+        assert_eq!(utf8, expected, "{file}: UTF8Strings in asn1parse's dump");
+
+        // OpenSSL checks the signature over the acinfo's DER.
+        let ac = model::AttributeCertificate::from_der(&der).unwrap();
+        let (tbs, sig) = (
+            dir.join(format!("{file}.tbs")),
+            dir.join(format!("{file}.sig")),
+        );
+        std::fs::write(&tbs, ac.acinfo.to_der().unwrap()).unwrap();
+        std::fs::write(&sig, ac.signature_value.raw_bytes()).unwrap();
+        let ok = openssl(&[
+            "dgst",
+            "-sha256",
+            "-verify",
+            p(&pub_pem),
+            "-signature",
+            p(&sig),
+            p(&tbs),
+        ]);
+        assert!(ok.contains("Verified OK"), "{file}: {ok}");
+
+        // binxml's side: the certificate decodes to what was signed; any changed byte of the
+        // acinfo breaks the signature or the decoding; no prefix decodes.
+        let verify = |b: &[u8]| {
+            model::verify_and_decode(b, |t, s| Ok(public.verify(DigestAlg::Sha256, t, s)?))
+        };
+        let (back, values) = verify(&der).unwrap();
+        assert_eq!(back.acinfo, acinfo);
+        assert_eq!(values.len(), 1);
+        let tbs_len = ac.acinfo.to_der().unwrap().len();
+        for i in (4..4 + tbs_len).step_by(7) {
+            let mut bad = der.clone();
+            bad[i] ^= 0x01;
+            assert!(
+                verify(&bad).is_err(),
+                "{file}: byte {i} changed and still verified"
+            );
+        }
+        for cut in [0, 1, der.len() / 2, der.len() - 1] {
+            assert!(verify(&der[..cut]).is_err(), "{file}: {cut} bytes verified");
+        }
+    }
+}
