@@ -25,16 +25,24 @@ pub enum C14nArg {
     C14n,
     /// Canonical XML 1.0 with comments.
     C14nComments,
+    /// Canonical XML 1.1.
+    C14n11,
+    /// Canonical XML 1.1 with comments.
+    C14n11Comments,
 }
 
 impl C14nArg {
     fn c14n(self) -> C14n {
-        use binxml::sign::c14n::{C14N10, C14N10_COMMENTS, EXC_C14N, EXC_C14N_COMMENTS};
+        use binxml::sign::c14n::{
+            C14N10, C14N10_COMMENTS, C14N11, C14N11_COMMENTS, EXC_C14N, EXC_C14N_COMMENTS,
+        };
         let uri = match self {
             C14nArg::Exc => EXC_C14N,
             C14nArg::ExcComments => EXC_C14N_COMMENTS,
             C14nArg::C14n => C14N10,
             C14nArg::C14nComments => C14N10_COMMENTS,
+            C14nArg::C14n11 => C14N11,
+            C14nArg::C14n11Comments => C14N11_COMMENTS,
         };
         C14n::from_uri(uri).expect("a known canonicalization")
     }

@@ -1,4 +1,4 @@
-//! Canonical XML 1.0 and Exclusive XML Canonicalization 1.0 over binxml's event stream.
+//! Canonical XML 1.0 and 1.1 and Exclusive XML Canonicalization 1.0 over binxml's event stream.
 //!
 //! The input is a document's events (from any decoder); the node-set is the whole document, or
 //! one element's subtree (a document subset), less the subtrees of some elements (what the
@@ -19,6 +19,10 @@ pub enum Method {
     /// Canonical XML 1.0 (inclusive): every namespace in scope is rendered on the subset's
     /// apex, and the apex inherits its ancestors' `xml:*` attributes.
     Inclusive,
+    /// Canonical XML 1.1: as 1.0, except that a subset's apex inherits only `xml:lang` and
+    /// `xml:space` (not `xml:id`), and an inherited `xml:base` would need the Recommendation's
+    /// fixup, which is not implemented (refused).
+    Inclusive11,
     /// Exclusive XML Canonicalization 1.0: only the namespaces an element visibly uses (its own
     /// prefix, its attributes' prefixes, and those of the InclusiveNamespaces prefix list).
     Exclusive,
@@ -40,6 +44,10 @@ pub struct C14n {
 pub const C14N10: &str = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315";
 /// Canonical XML 1.0 with comments.
 pub const C14N10_COMMENTS: &str = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315#WithComments";
+/// Canonical XML 1.1 (`http://www.w3.org/2006/12/xml-c14n11`).
+pub const C14N11: &str = "http://www.w3.org/2006/12/xml-c14n11";
+/// Canonical XML 1.1 with comments.
+pub const C14N11_COMMENTS: &str = "http://www.w3.org/2006/12/xml-c14n11#WithComments";
 /// Exclusive XML Canonicalization 1.0.
 pub const EXC_C14N: &str = "http://www.w3.org/2001/10/xml-exc-c14n#";
 /// Exclusive XML Canonicalization 1.0 with comments.
@@ -47,11 +55,13 @@ pub const EXC_C14N_COMMENTS: &str = "http://www.w3.org/2001/10/xml-exc-c14n#With
 
 impl C14n {
     /// The algorithm named by its URI, or `None` for one binxml does not implement (Canonical
-    /// XML 1.1 among them).
+    /// XML 2.0 among them).
     pub fn from_uri(uri: &str) -> Option<C14n> {
         let (method, with_comments) = match uri {
             C14N10 => (Method::Inclusive, false),
             C14N10_COMMENTS => (Method::Inclusive, true),
+            C14N11 => (Method::Inclusive11, false),
+            C14N11_COMMENTS => (Method::Inclusive11, true),
             EXC_C14N => (Method::Exclusive, false),
             EXC_C14N_COMMENTS => (Method::Exclusive, true),
             _ => return None,
@@ -68,6 +78,8 @@ impl C14n {
         match (self.method, self.with_comments) {
             (Method::Inclusive, false) => C14N10,
             (Method::Inclusive, true) => C14N10_COMMENTS,
+            (Method::Inclusive11, false) => C14N11,
+            (Method::Inclusive11, true) => C14N11_COMMENTS,
             (Method::Exclusive, false) => EXC_C14N,
             (Method::Exclusive, true) => EXC_C14N_COMMENTS,
         }
@@ -165,11 +177,7 @@ pub fn canonicalize_subset(
                         &attrs,
                         &scope[..],
                         &mut rendered,
-                        if is_apex && c14n.method == Method::Inclusive {
-                            &xml_attrs[..]
-                        } else {
-                            &[]
-                        },
+                        &inherited(is_apex, &xml_attrs, c14n)?,
                         c14n,
                     )?;
                     seen_root = true;
@@ -267,6 +275,35 @@ fn lookup<'s>(stack: &[(&'s str, &'s str)], prefix: &str) -> Option<&'s str> {
         .map(|(_, u)| *u)
 }
 
+/// The `xml:*` attributes of the ancestors that a subset's apex renders: Canonical XML 1.0 all
+/// of them, 1.1 `xml:lang` and `xml:space` (its section 2.4; `xml:base` would need its fixup,
+/// refused), the exclusive method none. Nearest ancestor last.
+fn inherited<'x>(
+    is_apex: bool,
+    xml_attrs: &[(&'x str, &'x str)],
+    c14n: &C14n,
+) -> Result<Vec<(&'x str, &'x str)>, SignError> {
+    if !is_apex {
+        return Ok(Vec::new());
+    }
+    match c14n.method {
+        Method::Inclusive => Ok(xml_attrs.to_vec()),
+        Method::Inclusive11 => {
+            if xml_attrs.iter().any(|(l, _)| *l == "base") {
+                return Err(SignError::unsupported(
+                    "Canonical XML 1.1 of an element under an xml:base (its xml:base fixup)",
+                ));
+            }
+            Ok(xml_attrs
+                .iter()
+                .filter(|(l, _)| *l == "lang" || *l == "space")
+                .copied()
+                .collect())
+        }
+        Method::Exclusive => Ok(Vec::new()),
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn write_start<'s>(
     out: &mut Vec<u8>,
@@ -281,7 +318,7 @@ fn write_start<'s>(
     // visibly utilized ones and the InclusiveNamespaces prefix list.
     let mut candidates: Vec<&str> = Vec::new();
     match c14n.method {
-        Method::Inclusive => {
+        Method::Inclusive | Method::Inclusive11 => {
             for (p, _) in scope {
                 if !candidates.contains(p) {
                     candidates.push(p);
@@ -427,6 +464,36 @@ mod tests {
 
     /// A document subset's apex: Canonical XML 1.0 renders every namespace in scope and the
     /// `xml:*` attributes it inherits (the nearest ancestor's); the exclusive form neither.
+    #[test]
+    /// Canonical XML 1.1 (its section 2.4): the apex inherits `xml:lang` and `xml:space` but
+    /// not `xml:id`; under an `xml:base` it refuses rather than skip the fixup. The whole
+    /// document is the same as in 1.0.
+    fn c14n11_inherits_lang_and_space_only() {
+        let doc = r#"<a xml:id="top" xml:lang="en" xml:space="preserve"><b xml:lang="fr"><c q="1" xml:id="x"/></b></a>"#;
+        assert_eq!(
+            c14n(doc, Some(2), C14N11),
+            r#"<c q="1" xml:id="x" xml:lang="fr" xml:space="preserve"></c>"#
+        );
+        assert_eq!(
+            c14n(doc, Some(1), C14N11),
+            r#"<b xml:lang="fr" xml:space="preserve"><c q="1" xml:id="x"></c></b>"#
+        );
+        assert_eq!(
+            c14n(doc, Some(1), C14N10),
+            r#"<b xml:id="top" xml:lang="fr" xml:space="preserve"><c q="1" xml:id="x"></c></b>"#
+        );
+        assert_eq!(c14n(doc, None, C14N11), c14n(doc, None, C14N10));
+        let based = binxml_xml::decode(br#"<a xml:base="http://e/d/"><b/></a>"#).unwrap();
+        let b = (0..based.len())
+            .filter(|&i| matches!(based[i], Event::StartElement(_)))
+            .nth(1);
+        let subset = Subset {
+            apex: b,
+            exclude: &[],
+        };
+        assert!(canonicalize_subset(&based, &subset, &C14n::from_uri(C14N11).unwrap()).is_err());
+    }
+
     #[test]
     fn subset_apex_inherits_in_inclusive_form_only() {
         let doc = r#"<a xmlns="urn:d" xmlns:p="urn:p" xml:lang="en" xml:space="preserve"><b xml:lang="fr"><p:c q="1"><d/></p:c></b></a>"#;

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use binxml_core::{Event, QName};
-use binxml_sign::c14n::{C14N10, C14N10_COMMENTS, C14n, EXC_C14N, EXC_C14N_COMMENTS};
+use binxml_sign::c14n::{
+    C14N10, C14N10_COMMENTS, C14N11, C14N11_COMMENTS, C14n, EXC_C14N, EXC_C14N_COMMENTS,
+};
 use binxml_sign::dsig::{
     DSIG_NS, ENVELOPED, KeySource, SignOptions, Target, VerifyOptions, digest_uri, sign_events,
     signature_uri, verify_xml,
@@ -19,7 +21,14 @@ use binxml_sign::keys::DigestAlg;
 use binxml_testkit::{corpus_xml_files, scratch_dir, workspace_root};
 use common::{TestKey, make_keys};
 
-const C14NS: [&str; 4] = [C14N10, C14N10_COMMENTS, EXC_C14N, EXC_C14N_COMMENTS];
+const C14NS: [&str; 6] = [
+    C14N10,
+    C14N10_COMMENTS,
+    C14N11,
+    C14N11_COMMENTS,
+    EXC_C14N,
+    EXC_C14N_COMMENTS,
+];
 const DIGESTS: [DigestAlg; 3] = [DigestAlg::Sha256, DigestAlg::Sha384, DigestAlg::Sha512];
 const MAX_SIZE: u64 = 200_000;
 
@@ -398,7 +407,7 @@ fn seed_002_certificates_in_every_algorithm() {
         failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(n, 3 * 3 * 4 * (3 + 1));
+    assert_eq!(n, 3 * 3 * C14NS.len() * (3 + 1));
 }
 
 #[test]
