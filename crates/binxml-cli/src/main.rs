@@ -154,6 +154,10 @@ enum Command {
         /// Sign the element whose Id (ID, id, xml:id) attribute is this, not the whole document.
         #[arg(long)]
         id: Option<String>,
+        /// An enveloping signature: the output's document element is the ds:Signature, the
+        /// document inside its ds:Object with this Id.
+        #[arg(long, value_name = "OBJECT_ID")]
+        enveloping: Option<String>,
         /// Sign the document's bytes, in any format binxml reads, with a CMS SignedData (DER;
         /// needs --cert) instead of an XML Signature.
         #[arg(long)]
@@ -505,6 +509,7 @@ fn run(cli: Cli) -> Result<i32, CliError> {
             c14n,
             digest,
             id,
+            enveloping,
             cms,
             detached,
             from,
@@ -518,6 +523,7 @@ fn run(cli: Cli) -> Result<i32, CliError> {
                 c14n,
                 digest,
                 id: id.as_deref(),
+                enveloping: enveloping.as_deref(),
                 cms,
                 detached,
                 from,

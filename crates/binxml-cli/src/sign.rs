@@ -74,6 +74,7 @@ pub struct SignArgs<'a> {
     pub c14n: C14nArg,
     pub digest: DigestArg,
     pub id: Option<&'a str>,
+    pub enveloping: Option<&'a str>,
     pub cms: bool,
     pub detached: bool,
     pub from: Option<Format>,
@@ -144,9 +145,15 @@ pub fn sign(a: &SignArgs<'_>) -> Result<i32, CliError> {
             DigestArg::Sha384 => DigestAlg::Sha384,
             DigestArg::Sha512 => DigestAlg::Sha512,
         },
-        target: a
-            .id
-            .map_or(Target::Document, |id| Target::Id(id.to_string())),
+        target: match (a.enveloping, a.id) {
+            (Some(obj), None) => Target::Enveloping(obj.to_string()),
+            (None, id) => id.map_or(Target::Document, |id| Target::Id(id.to_string())),
+            (Some(_), Some(_)) => {
+                return Err(CliError::usage(
+                    "--enveloping and --id: an enveloping signature signs the whole document",
+                ));
+            }
+        },
     };
     let shown = display(a.input);
     let src = input::read(a.input, a.max_decompressed)?;
@@ -291,6 +298,8 @@ pub fn verify(a: &VerifyArgs<'_>) -> Result<i32, CliError> {
                     .map(|r| {
                         if r.uri.is_empty() {
                             "the whole document".to_string()
+                        } else if v.object == Some(r.element) {
+                            format!("the document in its ds:Object {} (enveloping)", r.uri)
                         } else {
                             format!("the element {}", r.uri)
                         }

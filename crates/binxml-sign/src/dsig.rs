@@ -104,6 +104,9 @@ pub enum Target {
     Document,
     /// The element with this id (`URI="#id"`); the signature goes in it.
     Id(String),
+    /// An enveloping signature: the document element goes into a `ds:Object` with this id
+    /// inside the `ds:Signature`, which becomes the document element (`URI="#id"`).
+    Enveloping(String),
 }
 
 /// How to sign.
@@ -341,8 +344,28 @@ pub fn sign_events(
     let (signed, uri) = match &opts.target {
         Target::Document => (0, String::new()),
         Target::Id(id) => (find_id(events, &tree, id)?, format!("#{id}")),
+        Target::Enveloping(id) => {
+            if tree
+                .nodes
+                .iter()
+                .any(|n| element_ids(events, n.0).any(|v| v == id))
+            {
+                return Err(SignError::malformed(format!(
+                    "the id {id:?} of the ds:Object is already in the document"
+                )));
+            }
+            (0, format!("#{id}"))
+        }
     };
-    let insert_at = tree.nodes[signed].1;
+    let enveloping = matches!(opts.target, Target::Enveloping(_));
+    // Enveloped: the signature goes before the end of the signed element. Enveloping: it
+    // takes the document element's place, holding it in its ds:Object.
+    let (root_start, root_end, _) = tree.nodes[0];
+    let insert_at = if enveloping {
+        root_start
+    } else {
+        tree.nodes[signed].1
+    };
     let mut sig: Vec<Event<'static>> = Vec::with_capacity(40);
     sig.push(dsig_start("Signature"));
     sig.push(Event::Namespace {
@@ -363,7 +386,9 @@ pub fn sign_events(
         value: uri.into(),
     });
     sig.push(dsig_start("Transforms"));
-    method_element(&mut sig, "Transform", ENVELOPED);
+    if !enveloping {
+        method_element(&mut sig, "Transform", ENVELOPED);
+    }
     method_element(
         &mut sig,
         "Transform",
@@ -390,25 +415,42 @@ pub fn sign_events(
         sig.push(Event::EndElement);
         sig.push(Event::EndElement);
     }
+    let object = sig.len();
+    if let Target::Enveloping(id) = &opts.target {
+        sig.push(dsig_start("Object"));
+        sig.push(Event::Attribute {
+            name: QName::local("Id"),
+            value: id.clone().into(),
+        });
+        sig.extend(
+            events[root_start..=root_end]
+                .iter()
+                .map(|e| e.clone().into_owned()),
+        );
+        sig.push(Event::EndElement);
+    }
     sig.push(Event::EndElement); // Signature
 
+    let resume = if enveloping { root_end + 1 } else { insert_at };
     let mut doc: Vec<Event<'static>> = Vec::with_capacity(events.len() + sig.len());
     doc.extend(events[..insert_at].iter().map(|e| e.clone().into_owned()));
     doc.extend(sig);
-    doc.extend(events[insert_at..].iter().map(|e| e.clone().into_owned()));
+    doc.extend(events[resume..].iter().map(|e| e.clone().into_owned()));
 
     // The reference's digest: the signed content without the signature (enveloped-signature)
     // and without comments (a same-document reference drops them).
     let reference_c14n = opts.c14n.clone().with_comments(false);
-    let apex = match opts.target {
-        Target::Document => None,
-        Target::Id(_) => Some(tree.nodes[signed].0),
+    let (apex, exclude) = match opts.target {
+        Target::Document => (None, insert_at),
+        Target::Id(_) => (Some(tree.nodes[signed].0), insert_at),
+        // Nothing of the signature is inside the ds:Object: nothing to exclude.
+        Target::Enveloping(_) => (Some(insert_at + object), usize::MAX),
     };
     let content = canonicalize_subset(
         &doc,
         &Subset {
             apex,
-            exclude: &[insert_at],
+            exclude: &[exclude],
         },
         &reference_c14n,
     )?;
@@ -490,8 +532,12 @@ pub struct VerifiedReference {
 pub struct Verified {
     /// The references, each checked.
     pub references: Vec<VerifiedReference>,
-    /// Whether a reference covers the document element.
+    /// Whether a reference covers the document element (or, for an enveloping signature, the
+    /// `ds:Object` that holds the signed content).
     pub covers_document: bool,
+    /// For an enveloping signature, the index in the events of the `ds:Object` start whose
+    /// content is what is signed.
+    pub object: Option<usize>,
     /// The `SignatureMethod` URI.
     pub signature_method: String,
     /// The canonicalization of `SignedInfo`.
@@ -586,19 +632,15 @@ pub fn verify_events(
     let mut kids = tree.children(sig);
     let signed_info = expect_child(events, &tree, &mut kids, "SignedInfo")?;
     let signature_value = expect_child(events, &tree, &mut kids, "SignatureValue")?;
-    let key_info = match kids.next() {
-        Some(k) if is_dsig(events, tree.nodes[k].0, "KeyInfo") => Some(k),
-        None => None,
-        Some(k) => {
-            return Err(SignError::refused(format!(
-                "{} in ds:Signature (only SignedInfo, SignatureValue and KeyInfo are accepted)",
-                name(events, tree.nodes[k].0).qualified()
-            )));
-        }
-    };
-    if let Some(k) = kids.next() {
+    // After SignatureValue: KeyInfo, and a ds:Object only when the signature is the document
+    // element (an enveloping signature, whose one reference must then be to that Object). An
+    // Object in an enveloped signature is where wrapping attacks hide content.
+    let mut rest = kids.peekable();
+    let key_info = rest.next_if(|&k| is_dsig(events, tree.nodes[k].0, "KeyInfo"));
+    let object = rest.next_if(|&k| sig == 0 && is_dsig(events, tree.nodes[k].0, "Object"));
+    if let Some(k) = rest.next() {
         return Err(SignError::refused(format!(
-            "{} in ds:Signature (only SignedInfo, SignatureValue and KeyInfo are accepted)",
+            "{} in ds:Signature (only SignedInfo, SignatureValue, KeyInfo and, in an enveloping signature, one Object are accepted)",
             name(events, tree.nodes[k].0).qualified()
         )));
     }
@@ -646,7 +688,13 @@ pub fn verify_events(
     let mut plans = Vec::with_capacity(references.len());
     for &r in &references {
         let plan = parse_reference(events, &tree, r, opts)?;
-        if tree.is_inside(plan.signed, sig) {
+        let to_object = object.is_some() && Some(plan.signed) == object && !plan.enveloped;
+        if object.is_some() && !to_object {
+            return Err(SignError::refused(
+                "an enveloping signature's reference to something other than its ds:Object",
+            ));
+        }
+        if tree.is_inside(plan.signed, sig) && !to_object {
             return Err(SignError::refused(
                 "a reference to content inside the signature (not an enveloped signature)",
             ));
@@ -689,7 +737,7 @@ pub fn verify_events(
     let mut covers_document = false;
     for plan in &plans {
         verified.push(check_reference(events, &tree, plan, sig)?);
-        covers_document |= plan.signed == 0;
+        covers_document |= plan.signed == 0 || Some(plan.signed) == object;
     }
     if opts.require_document_element && !covers_document {
         return Err(SignError::refused(
@@ -699,6 +747,7 @@ pub fn verify_events(
     Ok(Verified {
         references: verified,
         covers_document,
+        object: object.map(|o| tree.nodes[o].0),
         signature_method: sm_uri.to_string(),
         c14n,
         certificate,

@@ -457,3 +457,93 @@ fn corpus_documents_signed_whole() {
     );
     assert!(n > 20, "only {n} corpus documents");
 }
+
+/// Empties the text of the first `<ds:{tag}>` element: a signed document back to a template.
+fn blank(doc: &str, tag: &str) -> String {
+    let (open, close) = (format!("<ds:{tag}>"), format!("</ds:{tag}>"));
+    let a = doc.find(&open).expect("the element") + open.len();
+    let b = doc[a..].find(&close).expect("its end") + a;
+    format!("{}{}", &doc[..a], &doc[b..])
+}
+
+#[test]
+fn enveloping_signatures() {
+    let dir = scratch_dir("sign-xmlsec-enveloping");
+    let keys = make_keys(&dir);
+    let mut n = 0;
+    for file in ["ac-simple.xml", "ac-prescription.xml"] {
+        let bytes = std::fs::read(workspace_root().join("tests/sign").join(file)).unwrap();
+        let events = binxml_xml::decode(&bytes).unwrap();
+        for key in &keys {
+            for c14n in C14NS {
+                let tag = format!("{file} {} {c14n}", key.name);
+                let opts = SignOptions {
+                    c14n: C14n::from_uri(c14n).unwrap(),
+                    digest: DigestAlg::Sha256,
+                    target: Target::Enveloping("signed-content".into()),
+                };
+                let signed =
+                    binxml_xml::encode(&sign_events(&events, &key.key, None, &opts).unwrap())
+                        .unwrap();
+                let text = String::from_utf8(signed).unwrap();
+                let p = dir.join("enveloping.xml");
+                std::fs::write(&p, &text).unwrap();
+                // binxml signs, xmlsec1 and binxml verify; the Object is what is signed.
+                xmlsec_verify(&p, key, Some("Object"))
+                    .unwrap_or_else(|e| panic!("{tag}: xmlsec1: {e}"));
+                let v = verify_xml(
+                    text.as_bytes(),
+                    KeySource::Given(key.cert.public_key()),
+                    &VerifyOptions::default(),
+                )
+                .unwrap_or_else(|e| panic!("{tag}: binxml: {e}"));
+                assert!(v.covers_document && v.object.is_some(), "{tag}: {v:?}");
+                // A changed text: neither accepts.
+                let changed = text.replacen("<Version>v2</Version>", "<Version>v3</Version>", 1);
+                assert_ne!(changed, text);
+                std::fs::write(&p, &changed).unwrap();
+                assert!(
+                    xmlsec_verify(&p, key, Some("Object")).is_err(),
+                    "{tag}: xmlsec1 accepts a change"
+                );
+                assert!(
+                    binxml_verify(changed.as_bytes(), key, true).is_err(),
+                    "{tag}: binxml accepts a change"
+                );
+                // The signature moved under another document element (the Object's content
+                // presented as part of a larger document): refused.
+                let body = text.find("<ds:Signature").unwrap();
+                let wrapped = format!(
+                    "{}<Wrapper><Forged>pay 1000</Forged>{}</Wrapper>",
+                    &text[..body],
+                    &text[body..]
+                );
+                assert!(
+                    binxml_verify(wrapped.as_bytes(), key, false).is_err(),
+                    "{tag}: binxml accepts a wrapped enveloping signature"
+                );
+                // xmlsec1 signs binxml's output emptied into a template; binxml verifies.
+                let tmpl = blank(&blank(&text, "DigestValue"), "SignatureValue");
+                let tp = dir.join("enveloping-template.xml");
+                std::fs::write(&tp, tmpl).unwrap();
+                let out = dir.join("enveloping-xmlsec.xml");
+                xmlsec1(&[
+                    "--sign",
+                    "--privkey-pem",
+                    key.key_pem.to_str().unwrap(),
+                    "--id-attr:Id",
+                    "Object",
+                    "--output",
+                    out.to_str().unwrap(),
+                    tp.to_str().unwrap(),
+                ])
+                .unwrap_or_else(|e| panic!("{tag}: xmlsec1 --sign: {e}"));
+                binxml_verify(&std::fs::read(&out).unwrap(), key, true).unwrap_or_else(|e| {
+                    panic!("{tag}: binxml rejects xmlsec1's enveloping signature: {e}")
+                });
+                n += 1;
+            }
+        }
+    }
+    assert_eq!(n, 2 * 3 * C14NS.len());
+}
