@@ -136,8 +136,10 @@ enum Command {
     Sign {
         /// The XML document.
         input: PathBuf,
-        /// The private key, PEM (PKCS#8, PKCS#1 or SEC1; RSA of 2048 bits or more, P-256, P-384).
-        #[arg(long, value_name = "PEM")]
+        /// The private key, PEM (PKCS#8, PKCS#1 or SEC1; RSA of 2048 bits or more, P-256, P-384),
+        /// or a PKCS#12 file (.p12, .pfx: its password in BINXML_KEY_PASSWORD; its certificate
+        /// used when --cert is not given).
+        #[arg(long, value_name = "FILE")]
         key: PathBuf,
         /// The key's X.509 certificate, PEM, put in the signature's KeyInfo.
         #[arg(long, value_name = "PEM")]

@@ -61,6 +61,34 @@ fn read_text(path: &Path, what: &str) -> Result<String, CliError> {
         .map_err(|e| CliError::io(format!("cannot read the {what} {}", display(path)), e))
 }
 
+/// The signing key: PEM, or a PKCS#12 file (DER) whose password is in the environment variable
+/// `BINXML_KEY_PASSWORD` (empty when unset), with the certificate it holds for the key.
+fn read_key(path: &Path) -> Result<(PrivateKey, Option<Certificate>), CliError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| CliError::io(format!("cannot read the key {}", display(path)), e))?;
+    let fail = |e: binxml::sign::SignError| CliError::usage(format!("{}: {e}", display(path)));
+    if bytes.first() == Some(&0x30) {
+        let password = std::env::var("BINXML_KEY_PASSWORD").ok();
+        let (key, certs) =
+            binxml::sign::pkcs12::read_pkcs12(&bytes, password.as_deref().unwrap_or("")).map_err(
+                |e| match password {
+                    None => CliError::usage(format!(
+                        "{}: {e} (a PKCS#12 file's password goes in BINXML_KEY_PASSWORD)",
+                        display(path)
+                    )),
+                    Some(_) => fail(e),
+                },
+            )?;
+        let own = certs
+            .into_iter()
+            .find(|c| *c.public_key() == key.public_key());
+        return Ok((key, own));
+    }
+    let pem = String::from_utf8(bytes)
+        .map_err(|_| CliError::usage(format!("{}: neither PEM nor PKCS#12", display(path))))?;
+    Ok((PrivateKey::from_pem(&pem).map_err(fail)?, None))
+}
+
 fn sign_error(shown: &str, e: binxml::sign::SignError) -> CliError {
     CliError::failure(format!("{shown}: {e}"))
 }
@@ -123,14 +151,13 @@ fn sign_cms(
 /// Signs one document: an XML Signature inside an XML document, or with `--cms` a CMS
 /// SignedData over a document in any format; written to `-o` (standard output without).
 pub fn sign(a: &SignArgs<'_>) -> Result<i32, CliError> {
-    let key = PrivateKey::from_pem(&read_text(a.key, "key")?)
-        .map_err(|e| CliError::usage(format!("{}: {e}", display(a.key))))?;
+    let (key, p12_cert) = read_key(a.key)?;
     let cert = match a.cert {
         Some(p) => Some(
             Certificate::from_pem(read_text(p, "certificate")?.as_bytes())
                 .map_err(|e| CliError::usage(format!("{}: {e}", display(p))))?,
         ),
-        None => None,
+        None => p12_cert,
     };
     if a.cms {
         return sign_cms(a, &key, cert.as_ref());

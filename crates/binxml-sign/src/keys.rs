@@ -124,6 +124,24 @@ fn check_rsa_size(bits: usize) -> Result<(), SignError> {
 }
 
 impl PrivateKey {
+    /// A private key from its PKCS#8 DER (`PrivateKeyInfo`).
+    pub fn from_pkcs8_der(der: &[u8]) -> Result<PrivateKey, SignError> {
+        use pkcs8::DecodePrivateKey;
+        let key = if let Ok(k) = rsa::RsaPrivateKey::from_pkcs8_der(der) {
+            check_rsa_size(k.size() * 8)?;
+            PrivateKey::Rsa(Box::new(k))
+        } else if let Ok(k) = p256::SecretKey::from_pkcs8_der(der) {
+            PrivateKey::P256(k)
+        } else if let Ok(k) = p384::SecretKey::from_pkcs8_der(der) {
+            PrivateKey::P384(k)
+        } else {
+            return Err(SignError::malformed(
+                "not an RSA, P-256 or P-384 private key (PKCS#8)",
+            ));
+        };
+        Ok(key)
+    }
+
     /// A private key from PEM: PKCS#8 (`PRIVATE KEY`), PKCS#1 (`RSA PRIVATE KEY`) or SEC1
     /// (`EC PRIVATE KEY`); encrypted keys are not read.
     pub fn from_pem(pem: &str) -> Result<PrivateKey, SignError> {

@@ -20,6 +20,7 @@ pub mod c14n;
 pub mod cms;
 pub mod dsig;
 pub mod keys;
+pub mod pkcs12;
 
 use std::fmt;
 
