@@ -1,7 +1,8 @@
 """binxml: XML, JSON and binary infoset encodings, with an ElementTree-style API.
 
-Documents of any binxml format parse into standard ``xml.etree.ElementTree`` elements, and
-elements serialize into any format::
+Documents of any binxml format parse into a tree kept on the Rust side; the ``Element`` objects
+Python sees are proxies made when an element is touched (lxml's design) and behave as
+``xml.etree.ElementTree`` elements; elements serialize into any format::
 
     import binxml
     tree = binxml.parse("invoice.fi")               # format detected
@@ -11,20 +12,27 @@ elements serialize into any format::
     data = binxml.tostring(root, format="tsf")
     xml = binxml.convert(data, to="xml")             # any format to any other, in Rust
 
-The conversion work happens in Rust with the GIL released.
+Decoding, building the tree, conversion and serialization run in Rust with the GIL released.
 """
 
 import io
 import os
+import re
 import xml.etree.ElementTree as ET
 
 from ._binxml import BinxmlError, detect, encode as _encode, events as _events, formats
-from ._binxml import Schema
+from ._binxml import Schema, Element, Tree as _Tree
 from ._binxml import sign_cms, sign_xml, verify_cms, verify_xml
 from ._binxml import convert as _convert
+from ._binxml import parse_file as _parse_file, parse_tree as _parse_tree
+from ._binxml import __version__
 
 __all__ = [
     "BinxmlError",
+    "ParseError",
+    "Element",
+    "ElementTree",
+    "SubElement",
     "Schema",
     "convert",
     "detect",
@@ -32,14 +40,43 @@ __all__ = [
     "events",
     "parse",
     "fromstring",
+    "XML",
     "iterparse",
     "tostring",
     "write",
+    "iselement",
     "sign_xml",
     "verify_xml",
     "sign_cms",
     "verify_cms",
+    "__version__",
 ]
+
+
+class ParseError(BinxmlError, ET.ParseError):
+    """A document that could not be decoded: an ``xml.etree.ElementTree.ParseError`` (and a
+    ``BinxmlError``). ``position`` is ``(line, column)`` for XML input (as ElementTree's) and
+    ``(0, byte offset)`` for the binary formats; ``offset`` is the byte offset (or None),
+    ``format`` the input format's name."""
+
+    def __init__(self, message, format=None, offset=None, line_col=None):
+        super().__init__(message)
+        self.msg = message
+        self.format = format
+        self.offset = offset
+        if line_col is not None:
+            self.position = (int(line_col[0]), int(line_col[1]))
+        else:
+            self.position = (0, int(offset or 0))
+        self.code = None
+
+    def __str__(self):
+        return self.msg
+
+
+def _parse_error(e):
+    args = tuple(e.args) + (None, None, None)
+    return ParseError(str(args[0]), args[1], args[2], args[3])
 
 
 def _read(source):
@@ -123,14 +160,103 @@ def _build(evs, on_event=None):
     return root
 
 
-def fromstring(data, format=None):
-    """Parses a document of any format (bytes) into its root ``Element``."""
-    return _build(_events(bytes(data), format))
+_DECL_ENCODING = re.compile(r"""^(\s*<\?xml[^>]*?encoding\s*=\s*)(["'])[^"']*\2""")
 
 
-def parse(source, format=None):
-    """Parses a document of any format (bytes, a path or a file object) into an ``ElementTree``."""
-    return ET.ElementTree(_build(_events(_read(source), format)))
+def _bytes(text):
+    """A str document as UTF-8 bytes; an XML declaration's encoding is rewritten to match (as
+    ElementTree, which reads the characters, ignores it)."""
+    return _DECL_ENCODING.sub(r"\1\2utf-8\2", text, count=1).encode("utf-8")
+
+
+def _tree_of(source, format):
+    try:
+        if isinstance(source, str) and format is None and source.lstrip()[:1] == "<":
+            raise TypeError("a str is a path for parse(); use fromstring() for a document")
+        if isinstance(source, (str, os.PathLike)):
+            return _parse_file(os.fspath(source), format)
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            return _parse_tree(bytes(source), format)
+        if hasattr(source, "read"):
+            data = source.read()
+            return _parse_tree(_bytes(data) if isinstance(data, str) else data, format)
+    except BinxmlError as e:
+        if isinstance(e, ParseError):
+            raise
+        raise _parse_error(e) from None
+    raise TypeError(f"cannot read a document from {type(source).__name__}")
+
+
+def fromstring(text, format=None, parser=None):
+    """Parses a document of any format (bytes, or a str of XML) into its root ``Element``.
+
+    Raises ``ParseError`` (an ``xml.etree.ElementTree.ParseError``) on malformed input."""
+    if isinstance(text, str):
+        text = _bytes(text)
+    root = _tree_of(bytes(text), format).root()
+    if root is None:
+        raise ParseError("no element found", format, 0, None)
+    return root
+
+
+XML = fromstring
+
+
+class ElementTree(ET.ElementTree):
+    """``xml.etree.ElementTree.ElementTree`` over a binxml tree: ``write`` serializes in any
+    format, keeping what lies around the document element (comments, processing
+    instructions, the document type declaration) when the root is a parsed document's."""
+
+    def parse(self, source, parser=None, format=None):
+        """Loads a document of any format (a path, bytes or a file object)."""
+        self._root = _tree_of(source, format).root()
+        return self._root
+
+    def write(self, file_or_filename, encoding=None, xml_declaration=None,
+              default_namespace=None, method=None, *, short_empty_elements=True,
+              format="xml", indent=None):
+        """Writes the tree in ``format`` (default XML) to a path or a binary file object."""
+        root = self.getroot()
+        if isinstance(root, Element):
+            owner, is_root = root._owner()
+            data = owner.serialize(format, indent) if is_root else root.serialize(format, indent)
+            if format == "xml" and encoding not in (None, "utf-8", "UTF-8"):
+                data = _reencode(data, encoding, xml_declaration is not False)
+        else:
+            data = tostring(root, format=format, indent=indent, encoding=encoding)
+        _write_bytes(file_or_filename, data if isinstance(data, bytes) else data.encode("utf-8"))
+
+
+def _write_bytes(file, data):
+    if isinstance(file, (str, os.PathLike)):
+        with open(file, "wb") as f:
+            f.write(data)
+    elif isinstance(file, io.TextIOBase):
+        file.write(data.decode("utf-8"))
+    else:
+        file.write(data)
+
+
+def parse(source, parser=None, format=None):
+    """Parses a document of any format (a path, bytes or a file object) into an
+    ``ElementTree``. The tree is built in Rust with the GIL released; the format is detected
+    from the first bytes unless ``format`` names it. Raises ``ParseError`` on malformed input."""
+    t = ElementTree()
+    t.parse(source, format=format)
+    return t
+
+
+def SubElement(parent, tag, attrib={}, **extra):
+    """Creates an element as the last child of ``parent``; returns it."""
+    if isinstance(parent, Element):
+        parent.append(Element(tag, dict(attrib), **extra))
+        return parent[len(parent) - 1]
+    return ET.SubElement(parent, tag, attrib, **extra)
+
+
+def iselement(element):
+    """Whether ``element`` looks like an element (as ElementTree's ``iselement``)."""
+    return hasattr(element, "tag")
 
 
 def iterparse(source, events=("end",), format=None):
@@ -200,26 +326,55 @@ def _prefix_for(uri, scope, counter):
             return p
 
 
-def tostring(element, format="xml", indent=None):
-    """Serializes an ``Element`` (or ``ElementTree``) in any format; returns bytes."""
-    if isinstance(element, ET.ElementTree):
+def _reencode(data, encoding, declaration):
+    text = data.decode("utf-8")
+    text = re.sub(r"^<\?xml[^>]*\?>\s*", "", text)
+    if encoding.lower() == "unicode":
+        return text
+    if encoding.lower() == "us-ascii":
+        return text.encode("ascii", "xmlcharrefreplace")
+    head = "<?xml version='1.0' encoding='%s'?>\n" % encoding if declaration else ""
+    return (head + text).encode(encoding, "xmlcharrefreplace")
+
+
+def tostring(element, format="xml", indent=None, encoding=None, method=None, *,
+             xml_declaration=None, **kwargs):
+    """Serializes an ``Element`` (or a whole ``ElementTree``, with the comments, processing
+    instructions and document type declaration around its root) in any format; returns bytes.
+
+    For XML, ``encoding`` is as ElementTree's: None gives UTF-8 bytes (binxml's default),
+    ``"unicode"`` a str, another name bytes in that encoding (characters it lacks as character
+    references, with an XML declaration naming it unless ``xml_declaration=False``). An
+    element is written without its tail."""
+    whole = isinstance(element, ET.ElementTree)
+    if whole:
         element = element.getroot()
-    evs = [("start_document",)]
-    body = []
-    _element_events(element, body, {"http://www.w3.org/XML/1998/namespace": "xml"}, [0])
-    # The root's tail is outside the document element.
-    while body and body[-1][0] == "text":
-        body.pop()
-    evs.extend(body)
-    evs.append(("end_document",))
-    return _encode(evs, format, indent)
+    if isinstance(element, Element):
+        owner, is_root = element._owner()
+        if whole and is_root:
+            data = owner.serialize(format, indent)
+        else:
+            data = element.serialize(format, indent)
+    else:
+        evs = [("start_document",)]
+        body = []
+        _element_events(element, body, {"http://www.w3.org/XML/1998/namespace": "xml"}, [0])
+        # The root's tail is outside the document element.
+        while body and body[-1][0] == "text":
+            body.pop()
+        evs.extend(body)
+        evs.append(("end_document",))
+        data = _encode(evs, format, indent)
+    if format == "xml":
+        # the XML encoder writes no declaration for a document without one
+        data = re.sub(rb"^<\?xml[^>]*\?>\s*", b"", data)
+        if encoding is not None and encoding.lower() not in ("utf-8", "utf8"):
+            return _reencode(data, encoding, xml_declaration is not False)
+        if xml_declaration:
+            data = b"<?xml version='1.0' encoding='utf-8'?>\n" + data
+    return data
 
 
 def write(element, file, format="xml", indent=None):
     """Serializes into a path or a binary file object."""
-    data = tostring(element, format, indent)
-    if isinstance(file, (str, os.PathLike)):
-        with open(file, "wb") as f:
-            f.write(data)
-    else:
-        file.write(data)
+    _write_bytes(file, tostring(element, format, indent))
