@@ -9,6 +9,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
+mod stream;
 mod tree;
 
 create_exception!(
@@ -86,12 +87,7 @@ impl Schema {
     /// column for XML input, else `(None, byte offset, ...)`); empty when the document is
     /// valid.
     #[pyo3(signature = (data, from_=None))]
-    fn validate(
-        &self,
-        py: Python<'_>,
-        data: &[u8],
-        from_: Option<&str>,
-    ) -> PyResult<Vec<Invalid>> {
+    fn validate(&self, py: Python<'_>, data: &[u8], from_: Option<&str>) -> PyResult<Vec<Invalid>> {
         let from = resolve(data, from_)?;
         let schema = &self.schema;
         let errors = py
@@ -495,5 +491,8 @@ fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tree::Element>()?;
     m.add_function(wrap_pyfunction!(tree::parse_tree, m)?)?;
     m.add_function(wrap_pyfunction!(tree::parse_file, m)?)?;
+    m.add_class::<stream::EventStream>()?;
+    m.add_function(wrap_pyfunction!(stream::stream_file, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_bytes, m)?)?;
     Ok(())
 }

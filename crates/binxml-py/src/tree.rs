@@ -551,6 +551,20 @@ impl Element {
     }
 }
 
+/// An element's text, then each child element's texts and tail (ElementTree's `itertext`).
+fn texts(doc: &Document<'_>, id: NodeId, out: &mut Vec<String>) {
+    let mut run: Option<String> = None;
+    for c in doc.node(id).children() {
+        if c.is_element() {
+            out.extend(run.take().filter(|s| !s.is_empty()));
+            texts(doc, c.id(), out);
+        } else {
+            push_char(&mut run, c.kind());
+        }
+    }
+    out.extend(run.filter(|s| !s.is_empty()));
+}
+
 fn tag_matches(q: &QName<'_>, tag: Option<&str>) -> bool {
     match tag {
         None | Some("*") => true,
@@ -884,17 +898,11 @@ impl Element {
         Ok(list.try_iter()?.into_any().unbind())
     }
 
-    /// The text of this element and its descendants, with the tails inside, in document order.
+    /// The text of this element and its descendants, with the tails inside, in document order
+    /// (each text and tail one string, as ElementTree's).
     fn itertext(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let mut out: Vec<String> = Vec::new();
-        let doc = self.tree.get().read();
-        for n in doc.node(self.id).descendants() {
-            let mut s = None;
-            push_char(&mut s, n.kind());
-            if let Some(s) = s.filter(|s| !s.is_empty()) {
-                out.push(s);
-            }
-        }
+        texts(&self.tree.get().read(), self.id, &mut out);
         Ok(PyList::new(py, out)?.try_iter()?.into_any().unbind())
     }
 

@@ -25,6 +25,7 @@ from ._binxml import Schema, Element, Tree as _Tree
 from ._binxml import sign_cms, sign_xml, verify_cms, verify_xml
 from ._binxml import convert as _convert
 from ._binxml import parse_file as _parse_file, parse_tree as _parse_tree
+from ._binxml import stream_bytes as _stream_bytes, stream_file as _stream_file
 from ._binxml import __version__
 
 __all__ = [
@@ -55,7 +56,8 @@ __all__ = [
 
 class ParseError(BinxmlError, ET.ParseError):
     """A document that could not be decoded: an ``xml.etree.ElementTree.ParseError`` (and a
-    ``BinxmlError``). ``position`` is ``(line, column)`` for XML input (as ElementTree's) and
+    ``BinxmlError``). ``position`` is ``(line, column)`` for XML input (as ElementTree's: the
+    column from 0) and
     ``(0, byte offset)`` for the binary formats; ``offset`` is the byte offset (or None),
     ``format`` the input format's name."""
 
@@ -65,7 +67,8 @@ class ParseError(BinxmlError, ET.ParseError):
         self.format = format
         self.offset = offset
         if line_col is not None:
-            self.position = (int(line_col[0]), int(line_col[1]))
+            # ElementTree's columns count from 0
+            self.position = (int(line_col[0]), int(line_col[1]) - 1)
         else:
             self.position = (0, int(offset or 0))
         self.code = None
@@ -102,62 +105,130 @@ def convert(data, to, from_=None, indent=None, exi=None, schema=None):
     return _convert(_read(data), to, from_, indent, exi, schema)
 
 
+def _stream(source, format):
+    try:
+        if isinstance(source, (str, os.PathLike)):
+            return _stream_file(os.fspath(source), format)
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            return _stream_bytes(bytes(source), format)
+        if hasattr(source, "fileno") and hasattr(source, "seekable") and not isinstance(source, io.TextIOBase):
+            try:
+                source.fileno()
+                name = getattr(source, "name", None)
+                if isinstance(name, str) and os.path.isfile(name) and source.tell() == 0:
+                    return _stream_file(name, format)
+            except (OSError, io.UnsupportedOperation):
+                pass
+        if hasattr(source, "read"):
+            data = source.read()
+            return _stream_bytes(_bytes(data) if isinstance(data, str) else bytes(data), format)
+    except BinxmlError as e:
+        raise _parse_error(e) from None
+    raise TypeError(f"cannot read a document from {type(source).__name__}")
+
+
+_BATCH = 4096
+
+
+def _batches(stream):
+    while True:
+        try:
+            batch = stream.next_batch(_BATCH)
+        except BinxmlError as e:
+            if isinstance(e, ParseError):
+                raise
+            raise _parse_error(e) from None
+        if not batch:
+            return
+        yield batch
+
+
 def events(source, format=None):
-    """The document's events as tuples (see ``binxml._binxml.events``)."""
-    return _events(_read(source), format)
+    """The document's events, decoded as they are asked for (in batches, with the GIL
+    released), as tuples: ``("start", namespace, local, prefix)``, ``("ns", prefix, uri)``,
+    ``("attr", namespace, local, prefix, value)``, ``("text", text)``, ``("comment", text)``,
+    ``("pi", target, data)``, ``("end",)``. ``source``: a path, bytes or a file object (a file
+    on disk is mapped, not read)."""
+    for batch in _batches(_stream(source, format)):
+        yield from batch
 
 
-def _tag(ns, local):
-    return "{%s}%s" % (ns, local) if ns else local
+class _IterParse:
+    """The iterator ``iterparse`` returns; ``root`` is the root element once it is done."""
+
+    def __init__(self, source, events, format):
+        self.root = None
+        self._it = self._run(_stream(source, format), set(events or ("end",)))
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._it)
+
+    def _run(self, stream, wanted):
+        builder = ET.TreeBuilder()
+        want_start, want_end = "start" in wanted, "end" in wanted
+        want_ns, want_end_ns = "start-ns" in wanted, "end-ns" in wanted
+        want_comment, want_pi = "comment" in wanted, "pi" in wanted
+        pending = None  # (tag, attrib, namespace declarations) of a start tag being read
+        ns_counts = []
+        depth = 0
+        out = []
+        for batch in _batches(stream):
+            for ev in batch:
+                kind = ev[0]
+                if kind == "attr":
+                    pending[1][("{%s}%s" % (ev[1], ev[2])) if ev[1] else ev[2]] = ev[4]
+                    continue
+                if kind == "ns":
+                    pending[2].append((ev[1], ev[2]))
+                    continue
+                if pending is not None:
+                    if want_ns:
+                        for decl in pending[2]:
+                            out.append(("start-ns", decl))
+                    ns_counts.append(len(pending[2]))
+                    elem = builder.start(pending[0], pending[1])
+                    if self.root is None:
+                        self.root = elem
+                    if want_start:
+                        out.append(("start", elem))
+                    pending = None
+                if kind == "start":
+                    pending = (("{%s}%s" % (ev[1], ev[2])) if ev[1] else ev[2], {}, [])
+                    depth += 1
+                elif kind == "text":
+                    if depth:
+                        builder.data(ev[1])
+                elif kind == "end":
+                    elem = builder.end(None)
+                    depth -= 1
+                    if want_end:
+                        out.append(("end", elem))
+                    n = ns_counts.pop()
+                    if want_end_ns:
+                        out.extend([("end-ns", None)] * n)
+                elif kind == "comment":
+                    if want_comment:
+                        out.append(("comment", builder.comment(ev[1]) if depth else ET.Comment(ev[1])))
+                elif kind == "pi":
+                    if want_pi:
+                        out.append(("pi", builder.pi(ev[1], ev[2]) if depth else ET.PI(ev[1], ev[2])))
+            if out:
+                yield from out
+                out.clear()
+        builder.close()
 
 
-def _build(evs, on_event=None):
-    """Builds ElementTree elements from event tuples; returns the root element."""
-    builder = ET.TreeBuilder(insert_comments=True, insert_pis=True)
-    pending = None  # (tag, attrib) of a start tag whose attributes are still coming
-    root = None
-    depth = 0
-
-    def flush():
-        nonlocal pending, root
-        if pending is not None:
-            elem = builder.start(pending[0], pending[1])
-            if root is None:
-                root = elem
-            if on_event:
-                on_event("start", elem)
-            pending = None
-
-    for ev in evs:
-        kind = ev[0]
-        if kind == "attr":
-            pending[1][_tag(ev[1], ev[2])] = ev[4]
-            continue
-        if kind == "ns":
-            if on_event:
-                on_event("start-ns", (ev[1], ev[2]))
-            continue
-        flush()
-        if kind == "start":
-            pending = (_tag(ev[1], ev[2]), {})
-            depth += 1
-        elif kind == "end":
-            elem = builder.end(None)
-            depth -= 1
-            if on_event:
-                on_event("end", elem)
-        elif kind == "text":
-            if depth > 0:
-                builder.data(ev[1])
-        elif kind == "comment":
-            if depth > 0:
-                builder.comment(ev[1])
-        elif kind == "pi":
-            if depth > 0:
-                builder.pi(ev[1], ev[2])
-    flush()
-    builder.close()
-    return root
+def iterparse(source, events=None, parser=None, format=None):
+    """Yields ``(event, object)`` pairs as ``xml.etree.ElementTree.iterparse`` does: events
+    ``"start"``, ``"end"`` (elements, ``xml.etree.ElementTree.Element``), ``"start-ns"``
+    (``(prefix, uri)``), ``"end-ns"`` (None), ``"comment"``, ``"pi"``. The document is decoded
+    as the iteration goes, with the GIL released; with ``elem.clear()`` on the elements done
+    with, memory stays small however large the document (a file is mapped and the pages read
+    are given back)."""
+    return _IterParse(source, events, format)
 
 
 _DECL_ENCODING = re.compile(r"""^(\s*<\?xml[^>]*?encoding\s*=\s*)(["'])[^"']*\2""")
@@ -257,20 +328,6 @@ def SubElement(parent, tag, attrib={}, **extra):
 def iselement(element):
     """Whether ``element`` looks like an element (as ElementTree's ``iselement``)."""
     return hasattr(element, "tag")
-
-
-def iterparse(source, events=("end",), format=None):
-    """Yields ``(event, element)`` pairs as ``xml.etree.ElementTree.iterparse`` does
-    ("start", "end", "start-ns"). The whole document is decoded first."""
-    wanted = set(events or ("end",))
-    out = []
-
-    def on_event(kind, obj):
-        if kind in wanted:
-            out.append((kind, obj))
-
-    _build(_events(_read(source), format), on_event)
-    return iter(out)
 
 
 def _element_events(elem, out, scope, counter):
