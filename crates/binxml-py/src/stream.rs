@@ -6,8 +6,6 @@
 //! page touched again is read from the file again): resident memory stays a window over the
 //! input however large the file, while the decoders keep their plain `&[u8]` input.
 
-use std::borrow::Cow;
-
 use binxml::{DecodeOptions, Decoder, Event};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
@@ -124,7 +122,7 @@ struct OnThisThread<'d>(&'d mut binxml::AnyDecoder<'static>);
 // SAFETY: see above: the value never leaves the thread that owns the stream.
 unsafe impl Send for OnThisThread<'_> {}
 
-fn s(c: &Cow<'_, str>) -> String {
+fn s(c: &str) -> String {
     c.to_string()
 }
 
