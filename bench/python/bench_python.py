@@ -20,7 +20,7 @@ import time
 import binxml
 
 CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 lib, path, fmt = sys.argv[1], sys.argv[2], sys.argv[3]
 if lib == "lxml":
     import lxml.etree as m
@@ -36,7 +36,9 @@ tree = parse(path)
 dt = time.perf_counter() - t
 root = tree.getroot()
 assert root is not None
-print(json.dumps({"s": dt, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+# VmHWM, not ru_maxrss: the latter carries the parent's peak over exec
+peak = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM"))
+print(json.dumps({"s": dt, "peak_mb": peak / 1024}))
 """
 
 

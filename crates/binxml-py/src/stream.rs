@@ -85,6 +85,8 @@ pub struct EventStream {
     input: Input,
     /// Bytes from the start of the input already given back to the kernel.
     released: usize,
+    /// Batches handed out so far.
+    batches: u64,
 }
 
 /// Pages more than this far behind the decoder are given back (the decoders look back a little:
@@ -92,6 +94,26 @@ pub struct EventStream {
 const KEEP_BEHIND: usize = 4 << 20;
 
 impl EventStream {
+    /// Gives back every page past `from`: some decoders look at the whole input when they start
+    /// (the XML decoder checks its encoding), which would leave all of a file resident.
+    fn release_ahead(&mut self, from: usize) {
+        let Input::Map { ptr, len } = self.input else {
+            return;
+        };
+        let page = 1 << 16;
+        let from = from.div_ceil(page) * page;
+        if from < len {
+            // SAFETY: as in release_behind.
+            unsafe {
+                libc::madvise(
+                    (ptr as *mut u8).add(from) as *mut libc::c_void,
+                    len - from,
+                    libc::MADV_DONTNEED,
+                )
+            };
+        }
+    }
+
     fn release_behind(&mut self, offset: usize) {
         let Input::Map { ptr, len } = self.input else {
             return;
@@ -179,8 +201,12 @@ impl EventStream {
         if done {
             self.dec = None;
         } else {
+            if self.batches == 0 {
+                self.release_ahead(offset as usize + KEEP_BEHIND);
+            }
             self.release_behind(offset as usize);
         }
+        self.batches += 1;
         let list = PyList::empty(py);
         for ev in batch {
             let t: Bound<'py, PyTuple> = match ev {
@@ -201,11 +227,14 @@ impl EventStream {
 fn start(input: Input, bytes: &'static [u8], format: Option<&str>) -> PyResult<EventStream> {
     let from = resolve(bytes, format)?;
     let dec = binxml::AnyDecoder::new(from, bytes, &DecodeOptions::default()).map_err(err)?;
-    Ok(EventStream {
+    let mut s = EventStream {
         dec: Some(dec),
         input,
         released: 0,
-    })
+        batches: 0,
+    };
+    s.release_ahead(KEEP_BEHIND);
+    Ok(s)
 }
 
 /// Events of a file, decoded as they are asked for (the file is mapped, not read).
