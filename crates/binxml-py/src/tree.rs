@@ -39,7 +39,10 @@ pub struct Tree {
     doc: RwLock<Document<'static>>,
     #[allow(dead_code)]
     source: Source,
-    proxies: Mutex<HashMap<NodeId, Py<Element>>>,
+    /// The live proxies, not owned (a `PyObject*` each): a proxy keeps its tree alive, and
+    /// removes itself from here when it is freed ([`Element`]'s `Drop`), so that there is no
+    /// reference cycle and a tree goes as soon as nothing uses it (lxml's back-pointers).
+    proxies: Mutex<HashMap<NodeId, usize>>,
     /// The tails of detached elements (ElementTree keeps an element's tail with it).
     tails: Mutex<HashMap<NodeId, Vec<NodeId>>>,
 }
@@ -65,24 +68,6 @@ impl Tree {
 
 #[pymethods]
 impl Tree {
-    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        if let Ok(p) = self.proxies.try_lock() {
-            for e in p.values() {
-                visit.call(e)?;
-            }
-        }
-        if let Source::Bytes(b) = &self.source {
-            visit.call(b)?;
-        }
-        Ok(())
-    }
-
-    fn __clear__(&self) {
-        if let Ok(mut p) = self.proxies.lock() {
-            p.clear();
-        }
-    }
-
     /// The document element's proxy, or None.
     fn root(slf: &Bound<'_, Self>) -> PyResult<Option<Py<Element>>> {
         let id = slf.get().read().root().map(|n| n.id());
@@ -121,10 +106,20 @@ impl Tree {
 
 fn proxy(tree: &Bound<'_, Tree>, id: NodeId) -> PyResult<Py<Element>> {
     let py = tree.py();
-    let mut map = tree.get().proxies.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(p) = map.get(&id) {
-        return Ok(p.clone_ref(py));
+    let known = tree
+        .get()
+        .proxies
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&id)
+        .copied();
+    if let Some(ptr) = known {
+        // SAFETY: an entry is removed by its proxy's Drop, before the object is freed, and the
+        // GIL is held, so the object is alive; taking a new reference keeps it so.
+        return Ok(unsafe { Py::from_borrowed_ptr(py, ptr as *mut pyo3::ffi::PyObject) });
     }
+    // Without the lock held: allocating may run the garbage collector, whose frees of other
+    // proxies take the lock.
     let p = Py::new(
         py,
         Element {
@@ -132,7 +127,11 @@ fn proxy(tree: &Bound<'_, Tree>, id: NodeId) -> PyResult<Py<Element>> {
             id,
         },
     )?;
-    map.insert(id, p.clone_ref(py));
+    tree.get()
+        .proxies
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(id, p.as_ptr() as usize);
     Ok(p)
 }
 
@@ -184,6 +183,21 @@ pub fn parse_file(
 pub struct Element {
     tree: Py<Tree>,
     id: NodeId,
+}
+
+impl Drop for Element {
+    /// Takes the proxy out of its tree's table (see [`Tree`]'s `proxies`). An element made by
+    /// `Element(...)` is not in the table, and may take out the entry of a later proxy of the
+    /// same node: that costs identity (a second proxy may be made), never safety.
+    fn drop(&mut self) {
+        let mut map = self
+            .tree
+            .get()
+            .proxies
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        map.remove(&self.id);
+    }
 }
 
 fn is_char(k: &NodeKind<'_>) -> bool {

@@ -136,3 +136,30 @@ def test_schema_validate_and_schema_informed_exi(tmp_path):
     assert binxml.convert(informed, "xml", from_="exi", schema=schema) == good
     with pytest.raises(binxml.BinxmlError):
         binxml.Schema(str(tmp_path / "missing.xsd"))
+
+
+def test_a_tree_goes_when_nothing_uses_it():
+    """Proxies and trees make no reference cycle: without the garbage collector, parsing the
+    same document many times does not pile the trees up."""
+    import gc
+
+    def rss_mb():
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
+
+    if not os.path.exists("/proc/self/status"):
+        pytest.skip("needs Linux's /proc")
+    data = b"<r>" + b"<item a='1'>some text</item>" * 40000 + b"</r>"  # about 1.2 MB
+    gc.disable()
+    try:
+        binxml.fromstring(data)
+        before = rss_mb()
+        for _ in range(60):
+            root = binxml.fromstring(data)
+            first = root[0]
+            assert first.tag == "item"
+            del root, first
+        grown = rss_mb() - before
+    finally:
+        gc.enable()
+    assert grown < 20, f"{grown:.0f} MB more after 60 parses"
