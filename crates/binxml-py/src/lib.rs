@@ -9,6 +9,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
+mod stream;
+mod tree;
+
 create_exception!(
     _binxml,
     BinxmlError,
@@ -21,8 +24,15 @@ fn format(name: &str) -> PyResult<Format> {
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// A `BinxmlError` whose arguments are the message, the format's name (or None), the byte
+/// offset (or None) and the line and column (or None) where the input went wrong.
 fn err(e: binxml::Error) -> PyErr {
-    BinxmlError::new_err(e.to_string())
+    BinxmlError::new_err((
+        e.to_string(),
+        e.format().map(Format::name),
+        e.offset(),
+        e.line_col(),
+    ))
 }
 
 /// Every format as (name, extension, description).
@@ -58,6 +68,9 @@ struct Schema {
     grammars: std::sync::OnceLock<std::sync::Arc<binxml::exi::informed::SchemaGrammars>>,
 }
 
+/// One validation error as Python sees it: line (XML only), column or byte offset, path, message.
+type Invalid = (Option<u64>, u64, String, String);
+
 #[pymethods]
 impl Schema {
     #[new]
@@ -74,12 +87,7 @@ impl Schema {
     /// column for XML input, else `(None, byte offset, ...)`); empty when the document is
     /// valid.
     #[pyo3(signature = (data, from_=None))]
-    fn validate(
-        &self,
-        py: Python<'_>,
-        data: &[u8],
-        from_: Option<&str>,
-    ) -> PyResult<Vec<(Option<u64>, u64, String, String)>> {
+    fn validate(&self, py: Python<'_>, data: &[u8], from_: Option<&str>) -> PyResult<Vec<Invalid>> {
         let from = resolve(data, from_)?;
         let schema = &self.schema;
         let errors = py
@@ -467,6 +475,7 @@ fn verify_cms<'py>(
 
 #[pymodule]
 fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("BinxmlError", m.py().get_type::<BinxmlError>())?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(detect, m)?)?;
@@ -478,5 +487,12 @@ fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sign_cms, m)?)?;
     m.add_function(wrap_pyfunction!(verify_cms, m)?)?;
     m.add_class::<Schema>()?;
+    m.add_class::<tree::Tree>()?;
+    m.add_class::<tree::Element>()?;
+    m.add_function(wrap_pyfunction!(tree::parse_tree, m)?)?;
+    m.add_function(wrap_pyfunction!(tree::parse_file, m)?)?;
+    m.add_class::<stream::EventStream>()?;
+    m.add_function(wrap_pyfunction!(stream::stream_file, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_bytes, m)?)?;
     Ok(())
 }

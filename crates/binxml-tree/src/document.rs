@@ -333,6 +333,13 @@ impl<'a> Document<'a> {
         self.element_mut(id).attributes.len += 1;
     }
 
+    /// Mutable access to an element's attributes (to change a name's prefix, say). Panics when
+    /// `id` is not an element.
+    pub fn attributes_mut(&mut self, id: NodeId) -> &mut [Attribute<'a>] {
+        let r = self.element_mut(id).attributes.range();
+        &mut self.attributes[r]
+    }
+
     /// Removes an attribute by local name and namespace; returns whether it was there.
     pub fn remove_attribute(&mut self, id: NodeId, namespace: &str, local: &str) -> bool {
         let Some(e) = self.element(id) else {
@@ -384,7 +391,35 @@ impl<'a> Document<'a> {
             started: false,
             done: false,
             count: 0,
+            subtree: None,
         }
+    }
+
+    /// One element and its descendants as a document of their own (a pull decoder of events):
+    /// the namespace declarations in scope at the element that it does not repeat itself are
+    /// added to its start, so that the prefixes it uses stay bound. Panics when `id` is not an
+    /// element.
+    pub fn element_events(&self, id: NodeId) -> TreeEvents<'_, 'a> {
+        assert!(self.element(id).is_some(), "element_events: not an element");
+        let mut inherited: Vec<NamespaceDecl<'_>> = Vec::new();
+        let own = self.node(id).namespaces();
+        let mut at = self.node(id).parent();
+        while let Some(n) = at {
+            for ns in n.namespaces() {
+                let shadowed = own.iter().any(|o| o.prefix == ns.prefix)
+                    || inherited.iter().any(|o| o.prefix == ns.prefix);
+                if !shadowed {
+                    inherited.push(NamespaceDecl {
+                        prefix: Cow::Borrowed(&ns.prefix),
+                        uri: Cow::Borrowed(&ns.uri),
+                    });
+                }
+            }
+            at = n.parent();
+        }
+        let mut ev = self.events();
+        ev.subtree = Some((id, inherited));
+        ev
     }
 
     /// Writes the whole document into an encoder and finishes it.

@@ -11,6 +11,10 @@ pub struct TreeEvents<'d, 'a> {
     pub(crate) started: bool,
     pub(crate) done: bool,
     pub(crate) count: u64,
+    /// The element whose subtree is written instead of the whole document
+    /// ([`Document::element_events`]), and the namespace declarations in scope there that it
+    /// must repeat.
+    pub(crate) subtree: Option<(NodeId, Vec<NamespaceDecl<'d>>)>,
 }
 
 pub(crate) fn b(s: &str) -> Cow<'_, str> {
@@ -34,6 +38,16 @@ impl<'d, 'a> TreeEvents<'d, 'a> {
                         prefix: b(&ns.prefix),
                         uri: b(&ns.uri),
                     });
+                }
+                if let Some((root, inherited)) = &mut self.subtree
+                    && *root == id
+                {
+                    for ns in inherited.drain(..) {
+                        self.queue.push_back(Event::Namespace {
+                            prefix: ns.prefix,
+                            uri: ns.uri,
+                        });
+                    }
                 }
                 for a in n.attributes() {
                     self.queue.push_back(Event::Attribute {
@@ -104,7 +118,10 @@ impl<'d, 'a> Decoder<'d> for TreeEvents<'d, 'a> {
                     encoding: bo(&d.encoding),
                     standalone: d.standalone,
                 });
-                self.stack.push((NodeId(0), 0));
+                match &self.subtree {
+                    Some((root, _)) => self.open(*root),
+                    None => self.stack.push((NodeId(0), 0)),
+                }
                 continue;
             }
             let Some(&mut (id, ref mut next)) = self.stack.last_mut() else {
@@ -123,6 +140,10 @@ impl<'d, 'a> Decoder<'d> for TreeEvents<'d, 'a> {
                     self.done = true;
                 } else {
                     self.queue.push_back(Event::EndElement);
+                    if self.stack.is_empty() {
+                        self.queue.push_back(Event::EndDocument);
+                        self.done = true;
+                    }
                 }
             }
         }

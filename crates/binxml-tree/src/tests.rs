@@ -517,3 +517,50 @@ fn capacity_is_bounded_by_the_input() {
     assert!(b.doc.attributes.capacity() * std::mem::size_of::<Attribute>() <= 100 << 20);
     assert!(b.doc.names.capacity() * std::mem::size_of::<QName>() <= 20 << 20);
 }
+
+#[test]
+fn element_events_write_a_subtree_with_its_inherited_namespaces() {
+    let doc = Document::from_events(vec![
+        Event::start_document(),
+        Event::StartElement(QName::new("p", "urn:p", "a")),
+        Event::Namespace {
+            prefix: "p".into(),
+            uri: "urn:p".into(),
+        },
+        Event::Namespace {
+            prefix: "q".into(),
+            uri: "urn:q".into(),
+        },
+        Event::StartElement(QName::new("p", "urn:p", "b")),
+        Event::Namespace {
+            prefix: "q".into(),
+            uri: "urn:q2".into(),
+        },
+        Event::text("t"),
+        Event::EndElement,
+        Event::text("tail"),
+        Event::EndElement,
+        Event::EndDocument,
+    ])
+    .unwrap();
+    let b = doc.root().unwrap().elements().next().unwrap().id();
+    let events = binxml_core::collect_events(&mut doc.element_events(b)).unwrap();
+    assert_eq!(
+        events,
+        vec![
+            Event::start_document(),
+            Event::StartElement(QName::new("p", "urn:p", "b")),
+            Event::Namespace {
+                prefix: "q".into(),
+                uri: "urn:q2".into(),
+            },
+            Event::Namespace {
+                prefix: "p".into(),
+                uri: "urn:p".into(),
+            },
+            Event::text("t"),
+            Event::EndElement,
+            Event::EndDocument,
+        ]
+    );
+}

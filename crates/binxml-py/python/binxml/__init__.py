@@ -1,7 +1,8 @@
 """binxml: XML, JSON and binary infoset encodings, with an ElementTree-style API.
 
-Documents of any binxml format parse into standard ``xml.etree.ElementTree`` elements, and
-elements serialize into any format::
+Documents of any binxml format parse into a tree kept on the Rust side; the ``Element`` objects
+Python sees are proxies made when an element is touched (lxml's design) and behave as
+``xml.etree.ElementTree`` elements; elements serialize into any format::
 
     import binxml
     tree = binxml.parse("invoice.fi")               # format detected
@@ -11,20 +12,28 @@ elements serialize into any format::
     data = binxml.tostring(root, format="tsf")
     xml = binxml.convert(data, to="xml")             # any format to any other, in Rust
 
-The conversion work happens in Rust with the GIL released.
+Decoding, building the tree, conversion and serialization run in Rust with the GIL released.
 """
 
 import io
 import os
+import re
 import xml.etree.ElementTree as ET
 
 from ._binxml import BinxmlError, detect, encode as _encode, events as _events, formats
-from ._binxml import Schema
+from ._binxml import Schema, Element, Tree as _Tree
 from ._binxml import sign_cms, sign_xml, verify_cms, verify_xml
 from ._binxml import convert as _convert
+from ._binxml import parse_file as _parse_file, parse_tree as _parse_tree
+from ._binxml import stream_bytes as _stream_bytes, stream_file as _stream_file
+from ._binxml import __version__
 
 __all__ = [
     "BinxmlError",
+    "ParseError",
+    "Element",
+    "ElementTree",
+    "SubElement",
     "Schema",
     "convert",
     "detect",
@@ -32,14 +41,45 @@ __all__ = [
     "events",
     "parse",
     "fromstring",
+    "XML",
     "iterparse",
     "tostring",
     "write",
+    "iselement",
     "sign_xml",
     "verify_xml",
     "sign_cms",
     "verify_cms",
+    "__version__",
 ]
+
+
+class ParseError(BinxmlError, ET.ParseError):
+    """A document that could not be decoded: an ``xml.etree.ElementTree.ParseError`` (and a
+    ``BinxmlError``). ``position`` is ``(line, column)`` for XML input (as ElementTree's: the
+    column from 0) and
+    ``(0, byte offset)`` for the binary formats; ``offset`` is the byte offset (or None),
+    ``format`` the input format's name."""
+
+    def __init__(self, message, format=None, offset=None, line_col=None):
+        super().__init__(message)
+        self.msg = message
+        self.format = format
+        self.offset = offset
+        if line_col is not None:
+            # ElementTree's columns count from 0
+            self.position = (int(line_col[0]), int(line_col[1]) - 1)
+        else:
+            self.position = (0, int(offset or 0))
+        self.code = None
+
+    def __str__(self):
+        return self.msg
+
+
+def _parse_error(e):
+    args = tuple(e.args) + (None, None, None)
+    return ParseError(str(args[0]), args[1], args[2], args[3])
 
 
 def _read(source):
@@ -65,86 +105,229 @@ def convert(data, to, from_=None, indent=None, exi=None, schema=None):
     return _convert(_read(data), to, from_, indent, exi, schema)
 
 
+def _stream(source, format):
+    try:
+        if isinstance(source, (str, os.PathLike)):
+            return _stream_file(os.fspath(source), format)
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            return _stream_bytes(bytes(source), format)
+        if hasattr(source, "fileno") and hasattr(source, "seekable") and not isinstance(source, io.TextIOBase):
+            try:
+                source.fileno()
+                name = getattr(source, "name", None)
+                if isinstance(name, str) and os.path.isfile(name) and source.tell() == 0:
+                    return _stream_file(name, format)
+            except (OSError, io.UnsupportedOperation):
+                pass
+        if hasattr(source, "read"):
+            data = source.read()
+            return _stream_bytes(_bytes(data) if isinstance(data, str) else bytes(data), format)
+    except BinxmlError as e:
+        raise _parse_error(e) from None
+    raise TypeError(f"cannot read a document from {type(source).__name__}")
+
+
+_BATCH = 4096
+
+
+def _batches(stream):
+    while True:
+        try:
+            batch = stream.next_batch(_BATCH)
+        except BinxmlError as e:
+            if isinstance(e, ParseError):
+                raise
+            raise _parse_error(e) from None
+        if not batch:
+            return
+        yield batch
+
+
 def events(source, format=None):
-    """The document's events as tuples (see ``binxml._binxml.events``)."""
-    return _events(_read(source), format)
+    """The document's events, decoded as they are asked for (in batches, with the GIL
+    released), as tuples: ``("start", namespace, local, prefix)``, ``("ns", prefix, uri)``,
+    ``("attr", namespace, local, prefix, value)``, ``("text", text)``, ``("comment", text)``,
+    ``("pi", target, data)``, ``("end",)``. ``source``: a path, bytes or a file object (a file
+    on disk is mapped, not read)."""
+    for batch in _batches(_stream(source, format)):
+        yield from batch
 
 
-def _tag(ns, local):
-    return "{%s}%s" % (ns, local) if ns else local
+class _IterParse:
+    """The iterator ``iterparse`` returns; ``root`` is the root element once it is done."""
+
+    def __init__(self, source, events, format):
+        self.root = None
+        self._it = self._run(_stream(source, format), set(events or ("end",)))
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._it)
+
+    def _run(self, stream, wanted):
+        builder = ET.TreeBuilder()
+        want_start, want_end = "start" in wanted, "end" in wanted
+        want_ns, want_end_ns = "start-ns" in wanted, "end-ns" in wanted
+        want_comment, want_pi = "comment" in wanted, "pi" in wanted
+        pending = None  # (tag, attrib, namespace declarations) of a start tag being read
+        ns_counts = []
+        depth = 0
+        out = []
+        for batch in _batches(stream):
+            for ev in batch:
+                kind = ev[0]
+                if kind == "attr":
+                    pending[1][("{%s}%s" % (ev[1], ev[2])) if ev[1] else ev[2]] = ev[4]
+                    continue
+                if kind == "ns":
+                    pending[2].append((ev[1], ev[2]))
+                    continue
+                if pending is not None:
+                    if want_ns:
+                        for decl in pending[2]:
+                            out.append(("start-ns", decl))
+                    ns_counts.append(len(pending[2]))
+                    elem = builder.start(pending[0], pending[1])
+                    if self.root is None:
+                        self.root = elem
+                    if want_start:
+                        out.append(("start", elem))
+                    pending = None
+                if kind == "start":
+                    pending = (("{%s}%s" % (ev[1], ev[2])) if ev[1] else ev[2], {}, [])
+                    depth += 1
+                elif kind == "text":
+                    if depth:
+                        builder.data(ev[1])
+                elif kind == "end":
+                    elem = builder.end(None)
+                    depth -= 1
+                    if want_end:
+                        out.append(("end", elem))
+                    n = ns_counts.pop()
+                    if want_end_ns:
+                        out.extend([("end-ns", None)] * n)
+                elif kind == "comment":
+                    if want_comment:
+                        out.append(("comment", builder.comment(ev[1]) if depth else ET.Comment(ev[1])))
+                elif kind == "pi":
+                    if want_pi:
+                        out.append(("pi", builder.pi(ev[1], ev[2]) if depth else ET.PI(ev[1], ev[2])))
+            if out:
+                yield from out
+                out.clear()
+        builder.close()
 
 
-def _build(evs, on_event=None):
-    """Builds ElementTree elements from event tuples; returns the root element."""
-    builder = ET.TreeBuilder(insert_comments=True, insert_pis=True)
-    pending = None  # (tag, attrib) of a start tag whose attributes are still coming
-    root = None
-    depth = 0
+def iterparse(source, events=None, parser=None, format=None):
+    """Yields ``(event, object)`` pairs as ``xml.etree.ElementTree.iterparse`` does: events
+    ``"start"``, ``"end"`` (elements, ``xml.etree.ElementTree.Element``), ``"start-ns"``
+    (``(prefix, uri)``), ``"end-ns"`` (None), ``"comment"``, ``"pi"``. The document is decoded
+    as the iteration goes, with the GIL released; with ``elem.clear()`` on the elements done
+    with, memory stays small however large the document (a file is mapped and the pages read
+    are given back)."""
+    return _IterParse(source, events, format)
 
-    def flush():
-        nonlocal pending, root
-        if pending is not None:
-            elem = builder.start(pending[0], pending[1])
-            if root is None:
-                root = elem
-            if on_event:
-                on_event("start", elem)
-            pending = None
 
-    for ev in evs:
-        kind = ev[0]
-        if kind == "attr":
-            pending[1][_tag(ev[1], ev[2])] = ev[4]
-            continue
-        if kind == "ns":
-            if on_event:
-                on_event("start-ns", (ev[1], ev[2]))
-            continue
-        flush()
-        if kind == "start":
-            pending = (_tag(ev[1], ev[2]), {})
-            depth += 1
-        elif kind == "end":
-            elem = builder.end(None)
-            depth -= 1
-            if on_event:
-                on_event("end", elem)
-        elif kind == "text":
-            if depth > 0:
-                builder.data(ev[1])
-        elif kind == "comment":
-            if depth > 0:
-                builder.comment(ev[1])
-        elif kind == "pi":
-            if depth > 0:
-                builder.pi(ev[1], ev[2])
-    flush()
-    builder.close()
+_DECL_ENCODING = re.compile(r"""^(\s*<\?xml[^>]*?encoding\s*=\s*)(["'])[^"']*\2""")
+
+
+def _bytes(text):
+    """A str document as UTF-8 bytes; an XML declaration's encoding is rewritten to match (as
+    ElementTree, which reads the characters, ignores it)."""
+    return _DECL_ENCODING.sub(r"\1\2utf-8\2", text, count=1).encode("utf-8")
+
+
+def _tree_of(source, format):
+    try:
+        if isinstance(source, str) and format is None and source.lstrip()[:1] == "<":
+            raise TypeError("a str is a path for parse(); use fromstring() for a document")
+        if isinstance(source, (str, os.PathLike)):
+            return _parse_file(os.fspath(source), format)
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            return _parse_tree(bytes(source), format)
+        if hasattr(source, "read"):
+            data = source.read()
+            return _parse_tree(_bytes(data) if isinstance(data, str) else data, format)
+    except BinxmlError as e:
+        if isinstance(e, ParseError):
+            raise
+        raise _parse_error(e) from None
+    raise TypeError(f"cannot read a document from {type(source).__name__}")
+
+
+def fromstring(text, format=None, parser=None):
+    """Parses a document of any format (bytes, or a str of XML) into its root ``Element``.
+
+    Raises ``ParseError`` (an ``xml.etree.ElementTree.ParseError``) on malformed input."""
+    if isinstance(text, str):
+        text = _bytes(text)
+    root = _tree_of(bytes(text), format).root()
+    if root is None:
+        raise ParseError("no element found", format, 0, None)
     return root
 
 
-def fromstring(data, format=None):
-    """Parses a document of any format (bytes) into its root ``Element``."""
-    return _build(_events(bytes(data), format))
+XML = fromstring
 
 
-def parse(source, format=None):
-    """Parses a document of any format (bytes, a path or a file object) into an ``ElementTree``."""
-    return ET.ElementTree(_build(_events(_read(source), format)))
+class ElementTree(ET.ElementTree):
+    """``xml.etree.ElementTree.ElementTree`` over a binxml tree: ``write`` serializes in any
+    format, keeping what lies around the document element (comments, processing
+    instructions, the document type declaration) when the root is a parsed document's."""
+
+    def parse(self, source, parser=None, format=None):
+        """Loads a document of any format (a path, bytes or a file object)."""
+        self._root = _tree_of(source, format).root()
+        return self._root
+
+    def write(self, file_or_filename, encoding=None, xml_declaration=None,
+              default_namespace=None, method=None, *, short_empty_elements=True,
+              format="xml", indent=None):
+        """Writes the tree in ``format`` (default XML) to a path or a binary file object."""
+        root = self.getroot()
+        if isinstance(root, Element):
+            owner, is_root = root._owner()
+            data = owner.serialize(format, indent) if is_root else root.serialize(format, indent)
+            if format == "xml" and encoding not in (None, "utf-8", "UTF-8"):
+                data = _reencode(data, encoding, xml_declaration is not False)
+        else:
+            data = tostring(root, format=format, indent=indent, encoding=encoding)
+        _write_bytes(file_or_filename, data if isinstance(data, bytes) else data.encode("utf-8"))
 
 
-def iterparse(source, events=("end",), format=None):
-    """Yields ``(event, element)`` pairs as ``xml.etree.ElementTree.iterparse`` does
-    ("start", "end", "start-ns"). The whole document is decoded first."""
-    wanted = set(events or ("end",))
-    out = []
+def _write_bytes(file, data):
+    if isinstance(file, (str, os.PathLike)):
+        with open(file, "wb") as f:
+            f.write(data)
+    elif isinstance(file, io.TextIOBase):
+        file.write(data.decode("utf-8"))
+    else:
+        file.write(data)
 
-    def on_event(kind, obj):
-        if kind in wanted:
-            out.append((kind, obj))
 
-    _build(_events(_read(source), format), on_event)
-    return iter(out)
+def parse(source, parser=None, format=None):
+    """Parses a document of any format (a path, bytes or a file object) into an
+    ``ElementTree``. The tree is built in Rust with the GIL released; the format is detected
+    from the first bytes unless ``format`` names it. Raises ``ParseError`` on malformed input."""
+    t = ElementTree()
+    t.parse(source, format=format)
+    return t
+
+
+def SubElement(parent, tag, attrib={}, **extra):
+    """Creates an element as the last child of ``parent``; returns it."""
+    if isinstance(parent, Element):
+        parent.append(Element(tag, dict(attrib), **extra))
+        return parent[len(parent) - 1]
+    return ET.SubElement(parent, tag, attrib, **extra)
+
+
+def iselement(element):
+    """Whether ``element`` looks like an element (as ElementTree's ``iselement``)."""
+    return hasattr(element, "tag")
 
 
 def _element_events(elem, out, scope, counter):
@@ -200,26 +383,55 @@ def _prefix_for(uri, scope, counter):
             return p
 
 
-def tostring(element, format="xml", indent=None):
-    """Serializes an ``Element`` (or ``ElementTree``) in any format; returns bytes."""
-    if isinstance(element, ET.ElementTree):
+def _reencode(data, encoding, declaration):
+    text = data.decode("utf-8")
+    text = re.sub(r"^<\?xml[^>]*\?>\s*", "", text)
+    if encoding.lower() == "unicode":
+        return text
+    if encoding.lower() == "us-ascii":
+        return text.encode("ascii", "xmlcharrefreplace")
+    head = "<?xml version='1.0' encoding='%s'?>\n" % encoding if declaration else ""
+    return (head + text).encode(encoding, "xmlcharrefreplace")
+
+
+def tostring(element, format="xml", indent=None, encoding=None, method=None, *,
+             xml_declaration=None, **kwargs):
+    """Serializes an ``Element`` (or a whole ``ElementTree``, with the comments, processing
+    instructions and document type declaration around its root) in any format; returns bytes.
+
+    For XML, ``encoding`` is as ElementTree's: None gives UTF-8 bytes (binxml's default),
+    ``"unicode"`` a str, another name bytes in that encoding (characters it lacks as character
+    references, with an XML declaration naming it unless ``xml_declaration=False``). An
+    element is written without its tail."""
+    whole = isinstance(element, ET.ElementTree)
+    if whole:
         element = element.getroot()
-    evs = [("start_document",)]
-    body = []
-    _element_events(element, body, {"http://www.w3.org/XML/1998/namespace": "xml"}, [0])
-    # The root's tail is outside the document element.
-    while body and body[-1][0] == "text":
-        body.pop()
-    evs.extend(body)
-    evs.append(("end_document",))
-    return _encode(evs, format, indent)
+    if isinstance(element, Element):
+        owner, is_root = element._owner()
+        if whole and is_root:
+            data = owner.serialize(format, indent)
+        else:
+            data = element.serialize(format, indent)
+    else:
+        evs = [("start_document",)]
+        body = []
+        _element_events(element, body, {"http://www.w3.org/XML/1998/namespace": "xml"}, [0])
+        # The root's tail is outside the document element.
+        while body and body[-1][0] == "text":
+            body.pop()
+        evs.extend(body)
+        evs.append(("end_document",))
+        data = _encode(evs, format, indent)
+    if format == "xml":
+        # the XML encoder writes no declaration for a document without one
+        data = re.sub(rb"^<\?xml[^>]*\?>\s*", b"", data)
+        if encoding is not None and encoding.lower() not in ("utf-8", "utf8"):
+            return _reencode(data, encoding, xml_declaration is not False)
+        if xml_declaration:
+            data = b"<?xml version='1.0' encoding='utf-8'?>\n" + data
+    return data
 
 
 def write(element, file, format="xml", indent=None):
     """Serializes into a path or a binary file object."""
-    data = tostring(element, format, indent)
-    if isinstance(file, (str, os.PathLike)):
-        with open(file, "wb") as f:
-            f.write(data)
-    else:
-        file.write(data)
+    _write_bytes(file, tostring(element, format, indent))

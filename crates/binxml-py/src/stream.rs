@@ -1,0 +1,258 @@
+//! Incremental decoding for `iterparse` and `events`: a pull decoder over the input, handing
+//! Python its events in batches, each batch decoded with the GIL released.
+//!
+//! A file is memory-mapped rather than read, and the pages the decoder has gone past are given
+//! back to the kernel (`madvise(MADV_DONTNEED)`; the mapping is private and read-only, so a
+//! page touched again is read from the file again): resident memory stays a window over the
+//! input however large the file, while the decoders keep their plain `&[u8]` input.
+
+use binxml::{DecodeOptions, Decoder, Event};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+
+use crate::{err, resolve};
+
+/// What the input bytes live in.
+enum Input {
+    Map { ptr: *mut libc::c_void, len: usize },
+    Bytes(#[allow(dead_code)] Py<PyBytes>),
+}
+
+impl Drop for Input {
+    fn drop(&mut self) {
+        if let Input::Map { ptr, len } = *self
+            && len > 0
+        {
+            // SAFETY: the mapping was made by `map` with this address and length, and the
+            // decoder that borrowed it has been dropped already (field order of EventStream).
+            unsafe { libc::munmap(ptr, len) };
+        }
+    }
+}
+
+fn map(file: &std::fs::File) -> std::io::Result<(Input, &'static [u8])> {
+    use std::os::fd::AsRawFd;
+    let len = file.metadata()?.len() as usize;
+    if len == 0 {
+        return Ok((
+            Input::Map {
+                ptr: std::ptr::null_mut(),
+                len: 0,
+            },
+            &[],
+        ));
+    }
+    // SAFETY: a private read-only mapping of a whole regular file; the slice made from it
+    // lives as long as the EventStream, which unmaps only after dropping its decoder. (Another
+    // process truncating the file meanwhile would make reading it fault: the usual caveat of
+    // mapping files, accepted for reading documents.)
+    unsafe {
+        let ptr = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_PRIVATE,
+            file.as_raw_fd(),
+            0,
+        );
+        if ptr == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        libc::madvise(ptr, len, libc::MADV_SEQUENTIAL);
+        Ok((
+            Input::Map { ptr, len },
+            std::slice::from_raw_parts(ptr as *const u8, len),
+        ))
+    }
+}
+
+/// An event, owned, to cross from the decoding thread to Python.
+enum Owned {
+    Start(String, String, String),
+    Ns(String, String),
+    Attr(String, String, String, String),
+    Text(String),
+    Comment(String),
+    Pi(String, String),
+    End,
+}
+
+/// A document's events, decoded as they are asked for.
+#[pyclass(unsendable, module = "binxml._binxml")]
+pub struct EventStream {
+    // Declared before `input`, so dropped before it: it borrows from it.
+    dec: Option<binxml::AnyDecoder<'static>>,
+    input: Input,
+    /// Bytes from the start of the input already given back to the kernel.
+    released: usize,
+    /// Batches handed out so far.
+    batches: u64,
+}
+
+/// Pages more than this far behind the decoder are given back (the decoders look back a little:
+/// an XML name or text run being read, a binary format's current item).
+const KEEP_BEHIND: usize = 4 << 20;
+
+impl EventStream {
+    /// Gives back every page past `from`: some decoders look at the whole input when they start
+    /// (the XML decoder checks its encoding), which would leave all of a file resident.
+    fn release_ahead(&mut self, from: usize) {
+        let Input::Map { ptr, len } = self.input else {
+            return;
+        };
+        let page = 1 << 16;
+        let from = from.div_ceil(page) * page;
+        if from < len {
+            // SAFETY: as in release_behind.
+            unsafe {
+                libc::madvise(
+                    (ptr as *mut u8).add(from) as *mut libc::c_void,
+                    len - from,
+                    libc::MADV_DONTNEED,
+                )
+            };
+        }
+    }
+
+    fn release_behind(&mut self, offset: usize) {
+        let Input::Map { ptr, len } = self.input else {
+            return;
+        };
+        let page = 1 << 16;
+        let upto = offset.saturating_sub(KEEP_BEHIND) / page * page;
+        if upto > self.released + (8 << 20) && upto <= len {
+            // SAFETY: a range inside the mapping; the mapping is private and read-only, so
+            // dropping its pages loses nothing: touching them again reads the file again.
+            unsafe {
+                libc::madvise(
+                    (ptr as *mut u8).add(self.released) as *mut libc::c_void,
+                    upto - self.released,
+                    libc::MADV_DONTNEED,
+                )
+            };
+            self.released = upto;
+        }
+    }
+}
+
+/// The decoder, lent to the closure that runs while the GIL is released. Some decoders hold
+/// `Rc`s (the XML decoder's DTD), so they are not `Send`, which `allow_threads` asks for; but
+/// the closure runs on this very thread, and the stream is `unsendable` (PyO3 refuses it to any
+/// other thread), so nothing else can reach the decoder or its `Rc`s meanwhile.
+struct OnThisThread<'d>(&'d mut binxml::AnyDecoder<'static>);
+
+// SAFETY: see above: the value never leaves the thread that owns the stream.
+unsafe impl Send for OnThisThread<'_> {}
+
+fn s(c: &str) -> String {
+    c.to_string()
+}
+
+#[pymethods]
+impl EventStream {
+    /// Up to `n` events as tuples: `("start", namespace, local, prefix)`, `("ns", prefix,
+    /// uri)`, `("attr", namespace, local, prefix, value)`, `("text", text)`, `("comment",
+    /// text)`, `("pi", target, data)`, `("end",)`; an empty list at the end of the document.
+    fn next_batch<'py>(&mut self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+        let Some(dec) = self.dec.as_mut() else {
+            return Ok(PyList::empty(py));
+        };
+        let mut batch: Vec<Owned> = Vec::with_capacity(n);
+        let mut done = false;
+        let dec = OnThisThread(dec);
+        let res = py.allow_threads(|| -> binxml::Result<u64> {
+            let dec = dec;
+            let dec = dec.0;
+            while batch.len() < n {
+                let Some(ev) = dec.next_event()? else {
+                    done = true;
+                    break;
+                };
+                batch.push(match ev {
+                    Event::StartElement(q) => {
+                        Owned::Start(s(&q.namespace), s(&q.local), s(&q.prefix))
+                    }
+                    Event::Namespace { prefix, uri } => Owned::Ns(s(&prefix), s(&uri)),
+                    Event::Attribute { name, value } => Owned::Attr(
+                        s(&name.namespace),
+                        s(&name.local),
+                        s(&name.prefix),
+                        s(&value),
+                    ),
+                    Event::Characters { text, .. } => Owned::Text(s(&text)),
+                    Event::Typed(t) => Owned::Text(t.lexical()),
+                    Event::Comment(c) => Owned::Comment(s(&c)),
+                    Event::ProcessingInstruction { target, data } => {
+                        Owned::Pi(s(&target), s(&data))
+                    }
+                    Event::EndElement => Owned::End,
+                    _ => continue,
+                });
+            }
+            Ok(dec.offset())
+        });
+        let offset = match res {
+            Ok(o) => o,
+            Err(e) => {
+                self.dec = None;
+                return Err(err(e));
+            }
+        };
+        if done {
+            self.dec = None;
+        } else {
+            if self.batches == 0 {
+                self.release_ahead(offset as usize + KEEP_BEHIND);
+            }
+            self.release_behind(offset as usize);
+        }
+        self.batches += 1;
+        let list = PyList::empty(py);
+        for ev in batch {
+            let t: Bound<'py, PyTuple> = match ev {
+                Owned::Start(ns, l, p) => ("start", ns, l, p).into_pyobject(py)?,
+                Owned::Ns(p, u) => ("ns", p, u).into_pyobject(py)?,
+                Owned::Attr(ns, l, p, v) => ("attr", ns, l, p, v).into_pyobject(py)?,
+                Owned::Text(t) => ("text", t).into_pyobject(py)?,
+                Owned::Comment(c) => ("comment", c).into_pyobject(py)?,
+                Owned::Pi(t, d) => ("pi", t, d).into_pyobject(py)?,
+                Owned::End => PyTuple::new(py, ["end"])?,
+            };
+            list.append(t)?;
+        }
+        Ok(list)
+    }
+}
+
+fn start(input: Input, bytes: &'static [u8], format: Option<&str>) -> PyResult<EventStream> {
+    let from = resolve(bytes, format)?;
+    let dec = binxml::AnyDecoder::new(from, bytes, &DecodeOptions::default()).map_err(err)?;
+    let mut s = EventStream {
+        dec: Some(dec),
+        input,
+        released: 0,
+        batches: 0,
+    };
+    s.release_ahead(KEEP_BEHIND);
+    Ok(s)
+}
+
+/// Events of a file, decoded as they are asked for (the file is mapped, not read).
+#[pyfunction]
+#[pyo3(signature = (path, format=None))]
+pub fn stream_file(path: std::path::PathBuf, format: Option<&str>) -> PyResult<EventStream> {
+    let file = std::fs::File::open(&path)?;
+    let (input, bytes) = map(&file)?;
+    start(input, bytes, format)
+}
+
+/// Events of a document in memory, decoded as they are asked for.
+#[pyfunction]
+#[pyo3(signature = (data, format=None))]
+pub fn stream_bytes(data: Bound<'_, PyBytes>, format: Option<&str>) -> PyResult<EventStream> {
+    let b = data.as_bytes();
+    // SAFETY: a bytes object is immutable and lives as long as the stream keeps it (in
+    // `input`, dropped after the decoder).
+    let bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(b.as_ptr(), b.len()) };
+    start(Input::Bytes(data.clone().unbind()), bytes, format)
+}

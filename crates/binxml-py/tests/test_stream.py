@@ -1,0 +1,135 @@
+"""Streaming: iterparse and events decode as they go, yield what ElementTree's iterparse
+yields, and read a large document in little memory."""
+
+import io
+import os
+import pathlib
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import binxml
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+SHARED = ROOT.parent / "shared" / "corpus"
+CORPUS = SHARED if SHARED.is_dir() else ROOT / "tests" / "corpus"
+ALL = ("start", "end", "start-ns", "end-ns", "comment", "pi")
+
+
+def documents():
+    out = []
+    for p in sorted(CORPUS.rglob("*.xml")):
+        if p.stat().st_size > 400_000:
+            continue
+        try:
+            ET.fromstring(p.read_bytes())
+        except ET.ParseError:
+            continue
+        out.append(p)
+    return out
+
+
+def seen(pairs):
+    out = []
+    for ev, obj in pairs:
+        if ev in ("start", "end"):
+            out.append((ev, obj.tag, sorted(obj.attrib.items())))
+        elif ev in ("comment", "pi"):
+            out.append((ev, obj.text))
+        else:
+            out.append((ev, obj))
+    return out
+
+
+def known_differences(data, events):
+    """ElementTree's parser (expat) reports the comments and processing instructions of a
+    DOCTYPE's internal subset, which binxml keeps inside the document type declaration; and it
+    reports an explicit declaration of the prefix xml, which binxml's decoders leave out (it
+    is bound in every document)."""
+    if b"<!DOCTYPE" in data and b"[" in data.split(b"<!DOCTYPE", 1)[1].split(b">", 1)[0]:
+        first = next(i for i, e in enumerate(events) if e[0] in ("start", "start-ns"))
+        events = [e for e in events[:first] if e[0] not in ("comment", "pi")] + events[first:]
+    if b"xmlns:xml=" in data:
+        events = [e for e in events if e[0] not in ("start-ns", "end-ns")]
+    return events
+
+
+@pytest.mark.parametrize("path", documents(), ids=lambda p: str(p.relative_to(CORPUS)))
+def test_iterparse_yields_what_elementtree_yields(path):
+    data = path.read_bytes()
+    expected = known_differences(data, seen(ET.iterparse(str(path), events=ALL)))
+    assert known_differences(data, seen(binxml.iterparse(str(path), events=ALL))) == expected
+    with open(path, "rb") as f:
+        assert known_differences(data, seen(binxml.iterparse(f, events=ALL))) == expected
+    fi = binxml.convert(data, "fi", from_="xml")
+    assert known_differences(data, seen(binxml.iterparse(io.BytesIO(fi), events=ALL))) == expected
+
+
+def test_iterparse_root_and_default_events():
+    it = binxml.iterparse(io.BytesIO(b"<a><b>t</b><c/></a>"))
+    assert [(ev, el.tag) for ev, el in it] == [("end", "b"), ("end", "c"), ("end", "a")]
+    assert it.root.tag == "a" and it.root[0].text == "t"
+
+
+def test_decoding_is_incremental():
+    """Events come before the error at the end of a document is reached."""
+    body = b"<r>" + b"<i>x</i>" * 20000 + b"</oops>"
+    it = binxml.events(body)
+    first = [next(it) for _ in range(3)]
+    assert first[0][0] == "start" and first[0][2] == "r"
+    with pytest.raises(binxml.ParseError):
+        for _ in it:
+            pass
+    ends = 0
+    with pytest.raises(ET.ParseError):
+        for ev, _ in binxml.iterparse(io.BytesIO(body)):
+            ends += 1
+    assert ends >= 10000
+
+
+STREAM_CHILD = r"""
+import sys, binxml
+def hwm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM"):
+            return int(line.split()[1]) // 1024
+base = hwm()
+n = 0
+root = None
+for ev, el in binxml.iterparse(sys.argv[1], events=("start", "end")):
+    if root is None:
+        root = el
+    if ev == "end" and el.tag == "{urn:x}rec":
+        n += 1
+        el.clear()
+        root.clear()
+print(n, base, hwm())
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc")
+def test_a_large_document_streams_in_little_memory(tmp_path):
+    """A generated document of BINXML_STREAM_MB MB of XML (default 200), in Fast Infoset, read
+    with iterparse and clear() in a fresh process: its peak resident memory stays under 64 MB."""
+    mb = int(os.environ.get("BINXML_STREAM_MB", "200"))
+    rec = "".join(
+        f'<rec id="{i}" kind="k{i % 5}"><name>Record {i} &amp; more</name><v>{i * 3}</v>'
+        f"<!--c--><?p d?></rec>\n"
+        for i in range(1000)
+    )
+    xml = tmp_path / "big.xml"
+    copies = mb * 1_000_000 // len(rec)
+    with open(xml, "w") as f:
+        f.write('<?xml version="1.0"?>\n<data xmlns="urn:x">\n')
+        for _ in range(copies):
+            f.write(rec)
+        f.write("</data>\n")
+    fi = tmp_path / "big.fi"
+    fi.write_bytes(binxml.convert(str(xml), "fi"))
+    xml.unlink()
+    r = subprocess.run([sys.executable, "-c", STREAM_CHILD, str(fi)], capture_output=True, text=True, check=True)
+    n, base, peak = map(int, r.stdout.split())
+    assert n == copies * 1000
+    assert peak < 64, f"peak resident memory {peak} MB (after import: {base} MB)"

@@ -1,0 +1,41 @@
+"""Typical uses of binxml, type-checked with mypy --strict against the package's stubs."""
+
+import io
+from typing import List, Optional
+
+import binxml
+
+
+def prices(path: str) -> List[float]:
+    root = binxml.parse(path).getroot()
+    out: List[float] = []
+    for el in root.iter("{urn:example:binxml:invoice}PriceAmount"):
+        text: Optional[str] = el.text
+        if text is not None:
+            out.append(float(text))
+    return out
+
+
+def roundtrip(data: bytes) -> bytes:
+    root = binxml.fromstring(data)
+    child: binxml.Element = binxml.Element("x", {"k": "v"})
+    root.append(child)
+    first: Optional[binxml.Element] = root.find("x")
+    assert first is not None
+    first.set("a", "1")
+    return binxml.convert(binxml.tostring(root, format="fi"), to="xml")
+
+
+def stream(data: bytes) -> int:
+    n = 0
+    for event, _ in binxml.iterparse(io.BytesIO(data), events=("start", "end")):
+        n += event == "end"
+    try:
+        binxml.fromstring(b"<a>")
+    except binxml.ParseError as e:
+        line, column = e.position
+        n += line + column
+    return n
+
+
+VERSION: str = binxml.__version__
