@@ -344,11 +344,14 @@ fn certificate(pem: Option<&str>) -> PyResult<Option<binxml::sign::keys::Certifi
 }
 
 /// Signs an XML document with an enveloped XML Signature (see docs/sign.md): `key` and `cert`
-/// are PEM text; `c14n` one of `exc`, `exc-comments`, `c14n`, `c14n-comments`; `digest`
-/// `sha256`, `sha384` or `sha512`; `id` signs the element with that id instead of the whole
-/// document. Returns the signed document.
+/// are PEM text; `c14n` one of `exc`, `exc-comments`, `c14n`, `c14n-comments`, `c14n11`,
+/// `c14n11-comments`; `digest` `sha256`, `sha384` or `sha512`; `id` signs the element with that
+/// id instead of the whole document; `enveloping` makes an enveloping signature instead (the
+/// document inside its ds:Object with that id). Returns the signed document.
 #[pyfunction]
-#[pyo3(signature = (data, key, cert=None, c14n="exc", digest="sha256", id=None))]
+#[pyo3(signature = (data, key, cert=None, c14n="exc", digest="sha256", id=None, enveloping=None))]
+// One parameter per Python keyword argument.
+#[allow(clippy::too_many_arguments)]
 fn sign_xml<'py>(
     py: Python<'py>,
     data: &[u8],
@@ -357,14 +360,19 @@ fn sign_xml<'py>(
     c14n: &str,
     digest: &str,
     id: Option<&str>,
+    enveloping: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    use binxml::sign::c14n::{C14N10, C14N10_COMMENTS, C14n, EXC_C14N, EXC_C14N_COMMENTS};
+    use binxml::sign::c14n::{
+        C14N10, C14N10_COMMENTS, C14N11, C14N11_COMMENTS, C14n, EXC_C14N, EXC_C14N_COMMENTS,
+    };
     use binxml::sign::dsig::{SignOptions, Target};
     let uri = match c14n {
         "exc" => EXC_C14N,
         "exc-comments" => EXC_C14N_COMMENTS,
         "c14n" => C14N10,
         "c14n-comments" => C14N10_COMMENTS,
+        "c14n11" => C14N11,
+        "c14n11-comments" => C14N11_COMMENTS,
         other => return Err(PyValueError::new_err(format!("unknown c14n {other:?}"))),
     };
     let digest = binxml::sign::keys::DigestAlg::from_name(digest)
@@ -373,7 +381,15 @@ fn sign_xml<'py>(
     let opts = SignOptions {
         c14n: C14n::from_uri(uri).expect("a known canonicalization"),
         digest,
-        target: id.map_or(Target::Document, |i| Target::Id(i.to_string())),
+        target: match (enveloping, id) {
+            (Some(o), None) => Target::Enveloping(o.to_string()),
+            (None, id) => id.map_or(Target::Document, |i| Target::Id(i.to_string())),
+            (Some(_), Some(_)) => {
+                return Err(PyValueError::new_err(
+                    "enveloping and id: an enveloping signature signs the whole document",
+                ));
+            }
+        },
     };
     let key = private_key(key)?;
     let cert = certificate(cert)?;

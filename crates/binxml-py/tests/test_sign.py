@@ -40,6 +40,21 @@ def test_xml_signature_round_trip_and_tamper(keypair):
     assert binxml.verify_xml(by_id, cert, allow_partial=True)["references"] == ["#aci-prescription"]
 
 
+def test_c14n11_and_enveloping(keypair):
+    key, cert = keypair
+    doc = CERT_DOC.read_bytes()
+    for c14n in ("c14n11", "c14n11-comments"):
+        assert binxml.verify_xml(binxml.sign_xml(doc, key, cert, c14n=c14n), cert)["covers_document"]
+    env = binxml.sign_xml(doc, key, cert, enveloping="content")
+    assert env.index(b"<ds:Signature") < env.index(b"<ds:Object")
+    v = binxml.verify_xml(env, cert)
+    assert v["covers_document"] and v["references"] == ["#content"]
+    with pytest.raises(binxml.BinxmlError, match="digest"):
+        binxml.verify_xml(env.replace(b">21<", b">22<"), cert)
+    with pytest.raises(ValueError):
+        binxml.sign_xml(doc, key, cert, id="x", enveloping="y")
+
+
 def test_cms_over_a_binary_document(keypair):
     key, cert = keypair
     fi = binxml.convert(CERT_DOC.read_bytes(), "fi")

@@ -118,7 +118,13 @@ def write(
     indent: Optional[int] = ...,
 ) -> None: ...
 def sign_xml(
-    data: bytes, key: str, cert: Optional[str] = ..., c14n: str = ..., digest: str = ..., id: Optional[str] = ...
+    data: bytes,
+    key: str,
+    cert: Optional[str] = ...,
+    c14n: str = ...,
+    digest: str = ...,
+    id: Optional[str] = ...,
+    enveloping: Optional[str] = ...,
 ) -> bytes: ...
 def verify_xml(
     data: bytes, cert: Optional[str] = ..., allow_sha1: bool = ..., allow_partial: bool = ...
