@@ -10,6 +10,8 @@ mod error;
 #[cfg(feature = "load")]
 mod load;
 pub mod model;
+#[cfg(feature = "load")]
+pub mod relaxng;
 
 pub use error::SchemaError;
 #[cfg(feature = "load")]
