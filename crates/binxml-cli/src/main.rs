@@ -91,16 +91,17 @@ enum Command {
         #[command(subcommand)]
         action: SchemaCommand,
     },
-    /// Validate documents (any format) against an XML Schema. Prints `FILE: valid`, or each
+    /// Validate documents (any format) against an XML Schema, or a RELAX NG schema (`.rng`,
+    /// or `.rnc` for the compact syntax). Prints `FILE: valid`, or each
     /// error as `FILE:LINE:COLUMN: PATH: what is wrong` (a byte offset for binary inputs);
     /// exit status 1 when any document is invalid or unreadable.
     Validate {
         /// Input files (`-` is standard input).
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
-        /// The schema's root document (an .xsd file; what it includes and imports is read from
-        /// local files only).
-        #[arg(long, value_name = "XSD")]
+        /// The schema's root document (an .xsd file, or a RELAX NG .rng / .rnc file; what it
+        /// includes and imports is read from local files only).
+        #[arg(long, value_name = "SCHEMA")]
         schema: PathBuf,
         /// Read a schemaLocation from a local file instead (`URL=FILE`; a URL ending in `/`
         /// maps a whole tree: `URL/=DIR`).
