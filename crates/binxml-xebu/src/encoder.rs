@@ -143,6 +143,8 @@ pub struct XebuEncoder<W: Write> {
     pending: bool,
     pending_name: QName<'static>,
     pending_mark: usize,
+    /// XebuS: the omission automata (`omit.rs`).
+    omit: Option<Box<crate::omit::EncOmit>>,
 }
 
 const FLUSH_AT: usize = 64 << 10;
@@ -184,7 +186,24 @@ impl<W: Write> XebuEncoder<W> {
             pending: false,
             pending_name: QName::default(),
             pending_mark: 0,
+            omit: None,
         }
+    }
+
+    /// An encoder with the omission automata of a RELAX NG schema (XebuS): the events the
+    /// schema makes certain are left out, typed text is written as typed content. The
+    /// automata are kept across the messages of the stream. Decode with
+    /// [`XebuDecoder::with_schema`](crate::XebuDecoder::with_schema) and the same schema.
+    pub fn with_schema(out: W, opts: XebuOptions, schema: &crate::XebuSchema) -> Self {
+        let mut e = Self::with_options(out, opts);
+        e.omit = Some(Box::new(crate::omit::EncOmit::new(schema)));
+        e
+    }
+
+    /// Writes a one-byte marker: the next event is not preceded by deleted events (XebuS).
+    pub(crate) fn write_marker(&mut self) {
+        self.flush_pending();
+        self.buf.push(code::END_ATTRIBUTES);
     }
 
     /// The options the encoder was made with.
@@ -620,7 +639,30 @@ fn check_len(s: &str) -> Result<()> {
 
 impl<W: Write> Encoder for XebuEncoder<W> {
     fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
-        self.checker.check(FORMAT, event)?;
+        if let Some(mut om) = self.omit.take() {
+            let r = crate::omit::encode_event(self, &mut om, event);
+            self.omit = Some(om);
+            return r;
+        }
+        self.write_plain(event, true)
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if self.in_message {
+            return Err(Error::invalid_events(FORMAT, "finish before EndDocument"));
+        }
+        self.flush_buf()?;
+        self.out.flush().map_err(|e| Error::io(FORMAT, e))
+    }
+}
+
+impl<W: Write> XebuEncoder<W> {
+    /// Writes one event as it is; `check`: against the event grammar (XebuS checks the
+    /// events before deleting some, and writes the rest unchecked).
+    pub(crate) fn write_plain(&mut self, event: &Event<'_>, check: bool) -> Result<()> {
+        if check {
+            self.checker.check(FORMAT, event)?;
+        }
         if !matches!(event, Event::Namespace { .. }) {
             self.flush_pending();
         }
@@ -632,7 +674,11 @@ impl<W: Write> Encoder for XebuEncoder<W> {
             } => {
                 self.in_message = true;
                 self.scope.clear();
+                let at = self.buf.len();
                 self.start_document(version.as_deref(), encoding.as_deref(), *standalone);
+                if !check {
+                    self.buf[at] |= wire::DOC_OMIT;
+                }
             }
             Event::EndDocument => {
                 self.buf.push(code::END_DOCUMENT);
@@ -753,13 +799,5 @@ impl<W: Write> Encoder for XebuEncoder<W> {
             self.flush_buf()?;
         }
         Ok(())
-    }
-
-    fn finish(&mut self) -> Result<()> {
-        if self.in_message {
-            return Err(Error::invalid_events(FORMAT, "finish before EndDocument"));
-        }
-        self.flush_buf()?;
-        self.out.flush().map_err(|e| Error::io(FORMAT, e))
     }
 }

@@ -42,12 +42,14 @@ mod datetime;
 mod decoder;
 mod encoder;
 pub mod notify;
+mod omit;
 mod scope;
 mod tables;
 mod wire;
 
 pub use decoder::{XebuDecoder, XebuStreamDecoder};
 pub use encoder::{Checkpoint, XebuEncoder, XebuOptions};
+pub use omit::XebuSchema;
 
 use binxml_core::Format;
 use binxml_core::{Decoder, Encoder, Event, Result};

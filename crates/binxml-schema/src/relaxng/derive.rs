@@ -11,7 +11,7 @@ use super::pattern::*;
 use crate::datatypes::{NamespaceResolver, WhiteSpace};
 
 /// The arena outgrew its limit while validating.
-pub(crate) type R = Result<P, TooBig>;
+pub type R = Result<P, TooBig>;
 
 /// What to apply to the second half of each `After` (the spec's `applyAfter` functions).
 #[derive(Clone, Copy)]
@@ -30,8 +30,10 @@ enum Then {
 const MAX_RECURSION: usize = 20_000;
 
 /// Derivatives over one grammar, with their memo tables.
-pub(crate) struct Deriver<'g> {
-    pub g: &'g Grammar,
+pub struct Deriver {
+    /// The grammar.
+    pub g: std::sync::Arc<Grammar>,
+    /// Its patterns and those the derivatives made.
     pub arena: Arena,
     names: HashMap<(String, String), u32>,
     open: HashMap<(P, u32), P>,
@@ -40,8 +42,9 @@ pub(crate) struct Deriver<'g> {
     depth: usize,
 }
 
-impl<'g> Deriver<'g> {
-    pub fn new(g: &'g Grammar, limit: usize) -> Self {
+impl Deriver {
+    /// Derivatives over `g`, its arena copied and allowed to grow to `limit` patterns.
+    pub fn new(g: std::sync::Arc<Grammar>, limit: usize) -> Self {
         let mut arena = g.arena.clone();
         arena.set_limit(limit.max(g.arena.len()));
         Deriver {
@@ -64,6 +67,7 @@ impl<'g> Deriver<'g> {
         Ok(())
     }
 
+    /// Whether `p` matches the empty sequence.
     pub fn nullable(&self, p: P) -> bool {
         self.arena.nullable(p)
     }
@@ -404,6 +408,90 @@ impl<'g> Deriver<'g> {
         }
     }
 
+    /// [`Deriver::start_tag_close`] that lets missing attributes go (recovery after an
+    /// attribute the document lacks).
+    pub fn start_tag_close_lenient(&mut self, p: P) -> R {
+        self.enter()?;
+        let r = self.stcl_inner(p);
+        self.depth -= 1;
+        r
+    }
+
+    fn stcl_inner(&mut self, p: P) -> R {
+        match self.arena.node(p) {
+            Node::After(a, b) => {
+                let x = self.start_tag_close_lenient(a)?;
+                self.arena.after(x, b)
+            }
+            Node::Choice(a, b) => {
+                let x = self.start_tag_close_lenient(a)?;
+                let y = self.start_tag_close_lenient(b)?;
+                self.arena.choice(x, y)
+            }
+            Node::Group(a, b) => {
+                let x = self.start_tag_close_lenient(a)?;
+                let y = self.start_tag_close_lenient(b)?;
+                self.arena.group(x, y)
+            }
+            Node::Interleave(a, b) => {
+                let x = self.start_tag_close_lenient(a)?;
+                let y = self.start_tag_close_lenient(b)?;
+                self.arena.interleave(x, y)
+            }
+            Node::OneOrMore(a) => {
+                let x = self.start_tag_close_lenient(a)?;
+                self.arena.one_or_more(x)
+            }
+            Node::Attribute(..) => Ok(EMPTY),
+            _ => Ok(p),
+        }
+    }
+
+    /// What `p` can match first: the element name classes, the attribute patterns
+    /// (name class, value pattern), and whether text can come.
+    pub fn first(&self, p: P) -> First {
+        let mut f = First::default();
+        let mut stack = vec![p];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(p) = stack.pop() {
+            if !seen.insert(p) {
+                continue;
+            }
+            match self.arena.node(p) {
+                Node::Choice(a, b) | Node::Interleave(a, b) => stack.extend([b, a]),
+                Node::Group(a, b) => {
+                    if self.nullable(a) {
+                        stack.push(b);
+                    }
+                    stack.push(a);
+                }
+                Node::OneOrMore(a) | Node::After(a, _) => stack.push(a),
+                Node::Element(nc, _) => {
+                    if !f.elements.contains(&nc) {
+                        f.elements.push(nc);
+                    }
+                }
+                Node::Attribute(nc, v) => {
+                    if !f.attributes.contains(&(nc, v)) {
+                        f.attributes.push((nc, v));
+                    }
+                }
+                Node::Data(dt) => {
+                    f.text = true;
+                    if !f.data.contains(&dt) {
+                        f.data.push(dt);
+                    }
+                }
+                Node::Text | Node::DataExcept(..) | Node::Value(_) | Node::List(_) => {
+                    f.text = true;
+                    f.other_text = true;
+                }
+                Node::Empty | Node::NotAllowed => {}
+            }
+        }
+        f
+    }
+
     /// The names of the elements `p` allows next (for messages), at most `max`.
     pub fn expected(&self, p: P, max: usize) -> Vec<String> {
         let mut out = Vec::new();
@@ -438,11 +526,26 @@ impl<'g> Deriver<'g> {
     }
 }
 
+/// What a pattern can match first ([`Deriver::first`]).
+#[derive(Debug, Default)]
+pub struct First {
+    /// Name classes of the elements.
+    pub elements: Vec<u32>,
+    /// Attributes: name class and value pattern.
+    pub attributes: Vec<(u32, P)>,
+    /// Whether text (of any kind) can come.
+    pub text: bool,
+    /// The datatypes of the `data` patterns among them.
+    pub data: Vec<u32>,
+    /// Whether text other than `data` can come (text, values, lists, data with exceptions).
+    pub other_text: bool,
+}
+
 fn is_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 
 /// Whether a string is only XML white space.
-pub(crate) fn is_white(s: &str) -> bool {
+pub fn is_white(s: &str) -> bool {
     s.chars().all(is_space)
 }

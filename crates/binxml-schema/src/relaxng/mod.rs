@@ -22,7 +22,7 @@
 //! loading, so a schema that breaks them is accepted and validates by its patterns' meaning.
 
 mod compact;
-mod derive;
+pub mod derive;
 mod load;
 pub mod pattern;
 mod simplify;
@@ -30,6 +30,7 @@ mod validator;
 
 use std::path::Path;
 
+pub use derive::{Deriver, First};
 pub use pattern::Grammar;
 pub use validator::RngValidator;
 
@@ -43,7 +44,7 @@ pub const XSD_DATATYPES: &str = "http://www.w3.org/2001/XMLSchema-datatypes";
 /// A loaded and simplified RELAX NG schema.
 #[derive(Clone, Debug)]
 pub struct RelaxNg {
-    grammar: Grammar,
+    grammar: std::sync::Arc<Grammar>,
     /// Most patterns a validator's derivatives may create (memory bound per document).
     pub max_validation_patterns: usize,
 }
@@ -95,7 +96,7 @@ impl RelaxNg {
             .min(MAX_SCHEMA_PATTERNS);
         let grammar = simplify::simplify(docs, limit)?;
         Ok(RelaxNg {
-            grammar,
+            grammar: std::sync::Arc::new(grammar),
             max_validation_patterns: 4_000_000,
         })
     }
@@ -103,6 +104,12 @@ impl RelaxNg {
     /// The simplified grammar.
     pub fn grammar(&self) -> &Grammar {
         &self.grammar
+    }
+
+    /// Derivatives over the grammar, for the codecs that follow a document through it (the
+    /// Xebu omission automata); `limit` bounds the patterns they may create.
+    pub fn deriver(&self, limit: usize) -> Deriver {
+        Deriver::new(self.grammar.clone(), limit)
     }
 
     /// Whether a path names a RELAX NG schema (`.rng` or `.rnc`) rather than an XML Schema.

@@ -37,7 +37,8 @@ struct Opening {
 
 /// Checks one document's events against a RELAX NG schema.
 pub struct RngValidator<'g> {
-    d: Deriver<'g>,
+    d: Deriver,
+    _schema: std::marker::PhantomData<&'g RelaxNg>,
     cur: P,
     stack: Vec<Frame>,
     opening: Option<Opening>,
@@ -68,10 +69,11 @@ impl<'g> RngValidator<'g> {
 
     /// A validator for one document.
     pub fn new(schema: &'g RelaxNg) -> Self {
-        let g = &schema.grammar;
+        let g = schema.grammar.clone();
         RngValidator {
-            d: Deriver::new(g, schema.max_validation_patterns),
+            _schema: std::marker::PhantomData,
             cur: g.start,
+            d: Deriver::new(g, schema.max_validation_patterns),
             stack: Vec::new(),
             opening: None,
             namespaces: Vec::new(),
