@@ -27,11 +27,11 @@ pub fn run(
                 .map_err(|e| CliError::failure(format!("schema {e}")))?,
         )
     } else {
-        Loaded::Xsd(crate::args::load_schema(
+        Loaded::Xsd(Box::new(crate::args::load_schema(
             schema_path,
             locations,
             &dopts.limits,
-        )?)
+        )?))
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -69,7 +69,7 @@ pub fn run(
 
 /// The schema of a run.
 enum Loaded {
-    Xsd(Schema),
+    Xsd(Box<Schema>),
     RelaxNg(RelaxNg),
 }
 

@@ -153,6 +153,12 @@ impl<'a> XebuDecoder<'a> {
         self.messages
     }
 
+    /// Bytes of the input not read yet (after a message's `EndDocument`: the stream's further
+    /// messages).
+    pub fn remaining(&self) -> usize {
+        self.input.len().saturating_sub(self.pos)
+    }
+
     /// Bytes consumed so far (the end of the last message after its `EndDocument`).
     pub fn position(&self) -> usize {
         self.pos

@@ -41,6 +41,8 @@ pub struct XebuOptions {
     /// Write a message sequence number in every document start, so that a stream decoder
     /// detects a lost message instead of misreading tokens it never saw defined.
     pub sequence_numbers: bool,
+    /// XebuS: the schema whose omission automata the encoder uses.
+    schema: Option<crate::XebuSchema>,
 }
 
 impl Default for XebuOptions {
@@ -50,11 +52,23 @@ impl Default for XebuOptions {
             max_cached_len: 64,
             cache_size: 256,
             sequence_numbers: false,
+            schema: None,
         }
     }
 }
 
 impl XebuOptions {
+    /// XebuS: encode with the omission automata of this RELAX NG schema (`None`: plain Xebu).
+    pub fn with_schema(mut self, schema: Option<crate::XebuSchema>) -> Self {
+        self.schema = schema;
+        self
+    }
+
+    /// The schema of XebuS, if any.
+    pub fn schema(&self) -> Option<&crate::XebuSchema> {
+        self.schema.as_ref()
+    }
+
     /// The defaults with forget mode on.
     pub fn forget() -> Self {
         XebuOptions::default().with_forget(true)
@@ -166,6 +180,10 @@ impl<W: Write> XebuEncoder<W> {
     /// An encoder writing to `out` with `opts`.
     pub fn with_options(out: W, opts: XebuOptions) -> Self {
         let n = opts.cache_size;
+        let omit = opts
+            .schema
+            .as_ref()
+            .map(|s| Box::new(crate::omit::EncOmit::new(s)));
         XebuEncoder {
             out,
             buf: Vec::with_capacity(4096),
@@ -186,7 +204,7 @@ impl<W: Write> XebuEncoder<W> {
             pending: false,
             pending_name: QName::default(),
             pending_mark: 0,
-            omit: None,
+            omit,
         }
     }
 
@@ -195,9 +213,7 @@ impl<W: Write> XebuEncoder<W> {
     /// automata are kept across the messages of the stream. Decode with
     /// [`XebuDecoder::with_schema`](crate::XebuDecoder::with_schema) and the same schema.
     pub fn with_schema(out: W, opts: XebuOptions, schema: &crate::XebuSchema) -> Self {
-        let mut e = Self::with_options(out, opts);
-        e.omit = Some(Box::new(crate::omit::EncOmit::new(schema)));
-        e
+        Self::with_options(out, opts.with_schema(Some(schema.clone())))
     }
 
     /// Writes a one-byte marker: the next event is not preceded by deleted events (XebuS).

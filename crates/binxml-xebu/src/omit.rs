@@ -37,9 +37,18 @@ use binxml_schema::relaxng::{Deriver, RelaxNg};
 
 use crate::FORMAT;
 
-/// A RELAX NG schema for XebuS, shared by any number of encoders and decoders.
+/// A RELAX NG schema for XebuS, shared by any number of encoders and decoders (cheap to
+/// clone; two are equal when they are the same loaded schema).
 #[derive(Clone, Debug)]
 pub struct XebuSchema(Arc<RelaxNg>);
+
+impl PartialEq for XebuSchema {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for XebuSchema {}
 
 impl XebuSchema {
     /// The schema at `path` (`.rnc`: the compact syntax; else the XML syntax).
