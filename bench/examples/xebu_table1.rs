@@ -336,11 +336,13 @@ fn main() {
         });
     }
     // XebuFS and XebuS: the omission automata of the hand-written schema.
-    let schema = XebuSchema::load(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../crates/binxml-xebu/schemas/notify.rnc"
-    ))
-    .unwrap();
+    let schema = XebuSchema::new(
+        binxml::schema::relaxng::RelaxNg::load(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../crates/binxml-xebu/schemas/notify.rnc"
+        ))
+        .unwrap(),
+    );
     for (name, opts, note) in [
         (
             "XebuFS",

@@ -10,7 +10,6 @@ mod error;
 #[cfg(feature = "load")]
 mod load;
 pub mod model;
-#[cfg(feature = "load")]
 pub mod relaxng;
 
 pub use error::SchemaError;

@@ -51,14 +51,7 @@ impl PartialEq for XebuSchema {
 impl Eq for XebuSchema {}
 
 impl XebuSchema {
-    /// The schema at `path` (`.rnc`: the compact syntax; else the XML syntax).
-    pub fn load(path: impl AsRef<std::path::Path>) -> Result<XebuSchema> {
-        RelaxNg::load(path)
-            .map(|s| XebuSchema(Arc::new(s)))
-            .map_err(|e| Error::invalid_options(FORMAT, format!("schema {e}")))
-    }
-
-    /// A loaded schema.
+    /// A loaded schema (`binxml_schema::relaxng::RelaxNg::load` reads one from its files).
     pub fn new(schema: RelaxNg) -> XebuSchema {
         XebuSchema(Arc::new(schema))
     }

@@ -12,12 +12,10 @@ use binxml_xebu::notify::{NotifyOptions, messages};
 use binxml_xebu::{XebuDecoder, XebuEncoder, XebuOptions, XebuSchema};
 
 fn schema(name: &str) -> XebuSchema {
-    XebuSchema::load(
-        workspace_root()
-            .join("crates/binxml-xebu/schemas")
-            .join(name),
-    )
-    .unwrap()
+    let path = workspace_root()
+        .join("crates/binxml-xebu/schemas")
+        .join(name);
+    XebuSchema::new(binxml_schema::relaxng::RelaxNg::load(path).unwrap())
 }
 
 fn encode(msgs: &[Vec<Event<'_>>], opts: XebuOptions, s: &XebuSchema) -> Vec<u8> {

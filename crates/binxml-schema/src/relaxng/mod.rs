@@ -21,10 +21,13 @@
 //! `except`, `start`; duplicate attributes; ambiguous interleaves of text) are not checked when
 //! loading, so a schema that breaks them is accepted and validates by its patterns' meaning.
 
+#[cfg(feature = "load")]
 mod compact;
 pub mod derive;
+#[cfg(feature = "load")]
 mod load;
 pub mod pattern;
+#[cfg(feature = "load")]
 mod simplify;
 mod validator;
 
@@ -34,6 +37,7 @@ pub use derive::{Deriver, First};
 pub use pattern::Grammar;
 pub use validator::RngValidator;
 
+#[cfg(feature = "load")]
 use crate::{LoadOptions, SchemaError};
 
 /// The RELAX NG namespace.
@@ -52,6 +56,7 @@ pub struct RelaxNg {
 /// Most patterns a simplified schema may have.
 pub const MAX_SCHEMA_PATTERNS: usize = 1_000_000;
 
+#[cfg(feature = "load")]
 impl RelaxNg {
     /// Loads a schema from a file: the compact syntax when its name ends in `.rnc`, else the
     /// XML syntax. What it includes is read from local files relative to it.
@@ -95,10 +100,17 @@ impl RelaxNg {
             .saturating_mul(10)
             .min(MAX_SCHEMA_PATTERNS);
         let grammar = simplify::simplify(docs, limit)?;
-        Ok(RelaxNg {
+        Ok(RelaxNg::new(grammar))
+    }
+}
+
+impl RelaxNg {
+    /// A schema from its simplified grammar.
+    pub fn new(grammar: Grammar) -> RelaxNg {
+        RelaxNg {
             grammar: std::sync::Arc::new(grammar),
             max_validation_patterns: 4_000_000,
-        })
+        }
     }
 
     /// The simplified grammar.
