@@ -83,11 +83,35 @@ pub(crate) struct St {
     declared: Vec<bool>,
 }
 
+impl St {
+    fn at(cur: P) -> St {
+        St {
+            cur,
+            attrs: false,
+            skip: 0,
+            depth: 0,
+            ns: Vec::new(),
+            declared: Vec::new(),
+        }
+    }
+}
+
+/// What a state forces, before the prefix is derived from the namespaces in scope.
+enum Shape {
+    Attribute(String, String, String),
+    Start(String, String),
+    End,
+}
+
 /// The automata of one encoder or decoder.
 pub(crate) struct Automata {
     d: Deriver,
     start: P,
     pub st: St,
+    /// The transitions found so far: what each state forces, what each pattern can match
+    /// first (kept across messages).
+    forced: std::collections::HashMap<(P, bool), Option<std::rc::Rc<Shape>>>,
+    first: std::collections::HashMap<P, std::rc::Rc<binxml_schema::relaxng::First>>,
 }
 
 fn limit() -> Error {
@@ -124,27 +148,24 @@ impl Automata {
         Automata {
             d,
             start,
-            st: St {
-                cur: start,
-                attrs: false,
-                skip: 0,
-                depth: 0,
-                ns: Vec::new(),
-                declared: Vec::new(),
-            },
+            st: St::at(start),
+            forced: std::collections::HashMap::new(),
+            first: std::collections::HashMap::new(),
         }
+    }
+
+    fn first(&mut self, p: P) -> std::rc::Rc<binxml_schema::relaxng::First> {
+        if let Some(f) = self.first.get(&p) {
+            return f.clone();
+        }
+        let f = std::rc::Rc::new(self.d.first(p));
+        self.first.insert(p, f.clone());
+        f
     }
 
     /// A new message: back to the start state (the memo tables stay).
     pub fn reset(&mut self) {
-        self.st = St {
-            cur: self.start,
-            attrs: false,
-            skip: 0,
-            depth: 0,
-            ns: Vec::new(),
-            declared: Vec::new(),
-        };
+        self.st = St::at(self.start);
     }
 
     fn prefix_for(st: &St, ns: &str, attribute: bool) -> Option<String> {
@@ -180,9 +201,34 @@ impl Automata {
         if st.skip > 0 {
             return Ok(None);
         }
-        let mut cur = st.cur;
-        if st.attrs {
-            let f = self.d.first(cur);
+        let key = (st.cur, st.attrs);
+        let shape = match self.forced.get(&key) {
+            Some(s) => s.clone(),
+            None => {
+                let s = self.shape(st.cur, st.attrs)?.map(std::rc::Rc::new);
+                self.forced.insert(key, s.clone());
+                s
+            }
+        };
+        let Some(shape) = shape else { return Ok(None) };
+        Ok(match &*shape {
+            Shape::Attribute(ns, local, value) => {
+                Self::prefix_for(st, ns, true).map(|prefix| Event::Attribute {
+                    name: QName::new(prefix, ns.clone(), local.clone()),
+                    value: Cow::Owned(value.clone()),
+                })
+            }
+            Shape::Start(ns, local) => Self::prefix_for(st, ns, false)
+                .map(|prefix| Event::StartElement(QName::new(prefix, ns.clone(), local.clone()))),
+            Shape::End => {
+                (st.depth > 0 && st.declared.last() == Some(&false)).then_some(Event::EndElement)
+            }
+        })
+    }
+
+    fn shape(&mut self, mut cur: P, attrs: bool) -> Result<Option<Shape>> {
+        if attrs {
+            let f = self.first(cur);
             if !f.attributes.is_empty() {
                 let closed = self.d.start_tag_close(cur).map_err(|_| limit())?;
                 if closed != NOT_ALLOWED || f.attributes.len() != 1 {
@@ -197,49 +243,34 @@ impl Automata {
                     return Ok(None);
                 };
                 let vp = &g.values[vi as usize];
-                let value = match &g.datatypes[vp.datatype as usize] {
-                    Datatype::String | Datatype::Token => vp.lexical.clone(),
-                    Datatype::Xsd(..) => return Ok(None),
-                };
-                let Some(prefix) = Self::prefix_for(st, ns, true) else {
-                    return Ok(None);
-                };
-                return Ok(Some(Event::Attribute {
-                    name: QName::new(prefix, ns.to_string(), local.to_string()),
-                    value: Cow::Owned(value),
-                }));
+                return Ok(match &g.datatypes[vp.datatype as usize] {
+                    Datatype::String | Datatype::Token => Some(Shape::Attribute(
+                        ns.to_string(),
+                        local.to_string(),
+                        vp.lexical.clone(),
+                    )),
+                    Datatype::Xsd(..) => None,
+                });
             }
             cur = self.d.start_tag_close(cur).map_err(|_| limit())?;
             if cur == NOT_ALLOWED {
                 return Ok(None);
             }
         }
-        let f = self.d.first(cur);
+        let f = self.first(cur);
         if f.text {
             return Ok(None);
         }
         let end = self.d.end_tag(cur).map_err(|_| limit())?;
         if f.elements.is_empty() {
-            if end != NOT_ALLOWED && st.depth > 0 && st.declared.last() == Some(&false) {
-                return Ok(Some(Event::EndElement));
-            }
-            return Ok(None);
+            return Ok((end != NOT_ALLOWED).then_some(Shape::End));
         }
         if f.elements.len() != 1 || end != NOT_ALLOWED {
             return Ok(None);
         }
         let g = &self.d.g;
-        let Some((ns, local)) = single(&g.name_classes[f.elements[0] as usize]) else {
-            return Ok(None);
-        };
-        let Some(prefix) = Self::prefix_for(st, ns, false) else {
-            return Ok(None);
-        };
-        Ok(Some(Event::StartElement(QName::new(
-            prefix,
-            ns.to_string(),
-            local.to_string(),
-        ))))
+        Ok(single(&g.name_classes[f.elements[0] as usize])
+            .map(|(ns, local)| Shape::Start(ns.to_string(), local.to_string())))
     }
 
     /// The state's pattern with the start tag closed, when in one (leniently: missing
@@ -264,7 +295,7 @@ impl Automata {
         if st.attrs {
             cur = self.d.start_tag_close_lenient(cur).map_err(|_| limit())?;
         }
-        Ok(!self.d.first(cur).text)
+        Ok(!self.first(cur).text)
     }
 
     /// Takes one event (written or deleted) into the state.
@@ -442,14 +473,20 @@ impl Automata {
             | Event::Attribute { .. }
             | Event::EndDocument => {}
             Event::Characters { text, .. } => {
-                if self.neutral_text(&self.st.clone(), text)? {
+                let st = std::mem::replace(&mut self.st, St::at(NOT_ALLOWED));
+                let r = self.neutral_text(&st, text);
+                self.st = st;
+                if r? {
                     return Ok(0);
                 }
             }
             Event::Typed(_) => {}
             _ => return Ok(0),
         }
-        if self.allowed(&self.st.clone(), x)? {
+        let st = std::mem::replace(&mut self.st, St::at(NOT_ALLOWED));
+        let r = self.allowed(&st, x);
+        self.st = st;
+        if r? {
             return Ok(0);
         }
         let mut s = self.st.clone();
@@ -473,8 +510,10 @@ impl Automata {
 
     /// The forced event of the current state.
     pub fn forced_now(&mut self) -> Result<Option<Event<'static>>> {
-        let st = self.st.clone();
-        self.forced(&st)
+        let st = std::mem::replace(&mut self.st, St::at(NOT_ALLOWED));
+        let r = self.forced(&st);
+        self.st = st;
+        r
     }
 
     /// `text` as the typed value the schema gives it here, when that value's canonical form is
@@ -487,7 +526,7 @@ impl Automata {
         if self.st.attrs {
             cur = self.d.start_tag_close_lenient(cur).map_err(|_| limit())?;
         }
-        let f = self.d.first(cur);
+        let f = self.first(cur);
         if f.other_text || f.data.is_empty() {
             return Ok(None);
         }
