@@ -112,6 +112,9 @@ pub(crate) struct Automata {
     /// first (kept across messages).
     forced: std::collections::HashMap<(P, bool), Option<std::rc::Rc<Shape>>>,
     first: std::collections::HashMap<P, std::rc::Rc<binxml_schema::relaxng::First>>,
+    /// The last text derivative: the EOA asks it twice (will the DOA infer anything, then the
+    /// step itself).
+    last_text: Option<(P, String, P)>,
 }
 
 fn limit() -> Error {
@@ -151,7 +154,20 @@ impl Automata {
             st: St::at(start),
             forced: std::collections::HashMap::new(),
             first: std::collections::HashMap::new(),
+            last_text: None,
         }
+    }
+
+    fn text_deriv(&mut self, cur: P, text: &str) -> Result<P> {
+        if let Some((p, t, r)) = &self.last_text
+            && *p == cur
+            && t == text
+        {
+            return Ok(*r);
+        }
+        let r = self.d.text(cur, text, &NoNamespaces).map_err(|_| limit())?;
+        self.last_text = Some((cur, text.to_string(), r));
+        Ok(r)
     }
 
     fn first(&mut self, p: P) -> std::rc::Rc<binxml_schema::relaxng::First> {
@@ -459,7 +475,7 @@ impl Automata {
                 return Ok(false);
             }
         }
-        Ok(self.d.text(cur, text, &NoNamespaces).map_err(|_| limit())? != NOT_ALLOWED)
+        Ok(self.text_deriv(cur, text)? != NOT_ALLOWED)
     }
 
     /// How many forced events the DOA puts back before `x` in the current state.

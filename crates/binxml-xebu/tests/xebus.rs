@@ -190,3 +190,68 @@ fn another_schema_gives_an_error_or_other_events_never_a_panic() {
         flipped[i] ^= 0x5A;
     }
 }
+
+#[test]
+fn recursive_and_large_schemas_stay_bounded() {
+    let load = |rnc: &str| {
+        XebuSchema::new(
+            binxml_schema::relaxng::RelaxNg::from_bytes(
+                rnc.as_bytes(),
+                "t.rnc",
+                true,
+                &Default::default(),
+            )
+            .unwrap(),
+        )
+    };
+    // A recursive schema and a document 3,000 levels deep: every level's start is forced.
+    let s = load("start = a  a = element a { element b { xsd:int }, a? }");
+    let depth = 3000;
+    let mut doc = String::new();
+    for i in 0..depth {
+        doc.push_str(&format!("<a><b>{i}</b>"));
+    }
+    doc.push_str(&"</a>".repeat(depth));
+    let mut x = binxml_xml::XmlDecoder::with_limits(
+        doc.as_bytes(),
+        Limits::default().with_max_depth(10_000),
+    );
+    let events: Vec<Event<'_>> = std::iter::from_fn(|| x.next_event().transpose())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let bytes = encode(std::slice::from_ref(&events), XebuOptions::default(), &s);
+    let plain = binxml_xebu::encode(&events).unwrap();
+    assert!(
+        bytes.len() < plain.len() / 2,
+        "{} vs {}",
+        bytes.len(),
+        plain.len()
+    );
+    let mut d = XebuDecoder::with_schema(&bytes, Limits::default().with_max_depth(10_000), &s);
+    let mut back = Vec::new();
+    while let Some(ev) = d.next_event().unwrap() {
+        back.push(ev);
+    }
+    assert_eq!(xml(&back), xml(&events));
+    // The decoder's depth limit holds for the events it puts back.
+    let mut d = XebuDecoder::with_schema(&bytes, Limits::default().with_max_depth(100), &s);
+    let e = std::iter::from_fn(|| d.next_event().transpose())
+        .find_map(Result::err)
+        .unwrap();
+    assert!(e.message().contains("depth"), "{e}");
+    // A choice of 3,000 element names.
+    let names: Vec<String> = (0..3000)
+        .map(|i| format!("element e{i} {{ xsd:int }}"))
+        .collect();
+    let s = load(&format!("element r {{ ({})* }}", names.join(" | ")));
+    let doc = format!(
+        "<r>{}</r>",
+        (0..3000)
+            .map(|i| format!("<e{i}>{i}</e{i}>"))
+            .collect::<String>()
+    );
+    let events = binxml_xml::decode(doc.as_bytes()).unwrap();
+    let bytes = encode(std::slice::from_ref(&events), XebuOptions::default(), &s);
+    let back = decode(&bytes, &s).unwrap();
+    assert_eq!(xml(&back[0]), xml(&events));
+}

@@ -35,7 +35,9 @@ pub struct Deriver {
     pub g: std::sync::Arc<Grammar>,
     /// Its patterns and those the derivatives made.
     pub arena: Arena,
-    names: HashMap<(String, String), u32>,
+    /// Name ids by namespace, then local name (looked up without allocating).
+    names: HashMap<String, HashMap<String, u32>>,
+    name_count: u32,
     open: HashMap<(P, u32), P>,
     close: HashMap<P, P>,
     end: HashMap<P, P>,
@@ -51,6 +53,7 @@ impl Deriver {
             g,
             arena,
             names: HashMap::new(),
+            name_count: 0,
             open: HashMap::new(),
             close: HashMap::new(),
             end: HashMap::new(),
@@ -97,9 +100,18 @@ impl Deriver {
 
     /// The derivative by a start tag's name.
     pub fn start_tag_open(&mut self, p: P, ns: &str, local: &str) -> R {
-        let key = (ns.to_string(), local.to_string());
-        let n = self.names.len() as u32;
-        let name = *self.names.entry(key).or_insert(n);
+        let name = match self.names.get(ns).and_then(|m| m.get(local)) {
+            Some(&n) => n,
+            None => {
+                let n = self.name_count;
+                self.name_count += 1;
+                self.names
+                    .entry(ns.to_string())
+                    .or_default()
+                    .insert(local.to_string(), n);
+                n
+            }
+        };
         self.sto(p, name, ns, local)
     }
 
