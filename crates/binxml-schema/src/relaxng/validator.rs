@@ -273,35 +273,40 @@ impl<'g> RngValidator<'g> {
         }
         self.push(o.local.clone(), false);
         let mut p = opened;
+        let mut bad_attribute = false;
         for (ns, local, value, offset) in &o.attributes {
             let r = Scopes(&self.namespaces);
             match self.d.attribute(p, ns, local, value, &r) {
-                Ok(NOT_ALLOWED) => self.report(
-                    *offset,
-                    format!(
-                        "attribute '{}' (value {}) is not allowed here",
-                        show(ns, local),
-                        quote(value)
-                    ),
-                ),
+                Ok(NOT_ALLOWED) => {
+                    bad_attribute = true;
+                    self.report(
+                        *offset,
+                        format!(
+                            "attribute '{}' (value {}) is not allowed here",
+                            show(ns, local),
+                            quote(value)
+                        ),
+                    )
+                }
                 Ok(x) => p = x,
                 Err(_) => return self.overflow(*offset),
             }
         }
-        match self.d.start_tag_close(p) {
+        let closed = match self.d.start_tag_close(p) {
             Ok(NOT_ALLOWED) => {
-                self.report(
-                    o.offset,
-                    format!("element '{}' lacks a required attribute", o.local),
-                );
-                if let Some(top) = self.stack.last_mut() {
-                    top.skip = true;
+                // A required attribute is missing (or was refused above: reported once); the
+                // content is still checked.
+                if !bad_attribute {
+                    self.report(
+                        o.offset,
+                        format!("element '{}' lacks a required attribute", o.local),
+                    );
                 }
-                match self.d.after_rest(p) {
-                    Ok(rest) => self.cur = rest,
-                    Err(_) => self.overflow(o.offset),
-                }
+                self.d.start_tag_close_lenient(p)
             }
+            r => r,
+        };
+        match closed {
             Ok(x) => self.cur = x,
             Err(_) => self.overflow(o.offset),
         }
