@@ -493,7 +493,10 @@ impl Automata {
                 let r = self.neutral_text(&st, text);
                 self.st = st;
                 if r? {
-                    return Ok(0);
+                    // Indentation follows an end tag: a forced element end is put back
+                    // before white space, nothing else is.
+                    let end = matches!(self.forced_now()?, Some(Event::EndElement));
+                    return Ok(usize::from(end));
                 }
             }
             Event::Typed(_) => {}
