@@ -591,11 +591,18 @@ pub fn decode_exi_schema(data: &[u8]) {
             Ok(Some(ev)) => {
                 std::hint::black_box(&ev);
                 n += 1;
-                assert!(n < 50_000_000, "exi+schema: more than 50 million events from {} bytes", input.len());
+                assert!(
+                    n < 50_000_000,
+                    "exi+schema: more than 50 million events from {} bytes",
+                    input.len()
+                );
             }
             Ok(None) => break,
             Err(e) => {
-                assert!(e.bit_offset().is_some() || e.kind() != binxml::ErrorKind::Malformed, "exi+schema: an error without a bit offset: {e}");
+                assert!(
+                    e.bit_offset().is_some() || e.kind() != binxml::ErrorKind::Malformed,
+                    "exi+schema: an error without a bit offset: {e}"
+                );
                 break;
             }
         }
@@ -612,7 +619,8 @@ fn x694_fuzz_module() -> std::sync::Arc<binxml::asn1::x694::X694> {
             &binxml::schema::LoadOptions::default(),
         )
         .expect("the fuzz schema loads");
-        let root = binxml::asn1::x694::Roots::Named(binxml::schema::model::Name::new("urn:f", "root"));
+        let root =
+            binxml::asn1::x694::Roots::Named(binxml::schema::model::Name::new("urn:f", "root"));
         Arc::new(binxml::asn1::x694::X694::with_roots(Arc::new(s), &root).expect("mapped"))
     })
     .clone()
@@ -644,13 +652,77 @@ pub fn decode_x694(data: &[u8]) {
             Ok(Some(ev)) => {
                 std::hint::black_box(&ev);
                 n += 1;
-                assert!(n <= data.len() as u64 * 128 + 4096, "x694: {n} events from {} bytes", data.len());
+                assert!(
+                    n <= data.len() as u64 * 128 + 4096,
+                    "x694: {n} events from {} bytes",
+                    data.len()
+                );
             }
             Ok(None) => break,
             Err(e) => {
-                assert!(e.bit_offset().is_some(), "x694: an error without a bit offset: {e}");
+                assert!(
+                    e.bit_offset().is_some(),
+                    "x694: an error without a bit offset: {e}"
+                );
                 break;
             }
+        }
+    }
+}
+
+/// `flag schema NUL instance` -> the instance validated against the RELAX NG schema (compact
+/// syntax when `flag` is odd, else the XML syntax): never a panic, hang or unbounded allocation.
+pub fn validate_relaxng(data: &[u8]) {
+    use binxml::schema::LoadOptions;
+    use binxml::schema::relaxng::{RelaxNg, RngValidator};
+    let Some((&flag, rest)) = data.split_first() else {
+        return;
+    };
+    let Some(split) = rest.iter().position(|&b| b == 0) else {
+        return;
+    };
+    let (rng, xml) = (&rest[..split], &rest[split + 1..]);
+    let Ok(mut schema) = RelaxNg::from_bytes(rng, "fuzz", flag & 1 == 1, &LoadOptions::default())
+    else {
+        return;
+    };
+    schema.max_validation_patterns = 200_000;
+    if let Ok(errors) = RngValidator::validate(&schema, &mut binxml::xml::XmlDecoder::new(xml)) {
+        std::hint::black_box(errors);
+    }
+}
+
+/// Bytes -> a XebuS decoder with the notification schema's omission automata
+/// (`crates/binxml-xebu/schemas/notify.rnc`): errors, never a panic, hang or unbounded
+/// allocation, however the bytes steer the automata.
+pub fn decode_xebus(data: &[u8]) {
+    use std::sync::OnceLock;
+    static SCHEMA: OnceLock<binxml::xebu::XebuSchema> = OnceLock::new();
+    let schema = SCHEMA.get_or_init(|| {
+        let rnc = include_bytes!("../../crates/binxml-xebu/schemas/notify.rnc");
+        let s = binxml::schema::relaxng::RelaxNg::from_bytes(
+            rnc,
+            "notify.rnc",
+            true,
+            &binxml::schema::LoadOptions::default(),
+        )
+        .expect("the notification schema loads");
+        binxml::xebu::XebuSchema::new(s)
+    });
+    let mut d =
+        binxml::xebu::XebuDecoder::with_schema(data, binxml::core::Limits::default(), schema);
+    use binxml::Decoder as _;
+    loop {
+        match d.next_event() {
+            Ok(Some(ev)) => {
+                std::hint::black_box(ev);
+            }
+            Ok(None) => {
+                if !d.next_message() {
+                    break;
+                }
+            }
+            Err(_) => break,
         }
     }
 }

@@ -95,6 +95,10 @@ pub struct CodecArgs {
     /// Xebu output: forget mode (no token state kept; each message decodes on its own).
     #[arg(long)]
     pub xebu_forget: bool,
+    /// Xebu input and output: XebuS, the omission automata of this RELAX NG schema (`.rng`, or
+    /// `.rnc` for the compact syntax); XebuS input needs the schema it was written with.
+    #[arg(long, value_name = "RNG")]
+    pub xebu_schema: Option<PathBuf>,
     /// TSF output: write the TSF paper's reference-converter dialect (UTF-16 lengths, sorted
     /// attributes).
     #[arg(long)]
@@ -144,6 +148,20 @@ pub type Schemas = (
 );
 
 impl CodecArgs {
+    /// The `--xebu-schema`, loaded.
+    pub fn xebu_schema(
+        &self,
+        limits: &Limits,
+    ) -> Result<Option<binxml::xebu::XebuSchema>, CliError> {
+        let Some(path) = &self.xebu_schema else {
+            return Ok(None);
+        };
+        let options = binxml::schema::LoadOptions::default().with_limits(limits.clone());
+        let s = binxml::schema::relaxng::RelaxNg::load_with(path, &options)
+            .map_err(|e| CliError::failure(format!("schema {e}")))?;
+        Ok(Some(binxml::xebu::XebuSchema::new(s)))
+    }
+
     /// What `--schema` builds, once, for a conversion `from` -> `to`: EXI grammars when EXI may
     /// be read or written, the X.694 mapping when `asn1-xsd-uper` is (or may be, for a
     /// detected input format; its mapping is then only kept when it succeeds).
@@ -241,7 +259,7 @@ impl CodecArgs {
     /// Refuses the options that cannot apply when converting from `from` (when named) to `to`.
     pub fn check(&self, from: Option<Format>, to: Format) -> Result<(), CliError> {
         let is_asn1 = matches!(to, Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber);
-        let output_options: [(bool, &str, bool); 13] = [
+        let output_options: [(bool, &str, bool); 14] = [
             (
                 self.indent.is_some(),
                 "--indent",
@@ -271,6 +289,11 @@ impl CodecArgs {
                 is_asn1,
             ),
             (self.xebu_forget, "--xebu-forget", to == Format::Xebu),
+            (
+                self.xebu_schema.is_some(),
+                "--xebu-schema",
+                to == Format::Xebu || from.is_none_or(|f| f == Format::Xebu),
+            ),
             (self.tsf_reference, "--tsf-reference", to == Format::Tsf),
             (
                 !self.fi_vocabulary.is_empty(),

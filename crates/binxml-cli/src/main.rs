@@ -14,6 +14,7 @@ mod output;
 mod sign;
 mod signals;
 mod validate;
+mod xebu_stream;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -59,7 +60,51 @@ enum SchemaCommand {
 }
 
 #[derive(Subcommand)]
+enum XebuCommand {
+    /// Write the documents (any format) as the messages of one Xebu stream, the tokens (and
+    /// XebuS's automata) carried from message to message.
+    Pack {
+        /// Input documents, in order.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The stream (`-`: standard output).
+        #[arg(short = 'o', long = "output", default_value = "-")]
+        output: PathBuf,
+        /// Forget mode: every message decodes on its own.
+        #[arg(long)]
+        xebu_forget: bool,
+        /// XebuS: the omission automata of this RELAX NG schema (.rng or .rnc).
+        #[arg(long, value_name = "RNG")]
+        xebu_schema: Option<PathBuf>,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+    /// Write each message of a Xebu stream as a document of its own, `DIR/STEM-N.EXT`.
+    Unpack {
+        /// The stream.
+        input: PathBuf,
+        /// Output directory.
+        #[arg(long = "out-dir", value_name = "DIR")]
+        out_dir: PathBuf,
+        /// Output format of the documents.
+        #[arg(short = 't', long = "to", default_value = "xml")]
+        to: Format,
+        /// XebuS: the schema the stream was written with.
+        #[arg(long, value_name = "RNG")]
+        xebu_schema: Option<PathBuf>,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+}
+
+#[derive(Subcommand)]
 enum Command {
+    /// Xebu streams: `binxml xebu pack a.xml b.xml -o s.xebu` writes a stream of messages,
+    /// `binxml xebu unpack s.xebu --out-dir DIR` one document per message.
+    Xebu {
+        #[command(subcommand)]
+        action: XebuCommand,
+    },
     /// Convert documents. One INPUT (or `-` for stdin) writes to -o (default stdout); several
     /// inputs or a directory convert in parallel into --out-dir, with a progress bar. Inputs
     /// compressed with gzip, zstd or xz are decompressed.
@@ -91,16 +136,17 @@ enum Command {
         #[command(subcommand)]
         action: SchemaCommand,
     },
-    /// Validate documents (any format) against an XML Schema. Prints `FILE: valid`, or each
+    /// Validate documents (any format) against an XML Schema, or a RELAX NG schema (`.rng`,
+    /// or `.rnc` for the compact syntax). Prints `FILE: valid`, or each
     /// error as `FILE:LINE:COLUMN: PATH: what is wrong` (a byte offset for binary inputs);
     /// exit status 1 when any document is invalid or unreadable.
     Validate {
         /// Input files (`-` is standard input).
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
-        /// The schema's root document (an .xsd file; what it includes and imports is read from
-        /// local files only).
-        #[arg(long, value_name = "XSD")]
+        /// The schema's root document (an .xsd file, or a RELAX NG .rng / .rnc file; what it
+        /// includes and imports is read from local files only).
+        #[arg(long, value_name = "SCHEMA")]
         schema: PathBuf,
         /// Read a schemaLocation from a local file instead (`URL=FILE`; a URL ending in `/`
         /// maps a whole tree: `URL/=DIR`).
@@ -372,14 +418,17 @@ fn convert(
 ) -> Result<i32, CliError> {
     codec.check(from, to)?;
     let (grammars, x694) = codec.schemas(&limits.limits(), from, to)?;
+    let xebu_schema = codec.xebu_schema(&limits.limits())?;
     let dopts = args::decode_options(&limits, &codec.fi_vocabulary, codec.tsf_utf16_lengths)?
         .with_exi(args::exi_options(codec.exi.as_deref())?)
         .with_exi_schema(grammars.clone())
-        .with_x694(x694.clone());
-    let eopts = codec
+        .with_x694(x694.clone())
+        .with_xebu_schema(xebu_schema.clone());
+    let mut eopts = codec
         .encode_options(to)?
         .with_exi_schema(grammars)
         .with_x694(x694);
+    eopts.xebu = eopts.xebu.clone().with_schema(xebu_schema);
     if let Some(j) = jobs {
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(j.max(1))
@@ -442,9 +491,61 @@ fn convert(
     Ok(0)
 }
 
+fn load_xebu_schema(
+    path: Option<&Path>,
+    limits: &binxml::core::Limits,
+) -> Result<Option<binxml::xebu::XebuSchema>, CliError> {
+    let Some(path) = path else { return Ok(None) };
+    let options = binxml::schema::LoadOptions::default().with_limits(limits.clone());
+    let s = binxml::schema::relaxng::RelaxNg::load_with(path, &options)
+        .map_err(|e| CliError::failure(format!("schema {e}")))?;
+    Ok(Some(binxml::xebu::XebuSchema::new(s)))
+}
+
+fn xebu(action: XebuCommand) -> Result<i32, CliError> {
+    match action {
+        XebuCommand::Pack {
+            inputs,
+            output,
+            xebu_forget,
+            xebu_schema,
+            limits,
+        } => {
+            let schema = load_xebu_schema(xebu_schema.as_deref(), &limits.limits())?;
+            let dopts = args::decode_options(&limits, &[], false)?;
+            let opts = binxml::xebu::XebuOptions::default()
+                .with_forget(xebu_forget)
+                .with_schema(schema);
+            xebu_stream::pack(&inputs, &output, &dopts, opts, limits.max_decompressed)?;
+            Ok(0)
+        }
+        XebuCommand::Unpack {
+            input,
+            out_dir,
+            to,
+            xebu_schema,
+            limits,
+        } => {
+            let schema = load_xebu_schema(xebu_schema.as_deref(), &limits.limits())?;
+            let n = xebu_stream::unpack(
+                &input,
+                &out_dir,
+                to,
+                schema.as_ref(),
+                &limits.limits(),
+                &binxml::EncodeOptions::default(),
+                limits.max_decompressed,
+            )?;
+            eprintln_quiet(&format!("{}: {n} messages", display(&input)));
+            Ok(0)
+        }
+    }
+}
+
 fn run(cli: Cli) -> Result<i32, CliError> {
     match cli.command {
         Command::Formats => formats().map(|()| 0),
+        Command::Xebu { action } => guarded(|| xebu(action)),
         Command::Schema {
             action:
                 SchemaCommand::Asn1 {

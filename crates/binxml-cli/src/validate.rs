@@ -1,9 +1,11 @@
-//! `binxml validate`: one schema, loaded once, checked against each input's events.
+//! `binxml validate`: one schema (XML Schema, or RELAX NG when its name ends in `.rng` or
+//! `.rnc`), loaded once, checked against each input's events.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use binxml::schema::{Schema, Validator};
+use binxml::schema::relaxng::{RelaxNg, RngValidator};
+use binxml::schema::{Invalid, Schema, Validator};
 use binxml::{DecodeOptions, Decoder, Format};
 
 use crate::error::CliError;
@@ -18,7 +20,19 @@ pub fn run(
     dopts: &DecodeOptions,
     max_decompressed: u64,
 ) -> Result<i32, CliError> {
-    let schema = crate::args::load_schema(schema_path, locations, &dopts.limits)?;
+    let schema = if RelaxNg::is_relaxng_path(schema_path) {
+        let options = binxml::schema::LoadOptions::default().with_limits(dopts.limits.clone());
+        Loaded::RelaxNg(
+            RelaxNg::load_with(schema_path, &options)
+                .map_err(|e| CliError::failure(format!("schema {e}")))?,
+        )
+    } else {
+        Loaded::Xsd(Box::new(crate::args::load_schema(
+            schema_path,
+            locations,
+            &dopts.limits,
+        )?))
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let write_err = |e: std::io::Error| CliError::from_write(e).writing("standard output");
@@ -53,11 +67,17 @@ pub fn run(
     Ok(status)
 }
 
+/// The schema of a run.
+enum Loaded {
+    Xsd(Box<Schema>),
+    RelaxNg(RelaxNg),
+}
+
 /// The errors of one document, each as `LINE:COLUMN: PATH: message` (XML) or
 /// `byte N: PATH: message`.
 fn check(
     path: &Path,
-    schema: &Schema,
+    schema: &Loaded,
     from: Option<Format>,
     dopts: &DecodeOptions,
     max_decompressed: u64,
@@ -66,11 +86,23 @@ fn check(
     let from = input::format_of(from, &src)?;
     let fail = |e: binxml::Error| CliError::failure(e.to_string());
     let mut dec = binxml::AnyDecoder::new(from, &src.data, dopts).map_err(fail)?;
-    let mut v = Validator::new(schema);
-    while let Some(ev) = dec.next_event().map_err(fail)? {
-        v.event(&ev, dec.offset());
-    }
-    Ok(v.finish()
+    let errors: Vec<Invalid> = match schema {
+        Loaded::Xsd(schema) => {
+            let mut v = Validator::new(schema);
+            while let Some(ev) = dec.next_event().map_err(fail)? {
+                v.event(&ev, dec.offset());
+            }
+            v.finish()
+        }
+        Loaded::RelaxNg(schema) => {
+            let mut v = RngValidator::new(schema);
+            while let Some(ev) = dec.next_event().map_err(fail)? {
+                v.event(&ev, dec.offset());
+            }
+            v.finish()
+        }
+    };
+    Ok(errors
         .into_iter()
         .map(|mut e| {
             if from == Format::Xml {

@@ -10,6 +10,7 @@ mod error;
 #[cfg(feature = "load")]
 mod load;
 pub mod model;
+pub mod relaxng;
 
 pub use error::SchemaError;
 #[cfg(feature = "load")]

@@ -48,6 +48,14 @@ pub struct XebuDecoder<'a> {
     queue: VecDeque<(usize, Event<'a>)>,
     /// Scope length before the queued declarations.
     queue_mark: Option<usize>,
+    /// XebuS: the omission automata (`omit.rs`), when decoding with a schema.
+    omit: Option<Box<crate::omit::DecOmit<'a>>>,
+    /// The current message was written with omission automata.
+    msg_omit: bool,
+    /// A marker (XebuS) preceded the event just read.
+    marked: bool,
+    /// Made with a schema (XebuS messages are accepted).
+    schema: bool,
 }
 
 impl<'a> XebuDecoder<'a> {
@@ -98,7 +106,34 @@ impl<'a> XebuDecoder<'a> {
             scope: Scope::default(),
             queue: VecDeque::new(),
             queue_mark: None,
+            omit: None,
+            msg_omit: false,
+            marked: false,
+            schema: false,
         }
+    }
+
+    /// A decoder of XebuS messages written with the omission automata of `schema` (messages
+    /// written without them decode as well). The automata are kept across the messages.
+    pub fn with_schema(input: &'a [u8], limits: Limits, schema: &crate::XebuSchema) -> Self {
+        let mut d = Self::with_limits(input, limits);
+        d.omit = Some(Box::new(crate::omit::DecOmit::new(schema)));
+        d.schema = true;
+        d
+    }
+
+    /// Whether a marker preceded the event just read (and forgets it).
+    pub(crate) fn take_marked(&mut self) -> bool {
+        std::mem::take(&mut self.marked)
+    }
+
+    /// Whether the current message was written with omission automata.
+    pub(crate) fn message_omits(&self) -> bool {
+        self.msg_omit
+    }
+
+    pub(crate) fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// After a message's `EndDocument`: starts the next message of the stream if the buffer
@@ -116,6 +151,12 @@ impl<'a> XebuDecoder<'a> {
     /// Complete messages decoded so far.
     pub fn messages_decoded(&self) -> u64 {
         self.messages
+    }
+
+    /// Bytes of the input not read yet (after a message's `EndDocument`: the stream's further
+    /// messages).
+    pub fn remaining(&self) -> usize {
+        self.input.len().saturating_sub(self.pos)
     }
 
     /// Bytes consumed so far (the end of the last message after its `EndDocument`).
@@ -478,9 +519,18 @@ impl<'a> XebuDecoder<'a> {
             self.last = at;
             let ev = match c {
                 code::START_DOCUMENT => {
-                    if flags & !(wire::DOC_RESET | wire::DOC_DECL | wire::DOC_SEQ) != 0 {
+                    if flags & !(wire::DOC_RESET | wire::DOC_DECL | wire::DOC_SEQ | wire::DOC_OMIT)
+                        != 0
+                    {
                         return Err(bad(self));
                     }
+                    if flags & wire::DOC_OMIT != 0 && !self.schema {
+                        return Err(self.err(
+                            at,
+                            "a XebuS message (written with omission automata): decode it with its schema",
+                        ));
+                    }
+                    self.msg_omit = flags & wire::DOC_OMIT != 0;
                     if self.state != State::BeforeMessage {
                         return Err(self.err(at, "document start inside a message"));
                     }
@@ -635,6 +685,11 @@ impl<'a> XebuDecoder<'a> {
                         }
                     }
                 }
+                code::END_ATTRIBUTES if self.msg_omit && flags == 0 && !self.marked => {
+                    // XebuS: the next event is not preceded by deleted events.
+                    self.marked = true;
+                    continue;
+                }
                 code::END_ATTRIBUTES => {
                     // Reserved (the published layout's end of attribute list); never written.
                     return Err(self.err(
@@ -757,6 +812,25 @@ impl<'a> XebuDecoder<'a> {
 
 impl<'a> Decoder<'a> for XebuDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        if let Some(mut om) = self.omit.take() {
+            let r = crate::omit::decode_event(self, &mut om);
+            self.omit = Some(om);
+            if r.is_err() {
+                self.fail();
+            }
+            return r;
+        }
+        self.next_plain()
+    }
+
+    fn offset(&self) -> u64 {
+        self.last as u64
+    }
+}
+
+impl<'a> XebuDecoder<'a> {
+    /// The next event as written (XebuS: without the deleted ones, unchecked).
+    pub(crate) fn next_plain(&mut self) -> Result<Option<Event<'a>>> {
         match self.state {
             State::AfterMessage => return Ok(None),
             State::Failed => {
@@ -776,7 +850,11 @@ impl<'a> Decoder<'a> for XebuDecoder<'a> {
             }
             None => self.read_event(),
         };
+        let check = !self.msg_omit;
         let r = r.and_then(|ev| {
+            if !check {
+                return Ok(ev);
+            }
             self.checker
                 .check(FORMAT, &ev)
                 .map_err(|e| self.err(self.last, e.message()))?;
@@ -818,7 +896,8 @@ impl<'a> Decoder<'a> for XebuDecoder<'a> {
         }
     }
 
-    fn offset(&self) -> u64 {
+    /// The byte offset of the last event read.
+    pub(crate) fn last_offset(&self) -> u64 {
         self.last as u64
     }
 }

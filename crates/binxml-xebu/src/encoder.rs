@@ -41,6 +41,8 @@ pub struct XebuOptions {
     /// Write a message sequence number in every document start, so that a stream decoder
     /// detects a lost message instead of misreading tokens it never saw defined.
     pub sequence_numbers: bool,
+    /// XebuS: the schema whose omission automata the encoder uses.
+    schema: Option<crate::XebuSchema>,
 }
 
 impl Default for XebuOptions {
@@ -50,11 +52,23 @@ impl Default for XebuOptions {
             max_cached_len: 64,
             cache_size: 256,
             sequence_numbers: false,
+            schema: None,
         }
     }
 }
 
 impl XebuOptions {
+    /// XebuS: encode with the omission automata of this RELAX NG schema (`None`: plain Xebu).
+    pub fn with_schema(mut self, schema: Option<crate::XebuSchema>) -> Self {
+        self.schema = schema;
+        self
+    }
+
+    /// The schema of XebuS, if any.
+    pub fn schema(&self) -> Option<&crate::XebuSchema> {
+        self.schema.as_ref()
+    }
+
     /// The defaults with forget mode on.
     pub fn forget() -> Self {
         XebuOptions::default().with_forget(true)
@@ -143,6 +157,8 @@ pub struct XebuEncoder<W: Write> {
     pending: bool,
     pending_name: QName<'static>,
     pending_mark: usize,
+    /// XebuS: the omission automata (`omit.rs`).
+    omit: Option<Box<crate::omit::EncOmit>>,
 }
 
 const FLUSH_AT: usize = 64 << 10;
@@ -164,6 +180,10 @@ impl<W: Write> XebuEncoder<W> {
     /// An encoder writing to `out` with `opts`.
     pub fn with_options(out: W, opts: XebuOptions) -> Self {
         let n = opts.cache_size;
+        let omit = opts
+            .schema
+            .as_ref()
+            .map(|s| Box::new(crate::omit::EncOmit::new(s)));
         XebuEncoder {
             out,
             buf: Vec::with_capacity(4096),
@@ -184,7 +204,22 @@ impl<W: Write> XebuEncoder<W> {
             pending: false,
             pending_name: QName::default(),
             pending_mark: 0,
+            omit,
         }
+    }
+
+    /// An encoder with the omission automata of a RELAX NG schema (XebuS): the events the
+    /// schema makes certain are left out, typed text is written as typed content. The
+    /// automata are kept across the messages of the stream. Decode with
+    /// [`XebuDecoder::with_schema`](crate::XebuDecoder::with_schema) and the same schema.
+    pub fn with_schema(out: W, opts: XebuOptions, schema: &crate::XebuSchema) -> Self {
+        Self::with_options(out, opts.with_schema(Some(schema.clone())))
+    }
+
+    /// Writes a one-byte marker: the next event is not preceded by deleted events (XebuS).
+    pub(crate) fn write_marker(&mut self) {
+        self.flush_pending();
+        self.buf.push(code::END_ATTRIBUTES);
     }
 
     /// The options the encoder was made with.
@@ -620,7 +655,30 @@ fn check_len(s: &str) -> Result<()> {
 
 impl<W: Write> Encoder for XebuEncoder<W> {
     fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
-        self.checker.check(FORMAT, event)?;
+        if let Some(mut om) = self.omit.take() {
+            let r = crate::omit::encode_event(self, &mut om, event);
+            self.omit = Some(om);
+            return r;
+        }
+        self.write_plain(event, true)
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if self.in_message {
+            return Err(Error::invalid_events(FORMAT, "finish before EndDocument"));
+        }
+        self.flush_buf()?;
+        self.out.flush().map_err(|e| Error::io(FORMAT, e))
+    }
+}
+
+impl<W: Write> XebuEncoder<W> {
+    /// Writes one event as it is; `check`: against the event grammar (XebuS checks the
+    /// events before deleting some, and writes the rest unchecked).
+    pub(crate) fn write_plain(&mut self, event: &Event<'_>, check: bool) -> Result<()> {
+        if check {
+            self.checker.check(FORMAT, event)?;
+        }
         if !matches!(event, Event::Namespace { .. }) {
             self.flush_pending();
         }
@@ -632,7 +690,11 @@ impl<W: Write> Encoder for XebuEncoder<W> {
             } => {
                 self.in_message = true;
                 self.scope.clear();
+                let at = self.buf.len();
                 self.start_document(version.as_deref(), encoding.as_deref(), *standalone);
+                if !check {
+                    self.buf[at] |= wire::DOC_OMIT;
+                }
             }
             Event::EndDocument => {
                 self.buf.push(code::END_DOCUMENT);
@@ -753,13 +815,5 @@ impl<W: Write> Encoder for XebuEncoder<W> {
             self.flush_buf()?;
         }
         Ok(())
-    }
-
-    fn finish(&mut self) -> Result<()> {
-        if self.in_message {
-            return Err(Error::invalid_events(FORMAT, "finish before EndDocument"));
-        }
-        self.flush_buf()?;
-        self.out.flush().map_err(|e| Error::io(FORMAT, e))
     }
 }

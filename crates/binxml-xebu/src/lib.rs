@@ -42,12 +42,14 @@ mod datetime;
 mod decoder;
 mod encoder;
 pub mod notify;
+mod omit;
 mod scope;
 mod tables;
 mod wire;
 
 pub use decoder::{XebuDecoder, XebuStreamDecoder};
 pub use encoder::{Checkpoint, XebuEncoder, XebuOptions};
+pub use omit::XebuSchema;
 
 use binxml_core::Format;
 use binxml_core::{Decoder, Encoder, Event, Result};
@@ -65,11 +67,13 @@ pub const FORMAT: Format = Format::Xebu;
 /// Whether `prefix` (the first bytes of a file, the more the better: 64 is plenty) looks like
 /// Xebu. There is no magic number: the first byte must be a document start (`0x01`, `0x11`, …
 /// `0x71`) and the prefix must decode without error for its first three events, or up to its
-/// end. Try it after the formats that have magic numbers, and prefer a text format that also
+/// end; a XebuS document start (`0x81` … `0xF1`) is taken as it is. Try it after the formats that have magic numbers, and prefer a text format that also
 /// matches (`1`, `a`, `A`, `q`, `Q` and `!` are document-start bytes).
 pub fn detect(prefix: &[u8]) -> bool {
     match prefix.first() {
         Some(d) if d & 0x8F == 0x01 => {}
+        // XebuS (a message written with omission automata): only its schema can read further.
+        Some(d) if d & 0x8F == 0x81 => return prefix.len() > 1,
         _ => return false,
     }
     let mut d = XebuDecoder::new(prefix);

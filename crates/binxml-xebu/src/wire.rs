@@ -41,6 +41,8 @@ pub const F_PREFIX: u8 = 0x10;
 pub const DOC_RESET: u8 = 0x10;
 pub const DOC_DECL: u8 = 0x20;
 pub const DOC_SEQ: u8 = 0x40;
+/// XebuS: the message was written with omission automata (decode it with the schema).
+pub const DOC_OMIT: u8 = 0x80;
 
 /// Declaration presence bits (the byte after a document start with `DOC_DECL`).
 pub const DECL_VERSION: u8 = 0x01;

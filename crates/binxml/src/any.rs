@@ -82,7 +82,10 @@ impl<'a> AnyDecoder<'a> {
                     .with_limits(limits)
                     .with_utf16_lengths(opts.tsf_utf16_lengths),
             )),
-            Format::Xebu => Inner::Xebu(binxml_xebu::XebuDecoder::with_limits(input, limits)),
+            Format::Xebu => Inner::Xebu(match &opts.xebu_schema {
+                Some(s) => binxml_xebu::XebuDecoder::with_schema(input, limits, s),
+                None => binxml_xebu::XebuDecoder::with_limits(input, limits),
+            }),
             Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
                 let rule = binxml_asn1::Rule::from_format(format).expect("an ASN.1 format");
                 let d = binxml_asn1::Asn1Decoder::with_limits(input, rule, limits);
@@ -120,6 +123,21 @@ impl<'a> AnyDecoder<'a> {
     }
 }
 
+/// The next event of a Xebu input read as one document: a stream of several messages is
+/// refused rather than cut to its first (`binxml_xebu::decode_stream` reads them all).
+fn xebu_next<'a>(d: &mut binxml_xebu::XebuDecoder<'a>) -> Result<Option<Event<'a>>> {
+    let ev = d.next_event()?;
+    if matches!(ev, Some(Event::EndDocument)) && d.remaining() > 0 {
+        return Err(binxml_core::Error::malformed(
+            Format::Xebu,
+            d.position() as u64,
+            "more messages follow: the input is a Xebu stream, not one document \
+             (binxml xebu unpack writes each message)",
+        ));
+    }
+    Ok(ev)
+}
+
 impl<'a> Decoder<'a> for AnyDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         match &mut self.0 {
@@ -131,7 +149,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Fi(d) => d.next_event(),
             Inner::FiVocabularies(d) => d.next_event(),
             Inner::Tsf(d) => d.next_event(),
-            Inner::Xebu(d) => d.next_event(),
+            Inner::Xebu(d) => xebu_next(d),
             Inner::Asn1(d) => d.next_event(),
             Inner::Exi(d) => d.next_event(),
             Inner::ExiInformed(d) => d.next_event(),
@@ -183,7 +201,12 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
                 Ok(())
             }
             Inner::Tsf(d) => d.read_into(sink),
-            Inner::Xebu(d) => d.read_into(sink),
+            Inner::Xebu(d) => {
+                while let Some(ev) = xebu_next(d)? {
+                    sink.dispatch(ev)?;
+                }
+                Ok(())
+            }
             Inner::Asn1(d) => d.read_into(sink),
             // The decoders' own push loops (the Box's would be the provided, pulling one).
             Inner::Exi(d) => (**d).read_into(sink),

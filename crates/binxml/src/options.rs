@@ -43,9 +43,17 @@ pub struct DecodeOptions {
     /// `asn1-xsd-uper`: the schema mapped by X.694, built once
     /// ([`binxml_asn1::x694::X694`]) and shared by every decoder.
     pub x694: Option<std::sync::Arc<binxml_asn1::x694::X694>>,
+    /// Xebu: the RELAX NG schema of XebuS messages (their omission automata).
+    pub xebu_schema: Option<binxml_xebu::XebuSchema>,
 }
 
 impl DecodeOptions {
+    /// Sets [`xebu_schema`](DecodeOptions::xebu_schema): decode XebuS with this schema.
+    pub fn with_xebu_schema(mut self, schema: Option<binxml_xebu::XebuSchema>) -> Self {
+        self.xebu_schema = schema;
+        self
+    }
+
     /// Sets [`x694`](DecodeOptions::x694): decode `asn1-xsd-uper` with this mapped schema.
     pub fn with_x694(mut self, x694: Option<std::sync::Arc<binxml_asn1::x694::X694>>) -> Self {
         self.x694 = x694;

@@ -20,6 +20,11 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// A scope of its own declarations (prefix, namespace), below `parent`.
+    pub fn with(parent: Option<Rc<Scope>>, decls: Vec<(String, String)>) -> Scope {
+        Scope { parent, decls }
+    }
+
     /// The namespace bound to `prefix` (`""`: the default namespace, `None` when unbound;
     /// an undeclared default namespace is `Some("")`).
     pub fn resolve(&self, prefix: &str) -> Option<&str> {

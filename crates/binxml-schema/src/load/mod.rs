@@ -2,7 +2,7 @@
 //! imports or redefines, from local files only), registering their top-level components by
 //! name, then resolving them into the [`Schema`] model (`resolve.rs`, `finish.rs`).
 
-mod doc;
+pub(crate) mod doc;
 mod finish;
 mod resolve;
 
@@ -453,7 +453,7 @@ impl Loader<'_> {
 
 /// Reads a schema document: a regular file (not a device or a pipe, which a hostile
 /// schemaLocation could name), of at most `max` bytes.
-fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_file(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
