@@ -46,7 +46,15 @@ fn same_verdicts_as_lxml_in_both_syntaxes() {
     let rows = cases();
     assert!(rows.len() >= 20);
     for (schema, instance, valid) in &rows {
-        for path in [schema.clone(), compact_of(schema)] {
+        // Every schema in the XML syntax, and in the compact one where it exists (binxml's
+        // own and DocBook's; the cupshelpers schema ships only as .rng).
+        let compact = compact_of(schema);
+        let paths = if compact.exists() {
+            vec![schema.clone(), compact]
+        } else {
+            vec![schema.clone()]
+        };
+        for path in paths {
             let s = schemas
                 .entry(path.clone())
                 .or_insert_with(|| RelaxNg::load(&path).unwrap_or_else(|e| panic!("{e}")));
