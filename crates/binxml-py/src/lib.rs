@@ -120,11 +120,34 @@ impl Schema {
     }
 }
 
+/// A RELAX NG schema (`.rng` or `.rnc`, its includes from local files) for XebuS: Xebu with the
+/// schema's omission automata. `convert(..., xebu_schema=s)` writes and reads XebuS with it;
+/// load it once and reuse it (its automata are built as messages need them).
+#[pyclass(frozen)]
+struct XebuSchema {
+    schema: binxml::xebu::XebuSchema,
+}
+
+#[pymethods]
+impl XebuSchema {
+    #[new]
+    fn new(path: std::path::PathBuf) -> PyResult<Self> {
+        let s = binxml::schema::relaxng::RelaxNg::load(&path)
+            .map_err(|e| BinxmlError::new_err(format!("schema {e}")))?;
+        Ok(XebuSchema {
+            schema: binxml::xebu::XebuSchema::new(s),
+        })
+    }
+}
+
 /// Converts a document between formats (the GIL is released meanwhile). `exi`: EXI options
 /// (`"compression,preserve-all,header"`, as the command line's `--exi`) for EXI output, and for
 /// EXI input whose header carries none. `schema`: a `Schema`, for schema-informed EXI.
+/// `xebu_schema`: an `XebuSchema`, for XebuS (both ways).
 #[pyfunction]
-#[pyo3(signature = (data, to, from_=None, indent=None, exi=None, schema=None))]
+#[pyo3(signature = (data, to, from_=None, indent=None, exi=None, schema=None, xebu_schema=None))]
+// One parameter per Python keyword argument.
+#[allow(clippy::too_many_arguments)]
 fn convert<'py>(
     py: Python<'py>,
     data: &[u8],
@@ -133,8 +156,10 @@ fn convert<'py>(
     indent: Option<usize>,
     exi: Option<&str>,
     schema: Option<&Schema>,
+    xebu_schema: Option<&XebuSchema>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let from = resolve(data, from_)?;
+    let xebu = xebu_schema.map(|x| x.schema.clone());
     let to = format(to)?;
     let exi = binxml::exi::ExiOptions::default()
         .parse_text(exi.unwrap_or(""))
@@ -143,13 +168,15 @@ fn convert<'py>(
     let out = py
         .allow_threads(|| -> binxml::Result<Vec<u8>> {
             let mut out = Vec::new();
-            let opts = EncodeOptions::default()
+            let mut opts = EncodeOptions::default()
                 .with_indent(indent)
                 .with_exi(exi.clone())
                 .with_exi_schema(grammars.clone());
+            opts.xebu = opts.xebu.clone().with_schema(xebu.clone());
             let dopts = DecodeOptions::default()
                 .with_exi(exi)
-                .with_exi_schema(grammars);
+                .with_exi_schema(grammars)
+                .with_xebu_schema(xebu);
             binxml::convert_with(data, from, &dopts, to, &mut out, &opts)?;
             Ok(out)
         })
@@ -503,6 +530,7 @@ fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sign_cms, m)?)?;
     m.add_function(wrap_pyfunction!(verify_cms, m)?)?;
     m.add_class::<Schema>()?;
+    m.add_class::<XebuSchema>()?;
     m.add_class::<tree::Tree>()?;
     m.add_class::<tree::Element>()?;
     m.add_function(wrap_pyfunction!(tree::parse_tree, m)?)?;

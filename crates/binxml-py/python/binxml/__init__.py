@@ -21,7 +21,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from ._binxml import BinxmlError, detect, encode as _encode, events as _events, formats
-from ._binxml import Schema, Element, Tree as _Tree
+from ._binxml import Schema, XebuSchema, Element, Tree as _Tree
 from ._binxml import sign_cms, sign_xml, verify_cms, verify_xml
 from ._binxml import convert as _convert
 from ._binxml import parse_file as _parse_file, parse_tree as _parse_tree
@@ -35,6 +35,7 @@ __all__ = [
     "ElementTree",
     "SubElement",
     "Schema",
+    "XebuSchema",
     "convert",
     "detect",
     "formats",
@@ -94,15 +95,17 @@ def _read(source):
     raise TypeError(f"cannot read a document from {type(source).__name__}")
 
 
-def convert(data, to, from_=None, indent=None, exi=None, schema=None):
+def convert(data, to, from_=None, indent=None, exi=None, schema=None, xebu_schema=None):
     """Converts a document (bytes, a path or a file object) to the format ``to``; returns bytes.
 
     ``from_`` names the input format; it is detected from the first bytes when absent. ``exi``:
     EXI options as the command line's ``--exi`` takes them (``"compression,preserve-all"``),
     for EXI output and for EXI input whose header carries none. ``schema``: a ``Schema``
     (``binxml.Schema("inv.xsd")``, loaded once) for schema-informed EXI, both ways.
+    ``xebu_schema``: an ``XebuSchema`` (``binxml.XebuSchema("notify.rnc")``, RELAX NG) for
+    XebuS, Xebu with the schema's omission automata, both ways.
     """
-    return _convert(_read(data), to, from_, indent, exi, schema)
+    return _convert(_read(data), to, from_, indent, exi, schema, xebu_schema)
 
 
 def _stream(source, format):
