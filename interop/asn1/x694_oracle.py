@@ -3,7 +3,7 @@
 compiles the ASN.1 module that binxml printed for a schema, and Python's ElementTree compares
 documents. One request per stdin line, fields separated by tabs; one answer line each:
 
-  compile MODULE          compile the module text in file MODULE for UPER and APER (replaces the
+  compile MODULE          compile the module text in file MODULE for UPER, APER and BER (replaces the
                           previous one); "ok <number of types>". MODULE may end with binxml's XER encoding
                           control section: asn1tools compiles the part before it, and `make`
                           reads its instructions.
@@ -12,9 +12,9 @@ documents. One request per stdin line, fields separated by tabs; one answer line
                           ATTRIBUTE, UNTAGGED, LIST, BASE64 and NAME AS, the X.694 name
                           conversion of enumeration values) and write its RULE encoding to OUT;
                           "ok"
-  check RULE TYPE BIN     decode BIN (binxml's encoding; RULE uper or aper) as TYPE with
+  check RULE TYPE BIN     decode BIN (binxml's encoding) as TYPE with
                           asn1tools, re-encode the value and answer "ok" when the bytes are
-                          identical (else "ERR ...")
+                          identical (RULE uper, aper or ber) (else "ERR ...")
   selfcheck               the oracle's rule for semi-constrained integers (see
                           semi_constrained_integers) against pycrate's encodings; "ok"
   same ORIGINAL DECODED   compare two XML files as infosets with the normalisations of the
@@ -92,7 +92,8 @@ def compile_module(path):
     if control:
         asn1 += 'END\n'
     SPEC = {'uper': asn1tools.compile_string(asn1, 'uper'),
-            'aper': asn1tools.compile_string(asn1, 'per')}
+            'aper': asn1tools.compile_string(asn1, 'per'),
+            'ber': asn1tools.compile_string(asn1, 'ber')}
     TYPES = list(asn1tools.parse_string(asn1).values())[0]['types']
     INSTR = {}
     for line in control.splitlines():

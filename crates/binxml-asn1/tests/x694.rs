@@ -27,7 +27,7 @@ use binxml_schema::model::Name;
 use binxml_schema::{LoadOptions, Schema};
 use binxml_testkit::{LineOracle, schema_sets, scratch_dir, workspace_root};
 
-const F: Format = Format::Asn1Uper;
+const F: Format = Format::Asn1XsdUper;
 
 fn load(schema: &Path, catalog: Option<&Path>) -> Schema {
     let mut o = LoadOptions::default();
@@ -124,7 +124,11 @@ fn instances_against_asn1tools() {
                 let m = x.module();
                 let root = m.types[m.roots[0].1].name.clone().unwrap();
                 let mut ok = true;
-                for (format, rule) in [(F, "uper"), (Format::Asn1XsdAper, "aper")] {
+                for (format, rule) in [
+                    (F, "uper"),
+                    (Format::Asn1XsdAper, "aper"),
+                    (Format::Asn1XsdBer, "ber"),
+                ] {
                     if let Err(e) = both_ways(
                         &mut py,
                         &x,
@@ -238,7 +242,7 @@ fn mapped_set(set: &str) -> Option<Mapped> {
             let xml = std::fs::read(r.instance.unwrap()).unwrap();
             let events = binxml_xml::decode(&xml).unwrap();
             if xml.len() < 200_000 {
-                for f in [F, Format::Asn1XsdAper] {
+                for f in [F, Format::Asn1XsdAper, Format::Asn1XsdBer] {
                     encodings.push((f, x.encode_events(&events, f).unwrap()));
                 }
             }
@@ -293,7 +297,7 @@ fn hostile((x, encodings): Mapped) {
     for n in 0..2000 {
         let len = n % 64;
         let b: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
-        for f in [F, Format::Asn1XsdAper] {
+        for f in [F, Format::Asn1XsdAper, Format::Asn1XsdBer] {
             if let Err(e) = x.decode_events(&b, f, &limits) {
                 assert!(e.bit_offset().is_some(), "no bit offset: {e}");
             }
@@ -349,7 +353,7 @@ fn degenerate_schemas() {
     let mut rng = binxml_testkit::mutate::Rng(17);
     for n in 0..3000 {
         let b: Vec<u8> = (0..n % 40).map(|_| rng.below(256) as u8).collect();
-        for f in [F, Format::Asn1XsdAper] {
+        for f in [F, Format::Asn1XsdAper, Format::Asn1XsdBer] {
             match x.decode_events(&b, f, &limits) {
                 Ok(evs) => assert!(evs.len() <= b.len() * 128 + 4096),
                 Err(e) => assert!(e.bit_offset().is_some(), "no bit offset: {e}"),
@@ -360,7 +364,7 @@ fn degenerate_schemas() {
     let xml = br#"<root xmlns="urn:d"><root><e/><e/></root><e/></root>"#;
     let events: Vec<Event<'static>> = binxml_xml::decode(xml).unwrap();
     x.validate(&events, F).unwrap();
-    for f in [F, Format::Asn1XsdAper] {
+    for f in [F, Format::Asn1XsdAper, Format::Asn1XsdBer] {
         let bytes = x.encode_events(&events, f).unwrap();
         let back = x.decode_events(&bytes, f, &limits).unwrap();
         let again = x.encode_events(&back, f).unwrap();

@@ -6,16 +6,26 @@
 use binxml_core::{Error, Event, Format, Result};
 
 use super::bits::BitWriter;
+use binxml_schema::model::Name;
+
 use super::map::{Comp, Kind, Module, Role, TyId, XSI};
 use super::simple;
 
 pub struct Enc<'e> {
-    m: &'e Module,
+    pub(super) m: &'e Module,
     ev: &'e [Event<'static>],
     pos: usize,
     format: Format,
     /// The namespace declarations in scope: their events' positions.
     scopes: Vec<usize>,
+}
+
+/// An element's start tag, consumed: the range of its namespace and attribute events, which
+/// of the attributes a component took, and the namespace scope to restore at its end.
+pub(super) struct Open {
+    attrs: std::ops::Range<usize>,
+    used: Vec<bool>,
+    scope: usize,
 }
 
 /// Encodes a whole document (its events) as a value of the root type `root`.
@@ -25,30 +35,49 @@ pub fn encode(
     events: &[Event<'static>],
     format: Format,
 ) -> Result<Vec<u8>> {
-    let mut e = Enc {
-        m,
-        ev: events,
-        pos: 0,
-        format,
-        scopes: Vec::new(),
-    };
+    let mut e = Enc::new(m, events, format);
     let mut w = BitWriter::new(format == Format::Asn1XsdAper);
-    let (name, ty) = &m.roots[root];
-    match e.peek_start() {
-        Some((ns, local)) if ns == name.ns && local == name.local => {}
-        _ => return Err(e.err(format!("the root element must be {name}"))),
-    }
-    e.element(*ty, &mut w)?;
-    e.skip();
-    match e.ev.get(e.pos) {
-        Some(Event::EndDocument) | None => {}
-        _ => return Err(e.err("content after the root element")),
-    }
+    let ty = e.root(root)?;
+    e.element(ty, &mut w)?;
+    e.end()?;
     Ok(w.finish())
 }
 
-impl Enc<'_> {
-    fn err(&self, msg: impl Into<String>) -> Error {
+impl<'e> Enc<'e> {
+    pub(super) fn new(m: &'e Module, ev: &'e [Event<'static>], format: Format) -> Self {
+        Enc {
+            m,
+            ev,
+            pos: 0,
+            format,
+            scopes: Vec::new(),
+        }
+    }
+
+    /// Checks that the document's root element is root `root` of the module; its type.
+    pub(super) fn root(&mut self, root: usize) -> Result<TyId> {
+        let (name, ty) = &self.m.roots[root];
+        match self.peek_start() {
+            Some((ns, local)) if ns == name.ns && local == name.local => Ok(*ty),
+            _ => Err(self.err(format!("the root element must be {name}"))),
+        }
+    }
+
+    /// Checks that nothing but the end of the document follows the root element.
+    pub(super) fn end(&mut self) -> Result<()> {
+        self.skip();
+        match self.ev.get(self.pos) {
+            Some(Event::EndDocument) | None => Ok(()),
+            _ => Err(self.err("content after the root element")),
+        }
+    }
+
+    /// The number of events consumed.
+    pub(super) fn at(&self) -> usize {
+        self.pos
+    }
+
+    pub(super) fn err(&self, msg: impl Into<String>) -> Error {
         Error::invalid_events(self.format, format!("event {}: {}", self.pos, msg.into()))
     }
 
@@ -73,7 +102,7 @@ impl Enc<'_> {
         }
     }
 
-    fn peek_start(&mut self) -> Option<(&str, &str)> {
+    pub(super) fn peek_start(&mut self) -> Option<(&str, &str)> {
         self.skip();
         match self.ev.get(self.pos) {
             Some(Event::StartElement(q)) => Some((&q.namespace, &q.local)),
@@ -99,7 +128,8 @@ impl Enc<'_> {
         }
     }
 
-    fn matches(&mut self, c: &Comp) -> bool {
+    /// Whether the next element can start component `c`.
+    pub(super) fn matches(&mut self, c: &Comp) -> bool {
         let m = self.m;
         match self.peek_start() {
             Some((ns, local)) => m.starts_with(c, ns, local),
@@ -107,53 +137,76 @@ impl Enc<'_> {
         }
     }
 
-    /// An element (at its start tag) with type `ty`.
-    fn element(&mut self, ty: TyId, w: &mut BitWriter) -> Result<()> {
+    /// Consumes an element's start tag and its namespace and attribute events.
+    pub(super) fn open(&mut self) -> Open {
         self.pos += 1;
         let first_attr = self.pos;
         while let Some(Event::Namespace { .. } | Event::Attribute { .. }) = self.ev.get(self.pos) {
             self.pos += 1;
         }
         let attrs = first_attr..self.pos;
-        let mut used = vec![false; attrs.len()];
         let scope = self.scopes.len();
         for i in attrs.clone() {
             if let Event::Namespace { .. } = &self.ev[i] {
                 self.scopes.push(i);
             }
         }
-        let mut kind = self.m.resolve(ty);
-        if let Kind::Derivations { declared, alts } = kind {
-            // xsi:type picks the alternative; without it, the declared type.
-            let mut pick = *declared;
-            for (k, i) in attrs.clone().enumerate() {
-                if let Event::Attribute { name, value } = &self.ev[i]
-                    && name.namespace == XSI
-                    && name.local == "type"
-                {
-                    used[k] = true;
-                    let (ns, local) = self.resolve_qname(value)?;
-                    pick = alts.iter().position(
-                        |a| matches!(&a.role, Role::Type(n) if n.ns == ns && n.local == local),
-                    );
-                    if pick.is_none() {
-                        return Err(self.err(format!("xsi:type {value:?} is not a type the mapping derives from the declared one")));
-                    }
+        Open {
+            used: vec![false; attrs.len()],
+            attrs,
+            scope,
+        }
+    }
+
+    /// The alternative of a `T-derivations` CHOICE that the element's `xsi:type` names; the
+    /// declared type's without one.
+    pub(super) fn pick_type(
+        &self,
+        o: &mut Open,
+        declared: Option<usize>,
+        alts: &[Comp],
+    ) -> Result<usize> {
+        let mut pick = declared;
+        for (k, i) in o.attrs.clone().enumerate() {
+            if let Event::Attribute { name, value } = &self.ev[i]
+                && name.namespace == XSI
+                && name.local == "type"
+            {
+                o.used[k] = true;
+                let (ns, local) = self.resolve_qname(value)?;
+                pick = alts.iter().position(
+                    |a| matches!(&a.role, Role::Type(n) if n.ns == ns && n.local == local),
+                );
+                if pick.is_none() {
+                    return Err(self.err(format!(
+                        "xsi:type {value:?} is not a type the mapping derives from the declared one"
+                    )));
                 }
             }
-            let i =
-                pick.ok_or_else(|| self.err("an element of an abstract type without xsi:type"))?;
-            w.constrained(i as u128, alts.len() as u128);
-            kind = self.m.resolve(alts[i].ty);
         }
-        match kind {
-            Kind::Sequence(comps) => self.sequence(comps, Some((attrs.clone(), &mut used)), w)?,
-            kind => {
-                let text = self.text()?;
-                simple::encode(self.m, kind, &text, w).map_err(|e| self.err(e))?;
+        pick.ok_or_else(|| self.err("an element of an abstract type without xsi:type"))
+    }
+
+    /// The value of the element's attribute `name`, marked as taken.
+    pub(super) fn attribute(&self, o: &mut Open, name: &Name) -> Option<&'e str> {
+        let mut found = None;
+        let ev = self.ev;
+        for (k, i) in o.attrs.clone().enumerate() {
+            if let Event::Attribute { name: q, value } = &ev[i]
+                && q.namespace == name.ns
+                && q.local == name.local
+            {
+                o.used[k] = true;
+                found = Some(&**value);
             }
         }
-        for (i, u) in attrs.zip(used) {
+        found
+    }
+
+    /// Ends an element: every attribute must have been taken by a component, and its end tag
+    /// must follow.
+    pub(super) fn close(&mut self, o: Open) -> Result<()> {
+        for (i, u) in o.attrs.zip(o.used) {
             if let Event::Attribute { name, .. } = &self.ev[i] {
                 if u {
                     continue;
@@ -169,7 +222,7 @@ impl Enc<'_> {
                 )));
             }
         }
-        self.scopes.truncate(scope);
+        self.scopes.truncate(o.scope);
         self.skip();
         match self.ev.get(self.pos) {
             Some(Event::EndElement) => {
@@ -187,8 +240,48 @@ impl Enc<'_> {
         }
     }
 
+    /// The alternative of a CHOICE that the next element starts (or one that may be empty).
+    pub(super) fn choose(&mut self, alts: &[Comp]) -> Result<usize> {
+        let m = self.m;
+        match alts.iter().position(|a| self.matches(a)) {
+            Some(i) => Ok(i),
+            None => alts
+                .iter()
+                .position(|a| m.emptiable(a))
+                .ok_or_else(|| self.err("no alternative of a choice matches")),
+        }
+    }
+
+    /// Checks the next element against element component `name`.
+    pub(super) fn expect(&mut self, name: &Name) -> Result<()> {
+        match self.peek_start() {
+            Some((ns, local)) if ns == name.ns && local == name.local => Ok(()),
+            _ => Err(self.err(format!("element {name} expected"))),
+        }
+    }
+
+    /// An element (at its start tag) with type `ty`.
+    fn element(&mut self, ty: TyId, w: &mut BitWriter) -> Result<()> {
+        let mut o = self.open();
+        let mut kind = self.m.resolve(ty);
+        if let Kind::Derivations { declared, alts } = kind {
+            // xsi:type picks the alternative; without it, the declared type.
+            let i = self.pick_type(&mut o, *declared, alts)?;
+            w.constrained(i as u128, alts.len() as u128);
+            kind = self.m.resolve(alts[i].ty);
+        }
+        match kind {
+            Kind::Sequence(comps) => self.sequence(comps, Some(&mut o), w)?,
+            kind => {
+                let text = self.text()?;
+                simple::encode(self.m, kind, &text, w).map_err(|e| self.err(e))?;
+            }
+        }
+        self.close(o)
+    }
+
     /// The character content of an element of simple type, up to its end tag.
-    fn text(&mut self) -> Result<String> {
+    pub(super) fn text(&mut self) -> Result<String> {
         let mut s = String::new();
         while let Some(ev) = self.ev.get(self.pos) {
             match ev {
@@ -207,7 +300,7 @@ impl Enc<'_> {
     fn sequence(
         &mut self,
         comps: &[Comp],
-        mut attrs: Option<(std::ops::Range<usize>, &mut Vec<bool>)>,
+        mut attrs: Option<&mut Open>,
         w: &mut BitWriter,
     ) -> Result<()> {
         let bitmap = w.len();
@@ -219,18 +312,7 @@ impl Enc<'_> {
         for c in comps {
             match &c.role {
                 Role::Attr(name) => {
-                    let mut found = None;
-                    if let Some((range, used)) = attrs.as_mut() {
-                        for (k, i) in range.clone().enumerate() {
-                            if let Event::Attribute { name: q, value } = &self.ev[i]
-                                && q.namespace == name.ns
-                                && q.local == name.local
-                            {
-                                used[k] = true;
-                                found = Some(value);
-                            }
-                        }
-                    }
+                    let found = attrs.as_deref_mut().and_then(|o| self.attribute(o, name));
                     if c.optional {
                         w.patch(bit, found.is_some());
                         bit += 1;
@@ -266,10 +348,10 @@ impl Enc<'_> {
     /// The value of a content component (an element or a group).
     fn value(&mut self, c: &Comp, w: &mut BitWriter) -> Result<()> {
         match &c.role {
-            Role::Elem(name) => match self.peek_start() {
-                Some((ns, local)) if ns == name.ns && local == name.local => self.element(c.ty, w),
-                _ => Err(self.err(format!("element {name} expected"))),
-            },
+            Role::Elem(name) => {
+                self.expect(name)?;
+                self.element(c.ty, w)
+            }
             Role::Group => self.group(c.ty, w),
             Role::Wildcard => Err(self
                 .err("an element wildcard's content is not carried (wildcards are not covered)")),
@@ -284,13 +366,7 @@ impl Enc<'_> {
         match m.resolve(ty) {
             Kind::Sequence(comps) => self.sequence(comps, None, w),
             Kind::Choice(alts) => {
-                let i = match alts.iter().position(|a| self.matches(a)) {
-                    Some(i) => i,
-                    None => alts
-                        .iter()
-                        .position(|a| m.emptiable(a))
-                        .ok_or_else(|| self.err("no alternative of a choice matches"))?,
-                };
+                let i = self.choose(alts)?;
                 w.constrained(i as u128, alts.len() as u128);
                 self.value(&alts[i], w)
             }
@@ -300,10 +376,10 @@ impl Enc<'_> {
                 let mut sub = BitWriter::with_phase(w.aligned(), phase);
                 let mut starts = Vec::new();
                 while max.is_none_or(|mx| (starts.len() as u64) < mx) && self.matches(item) {
-                    let before = self.pos;
+                    let before = self.at();
                     starts.push(sub.len());
                     self.value(item, &mut sub)?;
-                    if self.pos == before {
+                    if self.at() == before {
                         break;
                     }
                 }
