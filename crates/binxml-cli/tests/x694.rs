@@ -101,6 +101,39 @@ fn convert_round_trip_and_refusal() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8(out.stdout).unwrap().contains(">TOSL108<"));
+    // BER to a file (its extension, .xber, names the format) and back; a BER encoding
+    // starts with the root SEQUENCE's universal tag.
+    let ber = dir.join("inv.xber");
+    let out = bin()
+        .arg("convert")
+        .arg(&xml)
+        .args(["-t", "asn1-xsd-ber", "--schema"])
+        .arg(&xsd)
+        .arg("-o")
+        .arg(&ber)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&ber).unwrap();
+    assert_eq!(bytes[0], 0x30);
+    assert!(bytes.len() as u64 > size, "BER is larger than PER");
+    let out = bin()
+        .arg("convert")
+        .arg(&ber)
+        .args(["-t", "xml", "--schema"])
+        .arg(&xsd)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8(out.stdout).unwrap().contains(">TOSL108<"));
 
     let bad = dir.join("bad.xml");
     std::fs::write(
@@ -128,6 +161,15 @@ fn convert_round_trip_and_refusal() {
         .arg(&xml)
         .args(["-t", "asn1-xsd-uper", "-o"])
         .arg(dir.join("none.xuper"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs the schema"));
+    let out = bin()
+        .arg("convert")
+        .arg(&xml)
+        .args(["-t", "asn1-xsd-ber", "-o"])
+        .arg(dir.join("none.xber"))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
