@@ -9,7 +9,7 @@ documents. One request per stdin line, fields separated by tabs; one answer line
                           reads its instructions.
   make RULE TYPE XML OUT  build a value of TYPE from the XML file by this script's own mapping
                           (the module's types as asn1tools parses them, the XER instructions
-                          ATTRIBUTE, UNTAGGED, LIST, BASE64 and NAME AS, the X.694 name
+                          ATTRIBUTE, UNTAGGED, LIST, BASE64, USE-TYPE, USE-NIL and NAME AS, the X.694 name
                           conversion of enumeration values) and write its RULE encoding to OUT;
                           "ok"
   check RULE TYPE BIN     decode BIN (binxml's encoding) as TYPE with
@@ -23,7 +23,8 @@ documents. One request per stdin line, fields separated by tabs; one answer line
                           and as the whole content of an element of element-only content)
                           and xsi:schemaLocation are not compared, the text of an element
                           without children is compared with its white space collapsed (the
-                          whiteSpace facets), xsi:type values as expanded names; "ok" or "DIFF <path>: <what>"
+                          whiteSpace facets), xsi:type values as expanded names, xsi:nil "1" as
+                          "true" and "false" as absent; "ok" or "DIFF <path>: <what>"
 """
 import sys
 import xml.etree.ElementTree as ET
@@ -98,7 +99,7 @@ def compile_module(path):
     INSTR = {}
     for line in control.splitlines():
         f = line.split()
-        if len(f) >= 2 and f[0] in ('ATTRIBUTE', 'UNTAGGED', 'LIST', 'BASE64', 'USE-TYPE'):
+        if len(f) >= 2 and f[0] in ('ATTRIBUTE', 'UNTAGGED', 'LIST', 'BASE64', 'USE-TYPE', 'USE-NIL'):
             INSTR.setdefault(f[1], {})[f[0]] = True
         elif len(f) == 4 and f[0] == 'NAME' and f[2] == 'AS':
             INSTR.setdefault(f[1], {})['NAME'] = f[3].strip('"')
@@ -240,6 +241,22 @@ class Builder:
         if rt['type'] != 'SEQUENCE':
             return self.simple(rt, rpath, el.text or '', 'BASE64' in self.instr(path))
         kids = list(el)
+        if 'USE-NIL' in self.instr(rpath):
+            # The last component is the content, absent when the element is nil; the others
+            # are its attributes.
+            *attrs, content = rt['members']
+            value, _ = self.sequence(attrs, rpath, el, [], 0)
+            if (el.get(XSI + 'nil') or '').strip() in ('true', '1'):
+                return value
+            cp = rpath + '.' + content['name']
+            ct, ctp = self.resolve(content, cp)
+            if ct['type'] == 'SEQUENCE':
+                value[content['name']], i = self.sequence(ct['members'], cp if ct is content else ctp, el, kids, 0)
+                if i != len(kids):
+                    raise Refused('element %s not expected in %s' % (kids[i].tag, el.tag))
+            else:
+                value[content['name']] = self.simple(content, cp, el.text or '', 'BASE64' in self.instr(cp))
+            return value
         value, i = self.sequence(rt['members'], rpath, el, kids, 0)
         if i != len(kids):
             raise Refused('element %s not expected in %s' % (kids[i].tag, el.tag))
@@ -345,6 +362,10 @@ def compare(a, b, path, ns_a, ns_b):
     for attrs, ns in ((attrs_a, ns_a), (attrs_b, ns_b)):
         if XSI + 'type' in attrs:
             attrs[XSI + 'type'] = expand(attrs[XSI + 'type'], ns)
+        # xsi:nil: "1" is "true", and "false" is no attribute (the content is there).
+        nil = attrs.pop(XSI + 'nil', None)
+        if nil is not None and nil.strip() in ('true', '1'):
+            attrs[XSI + 'nil'] = 'true'
     if attrs_a != attrs_b:
         return 'DIFF %s: attributes %r vs %r' % (path, attrs_a, attrs_b)
     ca, cb = list(a), list(b)

@@ -144,6 +144,9 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
         let m = self.o.m;
         for (k, c) in comps.iter().enumerate() {
             if self.r.peek(end)? != Some(context(k)) {
+                if c.role == Role::Nil {
+                    self.o.nil(self.at())?;
+                }
                 if c.optional {
                     continue;
                 }
@@ -160,6 +163,17 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
                     let s = self.simple(m.resolve(c.ty), Some(context(k)), end)?;
                     self.o.text(s, self.at())?;
                 }
+                Role::Nil => match m.resolve(c.ty) {
+                    Kind::Sequence(comps) => {
+                        let (_, e) = self.r.expect(context(k), true, end)?;
+                        self.sequence(comps, e)?;
+                        self.r.at_end(e)?;
+                    }
+                    kind => {
+                        let s = self.simple(kind, Some(context(k)), end)?;
+                        self.o.text(s, self.at())?;
+                    }
+                },
                 _ => self.value(c, Some(k), end)?,
             }
         }
@@ -174,7 +188,9 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
             Role::Wildcard => Err(self
                 .r
                 .err("an element wildcard (not covered by the mapping)")),
-            Role::Attr(_) | Role::Text => Err(self.r.err("internal: attribute in content")),
+            Role::Attr(_) | Role::Text | Role::Nil => {
+                Err(self.r.err("internal: attribute in content"))
+            }
         }
     }
 

@@ -1,7 +1,8 @@
 //! Events to BER (X.690, definite lengths), guided by the mapped module: the same walk over
 //! the document as the PER encoder (`enc.rs`), with the tags that the module's AUTOMATIC
 //! TAGS imply. The n-th component of a SEQUENCE or alternative of a CHOICE is tagged `[n]`,
-//! implicitly, but explicitly when its type is a CHOICE (X.680 31.2.7 and 31.3); a SEQUENCE OF's
+//! implicitly, but explicitly when its type is a CHOICE (X.680: a tag on a CHOICE type is
+//! explicit); a SEQUENCE OF's
 //! items and the root value keep their universal tags (an untagged CHOICE is its alternative's
 //! encoding).
 
@@ -99,6 +100,22 @@ impl BerEnc<'_> {
                     self.simple(m.resolve(c.ty), Some(context(k)), &text)
                         .map_err(|e| self.e.err(e))?;
                 }
+                Role::Nil => {
+                    if !self.e.nil(attrs.as_deref_mut())? {
+                        match m.resolve(c.ty) {
+                            Kind::Sequence(comps) => {
+                                let mark = self.w.open(context(k));
+                                self.sequence(comps, None)?;
+                                self.w.close(mark);
+                            }
+                            kind => {
+                                let text = self.e.text()?;
+                                self.simple(kind, Some(context(k)), &text)
+                                    .map_err(|e| self.e.err(e))?;
+                            }
+                        }
+                    }
+                }
                 _ => {
                     if c.optional && !self.e.matches(c) {
                         continue;
@@ -121,7 +138,7 @@ impl BerEnc<'_> {
             Role::Wildcard => Err(self
                 .e
                 .err("an element wildcard's content is not carried (wildcards are not covered)")),
-            Role::Attr(_) | Role::Text | Role::Type(_) => {
+            Role::Attr(_) | Role::Text | Role::Type(_) | Role::Nil => {
                 Err(self.e.err("internal: attribute in content"))
             }
         }

@@ -139,6 +139,18 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
         )
     }
 
+    /// `xsi:nil="true"`: a nillable element's content is absent.
+    pub(super) fn nil(&mut self, at: usize) -> Result<()> {
+        let name = self.qname(XSI, "nil");
+        self.push(
+            Event::Attribute {
+                name,
+                value: Cow::Borrowed("true"),
+            },
+            at,
+        )
+    }
+
     /// Character content (none when empty).
     pub(super) fn text(&mut self, s: String, at: usize) -> Result<()> {
         if s.is_empty() {
@@ -265,6 +277,9 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 };
                 bit += 1;
                 if !present {
+                    if c.role == Role::Nil {
+                        self.o.nil(self.r.pos())?;
+                    }
                     continue;
                 }
             }
@@ -282,6 +297,10 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 self.o.attribute(name, s, self.r.pos())
             }
             Role::Text => self.text(m.resolve(c.ty)),
+            Role::Nil => match m.resolve(c.ty) {
+                Kind::Sequence(comps) => self.sequence(comps),
+                kind => self.text(kind),
+            },
             Role::Elem(name) => self.element(c.ty, &name.ns, &name.local, false),
             Role::Group => self.group(c.ty),
             Role::Type(_) => Err(self.r.err("internal: a type alternative as content")),

@@ -203,6 +203,16 @@ impl<'e> Enc<'e> {
         found
     }
 
+    /// Whether the element has `xsi:nil="true"` (the attribute, when there, is taken).
+    pub(super) fn nil(&self, o: Option<&mut Open>) -> Result<bool> {
+        let Some(o) = o else { return Ok(false) };
+        let name = Name::new(XSI, "nil");
+        match self.attribute(o, &name) {
+            None => Ok(false),
+            Some(v) => simple::boolean(v).map_err(|e| self.err(format!("xsi:nil: {e}"))),
+        }
+    }
+
     /// Ends an element: every attribute must have been taken by a component, and its end tag
     /// must follow.
     pub(super) fn close(&mut self, o: Open) -> Result<()> {
@@ -217,7 +227,7 @@ impl<'e> Enc<'e> {
                     continue;
                 }
                 return Err(self.err(format!(
-                    "attribute {{{}}}{} is not carried by the mapping (xsi:nil, attribute wildcards and xsi:type on a type without derivations are not covered)",
+                    "attribute {{{}}}{} is not carried by the mapping (xsi:nil on an element that is not nillable or whose type has derivations, attribute wildcards and xsi:type on a type without derivations are not covered)",
                     name.namespace, name.local
                 )));
             }
@@ -329,6 +339,20 @@ impl<'e> Enc<'e> {
                     simple::encode(self.m, self.m.resolve(c.ty), &text, w)
                         .map_err(|e| self.err(e))?;
                 }
+                Role::Nil => {
+                    let nil = self.nil(attrs.as_deref_mut())?;
+                    w.patch(bit, !nil);
+                    bit += 1;
+                    if !nil {
+                        match self.m.resolve(c.ty) {
+                            Kind::Sequence(comps) => self.sequence(comps, None, w)?,
+                            kind => {
+                                let text = self.text()?;
+                                simple::encode(self.m, kind, &text, w).map_err(|e| self.err(e))?;
+                            }
+                        }
+                    }
+                }
                 _ => {
                     if c.optional {
                         let present = self.matches(c);
@@ -355,7 +379,7 @@ impl<'e> Enc<'e> {
             Role::Group => self.group(c.ty, w),
             Role::Wildcard => Err(self
                 .err("an element wildcard's content is not carried (wildcards are not covered)")),
-            Role::Attr(_) | Role::Text | Role::Type(_) => {
+            Role::Attr(_) | Role::Text | Role::Type(_) | Role::Nil => {
                 Err(self.err("internal: attribute in content"))
             }
         }
