@@ -9,7 +9,8 @@ documents. One request per stdin line, fields separated by tabs; one answer line
                           reads its instructions.
   make RULE TYPE XML OUT  build a value of TYPE from the XML file by this script's own mapping
                           (the module's types as asn1tools parses them, the XER instructions
-                          ATTRIBUTE, UNTAGGED, LIST, BASE64, USE-TYPE, USE-NIL and NAME AS, the X.694 name
+                          ATTRIBUTE, UNTAGGED, LIST, BASE64, USE-TYPE, USE-NIL, EMBED-VALUES
+                          and NAME AS, the X.694 name
                           conversion of enumeration values) and write its RULE encoding to OUT;
                           "ok"
   check RULE TYPE BIN     decode BIN (binxml's encoding) as TYPE with
@@ -99,7 +100,8 @@ def compile_module(path):
     INSTR = {}
     for line in control.splitlines():
         f = line.split()
-        if len(f) >= 2 and f[0] in ('ATTRIBUTE', 'UNTAGGED', 'LIST', 'BASE64', 'USE-TYPE', 'USE-NIL'):
+        if len(f) >= 2 and f[0] in ('ATTRIBUTE', 'UNTAGGED', 'LIST', 'BASE64', 'USE-TYPE', 'USE-NIL',
+                                         'EMBED-VALUES'):
             INSTR.setdefault(f[1], {})[f[0]] = True
         elif len(f) == 4 and f[0] == 'NAME' and f[2] == 'AS':
             INSTR.setdefault(f[1], {})['NAME'] = f[3].strip('"')
@@ -264,6 +266,11 @@ class Builder:
 
     def sequence(self, members, path, el, kids, i):
         value = {}
+        if members and 'EMBED-VALUES' in self.instr(path):
+            # Mixed content: the first component holds the text before each child element
+            # and after the last.
+            value[members[0]['name']] = [el.text or ''] + [k.tail or '' for k in kids]
+            members = members[1:]
         for m in members:
             mp = path + '.' + m['name']
             role = self.role(m, mp)

@@ -457,3 +457,45 @@ fn nillable_against_asn1tools() {
     let instances: Vec<&str> = instances.iter().map(String::as_str).collect();
     through_oracle(&mut py, "nil", xsd, "order", &instances);
 }
+
+/// Mixed content (X.694's EMBED-VALUES): text before, between and after child elements,
+/// white space included, nested mixed elements, an element of mixed content with no text or no
+/// children, and a nillable one; against asn1tools both ways.
+#[test]
+fn mixed_content_against_asn1tools() {
+    let Some(mut py) = oracle() else { return };
+    let xsd = r#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:t" xmlns="urn:t" elementFormDefault="qualified">
+  <xs:element name="doc">
+    <xs:complexType mixed="true">
+      <xs:sequence>
+        <xs:element name="b" type="xs:string" minOccurs="0" maxOccurs="unbounded"/>
+        <xs:element name="i" minOccurs="0">
+          <xs:complexType mixed="true">
+            <xs:sequence><xs:element name="b" type="xs:string" minOccurs="0"/></xs:sequence>
+            <xs:attribute name="k" type="xs:string"/>
+          </xs:complexType>
+        </xs:element>
+        <xs:element name="n" minOccurs="0" nillable="true">
+          <xs:complexType mixed="true">
+            <xs:sequence><xs:element name="b" type="xs:string" minOccurs="0"/></xs:sequence>
+          </xs:complexType>
+        </xs:element>
+      </xs:sequence>
+      <xs:attribute name="lang" type="xs:string"/>
+    </xs:complexType>
+  </xs:element>
+</xs:schema>"#;
+    let xsi = r#"xmlns="urn:t" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance""#;
+    let instances = [
+        format!(
+            r#"<doc {xsi} lang="en">Hello <b>bold</b> and <b>more</b>, <i k="1">nested <b>x</b> tail</i> end.</doc>"#
+        ),
+        format!(r#"<doc {xsi}/>"#),
+        format!(r#"<doc {xsi}>only text &amp; an entity</doc>"#),
+        format!("<doc {xsi}>\n  <b>a</b><b>b</b>\n  <i/>\n</doc>"),
+        format!(r#"<doc {xsi}>x<n xsi:nil="true"/></doc>"#),
+        format!(r#"<doc {xsi}><n>t<b>u</b>v</n>w</doc>"#),
+    ];
+    let instances: Vec<&str> = instances.iter().map(String::as_str).collect();
+    through_oracle(&mut py, "mixed", xsd, "doc", &instances);
+}

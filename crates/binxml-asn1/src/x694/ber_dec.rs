@@ -8,7 +8,7 @@
 use binxml_core::{Event, EventSink, Format, Limits, Result};
 use binxml_schema::model::Name;
 
-use super::ber::{BerReader, SEQUENCE, Tag, context, integer_value};
+use super::ber::{BerReader, SEQUENCE, Tag, context, integer_value, universal};
 use super::ber_enc::simple_tag;
 use super::dec::{Collect, Emit};
 use super::map::{Comp, Kind, Module, Role, TyId};
@@ -163,6 +163,17 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
                     let s = self.simple(m.resolve(c.ty), Some(context(k)), end)?;
                     self.o.text(s, self.at())?;
                 }
+                Role::Embed => {
+                    let (_, e) = self.r.expect(context(k), true, end)?;
+                    let mut segs = Vec::new();
+                    while self.r.pos() < e {
+                        let (len, _) = self.r.expect(universal(12), false, e)?;
+                        let s = std::str::from_utf8(self.r.take(len))
+                            .map_err(|_| self.r.err("UTF8String is not UTF-8"))?;
+                        segs.push(s.to_owned());
+                    }
+                    self.o.embed(segs);
+                }
                 Role::Nil => match m.resolve(c.ty) {
                     Kind::Sequence(comps) => {
                         let (_, e) = self.r.expect(context(k), true, end)?;
@@ -188,7 +199,7 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
             Role::Wildcard => Err(self
                 .r
                 .err("an element wildcard (not covered by the mapping)")),
-            Role::Attr(_) | Role::Text | Role::Nil => {
+            Role::Attr(_) | Role::Text | Role::Nil | Role::Embed => {
                 Err(self.r.err("internal: attribute in content"))
             }
         }

@@ -100,6 +100,14 @@ impl BerEnc<'_> {
                     self.simple(m.resolve(c.ty), Some(context(k)), &text)
                         .map_err(|e| self.e.err(e))?;
                 }
+                Role::Embed => {
+                    let segs = self.e.embedded();
+                    let mark = self.w.open(context(k));
+                    for seg in &segs {
+                        self.w.primitive(universal(12), seg.as_bytes());
+                    }
+                    self.w.close(mark);
+                }
                 Role::Nil => {
                     if !self.e.nil(attrs.as_deref_mut())? {
                         match m.resolve(c.ty) {
@@ -138,7 +146,7 @@ impl BerEnc<'_> {
             Role::Wildcard => Err(self
                 .e
                 .err("an element wildcard's content is not carried (wildcards are not covered)")),
-            Role::Attr(_) | Role::Text | Role::Type(_) | Role::Nil => {
+            Role::Attr(_) | Role::Text | Role::Type(_) | Role::Nil | Role::Embed => {
                 Err(self.e.err("internal: attribute in content"))
             }
         }

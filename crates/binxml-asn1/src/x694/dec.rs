@@ -29,6 +29,10 @@ pub(super) struct Emit<'m, 's, S> {
     depth: usize,
     max_depth: usize,
     budget: usize,
+    /// The character data of the open elements of mixed content: each one's depth and its
+    /// strings not yet written, last first (one goes before each child element, the rest
+    /// before the end tag).
+    embedded: Vec<(usize, Vec<String>)>,
 }
 
 impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
@@ -47,6 +51,7 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             depth: 0,
             max_depth: limits.max_depth,
             budget: input.saturating_mul(128).saturating_add(4096),
+            embedded: Vec::new(),
         }
     }
 
@@ -123,6 +128,12 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
     }
 
     pub(super) fn end(&mut self, at: usize) -> Result<()> {
+        if self.embedded.last().is_some_and(|(d, _)| *d == self.depth) {
+            let (_, segs) = self.embedded.pop().expect("checked");
+            for s in segs.into_iter().rev() {
+                self.text(s, at)?;
+            }
+        }
         self.push(Event::EndElement, at)?;
         self.depth -= 1;
         Ok(())
@@ -137,6 +148,13 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             },
             at,
         )
+    }
+
+    /// The character data of the current element's mixed content (`embed-values`), written
+    /// around its child elements as they come.
+    pub(super) fn embed(&mut self, mut segs: Vec<String>) {
+        segs.reverse();
+        self.embedded.push((self.depth, segs));
     }
 
     /// `xsi:nil="true"`: a nillable element's content is absent.
@@ -301,6 +319,19 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 Kind::Sequence(comps) => self.sequence(comps),
                 kind => self.text(kind),
             },
+            Role::Embed => {
+                let mut segs = Vec::new();
+                self.r.counted(0, None, |r, n| {
+                    for _ in 0..n {
+                        let mut s = String::new();
+                        simple::decode(m, &simple::EMBEDDED, r, &mut s)?;
+                        segs.push(s);
+                    }
+                    Ok(())
+                })?;
+                self.o.embed(segs);
+                Ok(())
+            }
             Role::Elem(name) => self.element(c.ty, &name.ns, &name.local, false),
             Role::Group => self.group(c.ty),
             Role::Type(_) => Err(self.r.err("internal: a type alternative as content")),

@@ -18,6 +18,9 @@ pub struct Enc<'e> {
     format: Format,
     /// The namespace declarations in scope: their events' positions.
     scopes: Vec<usize>,
+    /// For each open element, whether its content is mixed (its character data is carried by
+    /// `embed-values`, and the walk passes over it).
+    mixed: Vec<bool>,
 }
 
 /// An element's start tag, consumed: the range of its namespace and attribute events, which
@@ -51,6 +54,7 @@ impl<'e> Enc<'e> {
             pos: 0,
             format,
             scopes: Vec::new(),
+            mixed: Vec::new(),
         }
     }
 
@@ -82,8 +86,10 @@ impl<'e> Enc<'e> {
     }
 
     /// Skips what the mapping does not carry: the prolog, comments, processing instructions
-    /// and whitespace between elements.
+    /// and whitespace between elements (in mixed content, any character data, which
+    /// `embed-values` took).
     fn skip(&mut self) {
+        let mixed = self.mixed.last() == Some(&true);
         while let Some(ev) = self.ev.get(self.pos) {
             match ev {
                 Event::StartDocument { .. }
@@ -93,9 +99,11 @@ impl<'e> Enc<'e> {
                 | Event::Comment(_)
                 | Event::ProcessingInstruction { .. } => {}
                 Event::Characters { text, .. }
-                    if text
-                        .bytes()
-                        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) => {}
+                    if mixed
+                        || text
+                            .bytes()
+                            .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) => {}
+                Event::Typed(_) if mixed => {}
                 _ => return,
             }
             self.pos += 1;
@@ -146,6 +154,7 @@ impl<'e> Enc<'e> {
         }
         let attrs = first_attr..self.pos;
         let scope = self.scopes.len();
+        self.mixed.push(false);
         for i in attrs.clone() {
             if let Event::Namespace { .. } = &self.ev[i] {
                 self.scopes.push(i);
@@ -203,6 +212,37 @@ impl<'e> Enc<'e> {
         found
     }
 
+    /// The character data of the open element's mixed content (the text before each child
+    /// element and after the last), from here to its end tag; the walk passes over it from
+    /// now on.
+    pub(super) fn embedded(&mut self) -> Vec<String> {
+        let mut segs = vec![String::new()];
+        let mut depth = 0usize;
+        for ev in &self.ev[self.pos..] {
+            match ev {
+                Event::StartElement(_) => depth += 1,
+                Event::EndElement if depth == 0 => break,
+                Event::EndElement => {
+                    depth -= 1;
+                    if depth == 0 {
+                        segs.push(String::new());
+                    }
+                }
+                Event::Characters { text, .. } if depth == 0 => {
+                    segs.last_mut().expect("one").push_str(text)
+                }
+                Event::Typed(t) if depth == 0 => {
+                    segs.last_mut().expect("one").push_str(&t.lexical())
+                }
+                _ => {}
+            }
+        }
+        if let Some(m) = self.mixed.last_mut() {
+            *m = true;
+        }
+        segs
+    }
+
     /// Whether the element has `xsi:nil="true"` (the attribute, when there, is taken).
     pub(super) fn nil(&self, o: Option<&mut Open>) -> Result<bool> {
         let Some(o) = o else { return Ok(false) };
@@ -234,6 +274,7 @@ impl<'e> Enc<'e> {
         }
         self.scopes.truncate(o.scope);
         self.skip();
+        self.mixed.pop();
         match self.ev.get(self.pos) {
             Some(Event::EndElement) => {
                 self.pos += 1;
@@ -243,10 +284,7 @@ impl<'e> Enc<'e> {
                 "element {{{}}}{} is not where the mapped type expects it (the content of element wildcards is not covered)",
                 q.namespace, q.local
             ))),
-            _ => {
-                Err(self
-                    .err("character data in element-only content (mixed content is not covered)"))
-            }
+            _ => Err(self.err("character data in element-only content")),
         }
     }
 
@@ -339,6 +377,16 @@ impl<'e> Enc<'e> {
                     simple::encode(self.m, self.m.resolve(c.ty), &text, w)
                         .map_err(|e| self.err(e))?;
                 }
+                Role::Embed => {
+                    let segs = self.embedded();
+                    w.counted(segs.len(), 0, None, |w, s, e| {
+                        for seg in &segs[s..e] {
+                            simple::encode(self.m, &simple::EMBEDDED, seg, w)
+                                .map_err(|x| self.err(x))?;
+                        }
+                        Ok(())
+                    })?;
+                }
                 Role::Nil => {
                     let nil = self.nil(attrs.as_deref_mut())?;
                     w.patch(bit, !nil);
@@ -379,7 +427,7 @@ impl<'e> Enc<'e> {
             Role::Group => self.group(c.ty, w),
             Role::Wildcard => Err(self
                 .err("an element wildcard's content is not carried (wildcards are not covered)")),
-            Role::Attr(_) | Role::Text | Role::Type(_) | Role::Nil => {
+            Role::Attr(_) | Role::Text | Role::Type(_) | Role::Nil | Role::Embed => {
                 Err(self.err("internal: attribute in content"))
             }
         }

@@ -151,6 +151,10 @@ pub enum Role {
     /// element's SEQUENCE, OPTIONAL, absent when the element has `xsi:nil="true"`. Its type is
     /// the simple type of the element's text, or a SEQUENCE of its content's components.
     Nil,
+    /// The character data of mixed content (X.694's `embed-values`, EMBED-VALUES): the first
+    /// component of the element's SEQUENCE, a SEQUENCE OF UTF8String holding the text before
+    /// each child element and after the last.
+    Embed,
 }
 
 /// Why a schema cannot be mapped.
@@ -479,6 +483,33 @@ impl Mapper<'_> {
                         role: Role::Attr(a.name.clone()),
                     });
                 }
+                if let Content::Elements { mixed: true, .. } = &c.content {
+                    let item = self.new_ty(
+                        None,
+                        Kind::Utf8 {
+                            min: 0,
+                            max: None,
+                            ws: WhiteSpace::Preserve,
+                        },
+                    );
+                    let ty = self.new_ty(
+                        None,
+                        Kind::List {
+                            item,
+                            min: 0,
+                            max: None,
+                        },
+                    );
+                    comps.insert(
+                        0,
+                        Comp {
+                            ident: "embed-values".into(),
+                            ty,
+                            optional: false,
+                            role: Role::Embed,
+                        },
+                    );
+                }
                 match &c.content {
                     Content::Empty => {}
                     Content::Simple(s) => {
@@ -787,7 +818,8 @@ impl Module {
             | Role::Elem(_)
             | Role::Wildcard
             | Role::Type(_)
-            | Role::Nil => false,
+            | Role::Nil
+            | Role::Embed => false,
             Role::Group => match self.resolve(t) {
                 Kind::Sequence(comps) => comps
                     .iter()
@@ -814,7 +846,12 @@ impl Module {
         }
         match role {
             Role::Elem(n) => n.ns == ns && n.local == local,
-            Role::Attr(_) | Role::Text | Role::Wildcard | Role::Type(_) | Role::Nil => false,
+            Role::Attr(_)
+            | Role::Text
+            | Role::Wildcard
+            | Role::Type(_)
+            | Role::Nil
+            | Role::Embed => false,
             Role::Group => match self.resolve(t) {
                 Kind::Sequence(comps) => {
                     for c in comps {

@@ -1,7 +1,7 @@
 //! The mapped module as ASN.1 text (X.680 notation, AUTOMATIC TAGS), followed by the XER
 //! encoding control section that says how each component appears in XML (X.693 encoding
 //! instructions: `ATTRIBUTE`, `UNTAGGED`, `LIST`, `BASE64`, `NAME AS`, `NAMESPACE AS`,
-//! `USE-TYPE`, `USE-NIL`). PER
+//! `USE-TYPE`, `USE-NIL`, `EMBED-VALUES`). PER
 //! and BER ignore that section; [`print`] leaves it out when asked.
 
 use std::fmt::Write;
@@ -67,6 +67,10 @@ fn instructions(m: &Module, t: TyId, path: &str, out: &mut String, depth: usize)
     for c in comps {
         let p = format!("{path}.{}", c.ident);
         match &c.role {
+            Role::Embed => {
+                let _ = writeln!(out, "    EMBED-VALUES {path}");
+                continue;
+            }
             Role::Attr(n) => {
                 let _ = writeln!(out, "    ATTRIBUTE {p}");
                 name_as(out, &p, &n.local, &c.ident);

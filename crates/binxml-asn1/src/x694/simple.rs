@@ -9,6 +9,13 @@ use binxml_schema::datatypes::WhiteSpace;
 use super::bits::{BitReader, BitWriter, range_bits};
 use super::map::{Kind, Module};
 
+/// The type of the strings of `embed-values` (mixed content's character data, as written).
+pub const EMBEDDED: Kind = Kind::Utf8 {
+    min: 0,
+    max: None,
+    ws: WhiteSpace::Preserve,
+};
+
 /// Why a text does not fit its type (the encoder turns it into an error).
 pub type Refusal = String;
 
