@@ -190,10 +190,10 @@ fn schema_root_names_the_root_element() {
         c.arg("convert").arg(input).args(args).arg("--schema");
         c.arg(dir.join("uddi_v3.xsd"));
         for (url, file) in [
-            ("http://www.w3.org/2001/xml.xsd", "xml.xsd"),
+            ("http://www.w3.org/2001/xml.xsd", "../xmlschema/xml.xsd"),
             (
                 "http://www.w3.org/TR/xmldsig-core/xmldsig-core-schema.xsd",
-                "xmldsig-core-schema.xsd",
+                "../fpml4/xmldsig-core-schema.xsd",
             ),
         ] {
             c.arg("--schema-location")
