@@ -619,7 +619,8 @@ fn x694_fuzz_module() -> std::sync::Arc<binxml::asn1::x694::X694> {
 }
 
 /// Bytes -> X.694 PER or BER events (the module X.694 maps [`EXI_FUZZ_SCHEMA`]'s `root` to: a
-/// substitution group, `xsi:type` derivations, `all`, lists, enumerations, numbers,
+/// substitution group, `xsi:type` derivations, `all`, lists, enumerations, numbers, mixed
+/// content, a nillable element,
 /// wildcards) to the end: never a panic, hang or unbounded allocation, and every error with
 /// its bit offset. The first byte picks unaligned PER (0 mod 3), aligned PER (1) or BER (2).
 pub fn decode_x694(data: &[u8]) {
