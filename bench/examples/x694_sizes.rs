@@ -1,7 +1,7 @@
 //! Seed 000 section 2 on binxml's schema sets: for each valid instance of
 //! `tests/schemas/sets.tsv` that X.694 covers, the sizes of the XML, its zlib (deflate), the
-//! X.694 unaligned PER and PER+zlib, X.694 aligned PER, with binxml's schema-less UPER (the infoset module) and
-//! schema-informed EXI beside them; and the times of decoding PER into events (push) against
+//! X.694 unaligned PER and PER+zlib, X.694 aligned PER and BER, with binxml's schema-less UPER (the infoset module) and
+//! schema-informed EXI beside them; and the times of decoding PER and BER into events (push) against
 //! binxml's own XML push decoding, and of encoding events into PER (without and with the
 //! validation the format does first).
 //!
@@ -68,9 +68,9 @@ fn push(format: Format, bytes: &[u8], opts: &DecodeOptions) -> u64 {
 fn main() {
     let mut mapped: HashMap<String, (Arc<Schema>, Arc<X694>)> = HashMap::new();
     println!(
-        "| set | document | XML | zlib | PER | PER+zlib | PER/XML | APER | UPER (infoset) | EXI (schema) | XML push MB/s | PER push MB/s | PER encode MB/s | encode+validate MB/s |"
+        "| set | document | XML | zlib | PER | PER+zlib | PER/XML | APER | BER | UPER (infoset) | EXI (schema) | XML push MB/s | PER push MB/s | BER push MB/s | PER encode MB/s | encode+validate MB/s |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut seen = std::collections::HashSet::new();
     for row in schema_sets() {
         if !row.present() || !row.expected_valid {
@@ -102,6 +102,7 @@ fn main() {
             continue;
         };
         let aper = x.encode_events(&events, Format::Asn1XsdAper).unwrap();
+        let ber = x.encode_events(&events, Format::Asn1XsdBer).unwrap();
         let dopts = DecodeOptions::default().with_x694(Some(x.clone()));
         let eopts = EncodeOptions::default().with_x694(Some(x.clone()));
         let uper = binxml::convert(&xml, Some(Format::Xml), Format::Asn1Uper).unwrap();
@@ -123,6 +124,9 @@ fn main() {
         let per_t = time(|| {
             push(Format::Asn1XsdUper, &per, &dopts);
         });
+        let ber_t = time(|| {
+            push(Format::Asn1XsdBer, &ber, &dopts);
+        });
         let enc_t = time(|| {
             x.encode_events(&events, Format::Asn1XsdUper).unwrap();
         });
@@ -135,7 +139,7 @@ fn main() {
         let mb = xml.len() as f64 / 1e6;
         let name = instance.file_name().unwrap().to_string_lossy().into_owned();
         println!(
-            "| {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} |",
+            "| {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
             row.set,
             name,
             xml.len(),
@@ -144,12 +148,14 @@ fn main() {
             zlib(&per),
             100.0 * per.len() as f64 / xml.len() as f64,
             aper.len(),
+            ber.len(),
             uper.len(),
             exi.flatten()
                 .map(|n| n.to_string())
                 .unwrap_or_else(|| "-".into()),
             mb / xml_t,
             mb / per_t,
+            mb / ber_t,
             mb / enc_t,
             mb / val_t,
         );

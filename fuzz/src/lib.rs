@@ -626,18 +626,19 @@ fn x694_fuzz_module() -> std::sync::Arc<binxml::asn1::x694::X694> {
     .clone()
 }
 
-/// Bytes -> X.694 PER events (the module X.694 maps [`EXI_FUZZ_SCHEMA`]'s `root` to: a
-/// substitution group, `xsi:type` derivations, `all`, lists, enumerations, numbers,
+/// Bytes -> X.694 PER or BER events (the module X.694 maps [`EXI_FUZZ_SCHEMA`]'s `root` to: a
+/// substitution group, `xsi:type` derivations, `all`, lists, enumerations, numbers, mixed
+/// content, a nillable element,
 /// wildcards) to the end: never a panic, hang or unbounded allocation, and every error with
-/// its bit offset. The first byte picks unaligned (even) or aligned (odd) PER.
+/// its bit offset. The first byte picks unaligned PER (0 mod 3), aligned PER (1) or BER (2).
 pub fn decode_x694(data: &[u8]) {
     let Some((&sel, data)) = data.split_first() else {
         return;
     };
-    let format = if sel & 1 == 0 {
-        binxml::Format::Asn1XsdUper
-    } else {
-        binxml::Format::Asn1XsdAper
+    let format = match sel % 3 {
+        0 => binxml::Format::Asn1XsdUper,
+        1 => binxml::Format::Asn1XsdAper,
+        _ => binxml::Format::Asn1XsdBer,
     };
     let x = x694_fuzz_module();
     let mut dec = binxml::AnyDecoder::new(

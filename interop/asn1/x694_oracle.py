@@ -3,18 +3,19 @@
 compiles the ASN.1 module that binxml printed for a schema, and Python's ElementTree compares
 documents. One request per stdin line, fields separated by tabs; one answer line each:
 
-  compile MODULE          compile the module text in file MODULE for UPER and APER (replaces the
+  compile MODULE          compile the module text in file MODULE for UPER, APER and BER (replaces the
                           previous one); "ok <number of types>". MODULE may end with binxml's XER encoding
                           control section: asn1tools compiles the part before it, and `make`
                           reads its instructions.
   make RULE TYPE XML OUT  build a value of TYPE from the XML file by this script's own mapping
                           (the module's types as asn1tools parses them, the XER instructions
-                          ATTRIBUTE, UNTAGGED, LIST, BASE64 and NAME AS, the X.694 name
+                          ATTRIBUTE, UNTAGGED, LIST, BASE64, USE-TYPE, USE-NIL, EMBED-VALUES
+                          and NAME AS, the X.694 name
                           conversion of enumeration values) and write its RULE encoding to OUT;
                           "ok"
-  check RULE TYPE BIN     decode BIN (binxml's encoding; RULE uper or aper) as TYPE with
+  check RULE TYPE BIN     decode BIN (binxml's encoding) as TYPE with
                           asn1tools, re-encode the value and answer "ok" when the bytes are
-                          identical (else "ERR ...")
+                          identical (RULE uper, aper or ber) (else "ERR ...")
   selfcheck               the oracle's rule for semi-constrained integers (see
                           semi_constrained_integers) against pycrate's encodings; "ok"
   same ORIGINAL DECODED   compare two XML files as infosets with the normalisations of the
@@ -23,7 +24,8 @@ documents. One request per stdin line, fields separated by tabs; one answer line
                           and as the whole content of an element of element-only content)
                           and xsi:schemaLocation are not compared, the text of an element
                           without children is compared with its white space collapsed (the
-                          whiteSpace facets), xsi:type values as expanded names; "ok" or "DIFF <path>: <what>"
+                          whiteSpace facets), xsi:type values as expanded names, xsi:nil "1" as
+                          "true" and "false" as absent; "ok" or "DIFF <path>: <what>"
 """
 import sys
 import xml.etree.ElementTree as ET
@@ -92,12 +94,14 @@ def compile_module(path):
     if control:
         asn1 += 'END\n'
     SPEC = {'uper': asn1tools.compile_string(asn1, 'uper'),
-            'aper': asn1tools.compile_string(asn1, 'per')}
+            'aper': asn1tools.compile_string(asn1, 'per'),
+            'ber': asn1tools.compile_string(asn1, 'ber')}
     TYPES = list(asn1tools.parse_string(asn1).values())[0]['types']
     INSTR = {}
     for line in control.splitlines():
         f = line.split()
-        if len(f) >= 2 and f[0] in ('ATTRIBUTE', 'UNTAGGED', 'LIST', 'BASE64', 'USE-TYPE'):
+        if len(f) >= 2 and f[0] in ('ATTRIBUTE', 'UNTAGGED', 'LIST', 'BASE64', 'USE-TYPE', 'USE-NIL',
+                                         'EMBED-VALUES'):
             INSTR.setdefault(f[1], {})[f[0]] = True
         elif len(f) == 4 and f[0] == 'NAME' and f[2] == 'AS':
             INSTR.setdefault(f[1], {})['NAME'] = f[3].strip('"')
@@ -239,6 +243,22 @@ class Builder:
         if rt['type'] != 'SEQUENCE':
             return self.simple(rt, rpath, el.text or '', 'BASE64' in self.instr(path))
         kids = list(el)
+        if 'USE-NIL' in self.instr(rpath):
+            # The last component is the content, absent when the element is nil; the others
+            # are its attributes.
+            *attrs, content = rt['members']
+            value, _ = self.sequence(attrs, rpath, el, [], 0)
+            if (el.get(XSI + 'nil') or '').strip() in ('true', '1'):
+                return value
+            cp = rpath + '.' + content['name']
+            ct, ctp = self.resolve(content, cp)
+            if ct['type'] == 'SEQUENCE':
+                value[content['name']], i = self.sequence(ct['members'], cp if ct is content else ctp, el, kids, 0)
+                if i != len(kids):
+                    raise Refused('element %s not expected in %s' % (kids[i].tag, el.tag))
+            else:
+                value[content['name']] = self.simple(content, cp, el.text or '', 'BASE64' in self.instr(cp))
+            return value
         value, i = self.sequence(rt['members'], rpath, el, kids, 0)
         if i != len(kids):
             raise Refused('element %s not expected in %s' % (kids[i].tag, el.tag))
@@ -246,6 +266,11 @@ class Builder:
 
     def sequence(self, members, path, el, kids, i):
         value = {}
+        if members and 'EMBED-VALUES' in self.instr(path):
+            # Mixed content: the first component holds the text before each child element
+            # and after the last.
+            value[members[0]['name']] = [el.text or ''] + [k.tail or '' for k in kids]
+            members = members[1:]
         for m in members:
             mp = path + '.' + m['name']
             role = self.role(m, mp)
@@ -344,6 +369,10 @@ def compare(a, b, path, ns_a, ns_b):
     for attrs, ns in ((attrs_a, ns_a), (attrs_b, ns_b)):
         if XSI + 'type' in attrs:
             attrs[XSI + 'type'] = expand(attrs[XSI + 'type'], ns)
+        # xsi:nil: "1" is "true", and "false" is no attribute (the content is there).
+        nil = attrs.pop(XSI + 'nil', None)
+        if nil is not None and nil.strip() in ('true', '1'):
+            attrs[XSI + 'nil'] = 'true'
     if attrs_a != attrs_b:
         return 'DIFF %s: attributes %r vs %r' % (path, attrs_a, attrs_b)
     ca, cb = list(a), list(b)

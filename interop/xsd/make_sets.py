@@ -31,6 +31,10 @@ for f in sorted(glob.glob(F+'instances/*.xml')):
         f=C+'exi_w3c_testsuite/data/FpML/'+b+'|'+f
     rows.append(('fpml4', F+'fpml-main-4-0.xsd', '-', 'http://www.fpml.org/2003/FpML-4-0', f))
 rows.append(('fpml4', F+'fpml-main-4-0.xsd', '-', 'http://www.fpml.org/2003/FpML-4-0', C+'exi_openexi/eqs40_ex01_single_underlyer_execution.xml'))
+D='tests/schemas/uddi3/'
+for b in ['juddi_tck_v3_businessEntitySigned.xml','juddi_root_BusinessEntity.xml','juddi_tck_v3_joepublisher_businessEntity.xml','juddi_UDDI_tModels.xml']:
+    src = C+'uddi/'+b + ('|'+D+'instances/'+b if os.path.exists(D+'instances/'+b) else '')
+    rows.append(('uddi3', D+'uddi_v3.xsd', D+'catalog.tsv', 'urn:uddi-org:api_v3', src))
 G='tests/schemas/gmti/'
 rows.append(('gmti', G+'gmti.xsd', '-', '', C+'exi_exificient/gmti_useme.xml'))
 X=C+'exi_exificient/XMLSchema.xsd'

@@ -27,7 +27,7 @@ use binxml_schema::model::Name;
 use binxml_schema::{LoadOptions, Schema};
 use binxml_testkit::{LineOracle, schema_sets, scratch_dir, workspace_root};
 
-const F: Format = Format::Asn1Uper;
+const F: Format = Format::Asn1XsdUper;
 
 fn load(schema: &Path, catalog: Option<&Path>) -> Schema {
     let mut o = LoadOptions::default();
@@ -48,7 +48,8 @@ fn load(schema: &Path, catalog: Option<&Path>) -> Schema {
 /// refused by the encoder with an error containing `s`; `(Some(s), true)`: either.
 fn expected(set: &str) -> (Option<&'static str>, bool) {
     match set {
-        "invoice" | "ubl21" | "bbf-dm" | "fpml4" => (None, false),
+        // UDDI v3: the one valid instance (signed; mixed dsig:Transform content).
+        "invoice" | "ubl21" | "bbf-dm" | "fpml4" | "uddi3" => (None, false),
         // The schema for schemas: a schema document with annotations has mixed content and
         // elements that match wildcards; one without passes.
         "xmlschema" => (Some("not covered"), true),
@@ -124,7 +125,11 @@ fn instances_against_asn1tools() {
                 let m = x.module();
                 let root = m.types[m.roots[0].1].name.clone().unwrap();
                 let mut ok = true;
-                for (format, rule) in [(F, "uper"), (Format::Asn1XsdAper, "aper")] {
+                for (format, rule) in [
+                    (F, "uper"),
+                    (Format::Asn1XsdAper, "aper"),
+                    (Format::Asn1XsdBer, "ber"),
+                ] {
                     if let Err(e) = both_ways(
                         &mut py,
                         &x,
@@ -238,7 +243,7 @@ fn mapped_set(set: &str) -> Option<Mapped> {
             let xml = std::fs::read(r.instance.unwrap()).unwrap();
             let events = binxml_xml::decode(&xml).unwrap();
             if xml.len() < 200_000 {
-                for f in [F, Format::Asn1XsdAper] {
+                for f in [F, Format::Asn1XsdAper, Format::Asn1XsdBer] {
                     encodings.push((f, x.encode_events(&events, f).unwrap()));
                 }
             }
@@ -293,7 +298,7 @@ fn hostile((x, encodings): Mapped) {
     for n in 0..2000 {
         let len = n % 64;
         let b: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
-        for f in [F, Format::Asn1XsdAper] {
+        for f in [F, Format::Asn1XsdAper, Format::Asn1XsdBer] {
             if let Err(e) = x.decode_events(&b, f, &limits) {
                 assert!(e.bit_offset().is_some(), "no bit offset: {e}");
             }
@@ -349,7 +354,7 @@ fn degenerate_schemas() {
     let mut rng = binxml_testkit::mutate::Rng(17);
     for n in 0..3000 {
         let b: Vec<u8> = (0..n % 40).map(|_| rng.below(256) as u8).collect();
-        for f in [F, Format::Asn1XsdAper] {
+        for f in [F, Format::Asn1XsdAper, Format::Asn1XsdBer] {
             match x.decode_events(&b, f, &limits) {
                 Ok(evs) => assert!(evs.len() <= b.len() * 128 + 4096),
                 Err(e) => assert!(e.bit_offset().is_some(), "no bit offset: {e}"),
@@ -360,10 +365,136 @@ fn degenerate_schemas() {
     let xml = br#"<root xmlns="urn:d"><root><e/><e/></root><e/></root>"#;
     let events: Vec<Event<'static>> = binxml_xml::decode(xml).unwrap();
     x.validate(&events, F).unwrap();
-    for f in [F, Format::Asn1XsdAper] {
+    for f in [F, Format::Asn1XsdAper, Format::Asn1XsdBer] {
         let bytes = x.encode_events(&events, f).unwrap();
         let back = x.decode_events(&bytes, f, &limits).unwrap();
         let again = x.encode_events(&back, f).unwrap();
         assert_eq!(bytes, again);
     }
+}
+
+/// Maps `xsd` for its root element `urn:t` `root`, and puts each instance through the oracle
+/// both ways in the three rules; asn1tools compiles the printed module first.
+fn through_oracle(py: &mut LineOracle, name: &str, xsd: &str, root: &str, instances: &[&str]) {
+    let scratch = scratch_dir(&format!("x694-{name}"));
+    let schema = Schema::from_bytes_with(xsd.as_bytes(), "t.xsd", &LoadOptions::default()).unwrap();
+    let x = X694::with_roots(Arc::new(schema), &Roots::Named(Name::new("urn:t", root))).unwrap();
+    let module = scratch.join("t.asn");
+    std::fs::write(&module, x.text(true)).unwrap();
+    let answer = py.ask(&["compile", &module.display().to_string()]);
+    assert!(
+        answer.starts_with("ok"),
+        "asn1tools: {answer}\n{}",
+        x.text(true)
+    );
+    let m = x.module();
+    let root = m.types[m.roots[0].1].name.clone().unwrap();
+    for (n, xml) in instances.iter().enumerate() {
+        let instance = scratch.join(format!("{n}.xml"));
+        std::fs::write(&instance, xml).unwrap();
+        let events: Vec<Event<'static>> = binxml_xml::decode(xml.as_bytes()).unwrap();
+        x.validate(&events, F)
+            .unwrap_or_else(|e| panic!("instance {n}: {e}"));
+        for (format, rule) in [
+            (F, "uper"),
+            (Format::Asn1XsdAper, "aper"),
+            (Format::Asn1XsdBer, "ber"),
+        ] {
+            both_ways(
+                py,
+                &x,
+                &events,
+                &root,
+                &instance,
+                format,
+                rule,
+                &scratch.join(n.to_string()),
+            )
+            .unwrap_or_else(|e| panic!("{name} instance {n} ({rule}): {e}\n{}", x.text(true)));
+        }
+    }
+}
+
+/// Nillable elements (X.694's USE-NIL): local and global, of simple type, of simple content
+/// with an attribute, and of element content with attributes, nil or not (`xsi:nil="false"`
+/// and `"1"` included), each against asn1tools both ways.
+#[test]
+fn nillable_against_asn1tools() {
+    let Some(mut py) = oracle() else { return };
+    let xsd = r#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:t" xmlns="urn:t" elementFormDefault="qualified">
+  <xs:complexType name="Item">
+    <xs:sequence>
+      <xs:element name="name" type="xs:string"/>
+      <xs:element name="price" type="xs:decimal" nillable="true"/>
+    </xs:sequence>
+    <xs:attribute name="id" type="xs:int"/>
+  </xs:complexType>
+  <xs:complexType name="Note">
+    <xs:simpleContent><xs:extension base="xs:string"><xs:attribute name="lang" type="xs:language"/></xs:extension></xs:simpleContent>
+  </xs:complexType>
+  <xs:element name="order">
+    <xs:complexType><xs:sequence>
+      <xs:element name="item" type="Item" nillable="true" maxOccurs="unbounded"/>
+      <xs:element name="note" type="Note" nillable="true" minOccurs="0"/>
+      <xs:element ref="count"/>
+    </xs:sequence></xs:complexType>
+  </xs:element>
+  <xs:element name="count" type="xs:int" nillable="true"/>
+</xs:schema>"#;
+    let xsi = r#"xmlns="urn:t" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance""#;
+    let instances = [
+        format!(
+            r#"<order {xsi}><item id="1"><name>a</name><price>2.50</price></item><note lang="en">hi</note><count>1</count></order>"#
+        ),
+        format!(
+            r#"<order {xsi}><item id="3" xsi:nil="true"/><item><name>b</name><price xsi:nil="true"/></item><note lang="fr" xsi:nil="true"/><count xsi:nil="true"/></order>"#
+        ),
+        format!(
+            r#"<order {xsi}><item xsi:nil="1"/><item xsi:nil="false"><name>c</name><price xsi:nil="false">7</price></item><count xsi:nil="false">0</count></order>"#
+        ),
+    ];
+    let instances: Vec<&str> = instances.iter().map(String::as_str).collect();
+    through_oracle(&mut py, "nil", xsd, "order", &instances);
+}
+
+/// Mixed content (X.694's EMBED-VALUES): text before, between and after child elements,
+/// white space included, nested mixed elements, an element of mixed content with no text or no
+/// children, and a nillable one; against asn1tools both ways.
+#[test]
+fn mixed_content_against_asn1tools() {
+    let Some(mut py) = oracle() else { return };
+    let xsd = r#"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:t" xmlns="urn:t" elementFormDefault="qualified">
+  <xs:element name="doc">
+    <xs:complexType mixed="true">
+      <xs:sequence>
+        <xs:element name="b" type="xs:string" minOccurs="0" maxOccurs="unbounded"/>
+        <xs:element name="i" minOccurs="0">
+          <xs:complexType mixed="true">
+            <xs:sequence><xs:element name="b" type="xs:string" minOccurs="0"/></xs:sequence>
+            <xs:attribute name="k" type="xs:string"/>
+          </xs:complexType>
+        </xs:element>
+        <xs:element name="n" minOccurs="0" nillable="true">
+          <xs:complexType mixed="true">
+            <xs:sequence><xs:element name="b" type="xs:string" minOccurs="0"/></xs:sequence>
+          </xs:complexType>
+        </xs:element>
+      </xs:sequence>
+      <xs:attribute name="lang" type="xs:string"/>
+    </xs:complexType>
+  </xs:element>
+</xs:schema>"#;
+    let xsi = r#"xmlns="urn:t" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance""#;
+    let instances = [
+        format!(
+            r#"<doc {xsi} lang="en">Hello <b>bold</b> and <b>more</b>, <i k="1">nested <b>x</b> tail</i> end.</doc>"#
+        ),
+        format!(r#"<doc {xsi}/>"#),
+        format!(r#"<doc {xsi}>only text &amp; an entity</doc>"#),
+        format!("<doc {xsi}>\n  <b>a</b><b>b</b>\n  <i/>\n</doc>"),
+        format!(r#"<doc {xsi}>x<n xsi:nil="true"/></doc>"#),
+        format!(r#"<doc {xsi}><n>t<b>u</b>v</n>w</doc>"#),
+    ];
+    let instances: Vec<&str> = instances.iter().map(String::as_str).collect();
+    through_oracle(&mut py, "mixed", xsd, "doc", &instances);
 }

@@ -122,6 +122,10 @@ pub struct CodecArgs {
     /// Read a schemaLocation from a local file instead (`URL=FILE`; `URL/=DIR` maps a tree).
     #[arg(long = "schema-location", value_name = "URL=FILE")]
     pub schema_locations: Vec<String>,
+    /// The X.694 formats' root element (`NAME` or `{NS}NAME`), needed when the schema's root
+    /// document declares several global elements (the encoding does not say which).
+    #[arg(long = "schema-root", value_name = "ELEMENT")]
+    pub schema_root: Option<String>,
 }
 
 /// Loads an XML Schema for the command line: `locations` map schemaLocations to files.
@@ -187,7 +191,8 @@ impl CodecArgs {
             None
         };
         let x694 = if needs_x694 || (from.is_none() && to != Format::Exi) {
-            match binxml::asn1::x694::X694::new(schema) {
+            let roots = x694_roots(self.schema_root.as_deref())?;
+            match binxml::asn1::x694::X694::with_roots(schema, &roots) {
                 Ok(m) => Some(Arc::new(m)),
                 Err(e) if needs_x694 => {
                     return Err(CliError::failure(format!(

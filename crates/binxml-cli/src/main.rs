@@ -131,7 +131,7 @@ enum Command {
     /// List the formats.
     Formats,
     /// Schema tools: `binxml schema asn1 x.xsd` prints the ASN.1 module that ITU-T X.694
-    /// maps the schema to (the types of `asn1-xsd-uper`).
+    /// maps the schema to (the types of `asn1-xsd-uper`, `-aper`, `-ber`).
     Schema {
         #[command(subcommand)]
         action: SchemaCommand,

@@ -101,6 +101,39 @@ fn convert_round_trip_and_refusal() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8(out.stdout).unwrap().contains(">TOSL108<"));
+    // BER to a file (its extension, .xber, names the format) and back; a BER encoding
+    // starts with the root SEQUENCE's universal tag.
+    let ber = dir.join("inv.xber");
+    let out = bin()
+        .arg("convert")
+        .arg(&xml)
+        .args(["-t", "asn1-xsd-ber", "--schema"])
+        .arg(&xsd)
+        .arg("-o")
+        .arg(&ber)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&ber).unwrap();
+    assert_eq!(bytes[0], 0x30);
+    assert!(bytes.len() as u64 > size, "BER is larger than PER");
+    let out = bin()
+        .arg("convert")
+        .arg(&ber)
+        .args(["-t", "xml", "--schema"])
+        .arg(&xsd)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8(out.stdout).unwrap().contains(">TOSL108<"));
 
     let bad = dir.join("bad.xml");
     std::fs::write(
@@ -132,4 +165,69 @@ fn convert_round_trip_and_refusal() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs the schema"));
+    let out = bin()
+        .arg("convert")
+        .arg(&xml)
+        .args(["-t", "asn1-xsd-ber", "-o"])
+        .arg(dir.join("none.xber"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs the schema"));
+}
+
+/// A schema whose root document declares many global elements (UDDI v3): the conversion
+/// needs `--schema-root`, and goes through with it, both ways.
+#[test]
+fn schema_root_names_the_root_element() {
+    let root = workspace_root();
+    let dir = root.join("tests/schemas/uddi3");
+    let xml = dir.join("instances/juddi_tck_v3_businessEntitySigned.xml");
+    let scratch = scratch_dir("cli-x694-root");
+    let ber = scratch.join("be.xber");
+    let convert = |input: &std::path::Path, args: &[&str]| {
+        let mut c = bin();
+        c.arg("convert").arg(input).args(args).arg("--schema");
+        c.arg(dir.join("uddi_v3.xsd"));
+        for (url, file) in [
+            ("http://www.w3.org/2001/xml.xsd", "../xmlschema/xml.xsd"),
+            (
+                "http://www.w3.org/TR/xmldsig-core/xmldsig-core-schema.xsd",
+                "../fpml4/xmldsig-core-schema.xsd",
+            ),
+        ] {
+            c.arg("--schema-location")
+                .arg(format!("{url}={}", dir.join(file).display()));
+        }
+        c.output().unwrap()
+    };
+    let out = convert(&xml, &["-t", "asn1-xsd-ber", "-o", ber.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("name the root element"), "{err}");
+    let named = ["--schema-root", "{urn:uddi-org:api_v3}businessEntity"];
+    let out = convert(
+        &xml,
+        &[
+            &["-t", "asn1-xsd-ber", "-o", ber.to_str().unwrap()][..],
+            &named,
+        ]
+        .concat(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = convert(&ber, &[&["-t", "xml"][..], &named].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains(">John Doe Enterprises<")
+    );
 }

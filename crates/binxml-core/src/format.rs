@@ -34,6 +34,8 @@ pub enum Format {
     Asn1XsdUper,
     /// ... in aligned PER.
     Asn1XsdAper,
+    /// ... in BER (definite lengths).
+    Asn1XsdBer,
 }
 
 impl Format {
@@ -52,7 +54,8 @@ impl Format {
 
     /// The formats that need a schema to encode or decode (after [`Format::ALL`] in
     /// `binxml formats`; names and extensions are looked up in both).
-    pub const SCHEMA_INFORMED: &'static [Format] = &[Format::Asn1XsdUper, Format::Asn1XsdAper];
+    pub const SCHEMA_INFORMED: &'static [Format] =
+        &[Format::Asn1XsdUper, Format::Asn1XsdAper, Format::Asn1XsdBer];
 
     /// Every format: [`Format::ALL`], then [`Format::SCHEMA_INFORMED`].
     pub fn every() -> impl Iterator<Item = Format> {
@@ -76,6 +79,7 @@ impl Format {
             Format::Exi => "exi",
             Format::Asn1XsdUper => "asn1-xsd-uper",
             Format::Asn1XsdAper => "asn1-xsd-aper",
+            Format::Asn1XsdBer => "asn1-xsd-ber",
         }
     }
 
@@ -99,6 +103,7 @@ impl Format {
             Format::Asn1XsdAper => {
                 "ITU-T X.694: XML Schema mapped to ASN.1, aligned PER (needs --schema)"
             }
+            Format::Asn1XsdBer => "ITU-T X.694: XML Schema mapped to ASN.1, BER (needs --schema)",
         }
     }
 
@@ -116,6 +121,7 @@ impl Format {
             Format::Exi => "exi",
             Format::Asn1XsdUper => "xuper",
             Format::Asn1XsdAper => "xaper",
+            Format::Asn1XsdBer => "xber",
         }
     }
 
@@ -202,7 +208,7 @@ mod tests {
         assert_eq!(e.name(), "bxml");
         assert_eq!(
             e.to_string(),
-            "unknown format \"bxml\" (known: xml, json, fi, tsf, xebu, asn1-uper, asn1-aper, asn1-ber, exi, asn1-xsd-uper, asn1-xsd-aper)"
+            "unknown format \"bxml\" (known: xml, json, fi, tsf, xebu, asn1-uper, asn1-aper, asn1-ber, exi, asn1-xsd-uper, asn1-xsd-aper, asn1-xsd-ber)"
         );
     }
 }

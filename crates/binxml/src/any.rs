@@ -108,7 +108,7 @@ impl<'a> AnyDecoder<'a> {
                 opts.exi.clone(),
                 limits,
             ))),
-            Format::Asn1XsdUper | Format::Asn1XsdAper => {
+            Format::Asn1XsdUper | Format::Asn1XsdAper | Format::Asn1XsdBer => {
                 let Some(x) = opts.x694.clone() else {
                     return Err(binxml_core::Error::invalid_options(
                         format,
@@ -321,7 +321,7 @@ impl<W: Write> AnyEncoder<W> {
                 out,
                 opts.exi.clone(),
             ))),
-            Format::Asn1XsdUper | Format::Asn1XsdAper => match &opts.x694 {
+            Format::Asn1XsdUper | Format::Asn1XsdAper | Format::Asn1XsdBer => match &opts.x694 {
                 Some(x) => Enc::X694(binxml_asn1::x694::X694Encoder::new(out, x.clone(), format)),
                 None => Enc::Unusable(
                     format,

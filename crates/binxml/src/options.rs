@@ -40,7 +40,7 @@ pub struct DecodeOptions {
     /// EXI: the schema the stream was written with (schema-informed EXI), as grammars built
     /// once ([`binxml_exi::informed::SchemaGrammars`]) and shared by every decoder.
     pub exi_schema: Option<std::sync::Arc<binxml_exi::informed::SchemaGrammars>>,
-    /// `asn1-xsd-uper`: the schema mapped by X.694, built once
+    /// `asn1-xsd-uper`, `-aper`, `-ber`: the schema mapped by X.694, built once
     /// ([`binxml_asn1::x694::X694`]) and shared by every decoder.
     pub x694: Option<std::sync::Arc<binxml_asn1::x694::X694>>,
     /// Xebu: the RELAX NG schema of XebuS messages (their omission automata).
@@ -54,7 +54,7 @@ impl DecodeOptions {
         self
     }
 
-    /// Sets [`x694`](DecodeOptions::x694): decode `asn1-xsd-uper` with this mapped schema.
+    /// Sets [`x694`](DecodeOptions::x694): decode the `asn1-xsd-*` formats with this mapped schema.
     pub fn with_x694(mut self, x694: Option<std::sync::Arc<binxml_asn1::x694::X694>>) -> Self {
         self.x694 = x694;
         self
@@ -151,13 +151,13 @@ pub struct EncodeOptions {
     /// EXI: write schema-informed EXI with these grammars (built once from a schema and
     /// shared).
     pub exi_schema: Option<std::sync::Arc<binxml_exi::informed::SchemaGrammars>>,
-    /// `asn1-xsd-uper`: the schema mapped by X.694, built once and shared; documents are
+    /// `asn1-xsd-uper`, `-aper`, `-ber`: the schema mapped by X.694, built once and shared; documents are
     /// validated against it before anything is written.
     pub x694: Option<std::sync::Arc<binxml_asn1::x694::X694>>,
 }
 
 impl EncodeOptions {
-    /// Sets [`x694`](EncodeOptions::x694): encode `asn1-xsd-uper` with this mapped schema.
+    /// Sets [`x694`](EncodeOptions::x694): encode the `asn1-xsd-*` formats with this mapped schema.
     pub fn with_x694(mut self, x694: Option<std::sync::Arc<binxml_asn1::x694::X694>>) -> Self {
         self.x694 = x694;
         self

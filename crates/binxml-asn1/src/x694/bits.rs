@@ -304,6 +304,17 @@ impl<'a> BitReader<'a> {
         if (n as usize) > self.left() {
             return Err(self.err(format!("{n} bits needed, {} left", self.left())));
         }
+        if n == 0 {
+            return Ok(0);
+        }
+        let first = self.pos / 8;
+        if n <= 56 && first + 8 <= self.data.len() {
+            // The bits lie in the 8 octets from `first`: one big-endian word.
+            let word = u64::from_be_bytes(self.data[first..first + 8].try_into().expect("8"));
+            let v = (word << (self.pos % 8)) >> (64 - n);
+            self.pos += n as usize;
+            return Ok(v);
+        }
         let mut v = 0u64;
         let mut n = n;
         while n > 0 {

@@ -5,20 +5,183 @@
 
 use std::borrow::Cow;
 
-use binxml_core::{Event, EventSink, Format, Limits, QName, Result};
+use binxml_core::{Error, Event, EventSink, Format, Limits, QName, Result};
+use binxml_schema::model::Name;
 
 use super::bits::BitReader;
 use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, XSI};
 use super::simple;
 
 struct Dec<'a, 'm, 's, S> {
-    m: &'m Module,
     r: BitReader<'a>,
+    o: Emit<'m, 's, S>,
+}
+
+/// The events of a decoded document, shared by the PER and BER decoders: element nesting is
+/// bounded by the depth limit, and the events by a budget proportional to the input (a type
+/// whose values take no input cannot make a short input expand without bound). `at` is the
+/// bit offset an error reports.
+pub(super) struct Emit<'m, 's, S> {
+    pub(super) m: &'m Module,
     out: &'s mut S,
+    format: Format,
     events: usize,
     depth: usize,
     max_depth: usize,
     budget: usize,
+    /// The character data of the open elements of mixed content: each one's depth and its
+    /// strings not yet written, last first (one goes before each child element, the rest
+    /// before the end tag).
+    embedded: Vec<(usize, Vec<String>)>,
+}
+
+impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
+    pub(super) fn new(
+        m: &'m Module,
+        out: &'s mut S,
+        format: Format,
+        input: usize,
+        limits: &Limits,
+    ) -> Self {
+        Emit {
+            m,
+            out,
+            format,
+            events: 0,
+            depth: 0,
+            max_depth: limits.max_depth,
+            budget: input.saturating_mul(128).saturating_add(4096),
+            embedded: Vec::new(),
+        }
+    }
+
+    fn err(&self, at: usize, msg: impl Into<String>) -> Error {
+        Error::malformed(self.format, (at / 8) as u64, msg).at_bit(at as u64)
+    }
+
+    pub(super) fn push(&mut self, ev: Event<'static>, at: usize) -> Result<()> {
+        if self.events >= self.budget {
+            return Err(self.err(at, "more events than this input can hold"));
+        }
+        self.events += 1;
+        self.out.dispatch(ev)
+    }
+
+    fn qname(&self, ns: &str, local: &str) -> QName<'static> {
+        if ns.is_empty() {
+            return QName::local(local.to_owned());
+        }
+        match self.m.namespaces.binary_search_by(|n| n.as_str().cmp(ns)) {
+            Ok(i) => QName::new(self.m.prefixes[i].clone(), ns.to_owned(), local.to_owned()),
+            Err(_) => QName::local(local.to_owned()),
+        }
+    }
+
+    /// An element's start: the root declares every namespace of the module; `xsi_type`, the
+    /// alternative of a `T-derivations` CHOICE when it is not the declared type.
+    pub(super) fn start(
+        &mut self,
+        ns: &str,
+        local: &str,
+        root: bool,
+        xsi_type: Option<&Name>,
+        at: usize,
+    ) -> Result<()> {
+        if self.depth >= self.max_depth {
+            return Err(self.err(
+                at,
+                format!("elements nested deeper than {}", self.max_depth),
+            ));
+        }
+        self.depth += 1;
+        let q = self.qname(ns, local);
+        self.push(Event::StartElement(q), at)?;
+        if root {
+            for (i, n) in self.m.namespaces.iter().enumerate() {
+                if n == XML_NS {
+                    continue;
+                }
+                self.push(
+                    Event::Namespace {
+                        prefix: Cow::Owned(self.m.prefixes[i].clone()),
+                        uri: Cow::Owned(n.clone()),
+                    },
+                    at,
+                )?;
+            }
+        }
+        if let Some(n) = xsi_type {
+            let value = match self.qname(&n.ns, &n.local) {
+                q if q.prefix.is_empty() => q.local.into_owned(),
+                q => format!("{}:{}", q.prefix, q.local),
+            };
+            let name = self.qname(XSI, "type");
+            self.push(
+                Event::Attribute {
+                    name,
+                    value: Cow::Owned(value),
+                },
+                at,
+            )?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn end(&mut self, at: usize) -> Result<()> {
+        if self.embedded.last().is_some_and(|(d, _)| *d == self.depth) {
+            let (_, segs) = self.embedded.pop().expect("checked");
+            for s in segs.into_iter().rev() {
+                self.text(s, at)?;
+            }
+        }
+        self.push(Event::EndElement, at)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    pub(super) fn attribute(&mut self, name: &Name, value: String, at: usize) -> Result<()> {
+        let q = self.qname(&name.ns, &name.local);
+        self.push(
+            Event::Attribute {
+                name: q,
+                value: Cow::Owned(value),
+            },
+            at,
+        )
+    }
+
+    /// The character data of the current element's mixed content (`embed-values`), written
+    /// around its child elements as they come.
+    pub(super) fn embed(&mut self, mut segs: Vec<String>) {
+        segs.reverse();
+        self.embedded.push((self.depth, segs));
+    }
+
+    /// `xsi:nil="true"`: a nillable element's content is absent.
+    pub(super) fn nil(&mut self, at: usize) -> Result<()> {
+        let name = self.qname(XSI, "nil");
+        self.push(
+            Event::Attribute {
+                name,
+                value: Cow::Borrowed("true"),
+            },
+            at,
+        )
+    }
+
+    /// Character content (none when empty).
+    pub(super) fn text(&mut self, s: String, at: usize) -> Result<()> {
+        if s.is_empty() {
+            return Ok(());
+        }
+        self.push(
+            Event::Characters {
+                text: Cow::Owned(s),
+                cdata: false,
+            },
+            at,
+        )
+    }
 }
 
 /// Decodes a whole PER encoding of a value of the root type `root` into events.
@@ -34,7 +197,8 @@ pub fn decode(
     Ok(out.0)
 }
 
-struct Collect(Vec<Event<'static>>);
+/// Collects events into a list.
+pub(super) struct Collect(pub(super) Vec<Event<'static>>);
 
 impl EventSink<'static> for Collect {
     fn event(&mut self, event: Event<'static>) -> Result<()> {
@@ -54,13 +218,8 @@ pub fn decode_into<'e, S: EventSink<'e>>(
     sink: &mut S,
 ) -> Result<()> {
     let mut d = Dec {
-        m,
         r: BitReader::new(data, format, format == Format::Asn1XsdAper),
-        out: sink,
-        events: 0,
-        depth: 0,
-        max_depth: limits.max_depth,
-        budget: data.len().saturating_mul(128).saturating_add(4096),
+        o: Emit::new(m, sink, format, data.len(), limits),
     };
     d.push(Event::StartDocument {
         version: None,
@@ -79,45 +238,13 @@ pub fn decode_into<'e, S: EventSink<'e>>(
 
 impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     fn push(&mut self, ev: Event<'static>) -> Result<()> {
-        if self.events >= self.budget {
-            return Err(self.r.err("more events than this input can hold"));
-        }
-        self.events += 1;
-        self.out.dispatch(ev)
-    }
-
-    fn qname(&self, ns: &str, local: &str) -> QName<'static> {
-        if ns.is_empty() {
-            return QName::local(local.to_owned());
-        }
-        match self.m.namespaces.binary_search_by(|n| n.as_str().cmp(ns)) {
-            Ok(i) => QName::new(self.m.prefixes[i].clone(), ns.to_owned(), local.to_owned()),
-            Err(_) => QName::local(local.to_owned()),
-        }
+        self.o.push(ev, self.r.pos())
     }
 
     fn element(&mut self, ty: TyId, ns: &str, local: &str, root: bool) -> Result<()> {
-        if self.depth >= self.max_depth {
-            return Err(self
-                .r
-                .err(format!("elements nested deeper than {}", self.max_depth)));
-        }
-        self.depth += 1;
-        let q = self.qname(ns, local);
-        self.push(Event::StartElement(q))?;
-        if root {
-            for (i, n) in self.m.namespaces.iter().enumerate() {
-                if n == XML_NS {
-                    continue;
-                }
-                self.push(Event::Namespace {
-                    prefix: Cow::Owned(self.m.prefixes[i].clone()),
-                    uri: Cow::Owned(n.clone()),
-                })?;
-            }
-        }
-        let m = self.m;
+        let m = self.o.m;
         let mut kind = m.resolve(ty);
+        let mut xsi_type = None;
         if let Kind::Derivations { declared, alts } = kind {
             if alts.is_empty() {
                 return Err(self
@@ -128,37 +255,22 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             if Some(i) != *declared
                 && let Role::Type(n) = &alts[i].role
             {
-                let value = match self.qname(&n.ns, &n.local) {
-                    q if q.prefix.is_empty() => q.local.into_owned(),
-                    q => format!("{}:{}", q.prefix, q.local),
-                };
-                let name = self.qname(XSI, "type");
-                self.push(Event::Attribute {
-                    name,
-                    value: Cow::Owned(value),
-                })?;
+                xsi_type = Some(n);
             }
             kind = m.resolve(alts[i].ty);
         }
+        self.o.start(ns, local, root, xsi_type, self.r.pos())?;
         stacker::maybe_grow(32 * 1024, 1024 * 1024, || match kind {
             Kind::Sequence(comps) => self.sequence(comps),
             kind => self.text(kind),
         })?;
-        self.push(Event::EndElement)?;
-        self.depth -= 1;
-        Ok(())
+        self.o.end(self.r.pos())
     }
 
     fn text(&mut self, kind: &Kind) -> Result<()> {
         let mut s = String::new();
-        simple::decode(self.m, kind, &mut self.r, &mut s)?;
-        if !s.is_empty() {
-            self.push(Event::Characters {
-                text: Cow::Owned(s),
-                cdata: false,
-            })?;
-        }
-        Ok(())
+        simple::decode(self.o.m, kind, &mut self.r, &mut s)?;
+        self.o.text(s, self.r.pos())
     }
 
     fn sequence(&mut self, comps: &[Comp]) -> Result<()> {
@@ -183,6 +295,9 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 };
                 bit += 1;
                 if !present {
+                    if c.role == Role::Nil {
+                        self.o.nil(self.r.pos())?;
+                    }
                     continue;
                 }
             }
@@ -192,18 +307,31 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     }
 
     fn value(&mut self, c: &Comp) -> Result<()> {
-        let m = self.m;
+        let m = self.o.m;
         match &c.role {
             Role::Attr(name) => {
                 let mut s = String::new();
                 simple::decode(m, m.resolve(c.ty), &mut self.r, &mut s)?;
-                let q = self.qname(&name.ns, &name.local);
-                self.push(Event::Attribute {
-                    name: q,
-                    value: Cow::Owned(s),
-                })
+                self.o.attribute(name, s, self.r.pos())
             }
             Role::Text => self.text(m.resolve(c.ty)),
+            Role::Nil => match m.resolve(c.ty) {
+                Kind::Sequence(comps) => self.sequence(comps),
+                kind => self.text(kind),
+            },
+            Role::Embed => {
+                let mut segs = Vec::new();
+                self.r.counted(0, None, |r, n| {
+                    for _ in 0..n {
+                        let mut s = String::new();
+                        simple::decode(m, &simple::EMBEDDED, r, &mut s)?;
+                        segs.push(s);
+                    }
+                    Ok(())
+                })?;
+                self.o.embed(segs);
+                Ok(())
+            }
             Role::Elem(name) => self.element(c.ty, &name.ns, &name.local, false),
             Role::Group => self.group(c.ty),
             Role::Type(_) => Err(self.r.err("internal: a type alternative as content")),
@@ -214,7 +342,7 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     }
 
     fn group(&mut self, ty: TyId) -> Result<()> {
-        let m = self.m;
+        let m = self.o.m;
         match m.resolve(ty) {
             Kind::Sequence(comps) => self.sequence(comps),
             Kind::Choice(alts) => {

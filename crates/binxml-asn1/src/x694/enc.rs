@@ -6,16 +6,29 @@
 use binxml_core::{Error, Event, Format, Result};
 
 use super::bits::BitWriter;
+use binxml_schema::model::Name;
+
 use super::map::{Comp, Kind, Module, Role, TyId, XSI};
 use super::simple;
 
 pub struct Enc<'e> {
-    m: &'e Module,
+    pub(super) m: &'e Module,
     ev: &'e [Event<'static>],
     pos: usize,
     format: Format,
     /// The namespace declarations in scope: their events' positions.
     scopes: Vec<usize>,
+    /// For each open element, whether its content is mixed (its character data is carried by
+    /// `embed-values`, and the walk passes over it).
+    mixed: Vec<bool>,
+}
+
+/// An element's start tag, consumed: the range of its namespace and attribute events, which
+/// of the attributes a component took, and the namespace scope to restore at its end.
+pub(super) struct Open {
+    attrs: std::ops::Range<usize>,
+    used: Vec<bool>,
+    scope: usize,
 }
 
 /// Encodes a whole document (its events) as a value of the root type `root`.
@@ -25,36 +38,58 @@ pub fn encode(
     events: &[Event<'static>],
     format: Format,
 ) -> Result<Vec<u8>> {
-    let mut e = Enc {
-        m,
-        ev: events,
-        pos: 0,
-        format,
-        scopes: Vec::new(),
-    };
+    let mut e = Enc::new(m, events, format);
     let mut w = BitWriter::new(format == Format::Asn1XsdAper);
-    let (name, ty) = &m.roots[root];
-    match e.peek_start() {
-        Some((ns, local)) if ns == name.ns && local == name.local => {}
-        _ => return Err(e.err(format!("the root element must be {name}"))),
-    }
-    e.element(*ty, &mut w)?;
-    e.skip();
-    match e.ev.get(e.pos) {
-        Some(Event::EndDocument) | None => {}
-        _ => return Err(e.err("content after the root element")),
-    }
+    let ty = e.root(root)?;
+    e.element(ty, &mut w)?;
+    e.end()?;
     Ok(w.finish())
 }
 
-impl Enc<'_> {
-    fn err(&self, msg: impl Into<String>) -> Error {
+impl<'e> Enc<'e> {
+    pub(super) fn new(m: &'e Module, ev: &'e [Event<'static>], format: Format) -> Self {
+        Enc {
+            m,
+            ev,
+            pos: 0,
+            format,
+            scopes: Vec::new(),
+            mixed: Vec::new(),
+        }
+    }
+
+    /// Checks that the document's root element is root `root` of the module; its type.
+    pub(super) fn root(&mut self, root: usize) -> Result<TyId> {
+        let (name, ty) = &self.m.roots[root];
+        match self.peek_start() {
+            Some((ns, local)) if ns == name.ns && local == name.local => Ok(*ty),
+            _ => Err(self.err(format!("the root element must be {name}"))),
+        }
+    }
+
+    /// Checks that nothing but the end of the document follows the root element.
+    pub(super) fn end(&mut self) -> Result<()> {
+        self.skip();
+        match self.ev.get(self.pos) {
+            Some(Event::EndDocument) | None => Ok(()),
+            _ => Err(self.err("content after the root element")),
+        }
+    }
+
+    /// The number of events consumed.
+    pub(super) fn at(&self) -> usize {
+        self.pos
+    }
+
+    pub(super) fn err(&self, msg: impl Into<String>) -> Error {
         Error::invalid_events(self.format, format!("event {}: {}", self.pos, msg.into()))
     }
 
     /// Skips what the mapping does not carry: the prolog, comments, processing instructions
-    /// and whitespace between elements.
+    /// and whitespace between elements (in mixed content, any character data, which
+    /// `embed-values` took).
     fn skip(&mut self) {
+        let mixed = self.mixed.last() == Some(&true);
         while let Some(ev) = self.ev.get(self.pos) {
             match ev {
                 Event::StartDocument { .. }
@@ -64,16 +99,18 @@ impl Enc<'_> {
                 | Event::Comment(_)
                 | Event::ProcessingInstruction { .. } => {}
                 Event::Characters { text, .. }
-                    if text
-                        .bytes()
-                        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) => {}
+                    if mixed
+                        || text
+                            .bytes()
+                            .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) => {}
+                Event::Typed(_) if mixed => {}
                 _ => return,
             }
             self.pos += 1;
         }
     }
 
-    fn peek_start(&mut self) -> Option<(&str, &str)> {
+    pub(super) fn peek_start(&mut self) -> Option<(&str, &str)> {
         self.skip();
         match self.ev.get(self.pos) {
             Some(Event::StartElement(q)) => Some((&q.namespace, &q.local)),
@@ -99,7 +136,8 @@ impl Enc<'_> {
         }
     }
 
-    fn matches(&mut self, c: &Comp) -> bool {
+    /// Whether the next element can start component `c`.
+    pub(super) fn matches(&mut self, c: &Comp) -> bool {
         let m = self.m;
         match self.peek_start() {
             Some((ns, local)) => m.starts_with(c, ns, local),
@@ -107,53 +145,118 @@ impl Enc<'_> {
         }
     }
 
-    /// An element (at its start tag) with type `ty`.
-    fn element(&mut self, ty: TyId, w: &mut BitWriter) -> Result<()> {
+    /// Consumes an element's start tag and its namespace and attribute events.
+    pub(super) fn open(&mut self) -> Open {
         self.pos += 1;
         let first_attr = self.pos;
         while let Some(Event::Namespace { .. } | Event::Attribute { .. }) = self.ev.get(self.pos) {
             self.pos += 1;
         }
         let attrs = first_attr..self.pos;
-        let mut used = vec![false; attrs.len()];
         let scope = self.scopes.len();
+        self.mixed.push(false);
         for i in attrs.clone() {
             if let Event::Namespace { .. } = &self.ev[i] {
                 self.scopes.push(i);
             }
         }
-        let mut kind = self.m.resolve(ty);
-        if let Kind::Derivations { declared, alts } = kind {
-            // xsi:type picks the alternative; without it, the declared type.
-            let mut pick = *declared;
-            for (k, i) in attrs.clone().enumerate() {
-                if let Event::Attribute { name, value } = &self.ev[i]
-                    && name.namespace == XSI
-                    && name.local == "type"
-                {
-                    used[k] = true;
-                    let (ns, local) = self.resolve_qname(value)?;
-                    pick = alts.iter().position(
-                        |a| matches!(&a.role, Role::Type(n) if n.ns == ns && n.local == local),
-                    );
-                    if pick.is_none() {
-                        return Err(self.err(format!("xsi:type {value:?} is not a type the mapping derives from the declared one")));
-                    }
+        Open {
+            used: vec![false; attrs.len()],
+            attrs,
+            scope,
+        }
+    }
+
+    /// The alternative of a `T-derivations` CHOICE that the element's `xsi:type` names; the
+    /// declared type's without one.
+    pub(super) fn pick_type(
+        &self,
+        o: &mut Open,
+        declared: Option<usize>,
+        alts: &[Comp],
+    ) -> Result<usize> {
+        let mut pick = declared;
+        for (k, i) in o.attrs.clone().enumerate() {
+            if let Event::Attribute { name, value } = &self.ev[i]
+                && name.namespace == XSI
+                && name.local == "type"
+            {
+                o.used[k] = true;
+                let (ns, local) = self.resolve_qname(value)?;
+                pick = alts.iter().position(
+                    |a| matches!(&a.role, Role::Type(n) if n.ns == ns && n.local == local),
+                );
+                if pick.is_none() {
+                    return Err(self.err(format!(
+                        "xsi:type {value:?} is not a type the mapping derives from the declared one"
+                    )));
                 }
             }
-            let i =
-                pick.ok_or_else(|| self.err("an element of an abstract type without xsi:type"))?;
-            w.constrained(i as u128, alts.len() as u128);
-            kind = self.m.resolve(alts[i].ty);
         }
-        match kind {
-            Kind::Sequence(comps) => self.sequence(comps, Some((attrs.clone(), &mut used)), w)?,
-            kind => {
-                let text = self.text()?;
-                simple::encode(self.m, kind, &text, w).map_err(|e| self.err(e))?;
+        pick.ok_or_else(|| self.err("an element of an abstract type without xsi:type"))
+    }
+
+    /// The value of the element's attribute `name`, marked as taken.
+    pub(super) fn attribute(&self, o: &mut Open, name: &Name) -> Option<&'e str> {
+        let mut found = None;
+        let ev = self.ev;
+        for (k, i) in o.attrs.clone().enumerate() {
+            if let Event::Attribute { name: q, value } = &ev[i]
+                && q.namespace == name.ns
+                && q.local == name.local
+            {
+                o.used[k] = true;
+                found = Some(&**value);
             }
         }
-        for (i, u) in attrs.zip(used) {
+        found
+    }
+
+    /// The character data of the open element's mixed content (the text before each child
+    /// element and after the last), from here to its end tag; the walk passes over it from
+    /// now on.
+    pub(super) fn embedded(&mut self) -> Vec<String> {
+        let mut segs = vec![String::new()];
+        let mut depth = 0usize;
+        for ev in &self.ev[self.pos..] {
+            match ev {
+                Event::StartElement(_) => depth += 1,
+                Event::EndElement if depth == 0 => break,
+                Event::EndElement => {
+                    depth -= 1;
+                    if depth == 0 {
+                        segs.push(String::new());
+                    }
+                }
+                Event::Characters { text, .. } if depth == 0 => {
+                    segs.last_mut().expect("one").push_str(text)
+                }
+                Event::Typed(t) if depth == 0 => {
+                    segs.last_mut().expect("one").push_str(&t.lexical())
+                }
+                _ => {}
+            }
+        }
+        if let Some(m) = self.mixed.last_mut() {
+            *m = true;
+        }
+        segs
+    }
+
+    /// Whether the element has `xsi:nil="true"` (the attribute, when there, is taken).
+    pub(super) fn nil(&self, o: Option<&mut Open>) -> Result<bool> {
+        let Some(o) = o else { return Ok(false) };
+        let name = Name::new(XSI, "nil");
+        match self.attribute(o, &name) {
+            None => Ok(false),
+            Some(v) => simple::boolean(v).map_err(|e| self.err(format!("xsi:nil: {e}"))),
+        }
+    }
+
+    /// Ends an element: every attribute must have been taken by a component, and its end tag
+    /// must follow.
+    pub(super) fn close(&mut self, o: Open) -> Result<()> {
+        for (i, u) in o.attrs.zip(o.used) {
             if let Event::Attribute { name, .. } = &self.ev[i] {
                 if u {
                     continue;
@@ -164,13 +267,14 @@ impl Enc<'_> {
                     continue;
                 }
                 return Err(self.err(format!(
-                    "attribute {{{}}}{} is not carried by the mapping (xsi:nil, attribute wildcards and xsi:type on a type without derivations are not covered)",
+                    "attribute {{{}}}{} is not carried by the mapping (xsi:nil on an element that is not nillable or whose type has derivations, attribute wildcards and xsi:type on a type without derivations are not covered)",
                     name.namespace, name.local
                 )));
             }
         }
-        self.scopes.truncate(scope);
+        self.scopes.truncate(o.scope);
         self.skip();
+        self.mixed.pop();
         match self.ev.get(self.pos) {
             Some(Event::EndElement) => {
                 self.pos += 1;
@@ -180,15 +284,52 @@ impl Enc<'_> {
                 "element {{{}}}{} is not where the mapped type expects it (the content of element wildcards is not covered)",
                 q.namespace, q.local
             ))),
-            _ => {
-                Err(self
-                    .err("character data in element-only content (mixed content is not covered)"))
-            }
+            _ => Err(self.err("character data in element-only content")),
         }
     }
 
+    /// The alternative of a CHOICE that the next element starts (or one that may be empty).
+    pub(super) fn choose(&mut self, alts: &[Comp]) -> Result<usize> {
+        let m = self.m;
+        match alts.iter().position(|a| self.matches(a)) {
+            Some(i) => Ok(i),
+            None => alts
+                .iter()
+                .position(|a| m.emptiable(a))
+                .ok_or_else(|| self.err("no alternative of a choice matches")),
+        }
+    }
+
+    /// Checks the next element against element component `name`.
+    pub(super) fn expect(&mut self, name: &Name) -> Result<()> {
+        match self.peek_start() {
+            Some((ns, local)) if ns == name.ns && local == name.local => Ok(()),
+            _ => Err(self.err(format!("element {name} expected"))),
+        }
+    }
+
+    /// An element (at its start tag) with type `ty`.
+    fn element(&mut self, ty: TyId, w: &mut BitWriter) -> Result<()> {
+        let mut o = self.open();
+        let mut kind = self.m.resolve(ty);
+        if let Kind::Derivations { declared, alts } = kind {
+            // xsi:type picks the alternative; without it, the declared type.
+            let i = self.pick_type(&mut o, *declared, alts)?;
+            w.constrained(i as u128, alts.len() as u128);
+            kind = self.m.resolve(alts[i].ty);
+        }
+        match kind {
+            Kind::Sequence(comps) => self.sequence(comps, Some(&mut o), w)?,
+            kind => {
+                let text = self.text()?;
+                simple::encode(self.m, kind, &text, w).map_err(|e| self.err(e))?;
+            }
+        }
+        self.close(o)
+    }
+
     /// The character content of an element of simple type, up to its end tag.
-    fn text(&mut self) -> Result<String> {
+    pub(super) fn text(&mut self) -> Result<String> {
         let mut s = String::new();
         while let Some(ev) = self.ev.get(self.pos) {
             match ev {
@@ -207,7 +348,7 @@ impl Enc<'_> {
     fn sequence(
         &mut self,
         comps: &[Comp],
-        mut attrs: Option<(std::ops::Range<usize>, &mut Vec<bool>)>,
+        mut attrs: Option<&mut Open>,
         w: &mut BitWriter,
     ) -> Result<()> {
         let bitmap = w.len();
@@ -219,18 +360,7 @@ impl Enc<'_> {
         for c in comps {
             match &c.role {
                 Role::Attr(name) => {
-                    let mut found = None;
-                    if let Some((range, used)) = attrs.as_mut() {
-                        for (k, i) in range.clone().enumerate() {
-                            if let Event::Attribute { name: q, value } = &self.ev[i]
-                                && q.namespace == name.ns
-                                && q.local == name.local
-                            {
-                                used[k] = true;
-                                found = Some(value);
-                            }
-                        }
-                    }
+                    let found = attrs.as_deref_mut().and_then(|o| self.attribute(o, name));
                     if c.optional {
                         w.patch(bit, found.is_some());
                         bit += 1;
@@ -246,6 +376,30 @@ impl Enc<'_> {
                     let text = self.text()?;
                     simple::encode(self.m, self.m.resolve(c.ty), &text, w)
                         .map_err(|e| self.err(e))?;
+                }
+                Role::Embed => {
+                    let segs = self.embedded();
+                    w.counted(segs.len(), 0, None, |w, s, e| {
+                        for seg in &segs[s..e] {
+                            simple::encode(self.m, &simple::EMBEDDED, seg, w)
+                                .map_err(|x| self.err(x))?;
+                        }
+                        Ok(())
+                    })?;
+                }
+                Role::Nil => {
+                    let nil = self.nil(attrs.as_deref_mut())?;
+                    w.patch(bit, !nil);
+                    bit += 1;
+                    if !nil {
+                        match self.m.resolve(c.ty) {
+                            Kind::Sequence(comps) => self.sequence(comps, None, w)?,
+                            kind => {
+                                let text = self.text()?;
+                                simple::encode(self.m, kind, &text, w).map_err(|e| self.err(e))?;
+                            }
+                        }
+                    }
                 }
                 _ => {
                     if c.optional {
@@ -266,14 +420,14 @@ impl Enc<'_> {
     /// The value of a content component (an element or a group).
     fn value(&mut self, c: &Comp, w: &mut BitWriter) -> Result<()> {
         match &c.role {
-            Role::Elem(name) => match self.peek_start() {
-                Some((ns, local)) if ns == name.ns && local == name.local => self.element(c.ty, w),
-                _ => Err(self.err(format!("element {name} expected"))),
-            },
+            Role::Elem(name) => {
+                self.expect(name)?;
+                self.element(c.ty, w)
+            }
             Role::Group => self.group(c.ty, w),
             Role::Wildcard => Err(self
                 .err("an element wildcard's content is not carried (wildcards are not covered)")),
-            Role::Attr(_) | Role::Text | Role::Type(_) => {
+            Role::Attr(_) | Role::Text | Role::Type(_) | Role::Nil | Role::Embed => {
                 Err(self.err("internal: attribute in content"))
             }
         }
@@ -284,13 +438,7 @@ impl Enc<'_> {
         match m.resolve(ty) {
             Kind::Sequence(comps) => self.sequence(comps, None, w),
             Kind::Choice(alts) => {
-                let i = match alts.iter().position(|a| self.matches(a)) {
-                    Some(i) => i,
-                    None => alts
-                        .iter()
-                        .position(|a| m.emptiable(a))
-                        .ok_or_else(|| self.err("no alternative of a choice matches"))?,
-                };
+                let i = self.choose(alts)?;
                 w.constrained(i as u128, alts.len() as u128);
                 self.value(&alts[i], w)
             }
@@ -300,10 +448,10 @@ impl Enc<'_> {
                 let mut sub = BitWriter::with_phase(w.aligned(), phase);
                 let mut starts = Vec::new();
                 while max.is_none_or(|mx| (starts.len() as u64) < mx) && self.matches(item) {
-                    let before = self.pos;
+                    let before = self.at();
                     starts.push(sub.len());
                     self.value(item, &mut sub)?;
-                    if self.pos == before {
+                    if self.at() == before {
                         break;
                     }
                 }

@@ -147,6 +147,14 @@ pub enum Role {
     /// An alternative of a [`Kind::Derivations`]: the element's content has this type, named
     /// by `xsi:type` when it is not the declared one.
     Type(Name),
+    /// The content of a nillable element (X.694's USE-NIL): the last component of the
+    /// element's SEQUENCE, OPTIONAL, absent when the element has `xsi:nil="true"`. Its type is
+    /// the simple type of the element's text, or a SEQUENCE of its content's components.
+    Nil,
+    /// The character data of mixed content (X.694's `embed-values`, EMBED-VALUES): the first
+    /// component of the element's SEQUENCE, a SEQUENCE OF UTF8String holding the text before
+    /// each child element and after the last.
+    Embed,
 }
 
 /// Why a schema cannot be mapped.
@@ -180,6 +188,7 @@ struct Mapper<'s> {
     by_global: HashMap<ElemId, TyId>,
     by_group: HashMap<ElemId, TyId>,
     by_derivations: HashMap<TypeId, Option<TyId>>,
+    by_nil: HashMap<TypeId, TyId>,
     /// Each type's named direct derivations (built on first use).
     derived: Option<HashMap<TypeId, Vec<TypeId>>>,
     namespaces: std::collections::BTreeSet<String>,
@@ -226,6 +235,7 @@ pub fn map(schema: &Schema, roots: &Roots) -> Result<Module, MapError> {
         by_global: HashMap::new(),
         by_group: HashMap::new(),
         by_derivations: HashMap::new(),
+        by_nil: HashMap::new(),
         derived: None,
         namespaces: Default::default(),
     };
@@ -283,6 +293,12 @@ impl Mapper<'_> {
         let tname = convert(&decl.name.local, true);
         let t = decl.type_def;
         let named = self.schema.type_def(t).name().is_some();
+        if decl.nillable && self.derivations(t).is_none() {
+            let id = self.new_ty(Some(tname), Kind::Sequence(Vec::new()));
+            self.by_global.insert(e, id);
+            self.types[id].kind = self.nil_kind(t);
+            return id;
+        }
         if named {
             let id = self.new_ty(Some(tname), Kind::Ref(usize::MAX));
             self.by_global.insert(e, id);
@@ -385,6 +401,48 @@ impl Mapper<'_> {
         Some(id)
     }
 
+    /// The (inline) type of a local nillable element of type `t`.
+    fn nil_ty(&mut self, t: TypeId) -> TyId {
+        if let Some(id) = self.by_nil.get(&t) {
+            return *id;
+        }
+        let id = self.new_ty(None, Kind::Sequence(Vec::new()));
+        self.by_nil.insert(t, id);
+        self.types[id].kind = self.nil_kind(t);
+        id
+    }
+
+    /// X.694's type of a nillable element (USE-NIL): the attributes' components, then an
+    /// OPTIONAL `content` component holding the rest (the text's simple type, or a SEQUENCE
+    /// of the content's components), absent for `xsi:nil="true"`. Not used where `xsi:type`
+    /// derivations apply.
+    fn nil_kind(&mut self, t: TypeId) -> Kind {
+        self.namespaces.insert(XSI.to_owned());
+        let (mut comps, content) = match self.schema.type_def(t) {
+            TypeDef::Simple(_) => (Vec::new(), self.type_ty(t)),
+            TypeDef::Complex(_) => {
+                let Kind::Sequence(all) = self.type_kind(t) else {
+                    unreachable!("a complex type maps to a SEQUENCE")
+                };
+                let (attrs, rest): (Vec<Comp>, Vec<Comp>) = all
+                    .into_iter()
+                    .partition(|c| matches!(c.role, Role::Attr(_)));
+                let content = match rest.as_slice() {
+                    [c] if c.role == Role::Text => c.ty,
+                    _ => self.new_ty(None, Kind::Sequence(rest)),
+                };
+                (attrs, content)
+            }
+        };
+        comps.push(Comp {
+            ident: "content".into(),
+            ty: content,
+            optional: true,
+            role: Role::Nil,
+        });
+        Kind::Sequence(unique_idents(comps))
+    }
+
     /// The type of an XSD type definition (named types get a type assignment; the built-ins
     /// and anonymous types are written inline).
     fn type_ty(&mut self, t: TypeId) -> TyId {
@@ -424,6 +482,33 @@ impl Mapper<'_> {
                         optional: !u.required,
                         role: Role::Attr(a.name.clone()),
                     });
+                }
+                if let Content::Elements { mixed: true, .. } = &c.content {
+                    let item = self.new_ty(
+                        None,
+                        Kind::Utf8 {
+                            min: 0,
+                            max: None,
+                            ws: WhiteSpace::Preserve,
+                        },
+                    );
+                    let ty = self.new_ty(
+                        None,
+                        Kind::List {
+                            item,
+                            min: 0,
+                            max: None,
+                        },
+                    );
+                    comps.insert(
+                        0,
+                        Comp {
+                            ident: "embed-values".into(),
+                            ty,
+                            optional: false,
+                            role: Role::Embed,
+                        },
+                    );
                 }
                 match &c.content {
                     Content::Empty => {}
@@ -668,6 +753,8 @@ impl Mapper<'_> {
         }
         let ty = if decl.global {
             self.global_element(e)
+        } else if decl.nillable && self.derivations(decl.type_def).is_none() {
+            self.nil_ty(decl.type_def)
         } else {
             self.element_type(decl.type_def)
         };
@@ -726,7 +813,13 @@ impl Module {
             return false;
         }
         match role {
-            Role::Attr(_) | Role::Text | Role::Elem(_) | Role::Wildcard | Role::Type(_) => false,
+            Role::Attr(_)
+            | Role::Text
+            | Role::Elem(_)
+            | Role::Wildcard
+            | Role::Type(_)
+            | Role::Nil
+            | Role::Embed => false,
             Role::Group => match self.resolve(t) {
                 Kind::Sequence(comps) => comps
                     .iter()
@@ -753,7 +846,12 @@ impl Module {
         }
         match role {
             Role::Elem(n) => n.ns == ns && n.local == local,
-            Role::Attr(_) | Role::Text | Role::Wildcard | Role::Type(_) => false,
+            Role::Attr(_)
+            | Role::Text
+            | Role::Wildcard
+            | Role::Type(_)
+            | Role::Nil
+            | Role::Embed => false,
             Role::Group => match self.resolve(t) {
                 Kind::Sequence(comps) => {
                     for c in comps {

@@ -1,6 +1,6 @@
 //! ITU-T X.694: an XML Schema mapped to an ASN.1 module, and documents valid against the
 //! schema encoded as values of the module's type for their root element, in unaligned PER
-//! (`asn1-xsd-uper`). `docs/x694.md` lists the clauses covered.
+//! (`asn1-xsd-uper`), aligned PER (`asn1-xsd-aper`) or BER (`asn1-xsd-ber`). `docs/x694.md` lists the clauses covered.
 //!
 //! [`X694::new`] maps a schema once; the encoder and decoder share it. The encoder checks
 //! the document with the schema's validator before it writes anything.
@@ -11,6 +11,9 @@ pub mod print;
 
 pub use map::{MapError, Module, Roots};
 
+mod ber;
+mod ber_dec;
+mod ber_enc;
 mod bits;
 mod dec;
 mod enc;
@@ -83,22 +86,29 @@ impl X694 {
         }
     }
 
-    /// Encodes a document valid against the schema (not checked here) as PER bytes.
+    /// Encodes a document valid against the schema (not checked here) as PER or BER bytes
+    /// (`format`: `asn1-xsd-uper`, `asn1-xsd-aper` or `asn1-xsd-ber`).
     pub fn encode_events(&self, events: &[Event<'static>], format: Format) -> Result<Vec<u8>> {
-        enc::encode(&self.module, 0, events, format)
+        match format {
+            Format::Asn1XsdBer => ber_enc::encode(&self.module, 0, events, format),
+            _ => enc::encode(&self.module, 0, events, format),
+        }
     }
 
-    /// Decodes PER bytes into the document's events.
+    /// Decodes PER or BER bytes into the document's events.
     pub fn decode_events(
         &self,
         data: &[u8],
         format: Format,
         limits: &Limits,
     ) -> Result<Vec<Event<'static>>> {
-        dec::decode(&self.module, 0, data, format, limits)
+        match format {
+            Format::Asn1XsdBer => ber_dec::decode(&self.module, 0, data, format, limits),
+            _ => dec::decode(&self.module, 0, data, format, limits),
+        }
     }
 
-    /// Decodes PER bytes, handing each event to `sink` as it is read.
+    /// Decodes PER or BER bytes, handing each event to `sink` as it is read.
     pub fn decode_into<'e, S: EventSink<'e>>(
         &self,
         data: &[u8],
@@ -106,12 +116,15 @@ impl X694 {
         limits: &Limits,
         sink: &mut S,
     ) -> Result<()> {
-        dec::decode_into(&self.module, 0, data, format, limits, sink)
+        match format {
+            Format::Asn1XsdBer => ber_dec::decode_into(&self.module, 0, data, format, limits, sink),
+            _ => dec::decode_into(&self.module, 0, data, format, limits, sink),
+        }
     }
 }
 
 /// Encodes a document of the mapped schema: collects its events, validates them when the
-/// document ends and, only when it is valid, writes its PER encoding.
+/// document ends and, only when it is valid, writes its PER or BER encoding.
 pub struct X694Encoder<W: Write> {
     x: Arc<X694>,
     out: W,

@@ -1,6 +1,7 @@
 //! The mapped module as ASN.1 text (X.680 notation, AUTOMATIC TAGS), followed by the XER
 //! encoding control section that says how each component appears in XML (X.693 encoding
-//! instructions: `ATTRIBUTE`, `UNTAGGED`, `LIST`, `BASE64`, `NAME AS`, `NAMESPACE AS`). PER
+//! instructions: `ATTRIBUTE`, `UNTAGGED`, `LIST`, `BASE64`, `NAME AS`, `NAMESPACE AS`,
+//! `USE-TYPE`, `USE-NIL`, `EMBED-VALUES`). PER
 //! and BER ignore that section; [`print`] leaves it out when asked.
 
 use std::fmt::Write;
@@ -60,15 +61,22 @@ fn instructions(m: &Module, t: TyId, path: &str, out: &mut String, depth: usize)
         Kind::SeqOf { item, .. } => std::slice::from_ref(&**item),
         _ => return,
     };
+    if comps.iter().any(|c| c.role == Role::Nil) {
+        let _ = writeln!(out, "    USE-NIL {path}");
+    }
     for c in comps {
         let p = format!("{path}.{}", c.ident);
         match &c.role {
+            Role::Embed => {
+                let _ = writeln!(out, "    EMBED-VALUES {path}");
+                continue;
+            }
             Role::Attr(n) => {
                 let _ = writeln!(out, "    ATTRIBUTE {p}");
                 name_as(out, &p, &n.local, &c.ident);
             }
             Role::Elem(n) | Role::Type(n) => name_as(out, &p, &n.local, &c.ident),
-            Role::Text | Role::Group => {
+            Role::Text | Role::Group | Role::Nil => {
                 let _ = writeln!(out, "    UNTAGGED {p}");
             }
             Role::Wildcard => {

@@ -1,12 +1,20 @@
 //! Simple values (attribute values and character content) to and from PER bits: the text is
 //! whitespace-normalised as its type says, then written as the mapped ASN.1 type's value; the
-//! decoder writes the canonical text back (documented in `docs/x694.md`).
+//! decoder writes the canonical text back (documented in `docs/x694.md`). The parsing of the
+//! text and the writing of the canonical text are shared with the BER codec.
 
 use binxml_core::Result;
 use binxml_schema::datatypes::WhiteSpace;
 
 use super::bits::{BitReader, BitWriter, range_bits};
 use super::map::{Kind, Module};
+
+/// The type of the strings of `embed-values` (mixed content's character data, as written).
+pub const EMBEDDED: Kind = Kind::Utf8 {
+    min: 0,
+    max: None,
+    ws: WhiteSpace::Preserve,
+};
 
 /// Why a text does not fit its type (the encoder turns it into an error).
 pub type Refusal = String;
@@ -18,29 +26,10 @@ fn collapse(s: &str) -> std::borrow::Cow<'_, str> {
 /// Writes `text` as a value of `kind`.
 pub fn encode(m: &Module, kind: &Kind, text: &str, w: &mut BitWriter) -> Result<(), Refusal> {
     match kind {
-        Kind::Boolean => match &*collapse(text) {
-            "true" | "1" => w.put(1, 1),
-            "false" | "0" => w.put(0, 1),
-            t => return Err(format!("{t:?} is not a boolean")),
-        },
-        Kind::Integer { lo, hi } => {
-            let t = collapse(text);
-            let v: i128 =
-                t.strip_prefix('+').unwrap_or(&t).parse().map_err(|_| {
-                    format!("{t:?} is not an integer this mapping holds (128 bits)")
-                })?;
-            if lo.is_some_and(|l| v < l) || hi.is_some_and(|h| v > h) {
-                return Err(format!("{v} is outside the type's range"));
-            }
-            w.integer(v, *lo, *hi);
-        }
+        Kind::Boolean => w.put(boolean(text)? as u64, 1),
+        Kind::Integer { lo, hi } => w.integer(integer(text, *lo, *hi)?, *lo, *hi),
         Kind::Enumerated(items) => {
-            let t = collapse(text);
-            let i = items
-                .iter()
-                .position(|(_, v)| *v == t || collapse(v) == t)
-                .ok_or_else(|| format!("{t:?} is not one of the enumerated values"))?;
-            w.constrained(i as u128, items.len() as u128);
+            w.constrained(enumerated(items, text)? as u128, items.len() as u128)
         }
         Kind::Utf8 { ws, .. } => {
             let t = ws.apply(text);
@@ -52,15 +41,7 @@ pub fn encode(m: &Module, kind: &Kind, text: &str, w: &mut BitWriter) -> Result<
             .map_err(|e| e.to_string())?;
         }
         Kind::Visible { alphabet } => {
-            let t = collapse(text);
-            let mut idx = Vec::with_capacity(t.len());
-            for c in t.chars() {
-                idx.push(
-                    alphabet
-                        .binary_search(&c)
-                        .map_err(|_| format!("{c:?} is outside the permitted alphabet"))?,
-                );
-            }
+            let idx = visible(alphabet, text)?;
             let (bits, direct) = char_coding(alphabet, w.aligned());
             w.counted(idx.len(), 0, None, |w, s, e| {
                 for &i in &idx[s..e] {
@@ -72,12 +53,7 @@ pub fn encode(m: &Module, kind: &Kind, text: &str, w: &mut BitWriter) -> Result<
             .map_err(|e| e.to_string())?;
         }
         Kind::Octets { hex, min, max } => {
-            let t = collapse(text);
-            let b = if *hex {
-                from_hex(&t).ok_or_else(|| format!("{t:?} is not hexBinary"))?
-            } else {
-                binxml_core::base64::decode(&t).ok_or_else(|| format!("{t:?} is not base64"))?
-            };
+            let b = octets(*hex, text)?;
             let small_fixed = *min == b.len() as u64 && *max == Some(*min) && *min <= 2;
             w.counted(b.len(), *min, *max, |w, s, e| {
                 // X.691 17.6-17.8: aligned octets, but for a fixed size of at most two.
@@ -91,7 +67,7 @@ pub fn encode(m: &Module, kind: &Kind, text: &str, w: &mut BitWriter) -> Result<
         }
         Kind::List { item, min, max } => {
             let t = collapse(text);
-            let items: Vec<&str> = t.split(' ').filter(|s| !s.is_empty()).collect();
+            let items = list_items(&t);
             let ik = m.resolve(*item);
             let mut err = None;
             w.counted(items.len(), *min, *max, |w, s, e| {
@@ -178,13 +154,7 @@ pub fn decode(m: &Module, kind: &Kind, r: &mut BitReader<'_>, out: &mut String) 
                 bytes.extend_from_slice(&r.octets(n)?);
                 Ok(())
             })?;
-            if *hex {
-                for b in bytes {
-                    out.push_str(&format!("{b:02X}"));
-                }
-            } else {
-                binxml_core::base64::encode_into(&bytes, out);
-            }
+            octets_text(*hex, &bytes, out);
         }
         Kind::List { item, min, max } => {
             let ik = m.resolve(*item);
@@ -239,4 +209,76 @@ fn from_hex(t: &str) -> Option<Vec<u8>> {
         .chunks(2)
         .map(|p| Some((digit(p[0])? * 16 + digit(p[1])?) as u8))
         .collect()
+}
+
+/// The boolean value of a text.
+pub fn boolean(text: &str) -> Result<bool, Refusal> {
+    match &*collapse(text) {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        t => Err(format!("{t:?} is not a boolean")),
+    }
+}
+
+/// The integer value of a text, checked against the type's range.
+pub fn integer(text: &str, lo: Option<i128>, hi: Option<i128>) -> Result<i128, Refusal> {
+    let t = collapse(text);
+    let v: i128 = t
+        .strip_prefix('+')
+        .unwrap_or(&t)
+        .parse()
+        .map_err(|_| format!("{t:?} is not an integer this mapping holds (128 bits)"))?;
+    if lo.is_some_and(|l| v < l) || hi.is_some_and(|h| v > h) {
+        return Err(format!("{v} is outside the type's range"));
+    }
+    Ok(v)
+}
+
+/// The index of a text among an ENUMERATED type's values.
+pub fn enumerated(items: &[(String, String)], text: &str) -> Result<usize, Refusal> {
+    let t = collapse(text);
+    items
+        .iter()
+        .position(|(_, v)| *v == t || collapse(v) == t)
+        .ok_or_else(|| format!("{t:?} is not one of the enumerated values"))
+}
+
+/// The indexes into the permitted alphabet of a (collapsed) text's characters.
+pub fn visible(alphabet: &[char], text: &str) -> Result<Vec<usize>, Refusal> {
+    let t = collapse(text);
+    let mut idx = Vec::with_capacity(t.len());
+    for c in t.chars() {
+        idx.push(
+            alphabet
+                .binary_search(&c)
+                .map_err(|_| format!("{c:?} is outside the permitted alphabet"))?,
+        );
+    }
+    Ok(idx)
+}
+
+/// The octets of a hexBinary or base64Binary text.
+pub fn octets(hex: bool, text: &str) -> Result<Vec<u8>, Refusal> {
+    let t = collapse(text);
+    if hex {
+        from_hex(&t).ok_or_else(|| format!("{t:?} is not hexBinary"))
+    } else {
+        binxml_core::base64::decode(&t).ok_or_else(|| format!("{t:?} is not base64"))
+    }
+}
+
+/// The canonical text of octets: upper-case hexBinary, or base64 without line breaks.
+pub fn octets_text(hex: bool, bytes: &[u8], out: &mut String) {
+    if hex {
+        for b in bytes {
+            let _ = std::fmt::Write::write_fmt(out, format_args!("{b:02X}"));
+        }
+    } else {
+        binxml_core::base64::encode_into(bytes, out);
+    }
+}
+
+/// The items of a collapsed list value.
+pub fn list_items(collapsed: &str) -> Vec<&str> {
+    collapsed.split(' ').filter(|s| !s.is_empty()).collect()
 }
