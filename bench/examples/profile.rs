@@ -18,6 +18,10 @@
 //!       build     the tree built from those events (the builder's own cost; format ignored)
 //!       quick-xml raw quick-xml events over the XML text (a peer; format ignored)
 //!       roxmltree a roxmltree tree of the XML text (a peer; format ignored)
+//!       quick-xml-full  quick-xml's NsReader: namespaces resolved, attributes and text
+//!                 unescaped (the bench's peer; format ignored)
+//!       quick-xml-write quick-xml's Writer over its own events of the document (the bench's
+//!                 writer peer, beside `tape`; format ignored)
 //!   --exi OPTIONS                EXI's options for every operation (`ExiOptions::parse_text`:
 //!                                e.g. `compression`, `drop-whitespace`; default EXI's defaults)
 //!   --schema XSD                 schema-informed EXI: the `exi` format with the grammars of
@@ -49,6 +53,8 @@ enum Op {
     Tape,
     Build,
     QuickXml,
+    QuickXmlFull,
+    QuickXmlWrite,
     Roxmltree,
 }
 
@@ -62,6 +68,8 @@ impl Op {
             "tape" => Op::Tape,
             "build" => Op::Build,
             "quick-xml" => Op::QuickXml,
+            "quick-xml-full" => Op::QuickXmlFull,
+            "quick-xml-write" => Op::QuickXmlWrite,
             "roxmltree" => Op::Roxmltree,
             _ => panic!("unknown operation {s:?} (see the example's documentation)"),
         }
@@ -69,7 +77,10 @@ impl Op {
 
     /// Operations that do not depend on the format run once, under the first format.
     fn format_free(self) -> bool {
-        matches!(self, Op::Build | Op::QuickXml | Op::Roxmltree)
+        matches!(
+            self,
+            Op::Build | Op::QuickXml | Op::QuickXmlFull | Op::QuickXmlWrite | Op::Roxmltree
+        )
     }
 
     fn name(self) -> &'static str {
@@ -81,6 +92,8 @@ impl Op {
             Op::Tape => "tape",
             Op::Build => "build",
             Op::QuickXml => "quick-xml",
+            Op::QuickXmlFull => "quick-xml-full",
+            Op::QuickXmlWrite => "quick-xml-write",
             Op::Roxmltree => "roxmltree",
         }
     }
@@ -93,6 +106,8 @@ struct Doc<'x> {
     encoded: Vec<Vec<u8>>,
     events: Vec<Event<'x>>,
     tape: binxml_core::Tape<'x>,
+    /// quick-xml's own events of the document, for its writer.
+    qx: Vec<quick_xml::events::Event<'x>>,
     reps: u32,
 }
 
@@ -157,6 +172,15 @@ fn run_subject(
                 }
                 k
             }
+            Op::QuickXmlFull => quick_xml_full(doc.xml),
+            Op::QuickXmlWrite => {
+                out.clear();
+                let mut w = quick_xml::Writer::new(&mut *out);
+                for e in &doc.qx {
+                    w.write_event(e.borrow()).unwrap();
+                }
+                out.len()
+            }
             Op::Roxmltree => {
                 let o = roxmltree::ParsingOptions {
                     allow_dtd: true,
@@ -170,6 +194,31 @@ fn run_subject(
         };
     }
     n
+}
+
+/// quick-xml's NsReader with namespaces resolved and attributes and text unescaped, as the
+/// bench's `quick-xml NsReader` row reads.
+fn quick_xml_full(doc: &[u8]) -> usize {
+    let mut r = quick_xml::NsReader::from_reader(doc);
+    let mut n = 0;
+    loop {
+        match r.read_resolved_event().unwrap() {
+            (_, quick_xml::events::Event::Eof) => return n,
+            (_, quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e)) => {
+                for a in e.attributes() {
+                    let a = a.unwrap();
+                    let _ = r.resolver().resolve_attribute(a.key);
+                    n += a
+                        .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                        .map(|v| v.len())
+                        .unwrap_or(0);
+                }
+                n += 1;
+            }
+            (_, quick_xml::events::Event::Text(t)) => n += t.xml10_content().len(),
+            _ => n += 1,
+        }
+    }
 }
 
 fn xml_documents(picks: &[String]) -> Vec<std::path::PathBuf> {
@@ -293,12 +342,23 @@ fn main() {
             (64 * 1024 / xml.len().max(1)).clamp(1, 64) as u32
         };
         let tape = binxml_core::Tape::from_events(&events);
+        let mut qx = Vec::new();
+        if ops.contains(&Op::QuickXmlWrite) {
+            let mut r = quick_xml::Reader::from_reader(&xml[..]);
+            loop {
+                match r.read_event() {
+                    Ok(quick_xml::events::Event::Eof) | Err(_) => break,
+                    Ok(e) => qx.push(e),
+                }
+            }
+        }
         docs.push(Doc {
             name: name.clone(),
             xml: &xml[..],
             encoded,
             events,
             tape,
+            qx,
             reps,
         });
     }

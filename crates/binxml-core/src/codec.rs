@@ -393,6 +393,7 @@ impl StreamChecker {
     /// `EndDocument`, a second root element, a namespace declaration or attribute outside a start
     /// tag, an unbalanced `EndElement`, non-whitespace text, a typed value or an entity reference
     /// outside the root element, a document type declaration after the root element started).
+    #[inline]
     pub fn check(&mut self, format: Format, ev: &Event<'_>) -> Result<()> {
         let err = |m: &str| Err(Error::invalid_events(format, m.to_string()));
         if self.ended {

@@ -84,6 +84,10 @@ fn slow_paths_and_errors_direct_equals_generic() {
         "<a x='1' x='2'/>",
         "<p:a/>",
         "<a>&undeclared;</a>",
+        // A DOCTYPE keeps the direct path: defaults on empty and non-empty tags, declared
+        // types that normalize, entities in attribute values and namespace names.
+        "<!DOCTYPE a [<!ATTLIST b k CDATA 'K' t NMTOKEN #IMPLIED> <!ENTITY e 'E'>]><a><b/><b t=' x '>t</b><b k='&e;'/><c xmlns:p='urn:&e;' p:z='&e;'/></a>",
+        "<!DOCTYPE a PUBLIC '-//x//y' 'a.dtd'><a x='1'><b/>t</a>",
         "<a b='&#0;'/>",
         "",
         "text",
@@ -100,6 +104,15 @@ fn slow_paths_and_errors_direct_equals_generic() {
         "<!DOCTYPE a [<!ENTITY e '01234'>]><a>&e;&e;</a>",
     ] {
         same(doc.as_bytes(), &tight).unwrap_or_else(|e| panic!("{doc:?}: {e}"));
+    }
+    // Strings that references lengthen beyond the limit in an input within it: attribute
+    // values and namespace names (the direct path stays on with a DOCTYPE).
+    let limit = Limits::default().with_max_string_len(120);
+    let dtd = "<!DOCTYPE a [<!ENTITY e '0123456789'><!ENTITY f '&e;&e;&e;&e;&e;'><!ENTITY g '&f;&f;&f;'>]>";
+    for body in ["<a b='&g;'/>", "<a xmlns:p='urn:&g;'/>", "<a b='&f;'>x</a>"] {
+        let doc = format!("{dtd}{body}");
+        assert!(doc.len() <= 120);
+        same(doc.as_bytes(), &limit).unwrap_or_else(|e| panic!("{doc:?}: {e}"));
     }
 }
 

@@ -23,7 +23,14 @@ impl<'a> Source<'a> for Lexer<'a> {
 pub struct TsfDecoder<'a> {
     inner: Result<EventGen<'a, Lexer<'a>>, Option<Error>>,
     max_string_len: usize,
+    /// Every string is checked against `max_string_len`: the input is longer than the limit
+    /// (or than the longest constant the decoder adds, a namespace name of its own).
+    check_len: bool,
 }
+
+/// Longer than any string the decoder produces that is not in its input (the XML and JSON
+/// vocabularies' namespace names).
+const LONGEST_CONSTANT: usize = 256;
 
 impl<'a> TsfDecoder<'a> {
     /// A decoder for TSF whose lengths are UTF-8 byte counts, with the default limits.
@@ -55,6 +62,7 @@ impl<'a> TsfDecoder<'a> {
         TsfDecoder {
             inner,
             max_string_len,
+            check_len: input.len().max(LONGEST_CONSTANT) > max_string_len,
         }
     }
 }
@@ -64,8 +72,11 @@ impl<'a> Decoder<'a> for TsfDecoder<'a> {
         match &mut self.inner {
             Ok(g) => {
                 let ev = g.next_event()?;
-                // `Limits::max_string_len` for every string (they are borrowed from the input).
-                if let Some(e) = &ev
+                // `Limits::max_string_len` for every string: they are borrowed from the input,
+                // or shorter than what they unescape, or constants, so an input within the
+                // limit needs no check.
+                if self.check_len
+                    && let Some(e) = &ev
                     && e.longest_string() > self.max_string_len
                 {
                     let msg = format!(
@@ -81,6 +92,23 @@ impl<'a> Decoder<'a> for TsfDecoder<'a> {
                 None => Ok(None),
             },
         }
+    }
+
+    /// The generator's events handed straight to the sink (the provided method would go
+    /// through `next_event` per event).
+    fn read_into<S: binxml_core::EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+        if self.check_len || self.inner.is_err() {
+            while let Some(ev) = self.next_event()? {
+                sink.dispatch(ev)?;
+            }
+            return Ok(());
+        }
+        if let Ok(g) = &mut self.inner {
+            while let Some(ev) = g.next_event()? {
+                sink.dispatch(ev)?;
+            }
+        }
+        Ok(())
     }
 
     fn offset(&self) -> u64 {

@@ -1348,18 +1348,22 @@ impl<'a> XmlDecoder<'a> {
     /// Pushes the whole document into `sink`: the same events in the same order, and the same
     /// errors, as [`Decoder::next_event`](binxml_core::Decoder::next_event) would give, but
     /// without building an [`Event`] for element starts and ends, namespace declarations,
-    /// attributes and plain text on the common path (no DTD attribute defaults, no entity
-    /// expansion, strings within the length limit); everything else goes through
-    /// `next_event` and is handed over as events.
+    /// attributes and plain text on the common path (the input within the string length
+    /// limit); everything else (text with references, DTD attribute defaults, comments, ...)
+    /// goes through `next_event` and is handed over as events.
+    ///
+    /// A DOCTYPE keeps the fast path: element names and plain text are slices of the input,
+    /// attribute values and namespace names that references lengthen are held to the length
+    /// limit as they are expanded (text with references takes the pull path, which checks
+    /// every string once an entity is declared), and the attributes that the DTD defaults are
+    /// queued and handed over from the queue, as the pull path does.
     pub fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
         use binxml_core::Decoder as _;
         loop {
             let fast = self.pending.is_empty()
                 && !self.tag.active
                 && matches!(self.phase, Phase::Prolog | Phase::Root | Phase::Epilog)
-                && self.input.len() <= self.limits.max_string_len
-                && self.expanded == 0
-                && self.dtd.entities.is_empty();
+                && self.input.len() <= self.limits.max_string_len;
             if !fast {
                 match self.next_event()? {
                     Some(ev) => {
@@ -1391,10 +1395,6 @@ impl<'a> XmlDecoder<'a> {
                         self.tag.ns_next += 1;
                         sink.namespace(p, u)?;
                     }
-                    if !self.dtd.attlists.is_empty() {
-                        // Defaults to add: the pull path finishes the tag.
-                        continue;
-                    }
                     while let Some(&a) = self.lex.attrs.get(self.tag.attr_next) {
                         self.tag.attr_next += 1;
                         if !a.xmlns
@@ -1405,6 +1405,17 @@ impl<'a> XmlDecoder<'a> {
                         }
                     }
                     self.tag.active = false;
+                    if !self.dtd.attlists.is_empty() {
+                        self.tag_defaults(self.tag.raw_name, pos)?;
+                        if !self.pending.is_empty() {
+                            // Defaults queued: handed over from the queue, then the end of an
+                            // empty tag, as `next_in_tag` does.
+                            if self.tag.empty {
+                                self.end_tag(pos);
+                            }
+                            continue;
+                        }
+                    }
                     if self.tag.empty {
                         self.close_element();
                         sink.end_element()?;

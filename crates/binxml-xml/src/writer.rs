@@ -67,8 +67,10 @@ pub struct XmlWriter<W: Write> {
     buf: Vec<u8>,
     opts: XmlWriterOptions,
     checker: StreamChecker,
-    /// Open elements' qualified names as written.
-    stack: Vec<String>,
+    /// Open elements' qualified names as written, one after another in `names`; `stack` holds
+    /// where each starts.
+    names: Vec<u8>,
+    stack: Vec<usize>,
     /// In-scope namespace bindings (prefix, uri) and per-element marks.
     ns: Vec<(String, String)>,
     ns_marks: Vec<usize>,
@@ -92,9 +94,12 @@ pub struct XmlWriter<W: Write> {
     generated: usize,
     /// Per open element: whether it has had character content (for indentation).
     had_text: Vec<bool>,
-    /// The open start tag's name, until its binding is checked (after its namespace events, so
-    /// the declarations keep their order).
-    unbound: Option<(String, String)>,
+    /// The open start tag's name (prefix and namespace name), until its binding is checked
+    /// (after its namespace events, so the declarations keep their order): `unbound` says
+    /// whether one waits, the strings are reused from element to element.
+    unbound: bool,
+    unbound_prefix: String,
+    unbound_ns: String,
 }
 
 impl<W: Write> XmlWriter<W> {
@@ -111,6 +116,7 @@ impl<W: Write> XmlWriter<W> {
             buf: Vec::with_capacity(64 * 1024),
             checker: StreamChecker::new(opts.fragments),
             opts,
+            names: Vec::new(),
             stack: Vec::new(),
             ns: Vec::new(),
             ns_marks: Vec::new(),
@@ -124,7 +130,9 @@ impl<W: Write> XmlWriter<W> {
             attrs: Vec::new(),
             generated: 0,
             had_text: Vec::new(),
-            unbound: None,
+            unbound: false,
+            unbound_prefix: String::new(),
+            unbound_ns: String::new(),
         }
     }
 
@@ -142,10 +150,18 @@ impl<W: Write> XmlWriter<W> {
         Ok(())
     }
 
+    #[inline]
     fn settle_binding(&mut self) {
-        if let Some((prefix, ns)) = self.unbound.take() {
-            let q = QName::new(prefix.as_str(), ns.as_str(), "");
-            self.ensure_binding(&q, false);
+        if self.unbound {
+            self.unbound = false;
+            if self.ns.is_empty() && self.unbound_ns.is_empty() {
+                return; // no namespace, none bound
+            }
+            let prefix = std::mem::take(&mut self.unbound_prefix);
+            let ns = std::mem::take(&mut self.unbound_ns);
+            self.bind_element(&prefix, &ns);
+            self.unbound_prefix = prefix;
+            self.unbound_ns = ns;
         }
     }
 
@@ -164,7 +180,7 @@ impl<W: Write> XmlWriter<W> {
         self.ns
             .iter()
             .rev()
-            .find(|(p, _)| p == prefix)
+            .find(|(p, _)| same(p, prefix))
             .map(|(_, u)| u.as_str())
     }
 
@@ -279,7 +295,8 @@ impl<W: Write> XmlWriter<W> {
         }
     }
 
-    fn start_element(&mut self, name: &QName<'_>) -> Result<()> {
+    /// Opens the start tag of `prefix:local` (`local` without a prefix).
+    fn start_element(&mut self, prefix: &str, local: &str) -> Result<()> {
         self.close_tag();
         if self.opts.indent.is_some()
             && !self.stack.is_empty()
@@ -287,15 +304,21 @@ impl<W: Write> XmlWriter<W> {
         {
             self.indent(self.stack.len());
         }
+        let at = self.names.len();
+        if !prefix.is_empty() {
+            self.names.extend_from_slice(prefix.as_bytes());
+            self.names.push(b':');
+        }
+        self.names.extend_from_slice(local.as_bytes());
         if self.stack.is_empty() {
-            self.write_doctype(Some(&name.qualified()))?;
+            let root = String::from_utf8_lossy(&self.names[at..]).into_owned();
+            self.write_doctype(Some(&root))?;
             self.root_written = true;
         }
         self.ns_marks.push(self.ns.len());
         self.buf.push(b'<');
-        let qn = name.qualified().into_owned();
-        self.buf.extend_from_slice(qn.as_bytes());
-        self.stack.push(qn);
+        self.buf.extend_from_slice(&self.names[at..]);
+        self.stack.push(at);
         self.had_text.push(false);
         self.tag_open = true;
         self.attrs.clear();
@@ -309,7 +332,7 @@ impl<W: Write> XmlWriter<W> {
         if self
             .attrs
             .iter()
-            .any(|&(a, b, c)| &names[a..b] == ns && &names[b..c] == local)
+            .any(|&(a, b, c)| &names[b..c] == local && &names[a..b] == ns)
         {
             return Err(Error::invalid_events(
                 FMT,
@@ -398,10 +421,157 @@ impl<W: Write> XmlWriter<W> {
             self.declare(&p, ns);
             return Some(p);
         }
-        if self.lookup(prefix).unwrap_or("") != ns && (prefix.is_empty() || !ns.is_empty()) {
+        self.bind_element(prefix, ns);
+        None
+    }
+
+    /// Declares `prefix` as `ns` where an element's name needs it and it is not so bound.
+    #[inline]
+    fn bind_element(&mut self, prefix: &str, ns: &str) {
+        if prefix == "xml" {
+            return;
+        }
+        if !same(self.lookup(prefix).unwrap_or(""), ns) && (prefix.is_empty() || !ns.is_empty()) {
             self.declare(prefix, ns);
         }
-        None
+    }
+
+    /// `Event::StartElement`, checked against the stream's grammar.
+    fn ev_start(&mut self, name: &QName<'_>) -> Result<()> {
+        ncname("element name", &name.local)?;
+        let ns: &str = &name.namespace;
+        // The previous element's namespace name passed this check: elements in a row
+        // mostly share one.
+        if !same(ns, &self.unbound_ns) {
+            xml_chars("a namespace name", ns)?;
+        }
+        // The prefix a name in its namespace can have: none in no namespace, `xml` in the
+        // XML namespace, not `xml` or `xmlns` elsewhere (a fresh one is declared).
+        let prefix: &str = if ns.is_empty() {
+            ""
+        } else if ns == XML_NS {
+            "xml"
+        } else if ns == XMLNS_NS {
+            return Err(Error::unsupported(
+                FMT,
+                "an element in the xmlns namespace cannot be written",
+            ));
+        } else if matches!(&*name.prefix, "xml" | "xmlns") {
+            ""
+        } else {
+            &name.prefix
+        };
+        if !prefix.is_empty() && !same(prefix, &self.unbound_prefix) {
+            ncname("prefix", prefix)?;
+        }
+        self.start_element(prefix, &name.local)?;
+        self.unbound = true;
+        self.unbound_prefix.clear();
+        self.unbound_prefix.push_str(prefix);
+        self.unbound_ns.clear();
+        self.unbound_ns.push_str(ns);
+        Ok(())
+    }
+
+    /// `Event::Attribute`, checked against the stream's grammar.
+    fn ev_attribute(&mut self, name: &QName<'_>, value: &str) -> Result<()> {
+        ncname("attribute name", &name.local)?;
+        let ns: &str = &name.namespace;
+        if !ns.is_empty() && !same(ns, &self.unbound_ns) {
+            xml_chars("a namespace name", ns)?;
+        }
+        if ns == XMLNS_NS || (ns.is_empty() && name.local == "xmlns") {
+            return Err(Error::unsupported(
+                FMT,
+                "a namespace declaration as an attribute (it is a Namespace event)",
+            ));
+        }
+        self.check_duplicate(ns, &name.local)?;
+        // As for elements: no prefix in no namespace, `xml` for the XML namespace.
+        let prefix: &str = if ns.is_empty() {
+            ""
+        } else if ns == XML_NS {
+            "xml"
+        } else if matches!(&*name.prefix, "xml" | "xmlns") {
+            ""
+        } else {
+            &name.prefix
+        };
+        if !prefix.is_empty() {
+            ncname("prefix", prefix)?;
+        }
+        self.settle_binding();
+        let forced = if ns.is_empty() {
+            None
+        } else {
+            self.ensure_binding(&QName::new(prefix, ns, &*name.local), true)
+        };
+        let at = self.buf.len();
+        self.buf.push(b' ');
+        let prefix = forced.as_deref().unwrap_or(prefix);
+        if !prefix.is_empty() {
+            self.buf.extend_from_slice(prefix.as_bytes());
+            self.buf.push(b':');
+        }
+        self.buf.extend_from_slice(name.local.as_bytes());
+        self.buf.extend_from_slice(b"=\"");
+        if let Err(e) = escape_checked::<true>(&mut self.buf, "an attribute value", value) {
+            self.buf.truncate(at);
+            return Err(e);
+        }
+        self.buf.push(b'"');
+        Ok(())
+    }
+
+    /// `Event::EndElement`, checked against the stream's grammar.
+    fn ev_end(&mut self) {
+        let at = self.stack.pop().unwrap_or(self.names.len());
+        let had_text = self.had_text.pop().unwrap_or(false);
+        self.settle_binding();
+        if self.tag_open {
+            self.buf.extend_from_slice(b"/>");
+            self.tag_open = false;
+        } else {
+            if !had_text {
+                self.indent(self.stack.len());
+            }
+            self.buf.extend_from_slice(b"</");
+            self.buf.extend_from_slice(&self.names[at..]);
+            self.buf.push(b'>');
+        }
+        self.names.truncate(at);
+        if let Some(mark) = self.ns_marks.pop() {
+            self.ns.truncate(mark);
+        }
+    }
+
+    /// `Event::Characters`, checked against the stream's grammar.
+    fn ev_characters(&mut self, text: &str, cdata: bool) -> Result<()> {
+        if self.stack.is_empty() && !self.opts.fragments {
+            xml_chars("character data", text)?;
+            // White space between top-level items (all there can be there): as it is,
+            // since a character reference is not allowed outside the root element.
+            self.buf.extend_from_slice(text.as_bytes());
+            return Ok(());
+        }
+        self.close_tag();
+        if let Some(t) = self.had_text.last_mut() {
+            *t = true;
+        }
+        if cdata && !text.contains('\r') {
+            xml_chars("character data", text)?;
+            self.buf.extend_from_slice(b"<![CDATA[");
+            self.buf
+                .extend_from_slice(text.replace("]]>", "]]]]><![CDATA[>").as_bytes());
+            self.buf.extend_from_slice(b"]]>");
+        } else {
+            let at = self.buf.len();
+            if let Err(e) = escape_checked::<false>(&mut self.buf, "character data", text) {
+                self.buf.truncate(at);
+                return Err(e);
+            }
+        }
+        Ok(())
     }
 
     fn fresh_prefix(&mut self) -> String {
@@ -464,48 +634,145 @@ fn ncname(what: &str, s: &str) -> Result<()> {
 /// Escapes character data: `&`, `<`, `>` (for `]]>`), and CR (which would otherwise be read back
 /// as a line feed).
 pub fn escape_text(buf: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    let mut last = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let rep: &[u8] = match b {
-            b'&' => b"&amp;",
-            b'<' => b"&lt;",
-            b'>' => b"&gt;",
-            b'\r' => b"&#xD;",
-            _ => continue,
-        };
-        buf.extend_from_slice(&bytes[last..i]);
-        buf.extend_from_slice(rep);
-        last = i + 1;
-    }
-    buf.extend_from_slice(&bytes[last..]);
+    let _ = escape::<false, false>(buf, s);
 }
 
 /// Escapes an attribute value for a `"`-quoted attribute; white space characters other than
 /// space become character references so they survive normalization.
 pub fn escape_attr(buf: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    let mut last = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let rep: &[u8] = match b {
-            b'&' => b"&amp;",
-            b'<' => b"&lt;",
-            b'"' => b"&quot;",
-            b'\t' => b"&#x9;",
-            b'\n' => b"&#xA;",
-            b'\r' => b"&#xD;",
-            _ => continue,
-        };
-        buf.extend_from_slice(&bytes[last..i]);
-        buf.extend_from_slice(rep);
-        last = i + 1;
-    }
-    buf.extend_from_slice(&bytes[last..]);
+    let _ = escape::<true, false>(buf, s);
 }
 
-impl<W: Write> Encoder for XmlWriter<W> {
-    fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
+/// [`escape_text`] or [`escape_attr`] (`ATTR`) that also refuses, as [`xml_chars`] does, what
+/// XML 1.0 cannot hold: one pass over the string instead of two.
+fn escape_checked<const ATTR: bool>(buf: &mut Vec<u8>, what: &str, s: &str) -> Result<()> {
+    match escape::<ATTR, true>(buf, s) {
+        Ok(()) => Ok(()),
+        Err(i) => xml_chars(what, &s[i..]),
+    }
+}
+
+/// Eight copies of a byte.
+const fn splat(b: u8) -> u64 {
+    0x0101_0101_0101_0101 * b as u64
+}
+
+/// Whether a byte of `w` is below 0x20 or equal to one of the bytes that escaping or checking
+/// looks at (`&`, `<`, `>` or `"`, and 0xEF, the lead byte of U+FFFE and U+FFFF). It may say yes
+/// for a word that holds none of them only when another byte of it is one (the borrow of the
+/// subtraction runs past a matching byte, never into a word without one).
+#[inline(always)]
+fn has_special<const ATTR: bool>(w: u64) -> bool {
+    const LO: u64 = splat(0x01);
+    const HI: u64 = splat(0x80);
+    let zero = |x: u64| x.wrapping_sub(LO) & !x;
+    let third = if ATTR { splat(b'"') } else { splat(b'>') };
+    let below = w.wrapping_sub(splat(0x20)) & !w;
+    (below
+        | zero(w ^ splat(b'&'))
+        | zero(w ^ splat(b'<'))
+        | zero(w ^ third)
+        | zero(w ^ splat(0xEF)))
+        & HI
+        != 0
+}
+
+/// Copies `s` into `buf` with the characters that must be escaped in text (or in an attribute
+/// value: `ATTR`) replaced by references. The string is scanned eight bytes at a time: runs
+/// without anything to escape or check are copied whole. With `CHECK`, stops at the first
+/// character that XML 1.0 cannot hold and returns its byte position (what was written of `s`
+/// stays in `buf`: the caller fails).
+#[inline]
+fn escape<const ATTR: bool, const CHECK: bool>(
+    buf: &mut Vec<u8>,
+    s: &str,
+) -> std::result::Result<(), usize> {
+    let b = s.as_bytes();
+    let mut last = 0;
+    let mut i = 0;
+    loop {
+        while let Some(w) = b.get(i..i + 8) {
+            let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+            if has_special::<ATTR>(w) {
+                break;
+            }
+            i += 8;
+        }
+        let end = (i + 8).min(b.len());
+        if i >= end {
+            break;
+        }
+        while i < end {
+            let c = b[i];
+            let rep: &[u8] = match c {
+                b'&' => b"&amp;",
+                b'<' => b"&lt;",
+                b'>' if !ATTR => b"&gt;",
+                b'"' if ATTR => b"&quot;",
+                b'\t' if ATTR => b"&#x9;",
+                b'\n' if ATTR => b"&#xA;",
+                b'\r' => b"&#xD;",
+                b'\t' | b'\n' => {
+                    i += 1;
+                    continue;
+                }
+                0..0x20 if CHECK => return Err(i),
+                0xEF if CHECK
+                    && b.get(i + 1) == Some(&0xBF)
+                    && matches!(b.get(i + 2), Some(0xBE | 0xBF)) =>
+                {
+                    return Err(i);
+                }
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            buf.extend_from_slice(&b[last..i]);
+            buf.extend_from_slice(rep);
+            i += 1;
+            last = i;
+        }
+    }
+    buf.extend_from_slice(&b[last..]);
+    Ok(())
+}
+
+/// `a == b`, without comparing the bytes when both are the same slice (names and namespace
+/// names handed to the writer again and again usually are).
+#[inline]
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && (a.is_empty() || std::ptr::eq(a.as_ptr(), b.as_ptr()) || a == b)
+}
+
+impl<W: Write> XmlWriter<W> {
+    /// [`Encoder::write_event`]'s body, inlined where the event's kind is known (the tape's
+    /// sink below), so that the dispatch and the event's construction fold away.
+    #[inline(always)]
+    fn event_inline(&mut self, event: &Event<'_>) -> Result<()> {
         self.checker.check(FMT, event)?;
+        match event {
+            Event::StartElement(name) => self.ev_start(name)?,
+            Event::Attribute { name, value } => self.ev_attribute(name, value)?,
+            Event::EndElement => self.ev_end(),
+            Event::Characters { text, cdata } => self.ev_characters(text, *cdata)?,
+            _ => return self.ev_other(event),
+        }
+        self.flush_full()
+    }
+
+    /// Writes out the buffer once it holds 64 KiB, but not while a DOCTYPE waits: that is
+    /// inserted where its event came.
+    #[inline(always)]
+    fn flush_full(&mut self) -> Result<()> {
+        if self.buf.len() >= 64 * 1024 && self.doctype.is_none() {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    /// Every event but the hot ones of [`XmlWriter::event_inline`] (already checked).
+    fn ev_other(&mut self, event: &Event<'_>) -> Result<()> {
         match event {
             Event::StartDocument {
                 version,
@@ -593,33 +860,6 @@ impl<W: Write> Encoder for XmlWriter<W> {
                     }
                 }
             }
-            Event::StartElement(name) => {
-                ncname("element name", &name.local)?;
-                let ns: &str = &name.namespace;
-                xml_chars("a namespace name", ns)?;
-                // The prefix a name in its namespace can have: none in no namespace, `xml` in the
-                // XML namespace, not `xml` or `xmlns` elsewhere (a fresh one is declared).
-                let prefix: &str = if ns.is_empty() {
-                    ""
-                } else if ns == XML_NS {
-                    "xml"
-                } else if ns == XMLNS_NS {
-                    return Err(Error::unsupported(
-                        FMT,
-                        "an element in the xmlns namespace cannot be written",
-                    ));
-                } else if matches!(&*name.prefix, "xml" | "xmlns") {
-                    ""
-                } else {
-                    &name.prefix
-                };
-                if !prefix.is_empty() {
-                    ncname("prefix", prefix)?;
-                }
-                let name = QName::new(prefix, ns, &*name.local);
-                self.start_element(&name)?;
-                self.unbound = Some((prefix.to_string(), ns.to_string()));
-            }
             Event::Namespace { prefix, uri } => {
                 if !prefix.is_empty() {
                     ncname("namespace prefix", prefix)?;
@@ -640,10 +880,8 @@ impl<W: Write> Encoder for XmlWriter<W> {
                     ));
                 }
                 xml_chars("a namespace name", uri)?;
-                if let Some((p, u)) = &self.unbound
-                    && p == prefix
-                    && u != uri
-                {
+                if self.unbound && self.unbound_prefix == **prefix && self.unbound_ns != **uri {
+                    let u = &self.unbound_ns;
                     return Err(Error::invalid_events(
                         FMT,
                         format!(
@@ -661,86 +899,6 @@ impl<W: Write> Encoder for XmlWriter<W> {
                         ));
                     }
                     self.declare(prefix, uri);
-                }
-            }
-            Event::Attribute { name, value } => {
-                xml_chars("an attribute value", value)?;
-                ncname("attribute name", &name.local)?;
-                let ns: &str = &name.namespace;
-                xml_chars("a namespace name", ns)?;
-                if ns == XMLNS_NS || (ns.is_empty() && name.local == "xmlns") {
-                    return Err(Error::unsupported(
-                        FMT,
-                        "a namespace declaration as an attribute (it is a Namespace event)",
-                    ));
-                }
-                self.check_duplicate(ns, &name.local)?;
-                // As for elements: no prefix in no namespace, `xml` for the XML namespace.
-                let prefix: &str = if ns.is_empty() {
-                    ""
-                } else if ns == XML_NS {
-                    "xml"
-                } else if matches!(&*name.prefix, "xml" | "xmlns") {
-                    ""
-                } else {
-                    &name.prefix
-                };
-                if !prefix.is_empty() {
-                    ncname("prefix", prefix)?;
-                }
-                let name = QName::new(prefix, ns, &*name.local);
-                self.settle_binding();
-                let forced = self.ensure_binding(&name, true);
-                self.buf.push(b' ');
-                if let Some(p) = forced {
-                    self.buf.extend_from_slice(p.as_bytes());
-                    self.buf.push(b':');
-                    self.buf.extend_from_slice(name.local.as_bytes());
-                } else {
-                    self.buf.extend_from_slice(name.qualified().as_bytes());
-                }
-                self.buf.extend_from_slice(b"=\"");
-                escape_attr(&mut self.buf, value);
-                self.buf.push(b'"');
-            }
-            Event::EndElement => {
-                let name = self.stack.pop().unwrap_or_default();
-                let had_text = self.had_text.pop().unwrap_or(false);
-                self.settle_binding();
-                if self.tag_open {
-                    self.buf.extend_from_slice(b"/>");
-                    self.tag_open = false;
-                } else {
-                    if !had_text {
-                        self.indent(self.stack.len());
-                    }
-                    self.buf.extend_from_slice(b"</");
-                    self.buf.extend_from_slice(name.as_bytes());
-                    self.buf.push(b'>');
-                }
-                if let Some(mark) = self.ns_marks.pop() {
-                    self.ns.truncate(mark);
-                }
-            }
-            Event::Characters { text, cdata } => {
-                xml_chars("character data", text)?;
-                if self.stack.is_empty() && !self.opts.fragments {
-                    // White space between top-level items (all there can be there): as it is,
-                    // since a character reference is not allowed outside the root element.
-                    self.buf.extend_from_slice(text.as_bytes());
-                    return Ok(());
-                }
-                self.close_tag();
-                if let Some(t) = self.had_text.last_mut() {
-                    *t = true;
-                }
-                if *cdata && !text.contains('\r') {
-                    self.buf.extend_from_slice(b"<![CDATA[");
-                    self.buf
-                        .extend_from_slice(text.replace("]]>", "]]]]><![CDATA[>").as_bytes());
-                    self.buf.extend_from_slice(b"]]>");
-                } else {
-                    escape_text(&mut self.buf, text);
                 }
             }
             Event::Typed(t) => {
@@ -809,11 +967,43 @@ impl<W: Write> Encoder for XmlWriter<W> {
                 ));
             }
         }
-        // Not while a DOCTYPE waits: it is inserted where its event came.
-        if self.buf.len() >= 64 * 1024 && self.doctype.is_none() {
-            self.flush_buf()?;
-        }
-        Ok(())
+        self.flush_full()
+    }
+}
+
+/// The sink a tape is replayed into: each kind of event goes straight to its own code.
+struct TapeSink<'w, W: Write>(&'w mut XmlWriter<W>);
+
+impl<'a, W: Write> binxml_core::EventSink<'a> for TapeSink<'_, W> {
+    fn event(&mut self, event: Event<'a>) -> Result<()> {
+        self.0.event_inline(&event)
+    }
+    #[inline]
+    fn start_element(&mut self, name: QName<'a>) -> Result<()> {
+        self.0.event_inline(&Event::StartElement(name))
+    }
+    #[inline]
+    fn attribute(&mut self, name: QName<'a>, value: std::borrow::Cow<'a, str>) -> Result<()> {
+        self.0.event_inline(&Event::Attribute { name, value })
+    }
+    #[inline]
+    fn end_element(&mut self) -> Result<()> {
+        self.0.event_inline(&Event::EndElement)
+    }
+    #[inline]
+    fn text(&mut self, text: std::borrow::Cow<'a, str>) -> Result<()> {
+        self.0
+            .event_inline(&Event::Characters { text, cdata: false })
+    }
+}
+
+impl<W: Write> Encoder for XmlWriter<W> {
+    fn write_event(&mut self, event: &Event<'_>) -> Result<()> {
+        self.event_inline(event)
+    }
+
+    fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
+        tape.replay(&mut TapeSink(self))
     }
 
     fn finish(&mut self) -> Result<()> {
@@ -830,4 +1020,76 @@ pub fn encode(events: &[Event<'_>]) -> Result<Vec<u8>> {
     }
     w.finish()?;
     w.into_inner()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The escaping of one character at a time, as the specification reads.
+    fn reference(s: &str, attr: bool) -> std::result::Result<String, ()> {
+        let mut o = String::new();
+        for c in s.chars() {
+            match c {
+                '&' => o.push_str("&amp;"),
+                '<' => o.push_str("&lt;"),
+                '>' if !attr => o.push_str("&gt;"),
+                '"' if attr => o.push_str("&quot;"),
+                '\t' if attr => o.push_str("&#x9;"),
+                '\n' if attr => o.push_str("&#xA;"),
+                '\r' => o.push_str("&#xD;"),
+                '\t' | '\n' => o.push(c),
+                '\u{0}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}' => return Err(()),
+                c => o.push(c),
+            }
+        }
+        Ok(o)
+    }
+
+    /// Every special character at every position of strings around the 8-byte word size, with
+    /// multi-byte neighbours, escapes as the reference does; what XML cannot hold is refused.
+    #[test]
+    fn word_at_a_time_escaping_matches_the_reference() {
+        let specials = [
+            "&", "<", ">", "\"", "\t", "\n", "\r", "\u{1}", "\u{1F}", "\u{FFFE}", "\u{FFFF}",
+            "\u{FFFD}", "\u{EFFF}", "é", "𝄞", "'", " ",
+        ];
+        for len in 0..20 {
+            for at in 0..=len {
+                for sp in specials {
+                    let s = format!("{}{sp}{}", "a".repeat(at), "b".repeat(len - at));
+                    for attr in [false, true] {
+                        let mut buf = Vec::new();
+                        let got = if attr {
+                            escape_checked::<true>(&mut buf, "x", &s)
+                        } else {
+                            escape_checked::<false>(&mut buf, "x", &s)
+                        };
+                        match reference(&s, attr) {
+                            Ok(want) => {
+                                assert!(got.is_ok(), "{s:?} refused");
+                                assert_eq!(String::from_utf8(buf).unwrap(), want, "{s:?}");
+                            }
+                            Err(()) => assert!(got.is_err(), "{s:?} accepted"),
+                        }
+                        // Unchecked, the same string is escaped and the rest copied.
+                        let mut buf = Vec::new();
+                        if attr {
+                            escape_attr(&mut buf, &s)
+                        } else {
+                            escape_text(&mut buf, &s)
+                        }
+                        let lenient: String = s
+                            .chars()
+                            .map(|c| match reference(&c.to_string(), attr) {
+                                Ok(e) => e,
+                                Err(()) => c.to_string(),
+                            })
+                            .collect();
+                        assert_eq!(String::from_utf8(buf).unwrap(), lenient, "{s:?}");
+                    }
+                }
+            }
+        }
+    }
 }
