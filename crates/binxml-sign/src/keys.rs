@@ -192,7 +192,13 @@ impl PrivateKey {
         let hash = digest.digest(data);
         let fail = |e: &dyn std::fmt::Display| SignError::invalid(format!("signing failed: {e}"));
         match self {
-            PrivateKey::Rsa(k) => k.sign(digest.rsa_scheme(), &hash).map_err(|e| fail(&e)),
+            PrivateKey::Rsa(k) => {
+                #[cfg(not(target_arch = "wasm32"))]
+                if let Some(sig) = ring_rsa_sign(k, digest, data) {
+                    return Ok(sig);
+                }
+                k.sign(digest.rsa_scheme(), &hash).map_err(|e| fail(&e))
+            }
             PrivateKey::P256(k) => {
                 let sk = p256::ecdsa::SigningKey::from(k);
                 let sig: p256::ecdsa::Signature = sk.sign_prehash(&hash).map_err(|e| fail(&e))?;
@@ -205,6 +211,27 @@ impl PrivateKey {
             }
         }
     }
+}
+
+/// RSA PKCS#1 v1.5 signing through ring, where it builds: several times faster than the `rsa`
+/// crate's, and constant-time (the `rsa` crate's private-key operation has a timing side channel,
+/// RUSTSEC-2023-0071). `None` when ring does not take the key or the digest (SHA-1): the caller
+/// falls back to the `rsa` crate.
+#[cfg(not(target_arch = "wasm32"))]
+fn ring_rsa_sign(key: &rsa::RsaPrivateKey, digest: DigestAlg, data: &[u8]) -> Option<Vec<u8>> {
+    use rsa::pkcs1::EncodeRsaPrivateKey;
+    let alg: &'static dyn ring::signature::RsaEncoding = match digest {
+        DigestAlg::Sha1 => return None,
+        DigestAlg::Sha256 => &ring::signature::RSA_PKCS1_SHA256,
+        DigestAlg::Sha384 => &ring::signature::RSA_PKCS1_SHA384,
+        DigestAlg::Sha512 => &ring::signature::RSA_PKCS1_SHA512,
+    };
+    let der = key.to_pkcs1_der().ok()?;
+    let pair = ring::signature::RsaKeyPair::from_der(der.as_bytes()).ok()?;
+    let mut sig = vec![0; pair.public().modulus_len()];
+    pair.sign(alg, &ring::rand::SystemRandom::new(), data, &mut sig)
+        .ok()?;
+    Some(sig)
 }
 
 impl PublicKey {
