@@ -572,13 +572,18 @@ pub fn decode_exi_schema(data: &[u8]) {
     let Some((&sel, input)) = data.split_first() else {
         return;
     };
+    // Strict excludes the fidelity options.
+    let strict = sel & 1 == 1;
     let o = binxml::exi::ExiOptions::default()
-        .with_strict(sel & 1 == 1)
+        .with_strict(strict)
         .with_alignment(if sel & 2 == 2 {
             binxml::exi::Alignment::ByteAligned
         } else {
             binxml::exi::Alignment::BitPacked
-        });
+        })
+        .with_prefixes(!strict && sel & 4 == 4)
+        .with_lexical_values(sel & 8 == 8)
+        .with_comments(!strict && sel & 16 == 16);
     let mut dec = binxml::exi::informed::SchemaDecoder::new(
         input,
         exi_fuzz_grammars(),

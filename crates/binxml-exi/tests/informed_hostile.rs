@@ -42,7 +42,7 @@ fn decode(g: &Arc<SchemaGrammars>, bytes: &[u8], o: &ExiOptions) -> Result<usize
 #[test]
 fn truncated_corrupted_and_random_streams_are_refused_cleanly() {
     let g = grammars();
-    let xml = br#"<r d="2020-02-29" other="x"><i>1</i><i>-7</i><s>text</s><extra a="1"><deep>t</deep></extra></r>"#;
+    let xml = br#"<r d="2020-02-29" other="x" xmlns:x="http://www.w3.org/2001/XMLSchema-instance"><i>1</i><i>-7</i><s>text</s><extra xmlns:p="urn:p" xmlns="urn:d" p:a="1" a="2"><deep>t</deep><p:deep x:type="p:t"/></extra></r>"#;
     let events = binxml_xml::decode(xml).unwrap();
     for o in [
         ExiOptions::default(),
@@ -52,12 +52,18 @@ fn truncated_corrupted_and_random_streams_are_refused_cleanly() {
             .with_alignment(binxml_exi::Alignment::PreCompression)
             .with_block_size(2),
         ExiOptions::default().with_alignment(binxml_exi::Alignment::Compression),
+        ExiOptions::default().with_prefixes(true),
+        ExiOptions::default()
+            .with_prefixes(true)
+            .with_lexical_values(true)
+            .with_alignment(binxml_exi::Alignment::PreCompression)
+            .with_block_size(2),
     ] {
         let mut e = SchemaEncoder::new(Vec::new(), Arc::clone(&g), o.clone()).unwrap();
         e.write_events(&events).unwrap();
         e.finish().unwrap();
         let bytes = e.into_inner();
-        decode(&g, &bytes, &o).unwrap();
+        decode(&g, &bytes, &o).unwrap_or_else(|e| panic!("{o:?}: {e}"));
         for cut in 0..bytes.len() {
             let _ = decode(&g, &bytes[..cut], &o);
         }
@@ -81,5 +87,6 @@ fn truncated_corrupted_and_random_streams_are_refused_cleanly() {
         }
         let _ = decode(&g, &b, &ExiOptions::default());
         let _ = decode(&g, &b, &ExiOptions::default().with_strict(true));
+        let _ = decode(&g, &b, &ExiOptions::default().with_prefixes(true));
     }
 }

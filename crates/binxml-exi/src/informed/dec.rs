@@ -2,10 +2,10 @@
 //! reading events with the grammars of a schema, typed values, and the built-in grammars for
 //! undeclared elements.
 //!
-//! Prefixes are not in the stream (preserve.prefixes is not supported yet): the decoder
-//! invents them as the schema-less decoder does, `ns<uri id>` declared on the element that
-//! first needs one (`xsi` for the XML Schema instance namespace), and writes `xsi:type`
-//! values with the prefix of the type's namespace.
+//! With preserve.prefixes the stream carries the namespace declarations (NS events) and each
+//! name's prefix. Without it the decoder invents prefixes as the schema-less decoder does,
+//! `ns<uri id>` declared on the element that first needs one (`xsi` for the XML Schema
+//! instance namespace), and writes `xsi:type` values with the prefix of the type's namespace.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -56,12 +56,16 @@ enum Val {
     Slot(u32),
 }
 
-/// The prefix of a name: none, `xml`, or that of scope entry `n`.
+/// The prefix of a name: none, `xml`, that of scope entry `n`, an entry of a URI's prefix
+/// partition (preserved prefixes), or not yet known (an element whose NS event with
+/// local-element-ns names it).
 #[derive(Clone, Copy, Debug)]
 enum Pfx {
     None,
     Xml,
     Scope(usize),
+    Table(u32, u32),
+    Unset,
 }
 
 /// An event read and not yet handed on: names by number, strings in `buf`, so that reading
@@ -140,6 +144,8 @@ pub struct SchemaDecoder<'a> {
     block_full: bool,
     /// Queued events whose values are in (pre-compression).
     ready: usize,
+    /// Octets of namespace declarations read (preserve.prefixes).
+    held: usize,
 }
 
 /// Values in one block up to which its channels share one stream.
@@ -178,6 +184,7 @@ impl<'a> SchemaDecoder<'a> {
             slots: Vec::new(),
             block_full: false,
             ready: 0,
+            held: 0,
         }
     }
 
@@ -192,9 +199,9 @@ impl<'a> SchemaDecoder<'a> {
         let (o, _cookie, _present) = header::read(&mut self.r, &self.o)?;
         let compressed = o.alignment == crate::options::Alignment::Compression;
         self.reordered = o.alignment.is_reordered();
-        if o.dtd || o.prefixes || o.self_contained || o.fragment {
+        if o.dtd || o.self_contained || o.fragment {
             return Err(Self::unsupported(
-                "preserve.dtd, preserve.prefixes, self-contained elements or fragments",
+                "preserve.dtd, self-contained elements or fragments",
             ));
         }
         if compressed {
@@ -208,7 +215,7 @@ impl<'a> SchemaDecoder<'a> {
             o.value_partition_capacity.map(|n| n as usize),
             false,
         );
-        self.layout = Layout::new(o.comments, o.pis, false, false, false);
+        self.layout = Layout::new(o.comments, o.pis, false, o.prefixes, false);
         self.o = o;
         self.queue.push_back(Raw::StartDocument);
         Ok(())
@@ -256,7 +263,7 @@ impl<'a> SchemaDecoder<'a> {
             o.value_partition_capacity.map(|n| n as usize),
             false,
         );
-        self.layout = Layout::new(o.comments, o.pis, false, false, false);
+        self.layout = Layout::new(o.comments, o.pis, false, o.prefixes, false);
         self.o = o;
         self.queue.push_back(Raw::StartDocument);
         self.ready = 1;
@@ -274,16 +281,7 @@ impl<'a> SchemaDecoder<'a> {
         if let Some(i) = self.scope.iter().rposition(|e| e.2 == uri) {
             return Pfx::Scope(i);
         }
-        let mut p = if uri == 2 {
-            "xsi".to_string()
-        } else {
-            format!("ns{uri}")
-        };
-        while self.scope.iter().any(|(q, _, _)| *q == p) {
-            p.push('_');
-        }
-        self.scope.push((p, self.t.uri(uri).to_string(), uri));
-        Pfx::Scope(self.scope.len() - 1)
+        self.invent(uri)
     }
 
     /// Appends `text` to `buf`.
@@ -295,7 +293,12 @@ impl<'a> SchemaDecoder<'a> {
 
     fn pfx_span(&mut self, p: Pfx) -> Span {
         match p {
-            Pfx::None => Span::default(),
+            Pfx::None | Pfx::Unset => Span::default(),
+            Pfx::Table(uri, id) => {
+                let a = self.buf.len() as u32;
+                self.buf.push_str(self.t.prefix(uri, id));
+                Span(a, self.buf.len() as u32)
+            }
             Pfx::Xml => self.put("xml"),
             Pfx::Scope(i) => {
                 let a = self.buf.len() as u32;
@@ -314,7 +317,16 @@ impl<'a> SchemaDecoder<'a> {
             )));
         }
         let mark = self.scope.len();
-        let prefix = self.prefix_for(self.t.name_uri(name));
+        let uri = self.t.name_uri(name);
+        let prefix = if !self.o.prefixes {
+            self.prefix_for(uri)
+        } else {
+            match self.t.read_qname_prefix(&mut self.r, name)? {
+                _ if uri == 0 => Pfx::None,
+                Some(id) => Pfx::Table(uri, id),
+                None => Pfx::Unset,
+            }
+        };
         self.tag.open = true;
         self.tag.element = Some((name, prefix));
         self.tag.attrs.clear();
@@ -326,9 +338,69 @@ impl<'a> SchemaDecoder<'a> {
         Ok(())
     }
 
-    fn attribute(&mut self, name: NameId, value: Val) {
-        let prefix = self.prefix_for(self.t.name_uri(name));
+    /// The prefix of an attribute's name: read from the stream (preserved prefixes), else
+    /// invented. An attribute in a namespace needs a prefix that is not empty.
+    fn attr_prefix(&mut self, name: NameId) -> Result<Pfx> {
+        let uri = self.t.name_uri(name);
+        if !self.o.prefixes || uri == 0 {
+            return Ok(self.prefix_for(uri));
+        }
+        match self.t.read_qname_prefix(&mut self.r, name)? {
+            Some(id) if !self.t.prefix(uri, id).is_empty() => Ok(Pfx::Table(uri, id)),
+            _ => Ok(self.invent(uri)),
+        }
+    }
+
+    fn attribute(&mut self, name: NameId, prefix: Pfx, value: Val) {
         self.tag.attrs.push((name, prefix, value));
+    }
+
+    /// A fresh prefix declared for `uri` on the open tag.
+    fn invent(&mut self, uri: u32) -> Pfx {
+        if uri == 1 {
+            return Pfx::Xml;
+        }
+        let mut p = if uri == 2 {
+            "xsi".to_string()
+        } else {
+            format!("ns{uri}")
+        };
+        while self.scope.iter().any(|(q, _, _)| *q == p) {
+            p.push('_');
+        }
+        self.scope.push((p, self.t.uri(uri).to_string(), uri));
+        Pfx::Scope(self.scope.len() - 1)
+    }
+
+    /// An NS event (preserve.prefixes): a declaration on the open tag, and with
+    /// local-element-ns the element's prefix.
+    fn namespace(&mut self) -> Result<()> {
+        let max = self.limits.max_string_len;
+        let uri = self.t.read_uri(&mut self.r, max)?;
+        let id = self.t.read_ns_prefix(&mut self.r, uri, max)?;
+        let local = self.r.boolean()?;
+        // A declaration repeats table entries for a few bits each, and is held until its
+        // element ends: what it holds counts against the decoded-size budget.
+        let p = self.t.prefix(uri, id).to_string();
+        self.held += p.len() + self.t.uri(uri).len() + 64;
+        if self.held > self.limits.decoded_budget(self.input.len()) {
+            return Err(self.r.limit_error(format!(
+                "namespace declarations past {} octets for {} octets of input \
+                 (limit: max_expansion_ratio)",
+                self.limits.decoded_budget(self.input.len()),
+                self.input.len()
+            )));
+        }
+        if (p == "xml") != (uri == 1) && !p.is_empty() {
+            return Err(self
+                .r
+                .error(format!("prefix {p:?} declared for the wrong namespace")));
+        }
+        self.scope.push((p, self.t.uri(uri).to_string(), uri));
+        if local && let Some((_, pfx)) = &mut self.tag.element {
+            *pfx = Pfx::Scope(self.scope.len() - 1);
+        }
+        Ok(())
     }
 
     /// Hands the open start tag on.
@@ -339,6 +411,11 @@ impl<'a> SchemaDecoder<'a> {
         self.tag.open = false;
         let Some((name, p)) = self.tag.element.take() else {
             return;
+        };
+        let p = match p {
+            // No NS event named the element's prefix: one in scope for its URI, else a new one.
+            Pfx::Unset => self.prefix_for(self.t.name_uri(name)),
+            p => p,
         };
         let prefix = self.pfx_span(p);
         self.queue.push_back(Raw::Start { name, prefix });
@@ -498,6 +575,15 @@ impl<'a> SchemaDecoder<'a> {
             v.push(Second::Ee);
         }
         let kind: &[Second] = match st.kind {
+            Kind::FirstStartTag if self.o.prefixes => &[
+                Second::XsiType,
+                Second::XsiNil,
+                Second::AtAny,
+                Second::AtUntyped,
+                Second::Ns,
+                Second::SeAny,
+                Second::Ch,
+            ],
             Kind::FirstStartTag => &[
                 Second::XsiType,
                 Second::XsiNil,
@@ -665,8 +751,9 @@ impl<'a> SchemaDecoder<'a> {
                     let id = g.prod_name(state, i).ok_or_else(|| {
                         at.error("a declared attribute is missing from the string table")
                     })?;
+                    let pfx = self.attr_prefix(id)?;
                     let v = self.value(g, id, Some(*type_def))?;
-                    self.attribute(id, v);
+                    self.attribute(id, pfx, v);
                     self.set_state(p.next);
                 }
                 Terminal::AtNs(uri) => {
@@ -676,14 +763,21 @@ impl<'a> SchemaDecoder<'a> {
                     let id = self
                         .t
                         .read_local(&mut self.r, u, self.limits.max_string_len)?;
+                    let pfx = self.attr_prefix(id)?;
                     let v = self.undeclared_attribute_value(g, id)?;
-                    self.attribute(id, v);
+                    self.attribute(id, pfx, v);
                     self.set_state(p.next);
                 }
                 Terminal::AtAny => {
                     let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
+                    let pfx = self.attr_prefix(id)?;
+                    if id == crate::tables::XSI_TYPE {
+                        self.xsi_type(g, pfx, &at)?;
+                        self.set_state(p.next);
+                        return Ok(());
+                    }
                     let v = self.undeclared_attribute_value(g, id)?;
-                    self.attribute(id, v);
+                    self.attribute(id, pfx, v);
                     self.set_state(p.next);
                 }
                 Terminal::Se(e) => {
@@ -765,49 +859,28 @@ impl<'a> SchemaDecoder<'a> {
             Second::Cm | Second::Pi => unreachable!("third-level entries"),
             Second::Ee => self.close_element(),
             Second::XsiType => {
-                if self.o.lexical_values {
-                    return Err(at.error(
-                        "xsi:type with preserve.lexicalValues needs preserve.prefixes, \
-                         which schema-informed decoding does not support yet"
-                            .to_string(),
-                    ));
-                }
-                let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
-                let uri = self.t.name_uri(id);
-                let prefix = self.prefix_for(uri);
-                let a = self.buf.len() as u32;
-                if !matches!(prefix, Pfx::None) {
-                    self.pfx_span(prefix);
-                    self.buf.push(':');
-                }
-                self.buf.push_str(self.t.local(id));
-                let value = Val::Span(Span(a, self.buf.len() as u32));
-                self.attribute(crate::tables::XSI_TYPE, value);
-                if let Some(t) = g.schema().global_type(self.t.uri(uri), self.t.local(id)) {
-                    let (start, empty) = (g.type_grammar(t), g.type_empty(t));
-                    if let Some(f) = self.stack.last_mut() {
-                        f.cur = Cur::Informed {
-                            state: start,
-                            empty,
-                            nillable: false,
-                            castable: false,
-                        };
-                    }
-                }
+                let own = self.attr_prefix(crate::tables::XSI_TYPE)?;
+                self.xsi_type(g, own, &at)?;
             }
             Second::XsiNil => {
+                let own = self.attr_prefix(crate::tables::XSI_NIL)?;
                 let b = self.r.boolean()?;
                 let value = Val::Span(self.put(if b { "true" } else { "false" }));
-                self.attribute(crate::tables::XSI_NIL, value);
+                self.attribute(crate::tables::XSI_NIL, own, value);
                 if b && let Cur::Informed { empty, .. } = cur {
                     self.set_state(Some(empty));
                 }
             }
             Second::AtAny => {
                 let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
+                let pfx = self.attr_prefix(id)?;
+                if id == crate::tables::XSI_TYPE {
+                    return self.xsi_type(g, pfx, &at);
+                }
                 let v = self.undeclared_attribute_value(g, id)?;
-                self.attribute(id, v);
+                self.attribute(id, pfx, v);
             }
+            Second::Ns => self.namespace()?,
             Second::AtUntyped => {
                 let declared: Vec<usize> = st
                     .productions
@@ -822,13 +895,15 @@ impl<'a> SchemaDecoder<'a> {
                     let id = g.prod_name(state, declared[k]).ok_or_else(|| {
                         at.error("a declared attribute is missing from the string table")
                     })?;
+                    let pfx = self.attr_prefix(id)?;
                     let v = self.value(g, id, None)?;
-                    self.attribute(id, v);
+                    self.attribute(id, pfx, v);
                     self.set_state(p.next);
                 } else if k == declared.len() {
                     let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
+                    let pfx = self.attr_prefix(id)?;
                     let v = self.value(g, id, None)?;
-                    self.attribute(id, v);
+                    self.attribute(id, pfx, v);
                 } else {
                     return Err(at.error(format!(
                         "third-level event code {k} past {}",
@@ -847,6 +922,77 @@ impl<'a> SchemaDecoder<'a> {
                 let v = self.value(g, name, None)?;
                 self.text(v);
                 self.set_state(Some(content));
+            }
+        }
+        Ok(())
+    }
+
+    /// An xsi:type's value (its attribute's prefix `own` read): a QName (with its prefix when
+    /// prefixes are preserved), or with lexical values a string resolved by the declarations
+    /// in scope; a type the schema names switches the element to its grammar.
+    fn xsi_type(&mut self, g: &SchemaGrammars, own: Pfx, at: &BitReader<'_>) -> Result<()> {
+        if self.o.lexical_values && !self.o.prefixes {
+            return Err(at.error(
+                "xsi:type with preserve.lexicalValues and without preserve.prefixes: \
+                 its value's prefix cannot be resolved"
+                    .to_string(),
+            ));
+        }
+        let (uri_text, local_text, value) = if self.o.lexical_values {
+            // A string (in the structure channel), resolved by the declarations in
+            // scope.
+            let max = self.limits.max_string_len;
+            let a = self.buf.len() as u32;
+            match self
+                .t
+                .read_value(&mut self.r, crate::tables::XSI_TYPE, max, &mut self.scratch)?
+            {
+                ValueRef::Global(v) => self.buf.push_str(self.t.value(v)),
+                ValueRef::Scratch => self.buf.push_str(&self.scratch),
+            }
+            let text = self.buf[a as usize..].trim();
+            let (p, l) = text.split_once(':').unwrap_or(("", text));
+            let uri = match self.scope.iter().rev().find(|e| e.0 == p) {
+                Some(e) => e.1.clone(),
+                None if p == "xml" => crate::tables::XML_NS.to_string(),
+                None => String::new(),
+            };
+            (
+                uri,
+                l.to_string(),
+                Val::Span(Span(a, self.buf.len() as u32)),
+            )
+        } else {
+            let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
+            let uri = self.t.name_uri(id);
+            let prefix = if self.o.prefixes && uri != 0 {
+                match self.t.read_qname_prefix(&mut self.r, id)? {
+                    Some(p) => Pfx::Table(uri, p),
+                    None => self.prefix_for(uri),
+                }
+            } else {
+                self.prefix_for(uri)
+            };
+            let a = self.buf.len() as u32;
+            let b = self.pfx_span(prefix);
+            if b.0 != b.1 {
+                self.buf.push(':');
+            }
+            self.buf.push_str(self.t.local(id));
+            let value = Val::Span(Span(a, self.buf.len() as u32));
+            let uri_text = self.t.uri(uri).to_string();
+            (uri_text, self.t.local(id).to_string(), value)
+        };
+        self.attribute(crate::tables::XSI_TYPE, own, value);
+        if let Some(t) = g.schema().global_type(&uri_text, &local_text) {
+            let (start, empty) = (g.type_grammar(t), g.type_empty(t));
+            if let Some(f) = self.stack.last_mut() {
+                f.cur = Cur::Informed {
+                    state: start,
+                    empty,
+                    nillable: false,
+                    castable: false,
+                };
             }
         }
         Ok(())
@@ -899,6 +1045,7 @@ impl<'a> SchemaDecoder<'a> {
                 Prod::Se(id)
             }
             Undeclared::Ch => Prod::Ch,
+            Undeclared::Ns => return self.namespace(),
             other => {
                 return Err(at.error(format!(
                     "{other:?} is not supported in schema-informed streams yet"
@@ -920,8 +1067,13 @@ impl<'a> SchemaDecoder<'a> {
         match p {
             Prod::Ee => self.close_element(),
             Prod::At(id) => {
+                let pfx = self.attr_prefix(id)?;
+                if id == crate::tables::XSI_TYPE {
+                    let at = self.r.clone();
+                    return self.xsi_type(g, pfx, &at);
+                }
                 let v = self.value(g, id, None)?;
-                self.attribute(id, v);
+                self.attribute(id, pfx, v);
             }
             Prod::Se(id) => {
                 if let Some(f) = self.stack.last_mut() {
@@ -951,11 +1103,11 @@ impl<'a> SchemaDecoder<'a> {
     }
 }
 
-/// A state's second-level productions in event-code order (at most eight: no allocation
+/// A state's second-level productions in event-code order (at most nine: no allocation
 /// per event).
 #[derive(Clone, Copy, Debug, Default)]
 struct Order {
-    items: [Second; 8],
+    items: [Second; 10],
     len: usize,
 }
 
@@ -981,6 +1133,8 @@ enum Second {
     XsiNil,
     AtAny,
     AtUntyped,
+    /// A namespace declaration (preserve.prefixes).
+    Ns,
     SeAny,
     Ch,
     /// The CM/PI group (its third level: `Cm`, `Pi`).

@@ -69,12 +69,14 @@ pub struct SchemaEncoder<W: Write> {
     layout: Layout,
     stack: Vec<Frame>,
     checker: StreamChecker,
-    /// The open start tag's attributes as spans of `abuf` (namespace, local, value), and
-    /// xsi:type / xsi:nil.
-    attrs: Vec<[Span; 3]>,
+    /// The open start tag's attributes as spans of `abuf` (namespace, local, value, prefix),
+    /// and xsi:type / xsi:nil (prefix, value).
+    attrs: Vec<[Span; 4]>,
     abuf: String,
-    xsi_type: Option<String>,
-    xsi_nil: Option<String>,
+    xsi_type: Option<(String, String)>,
+    xsi_nil: Option<(String, String)>,
+    /// The open element's prefix (preserve.prefixes: the NS event that declares it says so).
+    se_prefix: String,
     in_tag: bool,
     /// The last start tag, attribute or end tag was a start tag or attribute: EXIficient's
     /// `lastEvent`, which text, comments and PIs do not change (whitespace-only text is kept
@@ -129,13 +131,20 @@ impl<W: Write> SchemaEncoder<W> {
             w: BitWriter::new(false),
             t,
             builtin: Vec::new(),
-            layout: Layout::new(options.comments, options.pis, false, false, false),
+            layout: Layout::new(
+                options.comments,
+                options.pis,
+                false,
+                options.prefixes,
+                false,
+            ),
             stack: Vec::new(),
             checker: StreamChecker::new(false),
             attrs: Vec::new(),
             abuf: String::new(),
             xsi_type: None,
             xsi_nil: None,
+            se_prefix: String::new(),
             in_tag: false,
             after_start: false,
             text: String::new(),
@@ -153,8 +162,8 @@ impl<W: Write> SchemaEncoder<W> {
 
     fn check(options: &ExiOptions) -> Result<()> {
         options.validate()?;
-        if options.dtd || options.prefixes {
-            return Err(unsupported("preserve.dtd or preserve.prefixes"));
+        if options.dtd {
+            return Err(unsupported("preserve.dtd"));
         }
         if options.self_contained || options.fragment {
             return Err(unsupported("self-contained elements or fragments"));
@@ -200,8 +209,8 @@ impl<W: Write> SchemaEncoder<W> {
         let ee = usize::from(!has_ee);
         let misc = usize::from(self.o.comments || self.o.pis);
         misc + match st.kind {
-            // EE, xsi:type, xsi:nil, AT(*), AT untyped, SE(*), CH
-            Kind::FirstStartTag => ee + 4 + 2,
+            // EE, xsi:type, xsi:nil, AT(*), AT untyped, NS (preserved prefixes), SE(*), CH
+            Kind::FirstStartTag => ee + 4 + usize::from(self.o.prefixes) + 2,
             // EE, AT(*), AT untyped, SE(*), CH
             Kind::StartTag => ee + 2 + 2,
             // EE, SE(*), CH
@@ -302,6 +311,15 @@ impl<W: Write> SchemaEncoder<W> {
         } else {
             let ee = usize::from(!has_ee);
             let order: &[Second] = match st.kind {
+                Kind::FirstStartTag if self.o.prefixes => &[
+                    Second::XsiType,
+                    Second::XsiNil,
+                    Second::AtAny,
+                    Second::AtUntyped,
+                    Second::Ns,
+                    Second::SeAny,
+                    Second::Ch,
+                ],
                 Kind::FirstStartTag => &[
                     Second::XsiType,
                     Second::XsiNil,
@@ -549,6 +567,11 @@ impl<W: Write> SchemaEncoder<W> {
                 (name, self.global_grammar(name))
             }
         };
+        if self.o.prefixes {
+            self.t.write_qname_prefix(&mut self.w, name, &q.prefix);
+            self.se_prefix.clear();
+            self.se_prefix.push_str(&q.prefix);
+        }
         self.stack.push(Frame {
             cur,
             name,
@@ -565,11 +588,11 @@ impl<W: Write> SchemaEncoder<W> {
             return Ok(());
         }
         self.in_tag = false;
-        if let Some(t) = self.xsi_type.take() {
-            self.write_xsi_type(&t)?;
+        if let Some((p, t)) = self.xsi_type.take() {
+            self.write_xsi_type(&p, &t)?;
         }
-        if let Some(n) = self.xsi_nil.take() {
-            self.write_xsi_nil(&n)?;
+        if let Some((p, n)) = self.xsi_nil.take() {
+            self.write_xsi_nil(&p, &n)?;
         }
         let mut attrs = std::mem::take(&mut self.attrs);
         let mut abuf = std::mem::take(&mut self.abuf);
@@ -578,7 +601,7 @@ impl<W: Write> SchemaEncoder<W> {
         attrs.sort_by(|a, b| (s(a[1]), s(a[0])).cmp(&(s(b[1]), s(b[0]))));
         let mut done = Ok(());
         for a in &attrs {
-            done = self.write_attribute(s(a[0]), s(a[1]), s(a[2]));
+            done = self.write_attribute(s(a[0]), s(a[1]), s(a[3]), s(a[2]));
             if done.is_err() {
                 break;
             }
@@ -588,6 +611,36 @@ impl<W: Write> SchemaEncoder<W> {
         self.attrs = attrs;
         self.abuf = abuf;
         done
+    }
+
+    /// A namespace declaration of the open start tag: in scope for xsi:type's value, and, with
+    /// preserve.prefixes, an NS event (its URI, its prefix, and whether it is the element's).
+    fn namespace(&mut self, prefix: &str, uri: &str) -> Result<()> {
+        if prefix == "xml" {
+            // `xmlns:xml` only restates the predeclared binding; SAX parsers (and so
+            // EXIficient) do not report it.
+            return Ok(());
+        }
+        let depth = self.stack.len();
+        self.scope
+            .push((prefix.to_string(), uri.to_string(), depth));
+        if !self.o.prefixes {
+            return Ok(());
+        }
+        if !self.in_tag {
+            return Err(Self::invalid("a namespace declaration after content"));
+        }
+        let cur = self.stack.last().expect("inside an element").cur;
+        match cur {
+            Cur::Informed { .. } => self.code2(cur, Second::Ns)?,
+            Cur::Builtin { grammar, state } => {
+                self.code2_builtin(grammar, state, Undeclared::Ns)?
+            }
+        }
+        let u = self.t.write_uri(&mut self.w, uri);
+        self.t.write_ns_prefix(&mut self.w, u, prefix);
+        self.w.boolean(prefix == self.se_prefix);
+        Ok(())
     }
 
     fn resolve(&self, prefix: &str) -> Option<&str> {
@@ -601,13 +654,22 @@ impl<W: Write> SchemaEncoder<W> {
         }
     }
 
-    fn write_xsi_type(&mut self, value: &str) -> Result<()> {
-        if self.o.lexical_values {
+    /// Writes the prefix of an SE or AT name (preserve.prefixes).
+    fn name_prefix(&mut self, name: NameId, prefix: &str) {
+        if self.o.prefixes {
+            self.t.write_qname_prefix(&mut self.w, name, prefix);
+        }
+    }
+
+    fn write_xsi_type(&mut self, own_prefix: &str, value: &str) -> Result<()> {
+        if self.o.lexical_values && !self.o.prefixes {
             // The value would be a string, whose QName a decoder resolves only with the
             // prefixes preserve.prefixes keeps: EXIficient refuses a prefixed one and writes
             // an unprefixed one that its own decoder then cannot read (docs/exi.md).
-            return Err(unsupported(
-                "xsi:type with preserve.lexicalValues (it needs preserve.prefixes)",
+            return Err(Error::unsupported(
+                Format::Exi,
+                "xsi:type with preserve.lexicalValues needs preserve.prefixes: without them \
+                 its value's prefix cannot be resolved when decoding",
             ));
         }
         let cur = self.stack.last().expect("inside an element").cur;
@@ -641,6 +703,7 @@ impl<W: Write> SchemaEncoder<W> {
                 }
             }
         }
+        self.name_prefix(xsi_type, own_prefix);
         // The value, a QName: an unbound prefix makes the whole text the local name.
         let v = value.trim();
         let (prefix, local) = v.split_once(':').unwrap_or(("", v));
@@ -648,7 +711,15 @@ impl<W: Write> SchemaEncoder<W> {
             Some(u) => (u.to_string(), local),
             None => (String::new(), v),
         };
-        self.t.write_qname(&mut self.w, &uri, local);
+        if self.o.lexical_values {
+            // A string of the value's characters (in the structure channel, as EXIficient
+            // writes it), whose prefix the declarations preserved in the stream resolve.
+            self.t.write_value(&mut self.w, xsi_type, value);
+        } else {
+            let id = self.t.write_qname(&mut self.w, &uri, local);
+            let p = if uri.is_empty() { "" } else { prefix };
+            self.name_prefix(id, p);
+        }
         if let Some(t) = self.g.schema().global_type(&uri, local) {
             let start = self.g.type_grammar(t);
             let empty = self.g.type_empty(t);
@@ -666,7 +737,7 @@ impl<W: Write> SchemaEncoder<W> {
         Ok(())
     }
 
-    fn write_xsi_nil(&mut self, value: &str) -> Result<()> {
+    fn write_xsi_nil(&mut self, own_prefix: &str, value: &str) -> Result<()> {
         let cur = self.stack.last().expect("inside an element").cur;
         let nil = match value.trim() {
             "true" | "1" => Some(true),
@@ -676,17 +747,18 @@ impl<W: Write> SchemaEncoder<W> {
         match (cur, nil) {
             (Cur::Informed { empty, .. }, Some(b)) => {
                 self.code2(cur, Second::XsiNil)?;
+                self.name_prefix(crate::tables::XSI_NIL, own_prefix);
                 self.w.boolean(b);
                 if b {
                     self.set_state(Some(empty));
                 }
                 Ok(())
             }
-            _ => self.write_attribute(XSI_NS, "nil", value),
+            _ => self.write_attribute(XSI_NS, "nil", own_prefix, value),
         }
     }
 
-    fn write_attribute(&mut self, ns: &str, local: &str, value: &str) -> Result<()> {
+    fn write_attribute(&mut self, ns: &str, local: &str, prefix: &str, value: &str) -> Result<()> {
         let cur = self.stack.last().expect("inside an element").cur;
         let (grammar, state) = match cur {
             Cur::Builtin { grammar, state } => (grammar, state),
@@ -708,6 +780,7 @@ impl<W: Write> SchemaEncoder<W> {
                     let dt = g.value_type(*type_def, self.o.lexical_values);
                     if values::representable(dt, value) {
                         self.code1(cur, i);
+                        self.name_prefix(name, prefix);
                         self.value(name, Some(*type_def), value)?;
                     } else {
                         // Third level: the declared attribute with an untyped value.
@@ -719,6 +792,7 @@ impl<W: Write> SchemaEncoder<W> {
                         self.code2(cur, Second::AtUntyped)?;
                         let declared = count_declared_attributes(st);
                         self.w.nbit((i - first_at) as u32, width(declared + 1));
+                        self.name_prefix(name, prefix);
                         self.value(name, None, value)?;
                     }
                     self.set_state(p.next);
@@ -745,6 +819,7 @@ impl<W: Write> SchemaEncoder<W> {
                     let declared = count_declared_attributes(st);
                     self.w.nbit(declared as u32, width(declared + 1));
                     let name = self.t.write_qname(&mut self.w, ns, local);
+                    self.name_prefix(name, prefix);
                     return self.value(name, None, value);
                 }
                 let name = match any_prod {
@@ -762,6 +837,7 @@ impl<W: Write> SchemaEncoder<W> {
                         self.t.write_qname(&mut self.w, ns, local)
                     }
                 };
+                self.name_prefix(name, prefix);
                 self.value(name, global_type, value)?;
                 if let Some(i) = any_prod {
                     let next = st.productions[i].next;
@@ -783,6 +859,7 @@ impl<W: Write> SchemaEncoder<W> {
                 id
             }
         };
+        self.name_prefix(name, prefix);
         self.value(name, None, value)?;
         self.xml_space(ns, local, value);
         Ok(())
@@ -1202,6 +1279,8 @@ enum Second {
     XsiNil,
     AtAny,
     AtUntyped,
+    /// A namespace declaration (preserve.prefixes; first state only).
+    Ns,
     SeAny,
     Ch,
 }
@@ -1270,24 +1349,20 @@ impl<W: Write> Encoder for SchemaEncoder<W> {
             Event::EndDocument => self.end_document(),
             Event::StartElement(q) => self.start_element(q),
             Event::EndElement => self.end_element(),
-            Event::Namespace { prefix, uri } => {
-                let depth = self.stack.len();
-                self.scope
-                    .push((prefix.to_string(), uri.to_string(), depth));
-                Ok(())
-            }
+            Event::Namespace { prefix, uri } => self.namespace(prefix, uri),
             Event::Attribute { name, value } => {
                 if !self.in_tag {
                     return Err(Self::invalid("an attribute after content"));
                 }
                 if name.namespace == XSI_NS {
+                    let held = Some((name.prefix.to_string(), value.to_string()));
                     match name.local.as_ref() {
                         "type" => {
-                            self.xsi_type = Some(value.to_string());
+                            self.xsi_type = held;
                             return Ok(());
                         }
                         "nil" => {
-                            self.xsi_nil = Some(value.to_string());
+                            self.xsi_nil = held;
                             return Ok(());
                         }
                         _ => {}
@@ -1298,7 +1373,12 @@ impl<W: Write> Encoder for SchemaEncoder<W> {
                     self.abuf.push_str(t);
                     (start, self.abuf.len() as u32)
                 };
-                let a = [span(&name.namespace), span(&name.local), span(value)];
+                let a = [
+                    span(&name.namespace),
+                    span(&name.local),
+                    span(value),
+                    span(&name.prefix),
+                ];
                 self.attrs.push(a);
                 Ok(())
             }
