@@ -199,10 +199,8 @@ impl<'a> SchemaDecoder<'a> {
         let (o, _cookie, _present) = header::read(&mut self.r, &self.o)?;
         let compressed = o.alignment == crate::options::Alignment::Compression;
         self.reordered = o.alignment.is_reordered();
-        if o.dtd || o.self_contained || o.fragment {
-            return Err(Self::unsupported(
-                "preserve.dtd, self-contained elements or fragments",
-            ));
+        if o.dtd || o.self_contained {
+            return Err(Self::unsupported("preserve.dtd or self-contained elements"));
         }
         if compressed {
             return self.start_inflated(o);
@@ -675,6 +673,9 @@ impl<'a> SchemaDecoder<'a> {
 
     fn step_top(&mut self, g: &SchemaGrammars) -> Result<()> {
         let misc = self.o.comments || self.o.pis;
+        if self.o.fragment {
+            return self.step_fragment(g, misc);
+        }
         if self.root_done {
             // DocEnd: ED, or (preserved) a comment or PI.
             if misc && self.r.nbit(1)? == 1 {
@@ -703,6 +704,58 @@ impl<'a> SchemaDecoder<'a> {
             Err(self
                 .r
                 .error(format!("event code {i} past DocContent's {n} productions")))
+        }
+    }
+
+    /// FragmentContent (EXI 1.0 8.5.3): SE(F_0..F_n-1), SE(*), ED, then the CM/PI group.
+    fn step_fragment(&mut self, g: &SchemaGrammars, misc: bool) -> Result<()> {
+        let frag = g.fragment_elements();
+        let n = frag.len();
+        let at = self.r.clone();
+        let i = self.r.nbit(width(n + 2 + usize::from(misc)))? as usize;
+        if i < n {
+            let name = match frag[i].1 {
+                Some(e) => g.elem_name(e),
+                None => {
+                    let (uri, local) = (&frag[i].0.ns, &frag[i].0.local);
+                    self.t
+                        .uri_id(uri)
+                        .and_then(|u| self.t.name_id(u, local))
+                        .ok_or_else(|| {
+                            at.error("a declared name is missing from the string table")
+                        })?
+                }
+            };
+            let cur = match frag[i].1 {
+                Some(e) => self.element_cur(g, e),
+                None => {
+                    let eg = g
+                        .element_fragment()
+                        .ok_or_else(|| at.error("no element fragment grammar"))?;
+                    Cur::Informed {
+                        state: eg.start,
+                        empty: eg.empty,
+                        nillable: eg.nillable,
+                        castable: eg.castable,
+                    }
+                }
+            };
+            self.open_element(name, cur)
+        } else if i == n {
+            let name = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
+            let cur = self.global_grammar(g, name);
+            self.open_element(name, cur)
+        } else if i == n + 1 {
+            self.ended = true;
+            self.queue.push_back(Raw::EndDocument);
+            Ok(())
+        } else if misc && i == n + 2 {
+            self.read_misc()
+        } else {
+            Err(at.error(format!(
+                "event code {i} past FragmentContent's {} productions",
+                n + 2
+            )))
         }
     }
 

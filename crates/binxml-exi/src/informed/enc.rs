@@ -139,7 +139,7 @@ impl<W: Write> SchemaEncoder<W> {
                 false,
             ),
             stack: Vec::new(),
-            checker: StreamChecker::new(false),
+            checker: StreamChecker::new(options.fragment),
             attrs: Vec::new(),
             abuf: String::new(),
             xsi_type: None,
@@ -165,8 +165,8 @@ impl<W: Write> SchemaEncoder<W> {
         if options.dtd {
             return Err(unsupported("preserve.dtd"));
         }
-        if options.self_contained || options.fragment {
-            return Err(unsupported("self-contained elements or fragments"));
+        if options.self_contained {
+            return Err(unsupported("self-contained elements"));
         }
         Ok(())
     }
@@ -239,6 +239,11 @@ impl<W: Write> SchemaEncoder<W> {
         };
         let n3 = width(third.len());
         match self.stack.last().map(|f| f.cur) {
+            None if self.o.fragment => {
+                // FragmentContent: SE(F_0..F_n-1), SE(*), ED, then the CM/PI group.
+                let n = self.g.fragment_elements().len() + 2;
+                self.w.nbit(n as u32, width(n + 1));
+            }
             None => {
                 // DocContent before the root (its second level: the CM/PI group alone), or
                 // DocEnd after it (ED, then the group).
@@ -433,6 +438,7 @@ impl<W: Write> SchemaEncoder<W> {
         self.flush_text(Next::Se)?;
         self.close_tag()?;
         let (name, cur) = match self.stack.last().map(|f| f.cur) {
+            None if self.o.fragment => self.fragment_element(q),
             None => {
                 if self.root_done {
                     return Err(Self::invalid("a second root element"));
@@ -580,6 +586,50 @@ impl<W: Write> SchemaEncoder<W> {
         self.in_tag = true;
         self.after_start = true;
         Ok(())
+    }
+
+    /// A top-level element of a fragment (EXI 1.0 8.5.3): SE(F_i) for a name the schema
+    /// declares (its declaration's grammar, or the element fragment grammar when the name is
+    /// declared with different types), else SE(*) with the name's global declaration's grammar
+    /// or a built-in one.
+    fn fragment_element(&mut self, q: &QName<'_>) -> (NameId, Cur) {
+        let g = Arc::clone(&self.g);
+        let frag = g.fragment_elements();
+        let misc = usize::from(self.o.comments || self.o.pis);
+        let bits = width(frag.len() + 2 + misc);
+        let hit = frag
+            .binary_search_by(|(n, _)| {
+                (n.local.as_str(), n.ns.as_str()).cmp(&(q.local.as_ref(), q.namespace.as_ref()))
+            })
+            .ok();
+        match hit {
+            Some(i) => {
+                self.w.nbit(i as u32, bits);
+                let name = self
+                    .name_of(&q.namespace, &q.local)
+                    .expect("declared names are in the table");
+                let cur = match frag[i].1 {
+                    Some(e) => self.element_cur(e),
+                    None => {
+                        let eg = g
+                            .element_fragment()
+                            .expect("a name declared with different types has it");
+                        Cur::Informed {
+                            state: eg.start,
+                            empty: eg.empty,
+                            nillable: eg.nillable,
+                            castable: eg.castable,
+                        }
+                    }
+                };
+                (name, cur)
+            }
+            None => {
+                self.w.nbit(frag.len() as u32, bits);
+                let name = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
+                (name, self.global_grammar(name))
+            }
+        }
     }
 
     /// Writes the pending start tag's xsi:type, xsi:nil and attributes.
@@ -1202,9 +1252,15 @@ impl<W: Write> SchemaEncoder<W> {
 
     fn end_document(&mut self) -> Result<()> {
         self.flush_text(Next::Ed)?;
-        // DocEnd: ED (code 0, of two when CM/PI are preserved).
-        self.w
-            .nbit(0, width(1 + usize::from(self.o.comments || self.o.pis)));
+        let misc = usize::from(self.o.comments || self.o.pis);
+        if self.o.fragment {
+            // FragmentContent's ED, after SE(F_0..F_n-1) and SE(*).
+            let n = self.g.fragment_elements().len();
+            self.w.nbit((n + 1) as u32, width(n + 2 + misc));
+        } else {
+            // DocEnd: ED (code 0, of two when CM/PI are preserved).
+            self.w.nbit(0, width(1 + misc));
+        }
         if self.o.alignment.is_reordered() {
             self.close_block()?;
         } else {
