@@ -82,6 +82,9 @@
 //                      stream whose header has a schemaId: the driver's SchemaIdResolver
 //                      answers the grammars of the request's schema= when the ids match, the
 //                      built-in types for "", and fails for any other id.
+//   dtr={ns}T={ns}R    setDatatypeRepresentationMap: values of schema type T (and the types
+//                      derived from it) take representation R (e.g.
+//                      {http://www.w3.org/2009/exi}string); repeatable, in order.
 // "strict" with a schema is EXIficient's strict mode proper: no deviations from the schema,
 // so an instance with anything the schema does not declare fails to encode.
 //
@@ -526,6 +529,8 @@ public class ExiDriver {
         // schema-informed grammars: schema= (and catalog=), or xsdtypes; schemaid[=ID]
         String schema = null, catalog = null, schemaId = null;
         boolean xsdTypes, includeSchemaId;
+        // datatypeRepresentationMap entries: dtr={ns}type={ns}representation (repeatable)
+        List<QName> dtrTypes = new ArrayList<>(), dtrReprs = new ArrayList<>();
 
         static Opts parse(String s) {
             Opts o = new Opts();
@@ -564,6 +569,14 @@ public class ExiDriver {
                     case "catalog": o.catalog = value(key, val); break;
                     case "xsdtypes": o.xsdTypes = flag(key, val); break;
                     case "schemaid": o.includeSchemaId = true; o.schemaId = val; break;
+                    case "dtr": {
+                        String v = value(key, val);
+                        int cut = v.indexOf("={", v.indexOf('}'));
+                        if (cut < 0) throw new IllegalArgumentException("dtr needs {ns}type={ns}representation");
+                        o.dtrTypes.add(QName.valueOf(v.substring(0, cut)));
+                        o.dtrReprs.add(QName.valueOf(v.substring(cut + 1)));
+                        break;
+                    }
                     default: throw new IllegalArgumentException("unknown option " + t);
                 }
             }
@@ -630,6 +643,9 @@ public class ExiDriver {
             if (blockSize != null) f.setBlockSize(blockSize);
             if (valueMaxLength != null) f.setValueMaxLength(valueMaxLength);
             if (capacity != null) f.setValuePartitionCapacity(capacity);
+            if (!dtrTypes.isEmpty()) {
+                f.setDatatypeRepresentationMap(dtrTypes.toArray(new QName[0]), dtrReprs.toArray(new QName[0]));
+            }
             EncodingOptions eo = f.getEncodingOptions();
             if (header) eo.setOption(EncodingOptions.INCLUDE_OPTIONS);
             if (cookie) eo.setOption(EncodingOptions.INCLUDE_COOKIE);

@@ -156,6 +156,13 @@ impl<W: Write> ExiEncoder<W> {
 
     fn check(options: &ExiOptions) -> Result<()> {
         options.validate()?;
+        if !options.datatype_representations.is_empty() {
+            return Err(Error::unsupported(
+                Format::Exi,
+                "datatypeRepresentationMap: it maps schema datatypes, and this encoder is \
+                 schema-less (give an XML Schema)",
+            ));
+        }
         if options.schema_id.is_some() {
             return Err(Error::unsupported(
                 Format::Exi,

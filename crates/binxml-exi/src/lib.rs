@@ -47,7 +47,10 @@ pub use dec::ExiDecoder;
 pub use enc::ExiEncoder;
 #[doc(hidden)]
 pub use informed::values::for_tests as __values_for_tests;
-pub use options::{Alignment, DEFAULT_BLOCK_SIZE, ExiOptions, Whitespace};
+pub use options::{
+    Alignment, BUILTIN_REPRESENTATIONS, DEFAULT_BLOCK_SIZE, DatatypeRepresentation, EXI_NS,
+    ExiOptions, Whitespace,
+};
 
 use binxml_core::{Decoder, Encoder, Event, Format, Limits, Result};
 

@@ -114,6 +114,107 @@ pub struct ExiOptions {
     pub whitespace: Whitespace,
     /// Encoder: the DEFLATE level in compression mode (0-9, default 6 as zlib's).
     pub deflate_level: u32,
+    /// `datatypeRepresentationMap` (EXI 1.0 7.4): schema datatypes whose values (and those of
+    /// the types derived from them) take another built-in representation. Schema-informed
+    /// streams only.
+    pub datatype_representations: Vec<DatatypeRepresentation>,
+}
+
+/// The namespace of EXI's built-in datatype representations (`exi:string`, ...).
+pub const EXI_NS: &str = "http://www.w3.org/2009/exi";
+
+/// One entry of a datatype representation map: a schema datatype and the representation its
+/// values take, each a qualified name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DatatypeRepresentation {
+    /// The schema datatype's namespace.
+    pub type_ns: String,
+    /// The schema datatype's local name.
+    pub type_local: String,
+    /// The representation's namespace ([`EXI_NS`] for the built-in ones).
+    pub repr_ns: String,
+    /// The representation's local name.
+    pub repr_local: String,
+}
+
+/// The local names of EXI's built-in datatype representations (EXI 1.0 7.4, Table 7-1).
+pub const BUILTIN_REPRESENTATIONS: &[&str] = &[
+    "base64Binary",
+    "boolean",
+    "date",
+    "dateTime",
+    "decimal",
+    "double",
+    "gDay",
+    "gMonth",
+    "gMonthDay",
+    "gYear",
+    "gYearMonth",
+    "hexBinary",
+    "integer",
+    "string",
+    "time",
+];
+
+impl DatatypeRepresentation {
+    /// An entry from `TYPE=REPRESENTATION`, each name `{namespace}local`, `xsd:local` (XML
+    /// Schema) or `exi:local` (EXI's built-in representations).
+    pub fn parse(text: &str) -> Result<DatatypeRepresentation> {
+        let bad = || {
+            Error::new(
+                ErrorKind::InvalidOptions,
+                Format::Exi,
+                format!(
+                    "datatype representation {text:?}: expected TYPE=REPRESENTATION, each \
+                     {{namespace}}local, xsd:local or exi:local"
+                ),
+            )
+        };
+        let name = |t: &str| -> Option<(String, String, usize)> {
+            if let Some(rest) = t.strip_prefix('{') {
+                let close = rest.find('}')?;
+                let after = &rest[close + 1..];
+                let end = after.find('=').unwrap_or(after.len());
+                let local = &after[..end];
+                (!local.is_empty()).then(|| {
+                    (
+                        rest[..close].to_string(),
+                        local.to_string(),
+                        close + 2 + end,
+                    )
+                })
+            } else {
+                let end = t.find('=').unwrap_or(t.len());
+                let (p, local) = t[..end].split_once(':')?;
+                let ns = match p {
+                    "xsd" | "xs" => binxml_schema::XS,
+                    "exi" => EXI_NS,
+                    _ => return None,
+                };
+                (!local.is_empty()).then(|| (ns.to_string(), local.to_string(), end))
+            }
+        };
+        let (type_ns, type_local, used) = name(text).ok_or_else(bad)?;
+        let rest = text[used..].strip_prefix('=').ok_or_else(bad)?;
+        let (repr_ns, repr_local, used) = name(rest).ok_or_else(bad)?;
+        if used != rest.len() {
+            return Err(bad());
+        }
+        Ok(DatatypeRepresentation {
+            type_ns,
+            type_local,
+            repr_ns,
+            repr_local,
+        })
+    }
+
+    /// The entry as [`parse`](Self::parse) reads it.
+    pub fn to_text(&self) -> String {
+        format!(
+            "{{{}}}{}={{{}}}{}",
+            self.type_ns, self.type_local, self.repr_ns, self.repr_local
+        )
+    }
 }
 
 impl Default for ExiOptions {
@@ -137,6 +238,7 @@ impl Default for ExiOptions {
             include_cookie: false,
             whitespace: Whitespace::Preserve,
             deflate_level: 6,
+            datatype_representations: Vec::new(),
         }
     }
 }
@@ -292,6 +394,23 @@ impl ExiOptions {
         if self.deflate_level > 9 {
             return bad("EXI options: the DEFLATE level is 0 to 9");
         }
+        if self.include_options && !self.datatype_representations.is_empty() {
+            return bad(
+                "EXI options: a datatypeRepresentationMap cannot be written into the header yet \
+                 (give it to the decoder as an option instead)",
+            );
+        }
+        for d in &self.datatype_representations {
+            if d.repr_ns != EXI_NS || !BUILTIN_REPRESENTATIONS.contains(&d.repr_local.as_str()) {
+                return bad(&format!(
+                    "EXI options: datatypeRepresentationMap names {{{}}}{}, which is not one of \
+                     EXI's built-in representations (exi:{})",
+                    d.repr_ns,
+                    d.repr_local,
+                    BUILTIN_REPRESENTATIONS.join(", exi:")
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -337,12 +456,16 @@ impl ExiOptions {
         if let Some(s) = &self.schema_id {
             v.push(format!("schema-id={s}"));
         }
+        for d in &self.datatype_representations {
+            v.push(format!("dtr={}", d.to_text()));
+        }
         v.join(",")
     }
 
     /// Applies options written as in [`to_text`](Self::to_text) (also `header`, `cookie`,
-    /// `strip-whitespace` and `deflate=N` for the encoder's choices); an empty string or `-`
-    /// changes nothing.
+    /// `strip-whitespace` and `deflate=N` for the encoder's choices; `dtr=TYPE=REPRESENTATION`
+    /// for each entry of the datatype representation map); an empty string or `-` changes
+    /// nothing.
     pub fn parse_text(mut self, text: &str) -> Result<Self> {
         for item in text.split(',').map(str::trim) {
             if item.is_empty() || item == "-" {
@@ -403,6 +526,9 @@ impl ExiOptions {
                     self.whitespace = Whitespace::DropBetweenTags
                 }
                 "deflate" => self.deflate_level = num(value)?,
+                "dtr" | "datatype-representation" => self
+                    .datatype_representations
+                    .push(DatatypeRepresentation::parse(value.unwrap_or(""))?),
                 _ => {
                     return Err(Error::new(
                         ErrorKind::InvalidOptions,
@@ -412,7 +538,7 @@ impl ExiOptions {
                              pre-compression, compression, strict, fragment, comments, pis, dtd, \
                              prefixes, lexical-values, self-contained[=NAME|NAME...], preserve-all, block-size=N, \
                              value-max-length=N, value-partition-capacity=N, header, cookie, \
-                             strip-whitespace, deflate=N)"
+                             strip-whitespace, deflate=N, dtr=TYPE=REPRESENTATION)"
                         ),
                     ));
                 }
@@ -440,5 +566,20 @@ mod tests {
         assert!(ExiOptions::default().parse_text("strict,comments").is_err());
         assert!(ExiOptions::default().parse_text("block-size=0").is_err());
         assert!(ExiOptions::default().parse_text("bogus").is_err());
+        let d = ExiOptions::default()
+            .parse_text(
+                "dtr=xsd:decimal=exi:string,dtr={urn:t}price={http://www.w3.org/2009/exi}integer",
+            )
+            .unwrap();
+        assert_eq!(d.datatype_representations.len(), 2);
+        assert_eq!(d.datatype_representations[1].type_ns, "urn:t");
+        assert_eq!(d.datatype_representations[1].repr_local, "integer");
+        assert_eq!(ExiOptions::default().parse_text(&d.to_text()).unwrap(), d);
+        assert!(
+            ExiOptions::default()
+                .parse_text("dtr=xsd:decimal=exi:float")
+                .is_err()
+        );
+        assert!(ExiOptions::default().parse_text("dtr=xsd:decimal").is_err());
     }
 }

@@ -106,10 +106,73 @@ const MAX_NBIT_RANGE: i128 = 4096;
 /// The representation of simple type `t` (a complex type has none: `String`).
 pub fn exi_type(schema: &Schema, t: TypeId) -> ExiType {
     let mut steps = 0;
-    exi_type_at(schema, t, &mut steps)
+    exi_type_at(schema, t, &[], &mut steps)
 }
 
-fn exi_type_at(schema: &Schema, t: TypeId, steps: &mut usize) -> ExiType {
+/// The representation of simple type `t` under a datatype representation map (EXI 1.0 7.4):
+/// the map's representation of the closest of `t` and its ancestors that the map names, else
+/// [`exi_type`]'s (a list's items follow the map too).
+pub fn exi_type_mapped(schema: &Schema, t: TypeId, map: &[(TypeId, ExiType)]) -> ExiType {
+    let mut steps = 0;
+    exi_type_at(schema, t, map, &mut steps)
+}
+
+/// Whether `t` is one of the schema types of the built-in datatype representation map (EXI 1.0
+/// Table 7-1), whose entries a closer user entry overrides and which stop the search for one.
+fn has_builtin_entry(schema: &Schema, t: TypeId) -> bool {
+    const ENTRIES: &[&str] = &[
+        "base64Binary",
+        "hexBinary",
+        "boolean",
+        "dateTime",
+        "time",
+        "date",
+        "gYearMonth",
+        "gYear",
+        "gMonthDay",
+        "gDay",
+        "gMonth",
+        "decimal",
+        "double",
+        "float",
+        "integer",
+        "string",
+        "anySimpleType",
+    ];
+    schema
+        .type_def(t)
+        .name()
+        .is_some_and(|n| n.ns == binxml_schema::XS && ENTRIES.contains(&n.local.as_str()))
+}
+
+/// The built-in representation an `exi:` local name names (EXI 1.0 7.4).
+pub fn builtin_representation(local: &str) -> Option<ExiType> {
+    Some(match local {
+        "base64Binary" => ExiType::Base64,
+        "hexBinary" => ExiType::Hex,
+        "boolean" => ExiType::Boolean,
+        "decimal" => ExiType::Decimal,
+        "double" => ExiType::Float,
+        "integer" => ExiType::Integer,
+        "string" => ExiType::String,
+        "dateTime" => ExiType::DateTime(DateTimeKind::DateTime),
+        "time" => ExiType::DateTime(DateTimeKind::Time),
+        "date" => ExiType::DateTime(DateTimeKind::Date),
+        "gYearMonth" => ExiType::DateTime(DateTimeKind::GYearMonth),
+        "gYear" => ExiType::DateTime(DateTimeKind::GYear),
+        "gMonthDay" => ExiType::DateTime(DateTimeKind::GMonthDay),
+        "gDay" => ExiType::DateTime(DateTimeKind::GDay),
+        "gMonth" => ExiType::DateTime(DateTimeKind::GMonth),
+        _ => return None,
+    })
+}
+
+fn exi_type_at(
+    schema: &Schema,
+    t: TypeId,
+    map: &[(TypeId, ExiType)],
+    steps: &mut usize,
+) -> ExiType {
     // Lists of lists and unions are refused by the loader; this only bounds the recursion.
     *steps += 1;
     if *steps > 64 {
@@ -118,9 +181,37 @@ fn exi_type_at(schema: &Schema, t: TypeId, steps: &mut usize) -> ExiType {
     let TypeDef::Simple(s) = schema.type_def(t) else {
         return ExiType::String;
     };
+    if !map.is_empty() && !matches!(s.variety, Variety::List(_)) {
+        // The closest of `t` and its ancestors with an entry, in the user's map or in the
+        // built-in one (Table 7-1's schema types; the reading of EXI WG ISSUE-62 that
+        // EXIficient follows): a built-in entry keeps the usual representation, a user's entry
+        // gives its own (exi:integer with 7.1.5's choice of n-bit, unsigned or signed by the
+        // type's range, EXI WG ISSUE-46).
+        let mut cur = t;
+        for _ in 0..256 {
+            if let Some((_, r)) = map.iter().find(|(m, _)| *m == cur) {
+                // Enumerated values keep their representation unless the entry is the type's
+                // own (as EXIficient does).
+                if cur != t && s.facets.enumeration().is_some() {
+                    break;
+                }
+                return match r {
+                    ExiType::Integer => integer(s),
+                    r => r.clone(),
+                };
+            }
+            if has_builtin_entry(schema, cur) {
+                break;
+            }
+            match schema.type_def(cur).base() {
+                Some(b) if b != cur => cur = b,
+                _ => break,
+            }
+        }
+    }
     match &s.variety {
         Variety::Union(_) => ExiType::String,
-        Variety::List(item) => ExiType::List(Box::new(exi_type_at(schema, *item, steps))),
+        Variety::List(item) => ExiType::List(Box::new(exi_type_at(schema, *item, map, steps))),
         Variety::Atomic(b) => {
             if let Some(values) = s.facets.enumeration() {
                 let primitive = b.primitive();

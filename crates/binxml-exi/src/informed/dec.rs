@@ -146,6 +146,8 @@ pub struct SchemaDecoder<'a> {
     ready: usize,
     /// Octets of namespace declarations read (preserve.prefixes).
     held: usize,
+    /// The representations of the stream's datatype representation map, if it has one.
+    reps: Option<Arc<super::Representations>>,
 }
 
 /// Values in one block up to which its channels share one stream.
@@ -185,6 +187,7 @@ impl<'a> SchemaDecoder<'a> {
             block_full: false,
             ready: 0,
             held: 0,
+            reps: None,
         }
     }
 
@@ -202,6 +205,10 @@ impl<'a> SchemaDecoder<'a> {
         if o.dtd || o.self_contained {
             return Err(Self::unsupported("preserve.dtd or self-contained elements"));
         }
+        self.reps = self
+            .g
+            .representations(&o.datatype_representations)?
+            .map(Arc::new);
         if compressed {
             return self.start_inflated(o);
         }
@@ -240,9 +247,11 @@ impl<'a> SchemaDecoder<'a> {
         let limits = self.limits.clone();
         let grammars = Arc::clone(&self.g);
         let inner_options = o.with_alignment(crate::options::Alignment::PreCompression);
+        let reps = self.reps.clone();
         self.inflated = Some(Box::new(Inflated::new(body, |b| {
             let mut d = SchemaDecoder::new(b, grammars, inner_options.clone(), limits);
             d.start_body(inner_options);
+            d.reps = reps;
             d
         })));
         self.ended = false;
@@ -628,7 +637,7 @@ impl<'a> SchemaDecoder<'a> {
     ) -> Result<Span> {
         let a = self.buf.len() as u32;
         let max = self.limits.max_string_len;
-        match ty.map(|t| g.value_type(t, self.o.lexical_values)) {
+        match ty.map(|t| g.value_type_in(self.reps.as_deref(), t, self.o.lexical_values)) {
             None | Some(ExiType::String) => {
                 match self
                     .t

@@ -95,6 +95,8 @@ pub struct SchemaEncoder<W: Write> {
     chan: Channels,
     /// The compression layout's zlib state, made at the first stream.
     deflater: Option<crate::deflate::Deflater>,
+    /// The representations of a datatype representation map, if the options have one.
+    reps: Option<Arc<super::Representations>>,
 }
 
 /// A byte range of a buffer.
@@ -120,7 +122,14 @@ impl<W: Write> SchemaEncoder<W> {
     /// An encoder whose options, if they cannot be used, are the error of its first event
     /// (for callers that make encoders infallibly).
     pub fn new_deferred(out: W, grammars: Arc<SchemaGrammars>, options: ExiOptions) -> Self {
-        let invalid = Self::check(&options).err();
+        let mut invalid = Self::check(&options).err();
+        let reps = match grammars.representations(&options.datatype_representations) {
+            Ok(r) => r.map(Arc::new),
+            Err(e) => {
+                invalid.get_or_insert(e);
+                None
+            }
+        };
         let t = grammars.string_table(
             options.value_max_length.map(|n| n as usize),
             options.value_partition_capacity.map(|n| n as usize),
@@ -155,6 +164,7 @@ impl<W: Write> SchemaEncoder<W> {
             invalid,
             chan: Channels::default(),
             deflater: None,
+            reps,
             g: grammars,
             o: options,
         }
@@ -827,7 +837,8 @@ impl<W: Write> SchemaEncoder<W> {
                     let Terminal::At { type_def, .. } = &p.terminal else {
                         unreachable!()
                     };
-                    let dt = g.value_type(*type_def, self.o.lexical_values);
+                    let reps = self.reps.clone();
+                    let dt = g.value_type_in(reps.as_deref(), *type_def, self.o.lexical_values);
                     if values::representable(dt, value) {
                         self.code1(cur, i);
                         self.name_prefix(name, prefix);
@@ -861,7 +872,10 @@ impl<W: Write> SchemaEncoder<W> {
                 let global = g.schema().global_attribute(ns, local);
                 let global_type = global.map(|a| g.schema().attribute(a).type_def);
                 let typed = global_type.is_some_and(|t| {
-                    values::representable(g.value_type(t, self.o.lexical_values), value)
+                    values::representable(
+                        g.value_type_in(self.reps.as_deref(), t, self.o.lexical_values),
+                        value,
+                    )
                 });
                 if global_type.is_some() && !typed {
                     // AT(*) [untyped value]: the last entry of the third level.
@@ -932,7 +946,17 @@ impl<W: Write> SchemaEncoder<W> {
     fn value(&mut self, name: NameId, t: Option<TypeId>, text: &str) -> Result<()> {
         if !self.o.alignment.is_reordered() {
             let lexical = self.o.lexical_values;
-            write_value(&mut self.t, &self.g, &mut self.w, name, t, text, lexical);
+            let reps = self.reps.as_deref();
+            write_value(
+                &mut self.t,
+                &self.g,
+                reps,
+                &mut self.w,
+                name,
+                t,
+                text,
+                lexical,
+            );
             return Ok(());
         }
         let c = &mut self.chan;
@@ -970,12 +994,14 @@ impl<W: Write> SchemaEncoder<W> {
             return Ok(());
         }
         let g = Arc::clone(&self.g);
+        let reps = self.reps.clone();
         let lexical = self.o.lexical_values;
         let buf = std::mem::take(&mut self.chan.buf);
         let write_all =
             |t: &mut Tables, w: &mut BitWriter, name: NameId, values: &[ChannelValue]| {
                 for &(ty, (a, b)) in values {
-                    write_value(t, &g, w, name, ty, &buf[a as usize..b as usize], lexical);
+                    let text = &buf[a as usize..b as usize];
+                    write_value(t, &g, reps.as_deref(), w, name, ty, text, lexical);
                 }
             };
         if count <= SMALL_BLOCK {
@@ -1064,7 +1090,7 @@ impl<W: Write> SchemaEncoder<W> {
         // Lexical values keep their characters as they are.
         let collapse_ws = typed.map(|(t, _)| match self.o.lexical_values {
             true => Ws::Preserve,
-            false => whitespace_of(&self.g, t),
+            false => whitespace_of(&self.g, self.reps.as_deref(), t),
         });
         let processed: std::borrow::Cow<'_, str> = match collapse_ws {
             Some(ws) if !(self.space || ws == Ws::Preserve) => match ws {
@@ -1119,7 +1145,8 @@ impl<W: Write> SchemaEncoder<W> {
                             _ => None,
                         });
                 if let Some((i, t, next)) = typed_ch {
-                    let dt = g.value_type(t, self.o.lexical_values);
+                    let reps = self.reps.clone();
+                    let dt = g.value_type_in(reps.as_deref(), t, self.o.lexical_values);
                     if !self.o.alignment.is_reordered() && !is_string(dt) {
                         // Parsed once: the event code depends on whether it is representable.
                         if let Some(p) = values::prepare_value(dt, text) {
@@ -1279,9 +1306,11 @@ fn is_string(dt: &ExiType) -> bool {
 }
 
 /// Writes a value (see [`SchemaEncoder::value`]) to `w`.
+#[allow(clippy::too_many_arguments)]
 fn write_value(
     t: &mut Tables,
     g: &SchemaGrammars,
+    reps: Option<&super::Representations>,
     w: &mut BitWriter,
     name: NameId,
     ty: Option<TypeId>,
@@ -1292,7 +1321,7 @@ fn write_value(
         t.write_value(w, name, text);
         return;
     };
-    let dt = g.value_type(ty, lexical);
+    let dt = g.value_type_in(reps, ty, lexical);
     match dt {
         ExiType::String => t.write_value(w, name, text),
         ExiType::Restricted(_) => t.write_value_with(w, name, text, |w, s| {
@@ -1350,9 +1379,13 @@ enum Ws {
 
 /// The whitespace processing EXIficient applies to a datatype's text: strings keep their
 /// whiteSpace facet's, every other representation collapses.
-fn whitespace_of(g: &SchemaGrammars, t: binxml_schema::model::TypeId) -> Ws {
+fn whitespace_of(
+    g: &SchemaGrammars,
+    reps: Option<&super::Representations>,
+    t: binxml_schema::model::TypeId,
+) -> Ws {
     use binxml_schema::datatypes::WhiteSpace;
-    match g.datatype(t) {
+    match g.value_type_in(reps, t, false) {
         ExiType::String | ExiType::Restricted(_) => match g.schema().type_def(t) {
             binxml_schema::model::TypeDef::Simple(s) => match s.facets.white_space() {
                 WhiteSpace::Preserve => Ws::Preserve,

@@ -35,6 +35,13 @@ pub struct ElementGrammar {
     pub castable: bool,
 }
 
+/// Each simple type's representation under a stream's datatype representation map.
+#[derive(Debug, Clone)]
+pub struct Representations {
+    plain: Vec<Option<ExiType>>,
+    lexical: Vec<Option<ExiType>>,
+}
+
 /// The schema-informed grammars of one schema.
 pub struct SchemaGrammars {
     schema: Arc<Schema>,
@@ -297,6 +304,78 @@ impl SchemaGrammars {
             &self.datatypes
         };
         v[t.index()].as_ref().unwrap_or(&ExiType::String)
+    }
+
+    /// Each simple type's representation under a datatype representation map (EXI 1.0 7.4),
+    /// plain and with lexical values; `None` when the map is empty. A map that names a type the
+    /// schema does not define is an error.
+    pub fn representations(
+        &self,
+        map: &[crate::options::DatatypeRepresentation],
+    ) -> Result<Option<Representations>> {
+        if map.is_empty() {
+            return Ok(None);
+        }
+        let mut resolved = Vec::new();
+        for d in map {
+            let t = self
+                .schema
+                .global_type(&d.type_ns, &d.type_local)
+                .ok_or_else(|| {
+                    Error::new(
+                        binxml_core::ErrorKind::InvalidOptions,
+                        Format::Exi,
+                        format!(
+                            "datatypeRepresentationMap names {{{}}}{}, which the schema does not \
+                             define",
+                            d.type_ns, d.type_local
+                        ),
+                    )
+                })?;
+            let r = (d.repr_ns == crate::options::EXI_NS)
+                .then(|| datatype::builtin_representation(&d.repr_local))
+                .flatten()
+                .ok_or_else(|| {
+                    Error::unsupported(
+                        Format::Exi,
+                        format!(
+                            "datatypeRepresentationMap: {{{}}}{} is not a built-in representation",
+                            d.repr_ns, d.repr_local
+                        ),
+                    )
+                })?;
+            // A later entry for the same type replaces an earlier one.
+            resolved.retain(|(x, _): &(TypeId, ExiType)| *x != t);
+            resolved.push((t, r));
+        }
+        let plain: Vec<Option<ExiType>> = (0..self.schema.type_count() as u32)
+            .map(TypeId)
+            .map(|t| match self.schema.type_def(t) {
+                TypeDef::Simple(_) => Some(datatype::exi_type_mapped(&self.schema, t, &resolved)),
+                TypeDef::Complex(_) => None,
+            })
+            .collect();
+        let lexical = plain
+            .iter()
+            .map(|d| d.as_ref().map(datatype::lexical_type))
+            .collect();
+        Ok(Some(Representations { plain, lexical }))
+    }
+
+    /// [`value_type`](Self::value_type) under a stream's datatype representation map.
+    pub(crate) fn value_type_in<'x>(
+        &'x self,
+        reps: Option<&'x Representations>,
+        t: TypeId,
+        lexical: bool,
+    ) -> &'x ExiType {
+        match reps {
+            Some(r) => {
+                let v = if lexical { &r.lexical } else { &r.plain };
+                v[t.index()].as_ref().unwrap_or(&ExiType::String)
+            }
+            None => self.value_type(t, lexical),
+        }
     }
 
     /// Whether a type is castable: named types derive from it, or it is a union.
