@@ -261,7 +261,7 @@ impl PrivateKey {
 /// RUSTSEC-2023-0071). `None` when ring does not take the key or the digest (SHA-1): the caller
 /// falls back to the `rsa` crate (PKCS#1 v1.5) or fails (PSS).
 #[cfg(not(target_arch = "wasm32"))]
-fn ring_rsa_sign(
+pub(crate) fn ring_rsa_sign(
     key: &rsa::RsaPrivateKey,
     padding: RsaPadding,
     digest: DigestAlg,
