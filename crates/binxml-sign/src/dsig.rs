@@ -673,7 +673,7 @@ pub struct Verified {
     /// The references, each checked.
     pub references: Vec<VerifiedReference>,
     /// Whether a reference covers the document element (or, for an enveloping signature, the
-    /// `ds:Object` that holds the signed content).
+    /// `ds:Object` that holds the signed content; for a detached one, the data given).
     pub covers_document: bool,
     /// For an enveloping signature, the index in the events of the `ds:Object` start whose
     /// content is what is signed.
