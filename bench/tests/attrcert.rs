@@ -115,6 +115,21 @@ fn der_certificates_are_read_and_verified_by_openssl() {
         let (back, values) = verify(&der).unwrap();
         assert_eq!(back.acinfo, acinfo);
         assert_eq!(values.len(), 1);
+        // The borrowed decoding the benchmark times reads the same certificate.
+        let verify_ref = |b: &[u8]| {
+            model::verify_and_decode_ref(b, |t, s| Ok(public.verify(DigestAlg::Sha256, t, s)?))
+                .map(|(ac, values)| (ac.acinfo.to_der().unwrap(), values.len()))
+        };
+        let (back_ref, n) = verify_ref(&der).unwrap();
+        assert_eq!(back_ref, acinfo.to_der().unwrap());
+        assert_eq!(n, 1);
+        let (info_ref, values_ref) = model::decode_unsigned_ref(&back_ref).unwrap();
+        assert_eq!(info_ref.attributes.len(), 1);
+        assert_eq!(
+            values_ref[0].to_der().unwrap(),
+            values[0].to_der().unwrap(),
+            "{file}: the borrowed attribute value differs"
+        );
         let tbs_len = ac.acinfo.to_der().unwrap().len();
         for i in (4..4 + tbs_len).step_by(7) {
             let mut bad = der.clone();
@@ -123,9 +138,25 @@ fn der_certificates_are_read_and_verified_by_openssl() {
                 verify(&bad).is_err(),
                 "{file}: byte {i} changed and still verified"
             );
+            assert!(
+                verify_ref(&bad).is_err(),
+                "{file}: byte {i} changed and still verified (borrowed)"
+            );
         }
         for cut in [0, 1, der.len() / 2, der.len() - 1] {
             assert!(verify(&der[..cut]).is_err(), "{file}: {cut} bytes verified");
+            assert!(
+                verify_ref(&der[..cut]).is_err(),
+                "{file}: {cut} bytes verified (borrowed)"
+            );
+        }
+        // The unsigned DER: every prefix is refused by the borrowed decoding too.
+        let unsigned = acinfo.to_der().unwrap();
+        for cut in (0..unsigned.len()).step_by(11) {
+            assert!(
+                model::decode_unsigned_ref(&unsigned[..cut]).is_err(),
+                "{file}: {cut}"
+            );
         }
     }
 }

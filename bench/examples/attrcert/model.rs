@@ -22,13 +22,16 @@
 
 use std::str::FromStr;
 
-use der::asn1::{Any, BitString, GeneralizedTime, ObjectIdentifier, SetOfVec};
+use der::asn1::{
+    Any, AnyRef, BitString, BitStringRef, ContextSpecific, GeneralizedTime, ObjectIdentifier,
+    SetOfVec, UintRef, Utf8StringRef,
+};
 use der::{Decode, Encode, Reader, Sequence};
 use x509_cert::attr::Attribute;
 use x509_cert::ext::pkix::name::{GeneralName, GeneralNames};
 use x509_cert::name::Name;
 use x509_cert::serial_number::SerialNumber;
-use x509_cert::spki::AlgorithmIdentifierOwned;
+use x509_cert::spki::{AlgorithmIdentifierOwned, AlgorithmIdentifierRef};
 
 /// RFC 5755 `AttributeCertificate`.
 #[derive(Clone, Debug, Eq, PartialEq, Sequence)]
@@ -374,5 +377,236 @@ pub fn decode_unsigned(
 ) -> Result<(AttributeCertificateInfo, Vec<AttributeValue>), Error> {
     let info = AttributeCertificateInfo::from_der(der)?;
     let values = decode_values(&info)?;
+    Ok((info, values))
+}
+
+// The recipient's borrowed view: the same ASN.1, decoded into values that point into the
+// received bytes (strings, algorithm parameters, the signature) rather than owned copies, so
+// that decoding costs one pass over the DER and a few small vectors. Every field is still read
+// and checked: tags, lengths, DER's minimal encodings, UTF-8, SET OF order, and the directory
+// strings' types.
+
+/// RFC 5755 `AttributeCertificate`, borrowed.
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct AttributeCertificateRef<'a> {
+    pub acinfo: AttributeCertificateInfoRef<'a>,
+    pub signature_algorithm: AlgorithmIdentifierRef<'a>,
+    pub signature_value: BitStringRef<'a>,
+}
+
+/// RFC 5755 `AttributeCertificateInfo`, borrowed.
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct AttributeCertificateInfoRef<'a> {
+    pub version: u8,
+    pub holder: HolderRef<'a>,
+    #[asn1(context_specific = "0", tag_mode = "IMPLICIT")]
+    pub issuer: V2FormRef<'a>,
+    pub signature: AlgorithmIdentifierRef<'a>,
+    pub serial_number: UintRef<'a>,
+    pub validity: AttCertValidityPeriod,
+    pub attributes: Vec<AttributeRef<'a>>,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct HolderRef<'a> {
+    #[asn1(context_specific = "0", tag_mode = "IMPLICIT", optional = "true")]
+    pub base_certificate_id: Option<IssuerSerialRef<'a>>,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct IssuerSerialRef<'a> {
+    pub issuer: GeneralNamesRef<'a>,
+    pub serial: UintRef<'a>,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct V2FormRef<'a> {
+    pub issuer_name: GeneralNamesRef<'a>,
+}
+
+/// `GeneralNames` holding directory names (`[4] Name`, explicit as a CHOICE's tag is), the one
+/// form these certificates use; [`check_names`] refuses any other.
+pub type GeneralNamesRef<'a> = Vec<ContextSpecific<NameRef<'a>>>;
+/// `Name`'s `RDNSequence`.
+pub type NameRef<'a> = Vec<SetOfVec<AttributeTypeAndValueRef<'a>>>;
+
+#[derive(Clone, Debug, Eq, PartialEq, PartialOrd, Ord, Sequence, der::ValueOrd)]
+pub struct AttributeTypeAndValueRef<'a> {
+    pub oid: ObjectIdentifier,
+    pub value: AnyRef<'a>,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct AttributeRef<'a> {
+    pub oid: ObjectIdentifier,
+    pub values: SetOfVec<AnyRef<'a>>,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct EtpPrescribeRef<'a> {
+    pub prescriber: PrescriberRef<'a>,
+    pub patient: PatientRef<'a>,
+    pub items: Vec<ItemRef<'a>>,
+    pub exemption: Utf8StringRef<'a>,
+    pub issued: GeneralizedTime,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct PrescriberRef<'a> {
+    pub code: Utf8StringRef<'a>,
+    pub role: Utf8StringRef<'a>,
+    pub name: PersonNameRef<'a>,
+    pub practice_code: Utf8StringRef<'a>,
+    pub practice: Utf8StringRef<'a>,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct PersonNameRef<'a> {
+    #[asn1(context_specific = "0", tag_mode = "IMPLICIT", optional = "true")]
+    pub title: Option<Utf8StringRef<'a>>,
+    pub given: Utf8StringRef<'a>,
+    pub family: Utf8StringRef<'a>,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct PatientRef<'a> {
+    pub nhs_number: Utf8StringRef<'a>,
+    pub name: PersonNameRef<'a>,
+    pub birth_date: Utf8StringRef<'a>,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct ItemRef<'a> {
+    pub dmd: Utf8StringRef<'a>,
+    pub drug: Utf8StringRef<'a>,
+    pub quantity: u32,
+    pub unit: Utf8StringRef<'a>,
+    pub dosage: Utf8StringRef<'a>,
+}
+
+#[derive(Clone, Debug, Eq, PartialEq, Sequence)]
+pub struct AuditRecordRef<'a> {
+    pub seq: u32,
+    pub time: GeneralizedTime,
+    pub subject: Utf8StringRef<'a>,
+    pub operation: Utf8StringRef<'a>,
+    pub target: Utf8StringRef<'a>,
+    pub outcome: Utf8StringRef<'a>,
+    pub reason: Utf8StringRef<'a>,
+}
+
+/// An attribute's value, decoded into borrowed values.
+#[derive(Clone, Debug, Eq, PartialEq)]
+pub enum AttributeValueRef<'a> {
+    Allowed(bool),
+    Prescription(Box<EtpPrescribeRef<'a>>),
+    Audit(Vec<AuditRecordRef<'a>>),
+}
+
+impl AttributeValueRef<'_> {
+    /// The value's DER, to compare with the owned decoding's.
+    pub fn to_der(&self) -> Result<Vec<u8>, Error> {
+        Ok(match self {
+            AttributeValueRef::Allowed(b) => b.to_der()?,
+            AttributeValueRef::Prescription(p) => p.to_der()?,
+            AttributeValueRef::Audit(r) => r.to_der()?,
+        })
+    }
+}
+
+impl AttributeValue {
+    /// The value's DER.
+    pub fn to_der(&self) -> Result<Vec<u8>, Error> {
+        Ok(match self {
+            AttributeValue::Allowed(b) => b.to_der()?,
+            AttributeValue::Prescription(p) => p.to_der()?,
+            AttributeValue::Audit(r) => r.to_der()?,
+        })
+    }
+}
+
+/// Checks that each name is a directory name whose attribute values are directory strings
+/// (UTF8String or PrintableString, their contents checked).
+fn check_names(names: &GeneralNamesRef<'_>) -> Result<(), Error> {
+    for n in names {
+        if n.tag_number.value() != 4 {
+            return Err(format!("a GeneralName [{}] (only directoryName)", n.tag_number).into());
+        }
+        for rdn in &n.value {
+            for atv in rdn.iter() {
+                match der::Tagged::tag(&atv.value) {
+                    der::Tag::Utf8String => {
+                        atv.value.decode_as::<Utf8StringRef<'_>>()?;
+                    }
+                    der::Tag::PrintableString => {
+                        atv.value.decode_as::<der::asn1::PrintableStringRef<'_>>()?;
+                    }
+                    t => return Err(format!("a name attribute of type {t}").into()),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The recipient's side, borrowed: decodes a signed certificate into values pointing into
+/// `der`, checks its signature over its `acinfo` as received with `verify`, checks its names,
+/// and decodes its attribute values.
+pub fn verify_and_decode_ref<'a>(
+    der: &'a [u8],
+    verify: impl FnOnce(&[u8], &[u8]) -> Result<(), Error>,
+) -> Result<(AttributeCertificateRef<'a>, Vec<AttributeValueRef<'a>>), Error> {
+    let mut r = der::SliceReader::new(der)?;
+    der::Header::decode(&mut r)?;
+    let tbs = r.tlv_bytes()?;
+    let ac = AttributeCertificateRef::from_der(der)?;
+    if ac.signature_algorithm.oid != SHA256_WITH_RSA_OID {
+        return Err("not sha256WithRSAEncryption".into());
+    }
+    let sig = ac
+        .signature_value
+        .as_bytes()
+        .ok_or("a signature with unused bits")?;
+    verify(tbs, sig)?;
+    let values = decode_values_ref(&ac.acinfo)?;
+    Ok((ac, values))
+}
+
+/// sha256WithRSAEncryption, as a constant.
+const SHA256_WITH_RSA_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.11");
+const ALLOWED_ACCESS_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.6.1.4.1.7289.1.1");
+const ETP_PRESCRIBE_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.6.1.4.1.7289.1.2");
+const AUDIT_CERTIFICATE_OID: ObjectIdentifier =
+    ObjectIdentifier::new_unwrap("1.3.6.1.4.1.7289.1.3");
+
+/// The attribute values of a certificate, decoded into borrowed values, its names checked.
+pub fn decode_values_ref<'a>(
+    acinfo: &AttributeCertificateInfoRef<'a>,
+) -> Result<Vec<AttributeValueRef<'a>>, Error> {
+    if let Some(base) = &acinfo.holder.base_certificate_id {
+        check_names(&base.issuer)?;
+    }
+    check_names(&acinfo.issuer.issuer_name)?;
+    let mut out = Vec::with_capacity(acinfo.attributes.len());
+    for a in &acinfo.attributes {
+        for v in a.values.iter() {
+            out.push(match a.oid {
+                ALLOWED_ACCESS_OID => AttributeValueRef::Allowed(v.decode_as()?),
+                ETP_PRESCRIBE_OID => AttributeValueRef::Prescription(Box::new(v.decode_as()?)),
+                AUDIT_CERTIFICATE_OID => AttributeValueRef::Audit(v.decode_as()?),
+                oid => return Err(format!("unknown attribute type {oid}").into()),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The unsigned certificate's DER decoded into borrowed values, names and attribute values
+/// checked and decoded.
+pub fn decode_unsigned_ref(
+    der: &[u8],
+) -> Result<(AttributeCertificateInfoRef<'_>, Vec<AttributeValueRef<'_>>), Error> {
+    let info = AttributeCertificateInfoRef::from_der(der)?;
+    let values = decode_values_ref(&info)?;
     Ok((info, values))
 }

@@ -177,10 +177,11 @@ enum Command {
         exi: Option<String>,
     },
     /// Sign an XML document with an enveloped XML Signature (one reference to the whole
-    /// document, or to the element with --id), or with --cms a document in any format with a
-    /// CMS SignedData; written to -o (standard output without).
+    /// document, or to the element with --id), any file with a detached XML Signature
+    /// (--detached), or with --cms a document in any format with a CMS SignedData; written to
+    /// -o (standard output without).
     Sign {
-        /// The XML document.
+        /// The XML document (with --detached, any file).
         input: PathBuf,
         /// The private key, PEM (PKCS#8, PKCS#1 or SEC1; RSA of 2048 bits or more, P-256, P-384),
         /// or a PKCS#12 file (.p12, .pfx: its password in BINXML_KEY_PASSWORD; its certificate
@@ -210,9 +211,18 @@ enum Command {
         /// needs --cert) instead of an XML Signature.
         #[arg(long)]
         cms: bool,
-        /// With --cms: leave the content out of the SignedData (verify with --content).
+        /// A detached signature: a ds:Signature document whose reference names the input file
+        /// by --uri (its file name when absent) and digests its bytes; with --cms, a SignedData
+        /// without the content. Verify with --content.
         #[arg(long)]
         detached: bool,
+        /// With --detached: the reference's URI (a relative URI reference; the input's file
+        /// name, percent-escaped, when absent).
+        #[arg(long, requires = "detached")]
+        uri: Option<String>,
+        /// RSA-PSS (MGF1, salt as long as the digest) rather than PKCS#1 v1.5, with an RSA key.
+        #[arg(long)]
+        rsa_pss: bool,
         /// With --cms: the input format (detected when absent).
         #[arg(short = 'f', long = "from")]
         from: Option<Format>,
@@ -241,7 +251,8 @@ enum Command {
         /// Accept a signature that covers an element (by id) rather than the document element.
         #[arg(long)]
         allow_partial: bool,
-        /// The signed document of a detached CMS signature.
+        /// The signed file of a detached XML Signature or CMS signature (never fetched from
+        /// the signature's URI).
         #[arg(long, value_name = "FILE")]
         content: Option<PathBuf>,
         /// Maximum size in bytes of a compressed input once decompressed.
@@ -615,6 +626,8 @@ fn run(cli: Cli) -> Result<i32, CliError> {
             enveloping,
             cms,
             detached,
+            uri,
+            rsa_pss,
             from,
             max_decompressed,
         } => guarded(|| {
@@ -629,6 +642,8 @@ fn run(cli: Cli) -> Result<i32, CliError> {
                 enveloping: enveloping.as_deref(),
                 cms,
                 detached,
+                uri: uri.as_deref(),
+                rsa_pss,
                 from,
                 max_decompressed,
             })

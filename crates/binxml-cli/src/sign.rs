@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use binxml::sign::c14n::C14n;
 use binxml::sign::cms;
 use binxml::sign::dsig::{self, KeySource, SignOptions, Target, VerifyOptions};
-use binxml::sign::keys::{Certificate, DigestAlg, PrivateKey, PublicKey};
+use binxml::sign::keys::{Certificate, DigestAlg, PrivateKey, PublicKey, RsaPadding};
 use binxml::{DecodeOptions, Decoder, Format};
 
 use crate::error::CliError;
@@ -105,6 +105,8 @@ pub struct SignArgs<'a> {
     pub enveloping: Option<&'a str>,
     pub cms: bool,
     pub detached: bool,
+    pub uri: Option<&'a str>,
+    pub rsa_pss: bool,
     pub from: Option<Format>,
     pub max_decompressed: u64,
 }
@@ -127,9 +129,14 @@ fn sign_cms(
     cert: Option<&Certificate>,
 ) -> Result<i32, CliError> {
     let cert = cert.ok_or_else(|| CliError::usage("--cms needs the signer's --cert"))?;
-    if a.c14n != C14nArg::Exc || a.digest != DigestArg::Sha256 || a.id.is_some() {
+    if a.c14n != C14nArg::Exc
+        || a.digest != DigestArg::Sha256
+        || a.id.is_some()
+        || a.uri.is_some()
+        || a.rsa_pss
+    {
         return Err(CliError::usage(
-            "--c14n, --digest and --id apply to XML Signatures, not to --cms",
+            "--c14n, --digest, --id, --uri and --rsa-pss apply to XML Signatures, not to --cms",
         ));
     }
     let shown = display(a.input);
@@ -162,9 +169,6 @@ pub fn sign(a: &SignArgs<'_>) -> Result<i32, CliError> {
     if a.cms {
         return sign_cms(a, &key, cert.as_ref());
     }
-    if a.detached {
-        return Err(CliError::usage("--detached applies to --cms signatures"));
-    }
     let opts = SignOptions {
         c14n: a.c14n.c14n(),
         digest: match a.digest {
@@ -181,16 +185,67 @@ pub fn sign(a: &SignArgs<'_>) -> Result<i32, CliError> {
                 ));
             }
         },
+        rsa_padding: if a.rsa_pss {
+            RsaPadding::Pss
+        } else {
+            RsaPadding::Pkcs1v15
+        },
     };
+    if a.detached && (a.id.is_some() || a.enveloping.is_some()) {
+        return Err(CliError::usage(
+            "--detached signs the input file as a whole: no --id or --enveloping",
+        ));
+    }
     let shown = display(a.input);
-    let src = input::read(a.input, a.max_decompressed)?;
-    let signed =
-        dsig::sign_xml(&src.data, &key, cert.as_ref(), &opts).map_err(|e| sign_error(&shown, e))?;
+    let signed = if a.detached {
+        // The file's bytes as they are on disk: no decompression, no parsing.
+        let data = read_raw(a.input)?;
+        let uri = match a.uri {
+            Some(u) => u.to_string(),
+            None => uri_of(a.input)?,
+        };
+        dsig::sign_detached_xml(&data, &uri, &key, cert.as_ref(), &opts)
+    } else {
+        let src = input::read(a.input, a.max_decompressed)?;
+        dsig::sign_xml(&src.data, &key, cert.as_ref(), &opts)
+    }
+    .map_err(|e| sign_error(&shown, e))?;
     let target = a.output.cloned().unwrap_or_else(|| PathBuf::from("-"));
     output::write_to(&target, None, |w| {
         w.write_all(&signed).map_err(CliError::from_write)
     })?;
     Ok(0)
+}
+
+/// A file's bytes as they are (`-`: standard input): a detached XML Signature digests the
+/// octets its peers read, compressed or not.
+fn read_raw(path: &Path) -> Result<Vec<u8>, CliError> {
+    let shown = display(path);
+    let mut buf = Vec::new();
+    if path == Path::new("-") {
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
+            .map_err(|e| CliError::io("cannot read standard input", e))?;
+    } else {
+        buf = std::fs::read(path).map_err(|e| CliError::io("cannot read", e).about(&shown))?;
+    }
+    Ok(buf)
+}
+
+/// The relative URI of a detached signature's reference: the file's name, with what a URI
+/// cannot hold percent-escaped (RFC 3986: unreserved and sub-delims characters stay).
+fn uri_of(path: &Path) -> Result<String, CliError> {
+    let name = path.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
+        CliError::usage("--detached: the input has no UTF-8 file name; give --uri")
+    })?;
+    let mut uri = String::with_capacity(name.len());
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=@".contains(&b) {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    Ok(uri)
 }
 
 /// Who signed, as the verify line says it.
@@ -243,7 +298,7 @@ pub fn verify(a: &VerifyArgs<'_>) -> Result<i32, CliError> {
     };
     if a.content.is_some() && a.inputs.len() > 1 {
         return Err(CliError::usage(
-            "--content names the content of one detached CMS signature: give one input",
+            "--content names the content of one detached signature: give one input",
         ));
     }
     let content = match a.content {
@@ -311,19 +366,28 @@ pub fn verify(a: &VerifyArgs<'_>) -> Result<i32, CliError> {
             writeln!(out, "{line}").map_err(write_err)?;
             continue;
         }
-        if a.content.is_some() {
-            return Err(CliError::usage(format!(
-                "{shown} is no CMS signature: --content applies to detached CMS signatures"
-            )));
-        }
-        match dsig::verify_xml(&src.data, source, &opts) {
+        // A detached XML Signature digests the content file's bytes as they are on disk.
+        let verified = match a.content {
+            Some(p) => {
+                let data = read_raw(p)?;
+                dsig::verify_detached_xml(&src.data, &data, source, &opts)
+            }
+            None => dsig::verify_xml(&src.data, source, &opts),
+        };
+        match verified {
             Ok(v) => {
                 let signer = signer_of(&key, v.certificate.as_ref());
                 let what: Vec<String> = v
                     .references
                     .iter()
                     .map(|r| {
-                        if r.uri.is_empty() {
+                        if r.detached {
+                            format!(
+                                "the detached file {} (given as {}, never fetched)",
+                                r.uri,
+                                a.content.map(display).unwrap_or_default()
+                            )
+                        } else if r.uri.is_empty() {
                             "the whole document".to_string()
                         } else if v.object == Some(r.element) {
                             format!("the document in its ds:Object {} (enveloping)", r.uri)

@@ -226,3 +226,100 @@ fn cms_over_a_binary_document() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `sign --detached` over a binary file, verified by `verify --content` and by xmlsec1 (its
+/// `--url-map` naming the file); a changed file fails in both; `--rsa-pss` signs with PSS.
+#[test]
+fn detached_signature_of_a_file() {
+    let dir = scratch_dir("cli-sign-detached");
+    let (key, cert) = openssl_key_and_cert(&dir, "rsa", &["-newkey", "rsa:2048"]);
+    let data = dir.join("report 1.bin");
+    std::fs::write(&data, (0..=255u8).cycle().take(5000).collect::<Vec<_>>()).unwrap();
+    let sig = dir.join("report.sig.xml");
+    let out = run(bin()
+        .arg("sign")
+        .arg("--detached")
+        .arg(&data)
+        .arg("--key")
+        .arg(&key)
+        .arg("--cert")
+        .arg(&cert)
+        .arg("-o")
+        .arg(&sig));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&sig).unwrap();
+    // The file's name, escaped as a URI.
+    assert!(text.contains("URI=\"report%201.bin\""), "{text}");
+
+    let verify = |content: &Path| {
+        run(bin()
+            .arg("verify")
+            .arg(&sig)
+            .arg("--content")
+            .arg(content)
+            .arg("--cert")
+            .arg(&cert))
+    };
+    let out = verify(&data);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("covering the detached file report%201.bin"),
+        "{said}"
+    );
+    let xmlsec = |content: &Path| {
+        Command::new("xmlsec1")
+            .arg("--verify")
+            .arg("--pubkey-cert-pem")
+            .arg(&cert)
+            // xmlsec1 looks its map up by the URI unescaped.
+            .arg("--url-map:report 1.bin")
+            .arg(content)
+            .arg(&sig)
+            .output()
+            .expect("xmlsec1 (interop/sign/setup.sh installs it)")
+            .status
+            .success()
+    };
+    assert!(xmlsec(&data), "xmlsec1 rejects the detached signature");
+
+    // Without the file: refused, nothing fetched.
+    let out = run(bin().arg("verify").arg(&sig).arg("--cert").arg(&cert));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("never fetched"));
+
+    // A changed file: not valid in both.
+    let other = dir.join("changed.bin");
+    let mut bytes = std::fs::read(&data).unwrap();
+    bytes[100] ^= 0x80;
+    std::fs::write(&other, bytes).unwrap();
+    let out = verify(&other);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not valid"));
+    assert!(!xmlsec(&other), "xmlsec1 accepts a changed file");
+
+    // RSA-PSS, enveloped: valid, and named so.
+    let doc = workspace_root().join("tests/sign/ac-simple.xml");
+    let signed = dir.join("pss.xml");
+    let out = run(bin()
+        .arg("sign")
+        .arg(&doc)
+        .arg("--key")
+        .arg(&key)
+        .arg("--rsa-pss")
+        .arg("-o")
+        .arg(&signed));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(bin().arg("verify").arg(&signed).arg("--cert").arg(&cert));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("valid: sha256-rsa-MGF1"), "{said}");
+}

@@ -374,9 +374,12 @@ fn certificate(pem: Option<&str>) -> PyResult<Option<binxml::sign::keys::Certifi
 /// are PEM text; `c14n` one of `exc`, `exc-comments`, `c14n`, `c14n-comments`, `c14n11`,
 /// `c14n11-comments`; `digest` `sha256`, `sha384` or `sha512`; `id` signs the element with that
 /// id instead of the whole document; `enveloping` makes an enveloping signature instead (the
-/// document inside its ds:Object with that id). Returns the signed document.
+/// document inside its ds:Object with that id); `detached` (a relative URI naming the file
+/// `data` is read from) makes a detached signature over `data` as bytes of any kind, returned
+/// as a signature document of its own; `rsa_pss` signs an RSA key with RSA-PSS. Returns the
+/// signed document.
 #[pyfunction]
-#[pyo3(signature = (data, key, cert=None, c14n="exc", digest="sha256", id=None, enveloping=None))]
+#[pyo3(signature = (data, key, cert=None, c14n="exc", digest="sha256", id=None, enveloping=None, detached=None, rsa_pss=false))]
 // One parameter per Python keyword argument.
 #[allow(clippy::too_many_arguments)]
 fn sign_xml<'py>(
@@ -388,6 +391,8 @@ fn sign_xml<'py>(
     digest: &str,
     id: Option<&str>,
     enveloping: Option<&str>,
+    detached: Option<&str>,
+    rsa_pss: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     use binxml::sign::c14n::{
         C14N10, C14N10_COMMENTS, C14N11, C14N11_COMMENTS, C14n, EXC_C14N, EXC_C14N_COMMENTS,
@@ -417,11 +422,26 @@ fn sign_xml<'py>(
                 ));
             }
         },
+        rsa_padding: if rsa_pss {
+            binxml::sign::keys::RsaPadding::Pss
+        } else {
+            binxml::sign::keys::RsaPadding::Pkcs1v15
+        },
     };
+    if detached.is_some() && (id.is_some() || enveloping.is_some()) {
+        return Err(PyValueError::new_err(
+            "detached signs data as a whole: no id or enveloping",
+        ));
+    }
     let key = private_key(key)?;
     let cert = certificate(cert)?;
     let out = py
-        .allow_threads(|| binxml::sign::dsig::sign_xml(data, &key, cert.as_ref(), &opts))
+        .allow_threads(|| match detached {
+            Some(uri) => {
+                binxml::sign::dsig::sign_detached_xml(data, uri, &key, cert.as_ref(), &opts)
+            }
+            None => binxml::sign::dsig::sign_xml(data, &key, cert.as_ref(), &opts),
+        })
         .map_err(sign_err)?;
     Ok(PyBytes::new(py, &out))
 }
@@ -429,16 +449,18 @@ fn sign_xml<'py>(
 /// Verifies the enveloped XML Signature of an XML document with the signer's certificate
 /// (PEM), or, without one, with the certificate inside the signature (integrity only). Returns
 /// a dict: `signature_method`, `references` (their URIs), `covers_document`, `certificate`
-/// (the subject of the embedded certificate used, or None). Raises BinxmlError when the
-/// signature is not valid or is refused.
+/// (the subject of the embedded certificate used, or None), `detached`. `content` is the data of
+/// a detached signature (never fetched from its URI). Raises BinxmlError when the signature is
+/// not valid or is refused.
 #[pyfunction]
-#[pyo3(signature = (data, cert=None, allow_sha1=false, allow_partial=false))]
+#[pyo3(signature = (data, cert=None, allow_sha1=false, allow_partial=false, content=None))]
 fn verify_xml<'py>(
     py: Python<'py>,
     data: &[u8],
     cert: Option<&str>,
     allow_sha1: bool,
     allow_partial: bool,
+    content: Option<&[u8]>,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
     use binxml::sign::dsig::{KeySource, VerifyOptions};
     let cert = certificate(cert)?;
@@ -453,10 +475,14 @@ fn verify_xml<'py>(
                 Some(c) => KeySource::Given(c.public_key()),
                 None => KeySource::Embedded,
             };
-            binxml::sign::dsig::verify_xml(data, key, &opts)
+            match content {
+                Some(c) => binxml::sign::dsig::verify_detached_xml(data, c, key, &opts),
+                None => binxml::sign::dsig::verify_xml(data, key, &opts),
+            }
         })
         .map_err(sign_err)?;
     let d = pyo3::types::PyDict::new(py);
+    d.set_item("detached", v.references.iter().any(|r| r.detached))?;
     d.set_item("signature_method", &v.signature_method)?;
     d.set_item(
         "references",

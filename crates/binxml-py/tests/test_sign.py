@@ -68,3 +68,35 @@ def test_cms_over_a_binary_document(keypair):
         binxml.verify_cms(detached, cert, content=bytes(changed))
     with pytest.raises(binxml.BinxmlError):
         binxml.verify_cms(p7s[:-3], cert)
+
+
+def test_detached_signature_and_rsa_pss(keypair, tmp_path):
+    key, cert = keypair
+    data = bytes(range(256)) * 10
+    sig = binxml.sign_xml(data, key, cert, detached="data.bin", digest="sha512")
+    assert b'URI="data.bin"' in sig
+    v = binxml.verify_xml(sig, cert, content=data)
+    assert v["detached"] and v["references"] == ["data.bin"]
+    with pytest.raises(binxml.BinxmlError, match="digest"):
+        binxml.verify_xml(sig, cert, content=data[:-1] + b"x")
+    # Without the data: refused, never fetched.
+    with pytest.raises(binxml.BinxmlError, match="never fetched"):
+        binxml.verify_xml(sig, cert)
+    # xmlsec1 agrees, the file named through --url-map.
+    (tmp_path / "sig.xml").write_bytes(sig)
+    (tmp_path / "data.bin").write_bytes(data)
+    (tmp_path / "c.pem").write_text(cert)
+    ok = subprocess.run(["xmlsec1", "--verify", "--pubkey-cert-pem", str(tmp_path / "c.pem"),
+                         "--url-map:data.bin", str(tmp_path / "data.bin"),
+                         str(tmp_path / "sig.xml")], capture_output=True)
+    assert ok.returncode == 0, ok.stderr
+    doc = CERT_DOC.read_bytes()
+    is_rsa = "#rsa-" in binxml.verify_xml(binxml.sign_xml(doc, key, cert), cert)["signature_method"]
+    if not is_rsa:
+        with pytest.raises(binxml.BinxmlError, match="RSA"):
+            binxml.sign_xml(doc, key, cert, rsa_pss=True)
+    else:
+        pss = binxml.sign_xml(doc, key, cert, rsa_pss=True)
+        assert binxml.verify_xml(pss, cert)["signature_method"].endswith("sha256-rsa-MGF1")
+        with pytest.raises(binxml.BinxmlError):
+            binxml.verify_xml(pss.replace(b">21<", b">22<"), cert)

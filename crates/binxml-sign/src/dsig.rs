@@ -1,14 +1,16 @@
-//! XML Signature (<https://www.w3.org/TR/xmldsig-core1/>): enveloped signatures, made and
-//! checked over a document's events.
+//! XML Signature (<https://www.w3.org/TR/xmldsig-core1/>): enveloped, enveloping and detached
+//! signatures, made and checked over a document's events.
 //!
 //! A signature made here has one `Reference`: `URI=""` (the whole document) or `URI="#id"` (the
 //! element whose `Id`, `ID`, `id` or `xml:id` attribute is `id`), with the transforms
 //! enveloped-signature then a canonicalization, and sits as the last child of the signed
-//! element.
+//! element; or, detached ([`sign_detached`]), a relative URI naming a separate file whose
+//! octets are digested as they are, the `ds:Signature` being a document of its own.
 //!
 //! Verification accepts what such signatures and other implementations' enveloped signatures
 //! use, and refuses the rest before any digest is computed: references other than same-document
-//! ones (external URIs, XPointer), transforms other than enveloped-signature and the
+//! ones (external URIs, XPointer) except the one of a detached signature whose data the caller
+//! gives, transforms other than enveloped-signature and the
 //! canonicalizations (XSLT, XPath, Base64), more than [`VerifyOptions::max_references`]
 //! references, an id that more than one element carries, elements in the `Signature` other than
 //! `SignedInfo`, `SignatureValue` and `KeyInfo` (an `Object` is where wrapping attacks hide the
@@ -20,7 +22,7 @@ use binxml_core::{Event, QName, XML_NS, base64};
 
 use crate::SignError;
 use crate::c14n::{self, C14n, Method, Subset, canonicalize_subset};
-use crate::keys::{Certificate, DigestAlg, KeyType, PrivateKey, PublicKey};
+use crate::keys::{Certificate, DigestAlg, KeyType, PrivateKey, PublicKey, RsaPadding};
 
 /// The XML Signature namespace.
 pub const DSIG_NS: &str = "http://www.w3.org/2000/09/xmldsig#";
@@ -55,6 +57,8 @@ fn parse_digest_uri(uri: &str) -> Option<DigestAlg> {
 pub enum SignatureFamily {
     /// RSA PKCS#1 v1.5.
     Rsa,
+    /// RSA-PSS (RFC 6931's `...#sha256-rsa-MGF1` and its SHA-384 and SHA-512 siblings).
+    RsaPss,
     /// ECDSA (P-256 or P-384 key).
     Ecdsa,
 }
@@ -73,6 +77,17 @@ pub fn signature_uri(key: KeyType, d: DigestAlg) -> &'static str {
     }
 }
 
+/// The URI of the RSA-PSS signature method with digest `d` (RFC 6931 section 2.3.10: MGF1 over
+/// the same digest, a salt as long as the digest); `None` for SHA-1, which is not offered.
+pub fn pss_signature_uri(d: DigestAlg) -> Option<&'static str> {
+    match d {
+        DigestAlg::Sha1 => None,
+        DigestAlg::Sha256 => Some("http://www.w3.org/2007/05/xmldsig-more#sha256-rsa-MGF1"),
+        DigestAlg::Sha384 => Some("http://www.w3.org/2007/05/xmldsig-more#sha384-rsa-MGF1"),
+        DigestAlg::Sha512 => Some("http://www.w3.org/2007/05/xmldsig-more#sha512-rsa-MGF1"),
+    }
+}
+
 fn parse_signature_uri(uri: &str) -> Result<(SignatureFamily, DigestAlg), SignError> {
     for d in [
         DigestAlg::Sha1,
@@ -85,6 +100,9 @@ fn parse_signature_uri(uri: &str) -> Result<(SignatureFamily, DigestAlg), SignEr
         }
         if signature_uri(KeyType::P256, d) == uri {
             return Ok((SignatureFamily::Ecdsa, d));
+        }
+        if pss_signature_uri(d) == Some(uri) {
+            return Ok((SignatureFamily::RsaPss, d));
         }
     }
     if uri.contains("hmac") {
@@ -116,8 +134,10 @@ pub struct SignOptions {
     pub c14n: C14n,
     /// The digest of the reference and of the signature.
     pub digest: DigestAlg,
-    /// What is signed.
+    /// What is signed ([`sign_detached`] does not use it: its target is the file it is given).
     pub target: Target,
+    /// The padding of an RSA signature (PKCS#1 v1.5 unless told; PSS needs an RSA key).
+    pub rsa_padding: RsaPadding,
 }
 
 impl Default for SignOptions {
@@ -127,6 +147,7 @@ impl Default for SignOptions {
             c14n: C14n::from_uri(c14n::EXC_C14N).unwrap(),
             digest: DigestAlg::Sha256,
             target: Target::Document,
+            rsa_padding: RsaPadding::Pkcs1v15,
         }
     }
 }
@@ -325,6 +346,169 @@ fn method_element(out: &mut Vec<Event<'static>>, local: &'static str, uri: &'sta
     out.push(Event::EndElement);
 }
 
+/// The URI of the signature method `opts` asks of `key`.
+fn signature_method_uri(key: &PrivateKey, opts: &SignOptions) -> Result<&'static str, SignError> {
+    match (opts.rsa_padding, key.key_type()) {
+        (RsaPadding::Pkcs1v15, t) => Ok(signature_uri(t, opts.digest)),
+        (RsaPadding::Pss, KeyType::Rsa) => pss_signature_uri(opts.digest)
+            .ok_or_else(|| SignError::unsupported("RSA-PSS with SHA-1")),
+        (RsaPadding::Pss, _) => Err(SignError::malformed("RSA-PSS needs an RSA key")),
+    }
+}
+
+fn check_cert(key: &PrivateKey, cert: Option<&Certificate>) -> Result<(), SignError> {
+    if let Some(cert) = cert
+        && *cert.public_key() != key.public_key()
+    {
+        return Err(SignError::malformed(
+            "the certificate does not certify the signing key",
+        ));
+    }
+    Ok(())
+}
+
+/// A `ds:Signature` still open (its `Object`, if any, and its end to come), with the places of
+/// what signing fills in.
+struct Template {
+    events: Vec<Event<'static>>,
+    signed_info: usize,
+    digest_value: usize,
+    signature_value: usize,
+}
+
+/// The start of a `ds:Signature` with one reference to `uri` through `transforms`, and the
+/// certificate in `KeyInfo` when given.
+fn template(
+    key: &PrivateKey,
+    cert: Option<&Certificate>,
+    opts: &SignOptions,
+    uri: String,
+    transforms: &[&'static str],
+) -> Result<Template, SignError> {
+    let mut sig: Vec<Event<'static>> = Vec::with_capacity(40);
+    sig.push(dsig_start("Signature"));
+    sig.push(Event::Namespace {
+        prefix: "ds".into(),
+        uri: DSIG_NS.into(),
+    });
+    let signed_info = sig.len();
+    sig.push(dsig_start("SignedInfo"));
+    method_element(&mut sig, "CanonicalizationMethod", opts.c14n.uri());
+    method_element(
+        &mut sig,
+        "SignatureMethod",
+        signature_method_uri(key, opts)?,
+    );
+    sig.push(dsig_start("Reference"));
+    sig.push(Event::Attribute {
+        name: QName::local("URI"),
+        value: uri.into(),
+    });
+    if !transforms.is_empty() {
+        sig.push(dsig_start("Transforms"));
+        for t in transforms {
+            method_element(&mut sig, "Transform", t);
+        }
+        sig.push(Event::EndElement);
+    }
+    method_element(&mut sig, "DigestMethod", digest_uri(opts.digest));
+    sig.push(dsig_start("DigestValue"));
+    let digest_value = sig.len();
+    sig.push(Event::text(""));
+    sig.push(Event::EndElement);
+    sig.push(Event::EndElement); // Reference
+    sig.push(Event::EndElement); // SignedInfo
+    sig.push(dsig_start("SignatureValue"));
+    let signature_value = sig.len();
+    sig.push(Event::text(""));
+    sig.push(Event::EndElement);
+    if let Some(cert) = cert {
+        sig.push(dsig_start("KeyInfo"));
+        sig.push(dsig_start("X509Data"));
+        sig.push(dsig_start("X509Certificate"));
+        sig.push(Event::text(base64::encode(cert.der())));
+        sig.push(Event::EndElement);
+        sig.push(Event::EndElement);
+        sig.push(Event::EndElement);
+    }
+    Ok(Template {
+        events: sig,
+        signed_info,
+        digest_value,
+        signature_value,
+    })
+}
+
+/// Fills in the signature value of the signature whose `SignedInfo` starts at `signed_info`.
+fn sign_signed_info(
+    doc: &mut [Event<'static>],
+    signed_info: usize,
+    signature_value: usize,
+    key: &PrivateKey,
+    opts: &SignOptions,
+) -> Result<(), SignError> {
+    let info = canonicalize_subset(
+        doc,
+        &Subset {
+            apex: Some(signed_info),
+            exclude: &[],
+        },
+        &opts.c14n,
+    )?;
+    let value = key.sign_with(opts.rsa_padding, opts.digest, &info)?;
+    doc[signature_value] = Event::text(base64::encode(&value));
+    Ok(())
+}
+
+/// Refuses a detached reference's URI that is empty, a same-document reference, or not a
+/// plain URI reference (white space, control characters, characters URIs escape).
+fn check_detached_uri(uri: &str) -> Result<(), SignError> {
+    if uri.is_empty() || uri.starts_with('#') {
+        return Err(SignError::malformed(format!(
+            "{uri:?} is a same-document reference, not a detached one"
+        )));
+    }
+    if let Some(c) = uri
+        .chars()
+        .find(|c| c.is_control() || c.is_whitespace() || "\"<>\\^`{|}".contains(*c))
+    {
+        return Err(SignError::malformed(format!(
+            "the reference URI {uri:?} holds {c:?} (escape it as %XX)"
+        )));
+    }
+    Ok(())
+}
+
+/// Signs `data`, the octets of a separate file, with a detached signature: returns the events
+/// of a document whose element is a `ds:Signature` with one `Reference` to `uri` (a relative
+/// URI naming the file, as xmlsec1 resolves it against the signature's location) without
+/// transforms, so that its digest is that of `data` exactly. `opts.target` is not used.
+pub fn sign_detached(
+    data: &[u8],
+    uri: &str,
+    key: &PrivateKey,
+    cert: Option<&Certificate>,
+    opts: &SignOptions,
+) -> Result<Vec<Event<'static>>, SignError> {
+    check_cert(key, cert)?;
+    check_detached_uri(uri)?;
+    let t = template(key, cert, opts, uri.to_string(), &[])?;
+    let mut doc = Vec::with_capacity(t.events.len() + 3);
+    doc.push(Event::start_document());
+    doc.extend(t.events);
+    doc.push(Event::EndElement);
+    doc.push(Event::EndDocument);
+    doc[1 + t.digest_value] = Event::text(base64::encode(&opts.digest.digest(data)));
+    sign_signed_info(
+        &mut doc,
+        1 + t.signed_info,
+        1 + t.signature_value,
+        key,
+        opts,
+    )?;
+    Ok(doc)
+}
+
 /// Signs a document's events: returns them with a `ds:Signature` as the last child of the
 /// signed element (the document element, or the element with the target id).
 pub fn sign_events(
@@ -333,13 +517,7 @@ pub fn sign_events(
     cert: Option<&Certificate>,
     opts: &SignOptions,
 ) -> Result<Vec<Event<'static>>, SignError> {
-    if let Some(cert) = cert
-        && *cert.public_key() != key.public_key()
-    {
-        return Err(SignError::malformed(
-            "the certificate does not certify the signing key",
-        ));
-    }
+    check_cert(key, cert)?;
     let tree = Tree::new(events)?;
     let (signed, uri) = match &opts.target {
         Target::Document => (0, String::new()),
@@ -366,55 +544,18 @@ pub fn sign_events(
     } else {
         tree.nodes[signed].1
     };
-    let mut sig: Vec<Event<'static>> = Vec::with_capacity(40);
-    sig.push(dsig_start("Signature"));
-    sig.push(Event::Namespace {
-        prefix: "ds".into(),
-        uri: DSIG_NS.into(),
-    });
-    let signed_info = sig.len();
-    sig.push(dsig_start("SignedInfo"));
-    method_element(&mut sig, "CanonicalizationMethod", opts.c14n.uri());
-    method_element(
-        &mut sig,
-        "SignatureMethod",
-        signature_uri(key.key_type(), opts.digest),
-    );
-    sig.push(dsig_start("Reference"));
-    sig.push(Event::Attribute {
-        name: QName::local("URI"),
-        value: uri.into(),
-    });
-    sig.push(dsig_start("Transforms"));
-    if !enveloping {
-        method_element(&mut sig, "Transform", ENVELOPED);
-    }
-    method_element(
-        &mut sig,
-        "Transform",
-        opts.c14n.clone().with_comments(false).uri(),
-    );
-    sig.push(Event::EndElement);
-    method_element(&mut sig, "DigestMethod", digest_uri(opts.digest));
-    sig.push(dsig_start("DigestValue"));
-    let digest_value = sig.len();
-    sig.push(Event::text(""));
-    sig.push(Event::EndElement);
-    sig.push(Event::EndElement); // Reference
-    sig.push(Event::EndElement); // SignedInfo
-    sig.push(dsig_start("SignatureValue"));
-    let signature_value = sig.len();
-    sig.push(Event::text(""));
-    sig.push(Event::EndElement);
-    if let Some(cert) = cert {
-        sig.push(dsig_start("KeyInfo"));
-        sig.push(dsig_start("X509Data"));
-        sig.push(dsig_start("X509Certificate"));
-        sig.push(Event::text(base64::encode(cert.der())));
-        sig.push(Event::EndElement);
-        sig.push(Event::EndElement);
-        sig.push(Event::EndElement);
-    }
+    let c14n_transform = opts.c14n.clone().with_comments(false).uri();
+    let transforms: &[&'static str] = if enveloping {
+        &[c14n_transform]
+    } else {
+        &[ENVELOPED, c14n_transform]
+    };
+    let Template {
+        events: mut sig,
+        signed_info,
+        digest_value,
+        signature_value,
+    } = template(key, cert, opts, uri, transforms)?;
     let object = sig.len();
     if let Target::Enveloping(id) = &opts.target {
         sig.push(dsig_start("Object"));
@@ -455,16 +596,13 @@ pub fn sign_events(
         &reference_c14n,
     )?;
     doc[insert_at + digest_value] = Event::text(base64::encode(&opts.digest.digest(&content)));
-    let info = canonicalize_subset(
-        &doc,
-        &Subset {
-            apex: Some(insert_at + signed_info),
-            exclude: &[],
-        },
-        &opts.c14n,
+    sign_signed_info(
+        &mut doc,
+        insert_at + signed_info,
+        insert_at + signature_value,
+        key,
+        opts,
     )?;
-    let value = key.sign(opts.digest, &info)?;
-    doc[insert_at + signature_value] = Event::text(base64::encode(&value));
     Ok(doc)
 }
 
@@ -521,8 +659,10 @@ pub struct VerifiedReference {
     /// Its `URI` attribute.
     pub uri: String,
     /// The index in the events of the `StartElement` of the signed element (the document
-    /// element for `URI=""`).
+    /// element for `URI=""`; for a detached reference, the `ds:Signature`'s).
     pub element: usize,
+    /// Whether it is a detached reference, checked against the data the caller gave.
+    pub detached: bool,
     /// Its digest method.
     pub digest: DigestAlg,
 }
@@ -533,7 +673,7 @@ pub struct Verified {
     /// The references, each checked.
     pub references: Vec<VerifiedReference>,
     /// Whether a reference covers the document element (or, for an enveloping signature, the
-    /// `ds:Object` that holds the signed content).
+    /// `ds:Object` that holds the signed content; for a detached one, the data given).
     pub covers_document: bool,
     /// For an enveloping signature, the index in the events of the `ds:Object` start whose
     /// content is what is signed.
@@ -611,11 +751,59 @@ fn expect_child(
     }
 }
 
-/// Verifies the one enveloped signature of a document's events.
+/// Verifies the one enveloped or enveloping signature of a document's events. A detached
+/// signature is refused: its data must be given ([`verify_detached_events`]).
 pub fn verify_events(
     events: &[Event<'_>],
     key: KeySource<'_>,
     opts: &VerifyOptions,
+) -> Result<Verified, SignError> {
+    verify(events, key, opts, None)
+}
+
+/// Verifies a detached signature: `events` is a document whose element is the `ds:Signature`,
+/// with one `Reference` to a separate file, and `data` that file's octets, given by the caller
+/// (nothing is ever fetched from the reference's URI; which file it names is the caller's to
+/// check against [`VerifiedReference::uri`]). The reference may have no transforms: its digest
+/// is of `data` exactly.
+pub fn verify_detached_events(
+    events: &[Event<'_>],
+    data: &[u8],
+    key: KeySource<'_>,
+    opts: &VerifyOptions,
+) -> Result<Verified, SignError> {
+    verify(events, key, opts, Some(data))
+}
+
+/// Verifies the detached signature `xml` over `data` ([`verify_detached_events`]).
+pub fn verify_detached_xml(
+    xml: &[u8],
+    data: &[u8],
+    key: KeySource<'_>,
+    opts: &VerifyOptions,
+) -> Result<Verified, SignError> {
+    let events = binxml_xml::decode(xml)?;
+    verify_detached_events(&events, data, key, opts)
+}
+
+/// Signs `data` detached ([`sign_detached`]) and writes the signature document as XML.
+pub fn sign_detached_xml(
+    data: &[u8],
+    uri: &str,
+    key: &PrivateKey,
+    cert: Option<&Certificate>,
+    opts: &SignOptions,
+) -> Result<Vec<u8>, SignError> {
+    Ok(binxml_xml::encode(&sign_detached(
+        data, uri, key, cert, opts,
+    )?)?)
+}
+
+fn verify(
+    events: &[Event<'_>],
+    key: KeySource<'_>,
+    opts: &VerifyOptions,
+    detached: Option<&[u8]>,
 ) -> Result<Verified, SignError> {
     let tree = Tree::new(events)?;
     let mut signatures =
@@ -665,6 +853,11 @@ pub fn verify_events(
     if references.is_empty() {
         return Err(SignError::malformed("SignedInfo has no Reference"));
     }
+    if detached.is_some() && (sig != 0 || references.len() != 1) {
+        return Err(SignError::refused(
+            "a detached signature must be the document element and have one reference, to the data given",
+        ));
+    }
     if references.len() > opts.max_references {
         return Err(SignError::refused(format!(
             "{} references (at most {} accepted)",
@@ -687,7 +880,16 @@ pub fn verify_events(
     // holder.
     let mut plans = Vec::with_capacity(references.len());
     for &r in &references {
-        let plan = parse_reference(events, &tree, r, opts)?;
+        let plan = parse_reference(events, &tree, r, opts, detached.is_some())?;
+        if plan.detached {
+            if object.is_some() {
+                return Err(SignError::refused(
+                    "a detached reference in an enveloping signature",
+                ));
+            }
+            plans.push(plan);
+            continue;
+        }
         let to_object = object.is_some() && Some(plan.signed) == object && !plan.enveloped;
         if object.is_some() && !to_object {
             return Err(SignError::refused(
@@ -711,9 +913,10 @@ pub fn verify_events(
             k
         }
     };
-    let key_family = match public.key_type() {
-        KeyType::Rsa => SignatureFamily::Rsa,
-        KeyType::P256 | KeyType::P384 => SignatureFamily::Ecdsa,
+    let (key_family, padding) = match (public.key_type(), family) {
+        (KeyType::Rsa, SignatureFamily::RsaPss) => (SignatureFamily::RsaPss, RsaPadding::Pss),
+        (KeyType::Rsa, _) => (SignatureFamily::Rsa, RsaPadding::Pkcs1v15),
+        (KeyType::P256 | KeyType::P384, _) => (SignatureFamily::Ecdsa, RsaPadding::Pkcs1v15),
     };
     if key_family != family {
         return Err(SignError::invalid(format!(
@@ -731,13 +934,14 @@ pub fn verify_events(
         },
         &c14n,
     )?;
-    public.verify(sig_digest, &info, &value)?;
+    public.verify_with(padding, sig_digest, &info, &value)?;
 
     let mut verified = Vec::new();
     let mut covers_document = false;
     for plan in &plans {
-        verified.push(check_reference(events, &tree, plan, sig)?);
-        covers_document |= plan.signed == 0 || Some(plan.signed) == object;
+        verified.push(check_reference(events, &tree, plan, sig, detached)?);
+        // A detached signature covers what it was given.
+        covers_document |= plan.detached || plan.signed == 0 || Some(plan.signed) == object;
     }
     if opts.require_document_element && !covers_document {
         return Err(SignError::refused(
@@ -779,9 +983,11 @@ fn embedded_certificate(
 /// A reference whose form has been checked: what it selects and how its digest is computed.
 struct Plan<'e> {
     uri: &'e str,
-    /// The node of the signed element.
+    /// The node of the signed element (the signature's, for a detached reference).
     signed: usize,
     enveloped: bool,
+    /// A reference to the separate file of a detached signature.
+    detached: bool,
     c14n: C14n,
     digest: DigestAlg,
     expected: Vec<u8>,
@@ -792,12 +998,28 @@ fn parse_reference<'e>(
     tree: &Tree,
     r: usize,
     opts: &VerifyOptions,
+    data_given: bool,
 ) -> Result<Plan<'e>, SignError> {
     let start = tree.nodes[r].0;
     let uri = attr(events, start, "URI").ok_or_else(|| {
         SignError::refused("a Reference without URI (the application would have to supply it)")
     })?;
-    let signed = if uri.is_empty() {
+    let detached = !uri.is_empty() && !uri.starts_with('#');
+    if detached != data_given {
+        return Err(if detached {
+            SignError::refused(format!(
+                "the external reference URI {uri:?}: a detached signature is checked only against data given with it (--content), never fetched"
+            ))
+        } else {
+            SignError::refused(format!(
+                "the same-document reference {uri:?} where a detached signature over the data given was expected"
+            ))
+        });
+    }
+    let signed = if detached {
+        check_detached_uri(uri)?;
+        0
+    } else if uri.is_empty() {
         0
     } else if let Some(id) = uri.strip_prefix('#') {
         if id.is_empty() || id.contains(['(', ')', ' ', '/', '#']) {
@@ -807,9 +1029,7 @@ fn parse_reference<'e>(
         }
         find_id(events, tree, id)?
     } else {
-        return Err(SignError::refused(format!(
-            "the external reference URI {uri:?} (only same-document references are accepted)"
-        )));
+        unreachable!("an external URI is detached")
     };
     only_elements(events, tree, r)?;
     let mut kids = tree.children(r).peekable();
@@ -820,6 +1040,11 @@ fn parse_reference<'e>(
     {
         kids.next();
         only_elements(events, tree, t)?;
+        if detached && tree.children(t).next().is_some() {
+            return Err(SignError::unsupported(format!(
+                "transforms on the detached reference {uri:?} (its digest is of the data's octets)"
+            )));
+        }
         for tr in tree.children(t) {
             let ts = tree.nodes[tr].0;
             if !is_dsig(events, ts, "Transform") {
@@ -884,6 +1109,7 @@ fn parse_reference<'e>(
         uri,
         signed,
         enveloped,
+        detached,
         c14n,
         digest,
         expected,
@@ -895,17 +1121,21 @@ fn check_reference(
     tree: &Tree,
     plan: &Plan<'_>,
     sig: usize,
+    detached: Option<&[u8]>,
 ) -> Result<VerifiedReference, SignError> {
     let exclude = [tree.nodes[sig].0];
-    let content = canonicalize_subset(
-        events,
-        &Subset {
-            apex: (!plan.uri.is_empty()).then_some(tree.nodes[plan.signed].0),
-            exclude: if plan.enveloped { &exclude } else { &[] },
-        },
-        &plan.c14n,
-    )?;
-    if plan.digest.digest(&content) != plan.expected {
+    let digest = match detached {
+        Some(data) if plan.detached => plan.digest.digest(data),
+        _ => plan.digest.digest(&canonicalize_subset(
+            events,
+            &Subset {
+                apex: (!plan.uri.is_empty()).then_some(tree.nodes[plan.signed].0),
+                exclude: if plan.enveloped { &exclude } else { &[] },
+            },
+            &plan.c14n,
+        )?),
+    };
+    if digest != plan.expected {
         return Err(SignError::invalid(format!(
             "the digest of the reference {:?} does not match: the signed content was changed",
             plan.uri
@@ -914,6 +1144,7 @@ fn check_reference(
     Ok(VerifiedReference {
         uri: plan.uri.to_string(),
         element: tree.nodes[plan.signed].0,
+        detached: plan.detached,
         digest: plan.digest,
     })
 }

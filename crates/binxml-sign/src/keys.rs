@@ -1,6 +1,8 @@
 //! Keys and certificates from PEM, and the signature primitives XML Signature names: RSA
-//! PKCS#1 v1.5 and ECDSA over P-256 or P-384, each with a SHA-1 or SHA-2 digest. The
-//! cryptography is RustCrypto's (`rsa`, `p256`, `p384`, `sha1`, `sha2`, `x509-cert`).
+//! PKCS#1 v1.5, RSA-PSS (RFC 8017, with MGF1 over the same digest and a salt as long as the
+//! digest) and ECDSA over P-256 or P-384, each with a SHA-1 or SHA-2 digest. The cryptography is
+//! RustCrypto's (`rsa`, `p256`, `p384`, `sha1`, `sha2`, `x509-cert`) and, for RSA on native
+//! targets, ring's.
 
 use p256::ecdsa::signature::hazmat::{PrehashSigner, PrehashVerifier};
 use rsa::pkcs1::DecodeRsaPrivateKey;
@@ -76,6 +78,17 @@ impl DigestAlg {
             DigestAlg::Sha512 => rsa::Pkcs1v15Sign::new::<sha2::Sha512>(),
         }
     }
+}
+
+/// The padding of an RSA signature.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RsaPadding {
+    /// PKCS#1 v1.5 (RSASSA-PKCS1-v1_5), deterministic.
+    #[default]
+    Pkcs1v15,
+    /// RSASSA-PSS with MGF1 over the signature's digest and a salt as long as that digest (the
+    /// parameters RFC 6931's `...#sha256-rsa-MGF1` URIs imply); randomized. SHA-2 only.
+    Pss,
 }
 
 /// The kind of a key: what signature algorithm it makes.
@@ -189,12 +202,42 @@ impl PrivateKey {
     /// Signs the digest of `data`: an RSA PKCS#1 v1.5 signature, or an ECDSA signature as the
     /// concatenation of r and s (the form XML Signature uses, RFC 4051).
     pub fn sign(&self, digest: DigestAlg, data: &[u8]) -> Result<Vec<u8>, SignError> {
-        let hash = digest.digest(data);
+        self.sign_with(RsaPadding::Pkcs1v15, digest, data)
+    }
+
+    /// Signs the digest of `data` as [`PrivateKey::sign`] does, an RSA key with the given
+    /// padding; RSA-PSS is refused for other keys and, where ring does not build (WebAssembly),
+    /// at all.
+    pub fn sign_with(
+        &self,
+        padding: RsaPadding,
+        digest: DigestAlg,
+        data: &[u8],
+    ) -> Result<Vec<u8>, SignError> {
         let fail = |e: &dyn std::fmt::Display| SignError::invalid(format!("signing failed: {e}"));
+        if padding == RsaPadding::Pss {
+            let PrivateKey::Rsa(k) = self else {
+                return Err(SignError::malformed("RSA-PSS needs an RSA key"));
+            };
+            if digest == DigestAlg::Sha1 {
+                return Err(SignError::unsupported("RSA-PSS with SHA-1"));
+            }
+            #[cfg(not(target_arch = "wasm32"))]
+            return ring_rsa_sign(k, padding, digest, data)
+                .ok_or_else(|| fail(&"ring refused the RSA key"));
+            #[cfg(target_arch = "wasm32")]
+            {
+                let _ = (k, fail);
+                return Err(SignError::unsupported(
+                    "RSA-PSS signing in the WebAssembly build",
+                ));
+            }
+        }
+        let hash = digest.digest(data);
         match self {
             PrivateKey::Rsa(k) => {
                 #[cfg(not(target_arch = "wasm32"))]
-                if let Some(sig) = ring_rsa_sign(k, digest, data) {
+                if let Some(sig) = ring_rsa_sign(k, padding, digest, data) {
                     return Ok(sig);
                 }
                 k.sign(digest.rsa_scheme(), &hash).map_err(|e| fail(&e))
@@ -213,18 +256,27 @@ impl PrivateKey {
     }
 }
 
-/// RSA PKCS#1 v1.5 signing through ring, where it builds: several times faster than the `rsa`
-/// crate's, and constant-time (the `rsa` crate's private-key operation has a timing side channel,
+/// RSA signing through ring, where it builds: several times faster than the `rsa` crate's, and
+/// constant-time (the `rsa` crate's private-key operation has a timing side channel,
 /// RUSTSEC-2023-0071). `None` when ring does not take the key or the digest (SHA-1): the caller
-/// falls back to the `rsa` crate.
+/// falls back to the `rsa` crate (PKCS#1 v1.5) or fails (PSS).
 #[cfg(not(target_arch = "wasm32"))]
-fn ring_rsa_sign(key: &rsa::RsaPrivateKey, digest: DigestAlg, data: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn ring_rsa_sign(
+    key: &rsa::RsaPrivateKey,
+    padding: RsaPadding,
+    digest: DigestAlg,
+    data: &[u8],
+) -> Option<Vec<u8>> {
+    use ring::signature as rs;
     use rsa::pkcs1::EncodeRsaPrivateKey;
-    let alg: &'static dyn ring::signature::RsaEncoding = match digest {
-        DigestAlg::Sha1 => return None,
-        DigestAlg::Sha256 => &ring::signature::RSA_PKCS1_SHA256,
-        DigestAlg::Sha384 => &ring::signature::RSA_PKCS1_SHA384,
-        DigestAlg::Sha512 => &ring::signature::RSA_PKCS1_SHA512,
+    let alg: &'static dyn rs::RsaEncoding = match (padding, digest) {
+        (_, DigestAlg::Sha1) => return None,
+        (RsaPadding::Pkcs1v15, DigestAlg::Sha256) => &rs::RSA_PKCS1_SHA256,
+        (RsaPadding::Pkcs1v15, DigestAlg::Sha384) => &rs::RSA_PKCS1_SHA384,
+        (RsaPadding::Pkcs1v15, DigestAlg::Sha512) => &rs::RSA_PKCS1_SHA512,
+        (RsaPadding::Pss, DigestAlg::Sha256) => &rs::RSA_PSS_SHA256,
+        (RsaPadding::Pss, DigestAlg::Sha384) => &rs::RSA_PSS_SHA384,
+        (RsaPadding::Pss, DigestAlg::Sha512) => &rs::RSA_PSS_SHA512,
     };
     let der = key.to_pkcs1_der().ok()?;
     let pair = ring::signature::RsaKeyPair::from_der(der.as_bytes()).ok()?;
@@ -292,8 +344,26 @@ impl PublicKey {
         data: &[u8],
         signature: &[u8],
     ) -> Result<(), SignError> {
+        self.verify_with(RsaPadding::Pkcs1v15, digest, data, signature)
+    }
+
+    /// Checks `signature` over the digest of `data` as [`PublicKey::verify`] does, an RSA key
+    /// with the given padding (RSA-PSS: salt as long as the digest, MGF1 over the same digest).
+    pub fn verify_with(
+        &self,
+        padding: RsaPadding,
+        digest: DigestAlg,
+        data: &[u8],
+        signature: &[u8],
+    ) -> Result<(), SignError> {
         let bad =
             || SignError::invalid("the signature value does not match SignedInfo and the key");
+        if padding == RsaPadding::Pss {
+            let PublicKey::Rsa(k) = self else {
+                return Err(SignError::invalid("RSA-PSS needs an RSA key"));
+            };
+            return rsa_pss_verify(k, digest, data, signature).map_err(|_| bad());
+        }
         #[cfg(not(target_arch = "wasm32"))]
         if let (PublicKey::Rsa(k), Some(alg)) = (self, digest.ring_rsa()) {
             use rsa::traits::PublicKeyParts;
@@ -320,6 +390,41 @@ impl PublicKey {
                     .map_err(|_| bad())
             }
         }
+    }
+}
+
+/// RSA-PSS verification: ring's on native targets, the `rsa` crate's in WebAssembly. The salt
+/// length is fixed to the digest's, as RFC 6931's URIs without parameters have it.
+fn rsa_pss_verify(
+    k: &rsa::RsaPublicKey,
+    digest: DigestAlg,
+    data: &[u8],
+    signature: &[u8],
+) -> Result<(), ()> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use ring::signature as rs;
+        let alg = match digest {
+            DigestAlg::Sha1 => return Err(()),
+            DigestAlg::Sha256 => &rs::RSA_PSS_2048_8192_SHA256,
+            DigestAlg::Sha384 => &rs::RSA_PSS_2048_8192_SHA384,
+            DigestAlg::Sha512 => &rs::RSA_PSS_2048_8192_SHA512,
+        };
+        let (n, e) = (k.n().to_bytes_be(), k.e().to_bytes_be());
+        rs::RsaPublicKeyComponents { n: &n, e: &e }
+            .verify(alg, data, signature)
+            .map_err(|_| ())
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let hash = digest.digest(data);
+        let scheme = match digest {
+            DigestAlg::Sha1 => return Err(()),
+            DigestAlg::Sha256 => rsa::Pss::new_with_salt::<sha2::Sha256>(32),
+            DigestAlg::Sha384 => rsa::Pss::new_with_salt::<sha2::Sha384>(48),
+            DigestAlg::Sha512 => rsa::Pss::new_with_salt::<sha2::Sha512>(64),
+        };
+        k.verify(scheme, &hash, signature).map_err(|_| ())
     }
 }
 

@@ -3,8 +3,9 @@
 //! - [`c14n`]: Canonical XML 1.0 and Exclusive XML Canonicalization 1.0, with and without
 //!   comments, of a whole document or a document subset, computed from the events any binxml
 //!   decoder produces.
-//! - [`dsig`]: enveloped XML Signatures (one reference to the whole document or to an element
-//!   by its id), made and checked with the RustCrypto crates; verification refuses the
+//! - [`dsig`]: enveloped, enveloping and detached XML Signatures (one reference to the whole
+//!   document, to an element by its id, or to a separate file given with the signature), made
+//!   and checked with the RustCrypto crates and ring; verification refuses the
 //!   constructions XML Signature attacks rely on (see `docs/sign.md`).
 //! - [`cms`]: CMS SignedData (RFC 5652) over a document's bytes in any format, enveloping or
 //!   detached, as `openssl cms` makes and checks it.

@@ -48,6 +48,7 @@ fn every_key_canonicalization_and_digest_round_trips() {
                     c14n: C14n::from_uri(c).unwrap(),
                     digest,
                     target: Target::Document,
+                    ..SignOptions::default()
                 };
                 let signed = sign(key, &opts);
                 let v = verify(&signed, key)

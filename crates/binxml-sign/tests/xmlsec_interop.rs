@@ -261,6 +261,7 @@ fn run_case(
         target: case
             .id
             .map_or(Target::Document, |(id, _)| Target::Id(id.into())),
+        ..SignOptions::default()
     };
     let signed = sign_events(events, &key.key, Some(&key.cert), &opts)
         .map_err(|e| format!("{tag}: binxml sign: {e}"))?;
@@ -481,6 +482,7 @@ fn enveloping_signatures() {
                     c14n: C14n::from_uri(c14n).unwrap(),
                     digest: DigestAlg::Sha256,
                     target: Target::Enveloping("signed-content".into()),
+                    ..SignOptions::default()
                 };
                 let signed =
                     binxml_xml::encode(&sign_events(&events, &key.key, None, &opts).unwrap())

@@ -129,9 +129,15 @@ def sign_xml(
     digest: str = ...,
     id: Optional[str] = ...,
     enveloping: Optional[str] = ...,
+    detached: Optional[str] = ...,
+    rsa_pss: bool = ...,
 ) -> bytes: ...
 def verify_xml(
-    data: bytes, cert: Optional[str] = ..., allow_sha1: bool = ..., allow_partial: bool = ...
+    data: bytes,
+    cert: Optional[str] = ...,
+    allow_sha1: bool = ...,
+    allow_partial: bool = ...,
+    content: Optional[bytes] = ...,
 ) -> Dict[str, Any]: ...
 def sign_cms(data: bytes, key: str, cert: str, detached: bool = ...) -> bytes: ...
 def verify_cms(p7s: bytes, cert: Optional[str] = ..., content: Optional[bytes] = ...) -> bytes: ...
