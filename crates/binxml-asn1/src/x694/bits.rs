@@ -357,6 +357,32 @@ impl<'a> BitReader<'a> {
         Ok(out)
     }
 
+    /// Reads `n` octets (checked against the input first) as a slice: of the input itself when
+    /// they start on an octet boundary, else shifted into `scratch` (cleared first).
+    pub fn octets_ref<'b>(&mut self, n: usize, scratch: &'b mut Vec<u8>) -> Result<&'b [u8]>
+    where
+        'a: 'b,
+    {
+        if n.saturating_mul(8) > self.left() {
+            return Err(self.err(format!("{n} octets announced, {} bits left", self.left())));
+        }
+        let start = self.pos / 8;
+        let shift = (self.pos % 8) as u32;
+        self.pos += n * 8;
+        if shift == 0 {
+            return Ok(&self.data[start..start + n]);
+        }
+        // With a shift, the last octet's low bits lie in the octet after: it exists, as the
+        // check above counted the bits from `pos`.
+        scratch.clear();
+        scratch.extend(
+            self.data[start..=start + n]
+                .windows(2)
+                .map(|w| (w[0] << shift) | (w[1] >> (8 - shift))),
+        );
+        Ok(scratch)
+    }
+
     /// A constrained whole number in `0..range`.
     pub fn constrained(&mut self, range: u128) -> Result<u128> {
         let v = if !self.aligned || range <= 255 {

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use binxml_core::{Error, Event, EventSink, Format, Limits, QName, Result};
 use binxml_schema::model::Name;
+use std::fmt::Write as _;
 
 use super::bits::BitReader;
 use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, XSI};
@@ -15,6 +16,10 @@ use super::simple;
 struct Dec<'a, 'm, 's, S> {
     r: BitReader<'a>,
     o: Emit<'m, 's, S>,
+    /// The text of the simple value being handed over (reused from value to value).
+    buf: String,
+    /// The octets of a string that does not start on an octet boundary (reused).
+    bytes: Vec<u8>,
 }
 
 /// The events of a decoded document, shared by the PER and BER decoders: element nesting is
@@ -59,30 +64,22 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
         Error::malformed(self.format, (at / 8) as u64, msg).at_bit(at as u64)
     }
 
-    pub(super) fn push(&mut self, ev: Event<'static>, at: usize) -> Result<()> {
+    /// Hands an event over. Its strings live only for the call (the names are the module's,
+    /// the values the decoder's scratch buffers or the input): a sink that keeps them copies
+    /// them ([`EventSink::transient`]), one that only reads them (a counter, an encoder) does not.
+    pub(super) fn push(&mut self, ev: &Event<'_>, at: usize) -> Result<()> {
         if self.events >= self.budget {
             return Err(self.err(at, "more events than this input can hold"));
         }
         self.events += 1;
-        self.out.dispatch(ev)
-    }
-
-    fn qname(&self, ns: &str, local: &str) -> QName<'static> {
-        if ns.is_empty() {
-            return QName::local(local.to_owned());
-        }
-        match self.m.namespaces.binary_search_by(|n| n.as_str().cmp(ns)) {
-            Ok(i) => QName::new(self.m.prefixes[i].clone(), ns.to_owned(), local.to_owned()),
-            Err(_) => QName::local(local.to_owned()),
-        }
+        self.out.transient(ev)
     }
 
     /// An element's start: the root declares every namespace of the module; `xsi_type`, the
     /// alternative of a `T-derivations` CHOICE when it is not the declared type.
     pub(super) fn start(
         &mut self,
-        ns: &str,
-        local: &str,
+        q: &QName<'_>,
         root: bool,
         xsi_type: Option<&Name>,
         at: usize,
@@ -94,30 +91,30 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             ));
         }
         self.depth += 1;
-        let q = self.qname(ns, local);
-        self.push(Event::StartElement(q), at)?;
+        self.push(&Event::StartElement(q.borrowed()), at)?;
         if root {
-            for (i, n) in self.m.namespaces.iter().enumerate() {
+            let m = self.m;
+            for (i, n) in m.namespaces.iter().enumerate() {
                 if n == XML_NS {
                     continue;
                 }
                 self.push(
-                    Event::Namespace {
-                        prefix: Cow::Owned(self.m.prefixes[i].clone()),
-                        uri: Cow::Owned(n.clone()),
+                    &Event::Namespace {
+                        prefix: Cow::Borrowed(&m.prefixes[i]),
+                        uri: Cow::Borrowed(n),
                     },
                     at,
                 )?;
             }
         }
         if let Some(n) = xsi_type {
-            let value = match self.qname(&n.ns, &n.local) {
+            let value = match self.m.qname(n) {
                 q if q.prefix.is_empty() => q.local.into_owned(),
                 q => format!("{}:{}", q.prefix, q.local),
             };
-            let name = self.qname(XSI, "type");
+            let name = self.m.qname(&Name::new(XSI, "type"));
             self.push(
-                Event::Attribute {
+                &Event::Attribute {
                     name,
                     value: Cow::Owned(value),
                 },
@@ -130,21 +127,20 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
     pub(super) fn end(&mut self, at: usize) -> Result<()> {
         if self.embedded.last().is_some_and(|(d, _)| *d == self.depth) {
             let (_, segs) = self.embedded.pop().expect("checked");
-            for s in segs.into_iter().rev() {
+            for s in segs.iter().rev() {
                 self.text(s, at)?;
             }
         }
-        self.push(Event::EndElement, at)?;
+        self.push(&Event::EndElement, at)?;
         self.depth -= 1;
         Ok(())
     }
 
-    pub(super) fn attribute(&mut self, name: &Name, value: String, at: usize) -> Result<()> {
-        let q = self.qname(&name.ns, &name.local);
+    pub(super) fn attribute(&mut self, q: &QName<'_>, value: &str, at: usize) -> Result<()> {
         self.push(
-            Event::Attribute {
-                name: q,
-                value: Cow::Owned(value),
+            &Event::Attribute {
+                name: q.borrowed(),
+                value: Cow::Borrowed(value),
             },
             at,
         )
@@ -159,9 +155,9 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
 
     /// `xsi:nil="true"`: a nillable element's content is absent.
     pub(super) fn nil(&mut self, at: usize) -> Result<()> {
-        let name = self.qname(XSI, "nil");
+        let name = self.m.qname(&Name::new(XSI, "nil"));
         self.push(
-            Event::Attribute {
+            &Event::Attribute {
                 name,
                 value: Cow::Borrowed("true"),
             },
@@ -170,13 +166,13 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
     }
 
     /// Character content (none when empty).
-    pub(super) fn text(&mut self, s: String, at: usize) -> Result<()> {
+    pub(super) fn text(&mut self, s: &str, at: usize) -> Result<()> {
         if s.is_empty() {
             return Ok(());
         }
         self.push(
-            Event::Characters {
-                text: Cow::Owned(s),
+            &Event::Characters {
+                text: Cow::Borrowed(s),
                 cdata: false,
             },
             at,
@@ -220,15 +216,17 @@ pub fn decode_into<'e, S: EventSink<'e>>(
     let mut d = Dec {
         r: BitReader::new(data, format, format == Format::Asn1XsdAper),
         o: Emit::new(m, sink, format, data.len(), limits),
+        buf: String::new(),
+        bytes: Vec::new(),
     };
-    d.push(Event::StartDocument {
+    d.push(&Event::StartDocument {
         version: None,
         encoding: None,
         standalone: None,
     })?;
     let (name, ty) = &m.roots[root];
-    d.element(*ty, &name.ns, &name.local, true)?;
-    d.push(Event::EndDocument)?;
+    d.element(*ty, &m.qname(name), true)?;
+    d.push(&Event::EndDocument)?;
     // X.691 11.1.3: the padding of the last octet is zero bits, and nothing follows.
     if d.r.left() >= 8 && !(d.r.pos() == 0 && data.len() == 1) {
         return Err(d.r.err(format!("{} bits after the value", d.r.left())));
@@ -237,11 +235,11 @@ pub fn decode_into<'e, S: EventSink<'e>>(
 }
 
 impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
-    fn push(&mut self, ev: Event<'static>) -> Result<()> {
+    fn push(&mut self, ev: &Event<'_>) -> Result<()> {
         self.o.push(ev, self.r.pos())
     }
 
-    fn element(&mut self, ty: TyId, ns: &str, local: &str, root: bool) -> Result<()> {
+    fn element(&mut self, ty: TyId, q: &QName<'_>, root: bool) -> Result<()> {
         let m = self.o.m;
         let mut kind = m.resolve(ty);
         let mut xsi_type = None;
@@ -259,7 +257,7 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             }
             kind = m.resolve(alts[i].ty);
         }
-        self.o.start(ns, local, root, xsi_type, self.r.pos())?;
+        self.o.start(q, root, xsi_type, self.r.pos())?;
         stacker::maybe_grow(32 * 1024, 1024 * 1024, || match kind {
             Kind::Sequence(comps) => self.sequence(comps),
             kind => self.text(kind),
@@ -268,8 +266,7 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     }
 
     fn text(&mut self, kind: &Kind) -> Result<()> {
-        let mut s = String::new();
-        simple::decode(self.o.m, kind, &mut self.r, &mut s)?;
+        let s = read_simple(self.o.m, kind, &mut self.r, &mut self.buf, &mut self.bytes)?;
         self.o.text(s, self.r.pos())
     }
 
@@ -309,10 +306,15 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     fn value(&mut self, c: &Comp) -> Result<()> {
         let m = self.o.m;
         match &c.role {
-            Role::Attr(name) => {
-                let mut s = String::new();
-                simple::decode(m, m.resolve(c.ty), &mut self.r, &mut s)?;
-                self.o.attribute(name, s, self.r.pos())
+            Role::Attr(_) => {
+                let s = read_simple(
+                    m,
+                    m.resolve(c.ty),
+                    &mut self.r,
+                    &mut self.buf,
+                    &mut self.bytes,
+                )?;
+                self.o.attribute(&c.qname, s, self.r.pos())
             }
             Role::Text => self.text(m.resolve(c.ty)),
             Role::Nil => match m.resolve(c.ty) {
@@ -332,7 +334,7 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 self.o.embed(segs);
                 Ok(())
             }
-            Role::Elem(name) => self.element(c.ty, &name.ns, &name.local, false),
+            Role::Elem(_) => self.element(c.ty, &c.qname, false),
             Role::Group => self.group(c.ty),
             Role::Type(_) => Err(self.r.err("internal: a type alternative as content")),
             Role::Wildcard => Err(self
@@ -379,6 +381,119 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 Ok(())
             }
             _ => Err(self.r.err("internal: a simple type as a group")),
+        }
+    }
+}
+
+/// Reads a simple value of `kind` and gives its text: the module's own string for a boolean or
+/// an enumeration, the input itself for a UTF8String that starts on an octet boundary, else
+/// `bytes` or `buf` (both reused from value to value, so that decoding allocates nothing once
+/// they have grown).
+fn read_simple<'b, 'a: 'b>(
+    m: &'b Module,
+    kind: &'b Kind,
+    r: &mut BitReader<'a>,
+    buf: &'b mut String,
+    bytes: &'b mut Vec<u8>,
+) -> Result<&'b str> {
+    match kind {
+        Kind::Boolean => Ok(if r.get(1)? == 1 { "true" } else { "false" }),
+        Kind::Enumerated(items) => {
+            let i = r.constrained(items.len() as u128)? as usize;
+            Ok(&items[i].1)
+        }
+        Kind::Integer { lo, hi } => {
+            let at = r.pos();
+            let v = r.integer(*lo, *hi)?;
+            if lo.is_some_and(|l| v < l) || hi.is_some_and(|h| v > h) {
+                return Err(r.err(format!("integer {v} outside its range (at bit {at})")));
+            }
+            buf.clear();
+            let _ = write!(buf, "{v}");
+            Ok(buf)
+        }
+        Kind::Utf8 { .. } => {
+            let (n, more) = r.short_length()?;
+            let b: &[u8] = if more {
+                // Fragmented (16K octets or more): gathered in `bytes`.
+                let mut all = Vec::new();
+                let (mut n, mut more) = (n, more);
+                loop {
+                    all.extend_from_slice(r.octets_ref(n, bytes)?);
+                    if !more {
+                        break;
+                    }
+                    (n, more) = r.short_length()?;
+                }
+                *bytes = all;
+                bytes
+            } else {
+                r.octets_ref(n, bytes)?
+            };
+            std::str::from_utf8(b).map_err(|_| r.err("UTF8String is not UTF-8"))
+        }
+        _ => {
+            buf.clear();
+            simple::decode(m, kind, r, buf)?;
+            Ok(buf)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::x694::bits::BitWriter;
+
+    fn empty_module() -> Module {
+        Module {
+            name: "M".into(),
+            types: Vec::new(),
+            assignments: Vec::new(),
+            roots: Vec::new(),
+            namespaces: Vec::new(),
+            prefixes: Vec::new(),
+        }
+    }
+
+    /// UTF8Strings on and off octet boundaries, short and fragmented (16K octets and more),
+    /// read back as written, in both variants of PER.
+    #[test]
+    fn utf8_strings_at_every_phase() {
+        let m = empty_module();
+        let long: String = "grüße 0123456789 ".repeat(3000);
+        for aligned in [false, true] {
+            for phase in 0..8u32 {
+                for text in ["", "a", "Ω and more", long.as_str()] {
+                    let mut w = BitWriter::new(aligned);
+                    w.put(0x55, phase);
+                    simple::encode(&m, &simple::EMBEDDED, text, &mut w).unwrap();
+                    w.put(1, 1);
+                    let bytes = w.finish();
+                    let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, aligned);
+                    r.get(phase).unwrap();
+                    let (mut buf, mut scratch) = (String::new(), Vec::new());
+                    let got =
+                        read_simple(&m, &simple::EMBEDDED, &mut r, &mut buf, &mut scratch).unwrap();
+                    assert_eq!(got, text, "aligned {aligned}, phase {phase}");
+                    assert_eq!(r.get(1).unwrap(), 1);
+                }
+            }
+        }
+    }
+
+    /// A string whose octets are not UTF-8, or run past the input, is an error.
+    #[test]
+    fn utf8_refusals() {
+        let m = empty_module();
+        for (bytes, want) in [
+            (vec![0x01u8, 0xFF], "not UTF-8"),
+            (vec![0x05u8, b'a'], "octets announced"),
+        ] {
+            let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, false);
+            let (mut buf, mut scratch) = (String::new(), Vec::new());
+            let e = read_simple(&m, &simple::EMBEDDED, &mut r, &mut buf, &mut scratch).unwrap_err();
+            assert!(e.to_string().contains(want), "{e}");
         }
     }
 }
