@@ -11,10 +11,12 @@ use std::fmt::Write as _;
 
 use super::bits::BitReader;
 use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, XSI};
+use super::plan::{NIL, OPTIONAL, Plan};
 use super::simple;
 
 struct Dec<'a, 'm, 's, S> {
     r: BitReader<'a>,
+    p: &'m Plan,
     o: Emit<'m, 's, S>,
     /// The text of the simple value being handed over (reused from value to value).
     buf: String,
@@ -31,7 +33,7 @@ pub(super) struct Emit<'m, 's, S> {
     out: &'s mut S,
     format: Format,
     events: usize,
-    depth: usize,
+    pub(super) depth: usize,
     max_depth: usize,
     budget: usize,
     /// The character data of the open elements of mixed content: each one's depth and its
@@ -183,13 +185,14 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
 /// Decodes a whole PER encoding of a value of the root type `root` into events.
 pub fn decode(
     m: &Module,
+    p: &Plan,
     root: usize,
     data: &[u8],
     format: Format,
     limits: &Limits,
 ) -> Result<Vec<Event<'static>>> {
     let mut out = Collect(Vec::new());
-    decode_into(m, root, data, format, limits, &mut out)?;
+    decode_into(m, p, root, data, format, limits, &mut out)?;
     Ok(out.0)
 }
 
@@ -207,6 +210,7 @@ impl EventSink<'static> for Collect {
 /// events were handed over).
 pub fn decode_into<'e, S: EventSink<'e>>(
     m: &Module,
+    p: &Plan,
     root: usize,
     data: &[u8],
     format: Format,
@@ -215,6 +219,7 @@ pub fn decode_into<'e, S: EventSink<'e>>(
 ) -> Result<()> {
     let mut d = Dec {
         r: BitReader::new(data, format, format == Format::Asn1XsdAper),
+        p,
         o: Emit::new(m, sink, format, data.len(), limits),
         buf: String::new(),
         bytes: Vec::new(),
@@ -241,9 +246,9 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
 
     fn element(&mut self, ty: TyId, q: &QName<'_>, root: bool) -> Result<()> {
         let m = self.o.m;
-        let mut kind = m.resolve(ty);
+        let mut id = self.p.resolved[ty];
         let mut xsi_type = None;
-        if let Kind::Derivations { declared, alts } = kind {
+        if let Kind::Derivations { declared, alts } = &m.types[id].kind {
             if alts.is_empty() {
                 return Err(self
                     .r
@@ -255,13 +260,21 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             {
                 xsi_type = Some(n);
             }
-            kind = m.resolve(alts[i].ty);
+            id = self.p.resolved[alts[i].ty];
         }
         self.o.start(q, root, xsi_type, self.r.pos())?;
-        stacker::maybe_grow(32 * 1024, 1024 * 1024, || match kind {
-            Kind::Sequence(comps) => self.sequence(comps),
+        let check = self.o.depth.is_multiple_of(16);
+        let mut content = || match &m.types[id].kind {
+            Kind::Sequence(comps) => self.sequence(id, comps),
             kind => self.text(kind),
-        })?;
+        };
+        // The stack is checked every 16 levels of elements, with a red zone that holds 16
+        // levels' frames many times over (the check costs a call per element otherwise).
+        if check {
+            stacker::maybe_grow(256 * 1024, 2 * 1024 * 1024, content)?;
+        } else {
+            content()?;
+        }
         self.o.end(self.r.pos())
     }
 
@@ -270,35 +283,60 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
         self.o.text(s, self.r.pos())
     }
 
-    fn sequence(&mut self, comps: &[Comp]) -> Result<()> {
-        let optional = comps.iter().filter(|c| c.optional).count();
-        // The presence bits: in one word when they fit (almost always), else in a list.
-        let (mask, more) = if optional <= 64 {
-            (self.r.get(optional as u32)?, Vec::new())
+    /// The components of SEQUENCE type `id`: the presence bits first, read against the
+    /// plan's flags (a component is looked at only when it is there).
+    fn sequence(&mut self, id: TyId, comps: &[Comp]) -> Result<()> {
+        let (optional, flags) = &self.p.seqs[id];
+        let optional = *optional;
+        if optional > 64 {
+            return self.long_sequence(optional, flags, comps);
+        }
+        // The presence bits, first one highest.
+        let mut mask = if optional > 0 {
+            self.r.get_wide(optional as u32)? << (128 - optional)
         } else {
-            let mut v = Vec::with_capacity(optional);
-            for _ in 0..optional {
-                v.push(self.r.get(1)? == 1);
-            }
-            (0, v)
+            0
         };
-        let mut bit = 0;
-        for c in comps {
-            if c.optional {
-                let present = if optional <= 64 {
-                    mask >> (optional - 1 - bit) & 1 == 1
-                } else {
-                    more[bit]
-                };
-                bit += 1;
+        for (k, &f) in flags.iter().enumerate() {
+            if f & OPTIONAL != 0 {
+                let present = mask >> 127 == 1;
+                mask <<= 1;
                 if !present {
-                    if c.role == Role::Nil {
+                    if f & NIL != 0 {
                         self.o.nil(self.r.pos())?;
                     }
                     continue;
                 }
             }
-            self.value(c)?;
+            self.value(&comps[k])?;
+        }
+        Ok(())
+    }
+
+    /// A SEQUENCE of more than 64 OPTIONAL components (the presence bits in a list).
+    fn long_sequence(&mut self, optional: usize, flags: &[u8], comps: &[Comp]) -> Result<()> {
+        if optional > self.r.left() {
+            return Err(self.r.err(format!(
+                "{optional} presence bits needed, {} left",
+                self.r.left()
+            )));
+        }
+        let mut present = Vec::with_capacity(optional);
+        for _ in 0..optional {
+            present.push(self.r.get(1)? == 1);
+        }
+        let mut bit = 0;
+        for (k, &f) in flags.iter().enumerate() {
+            if f & OPTIONAL != 0 {
+                bit += 1;
+                if !present[bit - 1] {
+                    if f & NIL != 0 {
+                        self.o.nil(self.r.pos())?;
+                    }
+                    continue;
+                }
+            }
+            self.value(&comps[k])?;
         }
         Ok(())
     }
@@ -309,16 +347,16 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             Role::Attr(_) => {
                 let s = read_simple(
                     m,
-                    m.resolve(c.ty),
+                    &m.types[self.p.resolved[c.ty]].kind,
                     &mut self.r,
                     &mut self.buf,
                     &mut self.bytes,
                 )?;
                 self.o.attribute(&c.qname, s, self.r.pos())
             }
-            Role::Text => self.text(m.resolve(c.ty)),
-            Role::Nil => match m.resolve(c.ty) {
-                Kind::Sequence(comps) => self.sequence(comps),
+            Role::Text => self.text(&m.types[self.p.resolved[c.ty]].kind),
+            Role::Nil => match &m.types[self.p.resolved[c.ty]].kind {
+                Kind::Sequence(comps) => self.sequence(self.p.resolved[c.ty], comps),
                 kind => self.text(kind),
             },
             Role::Embed => {
@@ -345,8 +383,9 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
 
     fn group(&mut self, ty: TyId) -> Result<()> {
         let m = self.o.m;
-        match m.resolve(ty) {
-            Kind::Sequence(comps) => self.sequence(comps),
+        let id = self.p.resolved[ty];
+        match &m.types[id].kind {
+            Kind::Sequence(comps) => self.sequence(id, comps),
             Kind::Choice(alts) => {
                 if alts.is_empty() {
                     return Err(self.r.err("a CHOICE without alternatives has no value"));
