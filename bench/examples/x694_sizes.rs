@@ -5,9 +5,9 @@
 //! binxml's own XML push decoding, and of encoding events into PER (without and with the
 //! validation the format does first).
 //!
-//! `cargo run --release -p binxml-bench --example x694_sizes [-- [--decode] [--cpu] [SUBSTRING]...]`
+//! `cargo run --release -p binxml-bench --example x694_sizes [-- [--sizes|--decode] [--cpu] [SUBSTRING]...]`
 //! (prints a Markdown table): with substrings, only the instances whose path holds one of
-//! them; with `--decode`, only the decoding times (the encoding columns are left empty); with
+//! them; with `--sizes`, no times; with `--decode`, only the decoding times (the encoding columns are left empty); with
 //! `--cpu`, the times are the thread's CPU time (Linux), not wall-clock time, which on a
 //! loaded machine counts the time other work holds the CPU.
 
@@ -102,12 +102,15 @@ fn push(format: Format, bytes: &[u8], opts: &DecodeOptions) -> u64 {
 fn main() {
     let mut mapped: HashMap<String, (Arc<Schema>, Arc<X694>)> = HashMap::new();
     println!(
-        "| set | document | XML | zlib | PER | PER+zlib | PER/XML | APER | BER | UPER (infoset) | EXI (schema) | XML push MB/s | PER push MB/s | BER push MB/s | PER encode MB/s | encode+validate MB/s |"
+        "| set | document | XML | zlib | PER | PER+zlib | PER/XML | APER | APER+zlib | BER | UPER (infoset) | EXI (schema) | XML push MB/s | PER push MB/s | BER push MB/s | PER encode MB/s | encode+validate MB/s |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
     let args: Vec<String> = std::env::args().skip(1).collect();
     let decode_only = args.iter().any(|a| a == "--decode");
     let cpu = args.iter().any(|a| a == "--cpu");
+    let sizes_only = args.iter().any(|a| a == "--sizes");
     let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     let mut seen = std::collections::HashSet::new();
     for row in schema_sets() {
@@ -160,16 +163,22 @@ fn main() {
                 .map(|_| out.len())
                 .ok()
         });
-        let xml_t = time(cpu, || {
-            push(Format::Xml, &xml, &DecodeOptions::default());
-        });
-        let per_t = time(cpu, || {
-            push(Format::Asn1XsdUper, &per, &dopts);
-        });
-        let ber_t = time(cpu, || {
-            push(Format::Asn1XsdBer, &ber, &dopts);
-        });
-        let (enc_t, val_t) = if decode_only {
+        let (xml_t, per_t, ber_t) = if sizes_only {
+            (f64::NAN, f64::NAN, f64::NAN)
+        } else {
+            (
+                time(cpu, || {
+                    push(Format::Xml, &xml, &DecodeOptions::default());
+                }),
+                time(cpu, || {
+                    push(Format::Asn1XsdUper, &per, &dopts);
+                }),
+                time(cpu, || {
+                    push(Format::Asn1XsdBer, &ber, &dopts);
+                }),
+            )
+        };
+        let (enc_t, val_t) = if decode_only || sizes_only {
             (f64::NAN, f64::NAN)
         } else {
             let enc_t = time(cpu, || {
@@ -186,7 +195,7 @@ fn main() {
         let mb = xml.len() as f64 / 1e6;
         let name = instance.file_name().unwrap().to_string_lossy().into_owned();
         println!(
-            "| {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
+            "| {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
             row.set,
             name,
             xml.len(),
@@ -195,6 +204,7 @@ fn main() {
             zlib(&per),
             100.0 * per.len() as f64 / xml.len() as f64,
             aper.len(),
+            zlib(&aper),
             ber.len(),
             uper.len(),
             exi.flatten()
