@@ -92,6 +92,14 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
                 format!("elements nested deeper than {}", self.max_depth),
             ));
         }
+        // In mixed content, the parent's next string of character data comes before the child.
+        let seg = match self.embedded.last_mut() {
+            Some((d, segs)) if *d == self.depth => segs.pop(),
+            _ => None,
+        };
+        if let Some(s) = seg {
+            self.text(&s, at)?;
+        }
         self.depth += 1;
         self.push(&Event::StartElement(q.borrowed()), at)?;
         if root {
