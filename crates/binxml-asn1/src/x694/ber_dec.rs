@@ -163,14 +163,13 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
                 }
                 Role::Embed => {
                     let (_, e) = self.r.expect(context(k), true, end)?;
-                    let mut segs = Vec::new();
+                    self.o.embed_begin();
                     while self.r.pos() < e {
                         let (len, _) = self.r.expect(universal(12), false, e)?;
                         let s = std::str::from_utf8(self.r.take(len))
                             .map_err(|_| self.r.err("UTF8String is not UTF-8"))?;
-                        segs.push(s.to_owned());
+                        self.o.embed_push(s);
                     }
-                    self.o.embed(segs);
                 }
                 Role::Nil => match m.resolve(c.ty) {
                     Kind::Sequence(comps) => {

@@ -24,6 +24,18 @@ struct Dec<'a, 'm, 's, S> {
     bytes: Vec<u8>,
 }
 
+/// The character data of an open element of mixed content.
+struct Mixed {
+    /// The element's depth.
+    depth: usize,
+    /// Where its strings start in the arena.
+    arena_from: usize,
+    /// Where its strings start in the list of strings.
+    segs_from: usize,
+    /// Its next string not written yet.
+    next: usize,
+}
+
 /// The events of a decoded document, shared by the PER and BER decoders: element nesting is
 /// bounded by the depth limit, and the events by a budget proportional to the input (a type
 /// whose values take no input cannot make a short input expand without bound). `at` is the
@@ -39,7 +51,11 @@ pub(super) struct Emit<'m, 's, S> {
     /// The character data of the open elements of mixed content: each one's depth and its
     /// strings not yet written, last first (one goes before each child element, the rest
     /// before the end tag).
-    embedded: Vec<(usize, Vec<String>)>,
+    embedded: Vec<Mixed>,
+    /// The strings of `embedded`, one after the other (a mixed element's are dropped at its end).
+    arena: String,
+    /// Where each string of `arena` lies.
+    segs: Vec<(usize, usize)>,
 }
 
 impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
@@ -59,6 +75,8 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             max_depth: limits.max_depth,
             budget: input.saturating_mul(128).saturating_add(4096),
             embedded: Vec::new(),
+            arena: String::new(),
+            segs: Vec::new(),
         }
     }
 
@@ -94,11 +112,14 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
         }
         // In mixed content, the parent's next string of character data comes before the child.
         let seg = match self.embedded.last_mut() {
-            Some((d, segs)) if *d == self.depth => segs.pop(),
+            Some(mx) if mx.depth == self.depth && mx.next < self.segs.len() => {
+                mx.next += 1;
+                Some(mx.next - 1)
+            }
             _ => None,
         };
-        if let Some(s) = seg {
-            self.text(&s, at)?;
+        if let Some(i) = seg {
+            self.embedded_text(i, at)?;
         }
         self.depth += 1;
         self.push(&Event::StartElement(q.borrowed()), at)?;
@@ -135,11 +156,17 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
     }
 
     pub(super) fn end(&mut self, at: usize) -> Result<()> {
-        if self.embedded.last().is_some_and(|(d, _)| *d == self.depth) {
-            let (_, segs) = self.embedded.pop().expect("checked");
-            for s in segs.iter().rev() {
-                self.text(s, at)?;
+        if self
+            .embedded
+            .last()
+            .is_some_and(|mx| mx.depth == self.depth)
+        {
+            let mx = self.embedded.pop().expect("checked");
+            for i in mx.next..self.segs.len() {
+                self.embedded_text(i, at)?;
             }
+            self.arena.truncate(mx.arena_from);
+            self.segs.truncate(mx.segs_from);
         }
         self.push(&Event::EndElement, at)?;
         self.depth -= 1;
@@ -156,11 +183,31 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
         )
     }
 
-    /// The character data of the current element's mixed content (`embed-values`), written
-    /// around its child elements as they come.
-    pub(super) fn embed(&mut self, mut segs: Vec<String>) {
-        segs.reverse();
-        self.embedded.push((self.depth, segs));
+    /// The character data of the current element's mixed content (`embed-values`) starts:
+    /// [`Emit::embed_push`] adds its strings, written around its child elements as they come.
+    pub(super) fn embed_begin(&mut self) {
+        self.embedded.push(Mixed {
+            depth: self.depth,
+            arena_from: self.arena.len(),
+            segs_from: self.segs.len(),
+            next: self.segs.len(),
+        });
+    }
+
+    /// The next string of the character data begun by [`Emit::embed_begin`].
+    pub(super) fn embed_push(&mut self, s: &str) {
+        let from = self.arena.len();
+        self.arena.push_str(s);
+        self.segs.push((from, self.arena.len()));
+    }
+
+    /// Writes string `i` of the arena as character content.
+    fn embedded_text(&mut self, i: usize, at: usize) -> Result<()> {
+        let (a, b) = self.segs[i];
+        let arena = std::mem::take(&mut self.arena);
+        let r = self.text(&arena[a..b], at);
+        self.arena = arena;
+        r
     }
 
     /// `xsi:nil="true"`: a nillable element's content is absent.
@@ -368,16 +415,15 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 kind => self.text(kind),
             },
             Role::Embed => {
-                let mut segs = Vec::new();
+                self.o.embed_begin();
+                let (o, buf, bytes) = (&mut self.o, &mut self.buf, &mut self.bytes);
                 self.r.counted(0, None, |r, n| {
                     for _ in 0..n {
-                        let mut s = String::new();
-                        simple::decode(m, &simple::EMBEDDED, r, &mut s)?;
-                        segs.push(s);
+                        let s = read_simple(m, &simple::EMBEDDED, r, buf, bytes)?;
+                        o.embed_push(s);
                     }
                     Ok(())
                 })?;
-                self.o.embed(segs);
                 Ok(())
             }
             Role::Elem(_) => self.element(c.ty, &c.qname, false),
