@@ -5,7 +5,11 @@
 //! binxml's own XML push decoding, and of encoding events into PER (without and with the
 //! validation the format does first).
 //!
-//! `cargo run --release -p binxml-bench --example x694_sizes` (prints a Markdown table).
+//! `cargo run --release -p binxml-bench --example x694_sizes [-- [--sizes|--decode] [--cpu] [SUBSTRING]...]`
+//! (prints a Markdown table): with substrings, only the instances whose path holds one of
+//! them; with `--sizes`, no times; with `--decode`, only the decoding times (the encoding columns are left empty); with
+//! `--cpu`, the times are the thread's CPU time (Linux), not wall-clock time, which on a
+//! loaded machine counts the time other work holds the CPU.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -39,23 +43,53 @@ fn load(row: &binxml_testkit::SchemaSetEntry) -> Schema {
     Schema::load_with(row.schema.as_ref().unwrap(), &o).unwrap()
 }
 
-/// Seconds per run of `f`, the median of 5 timings of enough runs for 50 ms each.
-fn time(mut f: impl FnMut()) -> f64 {
-    let start = Instant::now();
+#[repr(C)]
+struct Timespec {
+    s: i64,
+    ns: i64,
+}
+
+unsafe extern "C" {
+    fn clock_gettime(c: i32, t: *mut Timespec) -> i32;
+}
+
+/// The CPU time this thread has run (POSIX `CLOCK_THREAD_CPUTIME_ID`, 3 on Linux): on a
+/// machine shared with other work, the time a run spends off the CPU is not its own.
+fn cpu_time() -> Option<f64> {
+    let mut t = Timespec { s: 0, ns: 0 };
+    // SAFETY: a valid clock id and a valid pointer to a `timespec`-shaped struct (64-bit Linux).
+    let rc = unsafe { clock_gettime(3, &mut t) };
+    (rc == 0).then(|| t.s as f64 + t.ns as f64 / 1e9)
+}
+
+/// Seconds per run of `f`, the median of 5 timings of enough runs for 50 ms each; with `cpu`,
+/// of the thread's CPU time (wall-clock time otherwise).
+fn time(cpu: bool, mut f: impl FnMut()) -> f64 {
+    let now = || {
+        if cpu && let Some(t) = cpu_time() {
+            return t;
+        }
+        START.with(|s| s.elapsed().as_secs_f64())
+    };
+    let start = now();
     f();
-    let once = start.elapsed().as_secs_f64().max(1e-7);
+    let once = (now() - start).max(1e-7);
     let reps = ((0.05 / once) as usize).max(1);
     let mut t: Vec<f64> = (0..5)
         .map(|_| {
-            let s = Instant::now();
+            let s = now();
             for _ in 0..reps {
                 f();
             }
-            s.elapsed().as_secs_f64() / reps as f64
+            (now() - s) / reps as f64
         })
         .collect();
     t.sort_by(f64::total_cmp);
     t[2]
+}
+
+thread_local! {
+    static START: Instant = Instant::now();
 }
 
 fn push(format: Format, bytes: &[u8], opts: &DecodeOptions) -> u64 {
@@ -68,15 +102,26 @@ fn push(format: Format, bytes: &[u8], opts: &DecodeOptions) -> u64 {
 fn main() {
     let mut mapped: HashMap<String, (Arc<Schema>, Arc<X694>)> = HashMap::new();
     println!(
-        "| set | document | XML | zlib | PER | PER+zlib | PER/XML | APER | BER | UPER (infoset) | EXI (schema) | XML push MB/s | PER push MB/s | BER push MB/s | PER encode MB/s | encode+validate MB/s |"
+        "| set | document | XML | zlib | PER | PER+zlib | PER/XML | APER | APER+zlib | BER | UPER (infoset) | EXI (schema) | XML push MB/s | PER push MB/s | BER push MB/s | PER encode MB/s | encode+validate MB/s |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let decode_only = args.iter().any(|a| a == "--decode");
+    let cpu = args.iter().any(|a| a == "--cpu");
+    let sizes_only = args.iter().any(|a| a == "--sizes");
+    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     let mut seen = std::collections::HashSet::new();
     for row in schema_sets() {
         if !row.present() || !row.expected_valid {
             continue;
         }
         let instance = row.instance.clone().unwrap();
+        let path = instance.to_string_lossy();
+        if !filters.is_empty() && !filters.iter().any(|f| path.contains(f.as_str())) {
+            continue;
+        }
         if !seen.insert(instance.clone()) {
             continue;
         }
@@ -118,28 +163,39 @@ fn main() {
                 .map(|_| out.len())
                 .ok()
         });
-        let xml_t = time(|| {
-            push(Format::Xml, &xml, &DecodeOptions::default());
-        });
-        let per_t = time(|| {
-            push(Format::Asn1XsdUper, &per, &dopts);
-        });
-        let ber_t = time(|| {
-            push(Format::Asn1XsdBer, &ber, &dopts);
-        });
-        let enc_t = time(|| {
-            x.encode_events(&events, Format::Asn1XsdUper).unwrap();
-        });
-        let val_t = time(|| {
-            let mut out = Vec::new();
-            let mut e = AnyEncoder::new(Format::Asn1XsdUper, &mut out, &eopts);
-            binxml::Encoder::write_events(&mut e, &events).unwrap();
-            binxml::Encoder::finish(&mut e).unwrap();
-        });
+        let (xml_t, per_t, ber_t) = if sizes_only {
+            (f64::NAN, f64::NAN, f64::NAN)
+        } else {
+            (
+                time(cpu, || {
+                    push(Format::Xml, &xml, &DecodeOptions::default());
+                }),
+                time(cpu, || {
+                    push(Format::Asn1XsdUper, &per, &dopts);
+                }),
+                time(cpu, || {
+                    push(Format::Asn1XsdBer, &ber, &dopts);
+                }),
+            )
+        };
+        let (enc_t, val_t) = if decode_only || sizes_only {
+            (f64::NAN, f64::NAN)
+        } else {
+            let enc_t = time(cpu, || {
+                x.encode_events(&events, Format::Asn1XsdUper).unwrap();
+            });
+            let val_t = time(cpu, || {
+                let mut out = Vec::new();
+                let mut e = AnyEncoder::new(Format::Asn1XsdUper, &mut out, &eopts);
+                binxml::Encoder::write_events(&mut e, &events).unwrap();
+                binxml::Encoder::finish(&mut e).unwrap();
+            });
+            (enc_t, val_t)
+        };
         let mb = xml.len() as f64 / 1e6;
         let name = instance.file_name().unwrap().to_string_lossy().into_owned();
         println!(
-            "| {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
+            "| {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
             row.set,
             name,
             xml.len(),
@@ -148,6 +204,7 @@ fn main() {
             zlib(&per),
             100.0 * per.len() as f64 / xml.len() as f64,
             aper.len(),
+            zlib(&aper),
             ber.len(),
             uper.len(),
             exi.flatten()

@@ -5,8 +5,7 @@
 //! and budget as the PER decoder's (`dec.rs`). Lengths are definite (what the encoder writes);
 //! strings are primitive.
 
-use binxml_core::{Event, EventSink, Format, Limits, Result};
-use binxml_schema::model::Name;
+use binxml_core::{Event, EventSink, Format, Limits, QName, Result};
 
 use super::ber::{BerReader, SEQUENCE, Tag, context, integer_value, universal};
 use super::ber_enc::simple_tag;
@@ -46,14 +45,14 @@ pub fn decode_into<'e, S: EventSink<'e>>(
         r: BerReader::new(data, format),
         o: Emit::new(m, sink, format, data.len(), limits),
     };
-    d.push(Event::StartDocument {
+    d.push(&Event::StartDocument {
         version: None,
         encoding: None,
         standalone: None,
     })?;
     let (name, ty) = &m.roots[root];
-    d.element(*ty, name, true, None, data.len())?;
-    d.push(Event::EndDocument)?;
+    d.element(*ty, &m.qname(name), true, None, data.len())?;
+    d.push(&Event::EndDocument)?;
     if d.r.pos() != data.len() {
         return Err(d
             .r
@@ -67,7 +66,7 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
         self.r.pos() * 8
     }
 
-    fn push(&mut self, ev: Event<'static>) -> Result<()> {
+    fn push(&mut self, ev: &Event<'_>) -> Result<()> {
         self.o.push(ev, self.at())
     }
 
@@ -89,7 +88,7 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
     fn element(
         &mut self,
         ty: TyId,
-        name: &Name,
+        name: &QName<'_>,
         root: bool,
         tag: Option<usize>,
         end: usize,
@@ -120,8 +119,7 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
             tag = Some(context(i));
             kind = m.resolve(alts[i].ty);
         }
-        self.o
-            .start(&name.ns, &name.local, root, xsi_type, self.at())?;
+        self.o.start(name, root, xsi_type, self.at())?;
         stacker::maybe_grow(32 * 1024, 1024 * 1024, || match kind {
             Kind::Sequence(comps) => {
                 let (_, e) = self.r.expect(tag.unwrap_or(SEQUENCE), true, end)?;
@@ -130,7 +128,7 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
             }
             kind => {
                 let s = self.simple(kind, tag, end)?;
-                self.o.text(s, self.at())
+                self.o.text(&s, self.at())
             }
         })?;
         if let Some(e) = explicit {
@@ -155,24 +153,23 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
                     .err(format!("component {} ([{k}]) is missing", c.ident)));
             }
             match &c.role {
-                Role::Attr(name) => {
+                Role::Attr(_) => {
                     let s = self.simple(m.resolve(c.ty), Some(context(k)), end)?;
-                    self.o.attribute(name, s, self.at())?;
+                    self.o.attribute(&c.qname, &s, self.at())?;
                 }
                 Role::Text => {
                     let s = self.simple(m.resolve(c.ty), Some(context(k)), end)?;
-                    self.o.text(s, self.at())?;
+                    self.o.text(&s, self.at())?;
                 }
                 Role::Embed => {
                     let (_, e) = self.r.expect(context(k), true, end)?;
-                    let mut segs = Vec::new();
+                    self.o.embed_begin();
                     while self.r.pos() < e {
                         let (len, _) = self.r.expect(universal(12), false, e)?;
                         let s = std::str::from_utf8(self.r.take(len))
                             .map_err(|_| self.r.err("UTF8String is not UTF-8"))?;
-                        segs.push(s.to_owned());
+                        self.o.embed_push(s);
                     }
-                    self.o.embed(segs);
                 }
                 Role::Nil => match m.resolve(c.ty) {
                     Kind::Sequence(comps) => {
@@ -182,7 +179,7 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
                     }
                     kind => {
                         let s = self.simple(kind, Some(context(k)), end)?;
-                        self.o.text(s, self.at())?;
+                        self.o.text(&s, self.at())?;
                     }
                 },
                 _ => self.value(c, Some(k), end)?,
@@ -193,7 +190,7 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
 
     fn value(&mut self, c: &Comp, tag: Option<usize>, end: usize) -> Result<()> {
         match &c.role {
-            Role::Elem(name) => self.element(c.ty, name, false, tag, end),
+            Role::Elem(_) => self.element(c.ty, &c.qname, false, tag, end),
             Role::Group => self.group(c.ty, tag, end),
             Role::Type(_) => Err(self.r.err("internal: a type alternative as content")),
             Role::Wildcard => Err(self

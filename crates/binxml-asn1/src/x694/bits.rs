@@ -271,6 +271,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Skips to the next octet boundary in the ALIGNED variant.
+    #[inline]
     pub fn align(&mut self) -> Result<()> {
         if self.aligned && !self.pos.is_multiple_of(8) {
             let pad = 8 - (self.pos % 8) as u32;
@@ -280,16 +281,19 @@ impl<'a> BitReader<'a> {
     }
 
     /// Whether this is the ALIGNED variant.
+    #[inline]
     pub fn aligned(&self) -> bool {
         self.aligned
     }
 
     /// The bit offset of the next bit.
+    #[inline]
     pub fn pos(&self) -> usize {
         self.pos
     }
 
     /// Bits left.
+    #[inline]
     pub fn left(&self) -> usize {
         self.data.len() * 8 - self.pos
     }
@@ -300,6 +304,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads `n` bits (at most 64).
+    #[inline]
     pub fn get(&mut self, n: u32) -> Result<u64> {
         if (n as usize) > self.left() {
             return Err(self.err(format!("{n} bits needed, {} left", self.left())));
@@ -331,6 +336,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads `n` bits into a 128-bit value.
+    #[inline]
     pub fn get_wide(&mut self, n: u32) -> Result<u128> {
         if n > 64 {
             let hi = self.get(n - 64)? as u128;
@@ -357,7 +363,35 @@ impl<'a> BitReader<'a> {
         Ok(out)
     }
 
+    /// Reads `n` octets (checked against the input first) as a slice: of the input itself when
+    /// they start on an octet boundary, else shifted into `scratch` (cleared first).
+    #[inline]
+    pub fn octets_ref<'b>(&mut self, n: usize, scratch: &'b mut Vec<u8>) -> Result<&'b [u8]>
+    where
+        'a: 'b,
+    {
+        if n.saturating_mul(8) > self.left() {
+            return Err(self.err(format!("{n} octets announced, {} bits left", self.left())));
+        }
+        let start = self.pos / 8;
+        let shift = (self.pos % 8) as u32;
+        self.pos += n * 8;
+        if shift == 0 {
+            return Ok(&self.data[start..start + n]);
+        }
+        // With a shift, the last octet's low bits lie in the octet after: it exists, as the
+        // check above counted the bits from `pos`.
+        scratch.clear();
+        scratch.extend(
+            self.data[start..=start + n]
+                .windows(2)
+                .map(|w| (w[0] << shift) | (w[1] >> (8 - shift))),
+        );
+        Ok(scratch)
+    }
+
     /// A constrained whole number in `0..range`.
+    #[inline]
     pub fn constrained(&mut self, range: u128) -> Result<u128> {
         let v = if !self.aligned || range <= 255 {
             self.get_wide(range_bits(range))?
@@ -375,6 +409,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// A general length determinant: the length, and whether a fragment follows.
+    #[inline]
     pub fn short_length(&mut self) -> Result<(usize, bool)> {
         self.align()?;
         let first = self.get(8)?;

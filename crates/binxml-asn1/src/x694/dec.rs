@@ -7,14 +7,33 @@ use std::borrow::Cow;
 
 use binxml_core::{Error, Event, EventSink, Format, Limits, QName, Result};
 use binxml_schema::model::Name;
+use std::fmt::Write as _;
 
 use super::bits::BitReader;
 use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, XSI};
+use super::plan::{NIL, OPTIONAL, Plan};
 use super::simple;
 
 struct Dec<'a, 'm, 's, S> {
     r: BitReader<'a>,
+    p: &'m Plan,
     o: Emit<'m, 's, S>,
+    /// The text of the simple value being handed over (reused from value to value).
+    buf: String,
+    /// The octets of a string that does not start on an octet boundary (reused).
+    bytes: Vec<u8>,
+}
+
+/// The character data of an open element of mixed content.
+struct Mixed {
+    /// The element's depth.
+    depth: usize,
+    /// Where its strings start in the arena.
+    arena_from: usize,
+    /// Where its strings start in the list of strings.
+    segs_from: usize,
+    /// Its next string not written yet.
+    next: usize,
 }
 
 /// The events of a decoded document, shared by the PER and BER decoders: element nesting is
@@ -26,13 +45,17 @@ pub(super) struct Emit<'m, 's, S> {
     out: &'s mut S,
     format: Format,
     events: usize,
-    depth: usize,
+    pub(super) depth: usize,
     max_depth: usize,
     budget: usize,
     /// The character data of the open elements of mixed content: each one's depth and its
     /// strings not yet written, last first (one goes before each child element, the rest
     /// before the end tag).
-    embedded: Vec<(usize, Vec<String>)>,
+    embedded: Vec<Mixed>,
+    /// The strings of `embedded`, one after the other (a mixed element's are dropped at its end).
+    arena: String,
+    /// Where each string of `arena` lies.
+    segs: Vec<(usize, usize)>,
 }
 
 impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
@@ -52,6 +75,8 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             max_depth: limits.max_depth,
             budget: input.saturating_mul(128).saturating_add(4096),
             embedded: Vec::new(),
+            arena: String::new(),
+            segs: Vec::new(),
         }
     }
 
@@ -59,30 +84,22 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
         Error::malformed(self.format, (at / 8) as u64, msg).at_bit(at as u64)
     }
 
-    pub(super) fn push(&mut self, ev: Event<'static>, at: usize) -> Result<()> {
+    /// Hands an event over. Its strings live only for the call (the names are the module's,
+    /// the values the decoder's scratch buffers or the input): a sink that keeps them copies
+    /// them ([`EventSink::transient`]), one that only reads them (a counter, an encoder) does not.
+    pub(super) fn push(&mut self, ev: &Event<'_>, at: usize) -> Result<()> {
         if self.events >= self.budget {
             return Err(self.err(at, "more events than this input can hold"));
         }
         self.events += 1;
-        self.out.dispatch(ev)
-    }
-
-    fn qname(&self, ns: &str, local: &str) -> QName<'static> {
-        if ns.is_empty() {
-            return QName::local(local.to_owned());
-        }
-        match self.m.namespaces.binary_search_by(|n| n.as_str().cmp(ns)) {
-            Ok(i) => QName::new(self.m.prefixes[i].clone(), ns.to_owned(), local.to_owned()),
-            Err(_) => QName::local(local.to_owned()),
-        }
+        self.out.transient(ev)
     }
 
     /// An element's start: the root declares every namespace of the module; `xsi_type`, the
     /// alternative of a `T-derivations` CHOICE when it is not the declared type.
     pub(super) fn start(
         &mut self,
-        ns: &str,
-        local: &str,
+        q: &QName<'_>,
         root: bool,
         xsi_type: Option<&Name>,
         at: usize,
@@ -93,31 +110,42 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
                 format!("elements nested deeper than {}", self.max_depth),
             ));
         }
+        // In mixed content, the parent's next string of character data comes before the child.
+        let seg = match self.embedded.last_mut() {
+            Some(mx) if mx.depth == self.depth && mx.next < self.segs.len() => {
+                mx.next += 1;
+                Some(mx.next - 1)
+            }
+            _ => None,
+        };
+        if let Some(i) = seg {
+            self.embedded_text(i, at)?;
+        }
         self.depth += 1;
-        let q = self.qname(ns, local);
-        self.push(Event::StartElement(q), at)?;
+        self.push(&Event::StartElement(q.borrowed()), at)?;
         if root {
-            for (i, n) in self.m.namespaces.iter().enumerate() {
+            let m = self.m;
+            for (i, n) in m.namespaces.iter().enumerate() {
                 if n == XML_NS {
                     continue;
                 }
                 self.push(
-                    Event::Namespace {
-                        prefix: Cow::Owned(self.m.prefixes[i].clone()),
-                        uri: Cow::Owned(n.clone()),
+                    &Event::Namespace {
+                        prefix: Cow::Borrowed(&m.prefixes[i]),
+                        uri: Cow::Borrowed(n),
                     },
                     at,
                 )?;
             }
         }
         if let Some(n) = xsi_type {
-            let value = match self.qname(&n.ns, &n.local) {
+            let value = match self.m.qname(n) {
                 q if q.prefix.is_empty() => q.local.into_owned(),
                 q => format!("{}:{}", q.prefix, q.local),
             };
-            let name = self.qname(XSI, "type");
+            let name = self.m.qname(&Name::new(XSI, "type"));
             self.push(
-                Event::Attribute {
+                &Event::Attribute {
                     name,
                     value: Cow::Owned(value),
                 },
@@ -128,40 +156,65 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
     }
 
     pub(super) fn end(&mut self, at: usize) -> Result<()> {
-        if self.embedded.last().is_some_and(|(d, _)| *d == self.depth) {
-            let (_, segs) = self.embedded.pop().expect("checked");
-            for s in segs.into_iter().rev() {
-                self.text(s, at)?;
+        if self
+            .embedded
+            .last()
+            .is_some_and(|mx| mx.depth == self.depth)
+        {
+            let mx = self.embedded.pop().expect("checked");
+            for i in mx.next..self.segs.len() {
+                self.embedded_text(i, at)?;
             }
+            self.arena.truncate(mx.arena_from);
+            self.segs.truncate(mx.segs_from);
         }
-        self.push(Event::EndElement, at)?;
+        self.push(&Event::EndElement, at)?;
         self.depth -= 1;
         Ok(())
     }
 
-    pub(super) fn attribute(&mut self, name: &Name, value: String, at: usize) -> Result<()> {
-        let q = self.qname(&name.ns, &name.local);
+    pub(super) fn attribute(&mut self, q: &QName<'_>, value: &str, at: usize) -> Result<()> {
         self.push(
-            Event::Attribute {
-                name: q,
-                value: Cow::Owned(value),
+            &Event::Attribute {
+                name: q.borrowed(),
+                value: Cow::Borrowed(value),
             },
             at,
         )
     }
 
-    /// The character data of the current element's mixed content (`embed-values`), written
-    /// around its child elements as they come.
-    pub(super) fn embed(&mut self, mut segs: Vec<String>) {
-        segs.reverse();
-        self.embedded.push((self.depth, segs));
+    /// The character data of the current element's mixed content (`embed-values`) starts:
+    /// [`Emit::embed_push`] adds its strings, written around its child elements as they come.
+    pub(super) fn embed_begin(&mut self) {
+        self.embedded.push(Mixed {
+            depth: self.depth,
+            arena_from: self.arena.len(),
+            segs_from: self.segs.len(),
+            next: self.segs.len(),
+        });
+    }
+
+    /// The next string of the character data begun by [`Emit::embed_begin`].
+    pub(super) fn embed_push(&mut self, s: &str) {
+        let from = self.arena.len();
+        self.arena.push_str(s);
+        self.segs.push((from, self.arena.len()));
+    }
+
+    /// Writes string `i` of the arena as character content.
+    fn embedded_text(&mut self, i: usize, at: usize) -> Result<()> {
+        let (a, b) = self.segs[i];
+        let arena = std::mem::take(&mut self.arena);
+        let r = self.text(&arena[a..b], at);
+        self.arena = arena;
+        r
     }
 
     /// `xsi:nil="true"`: a nillable element's content is absent.
     pub(super) fn nil(&mut self, at: usize) -> Result<()> {
-        let name = self.qname(XSI, "nil");
+        let name = self.m.qname(&Name::new(XSI, "nil"));
         self.push(
-            Event::Attribute {
+            &Event::Attribute {
                 name,
                 value: Cow::Borrowed("true"),
             },
@@ -170,13 +223,13 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
     }
 
     /// Character content (none when empty).
-    pub(super) fn text(&mut self, s: String, at: usize) -> Result<()> {
+    pub(super) fn text(&mut self, s: &str, at: usize) -> Result<()> {
         if s.is_empty() {
             return Ok(());
         }
         self.push(
-            Event::Characters {
-                text: Cow::Owned(s),
+            &Event::Characters {
+                text: Cow::Borrowed(s),
                 cdata: false,
             },
             at,
@@ -187,13 +240,14 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
 /// Decodes a whole PER encoding of a value of the root type `root` into events.
 pub fn decode(
     m: &Module,
+    p: &Plan,
     root: usize,
     data: &[u8],
     format: Format,
     limits: &Limits,
 ) -> Result<Vec<Event<'static>>> {
     let mut out = Collect(Vec::new());
-    decode_into(m, root, data, format, limits, &mut out)?;
+    decode_into(m, p, root, data, format, limits, &mut out)?;
     Ok(out.0)
 }
 
@@ -211,6 +265,7 @@ impl EventSink<'static> for Collect {
 /// events were handed over).
 pub fn decode_into<'e, S: EventSink<'e>>(
     m: &Module,
+    p: &Plan,
     root: usize,
     data: &[u8],
     format: Format,
@@ -219,16 +274,19 @@ pub fn decode_into<'e, S: EventSink<'e>>(
 ) -> Result<()> {
     let mut d = Dec {
         r: BitReader::new(data, format, format == Format::Asn1XsdAper),
+        p,
         o: Emit::new(m, sink, format, data.len(), limits),
+        buf: String::new(),
+        bytes: Vec::new(),
     };
-    d.push(Event::StartDocument {
+    d.push(&Event::StartDocument {
         version: None,
         encoding: None,
         standalone: None,
     })?;
     let (name, ty) = &m.roots[root];
-    d.element(*ty, &name.ns, &name.local, true)?;
-    d.push(Event::EndDocument)?;
+    d.element(*ty, &m.qname(name), true)?;
+    d.push(&Event::EndDocument)?;
     // X.691 11.1.3: the padding of the last octet is zero bits, and nothing follows.
     if d.r.left() >= 8 && !(d.r.pos() == 0 && data.len() == 1) {
         return Err(d.r.err(format!("{} bits after the value", d.r.left())));
@@ -237,15 +295,15 @@ pub fn decode_into<'e, S: EventSink<'e>>(
 }
 
 impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
-    fn push(&mut self, ev: Event<'static>) -> Result<()> {
+    fn push(&mut self, ev: &Event<'_>) -> Result<()> {
         self.o.push(ev, self.r.pos())
     }
 
-    fn element(&mut self, ty: TyId, ns: &str, local: &str, root: bool) -> Result<()> {
+    fn element(&mut self, ty: TyId, q: &QName<'_>, root: bool) -> Result<()> {
         let m = self.o.m;
-        let mut kind = m.resolve(ty);
+        let mut id = self.p.resolved[ty];
         let mut xsi_type = None;
-        if let Kind::Derivations { declared, alts } = kind {
+        if let Kind::Derivations { declared, alts } = &m.types[id].kind {
             if alts.is_empty() {
                 return Err(self
                     .r
@@ -257,51 +315,83 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             {
                 xsi_type = Some(n);
             }
-            kind = m.resolve(alts[i].ty);
+            id = self.p.resolved[alts[i].ty];
         }
-        self.o.start(ns, local, root, xsi_type, self.r.pos())?;
-        stacker::maybe_grow(32 * 1024, 1024 * 1024, || match kind {
-            Kind::Sequence(comps) => self.sequence(comps),
+        self.o.start(q, root, xsi_type, self.r.pos())?;
+        let check = self.o.depth.is_multiple_of(16);
+        let mut content = || match &m.types[id].kind {
+            Kind::Sequence(comps) => self.sequence(id, comps),
             kind => self.text(kind),
-        })?;
+        };
+        // The stack is checked every 16 levels of elements, with a red zone that holds 16
+        // levels' frames many times over (the check costs a call per element otherwise).
+        if check {
+            stacker::maybe_grow(256 * 1024, 2 * 1024 * 1024, content)?;
+        } else {
+            content()?;
+        }
         self.o.end(self.r.pos())
     }
 
     fn text(&mut self, kind: &Kind) -> Result<()> {
-        let mut s = String::new();
-        simple::decode(self.o.m, kind, &mut self.r, &mut s)?;
+        let s = read_simple(self.o.m, kind, &mut self.r, &mut self.buf, &mut self.bytes)?;
         self.o.text(s, self.r.pos())
     }
 
-    fn sequence(&mut self, comps: &[Comp]) -> Result<()> {
-        let optional = comps.iter().filter(|c| c.optional).count();
-        // The presence bits: in one word when they fit (almost always), else in a list.
-        let (mask, more) = if optional <= 64 {
-            (self.r.get(optional as u32)?, Vec::new())
+    /// The components of SEQUENCE type `id`: the presence bits first, read against the
+    /// plan's flags (a component is looked at only when it is there).
+    fn sequence(&mut self, id: TyId, comps: &[Comp]) -> Result<()> {
+        let (optional, flags) = &self.p.seqs[id];
+        let optional = *optional;
+        if optional > 64 {
+            return self.long_sequence(optional, flags, comps);
+        }
+        // The presence bits, first one highest.
+        let mut mask = if optional > 0 {
+            self.r.get_wide(optional as u32)? << (128 - optional)
         } else {
-            let mut v = Vec::with_capacity(optional);
-            for _ in 0..optional {
-                v.push(self.r.get(1)? == 1);
-            }
-            (0, v)
+            0
         };
-        let mut bit = 0;
-        for c in comps {
-            if c.optional {
-                let present = if optional <= 64 {
-                    mask >> (optional - 1 - bit) & 1 == 1
-                } else {
-                    more[bit]
-                };
-                bit += 1;
+        for (k, &f) in flags.iter().enumerate() {
+            if f & OPTIONAL != 0 {
+                let present = mask >> 127 == 1;
+                mask <<= 1;
                 if !present {
-                    if c.role == Role::Nil {
+                    if f & NIL != 0 {
                         self.o.nil(self.r.pos())?;
                     }
                     continue;
                 }
             }
-            self.value(c)?;
+            self.value(&comps[k])?;
+        }
+        Ok(())
+    }
+
+    /// A SEQUENCE of more than 64 OPTIONAL components (the presence bits in a list).
+    fn long_sequence(&mut self, optional: usize, flags: &[u8], comps: &[Comp]) -> Result<()> {
+        if optional > self.r.left() {
+            return Err(self.r.err(format!(
+                "{optional} presence bits needed, {} left",
+                self.r.left()
+            )));
+        }
+        let mut present = Vec::with_capacity(optional);
+        for _ in 0..optional {
+            present.push(self.r.get(1)? == 1);
+        }
+        let mut bit = 0;
+        for (k, &f) in flags.iter().enumerate() {
+            if f & OPTIONAL != 0 {
+                bit += 1;
+                if !present[bit - 1] {
+                    if f & NIL != 0 {
+                        self.o.nil(self.r.pos())?;
+                    }
+                    continue;
+                }
+            }
+            self.value(&comps[k])?;
         }
         Ok(())
     }
@@ -309,30 +399,34 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     fn value(&mut self, c: &Comp) -> Result<()> {
         let m = self.o.m;
         match &c.role {
-            Role::Attr(name) => {
-                let mut s = String::new();
-                simple::decode(m, m.resolve(c.ty), &mut self.r, &mut s)?;
-                self.o.attribute(name, s, self.r.pos())
+            Role::Attr(_) => {
+                let s = read_simple(
+                    m,
+                    &m.types[self.p.resolved[c.ty]].kind,
+                    &mut self.r,
+                    &mut self.buf,
+                    &mut self.bytes,
+                )?;
+                self.o.attribute(&c.qname, s, self.r.pos())
             }
-            Role::Text => self.text(m.resolve(c.ty)),
-            Role::Nil => match m.resolve(c.ty) {
-                Kind::Sequence(comps) => self.sequence(comps),
+            Role::Text => self.text(&m.types[self.p.resolved[c.ty]].kind),
+            Role::Nil => match &m.types[self.p.resolved[c.ty]].kind {
+                Kind::Sequence(comps) => self.sequence(self.p.resolved[c.ty], comps),
                 kind => self.text(kind),
             },
             Role::Embed => {
-                let mut segs = Vec::new();
+                self.o.embed_begin();
+                let (o, buf, bytes) = (&mut self.o, &mut self.buf, &mut self.bytes);
                 self.r.counted(0, None, |r, n| {
                     for _ in 0..n {
-                        let mut s = String::new();
-                        simple::decode(m, &simple::EMBEDDED, r, &mut s)?;
-                        segs.push(s);
+                        let s = read_simple(m, &simple::EMBEDDED, r, buf, bytes)?;
+                        o.embed_push(s);
                     }
                     Ok(())
                 })?;
-                self.o.embed(segs);
                 Ok(())
             }
-            Role::Elem(name) => self.element(c.ty, &name.ns, &name.local, false),
+            Role::Elem(_) => self.element(c.ty, &c.qname, false),
             Role::Group => self.group(c.ty),
             Role::Type(_) => Err(self.r.err("internal: a type alternative as content")),
             Role::Wildcard => Err(self
@@ -343,8 +437,9 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
 
     fn group(&mut self, ty: TyId) -> Result<()> {
         let m = self.o.m;
-        match m.resolve(ty) {
-            Kind::Sequence(comps) => self.sequence(comps),
+        let id = self.p.resolved[ty];
+        match &m.types[id].kind {
+            Kind::Sequence(comps) => self.sequence(id, comps),
             Kind::Choice(alts) => {
                 if alts.is_empty() {
                     return Err(self.r.err("a CHOICE without alternatives has no value"));
@@ -379,6 +474,119 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 Ok(())
             }
             _ => Err(self.r.err("internal: a simple type as a group")),
+        }
+    }
+}
+
+/// Reads a simple value of `kind` and gives its text: the module's own string for a boolean or
+/// an enumeration, the input itself for a UTF8String that starts on an octet boundary, else
+/// `bytes` or `buf` (both reused from value to value, so that decoding allocates nothing once
+/// they have grown).
+fn read_simple<'b, 'a: 'b>(
+    m: &'b Module,
+    kind: &'b Kind,
+    r: &mut BitReader<'a>,
+    buf: &'b mut String,
+    bytes: &'b mut Vec<u8>,
+) -> Result<&'b str> {
+    match kind {
+        Kind::Boolean => Ok(if r.get(1)? == 1 { "true" } else { "false" }),
+        Kind::Enumerated(items) => {
+            let i = r.constrained(items.len() as u128)? as usize;
+            Ok(&items[i].1)
+        }
+        Kind::Integer { lo, hi } => {
+            let at = r.pos();
+            let v = r.integer(*lo, *hi)?;
+            if lo.is_some_and(|l| v < l) || hi.is_some_and(|h| v > h) {
+                return Err(r.err(format!("integer {v} outside its range (at bit {at})")));
+            }
+            buf.clear();
+            let _ = write!(buf, "{v}");
+            Ok(buf)
+        }
+        Kind::Utf8 { .. } => {
+            let (n, more) = r.short_length()?;
+            let b: &[u8] = if more {
+                // Fragmented (16K octets or more): gathered in `bytes`.
+                let mut all = Vec::new();
+                let (mut n, mut more) = (n, more);
+                loop {
+                    all.extend_from_slice(r.octets_ref(n, bytes)?);
+                    if !more {
+                        break;
+                    }
+                    (n, more) = r.short_length()?;
+                }
+                *bytes = all;
+                bytes
+            } else {
+                r.octets_ref(n, bytes)?
+            };
+            std::str::from_utf8(b).map_err(|_| r.err("UTF8String is not UTF-8"))
+        }
+        _ => {
+            buf.clear();
+            simple::decode(m, kind, r, buf)?;
+            Ok(buf)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::x694::bits::BitWriter;
+
+    fn empty_module() -> Module {
+        Module {
+            name: "M".into(),
+            types: Vec::new(),
+            assignments: Vec::new(),
+            roots: Vec::new(),
+            namespaces: Vec::new(),
+            prefixes: Vec::new(),
+        }
+    }
+
+    /// UTF8Strings on and off octet boundaries, short and fragmented (16K octets and more),
+    /// read back as written, in both variants of PER.
+    #[test]
+    fn utf8_strings_at_every_phase() {
+        let m = empty_module();
+        let long: String = "grüße 0123456789 ".repeat(3000);
+        for aligned in [false, true] {
+            for phase in 0..8u32 {
+                for text in ["", "a", "Ω and more", long.as_str()] {
+                    let mut w = BitWriter::new(aligned);
+                    w.put(0x55, phase);
+                    simple::encode(&m, &simple::EMBEDDED, text, &mut w).unwrap();
+                    w.put(1, 1);
+                    let bytes = w.finish();
+                    let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, aligned);
+                    r.get(phase).unwrap();
+                    let (mut buf, mut scratch) = (String::new(), Vec::new());
+                    let got =
+                        read_simple(&m, &simple::EMBEDDED, &mut r, &mut buf, &mut scratch).unwrap();
+                    assert_eq!(got, text, "aligned {aligned}, phase {phase}");
+                    assert_eq!(r.get(1).unwrap(), 1);
+                }
+            }
+        }
+    }
+
+    /// A string whose octets are not UTF-8, or run past the input, is an error.
+    #[test]
+    fn utf8_refusals() {
+        let m = empty_module();
+        for (bytes, want) in [
+            (vec![0x01u8, 0xFF], "not UTF-8"),
+            (vec![0x05u8, b'a'], "octets announced"),
+        ] {
+            let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, false);
+            let (mut buf, mut scratch) = (String::new(), Vec::new());
+            let e = read_simple(&m, &simple::EMBEDDED, &mut r, &mut buf, &mut scratch).unwrap_err();
+            assert!(e.to_string().contains(want), "{e}");
         }
     }
 }

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use binxml_core::QName;
 use binxml_schema::Schema;
 use binxml_schema::datatypes::{Builtin, Facets, Value, WhiteSpace};
 use binxml_schema::model::{
@@ -129,6 +130,10 @@ pub struct Comp {
     pub optional: bool,
     /// What it stands for in the document.
     pub role: Role,
+    /// The name the decoder writes for an attribute, an element or a type alternative: its
+    /// namespace with the module's prefix for it (see [`Module::prefixes`]); empty for the other
+    /// roles. Filled in once the module's namespaces are known, so that decoding looks nothing up.
+    pub qname: QName<'static>,
 }
 
 /// What a component stands for in the document.
@@ -262,14 +267,16 @@ pub fn map(schema: &Schema, roots: &Roots) -> Result<Module, MapError> {
             }
         })
         .collect();
-    Ok(Module {
+    let mut module = Module {
         prefixes,
         name: format!("{name}-X694"),
         types: m.types,
         assignments: m.assignments,
         roots: out_roots,
         namespaces: m.namespaces.into_iter().collect(),
-    })
+    };
+    module.fill_qnames();
+    Ok(module)
 }
 
 impl Mapper<'_> {
@@ -392,6 +399,7 @@ impl Mapper<'_> {
                 ty,
                 optional: false,
                 role: Role::Type(n),
+                qname: QName::default(),
             });
         }
         self.types[id].kind = Kind::Derivations {
@@ -439,6 +447,7 @@ impl Mapper<'_> {
             ty: content,
             optional: true,
             role: Role::Nil,
+            qname: QName::default(),
         });
         Kind::Sequence(unique_idents(comps))
     }
@@ -481,6 +490,7 @@ impl Mapper<'_> {
                         ty,
                         optional: !u.required,
                         role: Role::Attr(a.name.clone()),
+                        qname: QName::default(),
                     });
                 }
                 if let Content::Elements { mixed: true, .. } = &c.content {
@@ -507,6 +517,7 @@ impl Mapper<'_> {
                             ty,
                             optional: false,
                             role: Role::Embed,
+                            qname: QName::default(),
                         },
                     );
                 }
@@ -519,6 +530,7 @@ impl Mapper<'_> {
                             ty,
                             optional: false,
                             role: Role::Text,
+                            qname: QName::default(),
                         });
                     }
                     Content::Elements { particle, .. } => self.particle_into(particle, &mut comps),
@@ -644,6 +656,7 @@ impl Mapper<'_> {
                     ty,
                     optional: false,
                     role: Role::Group,
+                    qname: QName::default(),
                 }
             }
         }
@@ -681,6 +694,7 @@ impl Mapper<'_> {
                                     ty,
                                     optional: false,
                                     role: Role::Group,
+                                    qname: QName::default(),
                                 }
                             } else {
                                 c
@@ -696,6 +710,7 @@ impl Mapper<'_> {
                     ty,
                     optional: false,
                     role: Role::Group,
+                    qname: QName::default(),
                 }
             }
             Term::Wildcard(_) => {
@@ -712,6 +727,7 @@ impl Mapper<'_> {
                     ty,
                     optional: false,
                     role: Role::Wildcard,
+                    qname: QName::default(),
                 }
             }
         }
@@ -740,6 +756,7 @@ impl Mapper<'_> {
                 ty,
                 optional: false,
                 role: Role::Group,
+                qname: QName::default(),
             };
         }
         self.single_element(e)
@@ -763,6 +780,7 @@ impl Mapper<'_> {
             ty,
             optional: false,
             role: Role::Elem(name),
+            qname: QName::default(),
         }
     }
 }
@@ -791,6 +809,36 @@ fn unique_idents(mut comps: Vec<Comp>) -> Vec<Comp> {
 }
 
 impl Module {
+    /// The name the decoder writes for `n`: the module's prefix for its namespace (none when
+    /// the name has no namespace, or one the module does not declare).
+    pub fn qname(&self, n: &Name) -> QName<'static> {
+        if n.ns.is_empty() {
+            return QName::local(n.local.clone());
+        }
+        match self.namespaces.binary_search_by(|x| x.as_str().cmp(&n.ns)) {
+            Ok(i) => QName::new(self.prefixes[i].clone(), n.ns.clone(), n.local.clone()),
+            Err(_) => QName::local(n.local.clone()),
+        }
+    }
+
+    fn fill_qnames(&mut self) {
+        let mut types = std::mem::take(&mut self.types);
+        for t in &mut types {
+            let comps: &mut [Comp] = match &mut t.kind {
+                Kind::Sequence(c) | Kind::Choice(c) => c,
+                Kind::Derivations { alts, .. } => alts,
+                Kind::SeqOf { item, .. } => std::slice::from_mut(&mut **item),
+                _ => continue,
+            };
+            for c in comps {
+                if let Role::Attr(n) | Role::Elem(n) | Role::Type(n) = &c.role {
+                    c.qname = self.qname(n);
+                }
+            }
+        }
+        self.types = types;
+    }
+
     /// Follows type references to the type that is not one.
     pub fn resolve(&self, mut t: TyId) -> &Kind {
         for _ in 0..self.types.len() {

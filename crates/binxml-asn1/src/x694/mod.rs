@@ -17,6 +17,7 @@ mod ber_enc;
 mod bits;
 mod dec;
 mod enc;
+mod plan;
 mod simple;
 
 use std::io::Write;
@@ -31,6 +32,7 @@ use binxml_schema::{Schema, Validator};
 pub struct X694 {
     schema: Arc<Schema>,
     module: Module,
+    plan: plan::Plan,
 }
 
 impl X694 {
@@ -45,7 +47,12 @@ impl X694 {
         if module.roots.is_empty() {
             return Err(MapError("the schema declares no global element".into()));
         }
-        Ok(X694 { schema, module })
+        let plan = plan::Plan::new(&module);
+        Ok(X694 {
+            schema,
+            module,
+            plan,
+        })
     }
 
     /// The mapped module.
@@ -104,7 +111,7 @@ impl X694 {
     ) -> Result<Vec<Event<'static>>> {
         match format {
             Format::Asn1XsdBer => ber_dec::decode(&self.module, 0, data, format, limits),
-            _ => dec::decode(&self.module, 0, data, format, limits),
+            _ => dec::decode(&self.module, &self.plan, 0, data, format, limits),
         }
     }
 
@@ -118,7 +125,7 @@ impl X694 {
     ) -> Result<()> {
         match format {
             Format::Asn1XsdBer => ber_dec::decode_into(&self.module, 0, data, format, limits, sink),
-            _ => dec::decode_into(&self.module, 0, data, format, limits, sink),
+            _ => dec::decode_into(&self.module, &self.plan, 0, data, format, limits, sink),
         }
     }
 }
