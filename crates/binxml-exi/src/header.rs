@@ -7,9 +7,154 @@
 //! and in every state the event code picks one of the children still allowed, in schema order,
 //! or the end of the element, which comes last.
 
+use std::sync::Arc;
+
 use crate::bits::{BitReader, BitWriter, width};
-use crate::options::{Alignment, DEFAULT_BLOCK_SIZE, ExiOptions};
+use crate::options::{Alignment, DEFAULT_BLOCK_SIZE, DatatypeRepresentation, EXI_NS, ExiOptions};
+use crate::tables::{Base, NameId, Tables};
 use binxml_core::{Error, Format, Result};
+
+/// The built-in XML Schema types' local names, which pre-populate the XML Schema namespace of a
+/// schema-informed string table (EXI 1.0, appendix D.3).
+const XSD_TYPE_NAMES: &[&str] = &[
+    "ENTITIES",
+    "ENTITY",
+    "ID",
+    "IDREF",
+    "IDREFS",
+    "NCName",
+    "NMTOKEN",
+    "NMTOKENS",
+    "NOTATION",
+    "Name",
+    "QName",
+    "anySimpleType",
+    "anyType",
+    "anyURI",
+    "base64Binary",
+    "boolean",
+    "byte",
+    "date",
+    "dateTime",
+    "decimal",
+    "double",
+    "duration",
+    "float",
+    "gDay",
+    "gMonth",
+    "gMonthDay",
+    "gYear",
+    "gYearMonth",
+    "hexBinary",
+    "int",
+    "integer",
+    "language",
+    "long",
+    "negativeInteger",
+    "nonNegativeInteger",
+    "nonPositiveInteger",
+    "normalizedString",
+    "positiveInteger",
+    "short",
+    "string",
+    "time",
+    "token",
+    "unsignedByte",
+    "unsignedInt",
+    "unsignedLong",
+    "unsignedShort",
+];
+
+/// The options schema's names (appendix C), sorted: its elements and the simple types naming
+/// EXI's datatype representations (`exi:integer`, ...), the string table partition of its
+/// namespace.
+const OPTION_NAMES: &[&str] = &[
+    "alignment",
+    "base64Binary",
+    "blockSize",
+    "boolean",
+    "byte",
+    "comments",
+    "common",
+    "compression",
+    "datatypeRepresentationMap",
+    "date",
+    "dateTime",
+    "decimal",
+    "double",
+    "dtd",
+    "fragment",
+    "gDay",
+    "gMonth",
+    "gMonthDay",
+    "gYear",
+    "gYearMonth",
+    "header",
+    "hexBinary",
+    "ieeeBinary32",
+    "ieeeBinary64",
+    "integer",
+    "lesscommon",
+    "lexicalValues",
+    "pis",
+    "pre-compress",
+    "prefixes",
+    "preserve",
+    "schemaId",
+    "selfContained",
+    "strict",
+    "string",
+    "time",
+    "uncommon",
+    "valueMaxLength",
+    "valuePartitionCapacity",
+];
+
+/// The options document's string table (appendix D for the options schema).
+fn options_table(encoding: bool) -> Tables {
+    let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let base = Base::new(&[
+        (binxml_schema::XS.to_string(), own(XSD_TYPE_NAMES)),
+        (EXI_NS.to_string(), own(OPTION_NAMES)),
+    ]);
+    Tables::with_base(Arc::new(base), None, None, encoding)
+}
+
+/// The elements a datatypeRepresentationMap names (any names, so built-in element grammars
+/// that learn their EE): those whose EE was learned.
+#[derive(Default)]
+struct Learned(Vec<NameId>);
+
+impl Learned {
+    /// Writes an empty element's content, EE: first-level once learned, else second-level of
+    /// StartTagContent (EE, AT(*), SE(*), CH).
+    fn write_ee(&mut self, w: &mut BitWriter, name: NameId) {
+        if self.0.contains(&name) {
+            code(w, 0, 2);
+        } else {
+            code(w, 0, 4);
+            self.0.push(name);
+        }
+    }
+
+    fn read_ee(&mut self, r: &mut BitReader<'_>, name: NameId) -> Result<()> {
+        let at = r.clone();
+        let ok = if self.0.contains(&name) {
+            choice(r, 2)? == 0
+        } else {
+            self.0.push(name);
+            choice(r, 4)? == 0
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(unsupported_header(
+                &at,
+                "content in a datatypeRepresentationMap entry",
+            ))
+        }
+    }
+}
 
 /// The cookie.
 pub(crate) const COOKIE: &[u8; 4] = b"$EXI";
@@ -55,10 +200,12 @@ fn write_options(w: &mut BitWriter, o: &ExiOptions) {
         o.alignment,
         Alignment::ByteAligned | Alignment::PreCompression
     );
+    let dtr = !o.datatype_representations.is_empty();
     let uncommon = alignment
         || o.self_contained
         || o.value_max_length.is_some()
-        || o.value_partition_capacity.is_some();
+        || o.value_partition_capacity.is_some()
+        || dtr;
     let preserve = o.dtd || o.prefixes || o.lexical_values || o.comments || o.pis;
     let block = o.block_size != DEFAULT_BLOCK_SIZE;
     let lesscommon = uncommon || preserve || block;
@@ -101,6 +248,16 @@ fn write_options(w: &mut BitWriter, o: &ExiOptions) {
                         o.value_partition_capacity.unwrap_or(0),
                         UNSIGNED_INT_CASTABLE,
                     ),
+                }
+            }
+            if dtr {
+                let mut t = options_table(true);
+                let mut learned = Learned::default();
+                for d in &o.datatype_representations {
+                    uncommon_code(w, u, Some(4));
+                    // datatypeRepresentationMap repeats: the same position again.
+                    u = 4;
+                    write_map_entry(w, &mut t, &mut learned, d);
                 }
             }
             uncommon_code(w, u, None);
@@ -154,6 +311,38 @@ fn write_options(w: &mut BitWriter, o: &ExiOptions) {
     }
     seq(w, k, 3, None);
     // DocEnd: ED, 0 bits.
+}
+
+/// One datatypeRepresentationMap: SE(*) the schema type's name, EE, SE(*) the representation's
+/// name, EE, then the map's EE (each state has one production: no bits).
+fn write_map_entry(
+    w: &mut BitWriter,
+    t: &mut Tables,
+    learned: &mut Learned,
+    d: &DatatypeRepresentation,
+) {
+    let name = t.write_qname(w, &d.type_ns, &d.type_local);
+    learned.write_ee(w, name);
+    let name = t.write_qname(w, &d.repr_ns, &d.repr_local);
+    learned.write_ee(w, name);
+}
+
+fn read_map_entry(
+    r: &mut BitReader<'_>,
+    t: &mut Tables,
+    learned: &mut Learned,
+) -> Result<DatatypeRepresentation> {
+    const MAX: usize = 4096;
+    let ty = t.read_qname(r, MAX)?;
+    learned.read_ee(r, ty)?;
+    let repr = t.read_qname(r, MAX)?;
+    learned.read_ee(r, repr)?;
+    Ok(DatatypeRepresentation {
+        type_ns: t.uri(t.name_uri(ty)).to_string(),
+        type_local: t.local(ty).to_string(),
+        repr_ns: t.uri(t.name_uri(repr)).to_string(),
+        repr_local: t.local(repr).to_string(),
+    })
 }
 
 /// uncommon's event code: position `u` (0 before any named child, where the wildcard SE(*)
@@ -306,6 +495,7 @@ fn read_lesscommon(r: &mut BitReader<'_>, o: &mut ExiOptions) -> Result<()> {
 
 fn read_uncommon(r: &mut BitReader<'_>, o: &mut ExiOptions) -> Result<()> {
     let mut u = 0;
+    let mut table: Option<(Tables, Learned)> = None;
     loop {
         let named = 5 - u;
         let wildcard = usize::from(u == 0);
@@ -329,7 +519,17 @@ fn read_uncommon(r: &mut BitReader<'_>, o: &mut ExiOptions) -> Result<()> {
             1 => o.self_contained = true,
             2 => o.value_max_length = Some(read_unsigned(r, UNSIGNED_INT_CASTABLE)?),
             3 => o.value_partition_capacity = Some(read_unsigned(r, UNSIGNED_INT_CASTABLE)?),
-            _ => return Err(unsupported_header(r, "datatypeRepresentationMap")),
+            _ => {
+                // datatypeRepresentationMap repeats: the same position again.
+                u = 4;
+                if o.datatype_representations.len() >= 4096 {
+                    return Err(r.error("EXI header: more than 4,096 datatypeRepresentationMaps"));
+                }
+                let (t, learned) =
+                    table.get_or_insert_with(|| (options_table(false), Learned::default()));
+                let d = read_map_entry(r, t, learned)?;
+                o.datatype_representations.push(d);
+            }
         }
     }
 }
@@ -404,6 +604,8 @@ mod tests {
             "value-max-length=8,value-partition-capacity=64",
             "self-contained,byte-aligned",
             "strict,lexical-values",
+            "dtr=xsd:decimal=exi:string,dtr={urn:t}price=exi:integer,dtr=xsd:date=exi:string",
+            "byte-aligned,value-max-length=8,dtr={urn:t}price=exi:integer",
         ] {
             let o = ExiOptions::default()
                 .parse_text(text)

@@ -394,12 +394,6 @@ impl ExiOptions {
         if self.deflate_level > 9 {
             return bad("EXI options: the DEFLATE level is 0 to 9");
         }
-        if self.include_options && !self.datatype_representations.is_empty() {
-            return bad(
-                "EXI options: a datatypeRepresentationMap cannot be written into the header yet \
-                 (give it to the decoder as an option instead)",
-            );
-        }
         for d in &self.datatype_representations {
             if d.repr_ns != EXI_NS || !BUILTIN_REPRESENTATIONS.contains(&d.repr_local.as_str()) {
                 return bad(&format!(
