@@ -168,9 +168,15 @@ impl BitWriter {
             if self.pending == 0 {
                 self.buf.extend_from_slice(s.as_bytes());
             } else {
+                // Each octet completes the pending bits and leaves its own low bits pending.
+                let p = self.pending;
+                let mut acc = self.acc;
+                self.buf.reserve(s.len());
                 for &b in s.as_bytes() {
-                    self.bits(b as u32, 8);
+                    self.buf.push(((acc << (8 - p)) as u8) | (b >> p));
+                    acc = b as u64 & ((1u64 << p) - 1);
                 }
+                self.acc = acc;
             }
         } else {
             for c in s.chars() {
@@ -322,21 +328,29 @@ impl<'a> BitReader<'a> {
     }
 
     /// `n` (at most 32) bits, most significant first.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn bits(&mut self, n: u32) -> Result<u32> {
         if n == 0 {
             return Ok(0);
         }
         debug_assert!(n <= 32);
-        let total = self.bit + n;
         if let Some(word) = self.data.get(self.pos..self.pos + 8) {
             // Eight octets hold the 32 bits and the up to 7 already consumed.
+            let total = self.bit + n;
             let w = u64::from_be_bytes(word.try_into().unwrap_or([0; 8]));
             let v = (w << self.bit) >> (64 - n);
             self.pos += (total / 8) as usize;
             self.bit = total % 8;
             return Ok(v as u32);
         }
+        self.bits_near_end(n)
+    }
+
+    /// [`bits`](Self::bits) within eight octets of the end of the input.
+    #[cold]
+    #[inline(never)]
+    fn bits_near_end(&mut self, n: u32) -> Result<u32> {
+        let total = self.bit + n;
         let octets = total.div_ceil(8) as usize;
         if self.pos + octets > self.data.len() {
             return Err(self.truncated("an event code or identifier"));
@@ -353,7 +367,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// One octet's worth of bits.
-    #[inline]
+    #[inline(always)]
     fn octet(&mut self) -> Result<u8> {
         if self.bit == 0 {
             match self.data.get(self.pos) {
@@ -375,9 +389,19 @@ impl<'a> BitReader<'a> {
     }
 
     /// An n-bit unsigned integer.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn nbit(&mut self, n: u32) -> Result<u32> {
         if self.aligned {
+            self.nbit_aligned(n)
+        } else {
+            self.bits(n)
+        }
+    }
+
+    /// An n-bit unsigned integer in whole octets, least significant first.
+    #[inline]
+    fn nbit_aligned(&mut self, n: u32) -> Result<u32> {
+        {
             let octets = n.div_ceil(8) as usize;
             if self.pos + octets > self.data.len() {
                 return Err(self.truncated("an n-bit integer"));
@@ -388,21 +412,25 @@ impl<'a> BitReader<'a> {
             }
             self.pos += octets;
             Ok(v)
-        } else {
-            self.bits(n)
         }
     }
 
     /// An event code part over `choices` choices, checked against them.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn code(&mut self, choices: usize) -> Result<usize> {
         let v = self.nbit(width(choices))? as usize;
         if v >= choices {
-            return Err(self.error(format!(
-                "event code part {v} is past the grammar's {choices} choices"
-            )));
+            return Err(self.code_error(v, choices));
         }
         Ok(v)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn code_error(&self, v: usize, choices: usize) -> Error {
+        self.error(format!(
+            "event code part {v} is past the grammar's {choices} choices"
+        ))
     }
 
     /// A boolean.
@@ -422,7 +450,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// An unsigned integer (at most 10 octets; a value past `u64` is an error).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn uint(&mut self) -> Result<u64> {
         let first = self.octet()?;
         if first < 0x80 {

@@ -66,8 +66,9 @@ enum Raw {
     },
     Ch(Val),
     Cm(String),
-    Pi(String, String),
-    Dt([String; 4]),
+    /// Boxed, as is DT's: the rare events keep `Raw` (moved once per event) small.
+    Pi(Box<(String, String)>),
+    Dt(Box<[String; 4]>),
     Er(String),
     Ed,
     /// SC: the element's content follows as a fragment with fresh state, starting with the
@@ -315,19 +316,36 @@ impl<'a> ExiDecoder<'a> {
         r.limit_error(what)
     }
 
+    #[inline]
     fn count(&mut self, r: &BitReader<'_>, n: usize) -> Result<()> {
         self.decoded += n;
         if self.decoded > self.budget {
-            return Err(self.limit(
-                r,
-                format!(
-                    "decoded text past {} octets for {} octets of input (limit: max_expansion_ratio)",
-                    self.budget,
-                    self.input.len()
-                ),
-            ));
+            return Err(self.over_budget(r));
         }
         Ok(())
+    }
+
+    /// [`count`](Self::count) at the current position of the body.
+    #[inline]
+    fn count_here(&mut self, n: usize) -> Result<()> {
+        self.decoded += n;
+        if self.decoded > self.budget {
+            return Err(self.over_budget(&self.body));
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn over_budget(&self, r: &BitReader<'_>) -> Error {
+        self.limit(
+            r,
+            format!(
+                "decoded text past {} octets for {} octets of input (limit: max_expansion_ratio)",
+                self.budget,
+                self.input.len()
+            ),
+        )
     }
 
     fn check_tables(&self, r: &BitReader<'_>) -> Result<()> {
@@ -559,7 +577,7 @@ impl<'a> ExiDecoder<'a> {
                 self.stack.last_mut().expect("inside").state = State::Content;
                 let target = self.string(r)?;
                 let data = self.string(r)?;
-                Ok(Raw::Pi(target, data))
+                Ok(Raw::Pi(Box::new((target, data))))
             }
         }
     }
@@ -572,7 +590,7 @@ impl<'a> ExiDecoder<'a> {
             _ => {
                 let target = self.string(r)?;
                 let data = self.string(r)?;
-                Ok(Raw::Pi(target, data))
+                Ok(Raw::Pi(Box::new((target, data))))
             }
         }
     }
@@ -644,7 +662,7 @@ impl<'a> ExiDecoder<'a> {
                     for p in &mut parts {
                         *p = self.string(r)?;
                     }
-                    Ok(Raw::Dt(parts))
+                    Ok(Raw::Dt(Box::new(parts)))
                 }
             }
             Top::End => {
@@ -942,7 +960,7 @@ impl<'a> ExiDecoder<'a> {
     fn count_attribute(&mut self, name: NameId, p: Pfx) -> Result<()> {
         let len = HELD_ATTR + self.t.uri(self.t.name_uri(name)).len() + self.t.local(name).len();
         let len = len + self.pfx(p).len();
-        self.count(&self.body.clone(), len)
+        self.count_here(len)
     }
 
     /// The prefix of an element or attribute name: preserved, or invented.
@@ -1000,7 +1018,7 @@ impl<'a> ExiDecoder<'a> {
                 let root = self.marks.is_empty();
                 self.marks.push(self.scope.len());
                 let len = self.t.local(name).len();
-                self.count(&self.body.clone(), len)?;
+                self.count_here(len)?;
                 if root && !self.o.prefixes {
                     self.invent(2);
                 }
@@ -1008,7 +1026,7 @@ impl<'a> ExiDecoder<'a> {
                 // The URI and the prefix an element start hands out count too (a table
                 // reference of a few bits repeats them).
                 let n = self.t.uri(self.t.name_uri(name)).len() + self.pfx(p).len();
-                self.count(&self.body.clone(), n)?;
+                self.count_here(n)?;
                 let tag = &mut self.tag;
                 tag.open = true;
                 tag.name = name;
@@ -1038,7 +1056,7 @@ impl<'a> ExiDecoder<'a> {
                         // is handed on: its strings and its entry count against the budget.
                         let n = HELD_DECL + 2 * (p.len() + u.len());
                         let (p, u) = (p.to_string(), u.to_string());
-                        self.count(&self.body.clone(), n)?;
+                        self.count_here(n)?;
                         self.push_scope(p, u, NONE);
                         let i = self.scope.len() - 1;
                         if self.outer.is_empty() {
@@ -1089,7 +1107,7 @@ impl<'a> ExiDecoder<'a> {
                 let b = tag.abuf.len();
                 tag.attrs.push((XSI_TYPE, p, a, b));
                 // The value is names from the table: it counts too.
-                self.count(&self.body.clone(), b - a)?;
+                self.count_here(b - a)?;
                 self.count_attribute(XSI_TYPE, p)?;
             }
             Raw::Ee => {
@@ -1111,14 +1129,16 @@ impl<'a> ExiDecoder<'a> {
                 self.flush_tag(out)?;
                 out.put(&Event::Comment(Cow::Owned(c)))?;
             }
-            Raw::Pi(target, data) => {
+            Raw::Pi(pi) => {
+                let (target, data) = *pi;
                 self.flush_tag(out)?;
                 out.put(&Event::ProcessingInstruction {
                     target: Cow::Owned(target),
                     data: Cow::Owned(data),
                 })?;
             }
-            Raw::Dt([name, public, system, text]) => {
+            Raw::Dt(dt) => {
+                let [name, public, system, text] = *dt;
                 let some = |s: String| (!s.is_empty()).then_some(Cow::Owned(s));
                 out.put(&Event::DocType(DocType {
                     name: Cow::Owned(name),
