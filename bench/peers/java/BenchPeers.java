@@ -34,7 +34,9 @@
 // then PASSES passes; each document is parsed REPS times in a row per pass. With
 // -Dbench.docWarmupMs=N (N >= 0) the timing is JMH's instead: document by document, the
 // operation repeated on that document alone for N ms (at least once), then its PASSES timed runs
-// of REPS operations each, before the next document (WARMUP_MS is not used). Prints one line a
+// of REPS operations each, before the next document (WARMUP_MS is not used); with also
+// -Dbench.cpuTime=true those runs are timed in the thread's CPU time
+// (ThreadMXBean.getCurrentThreadCpuTime), not the wall clock. Prints one line a
 // document: "ok<TAB>MODE<TAB>INDEX<TAB>NS_PER_OP[<TAB>ENCODED_BYTES]" (median over the passes) or
 // "err<TAB>MODE<TAB>INDEX<TAB>MESSAGE".
 
@@ -316,6 +318,7 @@ public class BenchPeers {
         long warmupNs = Long.parseLong(args[2]) * 1_000_000L;
         long docWarmupNs = Long.getLong("bench.docWarmupMs", -1L);
         if (docWarmupNs > 0) docWarmupNs *= 1_000_000L;
+        boolean cpu = Boolean.getBoolean("bench.cpuTime");
         int n = paths.size();
         xml = new byte[n][];
         events = new Events[n];
@@ -394,9 +397,9 @@ public class BenchPeers {
                         } while (System.nanoTime() - w0 < docWarmupNs);
                         int r = reps.get(i);
                         for (int p = 0; p < passes; p++) {
-                            long s = System.nanoTime();
+                            long s = now(cpu);
                             for (int k = 0; k < r; k++) op.run(i);
-                            per[i][p] = (System.nanoTime() - s) / (double) r;
+                            per[i][p] = (now(cpu) - s) / (double) r;
                         }
                     } catch (Throwable e) {
                         failed[i] = message(e);
@@ -440,6 +443,13 @@ public class BenchPeers {
             }
             report(out, mode, failed, per, sizes, passes);
         }
+    }
+
+    static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** Nanoseconds: the thread's CPU time (cpu) or the wall clock. */
+    static long now(boolean cpu) {
+        return cpu ? THREADS.getCurrentThreadCpuTime() : System.nanoTime();
     }
 
     static void report(PrintStream out, String mode, String[] failed, double[][] per, long[] sizes, int passes) {
