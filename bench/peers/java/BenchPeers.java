@@ -35,7 +35,7 @@
 // -Dbench.docWarmupMs=N (N >= 0) the timing is JMH's instead: document by document, the
 // operation repeated on that document alone for N ms (at least once), then its PASSES timed runs
 // of REPS operations each, before the next document (WARMUP_MS is not used); with also
-// -Dbench.cpuTime=true those runs are timed in the thread's CPU time
+// -Dbench.cpuTime=true the warm-up and those runs are timed in the thread's CPU time
 // (ThreadMXBean.getCurrentThreadCpuTime), not the wall clock. Prints one line a
 // document: "ok<TAB>MODE<TAB>INDEX<TAB>NS_PER_OP[<TAB>ENCODED_BYTES]" (median over the passes) or
 // "err<TAB>MODE<TAB>INDEX<TAB>MESSAGE".
@@ -391,10 +391,10 @@ public class BenchPeers {
                 for (int i = 0; i < n; i++) {
                     if (failed[i] != null) continue;
                     try {
-                        long w0 = System.nanoTime();
+                        long w0 = now(cpu);
                         do {
                             sizes[i] = op.run(i);
-                        } while (System.nanoTime() - w0 < docWarmupNs);
+                        } while (now(cpu) - w0 < docWarmupNs);
                         int r = reps.get(i);
                         for (int p = 0; p < passes; p++) {
                             long s = now(cpu);
