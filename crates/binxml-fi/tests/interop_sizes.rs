@@ -230,3 +230,56 @@ fn sizes_on_text_cut_differently() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// FI Mark's FI-D (bench/src/fimark.rs): an external vocabulary built from the sample invoices
+/// `inv1.xml` and `inv10.xml`, the larger invoices encoded with it; the reference decodes them
+/// given the same vocabulary (its `ExternalVocabulary`, from the vocabulary's text form), to
+/// the originals' canonical form.
+#[test]
+fn invoices_with_an_external_vocabulary_decode_in_the_reference() {
+    let Some(dir) = binxml_testkit::shared_suite("corpus/exi_w3c_testsuite/data/Invoice") else {
+        return;
+    };
+    let Some(mut jvm) = jvm() else { return };
+    let mut oracle = C14nOracle::start();
+    let scratch = scratch_dir("fi-java-fid");
+    let mut vb = binxml_fi::VocabularyBuilder::new();
+    for n in ["inv1.xml", "inv10.xml"] {
+        let xml = std::fs::read(dir.join(n)).unwrap();
+        vb.add_events(binxml_xml::decode(&xml).unwrap().iter());
+    }
+    let voc = std::sync::Arc::new(vb.build());
+    let uri = "urn:binxml:bench:fimark:invoices";
+    let voc_path = scratch.join("invoices.voc");
+    std::fs::write(&voc_path, voc.to_text()).unwrap();
+    let s = |p: &Path| p.display().to_string();
+    for n in ["inv100.xml", "inv1000.xml"] {
+        let path = dir.join(n);
+        let ev = binxml_xml::decode(&std::fs::read(&path).unwrap()).unwrap();
+        let with = encode(
+            &ev,
+            FiOptions::default().with_external_vocabulary(Some((uri.to_string(), voc.clone()))),
+        );
+        let without = encode(&ev, FiOptions::default());
+        eprintln!(
+            "{n}: {} octets with the vocabulary, {} without",
+            with.len(),
+            without.len()
+        );
+        assert!(
+            with.len() < without.len(),
+            "{n}: the vocabulary saves nothing"
+        );
+        let fi = scratch.join(format!("{n}.fi"));
+        std::fs::write(&fi, &with).unwrap();
+        let back = scratch.join(format!("{n}.back.xml"));
+        let answer = jvm.ask(&["decode", &s(&fi), &s(&back), &s(&voc_path), uri]);
+        assert_eq!(
+            answer, "ok",
+            "{n}: the reference's parser with the vocabulary"
+        );
+        oracle
+            .compare(&path, &back)
+            .unwrap_or_else(|d| panic!("{n}: the reference's decoding differs: {d}"));
+    }
+}
