@@ -91,7 +91,7 @@ impl<W: Write> FiEncoder<W> {
     #[inline(never)]
     fn long_chunk(&mut self, s: &str) {
         let b = s.as_bytes();
-        if b.iter().any(|&c| c >= 0xF0) {
+        if has_astral(b) {
             // every one of them, as the parser does (the text after the first may be short
             // enough as a whole, but its pieces are what repeats); 0xF0 and up is the lead
             // octet of a 4-octet UTF-8 sequence: always a whole character in a str
