@@ -25,19 +25,6 @@ const TARGET: f64 = 2.0;
 /// reference's decode, encode).
 type Round = [Result<f64, String>; 4];
 
-/// The calling thread's CPU time in seconds (`CLOCK_THREAD_CPUTIME_ID`): on a machine shared
-/// with other work, the time the thread ran, without the time it waited for a core.
-pub fn thread_cpu_secs() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant Linux defines.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
 /// Times `f` on one document alone: repeated for `warm` (at least once), then `passes` timed
 /// runs of `reps` calls each, in the thread's CPU time; the median seconds per call.
 fn time_alone(
@@ -46,20 +33,20 @@ fn time_alone(
     reps: u32,
     mut f: impl FnMut() -> Result<usize, String>,
 ) -> Result<f64, String> {
-    let t0 = thread_cpu_secs();
+    let t0 = measure::thread_cpu_secs();
     loop {
         guarded(&mut f)?;
-        if thread_cpu_secs() - t0 >= warm.as_secs_f64() {
+        if measure::thread_cpu_secs() - t0 >= warm.as_secs_f64() {
             break;
         }
     }
     let mut per = Vec::with_capacity(passes);
     for _ in 0..passes {
-        let t = thread_cpu_secs();
+        let t = measure::thread_cpu_secs();
         for _ in 0..reps {
             std::hint::black_box(f()?);
         }
-        per.push((thread_cpu_secs() - t) / reps as f64);
+        per.push((measure::thread_cpu_secs() - t) / reps as f64);
     }
     Ok(measure::median(&mut per))
 }
