@@ -5,9 +5,10 @@ use binxml_core::hash::hash_bytes;
 
 /// Chunks longer than this (octets) are not remembered for the repeat rule of `long_chunk`:
 /// long texts rarely repeat, and hashing them would cost a pass over every long text.
-const LONG_REPEAT_MAX: usize = 4096;
-/// At most this many long chunks are remembered (the memory stays bounded).
-const LONG_SEEN_MAX: usize = 1 << 16;
+const LONG_REPEAT_MAX: usize = 256;
+/// Slots of the direct-mapped memory of long chunks (a power of two; 32 KiB): a chunk whose
+/// slot a newer one took is forgotten, which only delays its indexing.
+const LONG_SEEN_SLOTS: usize = 1 << 12;
 /// The sighting of a long chunk at which it is added to the table (an entry that never
 /// repeats again costs the later entries' indexes their width, so two sightings are not
 /// enough evidence).
@@ -111,7 +112,11 @@ impl<W: Write> FiEncoder<W> {
         }
         if b.len() <= LONG_REPEAT_MAX {
             let h = hash_bytes(b);
-            let seen = self.long_seen.get(&h).copied().unwrap_or(0);
+            if self.long_seen.is_empty() {
+                self.long_seen = vec![(0, 0); LONG_SEEN_SLOTS];
+            }
+            let slot = &mut self.long_seen[(h ^ (h >> 16)) as usize & (LONG_SEEN_SLOTS - 1)];
+            let seen = if slot.0 == h { slot.1 } else { 0 };
             if seen + 1 >= LONG_ADD_AT {
                 if let Some(i) = self.t.chunks.find_or_add(s) {
                     int_4th(&mut self.buf, 0xA0, i);
@@ -120,9 +125,7 @@ impl<W: Write> FiEncoder<W> {
                 }
                 return;
             }
-            if seen > 0 || self.long_seen.len() < LONG_SEEN_MAX {
-                self.long_seen.insert(h, seen + 1);
-            }
+            *slot = (h, seen + 1);
         }
         self.chunk_literal(s, false);
     }
