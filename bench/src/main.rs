@@ -4,7 +4,8 @@
 //!
 //! Sections: sizes (every format, compressed four ways, seed 002's transmission model), speed
 //! (every format's encoder and decoder beside quick-xml, roxmltree, libexpat, libxml2, the Java
-//! Fast Infoset reference and EXIficient), FI Mark (seed 004's document life cycle), memory (peak
+//! Fast Infoset reference and EXIficient), FI Mark (seed 004's document life cycle), Fast Infoset
+//! against its reference document by document (JMH-style, three rounds), memory (peak
 //! resident memory of decodes, in child processes), and XML reading against quick-xml and
 //! roxmltree (issue 2's budget), and schema-informed EXI beside EXIficient on the schema test
 //! sets (sizes, speed, grammar building).
@@ -13,7 +14,7 @@
 //! compare figures taken in the same run on the same machine. `BINXML_BENCH_SMOKE=1` runs one
 //! tiny document once (CI uses it so the harness cannot rot; its figures mean nothing).
 //!
-//! Usage: `binxml-bench [--out DIR] [--only size,speed,json,fimark,memory,xmlread,schema]`;
+//! Usage: `binxml-bench [--out DIR] [--only size,speed,json,fimark,fiperdoc,memory,xmlread,schema]`;
 //! `binxml-bench mem SUBJECT MODE FILE` is the memory child.
 
 // Benchmark code indexes parallel per-document vectors by position on purpose.
@@ -21,6 +22,7 @@
 
 mod corpus;
 mod fimark;
+mod fiperdoc;
 mod json;
 mod measure;
 mod memory;
@@ -97,6 +99,11 @@ fn main() {
         let t = std::time::Instant::now();
         fimark::run(&cfg, &mut report);
         eprintln!("fimark: {:.1} s", t.elapsed().as_secs_f64());
+    }
+    if want("fiperdoc") {
+        let t = std::time::Instant::now();
+        fiperdoc::run(&cfg, &mut report);
+        eprintln!("fiperdoc: {:.1} s", t.elapsed().as_secs_f64());
     }
     if want("memory") {
         let t = std::time::Instant::now();

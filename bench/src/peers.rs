@@ -142,6 +142,50 @@ pub fn c_driver(cfg: &Config, name: &str, modes: &[&str], job: &Job) -> Vec<Outc
         .collect()
 }
 
+/// How the Java peers are timed where their figures are compared with binxml's document by
+/// document (the speed section, the Fast Infoset comparison): as JMH would, each document warmed
+/// alone for `doc_warmup_ms` of repeated runs, then `passes` timed runs of it, the median kept.
+pub struct JavaTiming {
+    pub doc_warmup_ms: u64,
+    pub passes: usize,
+}
+
+impl JavaTiming {
+    /// 2 s of warm-up and 20 timed runs a document in a full run; none in smoke mode.
+    /// `BINXML_BENCH_JAVA_WARMUP_MS` and `BINXML_BENCH_JAVA_PASSES` change them (for a quick look:
+    /// the results file says what was used).
+    pub fn new(cfg: &Config) -> Self {
+        let env = |k: &str| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        };
+        if cfg.smoke {
+            return JavaTiming {
+                doc_warmup_ms: 0,
+                passes: 1,
+            };
+        }
+        JavaTiming {
+            doc_warmup_ms: env("BINXML_BENCH_JAVA_WARMUP_MS").unwrap_or(2000),
+            passes: env("BINXML_BENCH_JAVA_PASSES").unwrap_or(20).max(1) as usize,
+        }
+    }
+
+    /// The JVM argument that selects this timing in `BenchPeers.java`.
+    pub fn jvm_arg(&self) -> String {
+        format!("-Dbench.docWarmupMs={}", self.doc_warmup_ms)
+    }
+
+    /// A sentence for the results file.
+    pub fn describe(&self) -> String {
+        format!(
+            "each document warmed alone for {} ms of repeated runs, then timed {} times (median), before the next document",
+            self.doc_warmup_ms, self.passes
+        )
+    }
+}
+
 /// The Java driver: every mode in one JVM. Also returns the driver's description of the JVM.
 pub fn java(cfg: &Config, modes: &[&str], job: &Job) -> (Vec<Outcome>, Option<String>) {
     java_with(cfg, modes, job, &[])

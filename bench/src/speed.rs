@@ -324,11 +324,13 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
         &["libxml2-sax", "libxml2-tree", "libxml2-serialize"],
         &job,
     );
+    let jt = peers::JavaTiming::new(cfg);
     let java_job = Job {
-        warmup_ms: if cfg.smoke { 0 } else { 3000 },
+        warmup_ms: 0,
+        passes: jt.passes,
         ..job
     };
-    let (java, java_info) = peers::java(
+    let (java, java_info) = peers::java_with(
         cfg,
         &[
             "java-sax",
@@ -340,6 +342,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
             "exi-encode-compression",
         ],
         &java_job,
+        &[jt.jvm_arg()],
     );
     let times = |o: &peers::Outcome| o.as_ref().map(|r| r.times.clone()).map_err(|e| e.clone());
     dec.push(Subject {
@@ -498,7 +501,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
     let mut md = String::from("## Speed\n\n");
     let _ = writeln!(
         md,
-        "{n} documents ({:.1} MB of XML), the same for every subject. Each subject processes every document {} per pass{}, up to {passes} passes after a warm-up pass (3 when a round of the subjects would exceed a minute); the binxml subjects and the in-process peers run interleaved, pass by pass, so that load changes fall on all alike (the JVM: {} ms of warm-up passes first); a document's time is the median over the passes. Totals sum the per-document medians. **MB/s** is megabytes of XML (the document's UTF-8 size) per second, whatever the format read or written; **docs/s** counts all documents, **small docs/s** those under 16 KB ({} documents); **× binxml xml** is the speed over binxml's own XML decoder (encoder) on the same documents (above 1: faster).\n",
+        "{n} documents ({:.1} MB of XML), the same for every subject. Each subject processes every document {} per pass{}, up to {passes} passes after a warm-up pass (3 when a round of the subjects would exceed a minute); the binxml subjects and the in-process peers run interleaved, pass by pass, so that load changes fall on all alike (the JVM's peers as JMH would time them: {}); a document's time is the median over the passes. Totals sum the per-document medians. **MB/s** is megabytes of XML (the document's UTF-8 size) per second, whatever the format read or written; **docs/s** counts all documents, **small docs/s** those under 16 KB ({} documents); **× binxml xml** is the speed over binxml's own XML decoder (encoder) on the same documents (above 1: faster).\n",
         docs.iter().map(|d| d.xml.len()).sum::<usize>() as f64 / 1e6,
         if cfg.smoke {
             "once"
@@ -510,7 +513,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
         } else {
             " (64 KB / its size times, at least once, at most 64: each timing covers about 64 KB)"
         },
-        java_job.warmup_ms,
+        jt.describe(),
         docs.iter().filter(|d| d.xml.len() < SMALL).count()
     );
     if !skipped.is_empty() {

@@ -31,7 +31,12 @@
 //                loading and JIT-compiling Xerces and EXIficient); the other warms up, then
 //                takes the median over PASSES builds
 // For each mode, warm-up passes over every document until WARMUP_MS has passed (at least one),
-// then PASSES passes; each document is parsed REPS times in a row per pass. Prints one line a
+// then PASSES passes; each document is parsed REPS times in a row per pass. With
+// -Dbench.docWarmupMs=N (N >= 0) the timing is JMH's instead: document by document, the
+// operation repeated on that document alone for N ms (at least once), then its PASSES timed runs
+// of REPS operations each, before the next document (WARMUP_MS is not used); with also
+// -Dbench.cpuTime=true the warm-up and those runs are timed in the thread's CPU time
+// (ThreadMXBean.getCurrentThreadCpuTime), not the wall clock. Prints one line a
 // document: "ok<TAB>MODE<TAB>INDEX<TAB>NS_PER_OP[<TAB>ENCODED_BYTES]" (median over the passes) or
 // "err<TAB>MODE<TAB>INDEX<TAB>MESSAGE".
 
@@ -311,6 +316,9 @@ public class BenchPeers {
                 + "; SAX parser: " + jdkReader().getClass().getName());
         int passes = Integer.parseInt(args[1]);
         long warmupNs = Long.parseLong(args[2]) * 1_000_000L;
+        long docWarmupNs = Long.getLong("bench.docWarmupMs", -1L);
+        if (docWarmupNs > 0) docWarmupNs *= 1_000_000L;
+        boolean cpu = Boolean.getBoolean("bench.cpuTime");
         int n = paths.size();
         xml = new byte[n][];
         events = new Events[n];
@@ -376,6 +384,30 @@ public class BenchPeers {
                     failed[i] = "encoding the input: " + message(e);
                 }
             }
+            double[][] per = new double[n][passes];
+            if (docWarmupNs >= 0) {
+                // JMH's way: each document warmed alone (the JIT compiles for its shape of
+                // input), then its timed passes, before the next document is touched
+                for (int i = 0; i < n; i++) {
+                    if (failed[i] != null) continue;
+                    try {
+                        long w0 = now(cpu);
+                        do {
+                            sizes[i] = op.run(i);
+                        } while (now(cpu) - w0 < docWarmupNs);
+                        int r = reps.get(i);
+                        for (int p = 0; p < passes; p++) {
+                            long s = now(cpu);
+                            for (int k = 0; k < r; k++) op.run(i);
+                            per[i][p] = (now(cpu) - s) / (double) r;
+                        }
+                    } catch (Throwable e) {
+                        failed[i] = message(e);
+                    }
+                }
+                report(out, mode, failed, per, sizes, passes);
+                continue;
+            }
             long t0 = System.nanoTime();
             boolean first = true;
             while (first || System.nanoTime() - t0 < warmupNs) {
@@ -400,7 +432,6 @@ public class BenchPeers {
                     }
                 }
             }
-            double[][] per = new double[n][passes];
             for (int p = 0; p < passes; p++) {
                 for (int i = 0; i < n; i++) {
                     if (failed[i] != null) continue;
@@ -410,15 +441,26 @@ public class BenchPeers {
                     per[i][p] = (System.nanoTime() - s) / (double) r;
                 }
             }
-            for (int i = 0; i < n; i++) {
-                if (failed[i] != null) {
-                    out.println("err\t" + mode + "\t" + i + "\t" + failed[i]);
-                    continue;
-                }
-                Arrays.sort(per[i]);
-                String size = mode.contains("-encode") ? "\t" + sizes[i] : "";
-                out.printf(Locale.ROOT, "ok\t%s\t%d\t%.0f%s%n", mode, i, per[i][passes / 2], size);
+            report(out, mode, failed, per, sizes, passes);
+        }
+    }
+
+    static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** Nanoseconds: the thread's CPU time (cpu) or the wall clock. */
+    static long now(boolean cpu) {
+        return cpu ? THREADS.getCurrentThreadCpuTime() : System.nanoTime();
+    }
+
+    static void report(PrintStream out, String mode, String[] failed, double[][] per, long[] sizes, int passes) {
+        for (int i = 0; i < failed.length; i++) {
+            if (failed[i] != null) {
+                out.println("err\t" + mode + "\t" + i + "\t" + failed[i]);
+                continue;
             }
+            Arrays.sort(per[i]);
+            String size = mode.contains("-encode") ? "\t" + sizes[i] : "";
+            out.printf(Locale.ROOT, "ok\t%s\t%d\t%.0f%s%n", mode, i, per[i][passes / 2], size);
         }
     }
 }

@@ -1094,3 +1094,84 @@ fn random_streams_round_trip() {
         assert_eq!(streamed, ev, "round {round} (reader)");
     }
 }
+
+/// The text of the items `i` in a decoded document, chunks joined.
+fn item_texts(ev: &[Event<'_>]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur: Option<String> = None;
+    for e in ev {
+        match e {
+            Event::StartElement(q) if q.local == "i" => cur = Some(String::new()),
+            Event::Characters { text, .. } => {
+                if let Some(c) = cur.as_mut() {
+                    c.push_str(text)
+                }
+            }
+            Event::EndElement => {
+                if let Some(c) = cur.take() {
+                    out.push(c)
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn long_text_repeated_becomes_an_index() {
+    // 40 characters: too long for the table by the length rule
+    let t = "a sentence of forty characters, repeated";
+    let items = |n: usize| {
+        let mut body = vec![se("r")];
+        for _ in 0..n {
+            body.extend([se("i"), text(t), ee()]);
+        }
+        body.push(ee());
+        doc(body)
+    };
+    let three = encode_with(&items(3), FiOptions::default()).unwrap();
+    let ten = encode_with(&items(10), FiOptions::default()).unwrap();
+    // the first two sightings are literals, the third is added, the rest are indexes: seven
+    // more items cost a few octets each (element index, chunk index, end), not 40
+    assert!(
+        ten.len() - three.len() <= 7 * 4,
+        "{} -> {}",
+        three.len(),
+        ten.len()
+    );
+    assert_eq!(item_texts(&decode(&ten).unwrap()), vec![t.to_string(); 10]);
+    // without splitting each item is a literal, as the reference writes it
+    let plain = encode_with(&items(10), FiOptions::default().with_split_text(false)).unwrap();
+    assert!(plain.len() > ten.len() + 7 * 30);
+}
+
+#[test]
+fn astral_characters_cut_long_text_into_indexable_pieces() {
+    let parts = ["Launch window", "Telemetry check", "Weather hold"];
+    let mut body = vec![se("r")];
+    let mut expected = Vec::new();
+    for k in 0..30 {
+        // different whole texts, longer than the limit, made of repeated pieces
+        let t = format!(
+            "{} \u{1F680} {} \u{1F6F0} {}",
+            parts[k % 3],
+            parts[(k / 3) % 3],
+            parts[(k / 9) % 3]
+        );
+        body.extend([se("i"), text(&t), ee()]);
+        expected.push(t);
+    }
+    body.push(ee());
+    let ev = doc(body);
+    let split = encode_with(&ev, FiOptions::default()).unwrap();
+    let plain = encode_with(&ev, FiOptions::default().with_split_text(false)).unwrap();
+    assert_eq!(item_texts(&decode(&split).unwrap()), expected);
+    // 30 texts of 45 octets as literals, against pieces that are indexes after their first use
+    assert!(
+        split.len() * 3 < plain.len(),
+        "{} vs {}",
+        split.len(),
+        plain.len()
+    );
+}

@@ -238,6 +238,10 @@ pub struct FiEncoder<W: Write> {
     ns_memo: ((usize, usize), u32),
     /// the address and length of the pending literal element name's namespace name in its event
     lit_ns_at: (usize, usize),
+    /// hashes of chunks too long for the table written so far (`split_text`), with how often
+    /// each was seen, in a direct-mapped array (a newer chunk takes an older one's slot): one
+    /// seen often enough is added to the table (see `long_chunk`)
+    long_seen: Vec<(u32, u8)>,
 }
 
 /// White-space text and the octets it was written as (`out_len` 0: none).
@@ -300,6 +304,7 @@ impl<W: Write> FiEncoder<W> {
             in_scope: false,
             ns_memo: ((0, 0), 0),
             lit_ns_at: (0, 0),
+            long_seen: Vec::new(),
         }
     }
 

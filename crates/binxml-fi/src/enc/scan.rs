@@ -250,6 +250,22 @@ pub(super) fn short_enough_counted(s: &str, max: usize) -> bool {
     s.encode_utf16().count() < max
 }
 
+/// True when `b` holds a 4-octet UTF-8 sequence (a character outside the Basic Multilingual
+/// Plane): an octet with its top four bits set, eight octets at a time (a bit shifted left by
+/// up to 3 from bits 4-7 stays in its octet).
+#[inline]
+pub(super) fn has_astral(b: &[u8]) -> bool {
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        let w = u64::from_le_bytes(w.try_into().unwrap());
+        if w & (w << 1) & (w << 2) & (w << 3) & HI != 0 {
+            return true;
+        }
+    }
+    words.remainder().iter().any(|&c| c >= 0xF0)
+}
+
 #[cfg(test)]
 pub(crate) fn split_piece_for_tests(b: &[u8]) -> usize {
     split_piece(b, 32).0
@@ -258,6 +274,29 @@ pub(crate) fn split_piece_for_tests(b: &[u8]) -> usize {
 #[cfg(test)]
 mod split_tests {
     use super::*;
+
+    #[test]
+    fn astral_found_at_every_position() {
+        for len in 0..20 {
+            let base = vec![b'a'; len];
+            assert!(!has_astral(&base));
+            // two- and three-octet sequences' lead octets are not astral
+            for other in [0xC3u8, 0xE2, 0xEF, 0x9F, 0xBF] {
+                for at in 0..len {
+                    let mut b = base.clone();
+                    b[at] = other;
+                    assert!(!has_astral(&b), "{b:02X?}");
+                }
+            }
+            for at in 0..len {
+                for lead in [0xF0u8, 0xF4] {
+                    let mut b = base.clone();
+                    b[at] = lead;
+                    assert!(has_astral(&b), "{b:02X?}");
+                }
+            }
+        }
+    }
 
     /// Every string of up to 9 octets over line breaks, spaces, tabs and one letter, and every
     /// indexing limit up to 12: where `is_short_indent` says yes, `split_piece` takes the

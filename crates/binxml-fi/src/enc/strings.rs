@@ -1,6 +1,18 @@
 //! The encoder's strings: non-identifying strings and character chunks.
 
 use super::*;
+use binxml_core::hash::hash_bytes;
+
+/// Chunks longer than this (octets) are not remembered for the repeat rule of `long_chunk`:
+/// long texts rarely repeat, and hashing them would cost a pass over every long text.
+const LONG_REPEAT_MAX: usize = 256;
+/// Slots of the direct-mapped memory of long chunks (a power of two; 32 KiB): a chunk whose
+/// slot a newer one took is forgotten, which only delays its indexing.
+const LONG_SEEN_SLOTS: usize = 1 << 12;
+/// The sighting of a long chunk at which it is added to the table (an entry that never
+/// repeats again costs the later entries' indexes their width, so two sightings are not
+/// enough evidence).
+const LONG_ADD_AT: u8 = 3;
 
 impl<W: Write> FiEncoder<W> {
     // ---- strings ----
@@ -48,6 +60,16 @@ impl<W: Write> FiEncoder<W> {
             int_4th(&mut self.buf, 0xA0, i);
             return;
         }
+        if !add && self.opts.split_text && !self.t.chunks.full() {
+            self.long_chunk(s);
+            return;
+        }
+        self.chunk_literal(s, add);
+    }
+
+    /// A literal chunk, added to the table or not.
+    #[inline(always)]
+    fn chunk_literal(&mut self, s: &str, add: bool) {
         self.literal_chunks = self.literal_chunks.wrapping_add(1);
         let addbit = if add { 0x10 } else { 0 };
         if self.opts.utf16 || self.opts.numeric_alphabet || self.opts.date_time_alphabet {
@@ -56,6 +78,56 @@ impl<W: Write> FiEncoder<W> {
             len_7th(&mut self.buf, 0x80 | addbit, s.len());
             put(&mut self.buf, s.as_bytes());
         }
+    }
+
+    /// A chunk too long for the table by the length rule (`split_text`). Two policies make
+    /// repeated text indexes however the input was chunked (the reference indexes what its
+    /// parser happened to cut short enough, binxml is often handed the whole text at once):
+    ///
+    /// * characters outside the Basic Multilingual Plane become chunks of their own, as the
+    ///   JDK's parser reports them, so that the text between them may be short enough to index;
+    /// * a chunk seen before (by hash, up to `LONG_REPEAT_MAX` octets) is added to the table
+    ///   when written again, and is an index from then on. A hash collision only adds a chunk
+    ///   that does not repeat: the output stays correct.
+    #[inline(never)]
+    fn long_chunk(&mut self, s: &str) {
+        let b = s.as_bytes();
+        if has_astral(b) {
+            // every one of them, as the parser does (the text after the first may be short
+            // enough as a whole, but its pieces are what repeats); 0xF0 and up is the lead
+            // octet of a 4-octet UTF-8 sequence: always a whole character in a str
+            let mut from = 0;
+            while let Some(k) = b[from..].iter().position(|&c| c >= 0xF0) {
+                let at = from + k;
+                if at > from {
+                    self.chunk(&s[from..at]);
+                }
+                self.chunk(&s[at..at + 4]);
+                from = at + 4;
+            }
+            if from < s.len() {
+                self.chunk(&s[from..]);
+            }
+            return;
+        }
+        if b.len() <= LONG_REPEAT_MAX {
+            let h = hash_bytes(b);
+            if self.long_seen.is_empty() {
+                self.long_seen = vec![(0, 0); LONG_SEEN_SLOTS];
+            }
+            let slot = &mut self.long_seen[(h ^ (h >> 16)) as usize & (LONG_SEEN_SLOTS - 1)];
+            let seen = if slot.0 == h { slot.1 } else { 0 };
+            if seen + 1 >= LONG_ADD_AT {
+                if let Some(i) = self.t.chunks.find_or_add(s) {
+                    int_4th(&mut self.buf, 0xA0, i);
+                } else {
+                    self.chunk_literal(s, true);
+                }
+                return;
+            }
+            *slot = (h, seen + 1);
+        }
+        self.chunk_literal(s, false);
     }
 
     /// A literal chunk in a restricted alphabet or in UTF-16.
