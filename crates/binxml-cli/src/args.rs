@@ -114,9 +114,17 @@ pub struct CodecArgs {
     /// stream whose header has none.
     #[arg(long, value_name = "OPTIONS")]
     pub exi: Option<String>,
+    /// The XML Schema of schema-informed EXI and the X.694 formats.
+    #[command(flatten)]
+    pub schema: SchemaArgs,
+}
+
+/// The XML Schema of the schema-informed formats (`convert`, `inspect`).
+#[derive(Args, Clone, Default)]
+pub struct SchemaArgs {
     /// EXI input and output: schema-informed, with this XML Schema (its includes and imports
     /// read from local files only; the grammars are built once for all inputs). Add `strict`
-    /// to --exi for strict mode.
+    /// to --exi for strict mode. The X.694 formats (asn1-xsd-*) need it too.
     #[arg(long, value_name = "XSD")]
     pub schema: Option<PathBuf>,
     /// Read a schemaLocation from a local file instead (`URL=FILE`; `URL/=DIR` maps a tree).
@@ -166,6 +174,18 @@ impl CodecArgs {
         Ok(Some(binxml::xebu::XebuSchema::new(s)))
     }
 
+    /// What `--schema` builds (see [`SchemaArgs::schemas`]).
+    pub fn schemas(
+        &self,
+        limits: &Limits,
+        from: Option<Format>,
+        to: Format,
+    ) -> Result<Schemas, CliError> {
+        self.schema.schemas(limits, from, to)
+    }
+}
+
+impl SchemaArgs {
     /// What `--schema` builds, once, for a conversion `from` -> `to`: EXI grammars when EXI may
     /// be read or written, the X.694 mapping when `asn1-xsd-uper` is (or may be, for a
     /// detected input format; its mapping is then only kept when it succeeds).
@@ -311,7 +331,7 @@ impl CodecArgs {
                 to == Format::Exi || from.is_none_or(|f| f == Format::Exi),
             ),
             (
-                self.schema.is_some(),
+                self.schema.schema.is_some(),
                 "--schema",
                 to == Format::Exi
                     || Format::SCHEMA_INFORMED.contains(&to)

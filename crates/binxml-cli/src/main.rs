@@ -175,6 +175,9 @@ enum Command {
         /// EXI: the options of a stream whose header has none (as `convert --exi`).
         #[arg(long, value_name = "OPTIONS")]
         exi: Option<String>,
+        /// Schema-informed EXI and the X.694 formats: the XML Schema (as `convert --schema`).
+        #[command(flatten)]
+        schema: args::SchemaArgs,
     },
     /// Sign an XML document with an enveloped XML Signature (one reference to the whole
     /// document, or to the element with --id), any file with a detached XML Signature
@@ -587,10 +590,14 @@ fn run(cli: Cli) -> Result<i32, CliError> {
             limits,
             fi_vocabulary,
             exi,
+            schema,
         } => {
+            let (grammars, x694) = schema.schemas(&limits.limits(), from, Format::Xml)?;
             let dopts = args::decode_options(&limits, &fi_vocabulary, false)?
                 .with_positions(true)
-                .with_exi(args::exi_options(exi.as_deref())?);
+                .with_exi(args::exi_options(exi.as_deref())?)
+                .with_exi_schema(grammars)
+                .with_x694(x694);
             guarded(|| inspect(&input, from, &dopts, limits.max_decompressed)).map(|()| 0)
         }
         Command::Validate {
