@@ -150,8 +150,8 @@ def events(source, format=None):
     """The document's events, decoded as they are asked for (in batches, with the GIL
     released), as tuples: ``("start", namespace, local, prefix)``, ``("ns", prefix, uri)``,
     ``("attr", namespace, local, prefix, value)``, ``("text", text)``, ``("comment", text)``,
-    ``("pi", target, data)``, ``("end",)``. ``source``: a path, bytes or a file object (a file
-    on disk is mapped, not read)."""
+    ``("pi", target, data)``, ``("end",)``. ``source``: a path, bytes or a file object (an XML
+    file on disk is read as it is decoded, a binary one mapped)."""
     for batch in _batches(_stream(source, format)):
         yield from batch
 
@@ -229,8 +229,8 @@ def iterparse(source, events=None, parser=None, format=None):
     ``"start"``, ``"end"`` (elements, ``xml.etree.ElementTree.Element``), ``"start-ns"``
     (``(prefix, uri)``), ``"end-ns"`` (None), ``"comment"``, ``"pi"``. The document is decoded
     as the iteration goes, with the GIL released; with ``elem.clear()`` on the elements done
-    with, memory stays small however large the document (a file is mapped and the pages read
-    are given back)."""
+    with, memory stays small however large the document (an XML file is read as it is decoded
+    through a bounded window; a binary one is mapped and the pages read are given back)."""
     return _IterParse(source, events, format)
 
 
