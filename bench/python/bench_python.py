@@ -98,7 +98,9 @@ def timed(f, runs):
 def against_cli(cli, xml, work, runs):
     """For each format: (reading, writing) as (python times, cli times). Reading converts the
     format to XML, writing XML to the format; each side reads its input from a file (written
-    once, before), Python keeps the output in memory, the command line writes it to /dev/null."""
+    once, before); Python keeps the output in memory as bytes, the command line writes it to a
+    file beside the input (both make the whole output; run with TMPDIR on a tmpfs, both keep
+    it in memory)."""
     out = {}
     for fmt in CLI_FORMATS:
         src = os.path.join(work, "cli." + fmt)
@@ -107,7 +109,7 @@ def against_cli(cli, xml, work, runs):
         rows = []
         for path, frm, to in ((src, fmt, "xml"), (xml, "xml", fmt)):
             py = timed(lambda: binxml.convert(path, to, from_=frm), runs)
-            cmd = [cli, "convert", path, "--from", frm, "--to", to, "-o", "/dev/null"]
+            cmd = [cli, "convert", path, "--from", frm, "--to", to, "-o", os.path.join(work, "cli.out")]
             rs = timed(lambda: subprocess.run(cmd, check=True), runs)
             rows.append((py, rs))
         out[fmt] = (os.path.getsize(src), rows)
@@ -122,7 +124,7 @@ def main():
     ap.add_argument("--mb", type=int, default=50)
     ap.add_argument("--cli", help="the command line's release build, for the comparison with Rust")
     ap.add_argument("files", nargs="*")
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
     work = tempfile.mkdtemp(prefix="binxml-bench-py-")
     docs = []
     gen = os.path.join(work, "orders.xml")
@@ -175,7 +177,8 @@ def main():
             f.write(f"## Python against the Rust command line ({rows[0][0]})\n\n")
             f.write("Reading: the format to XML; writing: XML to the format. Python: `binxml.convert(path, to, "
                     "from_=...)` in the process (the output kept as bytes); Rust: `binxml convert PATH --from F "
-                    "--to T -o /dev/null`, the whole run. Medians of "
+                    "--to T -o OUT`, the whole run, OUT a file in the benchmark's temporary directory "
+                    f"(`{os.path.dirname(work)}`). Medians of "
                     f"{a.runs}; ratio = Rust's time over Python's (at least 0.80: within 20%).\n\n")
             f.write("| format | size MB | read: Python s | read: Rust s | read ratio | write: Python s | "
                     "write: Rust s | write ratio |\n|---|---|---|---|---|---|---|---|\n")

@@ -18,7 +18,7 @@ use pyo3::types::{PyBytes, PyList, PyTuple};
 use crate::{err, resolve};
 
 /// What the input bytes live in.
-enum Input {
+pub(crate) enum Input {
     Map {
         ptr: *mut libc::c_void,
         len: usize,
@@ -39,7 +39,9 @@ impl Drop for Input {
     }
 }
 
-fn map(file: &std::fs::File) -> std::io::Result<(Input, &'static [u8])> {
+/// A whole file mapped read-only: the mapping (unmapped when dropped) and its bytes, which must
+/// not be used after it is dropped.
+pub(crate) fn map(file: &std::fs::File) -> std::io::Result<(Input, &'static [u8])> {
     use std::os::fd::AsRawFd;
     let len = file.metadata()?.len() as usize;
     if len == 0 {

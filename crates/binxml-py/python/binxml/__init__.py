@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 from ._binxml import BinxmlError, detect, encode as _encode, events as _events, formats
 from ._binxml import Schema, XebuSchema, Element, Tree as _Tree
 from ._binxml import sign_cms, sign_xml, verify_cms, verify_xml
-from ._binxml import convert as _convert
+from ._binxml import convert as _convert, convert_file as _convert_file
 from ._binxml import parse_file as _parse_file, parse_tree as _parse_tree
 from ._binxml import stream_bytes as _stream_bytes, stream_file as _stream_file
 from ._binxml import __version__
@@ -105,6 +105,9 @@ def convert(data, to, from_=None, indent=None, exi=None, schema=None, xebu_schem
     ``xebu_schema``: an ``XebuSchema`` (``binxml.XebuSchema("notify.rnc")``, RELAX NG) for
     XebuS, Xebu with the schema's omission automata, both ways.
     """
+    if isinstance(data, (str, os.PathLike)):
+        # Mapped by Rust, not read into a bytes object first.
+        return _convert_file(os.fspath(data), to, from_, indent, exi, schema, xebu_schema)
     return _convert(_read(data), to, from_, indent, exi, schema, xebu_schema)
 
 
