@@ -563,5 +563,6 @@ fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stream::EventStream>()?;
     m.add_function(wrap_pyfunction!(stream::stream_file, m)?)?;
     m.add_function(wrap_pyfunction!(stream::stream_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_reader, m)?)?;
     Ok(())
 }

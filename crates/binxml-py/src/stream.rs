@@ -91,7 +91,46 @@ enum Owned {
 /// The decoder: over the input in memory (or mapped), or XML read from a file as it goes.
 enum Source {
     Any(Box<binxml::AnyDecoder<'static>>),
-    Xml(Box<binxml::xml::XmlReadDecoder<std::fs::File>>),
+    Xml(Box<binxml::xml::XmlReadDecoder<Box<dyn Read>>>),
+}
+
+/// A Python file object (anything with `read(n)` giving bytes) as a `Read`. Called while the
+/// GIL is released (the decoder runs without it): each read takes the GIL back for the call.
+struct PyReader(Py<PyAny>);
+
+impl Read for PyReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        Python::with_gil(|py| {
+            let data = self
+                .0
+                .bind(py)
+                .call_method1("read", (buf.len(),))
+                .map_err(std::io::Error::other)?;
+            let owned: Vec<u8>;
+            let bytes: &[u8] = if let Ok(b) = data.downcast::<PyBytes>() {
+                b.as_bytes()
+            } else if let Ok(v) = data.extract::<Vec<u8>>() {
+                // A bytearray, or another sequence of bytes.
+                owned = v;
+                &owned
+            } else {
+                return Err(std::io::Error::other(format!(
+                    "read() returned {}, not bytes",
+                    data.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                )));
+            };
+            // A file object may give more than asked for: what does not fit is an error
+            // rather than lost.
+            if bytes.len() > buf.len() {
+                return Err(std::io::Error::other("read(n) returned more than n bytes"));
+            }
+            buf[..bytes.len()].copy_from_slice(bytes);
+            Ok(bytes.len())
+        })
+    }
 }
 
 impl Source {
@@ -288,9 +327,38 @@ pub fn stream_file(path: std::path::PathBuf, format: Option<&str>) -> PyResult<E
     if from != Format::Xml {
         return stream_mapped(&file, from);
     }
-    let dec = binxml::xml_reader(file, &DecodeOptions::default());
+    let dec = binxml::xml_reader(Box::new(file) as Box<dyn Read>, &DecodeOptions::default());
     Ok(EventStream {
         dec: Some(Source::Xml(Box::new(dec))),
+        input: Input::Bytes(None),
+        released: 0,
+        batches: 0,
+    })
+}
+
+/// Events of a document read from a Python file object: XML as it is decoded, any other
+/// format read whole first.
+#[pyfunction]
+#[pyo3(signature = (source, format=None))]
+pub fn stream_reader(
+    py: Python<'_>,
+    source: Py<PyAny>,
+    format: Option<&str>,
+) -> PyResult<EventStream> {
+    let mut reader = PyReader(source);
+    let mut head = Vec::with_capacity(4096);
+    (&mut reader).take(4096).read_to_end(&mut head)?;
+    let from = resolve(&head, format)?;
+    if from != Format::Xml {
+        reader.read_to_end(&mut head)?;
+        return stream_bytes(PyBytes::new(py, &head), Some(from.name()));
+    }
+    let input: Box<dyn Read> = Box::new(std::io::Cursor::new(head).chain(reader));
+    Ok(EventStream {
+        dec: Some(Source::Xml(Box::new(binxml::xml_reader(
+            input,
+            &DecodeOptions::default(),
+        )))),
         input: Input::Bytes(None),
         released: 0,
         batches: 0,

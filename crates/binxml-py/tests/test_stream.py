@@ -89,6 +89,38 @@ def test_decoding_is_incremental():
     assert ends >= 10000
 
 
+class Counting(io.RawIOBase):
+    """A file object that is not a file on disk, and counts what was read from it."""
+
+    def __init__(self, data):
+        self.data = io.BytesIO(data)
+        self.taken = 0
+
+    def readable(self):
+        return True
+
+    def read(self, n=-1):
+        b = self.data.read(n)
+        self.taken += len(b)
+        return b
+
+
+def test_xml_from_a_file_object_is_read_as_it_is_decoded():
+    """An XML file object that is not a file on disk is read as the events are asked for, not
+    whole first; the events are those of the document read whole."""
+    body = b"<?xml version='1.0'?><r xmlns='urn:r'>" + b"<i a='1'>x &amp; y</i><!--c-->" * 200_000 + b"</r>"
+    src = Counting(body)
+    it = binxml.iterparse(src, events=ALL)
+    first = [next(it) for _ in range(10)]
+    assert src.taken < len(body) // 4, f"{src.taken} of {len(body)} bytes read for 10 events"
+    rest = list(it)
+    assert src.taken == len(body)
+    assert seen(first + rest) == seen(ET.iterparse(io.BytesIO(body), events=ALL))
+    # A file object's errors and a document's, as ParseError.
+    with pytest.raises(ET.ParseError):
+        list(binxml.iterparse(Counting(body[:-2])))
+
+
 STREAM_CHILD = r"""
 import sys, binxml
 def hwm():

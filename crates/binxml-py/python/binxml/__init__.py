@@ -25,7 +25,7 @@ from ._binxml import Schema, XebuSchema, Element, Tree as _Tree
 from ._binxml import sign_cms, sign_xml, verify_cms, verify_xml
 from ._binxml import convert as _convert, convert_file as _convert_file
 from ._binxml import parse_file as _parse_file, parse_tree as _parse_tree
-from ._binxml import stream_bytes as _stream_bytes, stream_file as _stream_file
+from ._binxml import stream_bytes as _stream_bytes, stream_file as _stream_file, stream_reader as _stream_reader
 from ._binxml import __version__
 
 __all__ = [
@@ -126,8 +126,11 @@ def _stream(source, format):
             except (OSError, io.UnsupportedOperation):
                 pass
         if hasattr(source, "read"):
-            data = source.read()
-            return _stream_bytes(_bytes(data) if isinstance(data, str) else bytes(data), format)
+            if isinstance(source, io.TextIOBase):
+                data = source.read()
+                return _stream_bytes(_bytes(data), format)
+            # Read as it is decoded when it is XML (any other format is read whole first).
+            return _stream_reader(source, format)
     except BinxmlError as e:
         raise _parse_error(e) from None
     raise TypeError(f"cannot read a document from {type(source).__name__}")
