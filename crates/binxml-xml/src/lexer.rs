@@ -265,6 +265,8 @@ impl<'x> Lexer<'x> {
 
     /// An error that more input may turn into a token: reported with `more` when the lexer is
     /// partial and `at_end` (the condition that failed ran into the end of the text).
+    #[cold]
+    #[inline(never)]
     fn end_err<T>(&self, at_end: bool, pos: usize, msg: impl Into<String>) -> Result<T, LexError> {
         Err(LexError {
             pos,

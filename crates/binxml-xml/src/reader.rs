@@ -442,16 +442,22 @@ impl<'a> XmlDecoder<'a> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn err(&self, pos: u64, msg: impl Into<String>) -> Error {
         let (l, c) = self.line_col(pos);
         Error::malformed(FMT, pos + self.base, msg).with_line_col(l, c)
     }
 
+    #[cold]
+    #[inline(never)]
     fn limit_err(&self, pos: u64, msg: impl Into<String>) -> Error {
         let (l, c) = self.line_col(pos);
         Error::limit(FMT, pos + self.base, msg).with_line_col(l, c)
     }
 
+    #[cold]
+    #[inline(never)]
     fn lex_err(&self, e: LexError) -> Error {
         if e.more {
             // The token runs into the end of the window's text: the document goes on after it,
