@@ -4,7 +4,14 @@ resident memory of a process that imports the library and parses once.
 
 Every measurement runs in a fresh process (so that memory and caches of one do not weigh on
 the next), `--runs` times; the report gives medians, the spread (min-max) and per-document
-ratios against lxml. Usage: bench_python.py OUT.md [--runs 3] [--mb 50] [FILE.xml ...]
+ratios against lxml.
+
+With `--cli PATH` (the release build of the command line), a second table compares reading and
+writing every format through the Python API (`binxml.convert` of a file, in the process) with
+the command line converting the same files (`binxml convert`, its whole run): the issue's
+bound is the Python time within 20% of the Rust one.
+
+Usage: bench_python.py OUT.md [--runs 3] [--mb 50] [--cli target/release/binxml] [FILE.xml ...]
 """
 
 import argparse
@@ -75,13 +82,49 @@ def measure(lib, path, fmt, runs):
     return out
 
 
+# The formats compared with the command line: every codec, ASN.1 in two of its rules.
+CLI_FORMATS = ("xml", "json", "fi", "tsf", "xebu", "asn1-uper", "asn1-ber", "exi")
+
+
+def timed(f, runs):
+    ts = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        f()
+        ts.append(time.perf_counter() - t)
+    return ts
+
+
+def against_cli(cli, xml, work, runs):
+    """For each format: (reading, writing) as (python times, cli times). Reading converts the
+    format to XML, writing XML to the format; each side reads its input from a file (written
+    once, before); Python keeps the output in memory as bytes, the command line writes it to a
+    file beside the input (both make the whole output; run with TMPDIR on a tmpfs, both keep
+    it in memory)."""
+    out = {}
+    for fmt in CLI_FORMATS:
+        src = os.path.join(work, "cli." + fmt)
+        with open(src, "wb") as f:
+            f.write(binxml.convert(xml, fmt, from_="xml"))
+        rows = []
+        for path, frm, to in ((src, fmt, "xml"), (xml, "xml", fmt)):
+            py = timed(lambda: binxml.convert(path, to, from_=frm), runs)
+            cmd = [cli, "convert", path, "--from", frm, "--to", to, "-o", os.path.join(work, "cli.out")]
+            rs = timed(lambda: subprocess.run(cmd, check=True), runs)
+            rows.append((py, rs))
+        out[fmt] = (os.path.getsize(src), rows)
+        print("cli", fmt, [[round(statistics.median(x), 3) for x in r] for r in rows], file=sys.stderr)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--mb", type=int, default=50)
+    ap.add_argument("--cli", help="the command line's release build, for the comparison with Rust")
     ap.add_argument("files", nargs="*")
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
     work = tempfile.mkdtemp(prefix="binxml-bench-py-")
     docs = []
     gen = os.path.join(work, "orders.xml")
@@ -104,12 +147,14 @@ def main():
             results[(lib, fmt)] = (rs, os.path.getsize(path))
             print(name, lib, fmt, [round(r["s"], 3) for r in rs], file=sys.stderr)
         rows.append((name, len(data), results))
+    cli = against_cli(a.cli, gen, work, a.runs) if a.cli else None
+    load = os.getloadavg()
     with open(a.out, "w") as f:
         f.write("# Python parse: binxml beside lxml and ElementTree\n\n")
         f.write(f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `scripts/bench-python` "
                 f"(`bench/python/bench_python.py`), {a.runs} runs per cell, each in a fresh process.\n")
         f.write(f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, a VM shared with other jobs "
-                "(the load varies during the run: read the spread), Python "
+                f"(load average {load[0]:.1f} at the end of the run: read the spread), Python "
                 f"{platform.python_version()}, binxml {binxml.__version__} (release build), ")
         import lxml.etree
         f.write(f"lxml {lxml.etree.__version__} (libxml2 {'.'.join(map(str, lxml.etree.LIBXML_VERSION))}).\n\n")
@@ -127,6 +172,20 @@ def main():
                 peak = statistics.median(r["peak_mb"] for r in rs)
                 f.write(f"| {lib} | {fmt} | {isize / 1e6:.1f} | {med:.3f} | {min(ts):.3f}-{max(ts):.3f} | "
                         f"{lx / med:.2f}x | {peak:.0f} |\n")
+            f.write("\n")
+        if cli:
+            f.write(f"## Python against the Rust command line ({rows[0][0]})\n\n")
+            f.write("Reading: the format to XML; writing: XML to the format. Python: `binxml.convert(path, to, "
+                    "from_=...)` in the process (the output kept as bytes); Rust: `binxml convert PATH --from F "
+                    "--to T -o OUT`, the whole run, OUT a file in the benchmark's temporary directory "
+                    f"(`{os.path.dirname(work)}`). Medians of "
+                    f"{a.runs}; ratio = Rust's time over Python's (at least 0.80: within 20%).\n\n")
+            f.write("| format | size MB | read: Python s | read: Rust s | read ratio | write: Python s | "
+                    "write: Rust s | write ratio |\n|---|---|---|---|---|---|---|---|\n")
+            for fmt, (size, ((rpy, rrs), (wpy, wrs))) in cli.items():
+                m = statistics.median
+                f.write(f"| {fmt} | {size / 1e6:.1f} | {m(rpy):.3f} | {m(rrs):.3f} | {m(rrs) / m(rpy):.2f} | "
+                        f"{m(wpy):.3f} | {m(wrs):.3f} | {m(wrs) / m(wpy):.2f} |\n")
             f.write("\n")
     print(open(a.out).read())
 

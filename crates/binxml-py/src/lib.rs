@@ -167,7 +167,9 @@ fn convert<'py>(
     let grammars = schema.map(Schema::grammars).transpose()?;
     let out = py
         .allow_threads(|| -> binxml::Result<Vec<u8>> {
-            let mut out = Vec::new();
+            // Room for the output up front (reserved, not touched): growing by doubling would
+            // copy it several times.
+            let mut out = Vec::with_capacity(data.len().saturating_mul(2).min(1 << 31));
             let mut opts = EncodeOptions::default()
                 .with_indent(indent)
                 .with_exi(exi.clone())
@@ -182,6 +184,27 @@ fn convert<'py>(
         })
         .map_err(err)?;
     Ok(PyBytes::new(py, &out))
+}
+
+/// [`convert`] of a file, mapped rather than read into a bytes object first (as the command
+/// line does).
+#[pyfunction]
+#[pyo3(signature = (path, to, from_=None, indent=None, exi=None, schema=None, xebu_schema=None))]
+#[allow(clippy::too_many_arguments)]
+fn convert_file<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+    to: &str,
+    from_: Option<&str>,
+    indent: Option<usize>,
+    exi: Option<&str>,
+    schema: Option<&Schema>,
+    xebu_schema: Option<&XebuSchema>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let file = std::fs::File::open(&path)?;
+    // `_input` unmaps when dropped, after the conversion that borrows `data`.
+    let (_input, data) = stream::map(&file)?;
+    convert(py, data, to, from_, indent, exi, schema, xebu_schema)
 }
 
 fn opt(s: &Option<Cow<'_, str>>) -> Option<String> {
@@ -549,6 +572,7 @@ fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(detect, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_function(wrap_pyfunction!(convert_file, m)?)?;
     m.add_function(wrap_pyfunction!(events, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(sign_xml, m)?)?;
@@ -559,10 +583,12 @@ fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<XebuSchema>()?;
     m.add_class::<tree::Tree>()?;
     m.add_class::<tree::Element>()?;
+    m.add_class::<tree::ElementIter>()?;
     m.add_function(wrap_pyfunction!(tree::parse_tree, m)?)?;
     m.add_function(wrap_pyfunction!(tree::parse_file, m)?)?;
     m.add_class::<stream::EventStream>()?;
     m.add_function(wrap_pyfunction!(stream::stream_file, m)?)?;
     m.add_function(wrap_pyfunction!(stream::stream_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_reader, m)?)?;
     Ok(())
 }

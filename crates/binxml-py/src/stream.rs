@@ -1,21 +1,30 @@
 //! Incremental decoding for `iterparse` and `events`: a pull decoder over the input, handing
 //! Python its events in batches, each batch decoded with the GIL released.
 //!
-//! A file is memory-mapped rather than read, and the pages the decoder has gone past are given
-//! back to the kernel (`madvise(MADV_DONTNEED)`; the mapping is private and read-only, so a
-//! page touched again is read from the file again): resident memory stays a window over the
-//! input however large the file, while the decoders keep their plain `&[u8]` input.
+//! XML is read from the file as it is decoded (`binxml::xml_reader`: a bounded window of the
+//! document). A file in a binary format is memory-mapped rather than read, and the pages the
+//! decoder has gone past are given back to the kernel (`madvise(MADV_DONTNEED)`; the mapping is
+//! private and read-only, so a page touched again is read from the file again): resident
+//! memory stays a window over the input however large the file, while the decoders keep their
+//! plain `&[u8]` input.
 
-use binxml::{DecodeOptions, Decoder, Event};
+use std::borrow::Cow;
+use std::io::Read;
+
+use binxml::{DecodeOptions, Decoder, Event, Format};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
 use crate::{err, resolve};
 
 /// What the input bytes live in.
-enum Input {
-    Map { ptr: *mut libc::c_void, len: usize },
-    Bytes(#[allow(dead_code)] Py<PyBytes>),
+pub(crate) enum Input {
+    Map {
+        ptr: *mut libc::c_void,
+        len: usize,
+    },
+    /// The bytes object the decoder borrows from (none where it reads a file itself).
+    Bytes(#[allow(dead_code)] Option<Py<PyBytes>>),
 }
 
 impl Drop for Input {
@@ -30,7 +39,9 @@ impl Drop for Input {
     }
 }
 
-fn map(file: &std::fs::File) -> std::io::Result<(Input, &'static [u8])> {
+/// A whole file mapped read-only: the mapping (unmapped when dropped) and its bytes, which must
+/// not be used after it is dropped.
+pub(crate) fn map(file: &std::fs::File) -> std::io::Result<(Input, &'static [u8])> {
     use std::os::fd::AsRawFd;
     let len = file.metadata()?.len() as usize;
     if len == 0 {
@@ -77,11 +88,72 @@ enum Owned {
     End,
 }
 
+/// The decoder: over the input in memory (or mapped), or XML read from a file as it goes.
+enum Source {
+    Any(Box<binxml::AnyDecoder<'static>>),
+    Xml(Box<binxml::xml::XmlReadDecoder<Box<dyn Read>>>),
+}
+
+/// A Python file object (anything with `read(n)` giving bytes) as a `Read`. Called while the
+/// GIL is released (the decoder runs without it): each read takes the GIL back for the call.
+struct PyReader(Py<PyAny>);
+
+impl Read for PyReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        Python::with_gil(|py| {
+            let data = self
+                .0
+                .bind(py)
+                .call_method1("read", (buf.len(),))
+                .map_err(std::io::Error::other)?;
+            let owned: Vec<u8>;
+            let bytes: &[u8] = if let Ok(b) = data.downcast::<PyBytes>() {
+                b.as_bytes()
+            } else if let Ok(v) = data.extract::<Vec<u8>>() {
+                // A bytearray, or another sequence of bytes.
+                owned = v;
+                &owned
+            } else {
+                return Err(std::io::Error::other(format!(
+                    "read() returned {}, not bytes",
+                    data.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                )));
+            };
+            // A file object may give more than asked for: what does not fit is an error
+            // rather than lost.
+            if bytes.len() > buf.len() {
+                return Err(std::io::Error::other("read(n) returned more than n bytes"));
+            }
+            buf[..bytes.len()].copy_from_slice(bytes);
+            Ok(bytes.len())
+        })
+    }
+}
+
+impl Source {
+    fn next_event(&mut self) -> binxml::Result<Option<Event<'static>>> {
+        match self {
+            Source::Any(d) => d.next_event(),
+            Source::Xml(d) => d.next_event(),
+        }
+    }
+
+    fn offset(&self) -> u64 {
+        match self {
+            Source::Any(d) => d.offset(),
+            Source::Xml(d) => d.offset(),
+        }
+    }
+}
+
 /// A document's events, decoded as they are asked for.
 #[pyclass(unsendable, module = "binxml._binxml")]
 pub struct EventStream {
     // Declared before `input`, so dropped before it: it borrows from it.
-    dec: Option<binxml::AnyDecoder<'static>>,
+    dec: Option<Source>,
     input: Input,
     /// Bytes from the start of the input already given back to the kernel.
     released: usize,
@@ -139,13 +211,15 @@ impl EventStream {
 /// `Rc`s (the XML decoder's DTD), so they are not `Send`, which `allow_threads` asks for; but
 /// the closure runs on this very thread, and the stream is `unsendable` (PyO3 refuses it to any
 /// other thread), so nothing else can reach the decoder or its `Rc`s meanwhile.
-struct OnThisThread<'d>(&'d mut binxml::AnyDecoder<'static>);
+struct OnThisThread<'d>(&'d mut Source);
 
 // SAFETY: see above: the value never leaves the thread that owns the stream.
 unsafe impl Send for OnThisThread<'_> {}
 
-fn s(c: &str) -> String {
-    c.to_string()
+/// The string as Python will take it: moved when the decoder owns it, copied when it borrows
+/// it from the input.
+fn s(c: Cow<'_, str>) -> String {
+    c.into_owned()
 }
 
 #[pymethods]
@@ -169,22 +243,15 @@ impl EventStream {
                     break;
                 };
                 batch.push(match ev {
-                    Event::StartElement(q) => {
-                        Owned::Start(s(&q.namespace), s(&q.local), s(&q.prefix))
+                    Event::StartElement(q) => Owned::Start(s(q.namespace), s(q.local), s(q.prefix)),
+                    Event::Namespace { prefix, uri } => Owned::Ns(s(prefix), s(uri)),
+                    Event::Attribute { name, value } => {
+                        Owned::Attr(s(name.namespace), s(name.local), s(name.prefix), s(value))
                     }
-                    Event::Namespace { prefix, uri } => Owned::Ns(s(&prefix), s(&uri)),
-                    Event::Attribute { name, value } => Owned::Attr(
-                        s(&name.namespace),
-                        s(&name.local),
-                        s(&name.prefix),
-                        s(&value),
-                    ),
-                    Event::Characters { text, .. } => Owned::Text(s(&text)),
+                    Event::Characters { text, .. } => Owned::Text(s(text)),
                     Event::Typed(t) => Owned::Text(t.lexical()),
-                    Event::Comment(c) => Owned::Comment(s(&c)),
-                    Event::ProcessingInstruction { target, data } => {
-                        Owned::Pi(s(&target), s(&data))
-                    }
+                    Event::Comment(c) => Owned::Comment(s(c)),
+                    Event::ProcessingInstruction { target, data } => Owned::Pi(s(target), s(data)),
                     Event::EndElement => Owned::End,
                     _ => continue,
                 });
@@ -228,7 +295,7 @@ fn start(input: Input, bytes: &'static [u8], format: Option<&str>) -> PyResult<E
     let from = resolve(bytes, format)?;
     let dec = binxml::AnyDecoder::new(from, bytes, &DecodeOptions::default()).map_err(err)?;
     let mut s = EventStream {
-        dec: Some(dec),
+        dec: Some(Source::Any(Box::new(dec))),
         input,
         released: 0,
         batches: 0,
@@ -237,13 +304,70 @@ fn start(input: Input, bytes: &'static [u8], format: Option<&str>) -> PyResult<E
     Ok(s)
 }
 
-/// Events of a file, decoded as they are asked for (the file is mapped, not read).
+/// Events of a file, decoded as they are asked for (XML read as it goes, a binary format
+/// mapped).
 #[pyfunction]
 #[pyo3(signature = (path, format=None))]
 pub fn stream_file(path: std::path::PathBuf, format: Option<&str>) -> PyResult<EventStream> {
-    let file = std::fs::File::open(&path)?;
-    let (input, bytes) = map(&file)?;
-    start(input, bytes, format)
+    let mut file = std::fs::File::open(&path)?;
+    let from = match format {
+        Some(_) => resolve(&[], format)?,
+        None => {
+            let mut head = Vec::with_capacity(4096);
+            (&mut file).take(4096).read_to_end(&mut head)?;
+            let f = resolve(&head, None)?;
+            if f != Format::Xml {
+                return stream_mapped(&file, f);
+            }
+            // Read again from the start by the XML reader.
+            file = std::fs::File::open(&path)?;
+            f
+        }
+    };
+    if from != Format::Xml {
+        return stream_mapped(&file, from);
+    }
+    let dec = binxml::xml_reader(Box::new(file) as Box<dyn Read>, &DecodeOptions::default());
+    Ok(EventStream {
+        dec: Some(Source::Xml(Box::new(dec))),
+        input: Input::Bytes(None),
+        released: 0,
+        batches: 0,
+    })
+}
+
+/// Events of a document read from a Python file object: XML as it is decoded, any other
+/// format read whole first.
+#[pyfunction]
+#[pyo3(signature = (source, format=None))]
+pub fn stream_reader(
+    py: Python<'_>,
+    source: Py<PyAny>,
+    format: Option<&str>,
+) -> PyResult<EventStream> {
+    let mut reader = PyReader(source);
+    let mut head = Vec::with_capacity(4096);
+    (&mut reader).take(4096).read_to_end(&mut head)?;
+    let from = resolve(&head, format)?;
+    if from != Format::Xml {
+        reader.read_to_end(&mut head)?;
+        return stream_bytes(PyBytes::new(py, &head), Some(from.name()));
+    }
+    let input: Box<dyn Read> = Box::new(std::io::Cursor::new(head).chain(reader));
+    Ok(EventStream {
+        dec: Some(Source::Xml(Box::new(binxml::xml_reader(
+            input,
+            &DecodeOptions::default(),
+        )))),
+        input: Input::Bytes(None),
+        released: 0,
+        batches: 0,
+    })
+}
+
+fn stream_mapped(file: &std::fs::File, format: Format) -> PyResult<EventStream> {
+    let (input, bytes) = map(file)?;
+    start(input, bytes, Some(format.name()))
 }
 
 /// Events of a document in memory, decoded as they are asked for.
@@ -254,5 +378,5 @@ pub fn stream_bytes(data: Bound<'_, PyBytes>, format: Option<&str>) -> PyResult<
     // SAFETY: a bytes object is immutable and lives as long as the stream keeps it (in
     // `input`, dropped after the decoder).
     let bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(b.as_ptr(), b.len()) };
-    start(Input::Bytes(data.clone().unbind()), bytes, format)
+    start(Input::Bytes(Some(data.clone().unbind())), bytes, format)
 }

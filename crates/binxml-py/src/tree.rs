@@ -32,6 +32,27 @@ enum Source {
     Owned(#[allow(dead_code)] Vec<u8>),
 }
 
+/// Hashes a node id by one multiplication: the standard hasher (SipHash) cost more than the
+/// rest of a proxy's lookup, and node ids are not chosen by an adversary.
+#[derive(Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0 ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type IdMap<V> = HashMap<NodeId, V, std::hash::BuildHasherDefault<IdHasher>>;
+
 /// A parsed document: the arena, the input it borrows from, and the live proxies.
 #[pyclass(frozen, module = "binxml._binxml")]
 pub struct Tree {
@@ -42,7 +63,7 @@ pub struct Tree {
     /// The live proxies, not owned (a `PyObject*` each): a proxy keeps its tree alive, and
     /// removes itself from here when it is freed ([`Element`]'s `Drop`), so that there is no
     /// reference cycle and a tree goes as soon as nothing uses it (lxml's back-pointers).
-    proxies: Mutex<HashMap<NodeId, usize>>,
+    proxies: Mutex<IdMap<usize>>,
     /// The tails of detached elements (ElementTree keeps an element's tail with it).
     tails: Mutex<HashMap<NodeId, Vec<NodeId>>>,
 }
@@ -52,7 +73,7 @@ impl Tree {
         Tree {
             doc: RwLock::new(doc),
             source,
-            proxies: Mutex::new(HashMap::new()),
+            proxies: Mutex::new(IdMap::default()),
             tails: Mutex::new(HashMap::new()),
         }
     }
@@ -176,6 +197,27 @@ pub fn parse_file(
         .allow_threads(|| binxml::parse_tree_with(from, bytes, &DecodeOptions::default()))
         .map_err(err)?;
     Ok(Tree::new(doc, Source::Owned(v)))
+}
+
+/// The iterator `Element.iter` returns: the elements it found, each proxy made when reached.
+#[pyclass(module = "binxml._binxml")]
+pub struct ElementIter {
+    tree: Py<Tree>,
+    ids: std::vec::IntoIter<NodeId>,
+}
+
+#[pymethods]
+impl ElementIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<Element>>> {
+        match self.ids.next() {
+            Some(id) => proxy(self.tree.bind(py), id).map(Some),
+            None => Ok(None),
+        }
+    }
 }
 
 /// An element of a tree kept on the Rust side; behaves as `xml.etree.ElementTree.Element`.
@@ -905,11 +947,13 @@ impl Element {
                 .map(|n| n.id())
                 .collect()
         };
-        let list = PyList::empty(py);
-        for id in ids {
-            list.append(proxy(self.tree(py), id)?)?;
-        }
-        Ok(list.try_iter()?.into_any().unbind())
+        // Proxies made as the iteration reaches them (a loop that lets go of each element
+        // keeps one alive at a time, not one per element).
+        let it = ElementIter {
+            tree: self.tree.clone_ref(py),
+            ids: ids.into_iter(),
+        };
+        Ok(Py::new(py, it)?.into_any())
     }
 
     /// The text of this element and its descendants, with the tails inside, in document order

@@ -132,6 +132,25 @@ impl<'a> Builder<'a> {
         NameId(id)
     }
 
+    /// [`Self::intern`] for a name that lives only for the call (a transient event's): copied
+    /// only when the table has no entry for it in its cache slot.
+    #[inline(always)]
+    pub(crate) fn intern_transient(&mut self, q: &QName<'_>) -> NameId {
+        let slot = name_slot(q);
+        let cached = self.name_cache[slot];
+        if let Some(n) = self.doc.names.get((cached as usize).wrapping_sub(1))
+            && same_str(&n.local, &q.local)
+            && same_str(&n.prefix, &q.prefix)
+            && same_str(&n.namespace, &q.namespace)
+        {
+            return NameId(cached - 1);
+        }
+        let id = self.doc.names.len() as u32;
+        self.doc.names.push(q.borrowed().into_owned());
+        self.name_cache[slot] = id + 1;
+        NameId(id)
+    }
+
     #[inline(always)]
     pub(crate) fn leaf(&mut self, kind: NodeKind<'a>) -> Result<()> {
         let Some(&(parent, _)) = self.open.last() else {
@@ -172,6 +191,23 @@ impl<'a> Builder<'a> {
             return Err(Self::after_end());
         };
         let name = self.intern(name);
+        self.open_element(parent, name);
+        Ok(())
+    }
+
+    /// The element of a transient event: its name looked up without a copy.
+    #[inline(always)]
+    pub(crate) fn start_element_transient(&mut self, name: &QName<'_>) -> Result<()> {
+        let Some(&(parent, _)) = self.open.last() else {
+            return Err(Self::after_end());
+        };
+        let name = self.intern_transient(name);
+        self.open_element(parent, name);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn open_element(&mut self, parent: u32, name: NameId) {
         let id = self.doc.nodes.len() as u32;
         let element = Element {
             name,
@@ -191,7 +227,6 @@ impl<'a> Builder<'a> {
         });
         self.pending.push(NodeId(id));
         self.open.push((id, self.pending.len() as u32));
-        Ok(())
     }
 
     #[inline(always)]
@@ -383,5 +418,15 @@ impl<'a> binxml_core::EventSink<'a> for Builder<'a> {
     }
     fn event(&mut self, event: Event<'a>) -> Result<()> {
         Builder::event(self, event)
+    }
+    /// Element starts and ends copy nothing: the name is found in the name table by its cache
+    /// slot (copied once, when it is new). Everything else is kept, so copied.
+    #[inline(always)]
+    fn transient(&mut self, event: &Event<'_>) -> Result<()> {
+        match event {
+            Event::StartElement(name) => self.start_element_transient(name),
+            Event::EndElement => Builder::end_element(self),
+            other => Builder::event(self, other.borrow().into_owned()),
+        }
     }
 }

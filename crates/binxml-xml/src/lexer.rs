@@ -64,12 +64,16 @@ pub(crate) enum Token<'x> {
 pub(crate) struct LexError {
     pub pos: usize,
     pub msg: String,
+    /// The text ended inside the token and more of the document is to come (the lexer is
+    /// partial): not an error yet, the token is read again over a longer text.
+    pub more: bool,
 }
 
 fn lex_err<T>(pos: usize, msg: impl Into<String>) -> Result<T, LexError> {
     Err(LexError {
         pos,
         msg: msg.into(),
+        more: false,
     })
 }
 
@@ -206,6 +210,11 @@ const LINEAR_DUP_CHECK: usize = 16;
 pub(crate) struct Lexer<'x> {
     src: &'x str,
     pos: usize,
+    /// `src` is a window over a document whose rest is still to come: a token that reaches the
+    /// end of `src` (or an error that the rest could change) is reported with `more` set.
+    partial: bool,
+    /// Names of the elements opened in earlier windows, still open (below `stack`).
+    outer: Vec<String>,
     /// The attributes of the last start tag.
     pub attrs: Vec<RawAttr<'x>>,
     /// Attribute names of the current tag, used instead of a linear scan for tags with many.
@@ -219,6 +228,8 @@ impl<'x> Lexer<'x> {
         Lexer {
             src,
             pos: 0,
+            partial: false,
+            outer: Vec::new(),
             attrs: Vec::new(),
             attr_set: HashSet::new(),
             stack: Vec::new(),
@@ -230,6 +241,54 @@ impl<'x> Lexer<'x> {
         self.src
     }
 
+    /// Whether the text is a window with more of the document to come.
+    pub fn partial(&self) -> bool {
+        self.partial
+    }
+
+    /// Goes on over the next window of the document (`src`, starting where the last token read
+    /// ended; `partial`: more is to come): the names of the open elements are kept, as owned
+    /// strings, since they belong to the window being left.
+    pub fn into_window<'y>(self, src: &'y str, partial: bool) -> Lexer<'y> {
+        let mut outer = self.outer;
+        outer.extend(self.stack.iter().map(|s| s.to_string()));
+        Lexer {
+            src,
+            pos: 0,
+            partial,
+            outer,
+            attrs: Vec::new(),
+            attr_set: HashSet::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// An error that more input may turn into a token: reported with `more` when the lexer is
+    /// partial and `at_end` (the condition that failed ran into the end of the text).
+    #[cold]
+    #[inline(never)]
+    fn end_err<T>(&self, at_end: bool, pos: usize, msg: impl Into<String>) -> Result<T, LexError> {
+        Err(LexError {
+            pos,
+            msg: msg.into(),
+            more: self.partial && at_end,
+        })
+    }
+
+    /// The name of the innermost open element.
+    fn open_name(&self) -> Option<&str> {
+        match self.stack.last() {
+            Some(&s) => Some(s),
+            None => self.outer.last().map(String::as_str),
+        }
+    }
+
+    fn pop_open(&mut self) {
+        if self.stack.pop().is_none() {
+            self.outer.pop();
+        }
+    }
+
     /// Offset of the next token.
     pub fn pos(&self) -> usize {
         self.pos
@@ -237,7 +296,7 @@ impl<'x> Lexer<'x> {
 
     /// Number of elements opened and not closed.
     pub fn depth(&self) -> usize {
-        self.stack.len()
+        self.stack.len() + self.outer.len()
     }
 
     /// The end of the name starting at `i` (`i` itself when there is none) and the offset in it
@@ -370,7 +429,11 @@ impl<'x> Lexer<'x> {
         }
         let short = i;
         let Some(e) = memchr::memchr(q, &rest[short..]).map(|e| short + e) else {
-            return lex_err(vs - 1, format!("unterminated value of attribute {aname:?}"));
+            return self.end_err(
+                true,
+                vs - 1,
+                format!("unterminated value of attribute {aname:?}"),
+            );
         };
         // Tab, line feed and carriage return are the only bytes below 0x20 in the input
         // (checked up front), so `< 0x20` finds them.
@@ -401,11 +464,15 @@ impl<'x> Lexer<'x> {
         let b = self.src.as_bytes();
         let start = self.pos;
         match b.get(start) {
+            None if self.partial => self.end_err(true, start, "the input ended"),
             None => Ok(Token::Eof),
             Some(b'<') => self.markup(start),
             Some(_) => {
                 let (end, amp, cr) = scan_text(&b[start..]);
                 let end = start + end;
+                if end == b.len() && self.partial {
+                    return self.end_err(true, start, "the input ended in character data");
+                }
                 // `]]>` may not appear in character data (XML 1.0, production [14]); a '>' is
                 // rare in text, so the search for it is the whole cost in the common case.
                 if let Some(gt) = memchr::memchr(b'>', &b[start..end])
@@ -439,29 +506,29 @@ impl<'x> Lexer<'x> {
                 if rest.starts_with(b"<!--") {
                     let from = start + 4;
                     let Some(k) = memchr::memmem::find(&b[from..], b"--").map(|k| from + k) else {
-                        return lex_err(start, "unterminated comment");
+                        return self.end_err(true, start, "unterminated comment");
                     };
                     if b.get(k + 2) != Some(&b'>') {
-                        return lex_err(k, "'--' inside a comment");
+                        return self.end_err(k + 2 >= b.len(), k, "'--' inside a comment");
                     }
                     self.pos = k + 3;
                     Ok(Token::Comment(&self.src[from..k]))
                 } else if rest.starts_with(b"<![CDATA[") {
                     let from = start + 9;
                     let Some(k) = memchr::memmem::find(&b[from..], b"]]>").map(|k| from + k) else {
-                        return lex_err(start, "unterminated CDATA section");
+                        return self.end_err(true, start, "unterminated CDATA section");
                     };
                     self.pos = k + 3;
                     Ok(Token::CData(&self.src[from..k]))
                 } else if rest.starts_with(b"<!DOCTYPE") {
                     self.doctype(start)
                 } else {
-                    lex_err(start, "unknown markup after '<!'")
+                    self.end_err(rest.len() < 9, start, "unknown markup after '<!'")
                 }
             }
             Some(&c) if name_start(c) => self.start_tag(start),
             Some(_) => lex_err(start, "'<' not followed by a name"),
-            None => lex_err(start, "unexpected end of input after '<'"),
+            None => self.end_err(true, start, "unexpected end of input after '<'"),
         }
     }
 
@@ -469,14 +536,14 @@ impl<'x> Lexer<'x> {
         let b = self.src.as_bytes();
         let ns = start + 2;
         // The common case: the name of the open element, compared at once (no name scan).
-        if let Some(&open) = self.stack.last() {
+        if let Some(open) = self.open_name() {
             let ne = ns + open.len();
             if b[ns..].starts_with(open.as_bytes())
                 && !b.get(ne).is_some_and(|&c| NAME[c as usize] || c == b':')
             {
                 let i = self.skip_ws(ne);
                 if b.get(i) == Some(&b'>') {
-                    self.stack.pop();
+                    self.pop_open();
                     self.pos = i + 1;
                     return Ok(Token::End);
                 }
@@ -484,15 +551,20 @@ impl<'x> Lexer<'x> {
         }
         let (ne, _) = self.name_end(ns);
         if ne == ns {
-            return lex_err(start, "end tag without a valid name");
+            return self.end_err(ns >= b.len(), start, "end tag without a valid name");
         }
         let name = &self.src[ns..ne];
         let i = self.skip_ws(ne);
         if b.get(i) != Some(&b'>') {
-            return lex_err(i, format!("expected '>' to close the end tag </{name}>"));
+            return self.end_err(
+                i >= b.len(),
+                i,
+                format!("expected '>' to close the end tag </{name}>"),
+            );
         }
-        match self.stack.pop() {
-            Some(open) if open == name => {}
+        // Looked at, then popped: an error leaves the lexer as it was.
+        match self.open_name() {
+            Some(open) if open == name => self.pop_open(),
             Some(open) => {
                 return lex_err(
                     start,
@@ -515,7 +587,11 @@ impl<'x> Lexer<'x> {
         let ts = start + 2;
         let (te, _) = self.name_end(ts);
         if te == ts {
-            return lex_err(start, "processing instruction without a valid target");
+            return self.end_err(
+                ts >= b.len(),
+                start,
+                "processing instruction without a valid target",
+            );
         }
         let target = &self.src[ts..te];
         if b[te..].starts_with(b"?>") {
@@ -523,13 +599,14 @@ impl<'x> Lexer<'x> {
             return Ok(Token::Pi { target, data: "" });
         }
         if !b.get(te).is_some_and(|&c| is_ws(c)) {
-            return lex_err(
+            return self.end_err(
+                te + 2 > b.len(),
                 te,
                 format!("unexpected character after the processing instruction target {target:?}"),
             );
         }
         let Some(end) = memchr::memmem::find(&b[te..], b"?>").map(|k| te + k) else {
-            return lex_err(start, "unterminated processing instruction");
+            return self.end_err(true, start, "unterminated processing instruction");
         };
         self.pos = end + 2;
         Ok(Token::Pi {
@@ -560,7 +637,9 @@ impl<'x> Lexer<'x> {
                 b'<' if subset && b[i..].starts_with(b"<!--") => {
                     match memchr::memmem::find(&b[i + 4..], b"-->") {
                         Some(k) => i += 4 + k + 3,
-                        None => return lex_err(i, "unterminated comment in the DOCTYPE"),
+                        None => {
+                            return self.end_err(true, i, "unterminated comment in the DOCTYPE");
+                        }
                     }
                     continue;
                 }
@@ -568,7 +647,8 @@ impl<'x> Lexer<'x> {
                     match memchr::memmem::find(&b[i + 2..], b"?>") {
                         Some(k) => i += 2 + k + 2,
                         None => {
-                            return lex_err(
+                            return self.end_err(
+                                true,
                                 i,
                                 "unterminated processing instruction in the DOCTYPE",
                             );
@@ -584,7 +664,7 @@ impl<'x> Lexer<'x> {
             }
             i += 1;
         }
-        lex_err(start, "unterminated DOCTYPE declaration")
+        self.end_err(true, start, "unterminated DOCTYPE declaration")
     }
 
     fn start_tag(&mut self, start: usize) -> Result<Token<'x>, LexError> {
@@ -614,7 +694,11 @@ impl<'x> Lexer<'x> {
                 }
                 Some(b'/') => {
                     if b.get(i + 1) != Some(&b'>') {
-                        return lex_err(i, format!("expected '>' after '/' in the tag <{name}>"));
+                        return self.end_err(
+                            i + 1 >= b.len(),
+                            i,
+                            format!("expected '>' after '/' in the tag <{name}>"),
+                        );
                     }
                     self.pos = i + 2;
                     return Ok(Token::Start {
@@ -624,7 +708,9 @@ impl<'x> Lexer<'x> {
                         colon,
                     });
                 }
-                None => return lex_err(start, format!("unterminated start tag <{name}>")),
+                None => {
+                    return self.end_err(true, start, format!("unterminated start tag <{name}>"));
+                }
                 Some(_) => {}
             }
             // An attribute.
@@ -649,13 +735,18 @@ impl<'x> Lexer<'x> {
             let aname = &self.src[an..ae];
             i = self.skip_ws(ae);
             if b.get(i) != Some(&b'=') {
-                return lex_err(i, format!("expected '=' after attribute {aname:?}"));
+                return self.end_err(
+                    i >= b.len(),
+                    i,
+                    format!("expected '=' after attribute {aname:?}"),
+                );
             }
             i = self.skip_ws(i + 1);
             let q = match b.get(i) {
                 Some(&q @ (b'"' | b'\'')) => q,
                 _ => {
-                    return lex_err(
+                    return self.end_err(
+                        i >= b.len(),
                         i,
                         format!("expected a quoted value for attribute {aname:?}"),
                     );

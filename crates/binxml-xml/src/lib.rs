@@ -9,6 +9,7 @@
 mod dtd;
 mod lexer;
 mod names;
+mod read;
 mod reader;
 mod writer;
 
@@ -18,6 +19,7 @@ use std::borrow::Cow;
 use binxml_core::{Decoder, Error, Event, Result};
 
 pub use dtd::{Dtd, DtdError, Entity};
+pub use read::{DEFAULT_CHUNK, SLACK, XmlReadDecoder};
 pub use reader::XmlDecoder;
 pub use writer::{XmlWriter, XmlWriterOptions, encode, escape_attr, escape_text};
 
@@ -95,6 +97,27 @@ pub fn to_utf8(input: &[u8]) -> Result<Cow<'_, [u8]>> {
         bytes.splice(at..at + label.len(), b"UTF-8".iter().copied());
     }
     Ok(Cow::Owned(bytes))
+}
+
+/// Whether a document starting with `head` (its first kilobyte is enough) is UTF-8 as it
+/// stands: no UTF-16 byte-order mark or pattern, and no XML declaration naming another encoding
+/// (US-ASCII is UTF-8). Such a document is decoded as it is read ([`XmlReadDecoder`]); any
+/// other is transcoded whole first ([`to_utf8`]).
+pub fn is_utf8_document(head: &[u8]) -> bool {
+    if matches!(
+        head,
+        [0xFF, 0xFE, ..] | [b'<', 0, b'?', 0, ..] | [0xFE, 0xFF, ..] | [0, b'<', 0, b'?', ..]
+    ) {
+        return false;
+    }
+    match declared_encoding(head) {
+        None => true,
+        Some((label, _)) => {
+            label.eq_ignore_ascii_case("utf-8")
+                || label.eq_ignore_ascii_case("us-ascii")
+                || label.eq_ignore_ascii_case("ascii")
+        }
+    }
 }
 
 /// The names under which a UTF-16 document may declare its encoding.

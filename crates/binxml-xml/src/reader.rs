@@ -10,6 +10,7 @@
 
 use binxml_core::Format;
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -66,6 +67,14 @@ pub struct XmlDecoder<'a> {
     nsattrs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
     /// Raw attribute names of the current tag, kept when the DTD declares defaults for it.
     seen_raw: Vec<Cow<'a, str>>,
+    /// Line and column of `input`'s first byte in the document (it is a window of it when
+    /// read by [`crate::XmlReadDecoder`]).
+    line_at: (u64, u64),
+    /// Set when the window ended inside a token and more of the document is to come: the
+    /// error returned with it is not one (see [`crate::XmlReadDecoder`]).
+    need_more: Cell<bool>,
+    /// Invalid input past the end of the window's text: the error once the decoder gets there.
+    deferred: Option<(usize, &'static str)>,
 }
 
 /// A start tag of the document being turned into events one at a time; its attributes are the
@@ -323,20 +332,141 @@ impl<'a> XmlDecoder<'a> {
             tag: TagState::default(),
             nsattrs: Vec::new(),
             seen_raw: Vec::new(),
+            line_at: (1, 1),
+            need_more: Cell::new(false),
+            deferred: None,
         }
     }
 
-    fn err(&self, pos: u64, msg: impl Into<String>) -> Error {
+    /// The decoder's state with nothing borrowed from the window it read: possible between
+    /// tokens only (after [`Self::needs_more`] or the end), which is where it is called.
+    pub(crate) fn detach(self) -> XmlDecoder<'static> {
+        let owned =
+            |(p, u): (Cow<'a, str>, Cow<'a, str>)| -> (Cow<'static, str>, Cow<'static, str>) {
+                (Cow::Owned(p.into_owned()), Cow::Owned(u.into_owned()))
+            };
+        XmlDecoder {
+            input: &[],
+            base: self.base,
+            lex: self.lex.into_window("", true),
+            limits: self.limits,
+            phase: self.phase,
+            pending: self
+                .pending
+                .into_iter()
+                .map(|(p, e)| (p, e.into_owned()))
+                .collect(),
+            text: self.text.map(|(p, t)| (p, Cow::Owned(t.into_owned()))),
+            ns: self.ns.into_iter().map(owned).collect(),
+            ns_marks: self.ns_marks,
+            depth: self.depth,
+            dtd: self.dtd,
+            external_dtd: self.external_dtd,
+            doctype_seen: self.doctype_seen,
+            standalone: self.standalone,
+            expanded: self.expanded,
+            entity_stack: self.entity_stack,
+            last_offset: self.last_offset,
+            utf8_error: None,
+            tag: TagState::default(),
+            nsattrs: Vec::new(),
+            seen_raw: Vec::new(),
+            line_at: self.line_at,
+            need_more: Cell::new(false),
+            deferred: None,
+        }
+    }
+
+    /// Goes on over the next window of the document: `window` starts where the last token
+    /// read ended, at byte `base` of the document, at line and column `line_at`; `partial`:
+    /// more of the document is to come. The window is checked as UTF-8 here; invalid input
+    /// in it is reported when the decoder reaches it (at once in the first window, as
+    /// [`Self::with_limits`] does).
+    pub(crate) fn attach(
+        prev: XmlDecoder<'static>,
+        window: &'a [u8],
+        base: u64,
+        line_at: (u64, u64),
+        partial: bool,
+    ) -> XmlDecoder<'a> {
+        let (text, mut bad) = match std::str::from_utf8(window) {
+            Ok(s) => (s, None),
+            Err(e) => {
+                let v = e.valid_up_to();
+                let s = std::str::from_utf8(&window[..v]).unwrap_or_default();
+                // A character cut by the end of a partial window is no error.
+                let cut = partial && e.error_len().is_none();
+                (s, (!cut).then_some((v, "invalid UTF-8")))
+            }
+        };
+        let text = match first_non_xml_char(text) {
+            Some(at) => {
+                bad = Some((at, "a character not allowed in XML"));
+                &text[..at]
+            }
+            None => text,
+        };
+        let first = prev.phase == Phase::Start;
+        let mut dec: XmlDecoder<'a> = prev;
+        dec.input = window;
+        dec.base = base;
+        dec.line_at = line_at;
+        dec.lex = std::mem::replace(&mut dec.lex, Lexer::new(""))
+            .into_window(text, partial || bad.is_some());
+        dec.need_more.set(false);
+        if first && bad.is_some() {
+            dec.utf8_error = bad;
+        } else {
+            dec.deferred = bad;
+        }
+        dec
+    }
+
+    /// The last call stopped at the end of the window, in a token that more of the document
+    /// may complete: the error it returned is not one.
+    pub(crate) fn needs_more(&self) -> bool {
+        self.need_more.get()
+    }
+
+    /// The offset in the window of the first byte not read yet (the next token's).
+    pub(crate) fn consumed(&self) -> usize {
+        self.lex.pos()
+    }
+
+    /// Line and column in the document of byte `pos` of the window.
+    fn line_col(&self, pos: u64) -> (u64, u64) {
         let (l, c) = line_col(self.input, pos as usize);
+        match (l, self.line_at) {
+            (1, (l0, c0)) => (l0, c0 + c - 1),
+            (l, (l0, _)) => (l0 + l - 1, c),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn err(&self, pos: u64, msg: impl Into<String>) -> Error {
+        let (l, c) = self.line_col(pos);
         Error::malformed(FMT, pos + self.base, msg).with_line_col(l, c)
     }
 
+    #[cold]
+    #[inline(never)]
     fn limit_err(&self, pos: u64, msg: impl Into<String>) -> Error {
-        let (l, c) = line_col(self.input, pos as usize);
+        let (l, c) = self.line_col(pos);
         Error::limit(FMT, pos + self.base, msg).with_line_col(l, c)
     }
 
+    #[cold]
+    #[inline(never)]
     fn lex_err(&self, e: LexError) -> Error {
+        if e.more {
+            // The token runs into the end of the window's text: the document goes on after it,
+            // or the text stops at input that is not XML, which is the error then.
+            if let Some((at, what)) = self.deferred {
+                return self.err(at as u64, what);
+            }
+            self.need_more.set(true);
+        }
         self.err(e.pos as u64, e.msg)
     }
 
@@ -393,12 +523,26 @@ impl<'a> XmlDecoder<'a> {
         if let Some((at, what)) = self.utf8_error {
             return Err(self.err(at as u64, what));
         }
-        self.phase = Phase::Prolog;
         let src = self.lex.src();
         let b = src.as_bytes();
+        if b.len() < 6 && self.lex.partial() {
+            // Too little of the document to tell whether it starts with an XML declaration.
+            return Err(self.lex_err(LexError {
+                pos: 0,
+                msg: "the input ended".into(),
+                more: true,
+            }));
+        }
+        self.phase = Phase::Prolog;
         if b.starts_with(b"<?xml") && matches!(b.get(5), Some(b' ' | b'\t' | b'\r' | b'\n' | b'?'))
         {
-            let tok = self.lex.next_token().map_err(|e| self.lex_err(e))?;
+            let tok = match self.lex.next_token() {
+                Ok(t) => t,
+                Err(e) => {
+                    self.phase = Phase::Start;
+                    return Err(self.lex_err(e));
+                }
+            };
             if let Token::Pi {
                 target: "xml",
                 data,

@@ -147,6 +147,27 @@ pub fn convert_with<W: Write>(
     AnyEncoder::new(to, out, eopts).encode_from(&mut decoder)
 }
 
+/// A pull decoder of an XML document read from `reader` as it is decoded, with `opts`'
+/// limits: the memory it holds is a window of the document (256 KiB, or the longest token)
+/// and that window's events, however long the document; events and errors are those of
+/// [`AnyDecoder`] over the whole document ([`xml::XmlReadDecoder`] says where they differ).
+/// Documents in another encoding than UTF-8 are read whole and transcoded first.
+///
+/// ```
+/// use binxml::{Decoder, Event};
+/// let doc: &[u8] = b"<log><e>1</e><e>2</e></log>";
+/// let mut dec = binxml::xml_reader(doc, &binxml::DecodeOptions::default());
+/// let mut ends = 0;
+/// while let Some(ev) = dec.next_event()? {
+///     ends += matches!(ev, Event::EndElement) as usize;
+/// }
+/// assert_eq!(ends, 3);
+/// # Ok::<(), binxml::Error>(())
+/// ```
+pub fn xml_reader<R: std::io::Read>(reader: R, opts: &DecodeOptions) -> xml::XmlReadDecoder<R> {
+    xml::XmlReadDecoder::with_limits(reader, opts.limits.clone())
+}
+
 /// Parses a document of any format into the tree, by push decoding
 /// ([`Document::parse`]).
 pub fn parse_tree<'a>(format: Format, input: &'a [u8]) -> Result<Document<'a>> {

@@ -23,9 +23,9 @@ import xml.etree.ElementTree as ET
 from ._binxml import BinxmlError, detect, encode as _encode, events as _events, formats
 from ._binxml import Schema, XebuSchema, Element, Tree as _Tree
 from ._binxml import sign_cms, sign_xml, verify_cms, verify_xml
-from ._binxml import convert as _convert
+from ._binxml import convert as _convert, convert_file as _convert_file
 from ._binxml import parse_file as _parse_file, parse_tree as _parse_tree
-from ._binxml import stream_bytes as _stream_bytes, stream_file as _stream_file
+from ._binxml import stream_bytes as _stream_bytes, stream_file as _stream_file, stream_reader as _stream_reader
 from ._binxml import __version__
 
 __all__ = [
@@ -105,6 +105,9 @@ def convert(data, to, from_=None, indent=None, exi=None, schema=None, xebu_schem
     ``xebu_schema``: an ``XebuSchema`` (``binxml.XebuSchema("notify.rnc")``, RELAX NG) for
     XebuS, Xebu with the schema's omission automata, both ways.
     """
+    if isinstance(data, (str, os.PathLike)):
+        # Mapped by Rust, not read into a bytes object first.
+        return _convert_file(os.fspath(data), to, from_, indent, exi, schema, xebu_schema)
     return _convert(_read(data), to, from_, indent, exi, schema, xebu_schema)
 
 
@@ -123,8 +126,11 @@ def _stream(source, format):
             except (OSError, io.UnsupportedOperation):
                 pass
         if hasattr(source, "read"):
-            data = source.read()
-            return _stream_bytes(_bytes(data) if isinstance(data, str) else bytes(data), format)
+            if isinstance(source, io.TextIOBase):
+                data = source.read()
+                return _stream_bytes(_bytes(data), format)
+            # Read as it is decoded when it is XML (any other format is read whole first).
+            return _stream_reader(source, format)
     except BinxmlError as e:
         raise _parse_error(e) from None
     raise TypeError(f"cannot read a document from {type(source).__name__}")
@@ -150,8 +156,8 @@ def events(source, format=None):
     """The document's events, decoded as they are asked for (in batches, with the GIL
     released), as tuples: ``("start", namespace, local, prefix)``, ``("ns", prefix, uri)``,
     ``("attr", namespace, local, prefix, value)``, ``("text", text)``, ``("comment", text)``,
-    ``("pi", target, data)``, ``("end",)``. ``source``: a path, bytes or a file object (a file
-    on disk is mapped, not read)."""
+    ``("pi", target, data)``, ``("end",)``. ``source``: a path, bytes or a file object (an XML
+    file on disk is read as it is decoded, a binary one mapped)."""
     for batch in _batches(_stream(source, format)):
         yield from batch
 
@@ -229,8 +235,8 @@ def iterparse(source, events=None, parser=None, format=None):
     ``"start"``, ``"end"`` (elements, ``xml.etree.ElementTree.Element``), ``"start-ns"``
     (``(prefix, uri)``), ``"end-ns"`` (None), ``"comment"``, ``"pi"``. The document is decoded
     as the iteration goes, with the GIL released; with ``elem.clear()`` on the elements done
-    with, memory stays small however large the document (a file is mapped and the pages read
-    are given back)."""
+    with, memory stays small however large the document (an XML file is read as it is decoded
+    through a bounded window; a binary one is mapped and the pages read are given back)."""
     return _IterParse(source, events, format)
 
 
