@@ -283,7 +283,7 @@ fn encode_built(b: build::Builder, rule: Rule) -> Result<(Vec<u8>, Stats)> {
         }
         Rule::Ber => {
             let (mut v, stats, refs, flat, _) = b.finish_parts()?;
-            let texts: Vec<&str> = refs.texts.iter().map(|s| &**s).collect();
+            let texts: Vec<&str> = refs.texts.iter().collect();
             let resolve = !refs.strings.is_empty() || !refs.names.is_empty();
             if resolve {
                 v.resolve(&refs.strings, &texts, &refs.names);

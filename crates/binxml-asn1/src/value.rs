@@ -99,7 +99,7 @@ pub(crate) struct Refs {
     /// table position of string id, or [`NOT_IN_TABLE`]
     pub strings: Vec<u32>,
     /// the text of string id (for those written inline)
-    pub texts: Vec<Box<str>>,
+    pub texts: crate::build::Texts,
     /// table position of name id
     pub names: Vec<u32>,
 }

@@ -3,10 +3,10 @@
 //! sequence numbers that checkpoints and rollback use).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::hash::BuildHasher;
 
 use binxml_core::QName;
-use binxml_core::hash::FastState;
+use binxml_core::hash::{FastState, bytes_eq};
 
 pub const SLOTS: usize = 256;
 
@@ -128,104 +128,303 @@ impl<'l> DecoderTables<'l> {
 
 #[derive(Clone)]
 struct Slot {
-    key: Option<Box<[u8]>>,
-    last_used: u64,
+    /// The key (its buffer kept when the slot is freed, for the next key).
+    key: Vec<u8>,
+    live: bool,
+    hash: u32,
     /// The encoder's definition sequence number when this slot was (re)defined.
     def_seq: u64,
+    /// The neighbours in the recency list (`NIL` at its ends): `prev` more recently used.
+    prev: u16,
+    next: u16,
 }
 
+const NIL: u16 = u16::MAX;
+
+/// Positions of the key index: twice the most slots, so that it is at most half full.
+const INDEX: usize = 2 * SLOTS;
+
 /// One encoder-side cache: key bytes -> token, least-recently-used replacement.
+///
+/// The used slots form a list from the most recently used (`head`) to the least (`tail`), so
+/// that a use and an eviction cost the same whatever the size; a free slot is the lowest
+/// token not in use (tokens are handed out in order). Keys are found through an
+/// open-addressing index of tokens (linear probing, deletion by shifting back), hashed by
+/// binxml-core's seeded [`FastState`]; a slot keeps its key's buffer for the next key, so a
+/// definition allocates nothing once the slots are warm.
 #[derive(Clone)]
 pub struct EncoderCache {
-    map: HashMap<Box<[u8]>, u8, FastState>,
     slots: Vec<Slot>,
+    index: Vec<u16>,
+    state: FastState,
     size: usize,
     used: usize,
-    clock: u64,
+    head: u16,
+    tail: u16,
+    /// One bit per token: set when its slot is free.
+    free: [u64; SLOTS / 64],
 }
 
 impl EncoderCache {
     /// A cache of `size` slots (1..=256): tokens `0..size`.
     pub fn new(size: usize) -> Self {
         let size = size.clamp(1, SLOTS);
-        EncoderCache {
-            map: HashMap::default(),
+        let mut c = EncoderCache {
             slots: vec![
                 Slot {
-                    key: None,
-                    last_used: 0,
-                    def_seq: 0
+                    key: Vec::new(),
+                    live: false,
+                    hash: 0,
+                    def_seq: 0,
+                    prev: NIL,
+                    next: NIL,
                 };
                 size
             ],
+            index: vec![NIL; INDEX],
+            state: FastState::default(),
             size,
             used: 0,
-            clock: 0,
+            head: NIL,
+            tail: NIL,
+            free: [0; SLOTS / 64],
+        };
+        c.free_all();
+        c
+    }
+
+    fn free_all(&mut self) {
+        self.free = [0; SLOTS / 64];
+        for t in 0..self.size {
+            self.free[t / 64] |= 1 << (t % 64);
         }
+        self.head = NIL;
+        self.tail = NIL;
+    }
+
+    #[inline]
+    fn hash(&self, key: &[u8]) -> u32 {
+        self.state.hash_one(key) as u32
+    }
+
+    /// The index position holding token `t` (live).
+    fn position(&self, t: u16) -> usize {
+        let mut i = self.slots[t as usize].hash as usize % INDEX;
+        while self.index[i] != t {
+            i = (i + 1) % INDEX;
+        }
+        i
+    }
+
+    /// Takes live token `t` out of the index, shifting back the entries after it that
+    /// probed past its position.
+    fn unindex(&mut self, t: u16) {
+        let mut hole = self.position(t);
+        let mut j = hole;
+        loop {
+            j = (j + 1) % INDEX;
+            let u = self.index[j];
+            if u == NIL {
+                break;
+            }
+            let home = self.slots[u as usize].hash as usize % INDEX;
+            // `u` may move into the hole when its home is not in (hole, j] (cyclically)
+            let stays = if hole < j {
+                hole < home && home <= j
+            } else {
+                hole < home || home <= j
+            };
+            if !stays {
+                self.index[hole] = u;
+                hole = j;
+            }
+        }
+        self.index[hole] = NIL;
+    }
+
+    /// Takes slot `t` out of the recency list.
+    fn unlink(&mut self, t: usize) {
+        let (p, n) = (self.slots[t].prev, self.slots[t].next);
+        match p {
+            NIL => self.head = n,
+            p => self.slots[p as usize].next = n,
+        }
+        match n {
+            NIL => self.tail = p,
+            n => self.slots[n as usize].prev = p,
+        }
+    }
+
+    /// Puts slot `t` (not in the list) at its front.
+    fn push_front(&mut self, t: usize) {
+        self.slots[t].prev = NIL;
+        self.slots[t].next = self.head;
+        match self.head {
+            NIL => self.tail = t as u16,
+            h => self.slots[h as usize].prev = t as u16,
+        }
+        self.head = t as u16;
     }
 
     /// The token of `key`, marking it used.
     #[inline]
     pub fn lookup(&mut self, key: &[u8]) -> Option<u8> {
-        let t = *self.map.get(key)?;
-        self.clock += 1;
-        self.slots[t as usize].last_used = self.clock;
-        Some(t)
+        let h = self.hash(key);
+        let mut i = h as usize % INDEX;
+        let t = loop {
+            let t = self.index[i];
+            if t == NIL {
+                return None;
+            }
+            let s = &self.slots[t as usize];
+            if s.hash == h && bytes_eq(&s.key, key) {
+                break t;
+            }
+            i = (i + 1) % INDEX;
+        };
+        if self.head != t {
+            self.unlink(t as usize);
+            self.push_front(t as usize);
+        }
+        Some(t as u8)
     }
 
     /// Assigns a token to `key` (not present), evicting the least recently used entry when full.
     pub fn define(&mut self, key: &[u8], seq: u64) -> u8 {
         let t = if self.used < self.size {
-            let t = self
-                .slots
-                .iter()
-                .position(|s| s.key.is_none())
-                .expect("a free slot");
+            let w = self.free.iter().position(|&w| w != 0).expect("a free slot");
+            let t = w * 64 + self.free[w].trailing_zeros() as usize;
+            self.free[t / 64] &= !(1 << (t % 64));
             self.used += 1;
             t
         } else {
-            let (t, _) = self
-                .slots
-                .iter()
-                .enumerate()
-                .min_by_key(|(_, s)| s.last_used)
-                .expect("slots");
-            let old = self.slots[t].key.take().expect("a full slot");
-            self.map.remove(&old);
+            let t = self.tail as usize;
+            self.unlink(t);
+            self.unindex(t as u16);
             t
         };
-        self.clock += 1;
-        let boxed: Box<[u8]> = key.into();
-        self.map.insert(boxed.clone(), t as u8);
-        self.slots[t] = Slot {
-            key: Some(boxed),
-            last_used: self.clock,
-            def_seq: seq,
-        };
+        let h = self.hash(key);
+        let s = &mut self.slots[t];
+        s.key.clear();
+        s.key.extend_from_slice(key);
+        s.live = true;
+        s.hash = h;
+        s.def_seq = seq;
+        let mut i = h as usize % INDEX;
+        while self.index[i] != NIL {
+            i = (i + 1) % INDEX;
+        }
+        self.index[i] = t as u16;
+        self.push_front(t);
         t as u8
     }
 
     /// Forgets the entries defined after sequence number `seq`.
     pub fn invalidate_after(&mut self, seq: u64) {
-        for s in &mut self.slots {
-            if s.def_seq > seq
-                && let Some(k) = s.key.take()
-            {
-                self.map.remove(&k);
+        for t in 0..self.slots.len() {
+            if self.slots[t].live && self.slots[t].def_seq > seq {
+                self.unindex(t as u16);
+                self.slots[t].live = false;
+                self.unlink(t);
+                self.free[t / 64] |= 1 << (t % 64);
                 self.used -= 1;
             }
         }
     }
 
     pub fn clear(&mut self) {
-        self.map.clear();
+        self.index.fill(NIL);
         for s in &mut self.slots {
-            s.key = None;
+            s.live = false;
         }
         self.used = 0;
+        self.free_all();
     }
 
     pub fn len(&self) -> usize {
         self.used
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The replacement policy spelt out: the lowest free token, else the entry used longest
+    /// ago (a clock per use).
+    struct Naive {
+        keys: Vec<Option<(Vec<u8>, u64, u64)>>,
+        clock: u64,
+    }
+
+    impl Naive {
+        fn lookup(&mut self, key: &[u8]) -> Option<u8> {
+            self.clock += 1;
+            let c = self.clock;
+            let t = self
+                .keys
+                .iter()
+                .position(|s| s.as_ref().is_some_and(|s| s.0 == key))?;
+            self.keys[t].as_mut().expect("found").1 = c;
+            Some(t as u8)
+        }
+
+        fn define(&mut self, key: &[u8], seq: u64) -> u8 {
+            self.clock += 1;
+            let t = match self.keys.iter().position(|s| s.is_none()) {
+                Some(t) => t,
+                None => (0..self.keys.len())
+                    .min_by_key(|&t| self.keys[t].as_ref().expect("full").1)
+                    .expect("slots"),
+            };
+            self.keys[t] = Some((key.to_vec(), self.clock, seq));
+            t as u8
+        }
+
+        fn invalidate_after(&mut self, seq: u64) {
+            for s in &mut self.keys {
+                if s.as_ref().is_some_and(|s| s.2 > seq) {
+                    *s = None;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lru_cache_matches_the_policy() {
+        for size in [1, 3, 64, 200] {
+            let mut c = EncoderCache::new(size);
+            let mut n = Naive {
+                keys: vec![None; size],
+                clock: 0,
+            };
+            let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+            for seq in 0..20_000u64 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let key = format!("k{}", x % (size as u64 * 2 + 1));
+                if x.is_multiple_of(97) {
+                    c.invalidate_after(seq.saturating_sub(x % 50));
+                    n.invalidate_after(seq.saturating_sub(x % 50));
+                    assert_eq!(c.len(), n.keys.iter().filter(|s| s.is_some()).count());
+                    continue;
+                }
+                if x.is_multiple_of(1013) {
+                    c.clear();
+                    n.keys.iter_mut().for_each(|s| *s = None);
+                    continue;
+                }
+                let got = c.lookup(key.as_bytes());
+                assert_eq!(got, n.lookup(key.as_bytes()), "size {size}, step {seq}");
+                if got.is_none() {
+                    assert_eq!(
+                        c.define(key.as_bytes(), seq),
+                        n.define(key.as_bytes(), seq),
+                        "size {size}, step {seq}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -66,7 +66,7 @@ impl Builder {
                 for &(p, u) in &flat.scopes[s as usize..(s + n) as usize] {
                     for r in [p, u] {
                         if r != NO_STR && r & INLINE == 0 {
-                            self.strings.strings[r as usize].1 += 1;
+                            self.strings.count_again(r);
                         }
                     }
                 }

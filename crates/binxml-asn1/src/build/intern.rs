@@ -1,40 +1,207 @@
-//! The builder's string interning (hashed by binxml-core's seeded [`FastState`]).
+//! The builder's string interning: every distinct string once in one growing buffer, found
+//! again through an open-addressing index of ids (hashed by binxml-core's seeded
+//! [`FastState`], so colliding strings cannot be prepared in advance). A document has as many
+//! distinct strings as it has distinct values; one allocation each would dominate encoding.
 
-use std::collections::HashMap;
+use std::hash::BuildHasher;
 
-use binxml_core::hash::FastState;
+use binxml_core::hash::{FastState, bytes_eq};
 
+/// Strings one after the other in one buffer, each found by its id.
 #[derive(Default)]
+pub(crate) struct Texts {
+    text: String,
+    /// Where each string ends in `text` (it starts where the one before ends).
+    ends: Vec<usize>,
+}
+
+impl Texts {
+    fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+    }
+
+    /// The strings in id order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.ends.len()).map(|i| &self[i])
+    }
+}
+
+impl std::ops::Index<usize> for Texts {
+    type Output = str;
+
+    fn index(&self, id: usize) -> &str {
+        let start = if id == 0 { 0 } else { self.ends[id - 1] };
+        &self.text[start..self.ends[id]]
+    }
+}
+
+/// An empty slot of the index.
+const EMPTY: u32 = u32::MAX;
+
 pub(super) struct Interner {
-    ids: HashMap<Box<str>, u32, FastState>,
-    pub(super) strings: Vec<(Box<str>, u32)>,
+    texts: Texts,
+    /// Uses of each string.
+    counts: Vec<u32>,
+    /// Ids by hash (linear probing); a power of two in size, at most half full.
+    slots: Vec<u32>,
+    /// Each string's hash, so that growing the index hashes nothing again.
+    hashes: Vec<u32>,
+    state: FastState,
+}
+
+impl Default for Interner {
+    fn default() -> Self {
+        Interner {
+            texts: Texts::default(),
+            counts: Vec::new(),
+            slots: vec![EMPTY; 64],
+            hashes: Vec::new(),
+            state: FastState::default(),
+        }
+    }
 }
 
 impl Interner {
+    /// The id of `s`, counting one more use.
     pub(super) fn intern(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.ids.get(s) {
-            self.strings[id as usize].1 += 1;
-            return id;
+        let h = self.state.hash_one(s.as_bytes()) as u32;
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let id = self.slots[i];
+            if id == EMPTY {
+                break;
+            }
+            if self.hashes[id as usize] == h
+                && bytes_eq(self.texts[id as usize].as_bytes(), s.as_bytes())
+            {
+                self.counts[id as usize] += 1;
+                return id;
+            }
+            i = (i + 1) & mask;
         }
-        let id = self.strings.len() as u32;
-        self.ids.insert(s.into(), id);
-        self.strings.push((s.into(), 1));
+        let id = self.counts.len() as u32;
+        self.slots[i] = id;
+        self.texts.push(s);
+        self.counts.push(1);
+        self.hashes.push(h);
+        if self.counts.len() * 2 > self.slots.len() {
+            self.grow();
+        }
         id
+    }
+
+    fn grow(&mut self) {
+        let mut slots = vec![EMPTY; self.slots.len() * 2];
+        let mask = slots.len() - 1;
+        for (id, &h) in self.hashes.iter().enumerate() {
+            let mut i = h as usize & mask;
+            while slots[i] != EMPTY {
+                i = (i + 1) & mask;
+            }
+            slots[i] = id as u32;
+        }
+        self.slots = slots;
+    }
+
+    /// One more use of string `id`.
+    pub(super) fn count_again(&mut self, id: u32) {
+        self.counts[id as usize] += 1;
+    }
+
+    /// The text of string `id`.
+    pub(super) fn text(&self, id: u32) -> &str {
+        &self.texts[id as usize]
+    }
+
+    /// The uses of string `id`.
+    pub(super) fn count(&self, id: u32) -> u32 {
+        self.counts[id as usize]
+    }
+
+    /// The strings, in id order.
+    pub(super) fn into_texts(self) -> Texts {
+        self.texts
     }
 
     /// Ids in table order (most frequent first, ties by first occurrence) and the inverse.
     pub(super) fn order(&self) -> (Vec<u32>, Vec<u32>) {
-        let mut order: Vec<u32> = (0..self.strings.len() as u32).collect();
-        order.sort_by(|&a, &b| {
-            self.strings[b as usize]
-                .1
-                .cmp(&self.strings[a as usize].1)
-                .then(a.cmp(&b))
-        });
+        let order = order_by_count(&self.counts);
         let mut perm = vec![0u32; order.len()];
         for (pos, &id) in order.iter().enumerate() {
             perm[id as usize] = pos as u32;
         }
         (order, perm)
+    }
+}
+
+/// The ids `0..counts.len()`, most frequent first, ties by id. Most counts are small: a
+/// counting sort (stable, linear) when the largest count is not above the number of ids, else
+/// an unstable sort of one integer key per id (the count's complement above the id).
+pub(super) fn order_by_count(counts: &[u32]) -> Vec<u32> {
+    let max = counts.iter().copied().max().unwrap_or(0) as usize;
+    if max <= counts.len() {
+        // starts[c]: where the ids used c times begin, the largest count first
+        let mut starts = vec![0usize; max + 2];
+        for &c in counts {
+            starts[max - c as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut order = vec![0u32; counts.len()];
+        for (id, &c) in counts.iter().enumerate() {
+            let slot = &mut starts[max - c as usize];
+            order[*slot] = id as u32;
+            *slot += 1;
+        }
+        return order;
+    }
+    let mut keys: Vec<u64> = counts
+        .iter()
+        .enumerate()
+        .map(|(id, &c)| (u64::from(u32::MAX - c) << 32) | id as u64)
+        .collect();
+    keys.sort_unstable();
+    keys.iter().map(|&k| k as u32).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interns_counts_and_orders() {
+        let mut t = Interner::default();
+        let words: Vec<String> = (0..1000).map(|i| format!("w{}", i % 300)).collect();
+        let ids: Vec<u32> = words.iter().map(|w| t.intern(w)).collect();
+        for (w, &id) in words.iter().zip(&ids) {
+            assert_eq!(t.text(id), w);
+        }
+        let w0 = t.intern("w0");
+        assert_eq!(t.count(w0), 5);
+        let (order, perm) = t.order();
+        // w0..w99 were used 4 times (w0 5 with the lookup above), the rest 3: most frequent first, then by id
+        assert_eq!(order[0], ids[0]);
+        assert_eq!(order[1], ids[1]);
+        assert_eq!(order[100], ids[100]);
+        for (pos, &id) in order.iter().enumerate() {
+            assert_eq!(perm[id as usize], pos as u32);
+        }
+        let texts = t.into_texts();
+        assert_eq!(texts.iter().count(), 300);
+        assert_eq!(&texts[299], "w299");
+        assert_eq!(texts.iter().next(), Some("w0"));
+    }
+
+    #[test]
+    fn both_sorts_give_the_stable_order_by_count() {
+        let counts = [3, 1, 3, 7, 1, 2];
+        assert_eq!(order_by_count(&counts), [3, 0, 2, 5, 1, 4]);
+        // a count above the number of ids takes the other path
+        let counts = [3, 1, 3, 70, 1, 2];
+        assert_eq!(order_by_count(&counts), [3, 0, 2, 5, 1, 4]);
+        assert!(order_by_count(&[]).is_empty());
     }
 }

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use binxml_core::hash::FastState;
+
 use super::{NameKey, Val};
 use crate::value::V;
 
@@ -95,22 +97,27 @@ pub(super) fn group_names(order: &mut [u32], list: &[(NameKey, u32)]) {
             end += 1;
         }
         let slice = &mut order[start..end];
-        let mut first_ns: HashMap<&str, usize> = HashMap::new();
-        let mut first_pair: HashMap<(&str, &str), usize> = HashMap::new();
+        let mut first_ns: HashMap<&str, usize, FastState> = HashMap::default();
+        let mut first_pair: HashMap<(&str, &str), usize, FastState> = HashMap::default();
         for (i, &id) in slice.iter().enumerate() {
             let k = &list[id as usize].0;
             first_ns.entry(&k.ns).or_insert(i);
             first_pair.entry((&k.ns, &k.prefix)).or_insert(i);
         }
-        let keys: HashMap<u32, (usize, usize, usize)> = slice
+        // (first use of the namespace, of the namespace and prefix, position): unique, so an
+        // unstable sort gives the one order
+        let mut keyed: Vec<((usize, usize, usize), u32)> = slice
             .iter()
             .enumerate()
             .map(|(i, &id)| {
                 let k = &list[id as usize].0;
-                (id, (first_ns[&*k.ns], first_pair[&(&*k.ns, &*k.prefix)], i))
+                ((first_ns[&*k.ns], first_pair[&(&*k.ns, &*k.prefix)], i), id)
             })
             .collect();
-        slice.sort_by_key(|id| keys[id]);
+        keyed.sort_unstable();
+        for (slot, (_, id)) in slice.iter_mut().zip(keyed) {
+            *slot = id;
+        }
         start = end;
     }
 }

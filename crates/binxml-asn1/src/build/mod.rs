@@ -13,6 +13,7 @@ use crate::value::V;
 
 mod flat;
 mod intern;
+pub(crate) use intern::Texts;
 mod layout;
 mod tree;
 
@@ -266,7 +267,7 @@ impl Builder {
     pub fn finish(self) -> Result<(Val, Stats)> {
         let (mut doc, stats, refs) = self.finish_refs()?;
         if !refs.strings.is_empty() || !refs.names.is_empty() {
-            let texts: Vec<&str> = refs.texts.iter().map(|s| &**s).collect();
+            let texts: Vec<&str> = refs.texts.iter().collect();
             doc.resolve(&refs.strings, &texts, &refs.names);
         }
         Ok((doc, stats))
@@ -311,13 +312,8 @@ impl Builder {
         let mut name_perm = vec![];
         let mut common = vec![];
         if self.opts.names_table {
-            let mut order: Vec<u32> = (0..self.name_list.len() as u32).collect();
-            order.sort_by(|&a, &b| {
-                self.name_list[b as usize]
-                    .1
-                    .cmp(&self.name_list[a as usize].1)
-                    .then(a.cmp(&b))
-            });
+            let counts: Vec<u32> = self.name_list.iter().map(|(_, c)| *c).collect();
+            let mut order = intern::order_by_count(&counts);
             group_names(&mut order, &self.name_list);
             name_perm = vec![0u32; order.len()];
             let list = std::mem::take(&mut self.name_list);
@@ -357,8 +353,11 @@ impl Builder {
                 // against inline (a length determinant and the bytes per use); the cheaper wins.
                 let mut kept = Vec::with_capacity(order.len());
                 for &id in &order {
-                    let (s, c) = &self.strings.strings[id as usize];
-                    let (l, c, p) = (s.len() as u64, *c as u64, kept.len() as u64);
+                    let (l, c, p) = (
+                        self.strings.text(id).len() as u64,
+                        u64::from(self.strings.count(id)),
+                        kept.len() as u64,
+                    );
                     let index = match p {
                         0..2048 => 12,
                         2048..32768 => 25,
@@ -377,11 +376,7 @@ impl Builder {
                 order = kept;
             }
             str_perm = perm;
-            let block = table::build_block(
-                order
-                    .iter()
-                    .map(|&id| &*self.strings.strings[id as usize].0),
-            );
+            let block = table::build_block(order.iter().map(|&id| self.strings.text(id)));
             stats.strings = order.len();
             stats.strings_block = block.len();
             if !order.is_empty() {
@@ -408,10 +403,7 @@ impl Builder {
         ]);
         let refs = crate::value::Refs {
             strings: str_perm,
-            texts: std::mem::take(&mut self.strings.strings)
-                .into_iter()
-                .map(|(s, _)| s)
-                .collect(),
+            texts: std::mem::take(&mut self.strings).into_texts(),
             names: name_perm,
         };
         let align = self.opts.rule == crate::Rule::Uper

@@ -80,11 +80,19 @@ impl<'r> PerWriter<'r> {
     fn put_bytes(&mut self, b: &[u8]) {
         if self.nacc == 0 {
             self.buf.extend_from_slice(b);
-        } else {
-            for &x in b {
-                self.put(x as u64, 8);
-            }
+            return;
         }
+        // the `nacc` pending bits (the low bits of `acc`) stay pending: each octet written is
+        // they followed by the high bits of the next input octet
+        let k = self.nacc;
+        let mask = (1u8 << k) - 1;
+        let mut carry = self.acc as u8 & mask;
+        self.buf.reserve(b.len());
+        for &x in b {
+            self.buf.push((carry << (8 - k)) | (x >> k));
+            carry = x & mask;
+        }
+        self.acc = u64::from(carry);
     }
 
     /// Bits written so far.
@@ -165,20 +173,13 @@ impl<'r> PerWriter<'r> {
 
     /// An unconstrained whole number (used for values outside an extensible INTEGER's root).
     fn unconstrained(&mut self, v: u64) {
-        let bytes = v.to_be_bytes();
-        let mut skip = bytes.iter().take_while(|&&b| b == 0).count().min(7);
-        let mut out = vec![];
-        if bytes[skip] & 0x80 != 0 {
-            // keep the value non-negative in two's complement
-            if skip > 0 {
-                skip -= 1;
-            } else {
-                out.push(0);
-            }
-        }
-        out.extend_from_slice(&bytes[skip..]);
-        self.length(out.len());
-        self.put_bytes(&out);
+        // the fewest octets of the two's complement that keep it non-negative (one more where
+        // the top bit of the highest octet is set): 1 to 9
+        let n = ((64 - v.leading_zeros()) / 8 + 1) as usize;
+        let mut octets = [0u8; 9];
+        octets[1..].copy_from_slice(&v.to_be_bytes());
+        self.length(n);
+        self.put_bytes(&octets[9 - n..]);
     }
 
     fn mismatch(&self, ty: TyId) -> Error {
@@ -280,6 +281,61 @@ impl<'r> PerWriter<'r> {
             (Ty::Utf8, V::Text(s)) => self.octets(s.as_bytes()),
             (Ty::Octets | Ty::RelOid, V::Bytes(b)) => self.octets(b),
             _ => Err(self.mismatch(ty)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bits of `w` so far, one per entry.
+    fn bits(w: PerWriter<'_>) -> Vec<u8> {
+        let n = w.bit_len();
+        let bytes = w.finish();
+        (0..n).map(|i| (bytes[i / 8] >> (7 - i % 8)) & 1).collect()
+    }
+
+    #[test]
+    fn octets_at_every_bit_offset() {
+        let data = [0xA5u8, 0xFF, 0x00, 0x3C, 0x81];
+        for lead in 0..9u32 {
+            let mut w = PerWriter::new(false, Format::Asn1Uper);
+            w.put(0x1B5, lead);
+            w.put_bytes(&data);
+            w.put(1, 1);
+            let mut want: Vec<u8> = (0..lead).rev().map(|i| (0x1B5u64 >> i) as u8 & 1).collect();
+            for b in data {
+                want.extend((0..8).rev().map(|i| (b >> i) & 1));
+            }
+            want.push(1);
+            assert_eq!(bits(w), want, "after {lead} bits");
+        }
+    }
+
+    #[test]
+    fn unconstrained_whole_numbers_in_the_fewest_octets() {
+        for (v, octets) in [
+            (0u64, vec![0u8]),
+            (0x7F, vec![0x7F]),
+            (0x80, vec![0x00, 0x80]),
+            (2048, vec![0x08, 0x00]),
+            (0xFFFF, vec![0x00, 0xFF, 0xFF]),
+            (
+                u64::MAX,
+                vec![0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+            ),
+        ] {
+            let mut w = PerWriter::new(false, Format::Asn1Uper);
+            w.put(1, 3);
+            w.unconstrained(v);
+            let mut want = PerWriter::new(false, Format::Asn1Uper);
+            want.put(1, 3);
+            want.put(octets.len() as u64, 8);
+            for b in &octets {
+                want.put(u64::from(*b), 8);
+            }
+            assert_eq!(w.finish(), want.finish(), "{v}");
         }
     }
 }
