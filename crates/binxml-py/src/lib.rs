@@ -9,6 +9,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
+mod attrib;
 mod stream;
 mod tree;
 
@@ -580,6 +581,7 @@ fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sign_cms, m)?)?;
     m.add_function(wrap_pyfunction!(verify_cms, m)?)?;
     m.add_class::<Schema>()?;
+    m.add_class::<attrib::Attrib>()?;
     m.add_class::<XebuSchema>()?;
     m.add_class::<tree::Tree>()?;
     m.add_class::<tree::Element>()?;

@@ -7,6 +7,11 @@
 //! private and read-only, so a page touched again is read from the file again): resident
 //! memory stays a window over the input however large the file, while the decoders keep their
 //! plain `&[u8]` input.
+//!
+//! From a Python file object, XML and Fast Infoset are read as they are decoded (their
+//! decoders take a reader: `XmlReadDecoder`, `FiReadDecoder`); a document in another binary
+//! format is first copied into an unlinked temporary file and then mapped as above (those
+//! decoders need their whole input as a slice).
 
 use std::borrow::Cow;
 use std::io::Read;
@@ -92,6 +97,7 @@ enum Owned {
 enum Source {
     Any(Box<binxml::AnyDecoder<'static>>),
     Xml(Box<binxml::xml::XmlReadDecoder<Box<dyn Read>>>),
+    Fi(Box<binxml::fi::FiReadDecoder<Box<dyn Read>>>),
 }
 
 /// A Python file object (anything with `read(n)` giving bytes) as a `Read`. Called while the
@@ -138,6 +144,7 @@ impl Source {
         match self {
             Source::Any(d) => d.next_event(),
             Source::Xml(d) => d.next_event(),
+            Source::Fi(d) => d.next_event(),
         }
     }
 
@@ -145,6 +152,7 @@ impl Source {
         match self {
             Source::Any(d) => d.offset(),
             Source::Xml(d) => d.offset(),
+            Source::Fi(d) => d.offset(),
         }
     }
 }
@@ -336,33 +344,60 @@ pub fn stream_file(path: std::path::PathBuf, format: Option<&str>) -> PyResult<E
     })
 }
 
-/// Events of a document read from a Python file object: XML as it is decoded, any other
-/// format read whole first.
+/// Events of a document read from a Python file object. XML and Fast Infoset are read as they
+/// are decoded (their decoders take any reader). The other formats' decoders read from the
+/// whole input in memory: the file object is copied into an unlinked temporary file, which is
+/// mapped as a file on disk is, so that resident memory stays a window over the document.
 #[pyfunction]
 #[pyo3(signature = (source, format=None))]
-pub fn stream_reader(
-    py: Python<'_>,
-    source: Py<PyAny>,
-    format: Option<&str>,
-) -> PyResult<EventStream> {
+pub fn stream_reader(source: Py<PyAny>, format: Option<&str>) -> PyResult<EventStream> {
     let mut reader = PyReader(source);
     let mut head = Vec::with_capacity(4096);
     (&mut reader).take(4096).read_to_end(&mut head)?;
     let from = resolve(&head, format)?;
-    if from != Format::Xml {
-        reader.read_to_end(&mut head)?;
-        return stream_bytes(PyBytes::new(py, &head), Some(from.name()));
-    }
     let input: Box<dyn Read> = Box::new(std::io::Cursor::new(head).chain(reader));
-    Ok(EventStream {
-        dec: Some(Source::Xml(Box::new(binxml::xml_reader(
+    let opts = DecodeOptions::default();
+    let dec = match from {
+        Format::Xml => Source::Xml(Box::new(binxml::xml_reader(input, &opts))),
+        Format::Fi => Source::Fi(Box::new(binxml::fi::FiReadDecoder::with_limits(
             input,
-            &DecodeOptions::default(),
-        )))),
+            opts.limits.clone(),
+        ))),
+        _ => {
+            // With the GIL held: every read of the file object needs it.
+            let file = spool(input)?;
+            return stream_mapped(&file, from);
+        }
+    };
+    Ok(EventStream {
+        dec: Some(dec),
         input: Input::Bytes(None),
         released: 0,
         batches: 0,
     })
+}
+
+/// Copies a reader into a new temporary file, already unlinked (it goes when its last handle
+/// or mapping does).
+fn spool(mut input: Box<dyn Read>) -> std::io::Result<std::fs::File> {
+    let dir = std::env::temp_dir();
+    let mut n = 0u32;
+    let (mut file, path) = loop {
+        let path = dir.join(format!("binxml-{}-{n}.spool", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(f) => break (f, path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    std::fs::remove_file(&path)?;
+    std::io::copy(&mut input, &mut file)?;
+    Ok(file)
 }
 
 fn stream_mapped(file: &std::fs::File, format: Format) -> PyResult<EventStream> {

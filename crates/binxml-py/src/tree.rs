@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use binxml::tree::{Document, NodeId, NodeKind};
+use binxml::tree::{Document, NodeId, NodeKind, Strings};
 use binxml::{DecodeOptions, EncodeOptions, QName};
 use pyo3::PyTraverseError;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
@@ -21,6 +21,7 @@ use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PySlice, PyString};
 
+use crate::attrib::Attrib;
 use crate::{err, format, resolve};
 
 const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
@@ -30,6 +31,38 @@ enum Source {
     None,
     Bytes(#[allow(dead_code)] Py<PyBytes>),
     Owned(#[allow(dead_code)] Vec<u8>),
+}
+
+/// The arena of the strings the decoder lent only for a call (EXI's), which the tree borrows:
+/// held by pointer so that it never moves (nor is it reached again) once the tree borrows from
+/// it; freed when the tree is.
+struct Arena(std::ptr::NonNull<Strings>);
+
+// SAFETY: the arena is owned (a leaked box) and `Strings` is Send; it is reached through the
+// `&'static Strings` handed to the builder only while the tree is built, on one thread;
+// afterwards nothing reaches it but `Drop`.
+unsafe impl Send for Arena {}
+// SAFETY: no method reaches the arena through a shared `Arena` (`strings` takes `&mut`).
+unsafe impl Sync for Arena {}
+
+impl Arena {
+    fn new() -> Self {
+        Arena(std::ptr::NonNull::from(Box::leak(Box::new(Strings::new()))))
+    }
+
+    /// The arena for the builder. SAFETY (of the callers' use): the document built from it
+    /// must be dropped before the `Arena` (the `Tree` declares `doc` first).
+    fn strings(&mut self) -> &'static Strings {
+        // SAFETY: the pointer is the leaked box's, freed only by Drop.
+        unsafe { self.0.as_ref() }
+    }
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        // SAFETY: made by Box::leak in `new`, freed only here.
+        drop(unsafe { Box::from_raw(self.0.as_ptr()) });
+    }
 }
 
 /// Hashes a node id by one multiplication: the standard hasher (SipHash) cost more than the
@@ -60,6 +93,8 @@ pub struct Tree {
     doc: RwLock<Document<'static>>,
     #[allow(dead_code)]
     source: Source,
+    #[allow(dead_code)]
+    arena: Option<Arena>,
     /// The live proxies, not owned (a `PyObject*` each): a proxy keeps its tree alive, and
     /// removes itself from here when it is freed ([`Element`]'s `Drop`), so that there is no
     /// reference cycle and a tree goes as soon as nothing uses it (lxml's back-pointers).
@@ -70,9 +105,14 @@ pub struct Tree {
 
 impl Tree {
     fn new(doc: Document<'static>, source: Source) -> Self {
+        Tree::with_arena(doc, source, None)
+    }
+
+    fn with_arena(doc: Document<'static>, source: Source, arena: Option<Arena>) -> Self {
         Tree {
             doc: RwLock::new(doc),
             source,
+            arena,
             proxies: Mutex::new(IdMap::default()),
             tails: Mutex::new(HashMap::new()),
         }
@@ -174,11 +214,25 @@ pub fn parse_tree(py: Python<'_>, data: Bound<'_, PyAny>, format: Option<&str>) 
         let bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(v.as_ptr(), v.len()) };
         (Source::Owned(v), bytes)
     };
+    build(py, bytes, format, source)
+}
+
+/// Builds the tree of `bytes` (which `source` keeps alive) with the GIL released.
+fn build(
+    py: Python<'_>,
+    bytes: &'static [u8],
+    format: Option<&str>,
+    source: Source,
+) -> PyResult<Tree> {
     let from = resolve(bytes, format)?;
-    let doc = py
-        .allow_threads(|| binxml::parse_tree_with(from, bytes, &DecodeOptions::default()))
-        .map_err(err)?;
-    Ok(Tree::new(doc, source))
+    let mut arena = Arena::new();
+    // The arena goes to the decoding thread and back.
+    let (doc, arena) = py.allow_threads(move || {
+        let strings = arena.strings();
+        let doc = binxml::parse_tree_in(from, bytes, &DecodeOptions::default(), strings);
+        (doc, arena)
+    });
+    Ok(Tree::with_arena(doc.map_err(err)?, source, Some(arena)))
 }
 
 /// Reads a file and parses it (both with the GIL released) into a `Tree`.
@@ -192,11 +246,7 @@ pub fn parse_file(
     let v = py.allow_threads(|| std::fs::read(&path))?;
     // SAFETY: see parse_tree.
     let bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(v.as_ptr(), v.len()) };
-    let from = resolve(bytes, format)?;
-    let doc = py
-        .allow_threads(|| binxml::parse_tree_with(from, bytes, &DecodeOptions::default()))
-        .map_err(err)?;
-    Ok(Tree::new(doc, Source::Owned(v)))
+    build(py, bytes, format, Source::Owned(v))
 }
 
 /// The iterator `Element.iter` returns: the elements it found, each proxy made when reached.
@@ -242,6 +292,50 @@ impl Drop for Element {
     }
 }
 
+impl Element {
+    /// The value of the attribute with this namespace and local name.
+    pub(crate) fn attribute(&self, ns: &str, local: &str) -> Option<String> {
+        let doc = self.tree.get().read();
+        doc.node(self.id)
+            .attribute_ns(ns, local)
+            .map(str::to_string)
+    }
+
+    /// The number of attributes.
+    pub(crate) fn attribute_count(&self) -> usize {
+        self.tree.get().read().node(self.id).attributes().len()
+    }
+}
+
+/// An element's attributes as (`{namespace}local`, value) pairs, in document order.
+pub(crate) fn attribute_items(e: &Element) -> Vec<(String, String)> {
+    let doc = e.tree.get().read();
+    doc.node(e.id)
+        .attributes()
+        .iter()
+        .map(|a| (clark(&a.name), a.value.to_string()))
+        .collect()
+}
+
+/// Sets (or adds) an attribute by its `{namespace}local` name, declaring its namespace when it
+/// has one.
+pub(crate) fn set_attr(e: &Element, key: &str, value: String) -> PyResult<()> {
+    let (ns, local) = split_clark(key)?;
+    let mut doc = e.tree.get().write();
+    let had_ns = !ns.is_empty();
+    doc.set_attribute(e.id, QName::new("", ns, local), value);
+    if had_ns {
+        fix_namespaces(&mut doc, e.id, false);
+    }
+    Ok(())
+}
+
+/// Removes an attribute by its `{namespace}local` name; whether it was there.
+pub(crate) fn remove_attr(e: &Element, key: &str) -> PyResult<bool> {
+    let (ns, local) = split_clark(key)?;
+    Ok(e.tree.get().write().remove_attribute(e.id, &ns, &local))
+}
+
 fn is_char(k: &NodeKind<'_>) -> bool {
     matches!(
         k,
@@ -266,7 +360,7 @@ fn clark(q: &QName<'_>) -> String {
     }
 }
 
-fn split_clark(tag: &str) -> PyResult<(String, String)> {
+pub(crate) fn split_clark(tag: &str) -> PyResult<(String, String)> {
     if let Some(rest) = tag.strip_prefix('{') {
         let (ns, local) = rest
             .split_once('}')
@@ -651,13 +745,21 @@ impl Element {
     fn py_new(
         py: Python<'_>,
         tag: &str,
-        attrib: Option<&Bound<'_, PyDict>>,
+        attrib: Option<&Bound<'_, PyAny>>,
         extra: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let mut doc = Document::new();
         let (ns, local) = split_clark(tag)?;
         let id = doc.create_element(QName::new("", ns, local));
-        for d in [attrib, extra].into_iter().flatten() {
+        // Any mapping (another element's `attrib` included), as a dict.
+        let attrib = attrib
+            .map(|a| -> PyResult<Bound<'_, PyDict>> {
+                let d = PyDict::new(py);
+                d.call_method1("update", (a,))?;
+                Ok(d)
+            })
+            .transpose()?;
+        for d in [attrib.as_ref(), extra].into_iter().flatten() {
             for (k, v) in d.iter() {
                 let (ans, alocal) = split_clark(&k.extract::<String>()?)?;
                 doc.set_attribute(id, QName::new("", ans, alocal), v.extract::<String>()?);
@@ -767,14 +869,26 @@ impl Element {
         }
     }
 
-    /// The attributes as a new dict (`{namespace}local` keys); change them with `set`.
+    /// The attributes, a live mapping (`{namespace}local` keys): changing it changes the
+    /// element, as with ElementTree's `attrib` dict.
     #[getter]
-    fn attrib<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    fn attrib(slf: Bound<'_, Self>) -> Attrib {
+        Attrib::new(slf.unbind())
+    }
+
+    /// Replaces every attribute with those of a mapping.
+    #[setter]
+    fn set_attrib(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let d = PyDict::new(py);
-        for a in self.tree.get().read().node(self.id).attributes() {
-            d.set_item(clark(&a.name), a.value.as_ref())?;
+        d.call_method1("update", (value,))?;
+        let pairs: Vec<(String, String)> = d.items().extract()?;
+        for (k, _) in attribute_items(self) {
+            remove_attr(self, &k)?;
         }
-        Ok(d)
+        for (k, v) in pairs {
+            set_attr(self, &k, v)?;
+        }
+        Ok(())
     }
 
     /// An attribute's value, or `default`.
@@ -790,14 +904,7 @@ impl Element {
 
     /// Sets an attribute.
     fn set(&self, key: &str, value: String) -> PyResult<()> {
-        let (ns, local) = split_clark(key)?;
-        let mut doc = self.tree.get().write();
-        let had_ns = !ns.is_empty();
-        doc.set_attribute(self.id, QName::new("", ns, local), value);
-        if had_ns {
-            fix_namespaces(&mut doc, self.id, false);
-        }
-        Ok(())
+        set_attr(self, key, value)
     }
 
     /// The attribute names.
@@ -1010,7 +1117,7 @@ impl Element {
         &self,
         py: Python<'_>,
         tag: &str,
-        attrib: &Bound<'_, PyDict>,
+        attrib: &Bound<'_, PyAny>,
     ) -> PyResult<Element> {
         Element::py_new(py, tag, Some(attrib), None)
     }

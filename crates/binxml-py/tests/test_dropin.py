@@ -3,6 +3,7 @@ corpus document (../shared/corpus when it is beside the checkout, else tests/cor
 outputs must be equal. The documents are also read from Fast Infoset, so the proxies are
 checked over a binary format too."""
 
+import collections.abc
 import io
 import pathlib
 import re
@@ -134,3 +135,42 @@ def test_elements_of_one_tree_keep_their_identity():
         moved.append(root)
     el = binxml.Element("x", {"k": "v"}, y="z")
     assert el.attrib == {"k": "v", "y": "z"}
+
+
+def live_attrib_script(m):
+    """Changes made through `attrib` (and through the element) as a program written for
+    ElementTree makes them; the outputs it records, compared between the two."""
+    root = m.fromstring('<r xmlns:p="urn:p"><e a="1" p:b="2"/><f/></r>')
+    e, f = root[0], root[1]
+    a = e.attrib
+    out = [sorted(a.items()), len(a), "a" in a, "zz" in a, 5 in a, a.get("zz", "d"), a["{urn:p}b"]]
+    a["c"] = "3"
+    del a["a"]
+    out += [e.get("c"), e.get("a"), sorted(e.keys())]
+    e.set("d", "4")
+    out += [a.get("d"), sorted(a), a.pop("d"), a.pop("d", "gone"), a.setdefault("s", "v")]
+    a.update({"u": "5"}, w="6")
+    a.update([("x", "7")])
+    out += [sorted(e.items()), dict(a) == dict(e.attrib), isinstance(a, collections.abc.MutableMapping)]
+    try:
+        a["missing"]
+    except KeyError as x:
+        out.append(("KeyError", x.args))
+    try:
+        del a["missing"]
+    except KeyError as x:
+        out.append(("KeyError", x.args))
+    f.attrib = {"n": "1", "{urn:q}m": "2"}
+    out.append(sorted(f.attrib.items()))
+    f.attrib.clear()
+    out += [len(f.attrib), f.keys(), f.get("n")]
+    out.append(sorted(m.Element("y", e.attrib).items()))
+    out.append(sorted(e.makeelement("z", e.attrib).items()))
+    copy = e.attrib.copy()
+    copy["only-in-copy"] = "x"
+    out.append(e.get("only-in-copy"))
+    return out
+
+
+def test_attrib_is_live_as_in_elementtree():
+    assert live_attrib_script(binxml) == live_attrib_script(ET)

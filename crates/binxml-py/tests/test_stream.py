@@ -121,16 +121,46 @@ def test_xml_from_a_file_object_is_read_as_it_is_decoded():
         list(binxml.iterparse(Counting(body[:-2])))
 
 
+def test_fast_infoset_from_a_file_object_is_read_as_it_is_decoded():
+    """A Fast Infoset file object is read as the events are asked for, as XML is; a document in
+    another binary format from a file object gives the events of the same document read whole."""
+    body = b"<?xml version='1.0'?><r xmlns='urn:r'>" + b"<i a='1'>x &amp; y</i><!--c-->" * 200_000 + b"</r>"
+    fi = binxml.convert(body, "fi", from_="xml")
+    src = Counting(fi)
+    it = binxml.iterparse(src, events=ALL)
+    first = [next(it) for _ in range(10)]
+    assert src.taken < len(fi) // 4, f"{src.taken} of {len(fi)} bytes read for 10 events"
+    rest = list(it)
+    assert src.taken == len(fi)
+    expected = seen(ET.iterparse(io.BytesIO(body), events=ALL))
+    assert seen(first + rest) == expected
+    for fmt in ("exi", "tsf"):
+        data = binxml.convert(body, fmt, from_="xml")
+        whole = seen(binxml.iterparse(data, events=ALL))
+        assert len(whole) > 400_000, fmt
+        assert seen(binxml.iterparse(Counting(data), events=ALL)) == whole, fmt
+    with pytest.raises(ET.ParseError):
+        list(binxml.iterparse(Counting(fi[:-3])))
+    with pytest.raises(ET.ParseError):
+        list(binxml.iterparse(Counting(binxml.convert(body, "exi", from_="xml")[:-3])))
+
+
 STREAM_CHILD = r"""
 import sys, binxml
 def hwm():
     for line in open("/proc/self/status"):
         if line.startswith("VmHWM"):
             return int(line.split()[1]) // 1024
+class Unseekable:
+    def __init__(self, path):
+        self.f = open(path, "rb")
+    def read(self, n=-1):
+        return self.f.read(n)
 base = hwm()
 n = 0
 root = None
-for ev, el in binxml.iterparse(sys.argv[1], events=("start", "end")):
+source = Unseekable(sys.argv[1]) if sys.argv[2] == "reader" else sys.argv[1]
+for ev, el in binxml.iterparse(source, events=("start", "end")):
     if root is None:
         root = el
     if ev == "end" and el.tag == "{urn:x}rec":
@@ -142,11 +172,15 @@ print(n, base, hwm())
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc")
-@pytest.mark.parametrize("fmt", ["xml", "fi"])
-def test_a_large_document_streams_in_little_memory(tmp_path, fmt):
-    """A generated document of BINXML_STREAM_MB MB of XML (default 200), as XML text and in
-    Fast Infoset, read with iterparse and clear() in a fresh process: its peak resident memory
-    stays under 64 MB (XML is read from the file as it is decoded, Fast Infoset mapped)."""
+@pytest.mark.parametrize(
+    "fmt,how", [("xml", "path"), ("fi", "path"), ("fi", "reader"), ("exi", "reader")]
+)
+def test_a_large_document_streams_in_little_memory(tmp_path, fmt, how):
+    """A generated document of BINXML_STREAM_MB MB of XML (default 200), as XML text, in Fast
+    Infoset and in EXI, read with iterparse and clear() in a fresh process, from its path or
+    from a file object that has only read(): its peak resident memory stays under 64 MB (XML
+    and Fast Infoset are read as they are decoded, or mapped; EXI from a file object is copied
+    into a temporary file, which is mapped)."""
     mb = int(os.environ.get("BINXML_STREAM_MB", "200"))
     rec = "".join(
         f'<rec id="{i}" kind="k{i % 5}"><name>Record {i} &amp; more</name><v>{i * 3}</v>'
@@ -161,11 +195,13 @@ def test_a_large_document_streams_in_little_memory(tmp_path, fmt):
             f.write(rec)
         f.write("</data>\n")
     doc = xml
-    if fmt == "fi":
-        doc = tmp_path / "big.fi"
-        doc.write_bytes(binxml.convert(str(xml), "fi"))
+    if fmt != "xml":
+        doc = tmp_path / f"big.{fmt}"
+        doc.write_bytes(binxml.convert(str(xml), fmt))
         xml.unlink()
-    r = subprocess.run([sys.executable, "-c", STREAM_CHILD, str(doc)], capture_output=True, text=True, check=True)
+    r = subprocess.run(
+        [sys.executable, "-c", STREAM_CHILD, str(doc), how], capture_output=True, text=True, check=True
+    )
     n, base, peak = map(int, r.stdout.split())
     assert n == copies * 1000
     assert peak < 64, f"peak resident memory {peak} MB (after import: {base} MB)"

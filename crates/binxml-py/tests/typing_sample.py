@@ -23,6 +23,10 @@ def roundtrip(data: bytes) -> bytes:
     first: Optional[binxml.Element] = root.find("x")
     assert first is not None
     first.set("a", "1")
+    attrib: binxml.Attrib = first.attrib
+    attrib["b"] = attrib.get("a", "0")
+    del attrib["a"]
+    first.attrib = {"c": "2", **attrib}
     return binxml.convert(binxml.tostring(root, format="fi"), to="xml")
 
 

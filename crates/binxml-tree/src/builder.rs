@@ -66,6 +66,13 @@ pub(crate) struct Builder<'a> {
     pub(crate) declared: bool,
     /// Name table indexes plus one (0: empty), by [`name_slot`].
     pub(crate) name_cache: Box<[u32; NAME_SLOTS]>,
+    /// Where the strings of transient events are copied ([`Document::parse_in`]); without
+    /// it, each is an owned string of its own.
+    pub(crate) arena: Option<&'a Strings>,
+    /// Attribute names copied into the arena, and their cache (as `name_cache`): an
+    /// attribute of a name seen before borrows the earlier copy.
+    pub(crate) attr_names: Vec<QName<'a>>,
+    pub(crate) attr_cache: Box<[u32; NAME_SLOTS]>,
 }
 
 impl<'a> Builder<'a> {
@@ -76,6 +83,9 @@ impl<'a> Builder<'a> {
             pending: Vec::new(),
             declared: false,
             name_cache: Box::new([0; NAME_SLOTS]),
+            arena: None,
+            attr_names: Vec::new(),
+            attr_cache: Box::new([0; NAME_SLOTS]),
         }
     }
 
@@ -146,9 +156,42 @@ impl<'a> Builder<'a> {
             return NameId(cached - 1);
         }
         let id = self.doc.names.len() as u32;
-        self.doc.names.push(q.borrowed().into_owned());
+        let copy = self.keep_name(q);
+        self.doc.names.push(copy);
         self.name_cache[slot] = id + 1;
         NameId(id)
+    }
+
+    /// A copy of a transient event's name: in the arena when there is one.
+    #[inline(never)]
+    pub(crate) fn keep_name(&self, q: &QName<'_>) -> QName<'a> {
+        match self.arena {
+            Some(a) => QName {
+                prefix: Cow::Borrowed(a.alloc(&q.prefix)),
+                namespace: Cow::Borrowed(a.alloc(&q.namespace)),
+                local: Cow::Borrowed(a.alloc(&q.local)),
+            },
+            None => q.borrowed().into_owned(),
+        }
+    }
+
+    /// A transient attribute's name, from the arena: the earlier copy of an equal name that
+    /// the cache finds, or a new copy.
+    #[inline(always)]
+    pub(crate) fn attr_name(&mut self, q: &QName<'_>) -> QName<'a> {
+        let slot = name_slot(q);
+        let cached = self.attr_cache[slot];
+        if let Some(n) = self.attr_names.get((cached as usize).wrapping_sub(1))
+            && same_str(&n.local, &q.local)
+            && same_str(&n.prefix, &q.prefix)
+            && same_str(&n.namespace, &q.namespace)
+        {
+            return n.clone();
+        }
+        let copy = self.keep_name(q);
+        self.attr_cache[slot] = self.attr_names.len() as u32 + 1;
+        self.attr_names.push(copy.clone());
+        copy
     }
 
     #[inline(always)]
@@ -420,13 +463,26 @@ impl<'a> binxml_core::EventSink<'a> for Builder<'a> {
         Builder::event(self, event)
     }
     /// Element starts and ends copy nothing: the name is found in the name table by its cache
-    /// slot (copied once, when it is new). Everything else is kept, so copied.
+    /// slot (copied once, when it is new). Everything else is kept, so copied: into the arena
+    /// when there is one (attribute names once per name), else each string on its own.
     #[inline(always)]
     fn transient(&mut self, event: &Event<'_>) -> Result<()> {
-        match event {
-            Event::StartElement(name) => self.start_element_transient(name),
-            Event::EndElement => Builder::end_element(self),
-            other => Builder::event(self, other.borrow().into_owned()),
+        match (event, self.arena) {
+            (Event::StartElement(name), _) => self.start_element_transient(name),
+            (Event::EndElement, _) => Builder::end_element(self),
+            (Event::Attribute { name, value }, Some(a)) => {
+                let name = self.attr_name(name);
+                Builder::attribute(self, name, Cow::Borrowed(a.alloc(value)))
+            }
+            (Event::Characters { text, cdata }, Some(a)) => {
+                self.characters(Cow::Borrowed(a.alloc(text)), *cdata)
+            }
+            (Event::Namespace { prefix, uri }, Some(a)) => Builder::namespace(
+                self,
+                Cow::Borrowed(a.alloc(prefix)),
+                Cow::Borrowed(a.alloc(uri)),
+            ),
+            (other, _) => Builder::event(self, other.borrow().into_owned()),
         }
     }
 }

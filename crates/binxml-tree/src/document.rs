@@ -74,6 +74,21 @@ impl<'a> Document<'a> {
         b.finish()
     }
 
+    /// [`Document::parse`], with the strings of transient events (those a decoder lends only
+    /// for a call: EXI's, from its string tables) copied into `strings` rather than each into
+    /// an owned string of its own, and attribute names copied once per name. The tree borrows
+    /// from `strings` (and from the input), so it cannot outlive either.
+    pub fn parse_in<D: Decoder<'a>>(
+        decoder: &mut D,
+        size_hint: usize,
+        strings: &'a Strings,
+    ) -> Result<Document<'a>> {
+        let mut b = Builder::with_capacity(size_hint);
+        b.arena = Some(strings);
+        decoder.read_into(&mut b)?;
+        b.finish()
+    }
+
     /// Builds the tree from events already in memory.
     pub fn from_events<I: IntoIterator<Item = Event<'a>>>(events: I) -> Result<Document<'a>> {
         let mut b = Builder::new();

@@ -19,11 +19,13 @@ mod builder;
 mod document;
 mod events;
 mod node;
+mod strings;
 mod types;
 
 pub use document::Document;
 pub use events::TreeEvents;
 pub use node::{Descendants, Node};
+pub use strings::Strings;
 pub use types::{
     Attribute, Element, EntityReference, NameId, NamespaceDecl, NodeId, NodeKind, Notation,
     ProcessingInstruction, UnparsedEntity,

@@ -564,3 +564,86 @@ fn element_events_write_a_subtree_with_its_inherited_namespaces() {
         ]
     );
 }
+
+/// A decoder that hands every event over as transient (as EXI's does), each event's strings
+/// copied into a buffer that is overwritten by the next, so that a sink keeping a borrowed
+/// string would read the wrong text.
+struct Transient(Vec<Event<'static>>);
+
+impl<'a> Decoder<'a> for Transient {
+    fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        unreachable!("pushed only")
+    }
+    fn offset(&self) -> u64 {
+        0
+    }
+    fn read_into<S: binxml_core::EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+        for ev in std::mem::take(&mut self.0) {
+            let scratch = ev.into_owned();
+            sink.transient(&scratch)?;
+            drop(scratch);
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn transient_strings_are_kept_in_the_arena() {
+    let names = ["a", "b", "p:c"];
+    let mut events = vec![
+        Event::start_document(),
+        Event::StartElement(QName::local("root")),
+        Event::Namespace {
+            prefix: "p".into(),
+            uri: "urn:p".into(),
+        },
+    ];
+    for i in 0..300 {
+        let (prefix, local) = names[i % 3].split_once(':').unwrap_or(("", names[i % 3]));
+        let ns = if prefix.is_empty() { "" } else { "urn:p" };
+        events.push(Event::StartElement(QName::new(prefix, ns, local)));
+        events.push(Event::Attribute {
+            name: QName::new(prefix, ns, format!("at{}", i % 4)),
+            value: format!("v{i}").into(),
+        });
+        events.push(Event::Attribute {
+            name: QName::local("n"),
+            value: "same".into(),
+        });
+        events.push(Event::text(format!("text {i}")));
+        events.push(Event::text("+more"));
+        events.push(Event::Comment(format!("c{i}").into()));
+        events.push(Event::Characters {
+            text: "cd".into(),
+            cdata: true,
+        });
+        events.push(Event::EndElement);
+    }
+    events.extend([Event::EndElement, Event::EndDocument]);
+    let strings = Strings::new();
+    let doc = Document::parse_in(&mut Transient(events.clone()), 0, &strings).unwrap();
+    // The same document as built from whole events (adjacent text merged).
+    let whole = Document::from_events(events.clone()).unwrap();
+    let expected = binxml_core::collect_events(&mut whole.events()).unwrap();
+    assert_eq!(
+        binxml_core::collect_events(&mut doc.events()).unwrap(),
+        expected
+    );
+    // Names and values live in the arena (borrowed), attribute names once per name.
+    let root = doc.root().unwrap();
+    let first = root.elements().next().unwrap();
+    let a = &first.attributes()[0];
+    assert!(matches!(a.value, Cow::Borrowed(_)) && matches!(a.name.local, Cow::Borrowed(_)));
+    let n_ptrs: std::collections::HashSet<*const u8> = root
+        .elements()
+        .map(|e| e.attributes()[1].name.local.as_ptr())
+        .collect();
+    assert_eq!(n_ptrs.len(), 1, "one copy of the attribute name n");
+    assert!(strings.allocated_bytes() > 0);
+    // Without an arena (Document::parse), the same document.
+    let owned = Document::parse(&mut Transient(events), 0).unwrap();
+    assert_eq!(
+        binxml_core::collect_events(&mut owned.events()).unwrap(),
+        expected
+    );
+}

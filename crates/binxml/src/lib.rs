@@ -180,14 +180,33 @@ pub fn parse_tree_with<'a>(
     input: &'a [u8],
     opts: &DecodeOptions,
 ) -> Result<Document<'a>> {
-    // The tree reserves room from the size of the XML the document stands for; binary formats
-    // are denser than their XML (about 3x for FI and PER).
-    let hint = if format == Format::Xml || format == Format::Json {
+    Document::parse(
+        &mut AnyDecoder::new(format, input, opts)?,
+        tree_hint(format, input),
+    )
+}
+
+/// [`parse_tree_with`], the strings that the decoder lends only for a call (EXI's) copied into
+/// `strings` ([`Document::parse_in`]): what a tree that lives beside its input and arena uses
+/// (the Python package's).
+pub fn parse_tree_in<'a>(
+    format: Format,
+    input: &'a [u8],
+    opts: &DecodeOptions,
+    strings: &'a tree::Strings,
+) -> Result<Document<'a>> {
+    let mut dec = AnyDecoder::new(format, input, opts)?;
+    Document::parse_in(&mut dec, tree_hint(format, input), strings)
+}
+
+/// The size of the XML a document stands for, from which the tree reserves room: binary
+/// formats are denser than their XML (about 3x for FI and PER).
+fn tree_hint(format: Format, input: &[u8]) -> usize {
+    if format == Format::Xml || format == Format::Json {
         input.len()
     } else {
         input.len().saturating_mul(3)
-    };
-    Document::parse(&mut AnyDecoder::new(format, input, opts)?, hint)
+    }
 }
 
 #[cfg(test)]

@@ -15,23 +15,29 @@ Python sees are proxies made when an element is touched (lxml's design) and beha
 Decoding, building the tree, conversion and serialization run in Rust with the GIL released.
 """
 
+import collections.abc
 import io
 import os
 import re
 import xml.etree.ElementTree as ET
 
 from ._binxml import BinxmlError, detect, encode as _encode, events as _events, formats
-from ._binxml import Schema, XebuSchema, Element, Tree as _Tree
+from ._binxml import Schema, XebuSchema, Element, Attrib, Tree as _Tree
 from ._binxml import sign_cms, sign_xml, verify_cms, verify_xml
 from ._binxml import convert as _convert, convert_file as _convert_file
 from ._binxml import parse_file as _parse_file, parse_tree as _parse_tree
 from ._binxml import stream_bytes as _stream_bytes, stream_file as _stream_file, stream_reader as _stream_reader
 from ._binxml import __version__
 
+# `Element.attrib` is a live mapping over the element's attributes (ElementTree's is the
+# element's own dict): a MutableMapping to isinstance and to code that asks.
+collections.abc.MutableMapping.register(Attrib)
+
 __all__ = [
     "BinxmlError",
     "ParseError",
     "Element",
+    "Attrib",
     "ElementTree",
     "SubElement",
     "Schema",
@@ -129,7 +135,8 @@ def _stream(source, format):
             if isinstance(source, io.TextIOBase):
                 data = source.read()
                 return _stream_bytes(_bytes(data), format)
-            # Read as it is decoded when it is XML (any other format is read whole first).
+            # XML and Fast Infoset are read as they are decoded; any other format is copied
+            # into a temporary file first, which is mapped as a file on disk is.
             return _stream_reader(source, format)
     except BinxmlError as e:
         raise _parse_error(e) from None
