@@ -53,15 +53,18 @@ impl ExiC14n {
             options: ExiOptions::default()
                 .with_alignment(Alignment::BitPacked)
                 .with_fragment(true)
-                .with_whitespace(Whitespace::DropBetweenTags),
+                .with_whitespace(Whitespace::DropBetweenTags)
+                .with_canonical(true),
         }
     }
 
     /// The same with other EXI options (`strict`, another alignment, the options document in
-    /// the header). What Canonical EXI excludes is refused: the cookie (section 3), compression
-    /// (section 3 has pre-compression stand for it), lexical values and prefixes (binxml does
-    /// not canonicalize them), and a document rather than fragments.
+    /// the header); they are made canonical ([`ExiOptions::canonical`]). What Canonical EXI
+    /// excludes is refused: the cookie (section 3), compression (section 3 has pre-compression
+    /// stand for it), lexical values and prefixes (binxml does not canonicalize them), and a
+    /// document rather than fragments.
     pub fn with_options(mut self, options: ExiOptions) -> Result<ExiC14n, SignError> {
+        let options = options.with_canonical(true);
         let refuse = |what: &str| Err(SignError::unsupported(format!("Canonical EXI with {what}")));
         if options.include_cookie {
             return refuse("the EXI cookie (a canonical header has none)");

@@ -189,6 +189,17 @@ fn lexical_forms_do_not_matter_values_do() {
         verify_exi_events(&changed, &c14n, key, &vo)
             .unwrap_or_else(|e| panic!("{local} = {same:?}: {e}"));
     }
+    // Canonical EXI 4.5.5: an hour of 24 is 00:00:00 of the next day.
+    let midnight = with_text(&events, "TimeStamp", "2026-11-30T24:00:00Z");
+    let signed_midnight =
+        sign_exi_events(&midnight, &c14n, &k.key, None, &opts(DigestAlg::Sha256)).unwrap();
+    verify_exi_events(
+        &with_text(&signed_midnight, "TimeStamp", "2026-12-01T00:00:00Z"),
+        &c14n,
+        key,
+        &vo,
+    )
+    .unwrap();
     // Other indentation: whitespace in element content is not content.
     let reindented = receipt_xml().replace("\n      ", "\n\t");
     let re_events = binxml_xml::decode(reindented.as_bytes()).unwrap();
