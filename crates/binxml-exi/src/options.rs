@@ -581,9 +581,22 @@ mod tests {
         assert!(ExiOptions::default().parse_text("strict,comments").is_err());
         assert!(ExiOptions::default().parse_text("block-size=0").is_err());
         assert!(ExiOptions::default().parse_text("bogus").is_err());
-        assert!(ExiOptions::default().parse_text("canonical").unwrap().canonical);
-        assert!(ExiOptions::default().parse_text("canonical,cookie").is_err());
-        assert!(ExiOptions::default().parse_text("canonical,compression").is_err());
+        assert!(
+            ExiOptions::default()
+                .parse_text("canonical")
+                .unwrap()
+                .canonical
+        );
+        assert!(
+            ExiOptions::default()
+                .parse_text("canonical,cookie")
+                .is_err()
+        );
+        assert!(
+            ExiOptions::default()
+                .parse_text("canonical,compression")
+                .is_err()
+        );
         let d = ExiOptions::default()
             .parse_text(
                 "dtr=xsd:decimal=exi:string,dtr={urn:t}price={http://www.w3.org/2009/exi}integer",
