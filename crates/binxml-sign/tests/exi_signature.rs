@@ -44,6 +44,13 @@ fn grammars() -> (Arc<SchemaGrammars>, Arc<SchemaGrammars>) {
     )
 }
 
+/// The grammars, built once for the whole test binary.
+fn c14n_grammars() -> &'static (Arc<SchemaGrammars>, Arc<SchemaGrammars>) {
+    static G: std::sync::OnceLock<(Arc<SchemaGrammars>, Arc<SchemaGrammars>)> =
+        std::sync::OnceLock::new();
+    G.get_or_init(grammars)
+}
+
 fn receipt_xml() -> String {
     std::fs::read_to_string(workspace_root().join("tests/sign/exi/receipt.xml")).unwrap()
 }
@@ -415,7 +422,8 @@ fn refuses_what_canonical_exi_signatures_do_not_use() {
     }
 }
 
-/// EXIficient in its Canonical EXI mode writes the octets binxml digests and signs.
+/// EXIficient in its Canonical EXI mode writes the octets binxml digests and signs, and the
+/// signed message crosses EXIficient's schema-informed EXI both ways with its signature valid.
 #[test]
 fn exificient_canonical_exi_gives_the_same_octets() {
     let Some(mut oracle) = ExiOracle::start_or_skip() else {
@@ -513,6 +521,32 @@ fn exificient_canonical_exi_gives_the_same_octets() {
                 )
                 .unwrap();
             compared += 1;
+
+            // The signed message through EXIficient both ways: binxml's EXI stream decoded by
+            // EXIficient to XML, and the signed XML encoded by EXIficient as schema-informed
+            // EXI and decoded by binxml; the signature verifies after each.
+            let doc_opts = format!("bitpacked,schema={}", meter.display());
+            let (ours_exi, _) = through_exi(&signed, &c14n_grammars().0);
+            let their_xml = oracle.decode_bytes(&ours_exi, &doc_opts, &dir).unwrap();
+            let ev = binxml_xml::decode(&their_xml).unwrap();
+            verify_exi_events(
+                &ev,
+                &c14n,
+                KeySource::Given(k.cert.public_key()),
+                &VerifyOptions::default(),
+            )
+            .unwrap_or_else(|e| panic!("{} {d:?}: after EXIficient's decoding: {e}", k.name));
+            let their_exi = oracle
+                .encode_bytes(&binxml_xml::encode(&signed).unwrap(), &doc_opts, &dir)
+                .unwrap();
+            let ev = decode_exi(&their_exi, &c14n_grammars().0);
+            verify_exi_events(
+                &ev,
+                &c14n,
+                KeySource::Given(k.cert.public_key()),
+                &VerifyOptions::default(),
+            )
+            .unwrap_or_else(|e| panic!("{} {d:?}: EXIficient's EXI: {e}", k.name));
         }
     }
     assert_eq!(compared, 6);
