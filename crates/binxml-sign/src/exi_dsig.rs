@@ -142,6 +142,11 @@ fn fragment(
     events: &[Event<'_>],
     start: usize,
 ) -> Result<Vec<u8>, SignError> {
+    if !matches!(events.get(start), Some(Event::StartElement(_))) {
+        return Err(SignError::malformed(
+            "the signed part is not a whole element",
+        ));
+    }
     let mut depth = 0usize;
     let mut end = start;
     for (i, ev) in events.iter().enumerate().skip(start) {

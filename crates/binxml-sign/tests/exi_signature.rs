@@ -395,6 +395,14 @@ fn refuses_what_canonical_exi_signatures_do_not_use() {
     let e = xml.find("</ds:Signature>").unwrap() + "</ds:Signature>".len();
     let twice = format!("{}{}{}", &xml[..e], &xml[s..e], &xml[e..]);
     check(&twice, SignErrorKind::Refused, "two signatures");
+    // A part that is not an element, or not a whole one, is an error, not a panic.
+    let receipt = events
+        .iter()
+        .position(|e| matches!(e, Event::StartElement(q) if q.local == "MeteringReceipt"))
+        .unwrap();
+    assert!(c14n.element(&events, receipt + 1).is_err());
+    assert!(c14n.element(&events, events.len()).is_err());
+    assert!(c14n.element(&events[..receipt + 3], receipt).is_err());
     // Signing refuses to put the signature inside what it signs.
     let mut o = opts(DigestAlg::Sha256);
     o.place.local = "MeteringReceipt".into();
