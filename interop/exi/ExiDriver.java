@@ -51,6 +51,12 @@
 //   entityrefs         getEncodingOptions().setOption(EncodingOptions.RETAIN_ENTITY_REFERENCE):
 //                      with "dtd", references to internal entities become ER events instead of
 //                      their replacement text (Xerces reports them through startEntity/endEntity)
+//   canonical          getEncodingOptions().setOption(EncodingOptions.CANONICAL_EXI): W3C Canonical
+//                      EXI (no cookie, attributes sorted, compression written as pre-compression,
+//                      a datatype representation map sorted); EXIficient then also sets
+//                      INCLUDE_OPTIONS (Canonical EXI's omitOptionsDocument is false by default)
+//   omitoptions        after "canonical": getEncodingOptions().unsetOption(INCLUDE_OPTIONS), the
+//                      Canonical EXI option omitOptionsDocument (what ISO 15118 signatures use)
 //   schemalocation     getEncodingOptions().setOption(EncodingOptions.INCLUDE_XSI_SCHEMALOCATION):
 //                      keep xsi:schemaLocation and xsi:noNamespaceSchemaLocation (dropped by
 //                      default, see 10 below)
@@ -523,7 +529,7 @@ public class ExiDriver {
     /** The option list, parsed. */
     static final class Opts {
         CodingMode mode = null;
-        boolean comments, pis, dtd, prefixes, lexical, sc, strict, fragment, header, cookie, entityrefs, schemaLocation;
+        boolean comments, pis, dtd, prefixes, lexical, sc, strict, fragment, header, cookie, entityrefs, schemaLocation, canonical, omitOptions;
         String scElements = null;
         Integer blockSize, valueMaxLength, capacity, deflate;
         // schema-informed grammars: schema= (and catalog=), or xsdtypes; schemaid[=ID]
@@ -561,6 +567,8 @@ public class ExiDriver {
                     case "cookie": o.cookie = flag(key, val); break;
                     case "entityrefs": o.entityrefs = flag(key, val); break;
                     case "schemalocation": o.schemaLocation = flag(key, val); break;
+                    case "canonical": o.canonical = flag(key, val); break;
+                    case "omitoptions": o.omitOptions = flag(key, val); break;
                     case "blocksize": o.blockSize = num(key, val); break;
                     case "valuemaxlength": o.valueMaxLength = num(key, val); break;
                     case "capacity": o.capacity = num(key, val); break;
@@ -583,6 +591,9 @@ public class ExiDriver {
             if (o.strict && (o.comments || o.pis || o.dtd || o.prefixes || o.sc)) {
                 throw new IllegalArgumentException(
                         "strict cannot be combined with comments, pis, dtd, prefixes or selfcontained (EXIficient would silently drop strict)");
+            }
+            if (o.omitOptions && !o.canonical) {
+                throw new IllegalArgumentException("omitoptions is a Canonical EXI option: it needs canonical");
             }
             if (o.schema != null && o.xsdTypes) {
                 throw new IllegalArgumentException("schema= and xsdtypes exclude each other");
@@ -652,6 +663,8 @@ public class ExiDriver {
             if (entityrefs) eo.setOption(EncodingOptions.RETAIN_ENTITY_REFERENCE);
             if (schemaLocation) eo.setOption(EncodingOptions.INCLUDE_XSI_SCHEMALOCATION);
             if (deflate != null) eo.setOption(EncodingOptions.DEFLATE_COMPRESSION_VALUE, deflate);
+            if (canonical) eo.setOption(EncodingOptions.CANONICAL_EXI);
+            if (omitOptions) eo.unsetOption(EncodingOptions.INCLUDE_OPTIONS);
             if (schema != null || xsdTypes) {
                 final Grammars g = xsdTypes ? Schemas.xsdTypes() : Schemas.load(schema, catalog);
                 if (!xsdTypes) g.setSchemaId(schemaId != null ? schemaId : schema);
@@ -699,6 +712,7 @@ public class ExiDriver {
             if (eo.isOptionEnabled(EncodingOptions.INCLUDE_COOKIE)) l.add("cookie");
             if (eo.isOptionEnabled(EncodingOptions.RETAIN_ENTITY_REFERENCE)) l.add("entityrefs");
             if (eo.isOptionEnabled(EncodingOptions.INCLUDE_XSI_SCHEMALOCATION)) l.add("schemalocation");
+            if (eo.isOptionEnabled(EncodingOptions.CANONICAL_EXI)) l.add("canonical");
             Object d = eo.getOptionValue(EncodingOptions.DEFLATE_COMPRESSION_VALUE);
             if (d != null) l.add("deflate=" + d);
             return l.isEmpty() ? "-" : String.join(",", l);

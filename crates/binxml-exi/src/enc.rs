@@ -156,6 +156,12 @@ impl<W: Write> ExiEncoder<W> {
 
     fn check(options: &ExiOptions) -> Result<()> {
         options.validate()?;
+        if options.canonical {
+            return Err(Error::unsupported(
+                Format::Exi,
+                "Canonical EXI without a schema: its attributes would need sorting (Canonical                  EXI 4.4), which this encoder does not do (give an XML Schema)",
+            ));
+        }
         if !options.datatype_representations.is_empty() {
             return Err(Error::unsupported(
                 Format::Exi,

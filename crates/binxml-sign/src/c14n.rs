@@ -20,8 +20,8 @@ pub enum Method {
     /// apex, and the apex inherits its ancestors' `xml:*` attributes.
     Inclusive,
     /// Canonical XML 1.1: as 1.0, except that a subset's apex inherits only `xml:lang` and
-    /// `xml:space` (not `xml:id`), and an inherited `xml:base` would need the Recommendation's
-    /// fixup, which is not implemented (refused).
+    /// `xml:space` (not `xml:id`), and its `xml:base` is the fixup of the Recommendation's
+    /// section 2.4: the omitted ancestors' values and its own joined ([`join_uri_references`]).
     Inclusive11,
     /// Exclusive XML Canonicalization 1.0: only the namespaces an element visibly uses (its own
     /// prefix, its attributes' prefixes, and those of the InclusiveNamespaces prefix list).
@@ -171,13 +171,19 @@ pub fn canonicalize_subset(
                     j += 1;
                 }
                 if el_output {
+                    let base = if is_apex && c14n.method == Method::Inclusive11 {
+                        xml_base_fixup(&xml_attrs, &attrs)
+                    } else {
+                        None
+                    };
                     write_start(
                         &mut out,
                         name,
                         &attrs,
                         &scope[..],
                         &mut rendered,
-                        &inherited(is_apex, &xml_attrs, c14n)?,
+                        &inherited(is_apex, &xml_attrs, c14n),
+                        base.as_deref(),
                         c14n,
                     )?;
                     seen_root = true;
@@ -276,32 +282,187 @@ fn lookup<'s>(stack: &[(&'s str, &'s str)], prefix: &str) -> Option<&'s str> {
 }
 
 /// The `xml:*` attributes of the ancestors that a subset's apex renders: Canonical XML 1.0 all
-/// of them, 1.1 `xml:lang` and `xml:space` (its section 2.4; `xml:base` would need its fixup,
-/// refused), the exclusive method none. Nearest ancestor last.
+/// of them, 1.1 `xml:lang` and `xml:space` (its section 2.4; `xml:base` is fixed up instead,
+/// [`xml_base_fixup`]), the exclusive method none. Nearest ancestor last.
 fn inherited<'x>(
     is_apex: bool,
     xml_attrs: &[(&'x str, &'x str)],
     c14n: &C14n,
-) -> Result<Vec<(&'x str, &'x str)>, SignError> {
+) -> Vec<(&'x str, &'x str)> {
     if !is_apex {
-        return Ok(Vec::new());
+        return Vec::new();
     }
     match c14n.method {
-        Method::Inclusive => Ok(xml_attrs.to_vec()),
-        Method::Inclusive11 => {
-            if xml_attrs.iter().any(|(l, _)| *l == "base") {
-                return Err(SignError::unsupported(
-                    "Canonical XML 1.1 of an element under an xml:base (its xml:base fixup)",
-                ));
-            }
-            Ok(xml_attrs
-                .iter()
-                .filter(|(l, _)| *l == "lang" || *l == "space")
-                .copied()
-                .collect())
-        }
-        Method::Exclusive => Ok(Vec::new()),
+        Method::Inclusive => xml_attrs.to_vec(),
+        Method::Inclusive11 => xml_attrs
+            .iter()
+            .filter(|(l, _)| *l == "lang" || *l == "space")
+            .copied()
+            .collect(),
+        Method::Exclusive => Vec::new(),
     }
+}
+
+/// Canonical XML 1.1's `xml:base` fixup of a subset's apex (section 2.4): when an omitted
+/// ancestor has an `xml:base`, the apex's `xml:base` is the ancestors' values, outermost first,
+/// then its own, joined with [`join_uri_references`]; an empty result is not rendered (`Some("")`
+/// here). `None` when no ancestor has one: the apex's own attribute, if any, stays as it is.
+fn xml_base_fixup(xml_attrs: &[(&str, &str)], own: &[(&QName<'_>, &str)]) -> Option<String> {
+    let mut bases = xml_attrs
+        .iter()
+        .filter(|(l, _)| *l == "base")
+        .map(|(_, v)| *v);
+    let first = bases.next()?;
+    let mut value = first.to_string();
+    for b in bases {
+        value = join_uri_references(&value, b);
+    }
+    if let Some((_, v)) = own
+        .iter()
+        .find(|(n, _)| n.namespace == XML_NS && n.local == "base")
+    {
+        value = join_uri_references(&value, v);
+    }
+    Some(value)
+}
+
+/// The parts of a URI reference (RFC 3986 appendix B), the fragment left out.
+struct UriParts<'u> {
+    scheme: Option<&'u str>,
+    authority: Option<&'u str>,
+    path: &'u str,
+    query: Option<&'u str>,
+}
+
+fn split_uri(u: &str) -> UriParts<'_> {
+    let u = u.split_once('#').map_or(u, |(a, _)| a);
+    let (u, query) = match u.split_once('?') {
+        Some((a, q)) => (a, Some(q)),
+        None => (u, None),
+    };
+    // A scheme is letters, digits, "+", "-", "." before the first ":", ahead of any "/".
+    let (scheme, rest) = match u.find(':') {
+        Some(i)
+            if i > 0
+                && !u[..i].contains('/')
+                && u[..i].starts_with(|c: char| c.is_ascii_alphabetic())
+                && u[..i]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) =>
+        {
+            (Some(&u[..i]), &u[i + 1..])
+        }
+        _ => (None, u),
+    };
+    let (authority, path) = match rest.strip_prefix("//") {
+        Some(r) => {
+            let end = r.find('/').unwrap_or(r.len());
+            (Some(&r[..end]), &r[end..])
+        }
+        None => (None, rest),
+    };
+    UriParts {
+        scheme,
+        authority,
+        path,
+        query,
+    }
+}
+
+/// RFC 3986's remove_dot_segments (5.2.4) as Canonical XML 1.1 modifies it for relative
+/// values: a `..` that has nothing left to remove in a relative path is kept (`../../x`), and a
+/// path ending in `.` or `..` keeps a trailing `/`.
+fn remove_dot_segments(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let body = if absolute { &path[1..] } else { path };
+    let mut out: Vec<&str> = Vec::new();
+    let mut trailing = false;
+    let segments: Vec<&str> = body.split('/').collect();
+    for (i, seg) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        match *seg {
+            "." => trailing = last,
+            ".." => {
+                match out.last() {
+                    Some(&top) if top != ".." => {
+                        out.pop();
+                    }
+                    _ if absolute => {}
+                    _ => out.push(".."),
+                }
+                trailing = last;
+            }
+            s => {
+                if last {
+                    if !s.is_empty() {
+                        out.push(s);
+                    }
+                    trailing = s.is_empty() && !out.is_empty();
+                } else {
+                    out.push(s);
+                }
+            }
+        }
+    }
+    let mut r = String::with_capacity(path.len());
+    if absolute {
+        r.push('/');
+    }
+    r.push_str(&out.join("/"));
+    if trailing && !out.is_empty() {
+        r.push('/');
+    }
+    r
+}
+
+/// Canonical XML 1.1's join-URI-References (section 2.4): `reference` resolved against `base`
+/// as RFC 3986 5.2.2 does, except that `base` may be relative (and then so is the result), a
+/// base path ending in `..` counts as ending in `../`, dot segments are removed as
+/// [`remove_dot_segments`] does, and the fragment is dropped. String arithmetic only: nothing
+/// is fetched.
+pub fn join_uri_references(base: &str, reference: &str) -> String {
+    let b = split_uri(base);
+    let r = split_uri(reference);
+    let base_path = if b.path == ".." || b.path.ends_with("/..") {
+        format!("{}/", b.path)
+    } else {
+        b.path.to_string()
+    };
+    let (scheme, authority, path, query) = if r.scheme.is_some() {
+        (r.scheme, r.authority, remove_dot_segments(r.path), r.query)
+    } else if r.authority.is_some() {
+        (b.scheme, r.authority, remove_dot_segments(r.path), r.query)
+    } else if r.path.is_empty() {
+        (b.scheme, b.authority, base_path, r.query.or(b.query))
+    } else if r.path.starts_with('/') {
+        (b.scheme, b.authority, remove_dot_segments(r.path), r.query)
+    } else {
+        // 5.2.3 merge: the base path up to its last "/", then the reference's path.
+        let merged = if b.authority.is_some() && base_path.is_empty() {
+            format!("/{}", r.path)
+        } else {
+            match base_path.rfind('/') {
+                Some(i) => format!("{}{}", &base_path[..=i], r.path),
+                None => r.path.to_string(),
+            }
+        };
+        (b.scheme, b.authority, remove_dot_segments(&merged), r.query)
+    };
+    let mut out = String::new();
+    if let Some(s) = scheme {
+        out.push_str(s);
+        out.push(':');
+    }
+    if let Some(a) = authority {
+        out.push_str("//");
+        out.push_str(a);
+    }
+    out.push_str(&path);
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(q);
+    }
+    out
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -312,6 +473,7 @@ fn write_start<'s>(
     scope: &[(&'s str, &'s str)],
     rendered: &mut Vec<(&'s str, &'s str)>,
     inherited_xml: &[(&str, &str)],
+    xml_base: Option<&str>,
     c14n: &C14n,
 ) -> Result<(), SignError> {
     // The namespace nodes to consider: inclusive, every prefix in scope; exclusive, the
@@ -397,6 +559,12 @@ fn write_start<'s>(
             sorted.push((XML_NS, local, Cow::Owned(format!("xml:{local}")), value));
         }
     }
+    if let Some(base) = xml_base {
+        sorted.retain(|(ns, l, _, _)| !(*ns == XML_NS && *l == "base"));
+        if !base.is_empty() {
+            sorted.push((XML_NS, "base", Cow::Borrowed("xml:base"), base));
+        }
+    }
     sorted.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     for (_, _, qname, value) in &sorted {
         out.push(b' ');
@@ -466,8 +634,7 @@ mod tests {
     /// `xml:*` attributes it inherits (the nearest ancestor's); the exclusive form neither.
     #[test]
     /// Canonical XML 1.1 (its section 2.4): the apex inherits `xml:lang` and `xml:space` but
-    /// not `xml:id`; under an `xml:base` it refuses rather than skip the fixup. The whole
-    /// document is the same as in 1.0.
+    /// not `xml:id`. The whole document is the same as in 1.0.
     fn c14n11_inherits_lang_and_space_only() {
         let doc = r#"<a xml:id="top" xml:lang="en" xml:space="preserve"><b xml:lang="fr"><c q="1" xml:id="x"/></b></a>"#;
         assert_eq!(
@@ -483,15 +650,74 @@ mod tests {
             r#"<b xml:id="top" xml:lang="fr" xml:space="preserve"><c q="1" xml:id="x"></c></b>"#
         );
         assert_eq!(c14n(doc, None, C14N11), c14n(doc, None, C14N10));
-        let based = binxml_xml::decode(br#"<a xml:base="http://e/d/"><b/></a>"#).unwrap();
-        let b = (0..based.len())
-            .filter(|&i| matches!(based[i], Event::StartElement(_)))
-            .nth(1);
-        let subset = Subset {
-            apex: b,
-            exclude: &[],
-        };
-        assert!(canonicalize_subset(&based, &subset, &C14n::from_uri(C14N11).unwrap()).is_err());
+    }
+
+    /// Canonical XML 1.1's join-URI-References: the Recommendation's own examples (section 2.4)
+    /// and RFC 3986's resolution where both are absolute.
+    #[test]
+    fn join_uri_references_examples() {
+        assert_eq!(join_uri_references("abc/", "../"), "");
+        assert_eq!(join_uri_references("../", "../"), "../../");
+        assert_eq!(join_uri_references("..", ".."), "../../");
+        assert_eq!(
+            join_uri_references(&join_uri_references("../", "../"), "x"),
+            "../../x"
+        );
+        // RFC 3986 section 5.4's examples against http://a/b/c/d;p?q.
+        let base = "http://a/b/c/d;p?q";
+        for (r, want) in [
+            ("g", "http://a/b/c/g"),
+            ("./g", "http://a/b/c/g"),
+            ("g/", "http://a/b/c/g/"),
+            ("/g", "http://a/g"),
+            ("//g", "http://g"),
+            ("?y", "http://a/b/c/d;p?y"),
+            ("g?y", "http://a/b/c/g?y"),
+            ("#s", "http://a/b/c/d;p?q"),
+            ("", "http://a/b/c/d;p?q"),
+            (".", "http://a/b/c/"),
+            ("..", "http://a/b/"),
+            ("../g", "http://a/b/g"),
+            ("../..", "http://a/"),
+            ("../../g", "http://a/g"),
+            ("../../../g", "http://a/g"),
+            ("/./g", "http://a/g"),
+            ("g.", "http://a/b/c/g."),
+            ("..g", "http://a/b/c/..g"),
+            ("./../g", "http://a/b/g"),
+            ("g/./h", "http://a/b/c/g/h"),
+            ("g/../h", "http://a/b/c/h"),
+            ("g;x=1/../y", "http://a/b/c/y"),
+            ("http:g", "http:g"),
+        ] {
+            assert_eq!(join_uri_references(base, r), want, "{r:?}");
+        }
+    }
+
+    /// The fixup on a subset's apex: the omitted ancestors' `xml:base` values and the apex's
+    /// own, outermost first; an empty result is left out; none without an ancestor's.
+    #[test]
+    fn c14n11_xml_base_fixup() {
+        let doc = r#"<a xml:base="http://e/d/x"><b xml:base="../y/"><c xml:base="z"><d/></c></b><e xml:base="../"><f xml:base=""/></e></a>"#;
+        assert_eq!(
+            c14n(doc, Some(1), C14N11),
+            r#"<b xml:base="http://e/y/"><c xml:base="z"><d></d></c></b>"#
+        );
+        assert_eq!(
+            c14n(doc, Some(2), C14N11),
+            r#"<c xml:base="http://e/y/z"><d></d></c>"#
+        );
+        assert_eq!(
+            c14n(doc, Some(3), C14N11),
+            r#"<d xml:base="http://e/y/z"></d>"#
+        );
+        // Canonical XML 1.0 copies the nearest value instead.
+        assert_eq!(c14n(doc, Some(3), C14N10), r#"<d xml:base="z"></d>"#);
+        let rel = r#"<a xml:base="abc/"><b xml:base="../"><c/></b><g><h xml:base="x"/></g></a>"#;
+        assert_eq!(c14n(rel, Some(2), C14N11), "<c></c>");
+        assert_eq!(c14n(rel, Some(4), C14N11), r#"<h xml:base="abc/x"></h>"#);
+        let none = r#"<a><b xml:base="q/r"/></a>"#;
+        assert_eq!(c14n(none, Some(1), C14N11), r#"<b xml:base="q/r"></b>"#);
     }
 
     #[test]

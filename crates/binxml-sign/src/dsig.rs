@@ -41,7 +41,7 @@ pub fn digest_uri(d: DigestAlg) -> &'static str {
     }
 }
 
-fn parse_digest_uri(uri: &str) -> Option<DigestAlg> {
+pub(crate) fn parse_digest_uri(uri: &str) -> Option<DigestAlg> {
     [
         DigestAlg::Sha1,
         DigestAlg::Sha256,
@@ -88,7 +88,7 @@ pub fn pss_signature_uri(d: DigestAlg) -> Option<&'static str> {
     }
 }
 
-fn parse_signature_uri(uri: &str) -> Result<(SignatureFamily, DigestAlg), SignError> {
+pub(crate) fn parse_signature_uri(uri: &str) -> Result<(SignatureFamily, DigestAlg), SignError> {
     for d in [
         DigestAlg::Sha1,
         DigestAlg::Sha256,
@@ -153,14 +153,14 @@ impl Default for SignOptions {
 }
 
 /// The elements of a document's events: where each starts and ends and its parent.
-struct Tree {
+pub(crate) struct Tree {
     /// Per element: the index of its `StartElement`, of its `EndElement`, and its parent's
     /// number in this list.
-    nodes: Vec<(usize, usize, Option<usize>)>,
+    pub(crate) nodes: Vec<(usize, usize, Option<usize>)>,
 }
 
 impl Tree {
-    fn new(events: &[Event<'_>]) -> Result<Tree, SignError> {
+    pub(crate) fn new(events: &[Event<'_>]) -> Result<Tree, SignError> {
         let mut nodes = Vec::new();
         let mut open: Vec<usize> = Vec::new();
         for (i, ev) in events.iter().enumerate() {
@@ -190,7 +190,7 @@ impl Tree {
     }
 
     /// The element children of node `n`.
-    fn children(&self, n: usize) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn children(&self, n: usize) -> impl Iterator<Item = usize> + '_ {
         let end = self.nodes[n].1;
         let mut k = n + 1;
         std::iter::from_fn(move || {
@@ -207,7 +207,7 @@ impl Tree {
         })
     }
 
-    fn is_inside(&self, n: usize, ancestor: usize) -> bool {
+    pub(crate) fn is_inside(&self, n: usize, ancestor: usize) -> bool {
         let mut p = Some(n);
         while let Some(x) = p {
             if x == ancestor {
@@ -219,20 +219,20 @@ impl Tree {
     }
 }
 
-fn name<'e>(events: &'e [Event<'_>], start: usize) -> &'e QName<'e> {
+pub(crate) fn name<'e>(events: &'e [Event<'_>], start: usize) -> &'e QName<'e> {
     match &events[start] {
         Event::StartElement(q) => q,
         _ => unreachable!("a Tree node starts at a StartElement"),
     }
 }
 
-fn is_dsig(events: &[Event<'_>], start: usize, local: &str) -> bool {
+pub(crate) fn is_dsig(events: &[Event<'_>], start: usize, local: &str) -> bool {
     let q = name(events, start);
     q.namespace == DSIG_NS && q.local == local
 }
 
 /// The value of the attribute in no namespace called `local` of the element at `start`.
-fn attr<'e>(events: &'e [Event<'_>], start: usize, local: &str) -> Option<&'e str> {
+pub(crate) fn attr<'e>(events: &'e [Event<'_>], start: usize, local: &str) -> Option<&'e str> {
     attrs(events, start)
         .find_map(|(q, v)| (q.namespace.is_empty() && q.local == local).then_some(v))
 }
@@ -261,7 +261,7 @@ fn element_ids<'e>(events: &'e [Event<'_>], start: usize) -> impl Iterator<Item 
 }
 
 /// The element with id `id`: refused when none or several elements carry it.
-fn find_id(events: &[Event<'_>], tree: &Tree, id: &str) -> Result<usize, SignError> {
+pub(crate) fn find_id(events: &[Event<'_>], tree: &Tree, id: &str) -> Result<usize, SignError> {
     let mut found = None;
     for (n, node) in tree.nodes.iter().enumerate() {
         if element_ids(events, node.0).any(|v| v == id) {
@@ -277,7 +277,7 @@ fn find_id(events: &[Event<'_>], tree: &Tree, id: &str) -> Result<usize, SignErr
 }
 
 /// The text content of node `n` (its character children), refusing element children.
-fn text_of(events: &[Event<'_>], tree: &Tree, n: usize) -> Result<String, SignError> {
+pub(crate) fn text_of(events: &[Event<'_>], tree: &Tree, n: usize) -> Result<String, SignError> {
     let (start, end, _) = tree.nodes[n];
     let mut s = String::new();
     for ev in &events[start + 1..end] {
@@ -298,7 +298,7 @@ fn text_of(events: &[Event<'_>], tree: &Tree, n: usize) -> Result<String, SignEr
 
 /// Refuses non-white-space text directly in node `n` (the signature's structure elements hold
 /// elements only).
-fn only_elements(events: &[Event<'_>], tree: &Tree, n: usize) -> Result<(), SignError> {
+pub(crate) fn only_elements(events: &[Event<'_>], tree: &Tree, n: usize) -> Result<(), SignError> {
     let (start, end, _) = tree.nodes[n];
     let mut depth = 0usize;
     for ev in &events[start + 1..end] {
@@ -328,11 +328,11 @@ fn only_elements(events: &[Event<'_>], tree: &Tree, n: usize) -> Result<(), Sign
     Ok(())
 }
 
-fn dsig_start<'a>(local: &'static str) -> Event<'a> {
+pub(crate) fn dsig_start<'a>(local: &'static str) -> Event<'a> {
     Event::StartElement(QName::new("ds", DSIG_NS, local))
 }
 
-fn algorithm<'a>(uri: &'a str) -> Event<'a> {
+pub(crate) fn algorithm<'a>(uri: &'a str) -> Event<'a> {
     Event::Attribute {
         name: QName::local("Algorithm"),
         value: uri.into(),
@@ -356,7 +356,7 @@ fn signature_method_uri(key: &PrivateKey, opts: &SignOptions) -> Result<&'static
     }
 }
 
-fn check_cert(key: &PrivateKey, cert: Option<&Certificate>) -> Result<(), SignError> {
+pub(crate) fn check_cert(key: &PrivateKey, cert: Option<&Certificate>) -> Result<(), SignError> {
     if let Some(cert) = cert
         && *cert.public_key() != key.public_key()
     {
@@ -725,7 +725,7 @@ fn c14n_of(
     Ok(Some(c))
 }
 
-fn check_digest(d: DigestAlg, opts: &VerifyOptions) -> Result<(), SignError> {
+pub(crate) fn check_digest(d: DigestAlg, opts: &VerifyOptions) -> Result<(), SignError> {
     if d == DigestAlg::Sha1 && !opts.allow_sha1 {
         return Err(SignError::refused(
             "SHA-1 (collisions are practical); allow it explicitly to accept it",
@@ -735,7 +735,7 @@ fn check_digest(d: DigestAlg, opts: &VerifyOptions) -> Result<(), SignError> {
 }
 
 /// The one child of node `n` called `local` in the XML Signature namespace, in order.
-fn expect_child(
+pub(crate) fn expect_child(
     events: &[Event<'_>],
     tree: &Tree,
     kids: &mut impl Iterator<Item = usize>,
@@ -958,7 +958,7 @@ fn verify(
     })
 }
 
-fn embedded_certificate(
+pub(crate) fn embedded_certificate(
     events: &[Event<'_>],
     tree: &Tree,
     key_info: Option<usize>,

@@ -7,19 +7,24 @@
 //!   document, to an element by its id, or to a separate file given with the signature), made
 //!   and checked with the RustCrypto crates and ring; verification refuses the
 //!   constructions XML Signature attacks rely on (see `docs/sign.md`).
+//! - [`exi_dsig`]: XML Signature over Canonical EXI, as ISO 15118 signs its messages:
+//!   `SignedInfo` and the referenced elements encoded as schema-informed EXI fragments by
+//!   binxml-exi, and the digests and signature computed over those octets.
 //! - [`cms`]: CMS SignedData (RFC 5652) over a document's bytes in any format, enveloping or
 //!   detached, as `openssl cms` makes and checks it.
 //! - [`keys`]: private keys, public keys and X.509 certificates from PEM.
 //!
 //! This crate is not a codec: it takes a document's events (or, for CMS, its bytes) from the
 //! caller and hands events back; the XML text around a signature is read and written by
-//! binxml-xml.
+//! binxml-xml, and the canonical EXI octets of a Canonical EXI signature are binxml-exi's
+//! schema-informed encoder's.
 
 #![forbid(unsafe_code)]
 
 pub mod c14n;
 pub mod cms;
 pub mod dsig;
+pub mod exi_dsig;
 pub mod keys;
 pub mod pkcs12;
 

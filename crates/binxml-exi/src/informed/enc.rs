@@ -946,6 +946,7 @@ impl<W: Write> SchemaEncoder<W> {
     fn value(&mut self, name: NameId, t: Option<TypeId>, text: &str) -> Result<()> {
         if !self.o.alignment.is_reordered() {
             let lexical = self.o.lexical_values;
+            let canonical = self.o.canonical;
             let reps = self.reps.as_deref();
             write_value(
                 &mut self.t,
@@ -956,6 +957,7 @@ impl<W: Write> SchemaEncoder<W> {
                 t,
                 text,
                 lexical,
+                canonical,
             );
             return Ok(());
         }
@@ -996,12 +998,23 @@ impl<W: Write> SchemaEncoder<W> {
         let g = Arc::clone(&self.g);
         let reps = self.reps.clone();
         let lexical = self.o.lexical_values;
+        let canonical = self.o.canonical;
         let buf = std::mem::take(&mut self.chan.buf);
         let write_all =
             |t: &mut Tables, w: &mut BitWriter, name: NameId, values: &[ChannelValue]| {
                 for &(ty, (a, b)) in values {
                     let text = &buf[a as usize..b as usize];
-                    write_value(t, &g, reps.as_deref(), w, name, ty, text, lexical);
+                    write_value(
+                        t,
+                        &g,
+                        reps.as_deref(),
+                        w,
+                        name,
+                        ty,
+                        text,
+                        lexical,
+                        canonical,
+                    );
                 }
             };
         if count <= SMALL_BLOCK {
@@ -1156,7 +1169,7 @@ impl<W: Write> SchemaEncoder<W> {
                                 name,
                                 max_len: usize::MAX,
                             };
-                            values::write_prepared(&p, &mut self.w, &mut items);
+                            values::write_prepared(&p, &mut self.w, &mut items, self.o.canonical);
                             self.set_state(next);
                             return Ok(());
                         }
@@ -1316,6 +1329,7 @@ fn write_value(
     ty: Option<TypeId>,
     text: &str,
     lexical: bool,
+    canonical: bool,
 ) {
     let Some(ty) = ty else {
         t.write_value(w, name, text);
@@ -1333,7 +1347,7 @@ fn write_value(
                 name,
                 max_len: usize::MAX,
             };
-            let ok = values::encode_with(dt, text, w, &mut items);
+            let ok = values::encode_with(dt, text, w, &mut items, canonical);
             debug_assert!(ok, "checked before");
         }
     }

@@ -145,19 +145,21 @@ fn string_items(t: &ExiType) -> bool {
 /// them, this writes a String (length, then characters). A list of String items needs the
 /// string table: [`encode_with`] (here it returns false).
 pub(crate) fn encode(t: &ExiType, lexical: &str, w: &mut BitWriter) -> bool {
-    !string_items(t) && encode_with(t, lexical, w, &mut NoTable)
+    !string_items(t) && encode_with(t, lexical, w, &mut NoTable, false)
 }
 
-/// [`encode`], with the string table for the String items of a list.
+/// [`encode`], with the string table for the String items of a list; `canonical` applies
+/// Canonical EXI's value rule that the value codecs do not always follow ([`write_date_time`]).
 pub(crate) fn encode_with(
     t: &ExiType,
     lexical: &str,
     w: &mut BitWriter,
     strings: &mut dyn ItemStrings,
+    canonical: bool,
 ) -> bool {
     match prepare(t, lexical) {
         Some(p) => {
-            write(&p, w, strings);
+            write(&p, w, strings, canonical);
             true
         }
         None => false,
@@ -430,17 +432,19 @@ pub(crate) fn prepare_value<'a>(t: &'a ExiType, lexical: &'a str) -> Option<Prep
     prepare(t, lexical).map(PreparedValue)
 }
 
-/// Writes a value from [`prepare_value`] (a list's String items through `strings`).
+/// Writes a value from [`prepare_value`] (a list's String items through `strings`), in
+/// Canonical EXI's form when `canonical`.
 pub(crate) fn write_prepared(
     p: &PreparedValue<'_>,
     w: &mut BitWriter,
     strings: &mut dyn ItemStrings,
+    canonical: bool,
 ) {
-    write(&p.0, w, strings)
+    write(&p.0, w, strings, canonical)
 }
 
 /// Writes a prepared value.
-fn write(p: &Prepared<'_>, w: &mut BitWriter, strings: &mut dyn ItemStrings) {
+fn write(p: &Prepared<'_>, w: &mut BitWriter, strings: &mut dyn ItemStrings, canonical: bool) {
     match p {
         Prepared::Binary(b) => {
             w.uint(b.len() as u64);
@@ -474,7 +478,7 @@ fn write(p: &Prepared<'_>, w: &mut BitWriter, strings: &mut dyn ItemStrings) {
             }
         },
         Prepared::Unsigned(d) => w.uint_digits(d.integral_digits()),
-        Prepared::DateTime(kind, v) => write_date_time(*kind, v, w),
+        Prepared::DateTime(kind, v) => write_date_time(*kind, v, w, canonical),
         Prepared::Item(t, s) => {
             w.uint(char_len(s) as u64);
             encode_string_literal(t, s, w);
@@ -484,7 +488,7 @@ fn write(p: &Prepared<'_>, w: &mut BitWriter, strings: &mut dyn ItemStrings) {
             for i in items {
                 match i {
                     Prepared::Item(t, s) => strings.write_item(t, s, w),
-                    _ => write(i, w, strings),
+                    _ => write(i, w, strings, canonical),
                 }
             }
         }
@@ -707,16 +711,32 @@ fn canonical(base: &ExiType, lexical: &str, out: &mut String) {
     out.push_str(lexical);
 }
 
-/// Date-Time (7.1.8, Table 7-4).
-fn write_date_time(kind: DateTimeKind, v: &DateTimeValue, w: &mut BitWriter) {
+/// Date-Time (7.1.8, Table 7-4). EXI 1.0 allows an hour of 24 (`24:00:00`, the end of the
+/// day); Canonical EXI 4.5.5 does not: with `canonical` it is written as 00:00:00 of the next
+/// day (the day, month and year carried as the proleptic Gregorian calendar has them; a time
+/// without a date just becomes 00:00:00).
+fn write_date_time(kind: DateTimeKind, v: &DateTimeValue, w: &mut BitWriter, canonical: bool) {
     use DateTimeKind::*;
-    let month = u32::from(v.month().unwrap_or(0));
-    let day = u32::from(v.day().unwrap_or(0));
+    let mut year = v.year().unwrap_or(YEAR_OFFSET);
+    let mut month = u32::from(v.month().unwrap_or(0));
+    let mut day = u32::from(v.day().unwrap_or(0));
+    let mut h = u32::from(v.hour().unwrap_or(0));
+    if canonical && h == 24 && matches!(kind, DateTime | Time) {
+        h = 0;
+        if kind == DateTime {
+            day += 1;
+            if day > days_in_month(year, month) {
+                day = 1;
+                month += 1;
+                if month > 12 {
+                    month = 1;
+                    year = year.saturating_add(1);
+                }
+            }
+        }
+    }
     if matches!(kind, DateTime | Date | GYearMonth | GYear) {
-        write_i64(
-            w,
-            v.year().unwrap_or(YEAR_OFFSET).saturating_sub(YEAR_OFFSET),
-        );
+        write_i64(w, year.saturating_sub(YEAR_OFFSET));
     }
     if matches!(
         kind,
@@ -725,7 +745,6 @@ fn write_date_time(kind: DateTimeKind, v: &DateTimeValue, w: &mut BitWriter) {
         w.nbit(month * 32 + day, MONTHDAY_BITS);
     }
     if matches!(kind, DateTime | Time) {
-        let h = u32::from(v.hour().unwrap_or(0));
         let m = u32::from(v.minute().unwrap_or(0));
         let s = u32::from(v.second().unwrap_or(0));
         w.nbit((h * 64 + m) * 64 + s, TIME_BITS);
@@ -747,6 +766,16 @@ fn write_date_time(kind: DateTimeKind, v: &DateTimeValue, w: &mut BitWriter) {
             let code = tz.signum() * (h * 64 + m) + TIMEZONE_OFFSET;
             w.nbit(code as u32, TIMEZONE_BITS);
         }
+    }
+}
+
+/// The days of `month` (1-12) in `year` of the proleptic Gregorian calendar.
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        4 | 6 | 9 | 11 => 30,
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        _ => 31,
     }
 }
 
@@ -888,7 +917,7 @@ pub mod for_tests {
         codes: &[(u32, u32)],
     ) -> Option<Vec<u8>> {
         let mut w = start(aligned, codes);
-        super::encode_with(t, lexical, &mut w, &mut Table::default()).then(|| w.finish())
+        super::encode_with(t, lexical, &mut w, &mut Table::default(), false).then(|| w.finish())
     }
 
     /// As [`encode`], the value a string-table miss: length + 2, then the literal.
@@ -1031,6 +1060,37 @@ mod tests {
         assert_eq!(round(&d(DateTimeKind::GYearMonth), "1999-12"), "1999-12");
         assert_eq!(round(&d(DateTimeKind::Time), "23:59:59.000"), "23:59:59");
         assert!(enc(&dt, "2001-13-01T00:00:00").is_none());
+    }
+
+    /// Canonical EXI 4.5.5: an hour of 24 is 00:00:00 of the next day, carried through month
+    /// and year ends and February of leap years; without `canonical` it stays 24.
+    #[test]
+    fn canonical_hour_24() {
+        let canon = |t: &ExiType, s: &str| {
+            let mut w = BitWriter::new(false);
+            assert!(encode_with(t, s, &mut w, &mut NoTable, true), "{s}");
+            w.finish()
+        };
+        let dt = ExiType::DateTime(DateTimeKind::DateTime);
+        for (a, b) in [
+            ("2026-11-28T24:00:00Z", "2026-11-29T00:00:00Z"),
+            ("2026-11-30T24:00:00", "2026-12-01T00:00:00"),
+            ("2026-12-31T24:00:00+01:00", "2027-01-01T00:00:00+01:00"),
+            ("2024-02-28T24:00:00", "2024-02-29T00:00:00"),
+            ("2024-02-29T24:00:00", "2024-03-01T00:00:00"),
+            ("2023-02-28T24:00:00", "2023-03-01T00:00:00"),
+            ("1900-02-28T24:00:00", "1900-03-01T00:00:00"),
+            ("2000-02-28T24:00:00", "2000-02-29T00:00:00"),
+        ] {
+            assert_eq!(canon(&dt, a), canon(&dt, b), "{a}");
+            assert_ne!(enc(&dt, a), enc(&dt, b), "{a} without canonical");
+        }
+        let time = ExiType::DateTime(DateTimeKind::Time);
+        assert_eq!(canon(&time, "24:00:00"), canon(&time, "00:00:00"));
+        // Other values are written as without the option.
+        for s in ["2026-11-28T23:59:59.5Z", "2026-11-28T00:00:00"] {
+            assert_eq!(Some(canon(&dt, s)), enc(&dt, s));
+        }
     }
 
     #[test]
