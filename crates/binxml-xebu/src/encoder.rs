@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use binxml_core::hash::bytes_eq;
 use binxml_core::{Encoder, Error, Event, QName, Result, StreamChecker, Typed};
 
 use crate::FORMAT;
@@ -370,7 +371,10 @@ impl<W: Write> XebuEncoder<W> {
         self.pending = false;
         let q = std::mem::take(&mut self.pending_name);
         self.scope.open(self.pending_mark);
-        let explicit = self.scope.derive(&q.namespace, false) != Some(&*q.prefix);
+        let explicit = !self
+            .scope
+            .derive(&q.namespace, false)
+            .is_some_and(|p| bytes_eq(p.as_bytes(), q.prefix.as_bytes()));
         let p = if explicit { wire::F_PREFIX } else { 0 };
         name_key(&mut self.key, &q);
         let mut tail = std::mem::take(&mut self.key2);
@@ -391,7 +395,10 @@ impl<W: Write> XebuEncoder<W> {
     }
 
     fn attribute(&mut self, q: &QName<'_>, value: &str) {
-        let explicit = self.scope.derive(&q.namespace, true) != Some(&*q.prefix);
+        let explicit = !self
+            .scope
+            .derive(&q.namespace, true)
+            .is_some_and(|p| bytes_eq(p.as_bytes(), q.prefix.as_bytes()));
         name_key(&mut self.key, q);
         let name_len = self.key.len();
         let cacheable = value.len() <= self.opts.max_cached_len;

@@ -2,6 +2,8 @@
 //! tokenizes namespace URIs, and the prefix of a name is the one the in-scope declarations give
 //! its URI (see "Prefix derivation" in `docs/xebu.md`).
 
+use binxml_core::hash::bytes_eq;
+
 struct Binding<S> {
     prefix: S,
     uri: S,
@@ -46,7 +48,7 @@ impl<S: AsRef<str>> Scope<S> {
         let shadows = self
             .bindings
             .iter()
-            .rposition(|b| b.prefix.as_ref() == prefix.as_ref());
+            .rposition(|b| bytes_eq(b.prefix.as_ref().as_bytes(), prefix.as_ref().as_bytes()));
         if let Some(j) = shadows {
             self.bindings[j].shadowed = true;
         }
@@ -96,7 +98,9 @@ impl<S: AsRef<str>> Scope<S> {
             .iter()
             .rev()
             .find(|b| {
-                !b.shadowed && b.uri.as_ref() == uri && !(attribute && b.prefix.as_ref().is_empty())
+                !b.shadowed
+                    && bytes_eq(b.uri.as_ref().as_bytes(), uri.as_bytes())
+                    && !(attribute && b.prefix.as_ref().is_empty())
             })
             .map(|b| Derived::Declared(&b.prefix))
     }
