@@ -39,22 +39,18 @@ impl std::ops::Index<usize> for Texts {
 /// An empty slot of the index.
 const EMPTY: u32 = u32::MAX;
 
-pub(super) struct Interner {
-    texts: Texts,
-    /// Uses of each string.
-    counts: Vec<u32>,
-    /// Ids by hash (linear probing); a power of two in size, at most half full.
+/// Ids found by the hash of their key (linear probing; a power of two in size, at most half
+/// full). The keys live with the caller, who says whether an id's key is the one sought.
+pub(super) struct Index {
     slots: Vec<u32>,
-    /// Each string's hash, so that growing the index hashes nothing again.
+    /// Each id's hash, so that growing the index hashes nothing again.
     hashes: Vec<u32>,
     state: FastState,
 }
 
-impl Default for Interner {
+impl Default for Index {
     fn default() -> Self {
-        Interner {
-            texts: Texts::default(),
-            counts: Vec::new(),
+        Index {
             slots: vec![EMPTY; 64],
             hashes: Vec::new(),
             state: FastState::default(),
@@ -62,10 +58,17 @@ impl Default for Interner {
     }
 }
 
-impl Interner {
-    /// The id of `s`, counting one more use.
-    pub(super) fn intern(&mut self, s: &str) -> u32 {
-        let h = self.state.hash_one(s.as_bytes()) as u32;
+impl Index {
+    /// The hash of a key.
+    #[inline]
+    pub(super) fn hash(&self, key: &[u8]) -> u32 {
+        self.state.hash_one(key) as u32
+    }
+
+    /// The id whose key has hash `h` and passes `is`, else a new id (the next one) recorded
+    /// for it: `(id, new)`.
+    #[inline]
+    pub(super) fn find_or_add(&mut self, h: u32, is: impl Fn(u32) -> bool) -> (u32, bool) {
         let mask = self.slots.len() - 1;
         let mut i = h as usize & mask;
         loop {
@@ -73,23 +76,18 @@ impl Interner {
             if id == EMPTY {
                 break;
             }
-            if self.hashes[id as usize] == h
-                && bytes_eq(self.texts[id as usize].as_bytes(), s.as_bytes())
-            {
-                self.counts[id as usize] += 1;
-                return id;
+            if self.hashes[id as usize] == h && is(id) {
+                return (id, false);
             }
             i = (i + 1) & mask;
         }
-        let id = self.counts.len() as u32;
+        let id = self.hashes.len() as u32;
         self.slots[i] = id;
-        self.texts.push(s);
-        self.counts.push(1);
         self.hashes.push(h);
-        if self.counts.len() * 2 > self.slots.len() {
+        if self.hashes.len() * 2 > self.slots.len() {
             self.grow();
         }
-        id
+        (id, true)
     }
 
     fn grow(&mut self) {
@@ -103,6 +101,32 @@ impl Interner {
             slots[i] = id as u32;
         }
         self.slots = slots;
+    }
+}
+
+#[derive(Default)]
+pub(super) struct Interner {
+    texts: Texts,
+    /// Uses of each string.
+    counts: Vec<u32>,
+    index: Index,
+}
+
+impl Interner {
+    /// The id of `s`, counting one more use.
+    pub(super) fn intern(&mut self, s: &str) -> u32 {
+        let h = self.index.hash(s.as_bytes());
+        let texts = &self.texts;
+        let (id, new) = self.index.find_or_add(h, |id| {
+            bytes_eq(texts[id as usize].as_bytes(), s.as_bytes())
+        });
+        if new {
+            self.texts.push(s);
+            self.counts.push(1);
+        } else {
+            self.counts[id as usize] += 1;
+        }
+        id
     }
 
     /// One more use of string `id`.

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use binxml_core::hash::FastState;
 
-use super::{NameKey, Val};
+use super::Val;
 use crate::value::V;
 
 /// Makes the uncompressed component-strings block of `doc`'s UPER encoding start on an octet
@@ -88,7 +88,7 @@ fn name_band(p: usize) -> u32 {
 /// Reorders the common names (already most frequent first) within each cost class, so that
 /// names with the same namespace and prefix are adjacent and their entries can say
 /// `same-as-previous-item`: every name keeps the index size it had.
-pub(super) fn group_names(order: &mut [u32], list: &[(NameKey, u32)]) {
+pub(super) fn group_names(order: &mut [u32], groups: &[(u32, u32)]) {
     let mut start = 0;
     while start < order.len() {
         let band = name_band(start);
@@ -97,12 +97,12 @@ pub(super) fn group_names(order: &mut [u32], list: &[(NameKey, u32)]) {
             end += 1;
         }
         let slice = &mut order[start..end];
-        let mut first_ns: HashMap<&str, usize, FastState> = HashMap::default();
-        let mut first_pair: HashMap<(&str, &str), usize, FastState> = HashMap::default();
+        let mut first_ns: HashMap<u32, usize, FastState> = HashMap::default();
+        let mut first_pair: HashMap<u32, usize, FastState> = HashMap::default();
         for (i, &id) in slice.iter().enumerate() {
-            let k = &list[id as usize].0;
-            first_ns.entry(&k.ns).or_insert(i);
-            first_pair.entry((&k.ns, &k.prefix)).or_insert(i);
+            let (ns, pair) = groups[id as usize];
+            first_ns.entry(ns).or_insert(i);
+            first_pair.entry(pair).or_insert(i);
         }
         // (first use of the namespace, of the namespace and prefix, position): unique, so an
         // unstable sort gives the one order
@@ -110,8 +110,8 @@ pub(super) fn group_names(order: &mut [u32], list: &[(NameKey, u32)]) {
             .iter()
             .enumerate()
             .map(|(i, &id)| {
-                let k = &list[id as usize].0;
-                ((first_ns[&*k.ns], first_pair[&(&*k.ns, &*k.prefix)], i), id)
+                let (ns, pair) = groups[id as usize];
+                ((first_ns[&ns], first_pair[&pair], i), id)
             })
             .collect();
         keyed.sort_unstable();

@@ -17,12 +17,15 @@ pub(crate) use intern::Texts;
 mod layout;
 mod tree;
 
-use binxml_core::hash::FastState;
-use intern::Interner;
+use binxml_core::hash::{FastState, bytes_eq};
+use intern::{Index, Interner};
 pub(crate) use layout::align_block;
 use layout::group_names;
 
 type Val = V<'static>;
+
+/// A name's namespace and prefix.
+type NsPrefix = (Box<str>, Box<str>);
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct NameKey {
@@ -79,11 +82,19 @@ pub struct Builder {
     opts: Options,
     format: Format,
     strings: Interner,
-    /// common names by the lengths of namespace and prefix (4 octets each), then namespace,
-    /// prefix and local name
-    names: HashMap<Box<[u8]>, u32, FastState>,
+    /// common names by their keys: the lengths of namespace and prefix (4 octets each), then
+    /// namespace, prefix and local name; the keys one after the other in `name_keys`, each
+    /// ending at its entry of `name_key_ends`
+    names: Index,
+    name_keys: Vec<u8>,
+    name_key_ends: Vec<usize>,
     name_key: Vec<u8>,
     name_list: Vec<(NameKey, u32)>,
+    /// per common name: ids of its namespace and of its (namespace, prefix) pair (see
+    /// `group_names`), numbered in `name_groups`
+    name_group: Vec<(u32, u32)>,
+    name_groups: HashMap<NsPrefix, (u32, u32), FastState>,
+    name_namespaces: HashMap<Box<str>, u32, FastState>,
     stack: Vec<Frame>,
     doc_children: Vec<Val>,
     notations: Vec<Val>,
@@ -112,9 +123,14 @@ impl Builder {
             opts,
             format,
             strings: Interner::default(),
-            names: HashMap::default(),
+            names: Index::default(),
+            name_keys: Vec::new(),
+            name_key_ends: Vec::new(),
             name_key: Vec::new(),
             name_list: Vec::new(),
+            name_group: Vec::new(),
+            name_groups: HashMap::default(),
+            name_namespaces: HashMap::default(),
             stack: Vec::new(),
             doc_children: Vec::new(),
             notations: Vec::new(),
@@ -184,22 +200,34 @@ impl Builder {
         key.extend_from_slice(ns.as_bytes());
         key.extend_from_slice(prefix.as_bytes());
         key.extend_from_slice(local.as_bytes());
-        let id = match self.names.get(key.as_slice()) {
-            Some(&id) => id,
-            None => {
-                let id = self.name_list.len() as u32;
-                self.names.insert(key.as_slice().into(), id);
-                self.name_list.push((
-                    NameKey {
-                        ns: ns.into(),
-                        local: local.into(),
-                        prefix: prefix.into(),
-                    },
-                    0,
-                ));
-                id
-            }
-        };
+        let h = self.names.hash(key);
+        let (keys, ends) = (&self.name_keys, &self.name_key_ends);
+        let (id, new) = self.names.find_or_add(h, |id| {
+            let i = id as usize;
+            let start = if i == 0 { 0 } else { ends[i - 1] };
+            bytes_eq(&keys[start..ends[i]], key)
+        });
+        if new {
+            self.name_keys.extend_from_slice(key);
+            self.name_key_ends.push(self.name_keys.len());
+            self.name_list.push((
+                NameKey {
+                    ns: ns.into(),
+                    local: local.into(),
+                    prefix: prefix.into(),
+                },
+                0,
+            ));
+            // a new name only: looked up by its strings
+            let next = self.name_namespaces.len() as u32;
+            let ns_id = *self.name_namespaces.entry(ns.into()).or_insert(next);
+            let next = self.name_groups.len() as u32;
+            let group = *self
+                .name_groups
+                .entry((ns.into(), prefix.into()))
+                .or_insert((ns_id, next));
+            self.name_group.push(group);
+        }
         self.name_list[id as usize].1 += 1;
         id
     }
@@ -314,7 +342,7 @@ impl Builder {
         if self.opts.names_table {
             let counts: Vec<u32> = self.name_list.iter().map(|(_, c)| *c).collect();
             let mut order = intern::order_by_count(&counts);
-            group_names(&mut order, &self.name_list);
+            group_names(&mut order, &self.name_group);
             name_perm = vec![0u32; order.len()];
             let list = std::mem::take(&mut self.name_list);
             let mut prev: Option<&NameKey> = None;
