@@ -9,8 +9,8 @@ documents. One request per stdin line, fields separated by tabs; one answer line
                           reads its instructions.
   make RULE TYPE XML OUT  build a value of TYPE from the XML file by this script's own mapping
                           (the module's types as asn1tools parses them, the XER instructions
-                          ATTRIBUTE, UNTAGGED, LIST, BASE64, USE-TYPE, USE-NIL, EMBED-VALUES
-                          and NAME AS, the X.694 name
+                          ATTRIBUTE, UNTAGGED, LIST, BASE64, USE-TYPE, USE-NIL, EMBED-VALUES,
+                          USE-ORDER and NAME AS, the X.694 name
                           conversion of enumeration values) and write its RULE encoding to OUT;
                           "ok"
   check RULE TYPE BIN     decode BIN (binxml's encoding) as TYPE with
@@ -107,7 +107,7 @@ def compile_module(path):
     for line in control.splitlines():
         f = line.split()
         if len(f) >= 2 and f[0] in ('ATTRIBUTE', 'UNTAGGED', 'LIST', 'BASE64', 'USE-TYPE', 'USE-NIL',
-                                         'EMBED-VALUES'):
+                                         'EMBED-VALUES', 'USE-ORDER'):
             INSTR.setdefault(f[1], {})[f[0]] = True
         elif len(f) == 4 and f[0] == 'NAME' and f[2] == 'AS':
             INSTR.setdefault(f[1], {})['NAME'] = f[3].strip('"')
@@ -200,6 +200,9 @@ class Builder:
         if t is not member:
             path = tpath
         kind = t['type']
+        if kind == 'SEQUENCE' and 'USE-ORDER' in self.instr(path):
+            # An all group: any of its elements may come first.
+            return any(self.starts(m, path + '.' + m['name'], kids, i, depth + 1) for m in t['members'][1:])
         if kind == 'SEQUENCE':
             for m in t['members']:
                 mp = path + '.' + m['name']
@@ -222,6 +225,8 @@ class Builder:
         if t is not member:
             path = tpath
         kind = t['type']
+        if kind == 'SEQUENCE' and 'USE-ORDER' in self.instr(path):
+            return all(m.get('optional') for m in t['members'][1:])
         if kind == 'SEQUENCE':
             return all(m.get('optional') or self.emptiable(m, path + '.' + m['name'], depth + 1) for m in t['members'])
         if kind == 'CHOICE':
@@ -272,11 +277,36 @@ class Builder:
 
     def sequence(self, members, path, el, kids, i):
         value = {}
+        order = None
+        if members and 'USE-ORDER' in self.instr(path):
+            # An all group (X.694 USE-ORDER): the first component lists the group's elements
+            # in document order; they come in any order.
+            order = members[0]['name']
+            value[order] = []
+            members = members[1:]
         if members and 'EMBED-VALUES' in self.instr(path):
             # Mixed content: the first component holds the text before each child element
             # and after the last.
             value[members[0]['name']] = [el.text or ''] + [k.tail or '' for k in kids]
             members = members[1:]
+        if order is not None:
+            content = [m for m in members if self.role(m, path + '.' + m['name']) in ('elem', 'group')]
+            while True:
+                hit = next((m for m in content if m['name'] not in value
+                            and self.starts(m, path + '.' + m['name'], kids, i)), None)
+                if hit is None:
+                    break
+                mp = path + '.' + hit['name']
+                if self.role(hit, mp) == 'elem':
+                    value[hit['name']] = self.element(hit, mp, kids[i])
+                    i += 1
+                else:
+                    value[hit['name']], i = self.group(hit, mp, el, kids, i)
+                value[order].append(hit['name'])
+            for m in content:
+                if m['name'] not in value and not m.get('optional'):
+                    raise Refused('element %s missing in %s' % (m['name'], el.tag))
+            members = [m for m in members if m not in content]
         for m in members:
             mp = path + '.' + m['name']
             role = self.role(m, mp)

@@ -252,6 +252,7 @@ impl BitWriter {
 }
 
 /// Reads bits, reporting the bit offset of what it could not read.
+#[derive(Clone)]
 pub struct BitReader<'a> {
     data: &'a [u8],
     pos: usize,
@@ -290,6 +291,13 @@ impl<'a> BitReader<'a> {
     #[inline]
     pub fn pos(&self) -> usize {
         self.pos
+    }
+
+    /// Moves to bit offset `pos`, one this reader has been at (an `all` group's components
+    /// are read again in document order).
+    pub fn seek(&mut self, pos: usize) {
+        debug_assert!(pos <= self.data.len() * 8);
+        self.pos = pos;
     }
 
     /// Bits left.
