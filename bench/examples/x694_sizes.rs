@@ -9,7 +9,14 @@
 //! (prints a Markdown table): with substrings, only the instances whose path holds one of
 //! them; with `--sizes`, no times; with `--decode`, only the decoding times (the encoding columns are left empty); with
 //! `--cpu`, the times are the thread's CPU time (Linux), not wall-clock time, which on a
-//! loaded machine counts the time other work holds the CPU.
+//! loaded machine counts the time other work holds the CPU. With `--profile=N`, no table: each
+//! instance is push-decoded N times from XML (in `profile_xml`) and N times from unaligned
+//! PER (in `profile_per`), for an instruction count per decoder under callgrind
+//! (`valgrind --tool=callgrind`, then `callgrind_annotate --inclusive=yes`), which the load
+//! of a shared machine does not change. With `--breakdown`, no table either: for each instance,
+//! its PER size beside the bytes of its values (character data and attribute values as UTF-8,
+//! trimmed, white space between elements left out) and their number, to see how much of the PER
+//! is the values themselves.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -99,6 +106,20 @@ fn push(format: Format, bytes: &[u8], opts: &DecodeOptions) -> u64 {
     c.events
 }
 
+/// `n` push decodings of the XML (a function of its own for callgrind).
+#[inline(never)]
+fn profile_xml(n: usize, xml: &[u8]) -> u64 {
+    (0..n)
+        .map(|_| push(Format::Xml, xml, &DecodeOptions::default()))
+        .sum()
+}
+
+/// `n` push decodings of the unaligned PER (a function of its own for callgrind).
+#[inline(never)]
+fn profile_per(n: usize, per: &[u8], opts: &DecodeOptions) -> u64 {
+    (0..n).map(|_| push(Format::Asn1XsdUper, per, opts)).sum()
+}
+
 fn main() {
     let mut mapped: HashMap<String, (Arc<Schema>, Arc<X694>)> = HashMap::new();
     println!(
@@ -112,6 +133,11 @@ fn main() {
     let cpu = args.iter().any(|a| a == "--cpu");
     let sizes_only = args.iter().any(|a| a == "--sizes");
     let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let breakdown = args.iter().any(|a| a == "--breakdown");
+    let profile: Option<usize> = args
+        .iter()
+        .find_map(|a| a.strip_prefix("--profile="))
+        .map(|n| n.parse().expect("--profile=N"));
     let mut seen = std::collections::HashSet::new();
     for row in schema_sets() {
         if !row.present() || !row.expected_valid {
@@ -146,6 +172,40 @@ fn main() {
         let Ok(per) = x.encode_events(&events, Format::Asn1XsdUper) else {
             continue;
         };
+        if breakdown {
+            let (mut n, mut bytes) = (0usize, 0usize);
+            for e in &events {
+                let v = match e {
+                    Event::Characters { text, .. } => text.trim(),
+                    Event::Attribute { name, value } if name.local != "schemaLocation" => {
+                        value.trim()
+                    }
+                    _ => continue,
+                };
+                if !v.is_empty() {
+                    n += 1;
+                    bytes += v.len();
+                }
+            }
+            println!(
+                "{} | {} | {} | {} ({:.1}%) | {} values | values + a length octet each: {:.1}% | the rest: {} bytes",
+                instance.file_name().unwrap().to_string_lossy(),
+                xml.len(),
+                per.len(),
+                bytes,
+                100.0 * bytes as f64 / xml.len() as f64,
+                n,
+                100.0 * (bytes + n) as f64 / xml.len() as f64,
+                per.len() as i64 - (bytes + n) as i64,
+            );
+            continue;
+        }
+        if let Some(n) = profile {
+            let dopts = DecodeOptions::default().with_x694(Some(x.clone()));
+            let (a, b) = (profile_xml(n, &xml), profile_per(n, &per, &dopts));
+            eprintln!("{}: {a} XML events, {b} PER events", instance.display());
+            continue;
+        }
         let aper = x.encode_events(&events, Format::Asn1XsdAper).unwrap();
         let ber = x.encode_events(&events, Format::Asn1XsdBer).unwrap();
         let dopts = DecodeOptions::default().with_x694(Some(x.clone()));

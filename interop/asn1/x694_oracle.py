@@ -9,8 +9,8 @@ documents. One request per stdin line, fields separated by tabs; one answer line
                           reads its instructions.
   make RULE TYPE XML OUT  build a value of TYPE from the XML file by this script's own mapping
                           (the module's types as asn1tools parses them, the XER instructions
-                          ATTRIBUTE, UNTAGGED, LIST, BASE64, USE-TYPE, USE-NIL, EMBED-VALUES
-                          and NAME AS, the X.694 name
+                          ATTRIBUTE, UNTAGGED, LIST, BASE64, USE-TYPE, USE-NIL, EMBED-VALUES,
+                          USE-ORDER and NAME AS, the X.694 name
                           conversion of enumeration values) and write its RULE encoding to OUT;
                           "ok"
   check RULE TYPE BIN     decode BIN (binxml's encoding) as TYPE with
@@ -18,14 +18,20 @@ documents. One request per stdin line, fields separated by tabs; one answer line
                           identical (RULE uper, aper or ber) (else "ERR ...")
   selfcheck               the oracle's rule for semi-constrained integers (see
                           semi_constrained_integers) against pycrate's encodings; "ok"
-  same ORIGINAL DECODED   compare two XML files as infosets with the normalisations of the
-                          mapping (docs/x694.md): namespace prefixes and declarations, comments,
-                          processing instructions, whitespace-only text (between elements,
-                          and as the whole content of an element of element-only content)
-                          and xsi:schemaLocation are not compared, the text of an element
-                          without children is compared with its white space collapsed (the
-                          whiteSpace facets), xsi:type values as expanded names, xsi:nil "1" as
-                          "true" and "false" as absent; "ok" or "DIFF <path>: <what>"
+  same TYPE ORIGINAL DECODED
+                          compare two XML files, documents of TYPE, as infosets with the
+                          mapping's normalisations (docs/x694.md): both are walked as `make`
+                          walks a document (which tells mixed content from element-only
+                          content), normalised, and written as Canonical XML (C14N 2.0,
+                          prefixes rewritten), which must be equal. Not compared: namespace
+                          prefixes and declarations, comments, processing instructions, the
+                          prolog, xsi:schemaLocation, the original's white space in
+                          element-only content; compared with white space collapsed: the text
+                          of an element without children of element-only or simple content
+                          (the whiteSpace facets); xsi:type values as expanded names, xsi:nil
+                          "1" as "true" and "false" as absent. Mixed content's character data
+                          is compared exactly, between, before and after child elements.
+                          "ok" or "DIFF <where>: <what>"
 """
 import sys
 import xml.etree.ElementTree as ET
@@ -101,7 +107,7 @@ def compile_module(path):
     for line in control.splitlines():
         f = line.split()
         if len(f) >= 2 and f[0] in ('ATTRIBUTE', 'UNTAGGED', 'LIST', 'BASE64', 'USE-TYPE', 'USE-NIL',
-                                         'EMBED-VALUES'):
+                                         'EMBED-VALUES', 'USE-ORDER'):
             INSTR.setdefault(f[1], {})[f[0]] = True
         elif len(f) == 4 and f[0] == 'NAME' and f[2] == 'AS':
             INSTR.setdefault(f[1], {})['NAME'] = f[3].strip('"')
@@ -194,6 +200,9 @@ class Builder:
         if t is not member:
             path = tpath
         kind = t['type']
+        if kind == 'SEQUENCE' and 'USE-ORDER' in self.instr(path):
+            # An all group: any of its elements may come first.
+            return any(self.starts(m, path + '.' + m['name'], kids, i, depth + 1) for m in t['members'][1:])
         if kind == 'SEQUENCE':
             for m in t['members']:
                 mp = path + '.' + m['name']
@@ -216,6 +225,8 @@ class Builder:
         if t is not member:
             path = tpath
         kind = t['type']
+        if kind == 'SEQUENCE' and 'USE-ORDER' in self.instr(path):
+            return all(m.get('optional') for m in t['members'][1:])
         if kind == 'SEQUENCE':
             return all(m.get('optional') or self.emptiable(m, path + '.' + m['name'], depth + 1) for m in t['members'])
         if kind == 'CHOICE':
@@ -266,11 +277,36 @@ class Builder:
 
     def sequence(self, members, path, el, kids, i):
         value = {}
+        order = None
+        if members and 'USE-ORDER' in self.instr(path):
+            # An all group (X.694 USE-ORDER): the first component lists the group's elements
+            # in document order; they come in any order.
+            order = members[0]['name']
+            value[order] = []
+            members = members[1:]
         if members and 'EMBED-VALUES' in self.instr(path):
             # Mixed content: the first component holds the text before each child element
             # and after the last.
             value[members[0]['name']] = [el.text or ''] + [k.tail or '' for k in kids]
             members = members[1:]
+        if order is not None:
+            content = [m for m in members if self.role(m, path + '.' + m['name']) in ('elem', 'group')]
+            while True:
+                hit = next((m for m in content if m['name'] not in value
+                            and self.starts(m, path + '.' + m['name'], kids, i)), None)
+                if hit is None:
+                    break
+                mp = path + '.' + hit['name']
+                if self.role(hit, mp) == 'elem':
+                    value[hit['name']] = self.element(hit, mp, kids[i])
+                    i += 1
+                else:
+                    value[hit['name']], i = self.group(hit, mp, el, kids, i)
+                value[order].append(hit['name'])
+            for m in content:
+                if m['name'] not in value and not m.get('optional'):
+                    raise Refused('element %s missing in %s' % (m['name'], el.tag))
+            members = [m for m in members if m not in content]
         for m in members:
             mp = path + '.' + m['name']
             role = self.role(m, mp)
@@ -360,37 +396,69 @@ def expand(value, namespaces):
     return '{%s}%s' % (namespaces.get(prefix, ''), name)
 
 
-def compare(a, b, path, ns_a, ns_b):
-    path = '%s/%s' % (path, a.tag)
-    if a.tag != b.tag:
-        return 'DIFF %s: element %s vs %s' % (path, a.tag, b.tag)
-    attrs_a = {k: v for k, v in a.attrib.items() if k not in (XSI + 'schemaLocation', XSI + 'noNamespaceSchemaLocation')}
-    attrs_b = dict(b.attrib)
-    for attrs, ns in ((attrs_a, ns_a), (attrs_b, ns_b)):
-        if XSI + 'type' in attrs:
-            attrs[XSI + 'type'] = expand(attrs[XSI + 'type'], ns)
-        # xsi:nil: "1" is "true", and "false" is no attribute (the content is there).
-        nil = attrs.pop(XSI + 'nil', None)
-        if nil is not None and nil.strip() in ('true', '1'):
-            attrs[XSI + 'nil'] = 'true'
-    if attrs_a != attrs_b:
-        return 'DIFF %s: attributes %r vs %r' % (path, attrs_a, attrs_b)
-    ca, cb = list(a), list(b)
-    if len(ca) != len(cb):
-        return 'DIFF %s: %d children vs %d' % (path, len(ca), len(cb))
-    if ca:
-        texts_a = [a.text] + [c.tail for c in ca]
-        texts_b = [b.text] + [c.tail for c in cb]
-        for x, y in zip(texts_a, texts_b):
-            if not (blank(x) and blank(y)) and x != y:
-                return 'DIFF %s: text %r vs %r' % (path, x, y)
-    elif ' '.join((a.text or '').split()) != ' '.join((b.text or '').split()):
-        return 'DIFF %s: text %r vs %r' % (path, a.text, b.text)
-    for x, y in zip(ca, cb):
-        d = compare(x, y, path, ns_a, ns_b)
-        if d:
-            return d
-    return None
+class Shape(Builder):
+    """Builder's walk of a document, kept for what it learns on the way: which elements have
+    mixed content (their type's SEQUENCE carries EMBED-VALUES), where every character of
+    character data is part of the value."""
+
+    def __init__(self):
+        self.mixed = set()
+
+    def sequence(self, members, path, el, kids, i):
+        if members and 'EMBED-VALUES' in self.instr(path):
+            self.mixed.add(id(el))
+        return super().sequence(members, path, el, kids, i)
+
+
+def normalise(el, mixed, namespaces, original):
+    """Applies the mapping's normalisations (docs/x694.md) to `el` and its subtree, in place.
+
+    Character data is kept exactly in mixed content (text before, between and after child
+    elements, white space included). In element-only content it must be white space (the
+    original's is dropped; the decoded document must have none: kept, so that any shows up
+    as a difference). The text of an element of simple content is compared with its white
+    space collapsed (the whiteSpace facets)."""
+    attrs = {k: v for k, v in el.attrib.items()
+             if k not in (XSI + 'schemaLocation', XSI + 'noNamespaceSchemaLocation')}
+    if XSI + 'type' in attrs:
+        attrs[XSI + 'type'] = expand(attrs[XSI + 'type'], namespaces)
+    # xsi:nil: "1" is "true", and "false" is no attribute (the content is there).
+    nil = attrs.pop(XSI + 'nil', None)
+    if nil is not None and nil.strip() in ('true', '1'):
+        attrs[XSI + 'nil'] = 'true'
+    el.attrib.clear()
+    el.attrib.update(attrs)
+    kids = list(el)
+    if id(el) in mixed:
+        pass
+    elif kids:
+        if original:
+            if blank(el.text):
+                el.text = None
+            for k in kids:
+                if blank(k.tail):
+                    k.tail = None
+    else:
+        el.text = ' '.join((el.text or '').split())
+    if el.text == '':
+        el.text = None
+    for k in kids:
+        if k.tail == '':
+            k.tail = None
+        normalise(k, mixed, namespaces, original)
+
+
+def canonical(path, type_name, original):
+    """The file's infoset after the mapping's normalisations, as Canonical XML (C14N 2.0 with
+    prefixes rewritten: prefixes are not part of the value; comments, processing instructions
+    and the prolog are not kept by ElementTree's parser)."""
+    tree = ET.parse(path)
+    root = tree.getroot()
+    shape = Shape()
+    shape.element({'type': type_name}, type_name, root)
+    normalise(root, shape.mixed, namespaces(path), original)
+    root.tail = None
+    return ET.canonicalize(ET.tostring(root, encoding='unicode'), rewrite_prefixes=True)
 
 
 def namespaces(path):
@@ -398,10 +466,17 @@ def namespaces(path):
     return {p: u for _, (p, u) in ET.iterparse(path, events=('start-ns',))}
 
 
-def same(original, decoded):
-    d = compare(ET.parse(original).getroot(), ET.parse(decoded).getroot(), '',
-                namespaces(original), namespaces(decoded))
-    return d or 'ok'
+def same(type_name, original, decoded):
+    a = canonical(original, type_name, True)
+    try:
+        b = canonical(decoded, type_name, False)
+    except Refused as e:
+        return 'DIFF the decoded document is not a value of %s: %s' % (type_name, e)
+    if a == b:
+        return 'ok'
+    n = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return 'DIFF at character %d of the canonical form: %r vs %r' % (
+        n, a[max(0, n - 80):n + 80], b[max(0, n - 80):n + 80])
 
 
 def selfcheck():
@@ -444,7 +519,7 @@ def main():
             elif f[0] == 'make':
                 out = make(f[1], f[2], f[3], f[4])
             elif f[0] == 'same':
-                out = same(f[1], f[2])
+                out = same(f[1], f[2], f[3])
             else:
                 out = 'ERR unknown request %r' % f[0]
         except Exception as e:  # the answer carries the failure to the Rust test

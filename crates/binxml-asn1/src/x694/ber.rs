@@ -151,6 +151,13 @@ impl<'a> BerReader<'a> {
         self.pos
     }
 
+    /// Moves to byte offset `pos`, one this reader has been at (an `all` group's components
+    /// are read in document order).
+    pub fn seek(&mut self, pos: usize) {
+        debug_assert!(pos <= self.data.len());
+        self.pos = pos;
+    }
+
     /// An error at the current offset.
     pub fn err(&self, msg: impl Into<String>) -> Error {
         Error::malformed(self.format, self.pos as u64, msg).at_bit(self.pos as u64 * 8)

@@ -10,7 +10,7 @@ use binxml_core::{Event, EventSink, Format, Limits, QName, Result};
 use super::ber::{BerReader, SEQUENCE, Tag, context, integer_value, universal};
 use super::ber_enc::simple_tag;
 use super::dec::{Collect, Emit};
-use super::map::{Comp, Kind, Module, Role, TyId};
+use super::map::{Comp, Kind, Module, Role, TyId, is_content};
 use super::simple;
 
 struct BerDec<'a, 'm, 's, S> {
@@ -139,52 +139,130 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
 
     /// A SEQUENCE's components, up to `end`: the n-th is there when the next tag is `[n]`.
     fn sequence(&mut self, comps: &[Comp], end: usize) -> Result<()> {
-        let m = self.o.m;
+        if comps.first().is_some_and(|c| c.role == Role::Order) {
+            return self.all_group(comps, end);
+        }
         for (k, c) in comps.iter().enumerate() {
-            if self.r.peek(end)? != Some(context(k)) {
-                if c.role == Role::Nil {
-                    self.o.nil(self.at())?;
-                }
-                if c.optional {
-                    continue;
-                }
-                return Err(self
-                    .r
-                    .err(format!("component {} ([{k}]) is missing", c.ident)));
+            self.sequence_one(k, c, end)?;
+        }
+        Ok(())
+    }
+
+    /// Component `k` of a SEQUENCE, `c`: there when the next tag is `[k]`.
+    fn sequence_one(&mut self, k: usize, c: &Comp, end: usize) -> Result<()> {
+        let m = self.o.m;
+        if self.r.peek(end)? != Some(context(k)) {
+            if c.role == Role::Nil {
+                self.o.nil(self.at())?;
             }
-            match &c.role {
-                Role::Attr(_) => {
-                    let s = self.simple(m.resolve(c.ty), Some(context(k)), end)?;
-                    self.o.attribute(&c.qname, &s, self.at())?;
+            if c.optional {
+                return Ok(());
+            }
+            return Err(self
+                .r
+                .err(format!("component {} ([{k}]) is missing", c.ident)));
+        }
+        match &c.role {
+            Role::Attr(_) => {
+                let s = self.simple(m.resolve(c.ty), Some(context(k)), end)?;
+                self.o.attribute(&c.qname, &s, self.at())?;
+            }
+            Role::Text => {
+                let s = self.simple(m.resolve(c.ty), Some(context(k)), end)?;
+                self.o.text(&s, self.at())?;
+            }
+            Role::Embed => {
+                let (_, e) = self.r.expect(context(k), true, end)?;
+                self.o.embed_begin();
+                while self.r.pos() < e {
+                    let (len, _) = self.r.expect(universal(12), false, e)?;
+                    let s = std::str::from_utf8(self.r.take(len))
+                        .map_err(|_| self.r.err("UTF8String is not UTF-8"))?;
+                    self.o.embed_push(s);
                 }
-                Role::Text => {
-                    let s = self.simple(m.resolve(c.ty), Some(context(k)), end)?;
+            }
+            Role::Nil => match m.resolve(c.ty) {
+                Kind::Sequence(comps) => {
+                    let (_, e) = self.r.expect(context(k), true, end)?;
+                    self.sequence(comps, e)?;
+                    self.r.at_end(e)?;
+                }
+                kind => {
+                    let s = self.simple(kind, Some(context(k)), end)?;
                     self.o.text(&s, self.at())?;
                 }
-                Role::Embed => {
-                    let (_, e) = self.r.expect(context(k), true, end)?;
-                    self.o.embed_begin();
-                    while self.r.pos() < e {
-                        let (len, _) = self.r.expect(universal(12), false, e)?;
-                        let s = std::str::from_utf8(self.r.take(len))
-                            .map_err(|_| self.r.err("UTF8String is not UTF-8"))?;
-                        self.o.embed_push(s);
-                    }
-                }
-                Role::Nil => match m.resolve(c.ty) {
-                    Kind::Sequence(comps) => {
-                        let (_, e) = self.r.expect(context(k), true, end)?;
-                        self.sequence(comps, e)?;
-                        self.r.at_end(e)?;
-                    }
-                    kind => {
-                        let s = self.simple(kind, Some(context(k)), end)?;
-                        self.o.text(&s, self.at())?;
-                    }
-                },
-                _ => self.value(c, Some(k), end)?,
-            }
+            },
+            Role::Order => return Err(self.r.err("internal: an order not first")),
+            _ => self.value(c, Some(k), end)?,
         }
+        Ok(())
+    }
+
+    /// A SEQUENCE that holds an `all` group: `order` (`[0]`, a SEQUENCE OF ENUMERATED) says in
+    /// which order the document has the elements, whose values follow in the module's order;
+    /// each is found by its tag and read in document order.
+    fn all_group(&mut self, comps: &[Comp], end: usize) -> Result<()> {
+        let content: Vec<(usize, &Comp)> = comps
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| is_content(&c.role))
+            .collect();
+        let mut order = Vec::new();
+        let (_, e) = self.r.expect(context(0), true, end)?;
+        while self.r.pos() < e {
+            let (len, _) = self.r.expect(universal(10), false, e)?;
+            let at = self.r.pos();
+            let j = integer_value(self.r.take(len))
+                .ok()
+                .and_then(|v| usize::try_from(v).ok())
+                .filter(|&j| j < content.len())
+                .ok_or_else(|| {
+                    self.r.err(format!(
+                        "order item at {at}: not a value of the enumeration"
+                    ))
+                })?;
+            order.push(j);
+        }
+        let mut starts = vec![None; content.len()];
+        let mut next = 0;
+        for (k, c) in comps.iter().enumerate().skip(1) {
+            let tag = self.r.peek(end)?;
+            if is_content(&c.role) {
+                if tag == Some(context(k)) {
+                    starts[next] = Some(self.r.pos());
+                    let h = self.r.header(end)?;
+                    self.r.take(h.len);
+                } else if !c.optional {
+                    return Err(self
+                        .r
+                        .err(format!("component {} ([{k}]) is missing", c.ident)));
+                }
+                next += 1;
+                continue;
+            }
+            // The attributes (and mixed content's strings) before the group's elements.
+            self.sequence_one(k, c, end)?;
+        }
+        let after = self.r.pos();
+        let present = starts.iter().filter(|s| s.is_some()).count();
+        if order.len() != present {
+            return Err(self.r.err(format!(
+                "the order names {} elements, {present} are present",
+                order.len()
+            )));
+        }
+        for &j in &order {
+            let Some(at) = starts[j].take() else {
+                return Err(self.r.err(format!(
+                    "the order names {} twice or absent",
+                    content[j].1.ident
+                )));
+            };
+            self.r.seek(at);
+            let (k, c) = content[j];
+            self.value(c, Some(k), end)?;
+        }
+        self.r.seek(after);
         Ok(())
     }
 
@@ -196,7 +274,7 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
             Role::Wildcard => Err(self
                 .r
                 .err("an element wildcard (not covered by the mapping)")),
-            Role::Attr(_) | Role::Text | Role::Nil | Role::Embed => {
+            Role::Attr(_) | Role::Text | Role::Nil | Role::Embed | Role::Order => {
                 Err(self.r.err("internal: attribute in content"))
             }
         }

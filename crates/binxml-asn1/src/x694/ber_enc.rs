@@ -9,8 +9,8 @@
 use binxml_core::{Event, Format, Result};
 
 use super::ber::{BerWriter, SEQUENCE, Tag, context, integer_content, universal};
-use super::enc::{Enc, Open};
-use super::map::{Comp, Kind, Module, Role, TyId};
+use super::enc::{AllGroup, Enc, Open};
+use super::map::{Comp, Kind, Module, Role, TyId, is_content};
 use super::simple::{self, Refusal};
 
 struct BerEnc<'e> {
@@ -84,8 +84,36 @@ impl BerEnc<'_> {
     /// A SEQUENCE's components (its tag is written by the caller); attributes from `attrs`.
     fn sequence(&mut self, comps: &[Comp], mut attrs: Option<&mut Open>) -> Result<()> {
         let m = self.e.m;
+        // An `all` group: where each element is (by content component), and the next
+        // content component's index.
+        let mut all: Option<AllGroup> = None;
+        let mut next = 0;
         for (k, c) in comps.iter().enumerate() {
+            if let Some(g) = &all
+                && is_content(&c.role)
+            {
+                let at = g.at[next];
+                next += 1;
+                match at {
+                    Some(p) => {
+                        self.e.seek(p);
+                        self.value(c, Some(k))?;
+                    }
+                    None if c.optional => {}
+                    None => return Err(self.e.err(format!("element {} is missing", c.ident))),
+                }
+                continue;
+            }
             match &c.role {
+                Role::Order => {
+                    let g = self.e.all_group(comps)?;
+                    let mark = self.w.open(context(k));
+                    for &j in &g.order {
+                        self.w.primitive(universal(10), &integer_content(j as i128));
+                    }
+                    self.w.close(mark);
+                    all = Some(g);
+                }
                 Role::Attr(name) => {
                     match attrs.as_deref_mut().and_then(|o| self.e.attribute(o, name)) {
                         Some(v) => self
@@ -132,6 +160,9 @@ impl BerEnc<'_> {
                 }
             }
         }
+        if let Some(g) = all {
+            self.e.seek(g.end);
+        }
         Ok(())
     }
 
@@ -146,7 +177,7 @@ impl BerEnc<'_> {
             Role::Wildcard => Err(self
                 .e
                 .err("an element wildcard's content is not carried (wildcards are not covered)")),
-            Role::Attr(_) | Role::Text | Role::Type(_) | Role::Nil | Role::Embed => {
+            Role::Attr(_) | Role::Text | Role::Type(_) | Role::Nil | Role::Embed | Role::Order => {
                 Err(self.e.err("internal: attribute in content"))
             }
         }

@@ -252,6 +252,7 @@ impl BitWriter {
 }
 
 /// Reads bits, reporting the bit offset of what it could not read.
+#[derive(Clone)]
 pub struct BitReader<'a> {
     data: &'a [u8],
     pos: usize,
@@ -290,6 +291,13 @@ impl<'a> BitReader<'a> {
     #[inline]
     pub fn pos(&self) -> usize {
         self.pos
+    }
+
+    /// Moves to bit offset `pos`, one this reader has been at (an `all` group's components
+    /// are read again in document order).
+    pub fn seek(&mut self, pos: usize) {
+        debug_assert!(pos <= self.data.len() * 8);
+        self.pos = pos;
     }
 
     /// Bits left.
@@ -351,15 +359,12 @@ impl<'a> BitReader<'a> {
         if n.saturating_mul(8) > self.left() {
             return Err(self.err(format!("{n} octets announced, {} bits left", self.left())));
         }
-        let mut out = Vec::with_capacity(n);
         if self.pos.is_multiple_of(8) {
-            out.extend_from_slice(&self.data[self.pos / 8..self.pos / 8 + n]);
-            self.pos += n * 8;
-        } else {
-            for _ in 0..n {
-                out.push(self.get(8)? as u8);
-            }
+            return Ok(self.octets_ref(n, &mut Vec::new())?.to_vec());
         }
+        // Shifted into `out` from pairs of input octets (not read through `get` octet by octet).
+        let mut out = Vec::new();
+        self.octets_ref(n, &mut out)?;
         Ok(out)
     }
 

@@ -5,13 +5,13 @@
 
 use std::borrow::Cow;
 
-use binxml_core::{Error, Event, EventSink, Format, Limits, QName, Result};
+use binxml_core::{CountingSink, Error, Event, EventSink, Format, Limits, QName, Result};
 use binxml_schema::model::Name;
 use std::fmt::Write as _;
 
 use super::bits::BitReader;
-use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, XSI};
-use super::plan::{NIL, OPTIONAL, Plan};
+use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, XSI, is_content};
+use super::plan::{NIL, OPTIONAL, ORDER, Plan};
 use super::simple;
 
 struct Dec<'a, 'm, 's, S> {
@@ -82,6 +82,29 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
 
     fn err(&self, at: usize, msg: impl Into<String>) -> Error {
         Error::malformed(self.format, (at / 8) as u64, msg).at_bit(at as u64)
+    }
+
+    /// An emitter into `out` at this one's depth and within its budget, for a value read
+    /// only to be passed over (an `all` group's components, before they are read in document
+    /// order); [`Emit::absorb`] counts its events into this one's.
+    pub(super) fn sub<'t, T>(&self, out: &'t mut T) -> Emit<'m, 't, T> {
+        Emit {
+            m: self.m,
+            out,
+            format: self.format,
+            events: self.events,
+            depth: self.depth,
+            max_depth: self.max_depth,
+            budget: self.budget,
+            embedded: Vec::new(),
+            arena: String::new(),
+            segs: Vec::new(),
+        }
+    }
+
+    /// Takes over the event count of an emitter made by [`Emit::sub`].
+    pub(super) fn absorb<T>(&mut self, sub: &Emit<'_, '_, T>) {
+        self.events = sub.events;
     }
 
     /// Hands an event over. Its strings live only for the call (the names are the module's,
@@ -343,6 +366,9 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     fn sequence(&mut self, id: TyId, comps: &[Comp]) -> Result<()> {
         let (optional, flags) = &self.p.seqs[id];
         let optional = *optional;
+        if flags.first().is_some_and(|f| f & ORDER != 0) {
+            return self.all_group(optional, flags, comps);
+        }
         if optional > 64 {
             return self.long_sequence(optional, flags, comps);
         }
@@ -365,6 +391,92 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             }
             self.value(&comps[k])?;
         }
+        Ok(())
+    }
+
+    /// A SEQUENCE that holds an `all` group: its components are in the module's order, its
+    /// `order` component (the first) says in which order the document has the elements. The
+    /// content components are passed over once to find where each starts, then read in
+    /// document order; both passes count against the event budget.
+    fn all_group(&mut self, optional: usize, flags: &[u8], comps: &[Comp]) -> Result<()> {
+        if optional > self.r.left() {
+            return Err(self.r.err(format!(
+                "{optional} presence bits needed, {} left",
+                self.r.left()
+            )));
+        }
+        let mut present = Vec::with_capacity(optional);
+        for _ in 0..optional {
+            present.push(self.r.get(1)? == 1);
+        }
+        let content: Vec<&Comp> = comps.iter().filter(|c| is_content(&c.role)).collect();
+        let k = content.len();
+        let mut order = Vec::new();
+        self.r.counted(0, None, |r, n| {
+            if order.len() + n > k {
+                return Err(r.err(format!("an order of more than {k} elements")));
+            }
+            for _ in 0..n {
+                order.push(r.constrained(k as u128)? as usize);
+            }
+            Ok(())
+        })?;
+        let mut starts = vec![None; k];
+        let (mut bit, mut next) = (0, 0);
+        for (c, &f) in comps.iter().zip(flags.iter()).skip(1) {
+            let there = if f & OPTIONAL != 0 {
+                bit += 1;
+                present[bit - 1]
+            } else {
+                true
+            };
+            if is_content(&c.role) {
+                if there {
+                    starts[next] = Some(self.r.pos());
+                    self.pass_over(c)?;
+                }
+                next += 1;
+            } else if there {
+                self.value(c)?;
+            } else if f & NIL != 0 {
+                self.o.nil(self.r.pos())?;
+            }
+        }
+        let end = self.r.pos();
+        if order.len() != starts.iter().filter(|s| s.is_some()).count() {
+            return Err(self.r.err(format!(
+                "the order names {} elements, {} are present",
+                order.len(),
+                starts.iter().filter(|s| s.is_some()).count()
+            )));
+        }
+        for &j in &order {
+            let Some(at) = starts[j].take() else {
+                return Err(self.r.err(format!(
+                    "the order names {} twice or absent",
+                    content[j].ident
+                )));
+            };
+            self.r.seek(at);
+            self.value(content[j])?;
+        }
+        self.r.seek(end);
+        Ok(())
+    }
+
+    /// Reads a component's value without handing its events over.
+    fn pass_over(&mut self, c: &Comp) -> Result<()> {
+        let mut sink = CountingSink::default();
+        let mut sub = Dec {
+            r: self.r.clone(),
+            p: self.p,
+            o: self.o.sub(&mut sink),
+            buf: String::new(),
+            bytes: Vec::new(),
+        };
+        sub.value(c)?;
+        self.r = sub.r.clone();
+        self.o.absorb(&sub.o);
         Ok(())
     }
 
@@ -428,7 +540,9 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             }
             Role::Elem(_) => self.element(c.ty, &c.qname, false),
             Role::Group => self.group(c.ty),
-            Role::Type(_) => Err(self.r.err("internal: a type alternative as content")),
+            Role::Type(_) | Role::Order => Err(self
+                .r
+                .err("internal: a type alternative or an order as content")),
             Role::Wildcard => Err(self
                 .r
                 .err("an element wildcard (not covered by the mapping)")),

@@ -8,7 +8,7 @@ use binxml_core::{Error, Event, Format, Result};
 use super::bits::BitWriter;
 use binxml_schema::model::Name;
 
-use super::map::{Comp, Kind, Module, Role, TyId, XSI};
+use super::map::{Comp, Kind, Module, Role, TyId, XSI, is_content};
 use super::simple;
 
 pub struct Enc<'e> {
@@ -29,6 +29,16 @@ pub(super) struct Open {
     attrs: std::ops::Range<usize>,
     used: Vec<bool>,
     scope: usize,
+}
+
+/// An `all` group's elements as the document has them (see [`Enc::all_group`]).
+pub(super) struct AllGroup {
+    /// Where each content component's element starts.
+    pub at: Vec<Option<usize>>,
+    /// The content components' indexes in document order.
+    pub order: Vec<usize>,
+    /// Where the group ends.
+    pub end: usize,
 }
 
 /// Encodes a whole document (its events) as a value of the root type `root`.
@@ -134,6 +144,67 @@ impl<'e> Enc<'e> {
         } else {
             Err(self.err(format!("prefix {prefix:?} of {value:?} is not declared")))
         }
+    }
+
+    /// An `all` group's elements, from here: where the element of each content component of
+    /// `comps` starts (by the component's index among the content components, `None` when
+    /// absent), their indexes in document order (the value of `order`), and where the group
+    /// ends. The walk stays where it was.
+    pub(super) fn all_group(&mut self, comps: &[Comp]) -> Result<AllGroup> {
+        let content: Vec<&Comp> = comps.iter().filter(|c| is_content(&c.role)).collect();
+        if comps.iter().any(|c| c.role == Role::Embed)
+            && let Some(m) = self.mixed.last_mut()
+        {
+            // Mixed content: the character data between the elements is embed-values'.
+            *m = true;
+        }
+        let start = self.pos;
+        let mut g = AllGroup {
+            at: vec![None; content.len()],
+            order: Vec::new(),
+            end: 0,
+        };
+        loop {
+            let m = self.m;
+            let j = match self.peek_start() {
+                Some((ns, local)) => content.iter().position(|c| m.starts_with(c, ns, local)),
+                None => None,
+            };
+            let Some(j) = j else { break };
+            if g.at[j].is_some() {
+                return Err(self.err(format!(
+                    "element {} occurs twice in an all group",
+                    content[j].ident
+                )));
+            }
+            g.at[j] = Some(self.pos);
+            g.order.push(j);
+            // Over the element and its subtree.
+            let mut depth = 0usize;
+            while let Some(ev) = self.ev.get(self.pos) {
+                self.pos += 1;
+                match ev {
+                    Event::StartElement(_) => depth += 1,
+                    Event::EndElement => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        g.end = self.pos;
+        // Back to the start: the components before the elements (mixed content's strings)
+        // read from here.
+        self.pos = start;
+        Ok(g)
+    }
+
+    /// Moves to event `pos` (an `all` group's elements are written in the module's order).
+    pub(super) fn seek(&mut self, pos: usize) {
+        self.pos = pos;
     }
 
     /// Whether the next element can start component `c`.
@@ -357,8 +428,42 @@ impl<'e> Enc<'e> {
             w.put(0, 1);
         }
         let mut bit = bitmap;
+        // An `all` group: where each element is (by content component), and the next
+        // content component's index.
+        let mut all: Option<AllGroup> = None;
+        let mut next = 0;
         for c in comps {
+            if let Some(g) = &all
+                && is_content(&c.role)
+            {
+                let at = g.at[next];
+                next += 1;
+                if c.optional {
+                    w.patch(bit, at.is_some());
+                    bit += 1;
+                }
+                match at {
+                    Some(p) => {
+                        self.seek(p);
+                        self.value(c, w)?;
+                    }
+                    None if c.optional => {}
+                    None => return Err(self.err(format!("element {} is missing", c.ident))),
+                }
+                continue;
+            }
             match &c.role {
+                Role::Order => {
+                    let g = self.all_group(comps)?;
+                    let k = g.at.len() as u128;
+                    w.counted(g.order.len(), 0, None, |w, s, e| {
+                        for &j in &g.order[s..e] {
+                            w.constrained(j as u128, k);
+                        }
+                        Ok(())
+                    })?;
+                    all = Some(g);
+                }
                 Role::Attr(name) => {
                     let found = attrs.as_deref_mut().and_then(|o| self.attribute(o, name));
                     if c.optional {
@@ -414,6 +519,9 @@ impl<'e> Enc<'e> {
                 }
             }
         }
+        if let Some(g) = all {
+            self.seek(g.end);
+        }
         Ok(())
     }
 
@@ -427,7 +535,7 @@ impl<'e> Enc<'e> {
             Role::Group => self.group(c.ty, w),
             Role::Wildcard => Err(self
                 .err("an element wildcard's content is not carried (wildcards are not covered)")),
-            Role::Attr(_) | Role::Text | Role::Type(_) | Role::Nil | Role::Embed => {
+            Role::Attr(_) | Role::Text | Role::Type(_) | Role::Nil | Role::Embed | Role::Order => {
                 Err(self.err("internal: attribute in content"))
             }
         }

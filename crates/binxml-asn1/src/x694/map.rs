@@ -160,6 +160,12 @@ pub enum Role {
     /// component of the element's SEQUENCE, a SEQUENCE OF UTF8String holding the text before
     /// each child element and after the last.
     Embed,
+    /// The order of an `all` group's elements (X.694's `order` component, USE-ORDER): the
+    /// first component of the SEQUENCE that holds the group's components, a SEQUENCE OF
+    /// ENUMERATED whose items name, in document order, the content components present (the
+    /// components with role [`Role::Elem`] or [`Role::Group`], the n-th enumeration value
+    /// standing for the n-th of them).
+    Order,
 }
 
 /// Why a schema cannot be mapped.
@@ -280,6 +286,28 @@ pub fn map(schema: &Schema, roots: &Roots) -> Result<Module, MapError> {
 }
 
 impl Mapper<'_> {
+    /// Gives an `all` group's `order` component (first in `comps`, when there) its type: a
+    /// SEQUENCE OF ENUMERATED of the identifiers of the content components that follow.
+    fn finish_order(&mut self, comps: &mut [Comp]) {
+        if comps.first().is_none_or(|c| c.role != Role::Order) {
+            return;
+        }
+        let names: Vec<(String, String)> = comps
+            .iter()
+            .filter(|c| is_content(&c.role))
+            .map(|c| (c.ident.clone(), c.ident.clone()))
+            .collect();
+        let item = self.new_ty(None, Kind::Enumerated(names));
+        comps[0].ty = self.new_ty(
+            None,
+            Kind::List {
+                item,
+                min: 0,
+                max: None,
+            },
+        );
+    }
+
     fn new_ty(&mut self, name: Option<String>, kind: Kind) -> TyId {
         let id = self.types.len();
         let name = name.map(|n| self.scope.unique(n));
@@ -535,7 +563,9 @@ impl Mapper<'_> {
                     }
                     Content::Elements { particle, .. } => self.particle_into(particle, &mut comps),
                 }
-                Kind::Sequence(unique_idents(comps))
+                let mut comps = unique_idents(comps);
+                self.finish_order(&mut comps);
+                Kind::Sequence(comps)
             }
         }
     }
@@ -616,6 +646,12 @@ impl Mapper<'_> {
             Term::Group(g)
                 if g.compositor != Compositor::Choice && p.min == 1 && p.max == Max::Bounded(1) =>
             {
+                if g.compositor == Compositor::All {
+                    // X.694: the group's elements may come in any order, which `order`
+                    // records; it goes first (the enumeration is made once the components'
+                    // identifiers are final, see `finish_order`).
+                    comps.insert(0, order_placeholder());
+                }
                 for q in &g.particles {
                     self.particle_into(q, comps);
                 }
@@ -669,6 +705,9 @@ impl Mapper<'_> {
                 let (ident, kind) = match g.compositor {
                     Compositor::Sequence | Compositor::All => {
                         let mut comps = Vec::new();
+                        if g.compositor == Compositor::All {
+                            comps.push(order_placeholder());
+                        }
                         for q in &g.particles {
                             let c = self.particle_comp(q);
                             comps.push(c);
@@ -678,7 +717,9 @@ impl Mapper<'_> {
                         } else {
                             "sequence"
                         };
-                        (ident, Kind::Sequence(unique_idents(comps)))
+                        let mut comps = unique_idents(comps);
+                        self.finish_order(&mut comps);
+                        (ident, Kind::Sequence(comps))
                     }
                     Compositor::Choice => {
                         let mut alts = Vec::new();
@@ -800,6 +841,23 @@ fn lengths(f: &Facets) -> (u64, Option<u64>) {
 }
 
 /// X.694 10.3: identifiers in one SEQUENCE or CHOICE made distinct by suffixes.
+/// Whether a component stands for content (an element or a group of elements): what an `all`
+/// group's `order` enumerates.
+pub fn is_content(role: &Role) -> bool {
+    matches!(role, Role::Elem(_) | Role::Group)
+}
+
+/// The `order` component of an `all` group, its type made by [`Mapper::finish_order`].
+fn order_placeholder() -> Comp {
+    Comp {
+        ident: "order".into(),
+        ty: usize::MAX,
+        optional: false,
+        role: Role::Order,
+        qname: QName::default(),
+    }
+}
+
 fn unique_idents(mut comps: Vec<Comp>) -> Vec<Comp> {
     let mut scope = Scope::default();
     for c in &mut comps {
@@ -868,6 +926,7 @@ impl Module {
             | Role::Type(_)
             | Role::Nil
             | Role::Embed => false,
+            Role::Order => true,
             Role::Group => match self.resolve(t) {
                 Kind::Sequence(comps) => comps
                     .iter()
@@ -899,8 +958,15 @@ impl Module {
             | Role::Wildcard
             | Role::Type(_)
             | Role::Nil
-            | Role::Embed => false,
+            | Role::Embed
+            | Role::Order => false,
             Role::Group => match self.resolve(t) {
+                // An `all` group: any of its elements may come first.
+                Kind::Sequence(comps) if comps.first().is_some_and(|c| c.role == Role::Order) => {
+                    comps
+                        .iter()
+                        .any(|c| self.starts(c.ty, &c.role, ns, local, depth + 1))
+                }
                 Kind::Sequence(comps) => {
                     for c in comps {
                         if self.starts(c.ty, &c.role, ns, local, depth + 1) {

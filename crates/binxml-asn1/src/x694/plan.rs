@@ -9,6 +9,8 @@ use super::map::{Kind, Module, Role, TyId};
 pub const OPTIONAL: u8 = 1;
 /// A component whose absence is `xsi:nil="true"` (USE-NIL).
 pub const NIL: u8 = 2;
+/// An `all` group's `order` component (USE-ORDER), first in its SEQUENCE.
+pub const ORDER: u8 = 4;
 
 /// The decoding plan of a module.
 #[derive(Debug, Default)]
@@ -45,6 +47,7 @@ impl Plan {
                         .map(|c| {
                             (if c.optional { OPTIONAL } else { 0 })
                                 | (if c.role == Role::Nil { NIL } else { 0 })
+                                | (if c.role == Role::Order { ORDER } else { 0 })
                         })
                         .collect();
                     (comps.iter().filter(|c| c.optional).count(), flags)

@@ -71,6 +71,10 @@ fn instructions(m: &Module, t: TyId, path: &str, out: &mut String, depth: usize)
                 let _ = writeln!(out, "    EMBED-VALUES {path}");
                 continue;
             }
+            Role::Order => {
+                let _ = writeln!(out, "    USE-ORDER {path}");
+                continue;
+            }
             Role::Attr(n) => {
                 let _ = writeln!(out, "    ATTRIBUTE {p}");
                 name_as(out, &p, &n.local, &c.ident);

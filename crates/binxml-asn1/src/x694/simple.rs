@@ -133,14 +133,26 @@ pub fn decode(m: &Module, kind: &Kind, r: &mut BitReader<'_>, out: &mut String) 
                 if n.saturating_mul(bits as usize) > r.left() {
                     return Err(r.err(format!("{n} characters announced, {} bits left", r.left())));
                 }
-                for _ in 0..n {
-                    let v = r.get(bits)?;
-                    let c = if direct {
-                        char::from_u32(v as u32).filter(|c| alphabet.binary_search(c).is_ok())
-                    } else {
-                        alphabet.get(v as usize).copied()
-                    };
-                    out.push(c.ok_or_else(|| r.err("character outside the permitted alphabet"))?);
+                // As many characters as fit in 56 bits are read at once (a number or a date
+                // in a few reads, not one per character).
+                let per_read = (56 / bits.max(1)).max(1) as usize;
+                let mask = (1u64 << bits) - 1;
+                let mut left = n;
+                while left > 0 {
+                    let k = left.min(per_read);
+                    let word = r.get(k as u32 * bits)?;
+                    for j in (0..k).rev() {
+                        let v = (word >> (j as u32 * bits)) & mask;
+                        let c = if direct {
+                            char::from_u32(v as u32).filter(|c| alphabet.binary_search(c).is_ok())
+                        } else {
+                            alphabet.get(v as usize).copied()
+                        };
+                        out.push(
+                            c.ok_or_else(|| r.err("character outside the permitted alphabet"))?,
+                        );
+                    }
+                    left -= k;
                 }
                 Ok(())
             })?;
