@@ -54,7 +54,10 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         format!("{events:?}") == format!("{b_events:?}"),
         "batched and one-at-a-time pull gave different events"
     );
-    let key = |e: &Option<Error>| e.as_ref().map(|e| (e.kind(), e.message().to_string(), e.offset()));
+    let key = |e: &Option<Error>| {
+        e.as_ref()
+            .map(|e| (e.kind(), e.message().to_string(), e.offset()))
+    };
     assert_eq!(key(&error), key(&b_error), "batched pull: different errors");
     let pulled = match error {
         None => Ok(events),
