@@ -9,7 +9,9 @@
 //! cargo run --release -p binxml-bench --example profile -- [OPTIONS] [FILE | SUBSTRING]...
 //!   --formats xml,fi,asn1-uper   formats (binxml's names; default xml,fi,asn1-uper)
 //!   --ops push,tree              operations (default push,tree), of:
-//!       pull      every event pulled from the format's decoder and dropped
+//!       pull      every event pulled from the format's decoder in batches
+//!                 (`Decoder::next_batch` into one reused vector), looked at and dropped
+//!       next      every event pulled one at a time (`Decoder::next_event`) and dropped
 //!       push      push decoding into a counting sink (`AnyDecoder::read_into`)
 //!       tree      the tree (`binxml::parse_tree`)
 //!       encode    the document's events (parsed from the XML once) written by the encoder
@@ -27,6 +29,8 @@
 //!   --schema XSD                 schema-informed EXI: the `exi` format with the grammars of
 //!                                this schema (built once, before timing)
 //!   --passes N                   passes over the documents (default 5)
+//!   (environment BINXML_BATCH=N: `pull` runs `read_into` into batches of N, for the formats
+//!   whose push loop pauses, instead of `next_batch`'s size)
 //!   --once                       each document once per pass (no repetition to 64 KB)
 //!   --verbose                    a line per document
 //! ```
@@ -47,6 +51,7 @@ use binxml_core::{CountingSink, Decoder, Encoder, Event};
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Op {
     Pull,
+    Next,
     Push,
     Tree,
     Encode,
@@ -62,6 +67,7 @@ impl Op {
     fn parse(s: &str) -> Op {
         match s {
             "pull" => Op::Pull,
+            "next" => Op::Next,
             "push" => Op::Push,
             "tree" => Op::Tree,
             "encode" => Op::Encode,
@@ -86,6 +92,7 @@ impl Op {
     fn name(self) -> &'static str {
         match self {
             Op::Pull => "pull",
+            Op::Next => "next",
             Op::Push => "push",
             Op::Tree => "tree",
             Op::Encode => "encode",
@@ -123,9 +130,38 @@ fn run_subject(
     (dopts, eopts): (&DecodeOptions, &EncodeOptions),
 ) -> usize {
     let mut n = 0;
+    // one batch vector for all the repetitions, as a consumer keeps one
+    let mut batch = Vec::new();
+    let batch_size = std::env::var("BINXML_BATCH")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok());
     for _ in 0..doc.reps {
         n += match op {
             Op::Pull => {
+                let mut d = binxml::AnyDecoder::new(f, bytes, dopts).unwrap();
+                let mut k = 0;
+                loop {
+                    batch.clear();
+                    let got = match batch_size {
+                        // a batch size of one's own (formats whose push loop pauses only)
+                        Some(size) => {
+                            d.read_into(&mut binxml_core::BatchSink::new(&mut batch, size))
+                                .unwrap();
+                            batch.len()
+                        }
+                        None => d.next_batch(&mut batch).unwrap(),
+                    };
+                    if got == 0 {
+                        break;
+                    }
+                    for e in &batch {
+                        std::hint::black_box(e);
+                        k += 1;
+                    }
+                }
+                k
+            }
+            Op::Next => {
                 let mut d = binxml::AnyDecoder::new(f, bytes, dopts).unwrap();
                 let mut k = 0;
                 while let Some(e) = d.next_event().unwrap() {
@@ -379,7 +415,7 @@ fn main() {
         for (i, doc) in docs.iter().enumerate() {
             for (s, &(k, op)) in subjects.iter().enumerate() {
                 let t = Instant::now();
-                let bytes = if op == Op::Pull || op == Op::Push || op == Op::Tree {
+                let bytes = if matches!(op, Op::Pull | Op::Next | Op::Push | Op::Tree) {
                     &doc.encoded[k][..]
                 } else {
                     doc.xml

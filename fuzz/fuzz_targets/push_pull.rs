@@ -1,14 +1,41 @@
 #![no_main]
-//! Push decoding (`AnyDecoder::read_into`, each codec's own loop) against pull
-//! decoding (`next_event`) on the same bytes: never a panic, the same events or the same error,
-//! and the same tree from `binxml::parse_tree` (push) as from the pulled events. The first byte
-//! picks the format (`Format::ALL[byte % Format::ALL.len()]`: nine formats, EXI with its
-//! default options), the rest is the input.
+//! Push decoding (`AnyDecoder::read_into`, each codec's own loop) and batched pull
+//! (`next_batch`, those loops into a batch) against pull decoding one event at a time
+//! (`next_event`) on the same bytes: never a panic, the same events or the same error (a batch
+//! ending in an error holds the events pulled before it), and the same tree from
+//! `binxml::parse_tree` (push) as from the pulled events. The first byte picks the format
+//! (`Format::ALL[byte % Format::ALL.len()]`: nine formats, EXI with its default options), the
+//! rest is the input.
 use binxml::core::collect_events;
-use binxml::{AnyDecoder, DecodeOptions, Decoder, Event, Format, tree::Document};
+use binxml::{AnyDecoder, DecodeOptions, Decoder, Error, Event, Format, tree::Document};
 
 fn owned(v: Vec<Event<'_>>) -> Vec<Event<'static>> {
     v.into_iter().map(Event::into_owned).collect()
+}
+
+/// Every event until the end or an error, by `next_event` or by `next_batch`.
+fn pull_all(mut d: AnyDecoder<'_>, batched: bool) -> (Vec<Event<'static>>, Option<Error>) {
+    let mut v = Vec::new();
+    if batched {
+        let mut batch = Vec::new();
+        loop {
+            batch.clear();
+            let r = d.next_batch(&mut batch);
+            v.extend(batch.drain(..).map(Event::into_owned));
+            match r {
+                Ok(0) => return (v, None),
+                Ok(_) => {}
+                Err(e) => return (v, Some(e)),
+            }
+        }
+    }
+    loop {
+        match d.next_event() {
+            Ok(Some(ev)) => v.push(ev.into_owned()),
+            Ok(None) => return (v, None),
+            Err(e) => return (v, Some(e)),
+        }
+    }
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
@@ -18,10 +45,24 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let f = Format::ALL[pick as usize % Format::ALL.len()];
     let input = rest;
     let opts = DecodeOptions::default();
-    let Ok(mut d) = AnyDecoder::new(f, input, &opts) else {
+    let Ok(d) = AnyDecoder::new(f, input, &opts) else {
         return;
     };
-    let pulled = collect_events(&mut d).map(owned);
+    let (events, error) = pull_all(d, false);
+    let (b_events, b_error) = pull_all(AnyDecoder::new(f, input, &opts).unwrap(), true);
+    assert!(
+        format!("{events:?}") == format!("{b_events:?}"),
+        "batched and one-at-a-time pull gave different events"
+    );
+    let key = |e: &Option<Error>| {
+        e.as_ref()
+            .map(|e| (e.kind(), e.message().to_string(), e.offset()))
+    };
+    assert_eq!(key(&error), key(&b_error), "batched pull: different errors");
+    let pulled = match error {
+        None => Ok(events),
+        Some(e) => Err(e),
+    };
     let mut v = Vec::new();
     let pushed = AnyDecoder::new(f, input, &opts)
         .and_then(|mut d| d.read_into(&mut v))

@@ -527,6 +527,11 @@ impl<'a> Decoder<'a> for Asn1Decoder<'a> {
         }
         r
     }
+
+    /// Batched pull through the push loop ([`Decoder::offset`] is then not kept per event).
+    fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
+        binxml_core::next_batch_by_push(self, out)
+    }
 }
 
 #[cfg(test)]

@@ -5,8 +5,13 @@ use crate::error::{Error, Result};
 use crate::event::{Event, QName};
 use std::borrow::Cow;
 
+/// How many events [`Decoder::next_batch`] appends per call, about: enough that the call and
+/// the decoder's re-entry cost nothing beside the events, few enough (a few pages of events)
+/// that a batch stays in the cache while the consumer reads it.
+pub const BATCH_EVENTS: usize = 128;
+
 /// A pull decoder: each call returns the next event of the document, `None` after
-/// `EndDocument`.
+/// `EndDocument`; or, in batches, the next events appended to a vector the caller keeps.
 ///
 /// `'a` is the lifetime of the input buffer: decoders over a slice return events whose strings
 /// borrow from it; decoders over a reader return `Event<'static>`.
@@ -17,6 +22,33 @@ pub trait Decoder<'a> {
     /// exceeded, or an I/O error of the underlying reader. Do not call it again after an error:
     /// what it returns then is unspecified.
     fn next_event(&mut self) -> Result<Option<Event<'a>>>;
+
+    /// Batched pull: appends the next events of the document to `out` and returns how many,
+    /// 0 once the document has ended. A batch holds about [`BATCH_EVENTS`] events: a decoder
+    /// stops only between items it can resume from, so the namespace declarations and
+    /// attributes of one element may take it past that.
+    ///
+    /// The same events as [`Decoder::next_event`] called until `None`, at a fraction of the
+    /// cost per event: the decoders with a push loop ([`Decoder::read_into`]) override it to
+    /// run that loop into a [`BatchSink`] ([`next_batch_by_push`]), so one call re-enters the
+    /// decoder for a batch instead of once per event, and no event passes through a
+    /// `Result<Option<Event>>`. The provided method calls `next_event` up to [`BATCH_EVENTS`]
+    /// times (streaming decoders over a reader keep it: their memory stays bounded by one
+    /// batch). [`Decoder::offset`] is not kept per event: a consumer that prints each event's
+    /// position (`binxml inspect`) pulls one at a time.
+    ///
+    /// Errors: those of `next_event`. The events decoded before the error are in `out` (the
+    /// error is where the next event would have been); do not call it again after an error.
+    fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
+        let start = out.len();
+        while out.len() - start < BATCH_EVENTS {
+            match self.next_event()? {
+                Some(ev) => out.push(ev),
+                None => break,
+            }
+        }
+        Ok(out.len() - start)
+    }
 
     /// Byte offset in the input of the start of the event returned last (the position `binxml
     /// inspect` prints).
@@ -30,7 +62,9 @@ pub trait Decoder<'a> {
     }
 
     /// Push decoding: hands every remaining event of the document to `sink`, in order, and
-    /// returns after `EndDocument` (or at the first error, the decoder's or the sink's).
+    /// returns after `EndDocument` (or at the first error, the decoder's or the sink's), or
+    /// earlier, between two items it can resume from, once [`EventSink::full`] says so (a
+    /// later call goes on from there).
     ///
     /// The same events as [`Decoder::next_event`] called until `None`. The provided method
     /// does exactly that; decoders override it with a loop that hands the hot items (element
@@ -41,10 +75,80 @@ pub trait Decoder<'a> {
     where
         Self: Sized,
     {
-        while let Some(ev) = self.next_event()? {
-            sink.dispatch(ev)?;
+        while !sink.full() {
+            match self.next_event()? {
+                Some(ev) => sink.dispatch(ev)?,
+                None => break,
+            }
         }
         Ok(())
+    }
+}
+
+/// [`Decoder::next_batch`] for a decoder with its own push loop: that loop, run into a
+/// [`BatchSink`] that fills up after [`BATCH_EVENTS`] events. The loop must check
+/// [`EventSink::full`] between items, where its state is all in the decoder.
+#[inline]
+pub fn next_batch_by_push<'a, D: Decoder<'a>>(
+    decoder: &mut D,
+    out: &mut Vec<Event<'a>>,
+) -> Result<usize> {
+    let start = out.len();
+    decoder.read_into(&mut BatchSink::new(out, BATCH_EVENTS))?;
+    Ok(out.len() - start)
+}
+
+/// An [`EventSink`] that appends the events to a vector and is [`full`](EventSink::full) once
+/// it has taken a given number: what batched pull ([`Decoder::next_batch`]) runs a push loop
+/// into. Transient events are copied ([`Event::into_owned`]).
+pub struct BatchSink<'v, 'a> {
+    out: &'v mut Vec<Event<'a>>,
+    limit: usize,
+}
+
+impl<'v, 'a> BatchSink<'v, 'a> {
+    /// A sink that appends to `out` and is full after `max` events.
+    pub fn new(out: &'v mut Vec<Event<'a>>, max: usize) -> Self {
+        let limit = out.len() + max;
+        out.reserve(max);
+        BatchSink { out, limit }
+    }
+}
+
+impl<'a> EventSink<'a> for BatchSink<'_, 'a> {
+    #[inline(always)]
+    fn event(&mut self, event: Event<'a>) -> Result<()> {
+        self.out.push(event);
+        Ok(())
+    }
+    #[inline(always)]
+    fn start_element(&mut self, name: QName<'a>) -> Result<()> {
+        self.out.push(Event::StartElement(name));
+        Ok(())
+    }
+    #[inline(always)]
+    fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
+        self.out.push(Event::Namespace { prefix, uri });
+        Ok(())
+    }
+    #[inline(always)]
+    fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
+        self.out.push(Event::Attribute { name, value });
+        Ok(())
+    }
+    #[inline(always)]
+    fn end_element(&mut self) -> Result<()> {
+        self.out.push(Event::EndElement);
+        Ok(())
+    }
+    #[inline(always)]
+    fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
+        self.out.push(Event::Characters { text, cdata: false });
+        Ok(())
+    }
+    #[inline(always)]
+    fn full(&self) -> bool {
+        self.out.len() >= self.limit
     }
 }
 
@@ -96,6 +200,15 @@ pub trait EventSink<'a> {
     #[inline]
     fn transient(&mut self, event: &Event<'_>) -> Result<()> {
         self.dispatch(event.borrow().into_owned())
+    }
+
+    /// Whether the sink wants the decoder to stop: push loops check it between items and
+    /// return from [`Decoder::read_into`] once it is true, at a point a later call resumes
+    /// from. `false` (the default) for a sink that takes the whole document; a
+    /// [`BatchSink`] is full after its batch.
+    #[inline(always)]
+    fn full(&self) -> bool {
+        false
     }
 
     /// Hands a whole event to the method for its kind.
@@ -191,6 +304,9 @@ impl<'a, D: Decoder<'a> + ?Sized> Decoder<'a> for &mut D {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         (**self).next_event()
     }
+    fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
+        (**self).next_batch(out)
+    }
     fn offset(&self) -> u64 {
         (**self).offset()
     }
@@ -202,6 +318,9 @@ impl<'a, D: Decoder<'a> + ?Sized> Decoder<'a> for &mut D {
 impl<'a, D: Decoder<'a> + ?Sized> Decoder<'a> for Box<D> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         (**self).next_event()
+    }
+    fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
+        (**self).next_batch(out)
     }
     fn offset(&self) -> u64 {
         (**self).offset()
@@ -293,9 +412,16 @@ impl<'a, E: Encoder + ?Sized> EventSink<'a> for EncoderSink<'_, E> {
 /// Pipes every event of `decoder` into `encoder` and finishes it. Returns the number of events.
 pub fn transcode<'a>(decoder: &mut dyn Decoder<'a>, encoder: &mut dyn Encoder) -> Result<u64> {
     let mut n = 0;
-    while let Some(ev) = decoder.next_event()? {
-        encoder.write_event(&ev)?;
-        n += 1;
+    let mut batch = Vec::with_capacity(BATCH_EVENTS);
+    loop {
+        batch.clear();
+        let r = decoder.next_batch(&mut batch);
+        // the events before a decoding error are written, as when pulling one at a time
+        encoder.write_events(&batch)?;
+        n += batch.len() as u64;
+        if r? == 0 {
+            break;
+        }
     }
     encoder.finish()?;
     Ok(n)
@@ -305,9 +431,7 @@ pub fn transcode<'a>(decoder: &mut dyn Decoder<'a>, encoder: &mut dyn Encoder) -
 /// several encoders.
 pub fn collect_events<'a>(decoder: &mut dyn Decoder<'a>) -> Result<Vec<Event<'a>>> {
     let mut v = Vec::new();
-    while let Some(ev) = decoder.next_event()? {
-        v.push(ev);
-    }
+    while decoder.next_batch(&mut v)? > 0 {}
     Ok(v)
 }
 

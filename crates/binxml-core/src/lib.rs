@@ -18,8 +18,8 @@ pub mod tape;
 mod xml4_names;
 
 pub use codec::{
-    CountingSink, Decoder, Encoder, EncoderSink, EventSink, Recorder, Replay, StreamChecker,
-    collect_events, transcode,
+    BATCH_EVENTS, BatchSink, CountingSink, Decoder, Encoder, EncoderSink, EventSink, Recorder,
+    Replay, StreamChecker, collect_events, next_batch_by_push, transcode,
 };
 pub use error::{Error, ErrorKind, Result};
 pub use event::{DocType, Event, QName, Typed};

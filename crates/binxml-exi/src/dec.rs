@@ -1244,6 +1244,10 @@ impl<'a> Decoder<'a> for ExiDecoder<'a> {
             while let Some(ev) = self.queue.pop_front() {
                 sink.dispatch(ev)?;
             }
+            // between events, every state in `self`: a later call resumes here
+            if sink.full() {
+                return Ok(());
+            }
             match self.phase {
                 Phase::Done => return Ok(()),
                 Phase::Header => self.start()?,
@@ -1255,5 +1259,11 @@ impl<'a> Decoder<'a> for ExiDecoder<'a> {
                 }
             }
         }
+    }
+
+    /// Batched pull through the push loop: the strings of each event are copied out of the
+    /// string table, as [`Decoder::next_event`] copies them.
+    fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
+        binxml_core::next_batch_by_push(self, out)
     }
 }

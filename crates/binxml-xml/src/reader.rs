@@ -1501,9 +1501,15 @@ impl<'a> XmlDecoder<'a> {
     /// limit as they are expanded (text with references takes the pull path, which checks
     /// every string once an entity is declared), and the attributes that the DTD defaults are
     /// queued and handed over from the queue, as the pull path does.
+    ///
+    /// Returns early, between two tokens, once [`EventSink::full`] is true (batched pull).
     pub fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
         use binxml_core::Decoder as _;
         loop {
+            // between tokens, every state in `self`: a later call resumes here
+            if sink.full() {
+                return Ok(());
+            }
             let fast = self.pending.is_empty()
                 && !self.tag.active
                 && matches!(self.phase, Phase::Prolog | Phase::Root | Phase::Epilog)
@@ -1635,5 +1641,9 @@ impl<'a> binxml_core::Decoder<'a> for XmlDecoder<'a> {
 
     fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
         XmlDecoder::read_into(self, sink)
+    }
+
+    fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
+        binxml_core::next_batch_by_push(self, out)
     }
 }

@@ -138,6 +138,21 @@ fn xebu_next<'a>(d: &mut binxml_xebu::XebuDecoder<'a>) -> Result<Option<Event<'a
     Ok(ev)
 }
 
+/// A batch of events pulled one at a time from `next` (the provided `Decoder::next_batch`).
+fn batch_of<'a>(
+    out: &mut Vec<Event<'a>>,
+    mut next: impl FnMut() -> Result<Option<Event<'a>>>,
+) -> Result<usize> {
+    let start = out.len();
+    while out.len() - start < binxml_core::BATCH_EVENTS {
+        match next()? {
+            Some(ev) => out.push(ev),
+            None => break,
+        }
+    }
+    Ok(out.len() - start)
+}
+
 impl<'a> Decoder<'a> for AnyDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         match &mut self.0 {
@@ -183,6 +198,25 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
     }
 
     /// The codec's own push loop: one dispatch for the whole document.
+    /// Batched pull: the codec's own push loop into a batch where the codec has one that
+    /// stops when the batch is full (XML, Fast Infoset, ASN.1 PER and BER, EXI without a
+    /// schema); the codec's `next_event` for the others.
+    fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
+        match &mut self.0 {
+            Inner::Xml(_)
+            | Inner::XmlTranscoded(_)
+            | Inner::Fi(_)
+            | Inner::Asn1(_)
+            | Inner::Exi(_) => binxml_core::next_batch_by_push(self, out),
+            Inner::Json(d) => d.next_batch(out),
+            Inner::FiVocabularies(d) => batch_of(out, || d.next_event()),
+            Inner::Tsf(d) => d.next_batch(out),
+            Inner::Xebu(d) => batch_of(out, || xebu_next(d)),
+            Inner::ExiInformed(d) => d.next_batch(out),
+            Inner::X694(d) => d.next_batch(out),
+        }
+    }
+
     fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
         match &mut self.0 {
             Inner::Xml(d) => d.read_into(sink),
@@ -244,6 +278,9 @@ impl<'b, 'a, S: EventSink<'a>> EventSink<'b> for Owning<'_, 'a, S> {
     }
     fn text(&mut self, text: Cow<'b, str>) -> Result<()> {
         self.sink.text(Cow::Owned(text.into_owned()))
+    }
+    fn full(&self) -> bool {
+        self.sink.full()
     }
 }
 
@@ -447,5 +484,9 @@ impl<'a, S: EventSink<'a>> EventSink<'a> for Counting<'_, S> {
     fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
         self.n += 1;
         self.inner.text(text)
+    }
+    #[inline]
+    fn full(&self) -> bool {
+        self.inner.full()
     }
 }

@@ -1,20 +1,87 @@
-//! Push decoding (`Decoder::read_into` of each codec and of `AnyDecoder`, `binxml::parse_tree`) gives the
+//! Push decoding (`Decoder::read_into` of each codec and of `AnyDecoder`, `binxml::parse_tree`)
+//! and batched pull (`Decoder::next_batch`, which runs the push loops into a batch) give the
 //! same events, the same tree and the same errors as pull decoding (`next_event`), for every
 //! format, on every corpus XML document encoded in that format and on damaged copies of small
-//! ones.
+//! ones; a batch that ends in an error holds the events `next_event` gave before it.
 
 use binxml::core::collect_events;
 use binxml::tree::Document;
-use binxml::{AnyDecoder, DecodeOptions, Decoder, Event, Format, Limits, Result, parse_tree};
+use binxml::{
+    AnyDecoder, DecodeOptions, Decoder, Error, Event, Format, Limits, Result, parse_tree,
+};
 use binxml_testkit::mutate::{Rng, mutate};
 
 fn owned(v: Vec<Event<'_>>) -> Vec<Event<'static>> {
     v.into_iter().map(Event::into_owned).collect()
 }
 
+/// The events `next_event` gives one at a time, and the error that ends them, if any.
+fn pull_all(f: Format, input: &[u8], opts: &DecodeOptions) -> (Vec<Event<'static>>, Option<Error>) {
+    let mut d = match AnyDecoder::new(f, input, opts) {
+        Ok(d) => d,
+        Err(e) => return (Vec::new(), Some(e)),
+    };
+    let mut v = Vec::new();
+    loop {
+        match d.next_event() {
+            Ok(Some(ev)) => v.push(ev.into_owned()),
+            Ok(None) => return (v, None),
+            Err(e) => return (v, Some(e)),
+        }
+    }
+}
+
+/// The events of `next_batch` calls, and the error that ends them, if any.
+fn batches(f: Format, input: &[u8], opts: &DecodeOptions) -> (Vec<Event<'static>>, Option<Error>) {
+    let mut d = match AnyDecoder::new(f, input, opts) {
+        Ok(d) => d,
+        Err(e) => return (Vec::new(), Some(e)),
+    };
+    let mut v = Vec::new();
+    let mut batch = Vec::new();
+    loop {
+        batch.clear();
+        let r = d.next_batch(&mut batch);
+        v.extend(batch.drain(..).map(Event::into_owned));
+        match r {
+            Ok(0) => return (v, None),
+            Ok(n) => assert!(n <= 4 * binxml::core::BATCH_EVENTS, "a batch of {n} events"),
+            Err(e) => return (v, Some(e)),
+        }
+    }
+}
+
 fn pull(f: Format, input: &[u8], opts: &DecodeOptions) -> Result<Vec<Event<'static>>> {
-    let mut d = AnyDecoder::new(f, input, opts)?;
-    collect_events(&mut d).map(owned)
+    match pull_all(f, input, opts) {
+        (v, None) => Ok(v),
+        (_, Some(e)) => Err(e),
+    }
+}
+
+/// Batched pull against pull one at a time: the same events, and the same error after them.
+fn same_batches(f: Format, input: &[u8], opts: &DecodeOptions) -> std::result::Result<(), String> {
+    let (a, ea) = pull_all(f, input, opts);
+    let (b, eb) = batches(f, input, opts);
+    if format!("{a:?}") != format!("{b:?}") {
+        let at = a
+            .iter()
+            .zip(&b)
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.len().min(b.len()));
+        return Err(format!(
+            "batches: events differ at {at}: {:?} vs {:?}",
+            a.get(at),
+            b.get(at)
+        ));
+    }
+    let key = |e: &Option<Error>| {
+        e.as_ref()
+            .map(|e| (e.kind(), e.message().to_string(), e.offset()))
+    };
+    if key(&ea) != key(&eb) {
+        return Err(format!("batches: errors differ: {ea:?} vs {eb:?}"));
+    }
+    Ok(())
 }
 
 fn push(f: Format, input: &[u8], opts: &DecodeOptions) -> Result<Vec<Event<'static>>> {
@@ -30,6 +97,7 @@ fn tree_events(doc: &Document<'_>) -> Vec<Event<'static>> {
 /// Pull and push on one input: the same events or the same error; and the tree built by push
 /// equal to the tree built from the pulled events.
 fn same(f: Format, input: &[u8], opts: &DecodeOptions) -> std::result::Result<(), String> {
+    same_batches(f, input, opts)?;
     match (pull(f, input, opts), push(f, input, opts)) {
         // Compared by their Debug text: typed NaN values are equal there, not by `==`.
         (Ok(a), Ok(b)) => {

@@ -8,7 +8,8 @@ impl<'a> Stream<'a> {
     /// Push decoding: everything [`Stream::next_event`] would still return, handed to `sink`
     /// in the same order with the same errors at the same points; element starts and ends,
     /// namespaces, attributes and text go to it as their parts, without an [`Event`]. `count`
-    /// is increased by the number of events handed over.
+    /// is increased by the number of events handed over. Returns early, between two items,
+    /// once [`EventSink::full`] is true.
     pub(crate) fn push<S: EventSink<'a>>(&mut self, sink: &mut S, count: &mut u64) -> Result<()> {
         // what a pull left half done, and the document's start and declarations
         while self.attr_cur.is_some() || !self.pending.is_empty() {
@@ -21,6 +22,10 @@ impl<'a> Stream<'a> {
             }
         }
         while let Some(&op) = self.ops.get(self.next) {
+            // between items, every state in `self`: a later call resumes here
+            if sink.full() {
+                return Ok(());
+            }
             self.next += 1;
             *count += 1;
             match op {

@@ -494,6 +494,10 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     #[inline(always)]
     pub(super) fn push<K: EventSink<'a>>(&mut self, sink: &mut K) -> Result<()> {
         loop {
+            // between items, every state in `self`: a later call resumes here
+            if sink.full() {
+                return Ok(());
+            }
             if self.slow {
                 match self.next_slow()? {
                     Some(ev) => {
@@ -525,11 +529,14 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     /// Push decoding inside an element, where almost all the work is: element starts (with
     /// their attributes), plain text and element ends go to the sink as parts without passing
     /// through [`Core::push`]'s state tests. Returns to it (`Ok(false)`) when the slow flag is
-    /// set, the depth falls to 0 or an element's namespace attributes must come first;
-    /// `Ok(true)` when the document ended. Requires `!slow`, `!in_attrs` and `depth > 0`.
+    /// set, the depth falls to 0, an element's namespace attributes must come first or the
+    /// sink is full; `Ok(true)` when the document ended. Requires `!slow`, `!in_attrs` and `depth > 0`.
     #[inline(always)]
     pub(super) fn push_content<K: EventSink<'a>>(&mut self, sink: &mut K) -> Result<bool> {
         loop {
+            if sink.full() {
+                return Ok(false);
+            }
             self.last = self.src.pos();
             let b = self.src.byte()?;
             if b < 0x80 {

@@ -240,6 +240,9 @@ impl<'a> Decoder<'a> for FiDecoder<'a> {
     fn read_into<K: EventSink<'a>>(&mut self, sink: &mut K) -> Result<()> {
         self.core.push(sink)
     }
+    fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
+        binxml_core::next_batch_by_push(self, out)
+    }
 }
 
 /// Decodes a Fast Infoset document from a reader, reading it in 64 KiB blocks: memory is
