@@ -510,6 +510,69 @@ impl StreamChecker {
         self.depth
     }
 
+    /// [`check`](Self::check) for `Event::StartElement`, without building the event: the
+    /// common case (inside the root element) in a few comparisons, the rest through `check`.
+    #[inline(always)]
+    pub fn start_element(&mut self, format: Format) -> Result<()> {
+        if self.depth != 0 && !self.ended {
+            self.depth += 1;
+            self.in_start_tag = true;
+            self.seen_attribute = false;
+            return Ok(());
+        }
+        self.check_cold(format, &Event::StartElement(crate::QName::local("")))
+    }
+
+    /// [`check`](Self::check) for `Event::Attribute` (see [`start_element`](Self::start_element)).
+    #[inline(always)]
+    pub fn attribute(&mut self, format: Format) -> Result<()> {
+        if self.in_start_tag && !self.ended {
+            self.seen_attribute = true;
+            return Ok(());
+        }
+        self.check_cold(
+            format,
+            &Event::Attribute {
+                name: crate::QName::local(""),
+                value: std::borrow::Cow::Borrowed(""),
+            },
+        )
+    }
+
+    /// [`check`](Self::check) for `Event::EndElement` (see [`start_element`](Self::start_element)).
+    #[inline(always)]
+    pub fn end_element(&mut self, format: Format) -> Result<()> {
+        if self.depth != 0 && !self.ended {
+            self.depth -= 1;
+            self.in_start_tag = false;
+            return Ok(());
+        }
+        self.check_cold(format, &Event::EndElement)
+    }
+
+    /// [`check`](Self::check) for `Event::Characters` holding `text` (see
+    /// [`start_element`](Self::start_element)).
+    #[inline(always)]
+    pub fn characters(&mut self, format: Format, text: &str, cdata: bool) -> Result<()> {
+        if self.depth != 0 && !self.ended {
+            self.in_start_tag = false;
+            return Ok(());
+        }
+        self.check_cold(
+            format,
+            &Event::Characters {
+                text: std::borrow::Cow::Borrowed(text),
+                cdata,
+            },
+        )
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn check_cold(&mut self, format: Format, ev: &Event<'_>) -> Result<()> {
+        self.check(format, ev)
+    }
+
     /// Checks the next event of the stream against the grammar and updates the state.
     ///
     /// Errors: [`ErrorKind::InvalidEvents`](crate::ErrorKind::InvalidEvents), attributed to

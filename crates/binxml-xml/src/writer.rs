@@ -68,12 +68,11 @@ pub struct XmlWriter<W: Write> {
     opts: XmlWriterOptions,
     checker: StreamChecker,
     /// Open elements' qualified names as written, one after another in `names`; `stack` holds
-    /// where each starts.
+    /// one frame per open element.
     names: Vec<u8>,
-    stack: Vec<usize>,
-    /// In-scope namespace bindings (prefix, uri) and per-element marks.
+    stack: Vec<Frame>,
+    /// In-scope namespace bindings (prefix, uri); each frame says where its element's begin.
     ns: Vec<(String, String)>,
-    ns_marks: Vec<usize>,
     tag_open: bool,
     /// A DOCTYPE waiting for the root element's name or for notation / unparsed-entity events,
     /// and where in `buf` it goes (comments and processing instructions may follow it before
@@ -87,19 +86,102 @@ pub struct XmlWriter<W: Write> {
     /// The DOCTYPE written names an external subset.
     external_doctype: bool,
     root_written: bool,
-    /// The current start tag's attributes by expanded name (namespace, local name), for the
-    /// duplicate check: `attr_names` holds the strings, `attrs` their ranges.
+    /// The current start tag's attributes in a namespace by expanded name (namespace, local
+    /// name), for the duplicate check: `attr_names` holds the strings, `attrs` their ranges.
     attr_names: String,
     attrs: Vec<(usize, usize, usize)>,
+    /// The current start tag's attributes in no namespace: where their names are in `buf`
+    /// (which is not written out while a start tag is open).
+    plain_attrs: Vec<(usize, usize)>,
     generated: usize,
-    /// Per open element: whether it has had character content (for indentation).
-    had_text: Vec<bool>,
-    /// The open start tag's name (prefix and namespace name), until its binding is checked
-    /// (after its namespace events, so the declarations keep their order): `unbound` says
-    /// whether one waits, the strings are reused from element to element.
-    unbound: bool,
+    /// The open start tag's own binding, until it is settled (after its namespace events, so
+    /// that the declarations keep their order); `Pending::Declare` keeps the prefix and
+    /// namespace name in the two strings (reused from element to element).
+    pending: Pending,
     unbound_prefix: String,
     unbound_ns: String,
+    /// The last namespace name checked for characters XML cannot hold (elements in a row
+    /// mostly share one).
+    last_ns: String,
+    /// Strings already checked while a tape is written (see [`Known`]).
+    known: Known,
+}
+
+/// An open element.
+struct Frame {
+    /// Where its qualified name starts in `names`.
+    name_at: usize,
+    /// Where its namespace bindings start in `ns`.
+    ns_mark: usize,
+    /// Whether it has had character content (for indentation).
+    had_text: bool,
+}
+
+/// The binding of the open start tag's name, until its namespace events have come.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pending {
+    /// Nothing to settle (no start tag open, or a name in the XML namespace).
+    None,
+    /// The name's prefix is bound to its namespace in scope, by `ns[i]`: nothing to declare.
+    InScope(usize),
+    /// No prefix, no namespace, and no default namespace in scope: nothing to declare.
+    NoNamespace,
+    /// The binding may need a declaration: prefix and namespace name in `unbound_prefix` and
+    /// `unbound_ns`.
+    Declare,
+}
+
+/// Names and namespace names already checked, by address and length: only while a tape is
+/// written, whose strings neither move nor change during the call (a tape keeps each name
+/// once, so a document's names are checked once, not once per element). Direct-mapped; a
+/// collision only costs a check.
+struct Known {
+    on: bool,
+    names: [(usize, usize); 256],
+    nss: [(usize, usize); 8],
+}
+
+impl Known {
+    fn new() -> Self {
+        Known {
+            on: false,
+            names: [(0, 0); 256],
+            nss: [(0, 0); 8],
+        }
+    }
+
+    #[inline(always)]
+    fn slot(s: &str, bits: u32) -> ((usize, usize), usize) {
+        let p = s.as_ptr() as usize;
+        let h = (p as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits);
+        ((p, s.len()), h as usize)
+    }
+
+    /// Whether `s` is an NCName already checked.
+    #[inline(always)]
+    fn name(&self, s: &str) -> bool {
+        let (k, i) = Self::slot(s, 8);
+        self.on && self.names[i] == k
+    }
+
+    #[inline(always)]
+    fn add_name(&mut self, s: &str) {
+        let (k, i) = Self::slot(s, 8);
+        self.names[i] = k;
+    }
+
+    /// Whether `s` is a namespace name already checked.
+    #[inline(always)]
+    fn ns(&self, s: &str) -> bool {
+        let (k, i) = Self::slot(s, 3);
+        self.on && self.nss[i] == k
+    }
+
+    #[inline(always)]
+    fn add_ns(&mut self, s: &str) {
+        let (k, i) = Self::slot(s, 3);
+        self.nss[i] = k;
+    }
 }
 
 impl<W: Write> XmlWriter<W> {
@@ -119,7 +201,6 @@ impl<W: Write> XmlWriter<W> {
             names: Vec::new(),
             stack: Vec::new(),
             ns: Vec::new(),
-            ns_marks: Vec::new(),
             tag_open: false,
             doctype: None,
             dtd: None,
@@ -129,10 +210,12 @@ impl<W: Write> XmlWriter<W> {
             attr_names: String::new(),
             attrs: Vec::new(),
             generated: 0,
-            had_text: Vec::new(),
-            unbound: false,
+            plain_attrs: Vec::new(),
+            pending: Pending::None,
             unbound_prefix: String::new(),
             unbound_ns: String::new(),
+            last_ns: String::new(),
+            known: Known::new(),
         }
     }
 
@@ -150,21 +233,39 @@ impl<W: Write> XmlWriter<W> {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn settle_binding(&mut self) {
-        if self.unbound {
-            self.unbound = false;
-            if self.ns.is_empty() && self.unbound_ns.is_empty() {
-                return; // no namespace, none bound
-            }
-            let prefix = std::mem::take(&mut self.unbound_prefix);
-            let ns = std::mem::take(&mut self.unbound_ns);
-            self.bind_element(&prefix, &ns);
-            self.unbound_prefix = prefix;
-            self.unbound_ns = ns;
+        if self.pending == Pending::Declare {
+            self.settle_declare();
+        }
+        self.pending = Pending::None;
+    }
+
+    fn settle_declare(&mut self) {
+        let prefix = std::mem::take(&mut self.unbound_prefix);
+        let ns = std::mem::take(&mut self.unbound_ns);
+        self.bind_element(&prefix, &ns);
+        self.unbound_prefix = prefix;
+        self.unbound_ns = ns;
+    }
+
+    /// The open start tag's own prefix and namespace name while its binding is pending.
+    fn pending_binding(&self) -> Option<(&str, &str)> {
+        match self.pending {
+            Pending::None => None,
+            Pending::InScope(i) => Some((&self.ns[i].0, &self.ns[i].1)),
+            Pending::NoNamespace => Some(("", "")),
+            Pending::Declare => Some((&self.unbound_prefix, &self.unbound_ns)),
         }
     }
 
+    /// The index in `ns` of the binding of `prefix` in scope.
+    #[inline]
+    fn lookup_index(&self, prefix: &str) -> Option<usize> {
+        self.ns.iter().rposition(|(p, _)| same(p, prefix))
+    }
+
+    #[inline(always)]
     fn close_tag(&mut self) {
         self.settle_binding();
         if self.tag_open {
@@ -298,10 +399,7 @@ impl<W: Write> XmlWriter<W> {
     /// Opens the start tag of `prefix:local` (`local` without a prefix).
     fn start_element(&mut self, prefix: &str, local: &str) -> Result<()> {
         self.close_tag();
-        if self.opts.indent.is_some()
-            && !self.stack.is_empty()
-            && !self.had_text.last().copied().unwrap_or(false)
-        {
+        if self.opts.indent.is_some() && self.stack.last().is_some_and(|f| !f.had_text) {
             self.indent(self.stack.len());
         }
         let at = self.names.len();
@@ -315,14 +413,18 @@ impl<W: Write> XmlWriter<W> {
             self.write_doctype(Some(&root))?;
             self.root_written = true;
         }
-        self.ns_marks.push(self.ns.len());
+
         self.buf.push(b'<');
         self.buf.extend_from_slice(&self.names[at..]);
-        self.stack.push(at);
-        self.had_text.push(false);
+        self.stack.push(Frame {
+            name_at: at,
+            ns_mark: self.ns.len(),
+            had_text: false,
+        });
         self.tag_open = true;
         self.attrs.clear();
         self.attr_names.clear();
+        self.plain_attrs.clear();
         Ok(())
     }
 
@@ -437,13 +539,16 @@ impl<W: Write> XmlWriter<W> {
     }
 
     /// `Event::StartElement`, checked against the stream's grammar.
+    #[inline(always)]
     fn ev_start(&mut self, name: &QName<'_>) -> Result<()> {
-        ncname("element name", &name.local)?;
+        let local: &str = &name.local;
+        if !self.known.name(local) {
+            ncname("element name", local)?;
+            self.known.add_name(local);
+        }
         let ns: &str = &name.namespace;
-        // The previous element's namespace name passed this check: elements in a row
-        // mostly share one.
-        if !same(ns, &self.unbound_ns) {
-            xml_chars("a namespace name", ns)?;
+        if !ns.is_empty() && !self.known.ns(ns) {
+            self.check_ns(ns)?;
         }
         // The prefix a name in its namespace can have: none in no namespace, `xml` in the
         // XML namespace, not `xml` or `xmlns` elsewhere (a fresh one is declared).
@@ -461,32 +566,70 @@ impl<W: Write> XmlWriter<W> {
         } else {
             &name.prefix
         };
-        if !prefix.is_empty() && !same(prefix, &self.unbound_prefix) {
+        if !prefix.is_empty() && !self.known.name(prefix) {
             ncname("prefix", prefix)?;
+            self.known.add_name(prefix);
         }
-        self.start_element(prefix, &name.local)?;
-        self.unbound = true;
-        self.unbound_prefix.clear();
-        self.unbound_prefix.push_str(prefix);
-        self.unbound_ns.clear();
-        self.unbound_ns.push_str(ns);
+        self.start_element(prefix, local)?;
+        self.pending = if prefix == "xml" {
+            Pending::None
+        } else {
+            match self.lookup_index(prefix) {
+                Some(i) if same(&self.ns[i].1, ns) => Pending::InScope(i),
+                None if ns.is_empty() => Pending::NoNamespace,
+                _ => {
+                    self.unbound_prefix.clear();
+                    self.unbound_prefix.push_str(prefix);
+                    self.unbound_ns.clear();
+                    self.unbound_ns.push_str(ns);
+                    Pending::Declare
+                }
+            }
+        };
+        Ok(())
+    }
+
+    /// Refuses a namespace name holding characters XML cannot hold; remembers it as checked.
+    fn check_ns(&mut self, ns: &str) -> Result<()> {
+        if !same(ns, &self.last_ns) {
+            xml_chars("a namespace name", ns)?;
+            self.last_ns.clear();
+            self.last_ns.push_str(ns);
+        }
+        self.known.add_ns(ns);
         Ok(())
     }
 
     /// `Event::Attribute`, checked against the stream's grammar.
+    #[inline(always)]
     fn ev_attribute(&mut self, name: &QName<'_>, value: &str) -> Result<()> {
-        ncname("attribute name", &name.local)?;
-        let ns: &str = &name.namespace;
-        if !ns.is_empty() && !same(ns, &self.unbound_ns) {
-            xml_chars("a namespace name", ns)?;
+        let local: &str = &name.local;
+        if !self.known.name(local) {
+            ncname("attribute name", local)?;
+            self.known.add_name(local);
         }
-        if ns == XMLNS_NS || (ns.is_empty() && name.local == "xmlns") {
+        let ns: &str = &name.namespace;
+        if !ns.is_empty() && !self.known.ns(ns) {
+            self.check_ns(ns)?;
+        }
+        if ns == XMLNS_NS || (ns.is_empty() && local == "xmlns") {
             return Err(Error::unsupported(
                 FMT,
                 "a namespace declaration as an attribute (it is a Namespace event)",
             ));
         }
-        self.check_duplicate(ns, &name.local)?;
+        if !ns.is_empty() {
+            self.check_duplicate(ns, local)?;
+        } else if self
+            .plain_attrs
+            .iter()
+            .any(|&(a, b)| &self.buf[a..b] == local.as_bytes())
+        {
+            return Err(Error::invalid_events(
+                FMT,
+                format!("duplicate attribute {{}}{local}"),
+            ));
+        }
         // As for elements: no prefix in no namespace, `xml` for the XML namespace.
         let prefix: &str = if ns.is_empty() {
             ""
@@ -497,8 +640,9 @@ impl<W: Write> XmlWriter<W> {
         } else {
             &name.prefix
         };
-        if !prefix.is_empty() {
+        if !prefix.is_empty() && !self.known.name(prefix) {
             ncname("prefix", prefix)?;
+            self.known.add_name(prefix);
         }
         self.settle_binding();
         let forced = if ns.is_empty() {
@@ -513,20 +657,28 @@ impl<W: Write> XmlWriter<W> {
             self.buf.extend_from_slice(prefix.as_bytes());
             self.buf.push(b':');
         }
-        self.buf.extend_from_slice(name.local.as_bytes());
+        let name_at = self.buf.len();
+        self.buf.extend_from_slice(local.as_bytes());
+        let name_end = self.buf.len();
         self.buf.extend_from_slice(b"=\"");
         if let Err(e) = escape_checked::<true>(&mut self.buf, "an attribute value", value) {
             self.buf.truncate(at);
             return Err(e);
         }
         self.buf.push(b'"');
+        if ns.is_empty() {
+            self.plain_attrs.push((name_at, name_end));
+        }
         Ok(())
     }
 
     /// `Event::EndElement`, checked against the stream's grammar.
+    #[inline(always)]
     fn ev_end(&mut self) {
-        let at = self.stack.pop().unwrap_or(self.names.len());
-        let had_text = self.had_text.pop().unwrap_or(false);
+        let (at, ns_mark, had_text) = match self.stack.pop() {
+            Some(f) => (f.name_at, f.ns_mark, f.had_text),
+            None => (self.names.len(), self.ns.len(), false),
+        };
         self.settle_binding();
         if self.tag_open {
             self.buf.extend_from_slice(b"/>");
@@ -540,12 +692,11 @@ impl<W: Write> XmlWriter<W> {
             self.buf.push(b'>');
         }
         self.names.truncate(at);
-        if let Some(mark) = self.ns_marks.pop() {
-            self.ns.truncate(mark);
-        }
+        self.ns.truncate(ns_mark);
     }
 
     /// `Event::Characters`, checked against the stream's grammar.
+    #[inline(always)]
     fn ev_characters(&mut self, text: &str, cdata: bool) -> Result<()> {
         if self.stack.is_empty() && !self.opts.fragments {
             xml_chars("character data", text)?;
@@ -555,8 +706,8 @@ impl<W: Write> XmlWriter<W> {
             return Ok(());
         }
         self.close_tag();
-        if let Some(t) = self.had_text.last_mut() {
-            *t = true;
+        if let Some(f) = self.stack.last_mut() {
+            f.had_text = true;
         }
         if cdata && !text.contains('\r') {
             xml_chars("character data", text)?;
@@ -603,6 +754,12 @@ fn xml_chars(what: &str, s: &str) -> Result<()> {
     }
 }
 
+#[cold]
+#[inline(never)]
+fn refused(what: &str, s: &str) -> Result<()> {
+    xml_chars(what, s)
+}
+
 /// A literal of the DOCTYPE, in the quotes it does not hold.
 fn quote(buf: &mut Vec<u8>, s: &str) -> Result<()> {
     let q = if s.contains('"') { b'\'' } else { b'"' };
@@ -645,24 +802,63 @@ pub fn escape_attr(buf: &mut Vec<u8>, s: &str) {
 
 /// [`escape_text`] or [`escape_attr`] (`ATTR`) that also refuses, as [`xml_chars`] does, what
 /// XML 1.0 cannot hold: one pass over the string instead of two.
+#[inline(always)]
 fn escape_checked<const ATTR: bool>(buf: &mut Vec<u8>, what: &str, s: &str) -> Result<()> {
     match escape::<ATTR, true>(buf, s) {
         Ok(()) => Ok(()),
-        Err(i) => xml_chars(what, &s[i..]),
+        Err(i) => refused(what, &s[i..]),
     }
 }
+
+/// The references that escaping writes, by the class of [`TEXT_CLASS`] and [`ATTR_CLASS`].
+const REFERENCES: [&[u8]; 8] = [
+    b"", b"&amp;", b"&lt;", b"&gt;", b"&quot;", b"&#x9;", b"&#xA;", b"&#xD;",
+];
+/// The class of a control character XML 1.0 cannot hold.
+const CONTROL: u8 = 8;
+/// The class of 0xEF, the lead byte of U+FFFE and U+FFFF (looked at when checking).
+const LEAD_EF: u8 = 9;
+
+/// What escaping does with each byte: 0 copies it, 1 to 7 write that reference of
+/// [`REFERENCES`], [`CONTROL`] and [`LEAD_EF`] are checked.
+const fn escape_classes(attr: bool) -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = CONTROL;
+        c += 1;
+    }
+    t[b'&' as usize] = 1;
+    t[b'<' as usize] = 2;
+    t[b'\r' as usize] = 7;
+    t[0xEF] = LEAD_EF;
+    if attr {
+        t[b'"' as usize] = 4;
+        t[b'\t' as usize] = 5;
+        t[b'\n' as usize] = 6;
+    } else {
+        t[b'>' as usize] = 3;
+        t[b'\t' as usize] = 0;
+        t[b'\n' as usize] = 0;
+    }
+    t
+}
+
+static TEXT_CLASS: [u8; 256] = escape_classes(false);
+static ATTR_CLASS: [u8; 256] = escape_classes(true);
 
 /// Eight copies of a byte.
 const fn splat(b: u8) -> u64 {
     0x0101_0101_0101_0101 * b as u64
 }
 
-/// Whether a byte of `w` is below 0x20 or equal to one of the bytes that escaping or checking
-/// looks at (`&`, `<`, `>` or `"`, and 0xEF, the lead byte of U+FFFE and U+FFFF). It may say yes
-/// for a word that holds none of them only when another byte of it is one (the borrow of the
-/// subtraction runs past a matching byte, never into a word without one).
+/// The bytes of `w` that are below 0x20 or equal to one of the bytes that escaping or checking
+/// looks at (`&`, `<`, `>` or `"`, and 0xEF, the lead byte of U+FFFE and U+FFFF), as their high
+/// bits. The lowest bit set is always such a byte: a byte may be marked wrongly only above
+/// another that is one (the borrow of the subtraction runs past a matching byte, never from a
+/// byte that does not match).
 #[inline(always)]
-fn has_special<const ATTR: bool>(w: u64) -> bool {
+fn specials<const ATTR: bool>(w: u64) -> u64 {
     const LO: u64 = splat(0x01);
     const HI: u64 = splat(0x80);
     let zero = |x: u64| x.wrapping_sub(LO) & !x;
@@ -674,65 +870,60 @@ fn has_special<const ATTR: bool>(w: u64) -> bool {
         | zero(w ^ third)
         | zero(w ^ splat(0xEF)))
         & HI
-        != 0
 }
 
 /// Copies `s` into `buf` with the characters that must be escaped in text (or in an attribute
-/// value: `ATTR`) replaced by references. The string is scanned eight bytes at a time: runs
-/// without anything to escape or check are copied whole. With `CHECK`, stops at the first
-/// character that XML 1.0 cannot hold and returns its byte position (what was written of `s`
-/// stays in `buf`: the caller fails).
-#[inline]
+/// value: `ATTR`) replaced by references. The string is scanned eight bytes at a time, from one
+/// byte to look at to the next: runs without anything to escape or check are copied whole.
+/// With `CHECK`, stops at the first character that XML 1.0 cannot hold and returns its byte
+/// position (what was written of `s` stays in `buf`: the caller fails).
+#[inline(always)]
 fn escape<const ATTR: bool, const CHECK: bool>(
     buf: &mut Vec<u8>,
     s: &str,
 ) -> std::result::Result<(), usize> {
     let b = s.as_bytes();
+    let table = if ATTR { &ATTR_CLASS } else { &TEXT_CLASS };
     let mut last = 0;
     let mut i = 0;
+    let word = |at: usize| u64::from_le_bytes(<[u8; 8]>::try_from(&b[at..at + 8]).unwrap());
     loop {
-        while let Some(w) = b.get(i..i + 8) {
-            let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-            if has_special::<ATTR>(w) {
+        if i + 8 <= b.len() {
+            let m = specials::<ATTR>(word(i));
+            if m == 0 {
+                i += 8;
+                continue;
+            }
+            i += (m.trailing_zeros() / 8) as usize;
+        } else if b.len() >= 8 && i < b.len() {
+            // The last word, overlapping what was looked at: those bytes shifted out (a
+            // borrow from them may mark a byte that is nothing, which the table then says).
+            let m = specials::<ATTR>(word(b.len() - 8)) >> (8 * (i + 8 - b.len()));
+            if m == 0 {
                 break;
             }
-            i += 8;
+            i += (m.trailing_zeros() / 8) as usize;
         }
-        let end = (i + 8).min(b.len());
-        if i >= end {
-            break;
+        // A byte to look at (or, in a string shorter than a word, the next byte): by table,
+        // where a tab or line feed in text, frequent and written as it is, costs a lookup.
+        let Some(&c) = b.get(i) else { break };
+        let k = table[c as usize];
+        i += 1;
+        if k == 0 {
+            continue;
         }
-        while i < end {
-            let c = b[i];
-            let rep: &[u8] = match c {
-                b'&' => b"&amp;",
-                b'<' => b"&lt;",
-                b'>' if !ATTR => b"&gt;",
-                b'"' if ATTR => b"&quot;",
-                b'\t' if ATTR => b"&#x9;",
-                b'\n' if ATTR => b"&#xA;",
-                b'\r' => b"&#xD;",
-                b'\t' | b'\n' => {
-                    i += 1;
-                    continue;
-                }
-                0..0x20 if CHECK => return Err(i),
-                0xEF if CHECK
-                    && b.get(i + 1) == Some(&0xBF)
-                    && matches!(b.get(i + 2), Some(0xBE | 0xBF)) =>
-                {
-                    return Err(i);
-                }
-                _ => {
-                    i += 1;
-                    continue;
-                }
-            };
-            buf.extend_from_slice(&b[last..i]);
-            buf.extend_from_slice(rep);
-            i += 1;
-            last = i;
+        if k >= CONTROL {
+            if CHECK
+                && (k == CONTROL
+                    || (b.get(i) == Some(&0xBF) && matches!(b.get(i + 1), Some(0xBE | 0xBF))))
+            {
+                return Err(i - 1);
+            }
+            continue;
         }
+        buf.extend_from_slice(&b[last..i - 1]);
+        buf.extend_from_slice(REFERENCES[k as usize]);
+        last = i;
     }
     buf.extend_from_slice(&b[last..]);
     Ok(())
@@ -750,22 +941,37 @@ impl<W: Write> XmlWriter<W> {
     /// sink below), so that the dispatch and the event's construction fold away.
     #[inline(always)]
     fn event_inline(&mut self, event: &Event<'_>) -> Result<()> {
-        self.checker.check(FMT, event)?;
         match event {
-            Event::StartElement(name) => self.ev_start(name)?,
-            Event::Attribute { name, value } => self.ev_attribute(name, value)?,
-            Event::EndElement => self.ev_end(),
-            Event::Characters { text, cdata } => self.ev_characters(text, *cdata)?,
-            _ => return self.ev_other(event),
+            Event::StartElement(name) => {
+                self.checker.start_element(FMT)?;
+                self.ev_start(name)?
+            }
+            Event::Attribute { name, value } => {
+                self.checker.attribute(FMT)?;
+                self.ev_attribute(name, value)?
+            }
+            Event::EndElement => {
+                self.checker.end_element(FMT)?;
+                self.ev_end()
+            }
+            Event::Characters { text, cdata } => {
+                self.checker.characters(FMT, text, *cdata)?;
+                self.ev_characters(text, *cdata)?
+            }
+            _ => {
+                self.checker.check(FMT, event)?;
+                return self.ev_other(event);
+            }
         }
         self.flush_full()
     }
 
-    /// Writes out the buffer once it holds 64 KiB, but not while a DOCTYPE waits: that is
-    /// inserted where its event came.
+    /// Writes out the buffer once it holds 64 KiB, but not while a DOCTYPE waits (that is
+    /// inserted where its event came) or a start tag is open (its attributes' names are
+    /// looked up in the buffer).
     #[inline(always)]
     fn flush_full(&mut self) -> Result<()> {
-        if self.buf.len() >= 64 * 1024 && self.doctype.is_none() {
+        if self.buf.len() >= 64 * 1024 && self.doctype.is_none() && !self.tag_open {
             self.flush_buf()?;
         }
         Ok(())
@@ -880,8 +1086,10 @@ impl<W: Write> XmlWriter<W> {
                     ));
                 }
                 xml_chars("a namespace name", uri)?;
-                if self.unbound && self.unbound_prefix == **prefix && self.unbound_ns != **uri {
-                    let u = &self.unbound_ns;
+                if let Some((p, u)) = self.pending_binding()
+                    && p == &**prefix
+                    && u != &**uri
+                {
                     return Err(Error::invalid_events(
                         FMT,
                         format!(
@@ -889,7 +1097,7 @@ impl<W: Write> XmlWriter<W> {
                         ),
                     ));
                 }
-                let mark = *self.ns_marks.last().unwrap_or(&0);
+                let mark = self.stack.last().map_or(0, |f| f.ns_mark);
                 // Skip a declaration the element's own name already forced.
                 if !self.ns[mark..].iter().any(|(p, u)| p == prefix && u == uri) {
                     if self.ns[mark..].iter().any(|(p, _)| p == prefix) {
@@ -903,8 +1111,8 @@ impl<W: Write> XmlWriter<W> {
             }
             Event::Typed(t) => {
                 self.close_tag();
-                if let Some(h) = self.had_text.last_mut() {
-                    *h = true;
+                if let Some(f) = self.stack.last_mut() {
+                    f.had_text = true;
                 }
                 let s = t.lexical();
                 xml_chars("a typed value", &s)?;
@@ -980,20 +1188,31 @@ impl<'a, W: Write> binxml_core::EventSink<'a> for TapeSink<'_, W> {
     }
     #[inline]
     fn start_element(&mut self, name: QName<'a>) -> Result<()> {
-        self.0.event_inline(&Event::StartElement(name))
+        let w = &mut *self.0;
+        w.checker.start_element(FMT)?;
+        w.ev_start(&name)?;
+        w.flush_full()
     }
     #[inline]
     fn attribute(&mut self, name: QName<'a>, value: std::borrow::Cow<'a, str>) -> Result<()> {
-        self.0.event_inline(&Event::Attribute { name, value })
+        let w = &mut *self.0;
+        w.checker.attribute(FMT)?;
+        w.ev_attribute(&name, &value)?;
+        w.flush_full()
     }
     #[inline]
     fn end_element(&mut self) -> Result<()> {
-        self.0.event_inline(&Event::EndElement)
+        let w = &mut *self.0;
+        w.checker.end_element(FMT)?;
+        w.ev_end();
+        w.flush_full()
     }
     #[inline]
     fn text(&mut self, text: std::borrow::Cow<'a, str>) -> Result<()> {
-        self.0
-            .event_inline(&Event::Characters { text, cdata: false })
+        let w = &mut *self.0;
+        w.checker.characters(FMT, &text, false)?;
+        w.ev_characters(&text, false)?;
+        w.flush_full()
     }
 }
 
@@ -1003,7 +1222,13 @@ impl<W: Write> Encoder for XmlWriter<W> {
     }
 
     fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
-        tape.replay(&mut TapeSink(self))
+        // The tape's strings stay where they are until the call returns: checked names are
+        // known by address meanwhile (a previous tape's addresses are forgotten).
+        self.known = Known::new();
+        self.known.on = true;
+        let r = tape.replay(&mut TapeSink(self));
+        self.known.on = false;
+        r
     }
 
     fn finish(&mut self) -> Result<()> {

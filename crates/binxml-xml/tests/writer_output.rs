@@ -262,10 +262,33 @@ fn written_documents_are_read_by_binxml_expat_and_libxml2() {
     });
     runner
         .run(&document(), |events| {
+            // The same events from a tape (the writer's other way in, which checks each
+            // distinct name once): the same bytes, or refused too.
+            let tape = binxml_core::Tape::from_events(&events);
+            let mut w = binxml_xml::XmlWriter::new(Vec::new());
+            let from_tape = binxml_core::Encoder::write_tape(&mut w, &tape)
+                .and_then(|()| binxml_core::Encoder::finish(&mut w))
+                .and_then(|()| w.into_inner());
             let Ok(xml) = binxml_xml::encode(&events) else {
+                if let Ok(x) = from_tape {
+                    return Err(TestCaseError::fail(format!(
+                        "refused one by one, written from a tape: {:?}",
+                        String::from_utf8_lossy(&x)
+                    )));
+                }
                 refused.set(refused.get() + 1);
                 return Ok(());
             };
+            match from_tape {
+                Ok(x) if x == xml => {}
+                other => {
+                    return Err(TestCaseError::fail(format!(
+                        "from a tape {:?}, one by one {:?}",
+                        other.map(|x| String::from_utf8_lossy(&x).into_owned()),
+                        String::from_utf8_lossy(&xml)
+                    )));
+                }
+            }
             written.set(written.get() + 1);
             let shown = String::from_utf8_lossy(&xml).into_owned();
             if let Err(e) = binxml_xml::decode(&xml) {
