@@ -306,7 +306,8 @@ impl<'b, 'a, S: EventSink<'a>> EventSink<'b> for Owning<'_, 'a, S> {
 pub struct AnyEncoder<W: Write>(Enc<W>);
 
 enum Enc<W: Write> {
-    Xml(binxml_xml::XmlWriter<W>),
+    /// Boxed, as the FI encoder: the XML writer keeps a 4 KB table of the names it has checked.
+    Xml(Box<binxml_xml::XmlWriter<W>>),
     Json(binxml_json::JsonEncoder<W>),
     /// Boxed: the FI encoder is about 5 KB, the others at most 650 bytes (no measurable cost:
     /// the encoder allocates its 64 KB buffer and its tables anyway).
@@ -326,12 +327,12 @@ impl<W: Write> AnyEncoder<W> {
     /// An encoder for `format` writing to `out`, with the options of `opts` that concern it.
     pub fn new(format: Format, out: W, opts: &EncodeOptions) -> AnyEncoder<W> {
         AnyEncoder(match format {
-            Format::Xml => Enc::Xml(binxml_xml::XmlWriter::with_options(
+            Format::Xml => Enc::Xml(Box::new(binxml_xml::XmlWriter::with_options(
                 out,
                 binxml_xml::XmlWriterOptions::default()
                     .with_indent(opts.indent)
                     .with_fragments(false),
-            )),
+            ))),
             Format::Json => {
                 Enc::Json(binxml_json::JsonEncoder::new(out).pretty(opts.indent.is_some()))
             }
@@ -389,7 +390,7 @@ impl<W: Write> AnyEncoder<W> {
         match &mut self.0 {
             Enc::Fi(e) => run(decoder, &mut **e),
             Enc::Asn1(e) => run(decoder, e),
-            Enc::Xml(e) => by_event(decoder, e),
+            Enc::Xml(e) => by_event(decoder, e.as_mut()),
             Enc::Json(e) => by_event(decoder, e),
             Enc::Tsf(e) => by_event(decoder, e),
             Enc::Xebu(e) => by_event(decoder, e),
