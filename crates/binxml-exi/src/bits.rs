@@ -217,6 +217,14 @@ impl BitWriter {
     }
 }
 
+/// A position of a [`BitReader`], kept where an error may have to point back at an item's
+/// start (cheaper than a copy of the reader).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mark {
+    pos: usize,
+    bit: u32,
+}
+
 /// Reads an EXI bit stream from a slice. Every read checks the input's end; errors carry the
 /// byte and bit offset where the item began (counted from `base`, the slice's offset in the
 /// whole input, or in the decompressed stream for compressed input).
@@ -294,6 +302,46 @@ impl<'a> BitReader<'a> {
     /// Position in octets within this reader's slice.
     pub(crate) fn pos(&self) -> usize {
         self.pos
+    }
+
+    /// The current position, for an error about an item that starts here.
+    #[inline(always)]
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            pos: self.pos,
+            bit: self.bit,
+        }
+    }
+
+    /// Goes back to `m`.
+    #[inline]
+    pub(crate) fn reset(&mut self, m: Mark) {
+        self.pos = m.pos;
+        self.bit = m.bit;
+    }
+
+    /// A reader at `m`, for errors placed there.
+    #[cold]
+    fn at(&self, m: Mark) -> BitReader<'a> {
+        BitReader {
+            pos: m.pos,
+            bit: m.bit,
+            ..self.clone()
+        }
+    }
+
+    /// A malformed-input error at `m`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn error_at(&self, m: Mark, message: impl Into<String>) -> Error {
+        self.at(m).error(message)
+    }
+
+    /// A limit error at `m`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn limit_error_at(&self, m: Mark, message: impl Into<String>) -> Error {
+        self.at(m).limit_error(message)
     }
 
     /// A malformed-input error at the current position.
@@ -490,7 +538,7 @@ impl<'a> BitReader<'a> {
 
     /// An unsigned integer of any size (at most [`MAX_BIG_OCTETS`] octets).
     pub(crate) fn uint_big(&mut self) -> Result<Big> {
-        let at = self.clone();
+        let at = self.mark();
         let mut groups: Vec<u8> = Vec::new();
         loop {
             let b = self.octet()?;
@@ -499,9 +547,10 @@ impl<'a> BitReader<'a> {
                 break;
             }
             if groups.len() >= MAX_BIG_OCTETS {
-                return Err(at.limit_error(format!(
-                    "unsigned integer of more than {MAX_BIG_OCTETS} octets"
-                )));
+                return Err(self.limit_error_at(
+                    at,
+                    format!("unsigned integer of more than {MAX_BIG_OCTETS} octets"),
+                ));
             }
         }
         Ok(Big::from_groups(&groups))
@@ -509,7 +558,7 @@ impl<'a> BitReader<'a> {
 
     /// An unsigned integer of any size, appended to `out` as decimal digits.
     pub(crate) fn uint_digits(&mut self, out: &mut String) -> Result<()> {
-        let at = self.clone();
+        let at = self.mark();
         let first = self.octet()?;
         if first < 0x80 {
             push_u64(out, first as u64);
@@ -523,9 +572,10 @@ impl<'a> BitReader<'a> {
                 break;
             }
             if groups.len() >= MAX_BIG_OCTETS {
-                return Err(at.limit_error(format!(
-                    "unsigned integer of more than {MAX_BIG_OCTETS} octets"
-                )));
+                return Err(self.limit_error_at(
+                    at,
+                    format!("unsigned integer of more than {MAX_BIG_OCTETS} octets"),
+                ));
             }
         }
         Big::from_groups(&groups).write_decimal(out);
@@ -535,12 +585,13 @@ impl<'a> BitReader<'a> {
     /// An unsigned integer used as a length or count, bounded by `max`.
     #[inline]
     pub(crate) fn length(&mut self, max: usize, what: &str) -> Result<usize> {
-        let at = self.clone();
+        let at = self.mark();
         let v = self.uint()?;
         if v > max as u64 {
-            return Err(at.limit_error(format!(
-                "{what} {v} is past the limit of {max} (limit: max_string_len)"
-            )));
+            return Err(self.limit_error_at(
+                at,
+                format!("{what} {v} is past the limit of {max} (limit: max_string_len)"),
+            ));
         }
         Ok(v as usize)
     }
@@ -558,34 +609,44 @@ impl<'a> BitReader<'a> {
         let mut left = len;
         if self.bit == 0 {
             // Fast path: a run of octets below 0x80 is the string's ASCII characters as is.
-            let run = self.data[self.pos..]
-                .iter()
-                .take(left)
-                .take_while(|&&b| b < 0x80)
-                .count();
-            out.extend(
-                self.data[self.pos..self.pos + run]
-                    .iter()
-                    .map(|&b| b as char),
-            );
+            let end = self.data.len().min(self.pos + left);
+            let avail = &self.data[self.pos..end];
+            let run = avail.iter().position(|&b| b >= 0x80).unwrap_or(avail.len());
+            if let Ok(ascii) = std::str::from_utf8(&avail[..run]) {
+                out.push_str(ascii);
+            }
             self.pos += run;
             left -= run;
         }
         while left > 0 {
             // Seven ASCII characters at a time at any bit offset: eight octets hold them and
-            // the bits already consumed of the first.
-            if left >= 7
+            // the bits already consumed of the first. They gather in `buf` and join `out` as
+            // one string (one check for the batch, not one push per character).
+            let mut buf = [0u8; 63];
+            let mut k = 0;
+            while left >= 7
+                && k + 7 <= buf.len()
                 && let Some(word) = self.data.get(self.pos..self.pos + 8)
             {
                 let w = (u64::from_be_bytes(word.try_into().unwrap_or([0; 8])) << self.bit) >> 8;
-                if w & 0x0080_8080_8080_8080 == 0 {
-                    for k in (0..7).rev() {
-                        out.push(((w >> (8 * k)) & 0x7F) as u8 as char);
-                    }
-                    self.pos += 7;
-                    left -= 7;
+                if w & 0x0080_8080_8080_8080 != 0 {
+                    break;
+                }
+                buf[k..k + 7].copy_from_slice(&w.to_be_bytes()[1..]);
+                k += 7;
+                self.pos += 7;
+                left -= 7;
+            }
+            if k > 0 {
+                if let Ok(ascii) = std::str::from_utf8(&buf[..k]) {
+                    out.push_str(ascii);
+                }
+                if k + 7 > buf.len() {
                     continue;
                 }
+            }
+            if left == 0 {
+                break;
             }
             let (pos, bit) = (self.pos, self.bit);
             let first = self.octet()?;
@@ -596,10 +657,10 @@ impl<'a> BitReader<'a> {
                 match u32::try_from(cp).ok().and_then(char::from_u32) {
                     Some(c) => out.push(c),
                     None => {
-                        let mut at = self.clone();
-                        at.pos = pos;
-                        at.bit = bit;
-                        return Err(at.error(format!("{cp:#x} is not a Unicode scalar value")));
+                        let at = Mark { pos, bit };
+                        return Err(
+                            self.error_at(at, format!("{cp:#x} is not a Unicode scalar value"))
+                        );
                     }
                 }
             }

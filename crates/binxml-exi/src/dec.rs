@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
+use std::mem::ManuallyDrop;
 
 use binxml_core::{Decoder, DocType, Error, Event, EventSink, Format, Limits, QName, Result};
 
@@ -139,6 +140,10 @@ struct Tag {
 /// Where emitted events go: the pull queue (as owned events) or a push sink.
 trait Out {
     fn put(&mut self, e: &Event<'_>) -> Result<()>;
+    /// Whether the consumer wants a pause (a push sink's [`EventSink::full`]).
+    fn full(&self) -> bool {
+        false
+    }
 }
 
 impl Out for VecDeque<Event<'static>> {
@@ -157,6 +162,10 @@ impl<'a, S: EventSink<'a>> Out for Push<'_, S> {
     #[inline]
     fn put(&mut self, e: &Event<'_>) -> Result<()> {
         self.0.transient(e)
+    }
+    #[inline]
+    fn full(&self) -> bool {
+        self.0.full()
     }
 }
 
@@ -383,15 +392,17 @@ impl<'a> ExiDecoder<'a> {
         let v = self
             .t
             .read_value(r, name, self.limits.max_string_len, &mut self.scratch)?;
-        let n = match v {
-            ValueRef::Global(g) => self.t.value(g).len(),
-            ValueRef::Scratch => self.scratch.len(),
-        };
-        self.count(r, n)?;
-        self.check_tables(r)?;
         Ok(match v {
-            ValueRef::Global(g) => Val::Global(g),
-            ValueRef::Scratch => Val::Scratch,
+            ValueRef::Global(g) => {
+                self.count(r, self.t.value_len(g))?;
+                Val::Global(g)
+            }
+            ValueRef::Scratch => {
+                // only a miss adds to the table
+                self.count(r, self.scratch.len())?;
+                self.check_tables(r)?;
+                Val::Scratch
+            }
         })
     }
 
@@ -827,7 +838,7 @@ impl<'a> ExiDecoder<'a> {
     // ---- events ------------------------------------------------------------------------
 
     /// The text of a value.
-    #[inline]
+    #[inline(always)]
     fn val(&self, v: Val) -> &str {
         match v {
             Val::Global(g) => self.t.value(g),
@@ -921,35 +932,44 @@ impl<'a> ExiDecoder<'a> {
         }
     }
 
-    /// Hands the open start tag on: the element, its declarations, its attributes.
+    /// Hands the open start tag on, if one is open.
+    #[inline(always)]
     fn flush_tag(&mut self, out: &mut impl Out) -> Result<()> {
-        if !self.tag.open {
-            return Ok(());
+        if self.tag.open {
+            self.flush_open_tag(out)
+        } else {
+            Ok(())
         }
+    }
+
+    /// Hands the open start tag on: the element, its declarations, its attributes. The
+    /// events borrow every string, so they are not dropped (nothing to free; dropping a
+    /// `Cow` still tests which kind it is).
+    fn flush_open_tag(&mut self, out: &mut impl Out) -> Result<()> {
         self.tag.open = false;
         let tag = &self.tag;
         let n = tag.name;
-        out.put(&Event::StartElement(QName {
+        out.put(&ManuallyDrop::new(Event::StartElement(QName {
             prefix: Cow::Borrowed(self.pfx(tag.prefix)),
             namespace: Cow::Borrowed(self.t.uri(self.t.name_uri(n))),
             local: Cow::Borrowed(self.t.local(n)),
-        }))?;
+        })))?;
         let mark = self.marks.last().copied().unwrap_or(0);
         for (p, u) in &self.scope[mark..] {
-            out.put(&Event::Namespace {
+            out.put(&ManuallyDrop::new(Event::Namespace {
                 prefix: Cow::Borrowed(p),
                 uri: Cow::Borrowed(u),
-            })?;
+            }))?;
         }
         for &(name, prefix, a, b) in &tag.attrs {
-            out.put(&Event::Attribute {
+            out.put(&ManuallyDrop::new(Event::Attribute {
                 name: QName {
                     prefix: Cow::Borrowed(self.pfx(prefix)),
                     namespace: Cow::Borrowed(self.t.uri(self.t.name_uri(name))),
                     local: Cow::Borrowed(self.t.local(name)),
                 },
                 value: Cow::Borrowed(&tag.abuf[a..b]),
-            })?;
+            }))?;
         }
         Ok(())
     }
@@ -1032,7 +1052,9 @@ impl<'a> ExiDecoder<'a> {
                 tag.name = name;
                 tag.prefix = p;
                 tag.attrs.clear();
-                self.tag_ns.clear();
+                if !self.tag_ns.is_empty() {
+                    self.tag_ns.clear();
+                }
                 tag.abuf.clear();
             }
             Raw::Ns { uri, prefix, local } => {
@@ -1120,10 +1142,10 @@ impl<'a> ExiDecoder<'a> {
             }
             Raw::Ch(v) => {
                 self.flush_tag(out)?;
-                out.put(&Event::Characters {
+                out.put(&ManuallyDrop::new(Event::Characters {
                     text: Cow::Borrowed(self.val(v)),
                     cdata: false,
-                })?;
+                }))?;
             }
             Raw::Cm(c) => {
                 self.flush_tag(out)?;
@@ -1252,9 +1274,14 @@ impl<'a> Decoder<'a> for ExiDecoder<'a> {
                 Phase::Done => return Ok(()),
                 Phase::Header => self.start()?,
                 Phase::Body => {
-                    if let Err(e) = self.advance(&mut Push(sink)) {
-                        self.phase = Phase::Done;
-                        return Err(self.hint(e));
+                    // The events of a body, without returning to this loop between them
+                    // (the queue only fills before the body).
+                    let mut out = Push(sink);
+                    while self.phase == Phase::Body && !out.full() {
+                        if let Err(e) = self.advance(&mut out) {
+                            self.phase = Phase::Done;
+                            return Err(self.hint(e));
+                        }
                     }
                 }
             }

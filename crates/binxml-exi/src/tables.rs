@@ -494,7 +494,7 @@ impl Tables {
 
     /// Reads a URI.
     pub(crate) fn read_uri(&mut self, r: &mut BitReader<'_>, max_len: usize) -> Result<u32> {
-        let at = r.clone();
+        let at = r.mark();
         let v = r.nbit(width(self.uris.len() + 1))? as usize;
         if v == 0 {
             let s = r.string(max_len)?;
@@ -502,11 +502,14 @@ impl Tables {
         } else if v <= self.uris.len() {
             Ok(v as u32 - 1)
         } else {
-            Err(at.error(format!(
-                "URI id {} is past the {} URIs of the string table",
-                v - 1,
-                self.uris.len()
-            )))
+            Err(r.error_at(
+                at,
+                format!(
+                    "URI id {} is past the {} URIs of the string table",
+                    v - 1,
+                    self.uris.len()
+                ),
+            ))
         }
     }
 
@@ -517,27 +520,31 @@ impl Tables {
         uri: u32,
         max_len: usize,
     ) -> Result<NameId> {
-        let at = r.clone();
+        let at = r.mark();
         let v = r.uint()?;
         if v == 0 {
             let count = self.local_count(uri);
             let id = r.nbit(width(count))? as usize;
             match self.local_name(uri, id) {
                 Some(n) => Ok(n),
-                None => Err(at.error(format!(
-                    "local-name id {id} is past the {count} local names of URI {uri}"
-                ))),
+                None => Err(r.error_at(
+                    at,
+                    format!("local-name id {id} is past the {count} local names of URI {uri}"),
+                )),
             }
         } else {
             if v - 1 > max_len as u64 {
-                return Err(at.limit_error(format!(
-                    "local name of {} characters is past the limit (max_string_len)",
-                    v - 1
-                )));
+                return Err(r.limit_error_at(
+                    at,
+                    format!(
+                        "local name of {} characters is past the limit (max_string_len)",
+                        v - 1
+                    ),
+                ));
             }
             let s = r.chars((v - 1) as usize)?;
             if !is_ncname(&s) {
-                return Err(at.error(format!("local name {s:?} is not an XML name")));
+                return Err(r.error_at(at, format!("local name {s:?} is not an XML name")));
             }
             Ok(self.add_local(uri, s))
         }
@@ -565,14 +572,15 @@ impl Tables {
             0 => Ok(None),
             1 => Ok(Some(0)),
             n => {
-                let at = r.clone();
+                let at = r.mark();
                 let id = r.nbit(width(n))? as usize;
                 if id < n {
                     Ok(Some(id as u32))
                 } else {
-                    Err(at.error(format!(
-                        "prefix id {id} is past the {n} prefixes of URI {uri}"
-                    )))
+                    Err(r.error_at(
+                        at,
+                        format!("prefix id {id} is past the {n} prefixes of URI {uri}"),
+                    ))
                 }
             }
         }
@@ -591,23 +599,23 @@ impl Tables {
         uri: u32,
         max_len: usize,
     ) -> Result<u32> {
-        let at = r.clone();
+        let at = r.mark();
         let n = self.uris[uri as usize].prefixes.len();
         let v = r.nbit(width(n + 1))? as usize;
         if v == 0 {
             let s = r.string(max_len)?;
             if !s.is_empty() && (!is_ncname(&s) || s == "xmlns") {
-                return Err(at.error(format!("prefix {s:?} is not an XML prefix")));
+                return Err(r.error_at(at, format!("prefix {s:?} is not an XML prefix")));
             }
             self.uris[uri as usize].prefixes.push(s);
             Ok(n as u32)
         } else if v <= n {
             Ok(v as u32 - 1)
         } else {
-            Err(at.error(format!(
-                "prefix id {} is past the {n} prefixes of URI {uri}",
-                v - 1
-            )))
+            Err(r.error_at(
+                at,
+                format!("prefix id {} is past the {n} prefixes of URI {uri}", v - 1),
+            ))
         }
     }
 
@@ -756,6 +764,13 @@ impl Tables {
         self.add_value(name, text, chars, h);
     }
 
+    /// The length in octets of global value `id`.
+    #[inline]
+    pub(crate) fn value_len(&self, id: u32) -> usize {
+        let v = &self.values[id as usize];
+        (v.end - v.start) as usize
+    }
+
     /// The text of global value `id`.
     #[inline]
     pub(crate) fn value(&self, id: u32) -> &str {
@@ -771,20 +786,24 @@ impl Tables {
         max_len: usize,
         scratch: &mut String,
     ) -> Result<ValueRef> {
-        let at = r.clone();
+        let at = r.mark();
         match r.uint()? {
             0 => {
                 let local = self.local_values(name);
                 let id = r.nbit(width(local.len()))? as usize;
                 match local.get(id) {
                     Some(&g) if g != NONE => Ok(ValueRef::Global(g)),
-                    Some(_) => Err(at.error(format!(
-                        "local value id {id} names a value evicted from the table"
-                    ))),
-                    None => Err(at.error(format!(
-                        "local value id {id} is past the {} values of this name",
-                        local.len()
-                    ))),
+                    Some(_) => Err(r.error_at(
+                        at,
+                        format!("local value id {id} names a value evicted from the table"),
+                    )),
+                    None => Err(r.error_at(
+                        at,
+                        format!(
+                            "local value id {id} is past the {} values of this name",
+                            local.len()
+                        ),
+                    )),
                 }
             }
             1 => {
@@ -792,18 +811,22 @@ impl Tables {
                 if id < self.values.len() {
                     Ok(ValueRef::Global(id as u32))
                 } else {
-                    Err(at.error(format!(
-                        "global value id {id} is past the {} values of the table",
-                        self.values.len()
-                    )))
+                    Err(r.error_at(
+                        at,
+                        format!(
+                            "global value id {id} is past the {} values of the table",
+                            self.values.len()
+                        ),
+                    ))
                 }
             }
             n => {
                 let len = n - 2;
                 if len > max_len as u64 {
-                    return Err(at.limit_error(format!(
-                        "value of {len} characters is past the limit (max_string_len)"
-                    )));
+                    return Err(r.limit_error_at(
+                        at,
+                        format!("value of {len} characters is past the limit (max_string_len)"),
+                    ));
                 }
                 scratch.clear();
                 r.chars_into(len as usize, scratch)?;
@@ -838,18 +861,19 @@ impl Tables {
         max_len: usize,
         literal: impl FnOnce(&mut BitReader<'_>, usize, &mut String) -> Result<()>,
     ) -> Result<String> {
-        let at = r.clone();
+        let at = r.mark();
         let n = r.uint()?;
         if n < 2 {
             // A hit: read it as read_value does, from the same position.
-            *r = at;
+            r.reset(at);
             return self.read_value_string(r, name, max_len);
         }
         let len = n - 2;
         if len > max_len as u64 {
-            return Err(at.limit_error(format!(
-                "value of {len} characters is past the limit (max_string_len)"
-            )));
+            return Err(r.limit_error_at(
+                at,
+                format!("value of {len} characters is past the limit (max_string_len)"),
+            ));
         }
         let mut s = String::new();
         literal(r, len as usize, &mut s)?;
