@@ -170,11 +170,21 @@ impl BitWriter {
             } else {
                 // Each octet completes the pending bits and leaves its own low bits pending.
                 let p = self.pending;
+                let mask = (1u64 << p) - 1;
                 let mut acc = self.acc;
                 self.buf.reserve(s.len());
-                for &b in s.as_bytes() {
+                // Eight octets at a time: the pending bits, then the first 64 - p bits of the
+                // eight; the last p bits stay pending.
+                let mut eights = s.as_bytes().chunks_exact(8);
+                for c in &mut eights {
+                    let w = u64::from_be_bytes(c.try_into().unwrap_or([0; 8]));
+                    self.buf
+                        .extend_from_slice(&((acc << (64 - p)) | (w >> p)).to_be_bytes());
+                    acc = w & mask;
+                }
+                for &b in eights.remainder() {
                     self.buf.push(((acc << (8 - p)) as u8) | (b >> p));
-                    acc = b as u64 & ((1u64 << p) - 1);
+                    acc = b as u64 & mask;
                 }
                 self.acc = acc;
             }
@@ -992,5 +1002,39 @@ mod tests {
         assert!(r.uint_digits(&mut String::new()).is_err());
         let mut r = BitReader::new(&[0xFF; 2000], false, 0);
         assert!(r.uint_big().is_err());
+    }
+
+    /// Strings written and read at every bit offset, through the word-at-a-time paths of both
+    /// sides (ASCII runs of any length, broken by non-ASCII characters), checked bit by bit
+    /// against one code point written at a time.
+    #[test]
+    fn chars_at_every_bit_offset() {
+        let texts: Vec<String> = (0..40)
+            .map(|n| (0..n).map(|i| (b'a' + (i % 26) as u8) as char).collect())
+            .chain(["abcdefg\u{e9}hijklmnopq\u{1F600}rstuvwxyz0123456789".to_string()])
+            .chain(["\u{7f}\u{80}abcdefghijklmnop\u{7ff}".to_string()])
+            .collect();
+        for lead in 0..8u32 {
+            for text in &texts {
+                let mut w = BitWriter::new(false);
+                w.bits(0x55, lead);
+                w.chars(text);
+                w.bits(0x3, 2);
+                let mut naive = BitWriter::new(false);
+                naive.bits(0x55, lead);
+                for c in text.chars() {
+                    naive.uint(c as u64);
+                }
+                naive.bits(0x3, 2);
+                let bytes = w.finish();
+                assert_eq!(bytes, naive.finish(), "{lead} bits, then {text:?}");
+                let mut r = BitReader::new(&bytes, false, 0);
+                assert_eq!(r.bits(lead).unwrap(), 0x55 & ((1 << lead) - 1));
+                let mut out = String::from("x");
+                r.chars_into(text.chars().count(), &mut out).unwrap();
+                assert_eq!(&out[1..], text.as_str(), "{lead} bits, then {text:?}");
+                assert_eq!(r.bits(2).unwrap(), 3);
+            }
+        }
     }
 }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::sync::{Arc, OnceLock};
 
-use binxml_core::hash::FastState;
+use binxml_core::hash::{FastState, bytes_eq};
 use binxml_core::json_mapping::is_ncname;
 
 use crate::bits::{BitReader, BitWriter, char_len, width};
@@ -711,7 +711,14 @@ impl Tables {
         }
         let h = self.hasher.hash_one(text);
         match self.by_value.get(&h) {
-            Some(&g) if self.text_of(&self.values[g as usize]) == text => (Some(g), h),
+            Some(&g)
+                if bytes_eq(
+                    self.text_of(&self.values[g as usize]).as_bytes(),
+                    text.as_bytes(),
+                ) =>
+            {
+                (Some(g), h)
+            }
             _ => (None, h),
         }
     }
