@@ -1000,6 +1000,7 @@ impl<'a> ExiDecoder<'a> {
         self.invent(uri)
     }
 
+    #[inline(always)]
     fn emit(&mut self, raw: Raw, out: &mut impl Out) -> Result<()> {
         if self.skip_se && !matches!(raw, Raw::Se { .. }) {
             // Anything else would hand on the open tag (its name from the outer table) while
