@@ -583,7 +583,9 @@ pub fn decode_exi_schema(data: &[u8]) {
         })
         .with_prefixes(!strict && sel & 4 == 4)
         .with_lexical_values(sel & 8 == 8)
-        .with_comments(!strict && sel & 16 == 16);
+        .with_comments(!strict && sel & 16 == 16)
+        .with_dtd(!strict && sel & 32 == 32)
+        .with_self_contained(!strict && sel & 64 == 64);
     let mut dec = binxml::exi::informed::SchemaDecoder::new(
         input,
         exi_fuzz_grammars(),
