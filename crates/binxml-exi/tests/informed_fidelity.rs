@@ -63,7 +63,7 @@ const DOCS: &[&str] = &[
 <doc xmlns="urn:f"><title>&u;</title><group><item id="2">two</item><x:w xmlns:x="urn:x" a="1">&v;<x:in>&u;t</x:in></x:w></group><group name="n"><item>3</item></group><count>-1</count></doc>"#,
     r#"<!DOCTYPE doc SYSTEM "doc.dtd" [<!ENTITY e "ent"> <!ENTITY f "eff"> ]>
 <!--c--><?pi d?><doc xmlns="urn:f"><title> &u; </title><group><item id="7">&e;&f;&u;</item><!--in--><item>z</item></group><count>1&u;</count></doc>"#,
-    r#"<doc xmlns="urn:f"><title>t</title><group name="a"><item id="1">x</item><item id="2"><!--c-->y</item></group><group name="b"><item> </item></group><count>2</count></doc>"#,
+    r#"<doc xmlns="urn:f"><title>t</title><group name="a"><item id="1">x</item><item id="2"><!--c-->y</item></group><group name="b" xml:space="preserve"><item> </item></group><count>2</count></doc>"#,
 ];
 
 /// Option sets: EXIficient's driver syntax, which `ExiOptions::parse_text` also reads

@@ -1153,10 +1153,8 @@ impl<'a> SchemaDecoder<'a> {
     /// is one, else a string.
     fn undeclared_attribute_value(&mut self, g: &SchemaGrammars, id: NameId) -> Result<Val> {
         let uri = self.t.uri(self.t.name_uri(id));
-        match g.schema().global_attribute(uri, self.t.local(id)) {
-            Some(a) => self.value(g, id, Some(g.schema().attribute(a).type_def)),
-            None => self.value(g, id, None),
-        }
+        let ty = g.global_attribute_type(uri, self.t.local(id));
+        self.value(g, id, ty)
     }
 
     fn step_builtin(&mut self, g: &SchemaGrammars, grammar: usize, state: State) -> Result<()> {

@@ -927,8 +927,7 @@ impl<W: Write> SchemaEncoder<W> {
                         .iter()
                         .position(|p| p.terminal == Terminal::AtAny)
                 });
-                let global = g.schema().global_attribute(ns, local);
-                let global_type = global.map(|a| g.schema().attribute(a).type_def);
+                let global_type = g.global_attribute_type(ns, local);
                 let typed = global_type.is_some_and(|t| {
                     values::representable(
                         g.value_type_in(self.reps.as_deref(), t, self.o.lexical_values),
