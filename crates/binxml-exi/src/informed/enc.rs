@@ -289,8 +289,8 @@ impl<W: Write> SchemaEncoder<W> {
         self.w.nbit(n as u32, width(n + 1));
     }
 
-    /// The undeclared ER, CM or PI of an element (the code of `u` in the open element's
-    /// state), after which its content continues.
+    /// An undeclared content event of the open element (ER: comments and PIs go through
+    /// [`misc`](Self::misc)): the code of `u` in its state, after which its content continues.
     fn content_event(&mut self, u: Second) -> Result<()> {
         match self.stack.last().map(|f| f.cur) {
             None => Err(Self::invalid(format!("{u:?} outside the document element"))),
