@@ -566,8 +566,10 @@ fn exi_fuzz_grammars() -> std::sync::Arc<binxml::exi::informed::SchemaGrammars> 
 }
 
 /// Bytes -> schema-informed EXI events (with [`EXI_FUZZ_SCHEMA`]) to the end: never a panic,
-/// hang or unbounded allocation, and every error with its bit offset. The first byte picks
-/// strict mode (bit 0) and byte alignment (bit 1) for a stream without options in its header.
+/// hang or unbounded allocation, and every error with its bit offset. The first byte picks,
+/// for a stream without options in its header, strict mode (bit 0), byte alignment (bit 1),
+/// and without strict preserve.prefixes (bit 2), preserve.comments (bit 4), preserve.dtd
+/// (bit 5) and selfContained (bit 6); bit 3 is lexical values.
 pub fn decode_exi_schema(data: &[u8]) {
     let Some((&sel, input)) = data.split_first() else {
         return;
@@ -583,7 +585,9 @@ pub fn decode_exi_schema(data: &[u8]) {
         })
         .with_prefixes(!strict && sel & 4 == 4)
         .with_lexical_values(sel & 8 == 8)
-        .with_comments(!strict && sel & 16 == 16);
+        .with_comments(!strict && sel & 16 == 16)
+        .with_dtd(!strict && sel & 32 == 32)
+        .with_self_contained(!strict && sel & 64 == 64);
     let mut dec = binxml::exi::informed::SchemaDecoder::new(
         input,
         exi_fuzz_grammars(),

@@ -59,21 +59,26 @@ fn truncated_corrupted_and_random_streams_are_refused_cleanly() {
             .with_alignment(binxml_exi::Alignment::PreCompression)
             .with_block_size(2),
     ] {
-        let mut e = SchemaEncoder::new(Vec::new(), Arc::clone(&g), o.clone()).unwrap();
-        e.write_events(&events).unwrap();
-        e.finish().unwrap();
-        let bytes = e.into_inner();
-        decode(&g, &bytes, &o).unwrap_or_else(|e| panic!("{o:?}: {e}"));
-        for cut in 0..bytes.len() {
-            let _ = decode(&g, &bytes[..cut], &o);
-        }
-        for i in 0..bytes.len() {
-            for bit in 0..8 {
-                let mut b = bytes.clone();
-                b[i] ^= 1 << bit;
-                let _ = decode(&g, &b, &o);
-            }
-        }
+        truncate_and_flip(&g, &events, &o);
+    }
+    // preserve.dtd (DT, ER) and self-contained elements (SC: a fragment with its own string
+    // table inside the stream).
+    let xml = br#"<!DOCTYPE r SYSTEM "r.dtd" [<!ENTITY e "ent"> ]><r><i>1</i><s>a&e;b&u;</s><extra xmlns:p="urn:p"><p:deep>&u;t</p:deep><i>2</i></extra></r>"#;
+    let events = binxml_xml::decode(xml).unwrap();
+    for o in [
+        ExiOptions::default().with_dtd(true),
+        ExiOptions::default()
+            .with_dtd(true)
+            .with_comments(true)
+            .with_alignment(binxml_exi::Alignment::Compression),
+        ExiOptions::default().with_self_contained_elements(["extra", "s", "{urn:p}deep"]),
+        ExiOptions::default()
+            .with_self_contained_elements(["r", "i"])
+            .with_dtd(true)
+            .with_prefixes(true)
+            .with_alignment(binxml_exi::Alignment::ByteAligned),
+    ] {
+        truncate_and_flip(&g, &events, &o);
     }
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     for _ in 0..2000 {
@@ -88,5 +93,31 @@ fn truncated_corrupted_and_random_streams_are_refused_cleanly() {
         let _ = decode(&g, &b, &ExiOptions::default());
         let _ = decode(&g, &b, &ExiOptions::default().with_strict(true));
         let _ = decode(&g, &b, &ExiOptions::default().with_prefixes(true));
+        let all = ExiOptions::default()
+            .with_dtd(true)
+            .with_self_contained(true)
+            .with_comments(true)
+            .with_pis(true);
+        let _ = decode(&g, &b, &all);
+    }
+}
+
+/// Encodes `events` with `o`, checks the stream decodes, then decodes every truncation and
+/// every one-bit corruption of it.
+fn truncate_and_flip(g: &Arc<SchemaGrammars>, events: &[binxml_core::Event<'_>], o: &ExiOptions) {
+    let mut e = SchemaEncoder::new(Vec::new(), Arc::clone(g), o.clone()).unwrap();
+    e.write_events(events).unwrap();
+    e.finish().unwrap();
+    let bytes = e.into_inner();
+    decode(g, &bytes, o).unwrap_or_else(|e| panic!("{o:?}: {e}"));
+    for cut in 0..bytes.len() {
+        let _ = decode(g, &bytes[..cut], o);
+    }
+    for i in 0..bytes.len() {
+        for bit in 0..8 {
+            let mut b = bytes.clone();
+            b[i] ^= 1 << bit;
+            let _ = decode(g, &b, o);
+        }
     }
 }

@@ -11,11 +11,11 @@ use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use binxml_core::{Decoder, Error, Event, Format, Limits, QName, Result};
+use binxml_core::{Decoder, Event, Limits, QName, Result};
 use binxml_schema::model::TypeId;
 
 use super::datatype::ExiType;
-use super::grammar::{GrammarId, Kind, Terminal};
+use super::grammar::{Fidelity, GrammarId, Kind, Order, Second, Terminal, second_level};
 use super::{SchemaGrammars, values};
 use crate::bits::{BitReader, width};
 use crate::grammar::{ElementGrammar as BuiltinGrammar, Layout, Prod, State, Undeclared, index_of};
@@ -91,12 +91,18 @@ enum Raw {
     End,
     Comment(String),
     Pi(String, String),
+    /// DT: name, public id, system id, text (preserve.dtd).
+    DocType(Box<[String; 4]>),
+    /// ER (preserve.dtd).
+    Er(String),
 }
 
 /// The start tag being read: its element, the declarations it needs, its attributes.
 #[derive(Default)]
 struct Tag {
     open: bool,
+    /// Nothing but the element's name read yet: SC may come.
+    fresh: bool,
     element: Option<(NameId, Pfx)>,
     attrs: Vec<(NameId, Pfx, Val)>,
 }
@@ -148,6 +154,21 @@ pub struct SchemaDecoder<'a> {
     held: usize,
     /// The representations of the stream's datatype representation map, if it has one.
     reps: Option<Arc<super::Representations>>,
+    /// The streams around the self-contained elements being read, innermost last.
+    outer: Vec<Outer>,
+    /// A DOCTYPE has been read.
+    doctype: bool,
+}
+
+/// What a self-contained element's fragment sets aside (its string table and built-in
+/// grammars start afresh), restored at the fragment's ED.
+struct Outer {
+    t: Tables,
+    builtin: Vec<BuiltinGrammar>,
+    /// The stack's depth with the element's outer frame on it.
+    depth: usize,
+    /// The fragment's element has started.
+    started: bool,
 }
 
 /// Values in one block up to which its channels share one stream.
@@ -188,23 +209,15 @@ impl<'a> SchemaDecoder<'a> {
             ready: 0,
             held: 0,
             reps: None,
+            outer: Vec::new(),
+            doctype: false,
         }
-    }
-
-    fn unsupported(what: &str) -> Error {
-        Error::unsupported(
-            Format::Exi,
-            format!("schema-informed EXI does not support {what} yet"),
-        )
     }
 
     fn start(&mut self) -> Result<()> {
         let (o, _cookie, _present) = header::read(&mut self.r, &self.o)?;
         let compressed = o.alignment == crate::options::Alignment::Compression;
         self.reordered = o.alignment.is_reordered();
-        if o.dtd || o.self_contained {
-            return Err(Self::unsupported("preserve.dtd or self-contained elements"));
-        }
         self.reps = self
             .g
             .representations(&o.datatype_representations)?
@@ -220,7 +233,7 @@ impl<'a> SchemaDecoder<'a> {
             o.value_partition_capacity.map(|n| n as usize),
             false,
         );
-        self.layout = Layout::new(o.comments, o.pis, false, o.prefixes, false);
+        self.layout = Layout::new(o.comments, o.pis, o.dtd, o.prefixes, o.self_contained);
         self.o = o;
         self.queue.push_back(Raw::StartDocument);
         Ok(())
@@ -270,7 +283,7 @@ impl<'a> SchemaDecoder<'a> {
             o.value_partition_capacity.map(|n| n as usize),
             false,
         );
-        self.layout = Layout::new(o.comments, o.pis, false, o.prefixes, false);
+        self.layout = Layout::new(o.comments, o.pis, o.dtd, o.prefixes, o.self_contained);
         self.o = o;
         self.queue.push_back(Raw::StartDocument);
         self.ready = 1;
@@ -335,6 +348,7 @@ impl<'a> SchemaDecoder<'a> {
             }
         };
         self.tag.open = true;
+        self.tag.fresh = true;
         self.tag.element = Some((name, prefix));
         self.tag.attrs.clear();
         self.stack.push(Frame {
@@ -359,6 +373,7 @@ impl<'a> SchemaDecoder<'a> {
     }
 
     fn attribute(&mut self, name: NameId, prefix: Pfx, value: Val) {
+        self.tag.fresh = false;
         self.tag.attrs.push((name, prefix, value));
     }
 
@@ -404,6 +419,7 @@ impl<'a> SchemaDecoder<'a> {
                 .error(format!("prefix {p:?} declared for the wrong namespace")));
         }
         self.scope.push((p, self.t.uri(uri).to_string(), uri));
+        self.tag.fresh = false;
         if local && let Some((_, pfx)) = &mut self.tag.element {
             *pfx = Pfx::Scope(self.scope.len() - 1);
         }
@@ -505,6 +521,20 @@ impl<'a> SchemaDecoder<'a> {
                 target: Cow::Borrowed(t),
                 data: Cow::Borrowed(d),
             },
+            Raw::DocType(ref dt) => {
+                let some = |s: &'s String| (!s.is_empty()).then_some(Cow::Borrowed(s.as_str()));
+                Event::DocType(binxml_core::DocType {
+                    name: Cow::Borrowed(&dt[0]),
+                    public_id: some(&dt[1]),
+                    system_id: some(&dt[2]),
+                    internal_subset: some(&dt[3]),
+                })
+            }
+            Raw::Er(ref name) => Event::EntityReference {
+                name: Cow::Borrowed(name),
+                public_id: None,
+                system_id: None,
+            },
         }
     }
 
@@ -556,7 +586,6 @@ impl<'a> SchemaDecoder<'a> {
     }
 
     fn second_order(&self, g: &SchemaGrammars, cur: Cur) -> Order {
-        let mut v = Order::default();
         let Cur::Informed {
             state,
             nillable,
@@ -564,51 +593,9 @@ impl<'a> SchemaDecoder<'a> {
             ..
         } = cur
         else {
-            return v;
+            return Order::default();
         };
-        let st = g.grammar(state);
-        if self.o.strict {
-            if st.kind == Kind::FirstStartTag {
-                if castable {
-                    v.push(Second::XsiType);
-                }
-                if nillable {
-                    v.push(Second::XsiNil);
-                }
-            }
-            return v;
-        }
-        if !st.productions.iter().any(|p| p.terminal == Terminal::Ee) {
-            v.push(Second::Ee);
-        }
-        let kind: &[Second] = match st.kind {
-            Kind::FirstStartTag if self.o.prefixes => &[
-                Second::XsiType,
-                Second::XsiNil,
-                Second::AtAny,
-                Second::AtUntyped,
-                Second::Ns,
-                Second::SeAny,
-                Second::Ch,
-            ],
-            Kind::FirstStartTag => &[
-                Second::XsiType,
-                Second::XsiNil,
-                Second::AtAny,
-                Second::AtUntyped,
-                Second::SeAny,
-                Second::Ch,
-            ],
-            Kind::StartTag => &[Second::AtAny, Second::AtUntyped, Second::SeAny, Second::Ch],
-            Kind::Content => &[Second::SeAny, Second::Ch],
-        };
-        for &k in kind {
-            v.push(k);
-        }
-        if self.o.comments || self.o.pis {
-            v.push(Second::Misc);
-        }
-        v
+        second_level(g.grammar(state), nillable, castable, Fidelity::of(&self.o))
     }
 
     // ---- values ----------------------------------------------------------------------------
@@ -674,6 +661,13 @@ impl<'a> SchemaDecoder<'a> {
         let Some(cur) = self.stack.last().map(|f| f.cur) else {
             return self.step_top(g);
         };
+        if self
+            .outer
+            .last()
+            .is_some_and(|o| o.depth == self.stack.len())
+        {
+            return self.step_self_contained(g);
+        }
         match cur {
             Cur::Informed { state, .. } => self.step_informed(g, cur, state),
             Cur::Builtin { grammar, state } => self.step_builtin(g, grammar, state),
@@ -695,8 +689,15 @@ impl<'a> SchemaDecoder<'a> {
             return Ok(());
         }
         let n = g.document_elements().len() + 1;
-        let i = self.r.nbit(width(n + usize::from(misc)))? as usize;
-        if misc && i == n {
+        let more = self.o.dtd || misc;
+        let i = self.r.nbit(width(n + usize::from(more)))? as usize;
+        if more && i == n {
+            // The second level: DT (preserve.dtd), then the CM/PI group.
+            let dtd = usize::from(self.o.dtd);
+            let j = self.r.nbit(width(dtd + usize::from(misc)))? as usize;
+            if j < dtd {
+                return self.doctype();
+            }
             return self.read_misc();
         }
         self.root_done = true;
@@ -714,6 +715,88 @@ impl<'a> SchemaDecoder<'a> {
                 .r
                 .error(format!("event code {i} past DocContent's {n} productions")))
         }
+    }
+
+    /// DT: name, public id, system id and text, each a string (section 6.1).
+    fn doctype(&mut self) -> Result<()> {
+        if self.doctype {
+            return Err(self.r.error("a second DOCTYPE"));
+        }
+        self.doctype = true;
+        let max = self.limits.max_string_len;
+        let name = self.r.string(max)?;
+        let public = self.r.string(max)?;
+        let system = self.r.string(max)?;
+        let text = self.r.string(max)?;
+        self.queue
+            .push_back(Raw::DocType(Box::new([name, public, system, text])));
+        Ok(())
+    }
+
+    /// SC (section 8.5.4.4.1, `SC Fragment`): the open element goes on as the only element
+    /// of a fragment from the next octet boundary, with a fresh string table and built-in
+    /// grammars; its start tag is read again there (the fragment's SE), so the one read so
+    /// far is not handed on.
+    fn start_self_contained(&mut self, at: &BitReader<'_>) -> Result<()> {
+        if !self.tag.open || !self.tag.fresh {
+            return Err(at.error("SC after the start tag's first event"));
+        }
+        self.r.skip_to_octet();
+        self.tag.open = false;
+        self.tag.element = None;
+        self.tag.attrs.clear();
+        let mark = self.stack.last().map_or(0, |f| f.scope_mark);
+        self.scope.truncate(mark);
+        let fresh = self.g.string_table(
+            self.o.value_max_length.map(|n| n as usize),
+            self.o.value_partition_capacity.map(|n| n as usize),
+            false,
+        );
+        self.outer.push(Outer {
+            t: std::mem::replace(&mut self.t, fresh),
+            builtin: std::mem::take(&mut self.builtin),
+            depth: self.stack.len(),
+            started: false,
+        });
+        Ok(())
+    }
+
+    /// FragmentContent of a self-contained element: its SE first, then ED (or preserved
+    /// comments and PIs), after which the outer stream goes on.
+    fn step_self_contained(&mut self, g: &SchemaGrammars) -> Result<()> {
+        let misc = self.o.comments || self.o.pis;
+        let at = self.r.clone();
+        let depth = self.stack.len();
+        let started = self.outer.last().is_some_and(|o| o.started);
+        self.step_fragment(g, misc)?;
+        if self.ended {
+            self.ended = false;
+            if !matches!(self.queue.pop_back(), Some(Raw::EndDocument)) || !started {
+                return Err(at.error("a self-contained element's fragment without its element"));
+            }
+            self.r.skip_to_octet();
+            let outer = self.outer.pop().expect("inside a self-contained element");
+            self.t = outer.t;
+            self.builtin = outer.builtin;
+            // The element's outer frame: its end was the fragment element's EE.
+            if let Some(f) = self.stack.pop() {
+                self.scope.truncate(f.scope_mark);
+            }
+            return Ok(());
+        }
+        if self.stack.len() > depth {
+            if started {
+                return Err(at.error("a second element in a self-contained element's fragment"));
+            }
+            if let Some(o) = self.outer.last_mut() {
+                o.started = true;
+            }
+        } else if !started {
+            return Err(
+                at.error("a self-contained element's fragment does not start with the element")
+            );
+        }
+        Ok(())
     }
 
     /// FragmentContent (EXI 1.0 8.5.3): SE(F_0..F_n-1), SE(*), ED, then the CM/PI group.
@@ -772,16 +855,16 @@ impl<'a> SchemaDecoder<'a> {
     fn read_misc(&mut self) -> Result<()> {
         let mut third = Vec::new();
         if self.o.comments {
-            third.push(Second::Cm);
+            third.push(Undeclared::Cm);
         }
         if self.o.pis {
-            third.push(Second::Pi);
+            third.push(Undeclared::Pi);
         }
         let at = self.r.clone();
         let k = self.r.nbit(width(third.len()))? as usize;
         let max = self.limits.max_string_len;
         match third.get(k) {
-            Some(Second::Cm) => {
+            Some(Undeclared::Cm) => {
                 let text = self.r.string(max)?;
                 self.flush_tag();
                 self.queue.push_back(Raw::Comment(text));
@@ -918,7 +1001,13 @@ impl<'a> SchemaDecoder<'a> {
                 self.read_misc()?;
                 self.set_state(Some(content));
             }
-            Second::Cm | Second::Pi => unreachable!("third-level entries"),
+            Second::Er => {
+                let name = self.r.string(self.limits.max_string_len)?;
+                self.flush_tag();
+                self.queue.push_back(Raw::Er(name));
+                self.set_state(Some(content));
+            }
+            Second::Sc => self.start_self_contained(&at)?,
             Second::Ee => self.close_element(),
             Second::XsiType => {
                 let own = self.attr_prefix(crate::tables::XSI_TYPE)?;
@@ -1064,10 +1153,8 @@ impl<'a> SchemaDecoder<'a> {
     /// is one, else a string.
     fn undeclared_attribute_value(&mut self, g: &SchemaGrammars, id: NameId) -> Result<Val> {
         let uri = self.t.uri(self.t.name_uri(id));
-        match g.schema().global_attribute(uri, self.t.local(id)) {
-            Some(a) => self.value(g, id, Some(g.schema().attribute(a).type_def)),
-            None => self.value(g, id, None),
-        }
+        let ty = g.global_attribute_type(uri, self.t.local(id));
+        self.value(g, id, ty)
     }
 
     fn step_builtin(&mut self, g: &SchemaGrammars, grammar: usize, state: State) -> Result<()> {
@@ -1108,6 +1195,21 @@ impl<'a> SchemaDecoder<'a> {
             }
             Undeclared::Ch => Prod::Ch,
             Undeclared::Ns => return self.namespace(),
+            Undeclared::Sc if state == State::StartTag => {
+                return self.start_self_contained(&at);
+            }
+            Undeclared::Er => {
+                let name = self.r.string(self.limits.max_string_len)?;
+                self.flush_tag();
+                self.queue.push_back(Raw::Er(name));
+                if let Some(f) = self.stack.last_mut() {
+                    f.cur = Cur::Builtin {
+                        grammar,
+                        state: State::Content,
+                    };
+                }
+                return Ok(());
+            }
             other => {
                 return Err(at.error(format!(
                     "{other:?} is not supported in schema-informed streams yet"
@@ -1163,46 +1265,6 @@ impl<'a> SchemaDecoder<'a> {
         let _ = state;
         Ok(())
     }
-}
-
-/// A state's second-level productions in event-code order (at most nine: no allocation
-/// per event).
-#[derive(Clone, Copy, Debug, Default)]
-struct Order {
-    items: [Second; 10],
-    len: usize,
-}
-
-impl Order {
-    fn push(&mut self, s: Second) {
-        self.items[self.len] = s;
-        self.len += 1;
-    }
-}
-
-impl std::ops::Deref for Order {
-    type Target = [Second];
-    fn deref(&self) -> &[Second] {
-        &self.items[..self.len]
-    }
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum Second {
-    #[default]
-    Ee,
-    XsiType,
-    XsiNil,
-    AtAny,
-    AtUntyped,
-    /// A namespace declaration (preserve.prefixes).
-    Ns,
-    SeAny,
-    Ch,
-    /// The CM/PI group (its third level: `Cm`, `Pi`).
-    Misc,
-    Cm,
-    Pi,
 }
 
 impl SchemaDecoder<'_> {

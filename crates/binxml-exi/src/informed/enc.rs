@@ -16,7 +16,7 @@ use binxml_core::{Encoder, Error, Event, Format, QName, Result, StreamChecker};
 use binxml_schema::model::{ElemId, TypeId};
 
 use super::datatype::ExiType;
-use super::grammar::{GrammarId, Kind, Terminal};
+use super::grammar::{Fidelity, GrammarId, Kind, Order, Second, Terminal, second_level};
 use super::{SchemaGrammars, values};
 use crate::bits::{BitWriter, width};
 use crate::grammar::{ElementGrammar as BuiltinGrammar, Layout, Prod, State, Undeclared, code_of};
@@ -56,6 +56,8 @@ enum Next {
     Ed,
     /// A comment or processing instruction.
     Misc,
+    /// An entity reference.
+    Er,
 }
 
 /// Writes events as schema-informed EXI.
@@ -97,17 +99,22 @@ pub struct SchemaEncoder<W: Write> {
     deflater: Option<crate::deflate::Deflater>,
     /// The representations of a datatype representation map, if the options have one.
     reps: Option<Arc<super::Representations>>,
+    /// The streams around the self-contained elements being written, innermost last.
+    outer: Vec<Outer>,
+}
+
+/// What a self-contained element's fragment sets aside (section 8.5.4.4.1, `SC Fragment`):
+/// the string table and built-in grammars, which the fragment starts afresh,
+/// restored after the element.
+struct Outer {
+    t: Tables,
+    builtin: Vec<BuiltinGrammar>,
+    /// The stack's depth with the element's outer frame on it.
+    depth: usize,
 }
 
 /// A byte range of a buffer.
 type Span = (u32, u32);
-
-fn unsupported(what: &str) -> Error {
-    Error::unsupported(
-        Format::Exi,
-        format!("schema-informed EXI does not support {what} yet"),
-    )
-}
 
 impl<W: Write> SchemaEncoder<W> {
     /// An encoder writing to `out` with the grammars of a schema.
@@ -143,9 +150,9 @@ impl<W: Write> SchemaEncoder<W> {
             layout: Layout::new(
                 options.comments,
                 options.pis,
-                false,
+                options.dtd,
                 options.prefixes,
-                false,
+                options.self_contained,
             ),
             stack: Vec::new(),
             checker: StreamChecker::new(options.fragment),
@@ -165,20 +172,14 @@ impl<W: Write> SchemaEncoder<W> {
             chan: Channels::default(),
             deflater: None,
             reps,
+            outer: Vec::new(),
             g: grammars,
             o: options,
         }
     }
 
     fn check(options: &ExiOptions) -> Result<()> {
-        options.validate()?;
-        if options.dtd {
-            return Err(unsupported("preserve.dtd"));
-        }
-        if options.self_contained {
-            return Err(unsupported("self-contained elements"));
-        }
-        Ok(())
+        options.validate()
     }
 
     /// The writer, once the document is finished.
@@ -196,9 +197,8 @@ impl<W: Write> SchemaEncoder<W> {
 
     // ---- event codes ---------------------------------------------------------------------
 
-    /// The number of second-level productions of a schema-informed state (EXIficient's
-    /// `get2ndLevelCharacteristics` for the options this encoder takes).
-    fn second_count(&self, cur: Cur) -> usize {
+    /// The second-level productions of a schema-informed state (section 8.5.4.4).
+    fn second_order(&self, cur: Cur) -> Order {
         let Cur::Informed {
             state,
             nillable,
@@ -206,26 +206,19 @@ impl<W: Write> SchemaEncoder<W> {
             ..
         } = cur
         else {
-            return 0;
+            return Order::default();
         };
-        let st = self.g.grammar(state);
-        let has_ee = st.productions.iter().any(|p| p.terminal == Terminal::Ee);
-        if self.o.strict {
-            return match st.kind {
-                Kind::FirstStartTag => usize::from(castable) + usize::from(nillable),
-                _ => 0,
-            };
-        }
-        let ee = usize::from(!has_ee);
-        let misc = usize::from(self.o.comments || self.o.pis);
-        misc + match st.kind {
-            // EE, xsi:type, xsi:nil, AT(*), AT untyped, NS (preserved prefixes), SE(*), CH
-            Kind::FirstStartTag => ee + 4 + usize::from(self.o.prefixes) + 2,
-            // EE, AT(*), AT untyped, SE(*), CH
-            Kind::StartTag => ee + 2 + 2,
-            // EE, SE(*), CH
-            Kind::Content => ee + 2,
-        }
+        second_level(
+            self.g.grammar(state),
+            nillable,
+            castable,
+            Fidelity::of(&self.o),
+        )
+    }
+
+    /// The number of second-level productions of a schema-informed state.
+    fn second_count(&self, cur: Cur) -> usize {
+        self.second_order(cur).len()
     }
 
     /// The third level's entries: comments, then processing instructions, as preserved.
@@ -255,20 +248,18 @@ impl<W: Write> SchemaEncoder<W> {
                 self.w.nbit(n as u32, width(n + 1));
             }
             None => {
-                // DocContent before the root (its second level: the CM/PI group alone), or
-                // DocEnd after it (ED, then the group).
+                // DocContent before the root (its second level: DT with preserve.dtd, then
+                // the CM/PI group), or DocEnd after it (ED, then the group).
                 if self.root_done {
                     self.w.nbit(1, 1);
                 } else {
-                    let n = self.g.document_elements().len() + 1;
-                    self.w.nbit(n as u32, width(n + 1));
+                    self.doc_content_second();
+                    let dtd = usize::from(self.o.dtd);
+                    self.w.nbit(dtd as u32, width(dtd + 1));
                 }
             }
             Some(cur @ Cur::Informed { state, .. }) => {
-                let n1 = self.g.grammar(state).productions.len();
-                let count = self.second_count(cur);
-                self.w.nbit(n1 as u32, width(n1 + 1));
-                self.w.nbit((count - 1) as u32, width(count));
+                self.code2(cur, Second::Misc)?;
                 let st = self.g.grammar(state);
                 let next = match st.kind {
                     Kind::Content => state,
@@ -291,6 +282,43 @@ impl<W: Write> SchemaEncoder<W> {
         Ok(())
     }
 
+    /// DocContent's first-level code that leads to its second level (after SE(G_0..G_n-1)
+    /// and SE(*)): DT, then the CM/PI group.
+    fn doc_content_second(&mut self) {
+        let n = self.g.document_elements().len() + 1;
+        self.w.nbit(n as u32, width(n + 1));
+    }
+
+    /// An undeclared content event of the open element (ER: comments and PIs go through
+    /// [`misc`](Self::misc)): the code of `u` in its state, after which its content continues.
+    fn content_event(&mut self, u: Second) -> Result<()> {
+        match self.stack.last().map(|f| f.cur) {
+            None => Err(Self::invalid(format!("{u:?} outside the document element"))),
+            Some(cur @ Cur::Informed { state, .. }) => {
+                self.code2(cur, u)?;
+                let st = self.g.grammar(state);
+                let next = match st.kind {
+                    Kind::Content => state,
+                    _ => st.content.unwrap_or(state),
+                };
+                self.set_state(Some(next));
+                Ok(())
+            }
+            Some(Cur::Builtin { grammar, state }) => {
+                let v = match u {
+                    Second::Er => Undeclared::Er,
+                    _ => return Err(Self::invalid(format!("{u:?} in a built-in grammar"))),
+                };
+                self.code2_builtin(grammar, state, v)?;
+                self.set_cur(Cur::Builtin {
+                    grammar,
+                    state: State::Content,
+                });
+                Ok(())
+            }
+        }
+    }
+
     /// Writes the first-level code `i` of the current informed state.
     fn code1(&mut self, cur: Cur, i: usize) {
         let Cur::Informed { state, .. } = cur else {
@@ -304,61 +332,19 @@ impl<W: Write> SchemaEncoder<W> {
     /// Writes the second-level code `u` of the current informed state, or fails (strict mode,
     /// or a production the state does not have).
     fn code2(&mut self, cur: Cur, u: Second) -> Result<()> {
-        let Cur::Informed {
-            state,
-            nillable,
-            castable,
-            ..
-        } = cur
-        else {
+        let Cur::Informed { state, .. } = cur else {
             return Err(Self::invalid("not in a schema-informed grammar"));
         };
-        let st = self.g.grammar(state);
-        let n1 = st.productions.len();
-        let count = self.second_count(cur);
-        let has_ee = st.productions.iter().any(|p| p.terminal == Terminal::Ee);
-        let pos = if self.o.strict {
-            match (st.kind, u) {
-                (Kind::FirstStartTag, Second::XsiType) if castable => Some(0),
-                (Kind::FirstStartTag, Second::XsiNil) if nillable => Some(usize::from(castable)),
-                _ => None,
-            }
-        } else {
-            let ee = usize::from(!has_ee);
-            let order: &[Second] = match st.kind {
-                Kind::FirstStartTag if self.o.prefixes => &[
-                    Second::XsiType,
-                    Second::XsiNil,
-                    Second::AtAny,
-                    Second::AtUntyped,
-                    Second::Ns,
-                    Second::SeAny,
-                    Second::Ch,
-                ],
-                Kind::FirstStartTag => &[
-                    Second::XsiType,
-                    Second::XsiNil,
-                    Second::AtAny,
-                    Second::AtUntyped,
-                    Second::SeAny,
-                    Second::Ch,
-                ],
-                Kind::StartTag => &[Second::AtAny, Second::AtUntyped, Second::SeAny, Second::Ch],
-                Kind::Content => &[Second::SeAny, Second::Ch],
-            };
-            match u {
-                Second::Ee if !has_ee => Some(0),
-                _ => order.iter().position(|x| *x == u).map(|p| p + ee),
-            }
-        };
-        let Some(pos) = pos else {
+        let n1 = self.g.grammar(state).productions.len();
+        let order = self.second_order(cur);
+        let Some(pos) = order.iter().position(|x| *x == u) else {
             return Err(Self::invalid(format!(
                 "{u:?} is not allowed here by the schema{}",
                 if self.o.strict { " (strict)" } else { "" }
             )));
         };
         self.w.nbit(n1 as u32, width(n1 + 1));
-        self.w.nbit(pos as u32, width(count));
+        self.w.nbit(pos as u32, width(order.len()));
         Ok(())
     }
 
@@ -460,7 +446,7 @@ impl<W: Write> SchemaEncoder<W> {
                     n.ns == q.namespace && n.local == q.local
                 });
                 let n = docs.len() + 1;
-                let more = usize::from(self.o.comments || self.o.pis);
+                let more = usize::from(self.o.dtd || self.o.comments || self.o.pis);
                 match hit {
                     Some(i) => {
                         let e = docs[i];
@@ -595,7 +581,79 @@ impl<W: Write> SchemaEncoder<W> {
         });
         self.in_tag = true;
         self.after_start = true;
+        if self.o.is_self_contained(&q.namespace, &q.local) {
+            self.start_self_contained(q)?;
+        }
         Ok(())
+    }
+
+    /// SC right after the element's SE, then, from the next octet boundary, the element again
+    /// as the first event of a fragment with a fresh string table and built-in grammars: the
+    /// schema-informed fragment grammar's SE (section 8.5.3), which picks the element's
+    /// grammar by its name alone. With preserved prefixes an NS event for the element's own
+    /// prefix follows, as EXIficient writes it.
+    fn start_self_contained(&mut self, q: &QName<'_>) -> Result<()> {
+        let cur = self.stack.last().expect("the element just started").cur;
+        match cur {
+            Cur::Informed { .. } => self.code2(cur, Second::Sc)?,
+            Cur::Builtin { grammar, state } => {
+                self.code2_builtin(grammar, state, Undeclared::Sc)?
+            }
+        }
+        self.w.pad();
+        let fresh = self.g.string_table(
+            self.o.value_max_length.map(|n| n as usize),
+            self.o.value_partition_capacity.map(|n| n as usize),
+            true,
+        );
+        self.outer.push(Outer {
+            t: std::mem::replace(&mut self.t, fresh),
+            builtin: std::mem::take(&mut self.builtin),
+            depth: self.stack.len(),
+        });
+        self.space = false;
+        let (name, cur) = self.fragment_element(q);
+        if self.o.prefixes {
+            self.t.write_qname_prefix(&mut self.w, name, &q.prefix);
+        }
+        self.stack.push(Frame {
+            cur,
+            name,
+            outer_space: false,
+        });
+        if self.o.prefixes {
+            match cur {
+                Cur::Informed { .. } => self.code2(cur, Second::Ns)?,
+                Cur::Builtin { grammar, state } => {
+                    self.code2_builtin(grammar, state, Undeclared::Ns)?
+                }
+            }
+            let u = self.t.write_uri(&mut self.w, &q.namespace);
+            self.t.write_ns_prefix(&mut self.w, u, &q.prefix);
+            self.w.boolean(true);
+        }
+        Ok(())
+    }
+
+    /// After a self-contained element's EE: its fragment's ED, padding, and the outer
+    /// stream's state back; the element's outer frame ends without an EE of its own.
+    fn end_self_contained(&mut self) {
+        let misc = usize::from(self.o.comments || self.o.pis);
+        let n = self.g.fragment_elements().len();
+        self.w.nbit((n + 1) as u32, width(n + 2 + misc));
+        self.w.pad();
+        let outer = self.outer.pop().expect("inside a self-contained element");
+        self.t = outer.t;
+        self.builtin = outer.builtin;
+        let f = self.stack.pop().expect("the element's outer frame");
+        self.space = f.outer_space;
+        let depth = self.stack.len() + 1;
+        while self.scope.last().is_some_and(|s| s.2 >= depth) {
+            self.scope.pop();
+        }
+        // EXIficient's outer encoder does not see the element's end: for its whitespace
+        // policy the last event is still the element's start.
+        self.after_start = true;
     }
 
     /// A top-level element of a fragment (EXI 1.0 8.5.3): SE(F_i) for a name the schema
@@ -869,8 +927,7 @@ impl<W: Write> SchemaEncoder<W> {
                         .iter()
                         .position(|p| p.terminal == Terminal::AtAny)
                 });
-                let global = g.schema().global_attribute(ns, local);
-                let global_type = global.map(|a| g.schema().attribute(a).type_def);
+                let global_type = g.global_attribute_type(ns, local);
                 let typed = global_type.is_some_and(|t| {
                     values::representable(
                         g.value_type_in(self.reps.as_deref(), t, self.o.lexical_values),
@@ -1287,6 +1344,13 @@ impl<W: Write> SchemaEncoder<W> {
             self.scope.pop();
         }
         self.after_start = false;
+        if self
+            .outer
+            .last()
+            .is_some_and(|o| o.depth == self.stack.len())
+        {
+            self.end_self_contained();
+        }
         Ok(())
     }
 
@@ -1368,20 +1432,6 @@ struct Channels {
     /// Name -> index in `list` + 1 (0: none yet in this block).
     index: Vec<u32>,
     count: u32,
-}
-
-/// The second-level productions of a schema-informed state, in EXIficient's order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Second {
-    Ee,
-    XsiType,
-    XsiNil,
-    AtAny,
-    AtUntyped,
-    /// A namespace declaration (preserve.prefixes; first state only).
-    Ns,
-    SeAny,
-    Ch,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -1517,10 +1567,37 @@ impl<W: Write> Encoder for SchemaEncoder<W> {
                 self.w.string(data);
                 Ok(())
             }
-            Event::DocType(_) => Ok(()),
-            Event::EntityReference { .. }
-            | Event::Notation { .. }
-            | Event::UnparsedEntity { .. } => Ok(()),
+            Event::DocType(dt) => {
+                if !self.o.dtd || self.o.fragment {
+                    // Not part of EXI's data model without preserve.dtd; a fragment has no
+                    // DOCTYPE (FragmentContent has no DT).
+                    return Ok(());
+                }
+                if self.root_done || !self.stack.is_empty() {
+                    return Err(Self::invalid("a DOCTYPE after the document element"));
+                }
+                // DocContent: the code past SE(G_i) and SE(*), then DT first at the second
+                // level (section 8.5.1).
+                self.doc_content_second();
+                let misc = usize::from(self.o.comments || self.o.pis);
+                self.w.nbit(0, width(1 + misc));
+                self.w.string(&dt.name);
+                self.w.string(dt.public_id.as_deref().unwrap_or(""));
+                self.w.string(dt.system_id.as_deref().unwrap_or(""));
+                self.w.string(dt.internal_subset.as_deref().unwrap_or(""));
+                Ok(())
+            }
+            Event::EntityReference { name, .. } => {
+                if !self.o.dtd {
+                    return Ok(());
+                }
+                self.flush_text(Next::Er)?;
+                self.close_tag()?;
+                self.content_event(Second::Er)?;
+                self.w.string(name);
+                Ok(())
+            }
+            Event::Notation { .. } | Event::UnparsedEntity { .. } => Ok(()),
             _ => Ok(()),
         }
     }

@@ -84,3 +84,128 @@ pub struct Grammar {
     /// undeclared content (SE(*), CH, ...) continues.
     pub content: Option<GrammarId>,
 }
+
+/// A second-level production of a schema-informed state (section 8.5.4.4): the productions a
+/// schema does not declare, which the codec adds by the state's kind and the options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Second {
+    /// `EE`, where the state has none at the first level.
+    #[default]
+    Ee,
+    /// `AT(xsi:type)`.
+    XsiType,
+    /// `AT(xsi:nil)`.
+    XsiNil,
+    /// `AT(*)`.
+    AtAny,
+    /// `AT(qname)[untyped value]`: a declared attribute whose value its type cannot hold,
+    /// or an undeclared one (a third level names which).
+    AtUntyped,
+    /// `NS` (preserve.prefixes; first state only).
+    Ns,
+    /// `SC` (selfContained; first state only).
+    Sc,
+    /// `SE(*)`.
+    SeAny,
+    /// `CH [untyped value]`.
+    Ch,
+    /// `ER` (preserve.dtd).
+    Er,
+    /// The CM/PI group (preserve.comments or preserve.pis); its third level holds them.
+    Misc,
+}
+
+/// The options that decide which second-level productions a state has.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Fidelity {
+    pub strict: bool,
+    pub prefixes: bool,
+    pub self_contained: bool,
+    pub dtd: bool,
+    /// Comments or processing instructions are preserved.
+    pub misc: bool,
+}
+
+impl Fidelity {
+    pub(crate) fn of(o: &crate::options::ExiOptions) -> Self {
+        Fidelity {
+            strict: o.strict,
+            prefixes: o.prefixes,
+            self_contained: o.self_contained,
+            dtd: o.dtd,
+            misc: o.comments || o.pis,
+        }
+    }
+}
+
+/// A state's second-level productions in event-code order (at most eleven: no allocation
+/// per event).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Order {
+    items: [Second; 11],
+    len: usize,
+}
+
+impl Order {
+    fn push(&mut self, s: Second) {
+        self.items[self.len] = s;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for Order {
+    type Target = [Second];
+    fn deref(&self) -> &[Second] {
+        &self.items[..self.len]
+    }
+}
+
+/// The second level of state `st` of an element whose declaration is `nillable` and whose
+/// type is `castable`, in the order of section 8.5.4.4.1 (strict: 8.5.4.4.2):
+/// `EE` (when the state has none), `AT(xsi:type)`, `AT(xsi:nil)`, `AT(*)`, `AT(qname)[untyped]`,
+/// `NS`, `SC`, `SE(*)`, `CH [untyped]`, `ER`, then the CM/PI group. The attribute entries are
+/// on start-tag states only, `xsi:type`, `xsi:nil`, `NS` and `SC` on the first state only.
+/// `AT(qname)[untyped]` is one entry whose third level picks the attribute, as EXIficient
+/// writes it (its `ATTRIBUTE_INVALID_VALUE`).
+pub(crate) fn second_level(st: &Grammar, nillable: bool, castable: bool, f: Fidelity) -> Order {
+    let mut v = Order::default();
+    if f.strict {
+        if st.kind == Kind::FirstStartTag {
+            if castable {
+                v.push(Second::XsiType);
+            }
+            if nillable {
+                v.push(Second::XsiNil);
+            }
+        }
+        return v;
+    }
+    if !st.productions.iter().any(|p| p.terminal == Terminal::Ee) {
+        v.push(Second::Ee);
+    }
+    if st.kind == Kind::FirstStartTag {
+        v.push(Second::XsiType);
+        v.push(Second::XsiNil);
+    }
+    if st.kind != Kind::Content {
+        v.push(Second::AtAny);
+        v.push(Second::AtUntyped);
+    }
+    if st.kind == Kind::FirstStartTag {
+        if f.prefixes {
+            v.push(Second::Ns);
+        }
+        if f.self_contained {
+            v.push(Second::Sc);
+        }
+    }
+    v.push(Second::SeAny);
+    v.push(Second::Ch);
+    if f.dtd {
+        v.push(Second::Er);
+    }
+    if f.misc {
+        v.push(Second::Misc);
+    }
+    v
+}

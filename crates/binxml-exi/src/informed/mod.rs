@@ -199,6 +199,19 @@ impl SchemaGrammars {
         &self.schema
     }
 
+    /// The simple type of the global attribute declaration named `ns`/`local`, which types
+    /// an attribute that AT(*) or AT(uri:*) matches (section 8.5.4.4.1). The XML namespace's
+    /// attributes (`xml:space`, ...), which the schema model always knows, count only when
+    /// the schema imports that namespace: otherwise the schema declares no such attribute and
+    /// its value is a string (as EXIficient writes it).
+    pub fn global_attribute_type(&self, ns: &str, local: &str) -> Option<TypeId> {
+        if ns == binxml_core::XML_NS && !self.schema.imports_xml_namespace() {
+            return None;
+        }
+        let a = self.schema.global_attribute(ns, local)?;
+        Some(self.schema.attribute(a).type_def)
+    }
+
     /// A grammar state.
     pub fn grammar(&self, id: GrammarId) -> &Grammar {
         &self.grammars[id.index()]
