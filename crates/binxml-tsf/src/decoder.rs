@@ -149,8 +149,8 @@ impl<'a> Decoder<'a> for TsfDecoder<'a> {
     }
 
     /// XML-vocabulary documents: the push loop (`push.rs`), from the start of the document.
-    /// Otherwise, and after events were pulled, the generator's events handed straight to the
-    /// sink.
+    /// Otherwise (JSON, strings to check against the limit, or after events were pulled) the
+    /// pulled events, handed to the sink.
     fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
         if let Some(p) = self.push_loop() {
             // Events a `next_event` call left queued go first.
@@ -167,20 +167,10 @@ impl<'a> Decoder<'a> for TsfDecoder<'a> {
             }
             return p.run.run(sink);
         }
-        if self.check_len || self.inner.is_err() {
-            while !sink.full()
-                && let Some(ev) = self.next_event()?
-            {
-                sink.dispatch(ev)?;
-            }
-            return Ok(());
-        }
-        if let Ok(g) = &mut self.inner {
-            while !sink.full()
-                && let Some(ev) = g.next_event()?
-            {
-                sink.dispatch(ev)?;
-            }
+        while !sink.full()
+            && let Some(ev) = self.next_event()?
+        {
+            sink.dispatch(ev)?;
         }
         Ok(())
     }

@@ -72,6 +72,7 @@ pub(crate) fn sub<'a>(c: &Cow<'a, str>, from: usize) -> Cow<'a, str> {
 }
 
 /// A qualified name's prefix (empty without a colon) and local part, borrowed as the name is.
+#[inline]
 pub(crate) fn split_qname<'a>(c: &Cow<'a, str>) -> (Cow<'a, str>, Cow<'a, str>) {
     // Byte-wise: names are short, a search call costs more than the loop.
     match c.bytes().position(|b| b == b':') {
@@ -262,6 +263,7 @@ pub(crate) fn compact_subset(s: &str, out: &mut String) {
 
 /// The namespace name bound to `prefix` in `ns` (innermost binding last), the `xml` prefix's,
 /// or none for the empty prefix. Errors: an undeclared prefix, at `off`.
+#[inline]
 pub(crate) fn lookup<'a>(
     ns: &[(Cow<'a, str>, Cow<'a, str>)],
     prefix: &str,
@@ -302,7 +304,9 @@ pub(crate) fn xmlns_kind(name: &str) -> u8 {
 
 /// The event of an XML-vocabulary unit other than an element (`None` for empty text, which
 /// is no event); `at_root` when it is a top-level unit. Errors: a unit that cannot be there
-/// or whose content is malformed, at the unit's offset.
+/// or whose content is malformed, at the unit's offset. Not inlined: the items it builds are
+/// rare beside elements and text, and the loops that call it stay small.
+#[inline(never)]
 pub(crate) fn xml_item<'a>(u: &Unit<'a>, at_root: bool) -> Result<Option<Event<'a>>> {
     let off = u.off;
     Ok(Some(match u.kind {
@@ -595,8 +599,18 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
 
     #[inline]
     fn xml_unit(&mut self, u: Unit<'a>, parent: FrameKind) -> Result<Option<Event<'a>>> {
-        if u.kind == UnitKind::Element {
-            return self.element(u);
+        match u.kind {
+            UnitKind::Element => return self.element(u),
+            UnitKind::Text if !u.value.is_empty() => {
+                return self.ret(
+                    u.off,
+                    Event::Characters {
+                        text: Cow::Borrowed(u.value),
+                        cdata: false,
+                    },
+                );
+            }
+            _ => {}
         }
         match xml_item(&u, parent == FrameKind::Root)? {
             Some(ev) => self.ret(u.off, ev),
