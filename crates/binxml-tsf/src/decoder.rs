@@ -22,7 +22,9 @@ impl<'a> Source<'a> for Lexer<'a> {
 
 /// Decodes TSF (XML or JSON vocabulary) into events. Names and data are borrowed from the input
 /// (names in the `"` form with escapes excepted); the only allocations are the small stacks of
-/// open elements and namespace bindings.
+/// open elements and namespace bindings. Push decoding ([`Decoder::read_into`]) and batched
+/// pull ([`Decoder::next_batch`]) of an XML-vocabulary document run a loop of their own, which
+/// hands elements, attributes, namespace declarations and text to the sink as their parts.
 pub struct TsfDecoder<'a> {
     inner: Result<EventGen<'a, Lexer<'a>>, Option<Error>>,
     /// The push loop, once `read_into` (or `next_batch`) has started an XML-vocabulary
@@ -180,6 +182,9 @@ impl<'a> Decoder<'a> for TsfDecoder<'a> {
         binxml_core::next_batch_by_push(self, out)
     }
 
+    /// After the push loop started (a `next_event` after `read_into`), the offset of the item
+    /// whose events are being returned, or of its last attribute: the loop does not keep one
+    /// per event.
     fn offset(&self) -> u64 {
         if let Some(p) = &self.push {
             return p.run.offset();

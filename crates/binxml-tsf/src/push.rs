@@ -92,7 +92,7 @@ impl<'a> PushLoop<'a> {
     /// Hands the rest of the document to `sink` (see `Decoder::read_into`). After an error or
     /// the end it hands over nothing.
     pub fn run<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
-        if self.done {
+        if self.done || sink.full() {
             return Ok(());
         }
         let r = self.run_inner(sink);

@@ -181,6 +181,16 @@ fn full_pauses_push_and_pull_follows() {
             d.read_into(&mut sink).unwrap();
             assert_eq!(pulled.len(), sink.events.len());
         }
+        // A sink already full gets nothing.
+        let mut d = TsfDecoder::new(tsf);
+        let mut sink = Parts {
+            pause_at: 1,
+            ..Parts::default()
+        };
+        d.read_into(&mut sink).unwrap();
+        assert_eq!(sink.events, [Event::start_document()], "{name}");
+        d.read_into(&mut sink).unwrap();
+        assert_eq!(sink.events.len(), 1, "{name}: a full sink took more");
         // Push a few events, then pull the rest one at a time, then push again.
         let mut d = TsfDecoder::new(tsf);
         let mut sink = Parts {
