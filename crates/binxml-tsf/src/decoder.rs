@@ -1,10 +1,13 @@
 //! The streaming TSF decoder: units straight from the input buffer to events, no tree.
 
-use binxml_core::{Decoder, Error, Event, Result};
+use std::collections::VecDeque;
+
+use binxml_core::{BatchSink, Decoder, Error, Event, EventSink, Result};
 
 use crate::TsfOptions;
 use crate::events::{EventGen, Source};
 use crate::lex::{Lexer, Unit};
+use crate::push::PushLoop;
 
 impl<'a> Source<'a> for Lexer<'a> {
     #[inline]
@@ -19,9 +22,14 @@ impl<'a> Source<'a> for Lexer<'a> {
 
 /// Decodes TSF (XML or JSON vocabulary) into events. Names and data are borrowed from the input
 /// (names in the `"` form with escapes excepted); the only allocations are the small stacks of
-/// open elements and namespace bindings.
+/// open elements and namespace bindings. Push decoding ([`Decoder::read_into`]) and batched
+/// pull ([`Decoder::next_batch`]) of an XML-vocabulary document run a loop of their own, which
+/// hands elements, attributes, namespace declarations and text to the sink as their parts.
 pub struct TsfDecoder<'a> {
     inner: Result<EventGen<'a, Lexer<'a>>, Option<Error>>,
+    /// The push loop, once `read_into` (or `next_batch`) has started an XML-vocabulary
+    /// document with it; the generator is not used after that.
+    push: Option<Box<Pushed<'a>>>,
     max_string_len: usize,
     /// Every string is checked against `max_string_len`: the input is longer than the limit
     /// (or than the longest constant the decoder adds, a namespace name of its own).
@@ -61,14 +69,62 @@ impl<'a> TsfDecoder<'a> {
         };
         TsfDecoder {
             inner,
+            push: None,
             max_string_len,
             check_len: input.len().max(LONGEST_CONSTANT) > max_string_len,
         }
     }
 }
 
+/// The push loop and, for `next_event` after it started, the events of its last item not yet
+/// returned, then its error.
+struct Pushed<'a> {
+    run: PushLoop<'a>,
+    queue: VecDeque<Event<'a>>,
+    error: Option<Error>,
+}
+
+impl<'a> TsfDecoder<'a> {
+    /// The push loop, started here if no event has been returned yet and the document is in
+    /// the XML vocabulary with every string within the limit (`check_len` false: the loop
+    /// checks no string lengths beyond the lexer's).
+    fn push_loop(&mut self) -> Option<&mut Pushed<'a>> {
+        if self.push.is_none()
+            && !self.check_len
+            && let Ok(g) = &self.inner
+            && g.at_start()
+            && PushLoop::applies(&g.src)
+        {
+            self.push = Some(Box::new(Pushed {
+                run: PushLoop::new(g.src.clone(), g.max_depth()),
+                queue: VecDeque::new(),
+                error: None,
+            }));
+        }
+        self.push.as_deref_mut()
+    }
+
+    /// `next_event` once the push loop has started: one item's events at a time.
+    #[cold]
+    fn next_pushed(p: &mut Pushed<'a>) -> Result<Option<Event<'a>>> {
+        if p.queue.is_empty() && p.error.is_none() {
+            let mut v = Vec::new();
+            let r = p.run.run(&mut BatchSink::new(&mut v, 1));
+            p.queue.extend(v);
+            p.error = r.err();
+        }
+        match p.queue.pop_front() {
+            Some(ev) => Ok(Some(ev)),
+            None => p.error.take().map_or(Ok(None), Err),
+        }
+    }
+}
+
 impl<'a> Decoder<'a> for TsfDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
+        if let Some(p) = &mut self.push {
+            return Self::next_pushed(p);
+        }
         match &mut self.inner {
             Ok(g) => {
                 let ev = g.next_event()?;
@@ -94,24 +150,45 @@ impl<'a> Decoder<'a> for TsfDecoder<'a> {
         }
     }
 
-    /// The generator's events handed straight to the sink (the provided method would go
-    /// through `next_event` per event).
-    fn read_into<S: binxml_core::EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
-        if self.check_len || self.inner.is_err() {
-            while let Some(ev) = self.next_event()? {
+    /// XML-vocabulary documents: the push loop (`push.rs`), from the start of the document.
+    /// Otherwise (JSON, strings to check against the limit, or after events were pulled) the
+    /// pulled events, handed to the sink.
+    fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+        if let Some(p) = self.push_loop() {
+            // Events a `next_event` call left queued go first.
+            while !sink.full()
+                && let Some(ev) = p.queue.pop_front()
+            {
                 sink.dispatch(ev)?;
             }
-            return Ok(());
+            if !p.queue.is_empty() {
+                return Ok(());
+            }
+            if let Some(e) = p.error.take() {
+                return Err(e);
+            }
+            return p.run.run(sink);
         }
-        if let Ok(g) = &mut self.inner {
-            while let Some(ev) = g.next_event()? {
-                sink.dispatch(ev)?;
-            }
+        while !sink.full()
+            && let Some(ev) = self.next_event()?
+        {
+            sink.dispatch(ev)?;
         }
         Ok(())
     }
 
+    /// The push loop (or the generator) into a batch.
+    fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
+        binxml_core::next_batch_by_push(self, out)
+    }
+
+    /// After the push loop started (a `next_event` after `read_into`), the offset of the item
+    /// whose events are being returned, or of its last attribute: the loop does not keep one
+    /// per event.
     fn offset(&self) -> u64 {
+        if let Some(p) = &self.push {
+            return p.run.offset();
+        }
         match &self.inner {
             Ok(g) => g.offset(),
             Err(_) => 0,

@@ -63,15 +63,19 @@ struct AttrItem<'a> {
     ns: u8,
 }
 
-fn sub<'a>(c: &Cow<'a, str>, from: usize) -> Cow<'a, str> {
+/// The end of a name from byte `from` (an `xmlns:` declaration's prefix), borrowed as the name is.
+pub(crate) fn sub<'a>(c: &Cow<'a, str>, from: usize) -> Cow<'a, str> {
     match c {
         Cow::Borrowed(s) => Cow::Borrowed(&s[from..]),
         Cow::Owned(s) => Cow::Owned(s[from..].to_string()),
     }
 }
 
-fn split_qname<'a>(c: &Cow<'a, str>) -> (Cow<'a, str>, Cow<'a, str>) {
-    match c.find(':') {
+/// A qualified name's prefix (empty without a colon) and local part, borrowed as the name is.
+#[inline]
+pub(crate) fn split_qname<'a>(c: &Cow<'a, str>) -> (Cow<'a, str>, Cow<'a, str>) {
+    // Byte-wise: names are short, a search call costs more than the loop.
+    match c.bytes().position(|b| b == b':') {
         None => (Cow::Borrowed(""), c.clone()),
         Some(i) => match c {
             Cow::Borrowed(s) => (Cow::Borrowed(&s[..i]), Cow::Borrowed(&s[i + 1..])),
@@ -257,6 +261,126 @@ pub(crate) fn compact_subset(s: &str, out: &mut String) {
     out.push_str(&s[run_start..]);
 }
 
+/// The namespace name bound to `prefix` in `ns` (innermost binding last), the `xml` prefix's,
+/// or none for the empty prefix. Errors: an undeclared prefix, at `off`.
+#[inline]
+pub(crate) fn lookup<'a>(
+    ns: &[(Cow<'a, str>, Cow<'a, str>)],
+    prefix: &str,
+    off: usize,
+) -> Result<Cow<'a, str>> {
+    // Byte-wise: prefixes are short, a memcmp call per binding costs more than the loop.
+    if let Some((_, uri)) = ns.iter().rev().find(|(p, _)| crate::encoder::eq(p, prefix)) {
+        return Ok(uri.clone());
+    }
+    if prefix.is_empty() {
+        return Ok(Cow::Borrowed(""));
+    }
+    if prefix == "xml" {
+        return Ok(Cow::Borrowed(XML_NS));
+    }
+    Err(Error::malformed(
+        FORMAT,
+        off as u64,
+        format!("namespace prefix {prefix:?} is not declared"),
+    ))
+}
+
+/// What an attribute name declares: 0 nothing (an attribute), 1 the default namespace
+/// (`xmlns`), 2 a prefix (`xmlns:prefix`).
+#[inline]
+pub(crate) fn xmlns_kind(name: &str) -> u8 {
+    let b = name.as_bytes();
+    if b.len() >= 5 && b[..5] == *b"xmlns" {
+        match b.get(5) {
+            None => 1,
+            Some(b':') => 2,
+            Some(_) => 0,
+        }
+    } else {
+        0
+    }
+}
+
+/// The event of an XML-vocabulary unit other than an element (`None` for empty text, which
+/// is no event); `at_root` when it is a top-level unit. Errors: a unit that cannot be there
+/// or whose content is malformed, at the unit's offset. Not inlined: the items it builds are
+/// rare beside elements and text, and the loops that call it stay small.
+#[inline(never)]
+pub(crate) fn xml_item<'a>(u: &Unit<'a>, at_root: bool) -> Result<Option<Event<'a>>> {
+    let off = u.off;
+    Ok(Some(match u.kind {
+        UnitKind::Text | UnitKind::CData => {
+            if u.value.is_empty() && u.kind == UnitKind::Text {
+                return Ok(None);
+            }
+            Event::Characters {
+                text: Cow::Borrowed(u.value),
+                cdata: u.kind == UnitKind::CData,
+            }
+        }
+        UnitKind::Comment => Event::Comment(Cow::Borrowed(u.value)),
+        UnitKind::ProcessingInstruction => {
+            let (target, data) = split_pi(u.value);
+            if target.is_empty() {
+                return Err(Error::malformed(
+                    FORMAT,
+                    off as u64,
+                    "processing instruction without a target",
+                ));
+            }
+            Event::ProcessingInstruction {
+                target: Cow::Borrowed(target),
+                data: Cow::Borrowed(data),
+            }
+        }
+        UnitKind::Doctype => {
+            if !at_root {
+                return Err(Error::malformed(
+                    FORMAT,
+                    off as u64,
+                    "doctype inside an element",
+                ));
+            }
+            let dt = parse_doctype(u.value)
+                .map_err(|m| Error::malformed(FORMAT, off as u64, format!("bad doctype: {m}")))?;
+            Event::DocType(dt)
+        }
+        UnitKind::EntityRef => {
+            if u.value.is_empty() {
+                return Err(Error::malformed(
+                    FORMAT,
+                    off as u64,
+                    "entity reference without a name",
+                ));
+            }
+            Event::EntityReference {
+                name: Cow::Borrowed(u.value),
+                public_id: None,
+                system_id: None,
+            }
+        }
+        UnitKind::Attributes | UnitKind::Attribute => {
+            return Err(Error::malformed(
+                FORMAT,
+                off as u64,
+                "an attribute list must be the first unit of an element",
+            ));
+        }
+        // Elements are the callers' (an element is never handed here).
+        UnitKind::Element => {
+            return Err(Error::malformed(FORMAT, off as u64, "unexpected element"));
+        }
+        _ => {
+            return Err(Error::malformed(
+                FORMAT,
+                off as u64,
+                "a JSON unit in an XML document",
+            ));
+        }
+    }))
+}
+
 impl<'a, S: Source<'a>> EventGen<'a, S> {
     pub fn new(src: S, limits: Limits) -> Self {
         EventGen {
@@ -278,6 +402,16 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
 
     pub fn offset(&self) -> u64 {
         self.last_off
+    }
+
+    /// `Limits::max_depth`.
+    pub fn max_depth(&self) -> usize {
+        self.limits.max_depth
+    }
+
+    /// Whether no event has been returned yet.
+    pub fn at_start(&self) -> bool {
+        self.state == State::Start && !self.failed
     }
 
     pub fn next_event(&mut self) -> Result<Option<Event<'a>>> {
@@ -465,104 +599,27 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
 
     #[inline]
     fn xml_unit(&mut self, u: Unit<'a>, parent: FrameKind) -> Result<Option<Event<'a>>> {
-        let off = u.off;
         match u.kind {
-            UnitKind::Element => self.element(u),
-            UnitKind::Text | UnitKind::CData => {
-                if !u.value.is_empty() || u.kind == UnitKind::CData {
-                    self.ret(
-                        off,
-                        Event::Characters {
-                            text: Cow::Borrowed(u.value),
-                            cdata: u.kind == UnitKind::CData,
-                        },
-                    )
-                } else {
-                    Ok(None)
-                }
-            }
-            UnitKind::Comment => self.ret(off, Event::Comment(Cow::Borrowed(u.value))),
-            UnitKind::ProcessingInstruction => {
-                let (target, data) = split_pi(u.value);
-                if target.is_empty() {
-                    return Err(Error::malformed(
-                        FORMAT,
-                        off as u64,
-                        "processing instruction without a target",
-                    ));
-                }
-                self.ret(
-                    off,
-                    Event::ProcessingInstruction {
-                        target: Cow::Borrowed(target),
-                        data: Cow::Borrowed(data),
+            UnitKind::Element => return self.element(u),
+            UnitKind::Text if !u.value.is_empty() => {
+                return self.ret(
+                    u.off,
+                    Event::Characters {
+                        text: Cow::Borrowed(u.value),
+                        cdata: false,
                     },
-                )
+                );
             }
-            UnitKind::Doctype => {
-                if parent != FrameKind::Root {
-                    return Err(Error::malformed(
-                        FORMAT,
-                        off as u64,
-                        "doctype inside an element",
-                    ));
-                }
-                let dt = parse_doctype(u.value).map_err(|m| {
-                    Error::malformed(FORMAT, off as u64, format!("bad doctype: {m}"))
-                })?;
-                self.ret(off, Event::DocType(dt))
-            }
-            UnitKind::EntityRef => {
-                if u.value.is_empty() {
-                    return Err(Error::malformed(
-                        FORMAT,
-                        off as u64,
-                        "entity reference without a name",
-                    ));
-                }
-                self.ret(
-                    off,
-                    Event::EntityReference {
-                        name: Cow::Borrowed(u.value),
-                        public_id: None,
-                        system_id: None,
-                    },
-                )
-            }
-            UnitKind::Attributes | UnitKind::Attribute => Err(Error::malformed(
-                FORMAT,
-                off as u64,
-                "an attribute list must be the first unit of an element",
-            )),
-            _ => Err(Error::malformed(
-                FORMAT,
-                off as u64,
-                "a JSON unit in an XML document",
-            )),
+            _ => {}
+        }
+        match xml_item(&u, parent == FrameKind::Root)? {
+            Some(ev) => self.ret(u.off, ev),
+            None => Ok(None),
         }
     }
 
     fn lookup(&self, prefix: &str, off: usize) -> Result<Cow<'a, str>> {
-        // Byte-wise: prefixes are short, a memcmp call per binding costs more than the loop.
-        if let Some((_, uri)) = self
-            .ns
-            .iter()
-            .rev()
-            .find(|(p, _)| crate::encoder::eq(p, prefix))
-        {
-            return Ok(uri.clone());
-        }
-        if prefix.is_empty() {
-            return Ok(Cow::Borrowed(""));
-        }
-        if prefix == "xml" {
-            return Ok(Cow::Borrowed(XML_NS));
-        }
-        Err(Error::malformed(
-            FORMAT,
-            off as u64,
-            format!("namespace prefix {prefix:?} is not declared"),
-        ))
+        lookup(&self.ns, prefix, off)
     }
 
     fn element(&mut self, u: Unit<'a>) -> Result<Option<Event<'a>>> {
@@ -600,18 +657,7 @@ impl<'a, S: Source<'a>> EventGen<'a, S> {
                             "attribute without a name",
                         ));
                     }
-                    let b = an.as_bytes();
-                    let ns = if b.len() >= 5 && &b[..5] == b"xmlns" {
-                        if b.len() == 5 {
-                            1
-                        } else if b[5] == b':' {
-                            2
-                        } else {
-                            0
-                        }
-                    } else {
-                        0
-                    };
+                    let ns = xmlns_kind(&an);
                     if ns == 1 {
                         self.ns.push((Cow::Borrowed(""), Cow::Borrowed(a.value)));
                     } else if ns == 2 {

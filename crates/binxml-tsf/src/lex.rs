@@ -289,7 +289,7 @@ impl<'a> Lexer<'a> {
 
     /// Reads the number, name and type character of the next unit, and the data of a primitive
     /// unit. `json` selects the meaning of `[` (array, not text).
-    #[inline]
+    #[inline(always)]
     pub fn unit(&mut self, json: bool) -> Result<Unit<'a>> {
         let r = self.raw(self.pos, json)?;
         self.pos = r.end;

@@ -49,6 +49,7 @@ mod encoder;
 mod events;
 mod jsonmap;
 mod lex;
+mod push;
 mod tam;
 
 pub use decoder::{TsfDecoder, decode, decode_with};
