@@ -14,6 +14,7 @@
 //! fetched.
 
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use binxml_core::hash::FastState;
 
@@ -53,16 +54,59 @@ pub struct AttDef {
     pub default: Option<String>,
 }
 
+/// The attributes declared for one element, with what a start tag needs to know at once.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AttList {
+    /// The declarations, in order.
+    pub defs: Vec<AttDef>,
+    /// Some declared attribute is not CDATA (its value is normalised as tokens).
+    pub tokenized: bool,
+    /// Some attribute other than a namespace declaration has a default.
+    pub defaults: bool,
+    /// Some namespace declaration (`xmlns`, `xmlns:p`) has a default.
+    pub default_xmlns: bool,
+}
+
+impl AttList {
+    /// Adds a declaration unless the attribute is declared already (the first wins).
+    fn add(&mut self, d: AttDef) {
+        if self.defs.iter().any(|x| x.name == d.name) {
+            return;
+        }
+        self.tokenized |= !d.cdata;
+        if d.default.is_some() {
+            if d.name == "xmlns" || d.name.starts_with("xmlns:") {
+                self.default_xmlns = true;
+            } else {
+                self.defaults = true;
+            }
+        }
+        self.defs.push(d);
+    }
+
+    /// Whether attribute `name`'s value is CDATA (an undeclared one is).
+    #[inline]
+    pub fn is_cdata(&self, name: &str) -> bool {
+        !self.tokenized
+            || self
+                .defs
+                .iter()
+                .find(|x| x.name == name)
+                .is_none_or(|x| x.cdata)
+    }
+}
+
 /// What the internal DTD subset declares ([`Dtd::parse`]): general entities, attribute defaults
 /// and notations.
 #[derive(Clone, Debug, Default)]
 pub struct Dtd {
     /// General entities by name (the first declaration of a name wins, as XML 1.0 says).
     pub entities: HashMap<String, Entity, FastState>,
-    /// Element qualified name -> declared attributes (first declaration wins). Looked up for
-    /// every start tag of a document with attribute declarations: hashed by binxml-core's
-    /// [`FastState`] (seeded), which costs a fraction of std's SipHash on short names.
-    pub attlists: HashMap<String, Vec<AttDef>, FastState>,
+    /// Element qualified name -> declared attributes (first declaration wins). Looked up once
+    /// per start tag of a document with attribute declarations (the reader keeps the `Rc` for
+    /// the tag's attributes): hashed by binxml-core's [`FastState`] (seeded), which costs a
+    /// fraction of std's SipHash on short names.
+    pub attlists: HashMap<String, Rc<AttList>, FastState>,
     /// Notations, in declaration order: (name, public identifier, system identifier).
     pub notations: Vec<(String, Option<String>, Option<String>)>,
     /// True when an unread parameter entity reference stopped declaration processing.
@@ -621,11 +665,9 @@ impl Parser {
         if self.dtd.skipped_declarations {
             return Ok(());
         }
-        let list = self.dtd.attlists.entry(element).or_default();
+        let list = Rc::make_mut(self.dtd.attlists.entry(element).or_default());
         for d in defs {
-            if !list.iter().any(|x| x.name == d.name) {
-                list.push(d);
-            }
+            list.add(d);
         }
         Ok(())
     }
@@ -823,7 +865,10 @@ mod tests {
         .unwrap();
         assert_eq!(d.entities["lt"], Entity::Internal("&#60;".into()));
         assert_eq!(d.entities["q"], Entity::Internal("Q".into()));
-        let a = &d.attlists["a"];
+        let list = &d.attlists["a"];
+        assert!(list.tokenized && list.defaults && !list.default_xmlns);
+        assert!(list.is_cdata("b") && !list.is_cdata("c") && list.is_cdata("undeclared"));
+        let a = &list.defs;
         assert_eq!(a.len(), 4);
         assert_eq!(
             a[1],

@@ -18,7 +18,7 @@ use binxml_core::{
     DocType, Error, Event, EventSink, Limits, QName, Result, XML_NS, XMLNS_NS, error::line_col,
 };
 
-use crate::dtd::{Dtd, Entity, split_doctype};
+use crate::dtd::{AttList, Dtd, Entity, split_doctype};
 use crate::lexer::{LexError, Lexer, RawAttr, Token, is_name};
 
 const FMT: Format = Format::Xml;
@@ -54,6 +54,8 @@ pub struct XmlDecoder<'a> {
     ns_marks: Vec<(usize, usize)>,
     depth: usize,
     dtd: Rc<Dtd>,
+    /// The attribute declarations of the element whose start tag is being read.
+    atts: Option<Rc<AttList>>,
     external_dtd: bool,
     doctype_seen: bool,
     standalone: bool,
@@ -62,7 +64,7 @@ pub struct XmlDecoder<'a> {
     last_offset: u64,
     utf8_error: Option<(usize, &'static str)>,
     /// The start tag whose namespace and attribute events are being produced.
-    tag: TagState<'a>,
+    tag: TagState,
     /// Namespaced attributes of the current tag, for the duplicate check.
     nsattrs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
     /// Raw attribute names of the current tag, kept when the DTD declares defaults for it.
@@ -80,9 +82,8 @@ pub struct XmlDecoder<'a> {
 /// A start tag of the document being turned into events one at a time; its attributes are the
 /// tokenizer's `attrs`.
 #[derive(Default)]
-struct TagState<'a> {
+struct TagState {
     active: bool,
-    raw_name: &'a str,
     pos: u64,
     /// Namespace declarations still to produce: `ns[ns_next..ns_end]`.
     ns_next: usize,
@@ -322,6 +323,7 @@ impl<'a> XmlDecoder<'a> {
             ns_marks: Vec::new(),
             depth: 0,
             dtd: Rc::new(Dtd::default()),
+            atts: None,
             external_dtd: false,
             doctype_seen: false,
             standalone: false,
@@ -361,6 +363,7 @@ impl<'a> XmlDecoder<'a> {
             ns_marks: self.ns_marks,
             depth: self.depth,
             dtd: self.dtd,
+            atts: self.atts,
             external_dtd: self.external_dtd,
             doctype_seen: self.doctype_seen,
             standalone: self.standalone,
@@ -659,11 +662,11 @@ impl<'a> XmlDecoder<'a> {
                 }
                 for &a in attrs {
                     if !a.xmlns {
-                        let ev = self.tag_attr(a, name, pos, lift)?;
+                        let ev = self.tag_attr(a, pos, lift)?;
                         self.push(pos, ev);
                     }
                 }
-                self.tag_defaults(name, pos)?;
+                self.tag_defaults(pos)?;
                 if empty {
                     self.end_tag(pos);
                 }
@@ -1069,11 +1072,14 @@ impl<'a> XmlDecoder<'a> {
         if !self.seen_raw.is_empty() {
             self.seen_raw.clear();
         }
-        let default_xmlns = !self.dtd.attlists.is_empty()
-            && self.dtd.attlists.get(raw_name).is_some_and(|d| {
-                d.iter()
-                    .any(|a| is_xmlns_name(&a.name) && a.default.is_some())
-            });
+        // One lookup per tag: the attributes, the defaults and the namespace defaults of the
+        // tag are found through it.
+        self.atts = if self.dtd.attlists.is_empty() {
+            None
+        } else {
+            self.dtd.attlists.get(raw_name).cloned()
+        };
+        let default_xmlns = self.atts.as_ref().is_some_and(|l| l.default_xmlns);
         if xmlns || default_xmlns {
             let first_ns = self.ns.len();
             self.ns_marks.push((self.depth, first_ns));
@@ -1085,13 +1091,7 @@ impl<'a> XmlDecoder<'a> {
                 }
                 // Normalized by its declared type, as any attribute (a NMTOKEN declaration
                 // drops the spaces around the namespace name).
-                let cdata = self.dtd.attlists.is_empty()
-                    || self
-                        .dtd
-                        .attlists
-                        .get(raw_name)
-                        .and_then(|d| d.iter().find(|x| x.name == a.name))
-                        .is_none_or(|x| x.cdata);
+                let cdata = self.atts.as_ref().is_none_or(|l| l.is_cdata(a.name));
                 let value = if a.special || !cdata {
                     self.attr_value(pos, a.value, cdata)?
                 } else {
@@ -1100,12 +1100,8 @@ impl<'a> XmlDecoder<'a> {
                 let prefix: &'x str = if a.name.len() == 5 { "" } else { &a.name[6..] };
                 self.declare_ns(pos, lift(Cow::Borrowed(prefix)), lift(value))?;
             }
-            if default_xmlns {
-                let dtd = self.dtd.clone();
-                for a in dtd.attlists[raw_name]
-                    .iter()
-                    .filter(|a| is_xmlns_name(&a.name))
-                {
+            if let Some(list) = self.atts.clone().filter(|l| l.default_xmlns) {
+                for a in list.defs.iter().filter(|a| is_xmlns_name(&a.name)) {
                     let Some(default) = &a.default else { continue };
                     let prefix = if a.name == "xmlns" { "" } else { &a.name[6..] };
                     if self.ns[first_ns..].iter().any(|(p, _)| p == prefix) {
@@ -1152,20 +1148,14 @@ impl<'a> XmlDecoder<'a> {
     fn tag_attr<'x, L: Fn(Cow<'x, str>) -> Cow<'a, str>>(
         &mut self,
         a: RawAttr<'x>,
-        raw_name: &str,
         pos: u64,
         lift: &L,
     ) -> Result<Event<'a>> {
-        let (cdata, declared) = if self.dtd.attlists.is_empty() {
-            (true, false)
-        } else {
-            match self.dtd.attlists.get(raw_name) {
-                None => (true, false),
-                Some(d) => (
-                    d.iter().find(|x| x.name == a.name).is_none_or(|x| x.cdata),
-                    true,
-                ),
-            }
+        // `defaulted`: the tag's given attributes are noted, so that a default does not
+        // repeat one of them.
+        let (cdata, defaulted) = match &self.atts {
+            None => (true, false),
+            Some(l) => (l.is_cdata(a.name), l.defaults),
         };
         let value = if !a.special && cdata {
             lift(Cow::Borrowed(a.value))
@@ -1173,7 +1163,7 @@ impl<'a> XmlDecoder<'a> {
             lift(self.attr_value(pos, a.value, cdata)?)
         };
         let key = lift(Cow::Borrowed(a.name));
-        if declared {
+        if defaulted {
             self.seen_raw.push(key.clone());
         }
         if a.colon.is_none() {
@@ -1212,16 +1202,11 @@ impl<'a> XmlDecoder<'a> {
     }
 
     /// Queues the attributes the DTD defaults and the tag did not give.
-    fn tag_defaults(&mut self, raw_name: &str, pos: u64) -> Result<()> {
-        let dtd = self.dtd.clone();
-        let Some(decls) = (if dtd.attlists.is_empty() {
-            None
-        } else {
-            dtd.attlists.get(raw_name)
-        }) else {
+    fn tag_defaults(&mut self, pos: u64) -> Result<()> {
+        let Some(list) = self.atts.clone().filter(|l| l.defaults) else {
             return Ok(());
         };
-        for a in decls {
+        for a in &list.defs {
             let Some(default) = &a.default else { continue };
             if a.name == "xmlns"
                 || a.name.starts_with("xmlns:")
@@ -1350,12 +1335,12 @@ impl<'a> XmlDecoder<'a> {
         while let Some(&a) = self.lex.attrs.get(self.tag.attr_next) {
             self.tag.attr_next += 1;
             if !a.xmlns {
-                return self.tag_attr(a, self.tag.raw_name, pos, &|c| c).map(Some);
+                return self.tag_attr(a, pos, &|c| c).map(Some);
             }
         }
         self.tag.active = false;
         if !self.dtd.attlists.is_empty() {
-            self.tag_defaults(self.tag.raw_name, pos)?;
+            self.tag_defaults(pos)?;
         }
         if self.tag.empty {
             if self.pending.is_empty() {
@@ -1389,10 +1374,9 @@ impl<'a> XmlDecoder<'a> {
         let active = empty
             || ns_next < ns_end
             || !self.lex.attrs.is_empty()
-            || !self.dtd.attlists.is_empty();
+            || self.atts.as_ref().is_some_and(|l| l.defaults);
         self.tag = TagState {
             active,
-            raw_name: name,
             pos,
             ns_next,
             ns_end,
@@ -1549,14 +1533,14 @@ impl<'a> XmlDecoder<'a> {
                         self.tag.attr_next += 1;
                         if !a.xmlns
                             && let Event::Attribute { name, value } =
-                                self.tag_attr(a, self.tag.raw_name, pos, &|c| c)?
+                                self.tag_attr(a, pos, &|c| c)?
                         {
                             sink.attribute(name, value)?;
                         }
                     }
                     self.tag.active = false;
                     if !self.dtd.attlists.is_empty() {
-                        self.tag_defaults(self.tag.raw_name, pos)?;
+                        self.tag_defaults(pos)?;
                         if !self.pending.is_empty() {
                             // Defaults queued: handed over from the queue, then the end of an
                             // empty tag, as `next_in_tag` does.
