@@ -1339,7 +1339,7 @@ impl<'a> XmlDecoder<'a> {
             }
         }
         self.tag.active = false;
-        if !self.dtd.attlists.is_empty() {
+        if self.atts.as_ref().is_some_and(|l| l.defaults) {
             self.tag_defaults(pos)?;
         }
         if self.tag.empty {
@@ -1539,7 +1539,7 @@ impl<'a> XmlDecoder<'a> {
                         }
                     }
                     self.tag.active = false;
-                    if !self.dtd.attlists.is_empty() {
+                    if self.atts.as_ref().is_some_and(|l| l.defaults) {
                         self.tag_defaults(pos)?;
                         if !self.pending.is_empty() {
                             // Defaults queued: handed over from the queue, then the end of an
