@@ -15,7 +15,9 @@ use binxml_core::{Decoder, Event, Limits, QName, Result};
 use binxml_schema::model::TypeId;
 
 use super::datatype::ExiType;
-use super::grammar::{Fidelity, GrammarId, Kind, Order, Second, Terminal, second_level};
+use super::grammar::{
+    Fidelity, GrammarId, Kind, Order, Second, Terminal, has_second_level, second_level,
+};
 use super::{SchemaGrammars, values};
 use crate::bits::{BitReader, width};
 use crate::grammar::{ElementGrammar as BuiltinGrammar, Layout, Prod, State, Undeclared, index_of};
@@ -133,6 +135,9 @@ pub struct SchemaDecoder<'a> {
     stack: Vec<Frame>,
     /// Namespace declarations in scope: (prefix, uri, the URI's number).
     scope: Vec<(String, String, u32)>,
+    /// The prefix invented for each URI number (`ns<n>`, `xsi`), made once: a namespace used
+    /// only below the root is declared again on every element that needs it.
+    invented: Vec<String>,
     tag: Tag,
     queue: VecDeque<Raw>,
     /// The strings of the queued events and of the open tag (emptied when both are).
@@ -196,6 +201,7 @@ impl<'a> SchemaDecoder<'a> {
             layout: Layout::new(false, false, false, false, false),
             stack: Vec::new(),
             scope: Vec::new(),
+            invented: Vec::new(),
             tag: Tag::default(),
             queue: VecDeque::new(),
             buf: String::new(),
@@ -382,11 +388,16 @@ impl<'a> SchemaDecoder<'a> {
         if uri == 1 {
             return Pfx::Xml;
         }
-        let mut p = if uri == 2 {
-            "xsi".to_string()
-        } else {
-            format!("ns{uri}")
-        };
+        let u = uri as usize;
+        while self.invented.len() <= u {
+            let n = self.invented.len();
+            self.invented.push(if n == 2 {
+                "xsi".to_string()
+            } else {
+                format!("ns{n}")
+            });
+        }
+        let mut p = self.invented[u].clone();
         while self.scope.iter().any(|(q, _, _)| *q == p) {
             p.push('_');
         }
@@ -583,6 +594,20 @@ impl<'a> SchemaDecoder<'a> {
         {
             *state = n;
         }
+    }
+
+    /// Whether [`Self::second_order`] has any item, without building it.
+    fn has_second_level(&self, g: &SchemaGrammars, cur: Cur) -> bool {
+        let Cur::Informed {
+            state,
+            nillable,
+            castable,
+            ..
+        } = cur
+        else {
+            return false;
+        };
+        has_second_level(g.grammar(state), nillable, castable, Fidelity::of(&self.o))
     }
 
     fn second_order(&self, g: &SchemaGrammars, cur: Cur) -> Order {
@@ -885,8 +910,7 @@ impl<'a> SchemaDecoder<'a> {
     fn step_informed(&mut self, g: &SchemaGrammars, cur: Cur, state: GrammarId) -> Result<()> {
         let st = g.grammar(state);
         let n1 = st.productions.len();
-        let order = self.second_order(g, cur);
-        let more = usize::from(!order.is_empty());
+        let more = usize::from(self.has_second_level(g, cur));
         let at = self.r.clone();
         let i = self.r.nbit(width(n1 + more))? as usize;
         if i < n1 {
@@ -982,6 +1006,9 @@ impl<'a> SchemaDecoder<'a> {
             }
             return Ok(());
         }
+        // Built only when the event is at the second level (most events are not).
+        let order = self.second_order(g, cur);
+        debug_assert_eq!(more == 1, !order.is_empty());
         if i > n1 || order.is_empty() {
             return Err(at.error(format!(
                 "event code {i} past the state's {} productions",

@@ -16,7 +16,9 @@ use binxml_core::{Encoder, Error, Event, Format, QName, Result, StreamChecker};
 use binxml_schema::model::{ElemId, TypeId};
 
 use super::datatype::ExiType;
-use super::grammar::{Fidelity, GrammarId, Kind, Order, Second, Terminal, second_level};
+use super::grammar::{
+    Fidelity, GrammarId, Kind, Order, Second, Terminal, has_second_level, second_level,
+};
 use super::{SchemaGrammars, values};
 use crate::bits::{BitWriter, width};
 use crate::grammar::{ElementGrammar as BuiltinGrammar, Layout, Prod, State, Undeclared, code_of};
@@ -216,9 +218,23 @@ impl<W: Write> SchemaEncoder<W> {
         )
     }
 
-    /// The number of second-level productions of a schema-informed state.
-    fn second_count(&self, cur: Cur) -> usize {
-        self.second_order(cur).len()
+    /// Whether a schema-informed state has second-level productions (without listing them).
+    fn has_second(&self, cur: Cur) -> bool {
+        let Cur::Informed {
+            state,
+            nillable,
+            castable,
+            ..
+        } = cur
+        else {
+            return false;
+        };
+        has_second_level(
+            self.g.grammar(state),
+            nillable,
+            castable,
+            Fidelity::of(&self.o),
+        )
     }
 
     /// The third level's entries: comments, then processing instructions, as preserved.
@@ -325,7 +341,7 @@ impl<W: Write> SchemaEncoder<W> {
             return;
         };
         let n = self.g.grammar(state).productions.len();
-        let more = usize::from(self.second_count(cur) > 0);
+        let more = usize::from(self.has_second(cur));
         self.w.nbit(i as u32, width(n + more));
     }
 

@@ -167,6 +167,17 @@ impl std::ops::Deref for Order {
 /// on start-tag states only, `xsi:type`, `xsi:nil`, `NS` and `SC` on the first state only.
 /// `AT(qname)[untyped]` is one entry whose third level picks the attribute, as EXIficient
 /// writes it (its `ATTRIBUTE_INVALID_VALUE`).
+/// Whether [`second_level`] gives any production, without building the list: outside strict
+/// mode it always holds SE(*) and CH; in strict mode only a first start tag's xsi:type (a type
+/// with derived types) or xsi:nil (a nillable element).
+pub(crate) fn has_second_level(st: &Grammar, nillable: bool, castable: bool, f: Fidelity) -> bool {
+    if f.strict {
+        st.kind == Kind::FirstStartTag && (castable || nillable)
+    } else {
+        true
+    }
+}
+
 pub(crate) fn second_level(st: &Grammar, nillable: bool, castable: bool, f: Fidelity) -> Order {
     let mut v = Order::default();
     if f.strict {
