@@ -224,14 +224,16 @@ print(n, base, hwm())
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc")
 @pytest.mark.parametrize(
-    "fmt,how", [("xml", "path"), ("fi", "path"), ("fi", "reader"), ("exi", "reader")]
+    "fmt,how",
+    [("xml", "path"), ("fi", "path"), ("fi", "reader"), ("exi", "reader"), ("tsf", "reader")],
 )
 def test_a_large_document_streams_in_little_memory(tmp_path, fmt, how):
     """A generated document of BINXML_STREAM_MB MB of XML (default 200), as XML text, in Fast
-    Infoset and in EXI, read with iterparse and clear() in a fresh process, from its path or
-    from a file object that has only read(): its peak resident memory stays under 64 MB (XML
-    and Fast Infoset are read as they are decoded, or mapped; EXI from a file object is copied
-    into a temporary file, which is mapped)."""
+    Infoset, in EXI and in TSF, read with iterparse and clear() in a fresh process, from its
+    path or from a file object that has only read(): its peak resident memory stays under 64
+    MB (XML and Fast Infoset are read as they are decoded, or mapped; EXI and TSF from a file
+    object are copied into a temporary file, which is mapped; TSF's UTF-8 is checked a piece at
+    a time)."""
     mb = int(os.environ.get("BINXML_STREAM_MB", "200"))
     rec = "".join(
         f'<rec id="{i}" kind="k{i % 5}"><name>Record {i} &amp; more</name><v>{i * 3}</v>'
