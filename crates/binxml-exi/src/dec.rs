@@ -38,6 +38,9 @@ enum Val {
     Global(u32),
     Scratch,
     Slot(usize),
+    /// A range of the block's `slot_text`: a lexical `xsi:type` read in the structure of a
+    /// reordered block, which reading the channels would overwrite in the scratch string.
+    Held(usize, usize),
 }
 
 /// One EXI event as read.
@@ -454,6 +457,11 @@ impl<'a> ExiDecoder<'a> {
                 )?;
                 let value = match v {
                     ValueRef::Global(g) => Val::Global(g),
+                    ValueRef::Scratch if self.o.alignment.is_reordered() => {
+                        let a = self.slot_text.len();
+                        self.slot_text.push_str(&self.scratch);
+                        Val::Held(a, self.slot_text.len())
+                    }
                     ValueRef::Scratch => Val::Scratch,
                 };
                 return Ok(Raw::At {
@@ -847,6 +855,7 @@ impl<'a> ExiDecoder<'a> {
                 let (a, b) = self.slots[i];
                 &self.slot_text[a..b]
             }
+            Val::Held(a, b) => &self.slot_text[a..b],
         }
     }
 
@@ -1106,6 +1115,7 @@ impl<'a> ExiDecoder<'a> {
                         let (x, y) = self.slots[i];
                         &self.slot_text[x..y]
                     }
+                    Val::Held(x, y) => &self.slot_text[x..y],
                 };
                 self.tag.abuf.push_str(text);
                 let b = self.tag.abuf.len();

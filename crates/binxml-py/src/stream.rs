@@ -11,7 +11,9 @@
 //! From a Python file object, XML and Fast Infoset are read as they are decoded (their
 //! decoders take a reader: `XmlReadDecoder`, `FiReadDecoder`); a document in another binary
 //! format is first copied into an unlinked temporary file and then mapped as above (those
-//! decoders need their whole input as a slice).
+//! decoders need their whole input as a slice). A mapped TSF document is checked to be UTF-8
+//! here, in pieces given back as they are checked, rather than by its decoder, which would
+//! have the whole file resident at once.
 
 use std::borrow::Cow;
 use std::io::Read;
@@ -98,6 +100,7 @@ enum Source {
     Any(Box<binxml::AnyDecoder<'static>>),
     Xml(Box<binxml::xml::XmlReadDecoder<Box<dyn Read>>>),
     Fi(Box<binxml::fi::FiReadDecoder<Box<dyn Read>>>),
+    Tsf(Box<binxml::tsf::TsfDecoder<'static>>),
 }
 
 /// A Python file object (anything with `read(n)` giving bytes) as a `Read`. Called while the
@@ -145,6 +148,7 @@ impl Source {
             Source::Any(d) => d.next_event(),
             Source::Xml(d) => d.next_event(),
             Source::Fi(d) => d.next_event(),
+            Source::Tsf(d) => d.next_event(),
         }
     }
 
@@ -153,6 +157,7 @@ impl Source {
             Source::Any(d) => d.offset(),
             Source::Xml(d) => d.offset(),
             Source::Fi(d) => d.offset(),
+            Source::Tsf(d) => d.offset(),
         }
     }
 }
@@ -301,15 +306,63 @@ impl EventStream {
 
 fn start(input: Input, bytes: &'static [u8], format: Option<&str>) -> PyResult<EventStream> {
     let from = resolve(bytes, format)?;
-    let dec = binxml::AnyDecoder::new(from, bytes, &DecodeOptions::default()).map_err(err)?;
+    let opts = DecodeOptions::default();
+    let mapped = matches!(input, Input::Map { .. });
     let mut s = EventStream {
-        dec: Some(Source::Any(Box::new(dec))),
+        dec: None,
         input,
         released: 0,
         batches: 0,
     };
+    if from == Format::Tsf && mapped {
+        // The TSF decoder checks its whole input is UTF-8 before the first unit: done here in
+        // pieces, each given back to the kernel once checked, so that a large file is never
+        // resident whole.
+        let text = s.checked_utf8(bytes)?;
+        let tsf = binxml::tsf::TsfOptions::default()
+            .with_limits(opts.limits.clone())
+            .with_utf16_lengths(opts.tsf_utf16_lengths);
+        s.dec = Some(Source::Tsf(Box::new(binxml::tsf::TsfDecoder::from_text(
+            text, tsf,
+        ))));
+    } else {
+        let dec = binxml::AnyDecoder::new(from, bytes, &opts).map_err(err)?;
+        s.dec = Some(Source::Any(Box::new(dec)));
+    }
     s.release_ahead(KEEP_BEHIND);
     Ok(s)
+}
+
+impl EventStream {
+    /// `bytes` as text, checked to be UTF-8 a piece at a time, the pages behind the check
+    /// given back as it goes.
+    fn checked_utf8(&mut self, bytes: &'static [u8]) -> PyResult<&'static str> {
+        const PIECE: usize = 4 << 20;
+        let mut pos = 0;
+        while pos < bytes.len() {
+            let end = (pos + PIECE).min(bytes.len());
+            match std::str::from_utf8(&bytes[pos..end]) {
+                Ok(_) => pos = end,
+                // A character cut by the end of the piece: checked with the next one.
+                Err(e) if e.error_len().is_none() && end < bytes.len() && e.valid_up_to() > 0 => {
+                    pos += e.valid_up_to()
+                }
+                Err(e) => {
+                    return Err(err(binxml::Error::malformed(
+                        Format::Tsf,
+                        (pos + e.valid_up_to()) as u64,
+                        "invalid UTF-8",
+                    )));
+                }
+            }
+            self.release_behind(pos);
+        }
+        // The decoder starts again from the start: pages are released from there again.
+        self.released = 0;
+        // SAFETY: every byte was checked to be UTF-8 above, in pieces cut only between
+        // characters.
+        Ok(unsafe { std::str::from_utf8_unchecked(bytes) })
+    }
 }
 
 /// Events of a file, decoded as they are asked for (XML read as it goes, a binary format

@@ -59,8 +59,23 @@ impl<'a> TsfDecoder<'a> {
 
     /// A decoder of the TSF document in `input` with `opts` (length units and limits).
     pub fn with_options(input: &'a [u8], opts: TsfOptions) -> Self {
+        Self::with_lexer(Lexer::new(input, opts.utf16_lengths), input.len(), opts)
+    }
+
+    /// A decoder of the TSF document in `input`, text already checked to be UTF-8 (a caller
+    /// that reads a large mapped file checks it in pieces, giving each back to the kernel
+    /// after, rather than having the whole file resident at once).
+    pub fn from_text(input: &'a str, opts: TsfOptions) -> Self {
+        Self::with_lexer(
+            Ok(Lexer::from_text(input, opts.utf16_lengths)),
+            input.len(),
+            opts,
+        )
+    }
+
+    fn with_lexer(lexer: Result<Lexer<'a>>, len: usize, opts: TsfOptions) -> Self {
         let max_string_len = opts.limits.max_string_len;
-        let inner = match Lexer::new(input, opts.utf16_lengths) {
+        let inner = match lexer {
             Ok(mut lex) => {
                 lex.max_str = opts.limits.max_string_len;
                 Ok(EventGen::new(lex, opts.limits))
@@ -71,7 +86,7 @@ impl<'a> TsfDecoder<'a> {
             inner,
             push: None,
             max_string_len,
-            check_len: input.len().max(LONGEST_CONSTANT) > max_string_len,
+            check_len: len.max(LONGEST_CONSTANT) > max_string_len,
         }
     }
 }

@@ -253,7 +253,7 @@ pub(crate) struct Lexer<'a> {
 
 impl<'a> Lexer<'a> {
     pub fn new(input: &'a [u8], utf16: bool) -> Result<Self> {
-        let input = match std::str::from_utf8(input) {
+        let text = match std::str::from_utf8(input) {
             Ok(s) => s,
             Err(e) => {
                 return Err(Error::malformed(
@@ -263,12 +263,17 @@ impl<'a> Lexer<'a> {
                 ));
             }
         };
-        Ok(Lexer {
+        Ok(Self::from_text(text, utf16))
+    }
+
+    /// A lexer over input already known to be UTF-8.
+    pub fn from_text(input: &'a str, utf16: bool) -> Self {
+        Lexer {
             input,
             pos: 0,
             utf16,
             max_str: usize::MAX,
-        })
+        }
     }
 
     /// After the document's last unit at `pos`: only white space may follow (a text editor's or

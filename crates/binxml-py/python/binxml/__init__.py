@@ -243,7 +243,10 @@ def iterparse(source, events=None, parser=None, format=None):
     (``(prefix, uri)``), ``"end-ns"`` (None), ``"comment"``, ``"pi"``. The document is decoded
     as the iteration goes, with the GIL released; with ``elem.clear()`` on the elements done
     with, memory stays small however large the document (an XML file is read as it is decoded
-    through a bounded window; a binary one is mapped and the pages read are given back)."""
+    through a bounded window; a binary one is mapped and the pages read are given back). From
+    a file object, XML and Fast Infoset are read as they are decoded; a document in another
+    format is first copied whole into an unlinked temporary file, which is then mapped (those
+    decoders need their whole input), so its first event comes after the whole object is read."""
     return _IterParse(source, events, format)
 
 
