@@ -545,7 +545,7 @@ impl<W: Write> SchemaEncoder<W> {
                         let any = st
                             .productions
                             .iter()
-                            .position(|p| p.terminal == Terminal::SeAny);
+                            .position(|p| matches!(p.terminal, Terminal::SeAny));
                         match any {
                             Some(i) => {
                                 let next = st.productions[i].next;
@@ -821,7 +821,7 @@ impl<W: Write> SchemaEncoder<W> {
                     match st
                         .productions
                         .iter()
-                        .position(|p| p.terminal == Terminal::AtAny)
+                        .position(|p| matches!(p.terminal, Terminal::AtAny))
                     {
                         Some(i) => self.code1(cur, i),
                         None => self.code2(cur, Second::AtAny)?,
@@ -941,7 +941,7 @@ impl<W: Write> SchemaEncoder<W> {
                 let any_prod = ns_prod.or_else(|| {
                     st.productions
                         .iter()
-                        .position(|p| p.terminal == Terminal::AtAny)
+                        .position(|p| matches!(p.terminal, Terminal::AtAny))
                 });
                 let global_type = g.global_attribute_type(ns, local);
                 let typed = global_type.is_some_and(|t| {
@@ -1257,7 +1257,7 @@ impl<W: Write> SchemaEncoder<W> {
                 match st
                     .productions
                     .iter()
-                    .position(|p| p.terminal == Terminal::ChMixed)
+                    .position(|p| matches!(p.terminal, Terminal::ChMixed))
                 {
                     Some(i) => {
                         let next = st.productions[i].next;
@@ -1311,7 +1311,7 @@ impl<W: Write> SchemaEncoder<W> {
                 match st
                     .productions
                     .iter()
-                    .position(|p| p.terminal == Terminal::Ee)
+                    .position(|p| matches!(p.terminal, Terminal::Ee))
                 {
                     Some(i) => self.code1(cur, i),
                     None => {
@@ -1337,7 +1337,7 @@ impl<W: Write> SchemaEncoder<W> {
                                 .grammar(state)
                                 .productions
                                 .iter()
-                                .position(|p| p.terminal == Terminal::Ee)
+                                .position(|p| matches!(p.terminal, Terminal::Ee))
                                 .ok_or_else(|| {
                                     Self::invalid("the element's content is incomplete (strict)")
                                 })?;

@@ -191,7 +191,11 @@ pub(crate) fn second_level(st: &Grammar, nillable: bool, castable: bool, f: Fide
         }
         return v;
     }
-    if !st.productions.iter().any(|p| p.terminal == Terminal::Ee) {
+    if !st
+        .productions
+        .iter()
+        .any(|p| matches!(p.terminal, Terminal::Ee))
+    {
         v.push(Second::Ee);
     }
     if st.kind == Kind::FirstStartTag {
