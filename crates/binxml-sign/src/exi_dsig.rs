@@ -12,9 +12,10 @@
 
 use std::sync::Arc;
 
-use binxml_core::{Encoder, Event, QName, base64};
-use binxml_exi::informed::{SchemaEncoder, SchemaGrammars};
+use binxml_core::{Decoder, Encoder, Event, Limits, QName, base64};
+use binxml_exi::informed::{SchemaDecoder, SchemaEncoder, SchemaGrammars};
 use binxml_exi::{Alignment, ExiOptions, Whitespace};
+use binxml_schema::{LoadOptions, Schema};
 
 use crate::SignError;
 use crate::dsig::{
@@ -56,6 +57,35 @@ impl ExiC14n {
                 .with_whitespace(Whitespace::DropBetweenTags)
                 .with_canonical(true),
         }
+    }
+
+    /// Canonical EXI for the messages of `document`'s schema, `SignedInfo` encoded with the
+    /// grammars of the XML Signature schema that schema imports (as ISO 15118's message
+    /// schemas do), loaded again alone from the bytes read for the import ([V2G20-1449]: the
+    /// XML Signature schema as the only entry point). `options` bound that second loading.
+    pub fn for_message_schema(
+        document: Arc<SchemaGrammars>,
+        options: &LoadOptions,
+    ) -> Result<ExiC14n, SignError> {
+        let doc = document
+            .schema()
+            .documents()
+            .iter()
+            .find(|d| d.target_namespace == DSIG_NS)
+            .ok_or_else(|| {
+                SignError::malformed(format!(
+                    "the schema does not import the XML Signature schema ({DSIG_NS}), whose grammars encode SignedInfo"
+                ))
+            })?;
+        let schema = Schema::from_bytes_with(&doc.bytes, &doc.location, options)
+            .map_err(|e| SignError::malformed(format!("the XML Signature schema: {e}")))?;
+        let signature = SchemaGrammars::new(Arc::new(schema))?;
+        Ok(ExiC14n::new(document, Arc::new(signature)))
+    }
+
+    /// The schema-informed grammars of the document's schema.
+    pub fn document_grammars(&self) -> &Arc<SchemaGrammars> {
+        &self.document
     }
 
     /// The same with other EXI options (`strict`, another alignment, the options document in
@@ -199,6 +229,121 @@ pub struct SignaturePlace {
     pub local: String,
 }
 
+impl SignaturePlace {
+    /// The first element named `name` in `events`: `{namespace}local`, or a local name in
+    /// whatever namespace its first occurrence has (`Header`, as ISO 15118 places the
+    /// signature).
+    pub fn find(events: &[Event<'_>], name: &str) -> Result<SignaturePlace, SignError> {
+        let (ns, local) = match name.strip_prefix('{').and_then(|r| r.split_once('}')) {
+            Some((ns, local)) => (Some(ns), local),
+            None => (None, name),
+        };
+        events
+            .iter()
+            .find_map(|e| match e {
+                Event::StartElement(q)
+                    if q.local == local && ns.is_none_or(|n| q.namespace == n) =>
+                {
+                    Some(SignaturePlace {
+                        namespace: q.namespace.to_string(),
+                        local: local.to_string(),
+                    })
+                }
+                _ => None,
+            })
+            .ok_or_else(|| {
+                SignError::malformed(format!("no element {name} to put the signature in"))
+            })
+    }
+}
+
+/// The values of the `Id` attributes (the name ISO 15118's messages use) of the elements
+/// that neither hold nor are inside the element `place` names, in document order: what a
+/// Canonical EXI signature placed there signs when no ids are given.
+pub fn ids_outside(events: &[Event<'_>], place: &SignaturePlace) -> Result<Vec<String>, SignError> {
+    let tree = Tree::new(events)?;
+    let at = (0..tree.nodes.len()).find(|&n| {
+        let q = name(events, tree.nodes[n].0);
+        q.namespace == place.namespace && q.local == place.local
+    });
+    Ok((0..tree.nodes.len())
+        .filter(|&n| at.is_none_or(|p| !tree.is_inside(n, p) && !tree.is_inside(p, n)))
+        .filter_map(|n| attr(events, tree.nodes[n].0, "Id").map(str::to_string))
+        .collect())
+}
+
+/// A message in schema-informed EXI (the document's grammars, `exi` where its header states
+/// no options), decoded into owned events within `limits`.
+pub fn decode_message(
+    message: &[u8],
+    c14n: &ExiC14n,
+    exi: &ExiOptions,
+    limits: Limits,
+) -> Result<Vec<Event<'static>>, SignError> {
+    let mut dec = SchemaDecoder::new(message, c14n.document.clone(), exi.clone(), limits);
+    let mut events = Vec::new();
+    while let Some(e) = dec.next_event()? {
+        events.push(e.into_owned());
+    }
+    Ok(events)
+}
+
+/// A message's events as schema-informed EXI with the document's grammars and `exi`.
+pub fn encode_message(
+    events: &[Event<'_>],
+    c14n: &ExiC14n,
+    exi: &ExiOptions,
+) -> Result<Vec<u8>, SignError> {
+    let mut out = Vec::with_capacity(256 + 4 * events.len());
+    let mut enc = SchemaEncoder::new(&mut out, c14n.document.clone(), exi.clone())?;
+    for e in events {
+        enc.write_event(e)?;
+    }
+    enc.finish()?;
+    drop(enc);
+    Ok(out)
+}
+
+/// Signs a message received or kept as schema-informed EXI ([`decode_message`]) with
+/// [`sign_exi_events`], and returns it as schema-informed EXI with the same options.
+pub fn sign_exi(
+    message: &[u8],
+    c14n: &ExiC14n,
+    exi: &ExiOptions,
+    key: &PrivateKey,
+    cert: Option<&Certificate>,
+    opts: &ExiSignOptions,
+) -> Result<Vec<u8>, SignError> {
+    let events = decode_message(message, c14n, exi, Limits::default())?;
+    let signed = sign_exi_events(&events, c14n, key, cert, opts)?;
+    encode_message(&signed, c14n, exi)
+}
+
+/// Verifies the Canonical EXI signature of a message in schema-informed EXI
+/// ([`decode_message`], default limits) with [`verify_exi_events`].
+pub fn verify_exi(
+    message: &[u8],
+    c14n: &ExiC14n,
+    exi: &ExiOptions,
+    key: KeySource<'_>,
+    opts: &VerifyOptions,
+) -> Result<ExiVerified, SignError> {
+    let events = decode_message(message, c14n, exi, Limits::default())?;
+    verify_exi_events(&events, c14n, key, opts)
+}
+
+/// Whether a document's events carry a Canonical EXI signature (a `ds:CanonicalizationMethod`
+/// naming [`CANONICAL_EXI`]): which verifier a received document needs.
+pub fn has_exi_signature(events: &[Event<'_>]) -> bool {
+    events.iter().enumerate().any(|(i, e)| {
+        matches!(e, Event::StartElement(q) if q.namespace == DSIG_NS && q.local == "CanonicalizationMethod")
+            && events[i + 1..]
+                .iter()
+                .take_while(|e| matches!(e, Event::Namespace { .. } | Event::Attribute { .. }))
+                .any(|e| matches!(e, Event::Attribute { name, value } if name.local == "Algorithm" && value == CANONICAL_EXI))
+    })
+}
+
 /// How to sign over Canonical EXI.
 #[derive(Clone, Debug)]
 pub struct ExiSignOptions {
@@ -333,6 +478,9 @@ pub struct ExiVerified {
     pub signature_method: String,
     /// The certificate whose key verified the signature, with [`KeySource::Embedded`].
     pub certificate: Option<Certificate>,
+    /// The local name of each referenced element, in the order of `references` (a decoded
+    /// EXI message's prefixes are made up by the decoder).
+    pub elements: Vec<String>,
 }
 
 /// A reference whose form is checked.
@@ -528,6 +676,10 @@ pub fn verify_exi_events(
         });
     }
     Ok(ExiVerified {
+        elements: plans
+            .iter()
+            .map(|p| name(events, tree.nodes[p.signed].0).local.to_string())
+            .collect(),
         references: verified,
         signature_method: sm_uri.to_string(),
         certificate,
