@@ -323,3 +323,125 @@ fn detached_signature_of_a_file() {
     assert!(out.status.success(), "{said}");
     assert!(said.contains("valid: sha256-rsa-MGF1"), "{said}");
 }
+
+/// A schema-informed EXI message signed over Canonical EXI (ISO 15118's form) from the command
+/// line: `sign --schema` then `verify --schema`, another key and a changed message refused.
+#[test]
+fn exi_message_signed_over_canonical_exi() {
+    let dir = scratch_dir("cli-sign-exi");
+    let (key, cert) = openssl_key_and_cert(&dir, "rsa", &["-newkey", "rsa:2048"]);
+    let (_, other) = openssl_key_and_cert(
+        &dir,
+        "ec",
+        &["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"],
+    );
+    let root = workspace_root();
+    let schema = root.join("tests/sign/exi/meter.xsd");
+    let message = dir.join("receipt.exi");
+    let out = run(bin()
+        .arg("convert")
+        .arg(root.join("tests/sign/exi/receipt.xml"))
+        .args(["-t", "exi", "--schema"])
+        .arg(&schema)
+        .arg("-o")
+        .arg(&message));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let signed = dir.join("signed.exi");
+    let out = run(bin()
+        .arg("sign")
+        .arg(&message)
+        .arg("--schema")
+        .arg(&schema)
+        .arg("--key")
+        .arg(&key)
+        .arg("-o")
+        .arg(&signed));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let out = run(bin()
+        .arg("verify")
+        .arg(&signed)
+        .arg("--schema")
+        .arg(&schema)
+        .arg("--cert")
+        .arg(&cert));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("valid: rsa-sha256 over Canonical EXI by the key of CN=cli rsa"),
+        "{text}"
+    );
+    assert!(
+        text.contains("covering the element MeteringReceipt"),
+        "{text}"
+    );
+
+    // The signed message is EXI of the schema: it converts back to XML with a ds:Signature in
+    // the Header.
+    let out = run(bin()
+        .arg("convert")
+        .arg(&signed)
+        .args(["-t", "xml", "--schema"])
+        .arg(&schema)
+        .args(["-o", "-"]));
+    let xml = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        xml.contains("Signature") && xml.contains("SignatureValue"),
+        "{xml}"
+    );
+
+    // Another key: not valid.
+    let out = run(bin()
+        .arg("verify")
+        .arg(&signed)
+        .arg("--schema")
+        .arg(&schema)
+        .arg("--cert")
+        .arg(&other));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not valid"));
+
+    // One bit of the signed message changed (a quarter in: the receipt's body, before the
+    // signature): not valid, status 1.
+    let tampered = dir.join("tampered.exi");
+    let mut bytes = std::fs::read(&signed).unwrap();
+    let mid = bytes.len() / 4;
+    bytes[mid] ^= 0x10;
+    std::fs::write(&tampered, &bytes).unwrap();
+    let out = run(bin()
+        .arg("verify")
+        .arg(&tampered)
+        .arg("--schema")
+        .arg(&schema)
+        .arg("--cert")
+        .arg(&cert));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not valid"));
+
+    // Without --schema an EXI message is not taken for an XML document.
+    let out = run(bin()
+        .arg("sign")
+        .arg(&message)
+        .arg("--key")
+        .arg(&key)
+        .args(["-o", "-"]));
+    assert!(!out.status.success());
+}
