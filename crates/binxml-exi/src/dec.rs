@@ -172,6 +172,39 @@ impl<'a, S: EventSink<'a>> Out for Push<'_, S> {
     }
 }
 
+/// Where [`ExiDecoder::step`] hands the event it has read: on to the emitter at once (the
+/// in-order layouts; the raw event then never exists as a value), or into the block's queue
+/// (reordered layouts, whose values are read after the block's structure).
+trait Take<'a> {
+    fn take(&mut self, d: &mut ExiDecoder<'a>, raw: Raw) -> Result<()>;
+}
+
+/// Emits each event as it is read.
+struct Emit<'o, O>(&'o mut O);
+
+impl<'a, O: Out> Take<'a> for Emit<'_, O> {
+    #[inline(always)]
+    fn take(&mut self, d: &mut ExiDecoder<'a>, raw: Raw) -> Result<()> {
+        d.emit(raw, self.0)
+    }
+}
+
+/// A reordered block's events, held until its channels have been read.
+#[derive(Default)]
+struct Held {
+    raws: VecDeque<Raw>,
+    /// The block's last event was ED.
+    end: bool,
+}
+
+impl<'a> Take<'a> for Held {
+    fn take(&mut self, _: &mut ExiDecoder<'a>, raw: Raw) -> Result<()> {
+        self.end = matches!(raw, Raw::Ed);
+        self.raws.push_back(raw);
+        Ok(())
+    }
+}
+
 /// Reads an EXI stream (schema-less) as events.
 ///
 /// The options come from the stream's header when it has them, else from those given to
@@ -337,14 +370,33 @@ impl<'a> ExiDecoder<'a> {
         Ok(())
     }
 
-    /// [`count`](Self::count) at the current position of the body.
+    /// [`count`](Self::count), an error placed at the event's start.
     #[inline]
     fn count_here(&mut self, n: usize) -> Result<()> {
         self.decoded += n;
         if self.decoded > self.budget {
-            return Err(self.over_budget(&self.body));
+            return Err(self.over_budget_at_event());
         }
         Ok(())
+    }
+
+    /// [`over_budget`](Self::over_budget) at the start of the event being read or handed on.
+    #[cold]
+    #[inline(never)]
+    fn over_budget_at_event(&self) -> Error {
+        let mut e = Error::limit(
+            Format::Exi,
+            self.event_offset,
+            format!(
+                "decoded text past {} octets for {} octets of input (limit: max_expansion_ratio)",
+                self.budget,
+                self.input.len()
+            ),
+        );
+        if !self.o.alignment.is_reordered() {
+            e = e.at_bit(self.event_bit);
+        }
+        e
     }
 
     #[cold]
@@ -387,6 +439,7 @@ impl<'a> ExiDecoder<'a> {
         }
     }
 
+    #[inline(always)]
     fn value(&mut self, r: &mut BitReader<'_>, name: NameId) -> Result<Val> {
         if self.o.alignment.is_reordered() {
             self.slot_names.push(name);
@@ -444,7 +497,13 @@ impl<'a> ExiDecoder<'a> {
     }
 
     /// An attribute's value: `xsi:type` is a QName unless lexical values are preserved.
-    fn attribute(&mut self, r: &mut BitReader<'_>, name: NameId) -> Result<Raw> {
+    #[inline(always)]
+    fn attribute(
+        &mut self,
+        r: &mut BitReader<'_>,
+        name: NameId,
+        out: &mut impl Take<'a>,
+    ) -> Result<()> {
         let prefix = self.prefix(r, name)?;
         if name == XSI_TYPE {
             if self.o.lexical_values {
@@ -464,30 +523,39 @@ impl<'a> ExiDecoder<'a> {
                     }
                     ValueRef::Scratch => Val::Scratch,
                 };
-                return Ok(Raw::At {
-                    name,
-                    prefix,
-                    value,
-                });
+                return out.take(
+                    self,
+                    Raw::At {
+                        name,
+                        prefix,
+                        value,
+                    },
+                );
             }
             let ty = self.qname(r)?;
             let ty_prefix = self.prefix(r, ty)?;
-            return Ok(Raw::XsiType {
-                prefix,
-                ty,
-                ty_prefix,
-            });
+            return out.take(
+                self,
+                Raw::XsiType {
+                    prefix,
+                    ty,
+                    ty_prefix,
+                },
+            );
         }
         let value = self.value(r, name)?;
-        Ok(Raw::At {
-            name,
-            prefix,
-            value,
-        })
+        out.take(
+            self,
+            Raw::At {
+                name,
+                prefix,
+                value,
+            },
+        )
     }
 
     /// Reads one event.
-    fn step(&mut self, r: &mut BitReader<'_>) -> Result<Raw> {
+    fn step(&mut self, r: &mut BitReader<'_>, out: &mut impl Take<'a>) -> Result<()> {
         // SC may only come right after its element's SE.
         let sc_allowed = std::mem::take(&mut self.sc_allowed);
         if self
@@ -495,10 +563,10 @@ impl<'a> ExiDecoder<'a> {
             .last()
             .is_some_and(|o| o.depth == self.stack.len())
         {
-            return self.step_fragment(r);
+            return self.step_fragment(r, out);
         }
         let Some(f) = self.stack.last() else {
-            return self.step_top(r);
+            return self.step_top(r, out);
         };
         let (gi, state, name) = (f.grammar, f.state, f.name);
         let n1 = self.g[gi].prods(state).len();
@@ -510,16 +578,19 @@ impl<'a> ExiDecoder<'a> {
                     self.stack.last_mut().expect("inside").state = State::Content;
                     let prefix = self.prefix(r, id)?;
                     self.push_element(r, id)?;
-                    Ok(Raw::Se { name: id, prefix })
+                    out.take(self, Raw::Se { name: id, prefix })
                 }
-                Prod::At(id) => self.attribute(r, id),
+                Prod::At(id) => self.attribute(r, id, out),
                 Prod::Ch => {
                     self.stack.last_mut().expect("inside").state = State::Content;
-                    Ok(Raw::Ch(self.value(r, name)?))
+                    {
+                        let v = self.value(r, name)?;
+                        out.take(self, Raw::Ch(v))
+                    }
                 }
                 Prod::Ee | Prod::SeAny => {
                     self.stack.pop();
-                    Ok(Raw::Ee)
+                    out.take(self, Raw::Ee)
                 }
             };
         }
@@ -535,19 +606,19 @@ impl<'a> ExiDecoder<'a> {
             Undeclared::Ee => {
                 self.g[gi].learn(State::StartTag, Prod::Ee);
                 self.stack.pop();
-                Ok(Raw::Ee)
+                out.take(self, Raw::Ee)
             }
             Undeclared::At => {
                 let id = self.qname(r)?;
                 self.g[gi].learn(State::StartTag, Prod::At(id));
-                self.attribute(r, id)
+                self.attribute(r, id, out)
             }
             Undeclared::Ns => {
                 let uri = self.t.read_uri(r, self.limits.max_string_len)?;
                 let prefix = self.t.read_ns_prefix(r, uri, self.limits.max_string_len)?;
                 self.check_tables(r)?;
                 let local = r.boolean()?;
-                Ok(Raw::Ns { uri, prefix, local })
+                out.take(self, Raw::Ns { uri, prefix, local })
             }
             Undeclared::Sc => {
                 // (An attribute or declaration before SC would be handed on with the outer
@@ -569,7 +640,7 @@ impl<'a> ExiDecoder<'a> {
                     frag: std::mem::replace(&mut self.frag, vec![Prod::Ee, Prod::SeAny]),
                     depth: self.stack.len(),
                 });
-                Ok(Raw::ScStart)
+                out.take(self, Raw::ScStart)
             }
             Undeclared::Se => {
                 let id = self.qname(r)?;
@@ -577,52 +648,64 @@ impl<'a> ExiDecoder<'a> {
                 self.stack.last_mut().expect("inside").state = State::Content;
                 let prefix = self.prefix(r, id)?;
                 self.push_element(r, id)?;
-                Ok(Raw::Se { name: id, prefix })
+                out.take(self, Raw::Se { name: id, prefix })
             }
             Undeclared::Ch => {
                 self.g[gi].learn(state, Prod::Ch);
                 self.stack.last_mut().expect("inside").state = State::Content;
-                Ok(Raw::Ch(self.value(r, name)?))
+                {
+                    let v = self.value(r, name)?;
+                    out.take(self, Raw::Ch(v))
+                }
             }
             Undeclared::Er => {
                 self.stack.last_mut().expect("inside").state = State::Content;
-                Ok(Raw::Er(self.string(r)?))
+                {
+                    let v = self.string(r)?;
+                    out.take(self, Raw::Er(v))
+                }
             }
             Undeclared::Cm => {
                 self.stack.last_mut().expect("inside").state = State::Content;
-                Ok(Raw::Cm(self.string(r)?))
+                {
+                    let v = self.string(r)?;
+                    out.take(self, Raw::Cm(v))
+                }
             }
             Undeclared::Pi => {
                 self.stack.last_mut().expect("inside").state = State::Content;
                 let target = self.string(r)?;
                 let data = self.string(r)?;
-                Ok(Raw::Pi(Box::new((target, data))))
+                out.take(self, Raw::Pi(Box::new((target, data))))
             }
         }
     }
 
     /// Reads a CM or PI at the third level.
-    fn step_third(&mut self, r: &mut BitReader<'_>) -> Result<Raw> {
+    fn step_third(&mut self, r: &mut BitReader<'_>, out: &mut impl Take<'a>) -> Result<()> {
         let third = self.layout.third();
         match third[r.code(third.len())?] {
-            Undeclared::Cm => Ok(Raw::Cm(self.string(r)?)),
+            Undeclared::Cm => {
+                let v = self.string(r)?;
+                out.take(self, Raw::Cm(v))
+            }
             _ => {
                 let target = self.string(r)?;
                 let data = self.string(r)?;
-                Ok(Raw::Pi(Box::new((target, data))))
+                out.take(self, Raw::Pi(Box::new((target, data))))
             }
         }
     }
 
     /// Reads one event of FragmentContent: the top level of a fragment, or of a
     /// self-contained element's content.
-    fn step_fragment(&mut self, r: &mut BitReader<'_>) -> Result<Raw> {
+    fn step_fragment(&mut self, r: &mut BitReader<'_>, out: &mut impl Take<'a>) -> Result<()> {
         let misc = self.o.comments || self.o.pis;
         let n = self.frag.len();
         let c = r.code(n + usize::from(misc))?;
         if c == n {
             r.code(1)?;
-            return self.step_third(r);
+            return self.step_third(r, out);
         }
         match self.frag[index_of(c, n)] {
             Prod::Ee => {
@@ -637,30 +720,30 @@ impl<'a> ExiDecoder<'a> {
                     self.g = o.g;
                     self.frag = o.frag;
                     self.stack.pop();
-                    return Ok(Raw::ScEnd);
+                    return out.take(self, Raw::ScEnd);
                 }
-                Ok(Raw::Ed)
+                out.take(self, Raw::Ed)
             }
             Prod::Se(id) => {
                 let prefix = self.prefix(r, id)?;
                 self.push_element(r, id)?;
-                Ok(Raw::Se { name: id, prefix })
+                out.take(self, Raw::Se { name: id, prefix })
             }
             _ => {
                 let id = self.qname(r)?;
                 self.frag.push(Prod::Se(id));
                 let prefix = self.prefix(r, id)?;
                 self.push_element(r, id)?;
-                Ok(Raw::Se { name: id, prefix })
+                out.take(self, Raw::Se { name: id, prefix })
             }
         }
     }
 
     /// Reads one event outside any element.
-    fn step_top(&mut self, r: &mut BitReader<'_>) -> Result<Raw> {
+    fn step_top(&mut self, r: &mut BitReader<'_>, out: &mut impl Take<'a>) -> Result<()> {
         let misc = self.o.comments || self.o.pis;
         if self.o.fragment {
-            return self.step_fragment(r);
+            return self.step_fragment(r, out);
         }
         match self.top {
             Top::Content => {
@@ -670,26 +753,26 @@ impl<'a> ExiDecoder<'a> {
                     self.top = Top::End;
                     let prefix = self.prefix(r, id)?;
                     self.push_element(r, id)?;
-                    return Ok(Raw::Se { name: id, prefix });
+                    return out.take(self, Raw::Se { name: id, prefix });
                 }
                 let doc = self.layout.doc();
                 let s = r.code(doc.len())?;
                 if self.layout.is_group(doc, s) {
-                    self.step_third(r)
+                    self.step_third(r, out)
                 } else {
                     let mut parts: [String; 4] = Default::default();
                     for p in &mut parts {
                         *p = self.string(r)?;
                     }
-                    Ok(Raw::Dt(Box::new(parts)))
+                    out.take(self, Raw::Dt(Box::new(parts)))
                 }
             }
             Top::End => {
                 if r.code(1 + usize::from(misc))? == 0 {
-                    return Ok(Raw::Ed);
+                    return out.take(self, Raw::Ed);
                 }
                 r.code(1)?;
-                self.step_third(r)
+                self.step_third(r, out)
             }
         }
     }
@@ -722,12 +805,12 @@ impl<'a> ExiDecoder<'a> {
         self.slots.clear();
         self.slot_text.clear();
         let block_size = self.o.block_size as usize;
-        let mut raws = VecDeque::new();
+        let mut block = Held::default();
         let mut held = if compressed { structure.len() } else { 0 };
         loop {
             self.event_offset = r.offset();
             self.event_bit = r.bit_offset();
-            let raw = self.step(&mut r)?;
+            self.step(&mut r, &mut block)?;
             // The block's events are held until its values have been read: they and the
             // inflated structure stay within the budget (a few KB of DEFLATE can hold millions
             // of events). Twice an event's size: the deque doubles its capacity as it grows.
@@ -740,9 +823,7 @@ impl<'a> ExiDecoder<'a> {
                     self.input.len()
                 )));
             }
-            let end = matches!(raw, Raw::Ed);
-            raws.push_back(raw);
-            if end || self.slot_names.len() == block_size {
+            if block.end || self.slot_names.len() == block_size {
                 break;
             }
         }
@@ -778,7 +859,7 @@ impl<'a> ExiDecoder<'a> {
             }
         }
         self.slots = slots;
-        self.block = raws;
+        self.block = block.raws;
         Ok(())
     }
 
@@ -874,6 +955,7 @@ impl<'a> ExiDecoder<'a> {
     /// The prefix for URI `uri` when prefixes are not preserved: the one in scope, else a new
     /// declaration on the open start tag (`ns<uri id>`, `xsi` for the XML Schema instance
     /// namespace).
+    #[inline(always)]
     fn invent(&mut self, uri: u32) -> Pfx {
         match uri {
             0 => return Pfx::Unset,
@@ -886,6 +968,12 @@ impl<'a> ExiDecoder<'a> {
         {
             return Pfx::Scope(i as usize);
         }
+        self.invent_new(uri)
+    }
+
+    /// [`invent`](Self::invent) for a URI without a prefix found by its id.
+    #[inline(never)]
+    fn invent_new(&mut self, uri: u32) -> Pfx {
         let u = &self.t.uri(uri);
         if u.is_empty() {
             // A second entry for no namespace (a stream may add "" as a miss): no prefix.
@@ -993,6 +1081,7 @@ impl<'a> ExiDecoder<'a> {
     }
 
     /// The prefix of an element or attribute name: preserved, or invented.
+    #[inline]
     fn name_prefix(&mut self, name: NameId, prefix: Option<u32>, attribute: bool) -> Pfx {
         let uri = self.t.name_uri(name);
         if self.o.prefixes {
@@ -1233,9 +1322,28 @@ impl<'a> ExiDecoder<'a> {
         let mut r = self.body.clone();
         self.event_offset = r.offset();
         self.event_bit = r.bit_offset();
-        let raw = self.step(&mut r);
+        let res = self.step(&mut r, &mut Emit(out));
         self.body = r;
-        self.emit(raw?, out)
+        res
+    }
+
+    /// Reads and emits events until the body ends or `out` is full, the reader held in a
+    /// local between events (in-order layouts).
+    fn run(&mut self, out: &mut impl Out) -> Result<()> {
+        let mut r = self.body.clone();
+        let mut emit = Emit(out);
+        let res = loop {
+            if self.phase != Phase::Body || emit.0.full() {
+                break Ok(());
+            }
+            self.event_offset = r.offset();
+            self.event_bit = r.bit_offset();
+            if let Err(e) = self.step(&mut r, &mut emit) {
+                break Err(e);
+            }
+        };
+        self.body = r;
+        res
     }
 }
 
@@ -1288,11 +1396,18 @@ impl<'a> Decoder<'a> for ExiDecoder<'a> {
                     // The events of a body, without returning to this loop between them
                     // (the queue only fills before the body).
                     let mut out = Push(sink);
-                    while self.phase == Phase::Body && !out.full() {
-                        if let Err(e) = self.advance(&mut out) {
-                            self.phase = Phase::Done;
-                            return Err(self.hint(e));
+                    let res = if self.o.alignment.is_reordered() {
+                        let mut res = Ok(());
+                        while res.is_ok() && self.phase == Phase::Body && !out.full() {
+                            res = self.advance(&mut out);
                         }
+                        res
+                    } else {
+                        self.run(&mut out)
+                    };
+                    if let Err(e) = res {
+                        self.phase = Phase::Done;
+                        return Err(self.hint(e));
                     }
                 }
             }

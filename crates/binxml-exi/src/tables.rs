@@ -12,8 +12,8 @@ use std::sync::{Arc, OnceLock};
 use binxml_core::hash::{FastState, bytes_eq};
 use binxml_core::json_mapping::is_ncname;
 
-use crate::bits::{BitReader, BitWriter, char_len, width};
-use binxml_core::Result;
+use crate::bits::{BitReader, BitWriter, Mark, char_len, width};
+use binxml_core::{Error, Result};
 
 /// The XML namespace (URI 1 of every table).
 pub(crate) const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
@@ -786,6 +786,7 @@ impl Tables {
 
     /// Reads a value of name `name`: a hit as its global id, a miss into `scratch` (and into
     /// the table, if the bounds admit it).
+    #[inline(always)]
     pub(crate) fn read_value(
         &mut self,
         r: &mut BitReader<'_>,
@@ -800,17 +801,7 @@ impl Tables {
                 let id = r.nbit(width(local.len()))? as usize;
                 match local.get(id) {
                     Some(&g) if g != NONE => Ok(ValueRef::Global(g)),
-                    Some(_) => Err(r.error_at(
-                        at,
-                        format!("local value id {id} names a value evicted from the table"),
-                    )),
-                    None => Err(r.error_at(
-                        at,
-                        format!(
-                            "local value id {id} is past the {} values of this name",
-                            local.len()
-                        ),
-                    )),
+                    _ => Err(self.bad_local(r, at, name, id)),
                 }
             }
             1 => {
@@ -827,19 +818,51 @@ impl Tables {
                     ))
                 }
             }
-            n => {
-                let len = n - 2;
-                if len > max_len as u64 {
-                    return Err(r.limit_error_at(
-                        at,
-                        format!("value of {len} characters is past the limit (max_string_len)"),
-                    ));
-                }
-                scratch.clear();
-                r.chars_into(len as usize, scratch)?;
-                self.add_value(name, scratch, len as usize, 0);
-                Ok(ValueRef::Scratch)
-            }
+            n => self.read_miss(r, at, name, n - 2, max_len, scratch),
+        }
+    }
+
+    /// A value given as a literal of `len` characters (out of line: hits are the common case
+    /// and stay small where they are inlined).
+    #[inline(never)]
+    fn read_miss(
+        &mut self,
+        r: &mut BitReader<'_>,
+        at: Mark,
+        name: NameId,
+        len: u64,
+        max_len: usize,
+        scratch: &mut String,
+    ) -> Result<ValueRef> {
+        if len > max_len as u64 {
+            return Err(r.limit_error_at(
+                at,
+                format!("value of {len} characters is past the limit (max_string_len)"),
+            ));
+        }
+        scratch.clear();
+        r.chars_into(len as usize, scratch)?;
+        self.add_value(name, scratch, len as usize, 0);
+        Ok(ValueRef::Scratch)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bad_local(&self, r: &BitReader<'_>, at: Mark, name: NameId, id: usize) -> Error {
+        let local = self.local_values(name);
+        if id < local.len() {
+            r.error_at(
+                at,
+                format!("local value id {id} names a value evicted from the table"),
+            )
+        } else {
+            r.error_at(
+                at,
+                format!(
+                    "local value id {id} is past the {} values of this name",
+                    local.len()
+                ),
+            )
         }
     }
 
