@@ -61,7 +61,8 @@ fn resolve(data: &[u8], from: Option<&str>) -> PyResult<Format> {
 
 /// An XML Schema, loaded once from its root document (its includes and imports from local
 /// files; nothing is fetched). `validate` checks a document in any format against it;
-/// `convert(..., schema=s)` writes and reads schema-informed EXI with it.
+/// `convert(..., schema=s)` writes and reads schema-informed EXI with it; `sign_exi` and
+/// `verify_exi` sign and verify its messages over Canonical EXI.
 #[pyclass(frozen)]
 struct Schema {
     schema: std::sync::Arc<binxml::schema::Schema>,
