@@ -61,12 +61,15 @@ fn resolve(data: &[u8], from: Option<&str>) -> PyResult<Format> {
 
 /// An XML Schema, loaded once from its root document (its includes and imports from local
 /// files; nothing is fetched). `validate` checks a document in any format against it;
-/// `convert(..., schema=s)` writes and reads schema-informed EXI with it.
+/// `convert(..., schema=s)` writes and reads schema-informed EXI with it; `sign_exi` and
+/// `verify_exi` sign and verify its messages over Canonical EXI.
 #[pyclass(frozen)]
 struct Schema {
     schema: std::sync::Arc<binxml::schema::Schema>,
     /// The EXI grammars, built on first use.
     grammars: std::sync::OnceLock<std::sync::Arc<binxml::exi::informed::SchemaGrammars>>,
+    /// Canonical EXI for the schema's messages (`sign_exi`, `verify_exi`), built on first use.
+    c14n: std::sync::OnceLock<std::sync::Arc<binxml::sign::exi_dsig::ExiC14n>>,
 }
 
 /// One validation error as Python sees it: line (XML only), column or byte offset, path, message.
@@ -81,6 +84,7 @@ impl Schema {
         Ok(Schema {
             schema: std::sync::Arc::new(s),
             grammars: std::sync::OnceLock::new(),
+            c14n: std::sync::OnceLock::new(),
         })
     }
 
@@ -118,6 +122,20 @@ impl Schema {
         }
         let g = binxml::exi::informed::SchemaGrammars::new(self.schema.clone()).map_err(err)?;
         Ok(self.grammars.get_or_init(|| std::sync::Arc::new(g)).clone())
+    }
+
+    /// Canonical EXI for the schema's messages: `SignedInfo`'s grammars from the XML Signature
+    /// schema the message schema imports.
+    fn c14n(&self) -> PyResult<std::sync::Arc<binxml::sign::exi_dsig::ExiC14n>> {
+        if let Some(c) = self.c14n.get() {
+            return Ok(c.clone());
+        }
+        let c = binxml::sign::exi_dsig::ExiC14n::for_message_schema(
+            self.grammars()?,
+            &binxml::schema::LoadOptions::default(),
+        )
+        .map_err(|e| BinxmlError::new_err(format!("schema: {e}")))?;
+        Ok(self.c14n.get_or_init(|| std::sync::Arc::new(c)).clone())
     }
 }
 
@@ -394,6 +412,21 @@ fn certificate(pem: Option<&str>) -> PyResult<Option<binxml::sign::keys::Certifi
         .map_err(sign_err)
 }
 
+/// A signature's digest by name (SHA-1 is not offered for signing).
+fn digest_alg(name: &str) -> PyResult<binxml::sign::keys::DigestAlg> {
+    binxml::sign::keys::DigestAlg::from_name(name)
+        .filter(|d| *d != binxml::sign::keys::DigestAlg::Sha1)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown digest {name:?}")))
+}
+
+fn rsa_padding(pss: bool) -> binxml::sign::keys::RsaPadding {
+    if pss {
+        binxml::sign::keys::RsaPadding::Pss
+    } else {
+        binxml::sign::keys::RsaPadding::Pkcs1v15
+    }
+}
+
 /// Signs an XML document with an enveloped XML Signature (see docs/sign.md): `key` and `cert`
 /// are PEM text; `c14n` one of `exc`, `exc-comments`, `c14n`, `c14n-comments`, `c14n11`,
 /// `c14n11-comments`; `digest` `sha256`, `sha384` or `sha512`; `id` signs the element with that
@@ -431,9 +464,7 @@ fn sign_xml<'py>(
         "c14n11-comments" => C14N11_COMMENTS,
         other => return Err(PyValueError::new_err(format!("unknown c14n {other:?}"))),
     };
-    let digest = binxml::sign::keys::DigestAlg::from_name(digest)
-        .filter(|d| *d != binxml::sign::keys::DigestAlg::Sha1)
-        .ok_or_else(|| PyValueError::new_err(format!("unknown digest {digest:?}")))?;
+    let digest = digest_alg(digest)?;
     let opts = SignOptions {
         c14n: C14n::from_uri(uri).expect("a known canonicalization"),
         digest,
@@ -446,11 +477,7 @@ fn sign_xml<'py>(
                 ));
             }
         },
-        rsa_padding: if rsa_pss {
-            binxml::sign::keys::RsaPadding::Pss
-        } else {
-            binxml::sign::keys::RsaPadding::Pkcs1v15
-        },
+        rsa_padding: rsa_padding(rsa_pss),
     };
     if detached.is_some() && (id.is_some() || enveloping.is_some()) {
         return Err(PyValueError::new_err(
@@ -566,6 +593,138 @@ fn verify_cms<'py>(
     Ok(PyBytes::new(py, &v.content))
 }
 
+/// Canonical EXI for the messages of `schema` (a `Schema`, or a path loaded into one for this
+/// call), which must be given.
+fn message_c14n(
+    schema: Option<&Bound<'_, PyAny>>,
+    what: &str,
+) -> PyResult<std::sync::Arc<binxml::sign::exi_dsig::ExiC14n>> {
+    let schema = schema.ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "{what} needs schema=: the messages' XML Schema (a binxml.Schema or a path), which \
+             imports the XML Signature schema"
+        ))
+    })?;
+    if let Ok(s) = schema.downcast::<Schema>() {
+        return s.get().c14n();
+    }
+    let path: std::path::PathBuf = schema
+        .extract()
+        .map_err(|_| pyo3::exceptions::PyTypeError::new_err("schema: a binxml.Schema or a path"))?;
+    Schema::new(path)?.c14n()
+}
+
+/// Signs a schema-informed EXI message over Canonical EXI, as ISO 15118 does (see
+/// docs/sign.md): `schema` is the message's XML Schema (a `Schema` or a path; it imports the
+/// XML Signature schema); `exi` the message's EXI options as `convert` takes them (EXI's
+/// defaults when absent); a `ds:Signature` is appended to the first element named
+/// `signature_in` (`NAME` or `{NS}NAME`), with one reference to the element whose `Id` is `id`,
+/// or, without `id`, one per element with an `Id` outside that element. `key` and `cert` are
+/// PEM text (the certificate goes in `KeyInfo`; ISO 15118 sends none); `digest` `sha256`,
+/// `sha384` or `sha512`; `rsa_pss` signs an RSA key with RSA-PSS. Returns the signed message as
+/// schema-informed EXI with the same options.
+#[pyfunction]
+#[pyo3(signature = (data, key, cert=None, schema=None, exi=None, signature_in="Header", id=None, digest="sha256", rsa_pss=false))]
+// One parameter per Python keyword argument.
+#[allow(clippy::too_many_arguments)]
+fn sign_exi<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    key: &str,
+    cert: Option<&str>,
+    schema: Option<&Bound<'py, PyAny>>,
+    exi: Option<&str>,
+    signature_in: &str,
+    id: Option<&str>,
+    digest: &str,
+    rsa_pss: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    use binxml::sign::exi_dsig::{self, ExiSignOptions, SignaturePlace};
+    let c14n = message_c14n(schema, "sign_exi")?;
+    let options = binxml::exi::ExiOptions::default()
+        .parse_text(exi.unwrap_or(""))
+        .map_err(err)?;
+    let digest = digest_alg(digest)?;
+    let key = private_key(key)?;
+    let cert = certificate(cert)?;
+    let out = py.allow_threads(|| -> PyResult<Vec<u8>> {
+        let events = exi_dsig::decode_message(data, &c14n, &options, binxml::Limits::default())
+            .map_err(sign_err)?;
+        let place = SignaturePlace::find(&events, signature_in).map_err(sign_err)?;
+        let references = match id {
+            Some(id) => vec![id.to_string()],
+            None => exi_dsig::ids_outside(&events, &place).map_err(sign_err)?,
+        };
+        if references.is_empty() {
+            return Err(BinxmlError::new_err(format!(
+                "no element with an Id outside <{signature_in}> to sign: give id="
+            )));
+        }
+        let opts = ExiSignOptions {
+            references,
+            place,
+            digest,
+            rsa_padding: rsa_padding(rsa_pss),
+        };
+        let signed = exi_dsig::sign_exi_events(&events, &c14n, &key, cert.as_ref(), &opts)
+            .map_err(sign_err)?;
+        exi_dsig::encode_message(&signed, &c14n, &options).map_err(sign_err)
+    })?;
+    Ok(PyBytes::new(py, &out))
+}
+
+/// Verifies the Canonical EXI signature of a schema-informed EXI message (ISO 15118's form)
+/// with the signer's certificate (PEM), or, without one, with the certificate inside the
+/// signature (integrity only). `schema` and `exi` are as for `sign_exi`. Returns a dict:
+/// `signature_method`, `references` (their URIs, `#id`), `elements` (the local name of each
+/// element referenced), `certificate` (the subject of the embedded certificate used, or None).
+/// Raises BinxmlError when the signature is not valid or is refused.
+#[pyfunction]
+#[pyo3(signature = (data, cert=None, schema=None, exi=None, allow_sha1=false))]
+fn verify_exi<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    cert: Option<&str>,
+    schema: Option<&Bound<'py, PyAny>>,
+    exi: Option<&str>,
+    allow_sha1: bool,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    use binxml::sign::dsig::{KeySource, VerifyOptions};
+    let c14n = message_c14n(schema, "verify_exi")?;
+    let options = binxml::exi::ExiOptions::default()
+        .parse_text(exi.unwrap_or(""))
+        .map_err(err)?;
+    let cert = certificate(cert)?;
+    let opts = VerifyOptions {
+        allow_sha1,
+        ..VerifyOptions::default()
+    };
+    let v = py
+        .allow_threads(|| {
+            let key = match &cert {
+                Some(c) => KeySource::Given(c.public_key()),
+                None => KeySource::Embedded,
+            };
+            binxml::sign::exi_dsig::verify_exi(data, &c14n, &options, key, &opts)
+        })
+        .map_err(sign_err)?;
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item("signature_method", &v.signature_method)?;
+    d.set_item(
+        "references",
+        v.references
+            .iter()
+            .map(|r| r.uri.clone())
+            .collect::<Vec<_>>(),
+    )?;
+    d.set_item("elements", &v.elements)?;
+    d.set_item(
+        "certificate",
+        v.certificate.as_ref().map(|c| c.subject().to_string()),
+    )?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -580,6 +739,8 @@ fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify_xml, m)?)?;
     m.add_function(wrap_pyfunction!(sign_cms, m)?)?;
     m.add_function(wrap_pyfunction!(verify_cms, m)?)?;
+    m.add_function(wrap_pyfunction!(sign_exi, m)?)?;
+    m.add_function(wrap_pyfunction!(verify_exi, m)?)?;
     m.add_class::<Schema>()?;
     m.add_class::<attrib::Attrib>()?;
     m.add_class::<XebuSchema>()?;

@@ -42,4 +42,12 @@ def stream(data: bytes) -> int:
     return n
 
 
+def sign_message(message: bytes, key: str, cert: str) -> List[str]:
+    schema = binxml.Schema("meter.xsd")
+    signed: bytes = binxml.sign_exi(message, key, schema=schema, exi="compression", id="id1")
+    v = binxml.verify_exi(signed, cert, schema="meter.xsd", exi="compression")
+    elements: List[str] = v["elements"]
+    return elements
+
+
 VERSION: str = binxml.__version__

@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 
 from ._binxml import BinxmlError, detect, encode as _encode, events as _events, formats
 from ._binxml import Schema, XebuSchema, Element, Attrib, Tree as _Tree
-from ._binxml import sign_cms, sign_xml, verify_cms, verify_xml
+from ._binxml import sign_cms, sign_exi, sign_xml, verify_cms, verify_exi, verify_xml
 from ._binxml import convert as _convert, convert_file as _convert_file
 from ._binxml import parse_file as _parse_file, parse_tree as _parse_tree
 from ._binxml import stream_bytes as _stream_bytes, stream_file as _stream_file, stream_reader as _stream_reader
@@ -57,6 +57,8 @@ __all__ = [
     "verify_xml",
     "sign_cms",
     "verify_cms",
+    "sign_exi",
+    "verify_exi",
     "__version__",
 ]
 

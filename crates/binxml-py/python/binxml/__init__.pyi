@@ -151,3 +151,21 @@ def verify_xml(
 ) -> Dict[str, Any]: ...
 def sign_cms(data: bytes, key: str, cert: str, detached: bool = ...) -> bytes: ...
 def verify_cms(p7s: bytes, cert: Optional[str] = ..., content: Optional[bytes] = ...) -> bytes: ...
+def sign_exi(
+    data: bytes,
+    key: str,
+    cert: Optional[str] = ...,
+    schema: Union[Schema, str, os.PathLike[str], None] = ...,
+    exi: Optional[str] = ...,
+    signature_in: str = ...,
+    id: Optional[str] = ...,
+    digest: str = ...,
+    rsa_pss: bool = ...,
+) -> bytes: ...
+def verify_exi(
+    data: bytes,
+    cert: Optional[str] = ...,
+    schema: Union[Schema, str, os.PathLike[str], None] = ...,
+    exi: Optional[str] = ...,
+    allow_sha1: bool = ...,
+) -> Dict[str, Any]: ...
