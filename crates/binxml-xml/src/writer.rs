@@ -398,21 +398,13 @@ impl<W: Write> XmlWriter<W> {
     }
 
     /// Opens the start tag of `prefix:local` (`local` without a prefix).
+    #[inline(always)]
     fn start_element(&mut self, prefix: &str, local: &str) -> Result<()> {
         self.close_tag();
-        if self.opts.indent.is_some() && self.stack.last().is_some_and(|f| !f.had_text) {
-            self.indent(self.stack.len());
-        }
         if self.stack.is_empty() {
-            if self.doctype.is_some() {
-                let root = if prefix.is_empty() {
-                    local.to_string()
-                } else {
-                    format!("{prefix}:{local}")
-                };
-                self.write_doctype(Some(&root))?;
-            }
-            self.root_written = true;
+            self.start_root(prefix, local)?;
+        } else if self.opts.indent.is_some() && self.stack.last().is_some_and(|f| !f.had_text) {
+            self.indent(self.stack.len());
         }
         let at = self.names.len();
         self.buf.push(b'<');
@@ -432,6 +424,22 @@ impl<W: Write> XmlWriter<W> {
         self.attrs.clear();
         self.attr_names.clear();
         self.plain_attrs.clear();
+        Ok(())
+    }
+
+    /// A top-level element: writes the DOCTYPE waiting for its name.
+    #[cold]
+    #[inline(never)]
+    fn start_root(&mut self, prefix: &str, local: &str) -> Result<()> {
+        if self.doctype.is_some() {
+            let root = if prefix.is_empty() {
+                local.to_string()
+            } else {
+                format!("{prefix}:{local}")
+            };
+            self.write_doctype(Some(&root))?;
+        }
+        self.root_written = true;
         Ok(())
     }
 
@@ -891,6 +899,12 @@ fn escape<const ATTR: bool, const CHECK: bool>(
 ) -> std::result::Result<(), usize> {
     let b = s.as_bytes();
     let table = if ATTR { &ATTR_CLASS } else { &TEXT_CLASS };
+    // A string shorter than a word (much text between tags is a line feed and indentation,
+    // many values a few octets) copied whole when the table has nothing to do for any octet.
+    if b.len() < 8 && b.iter().all(|&c| table[c as usize] == 0) {
+        put(buf, b);
+        return Ok(());
+    }
     let mut last = 0;
     let mut i = 0;
     let word = |at: usize| u64::from_le_bytes(<[u8; 8]>::try_from(&b[at..at + 8]).unwrap());
