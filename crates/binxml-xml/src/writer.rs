@@ -15,6 +15,7 @@
 use binxml_core::Format;
 use std::io::Write;
 
+use binxml_core::hash::bytes_eq;
 use binxml_core::{DocType, Encoder, Error, Event, QName, Result, StreamChecker, XML_NS, XMLNS_NS};
 
 use crate::dtd::{Dtd, Entity};
@@ -275,7 +276,7 @@ impl<W: Write> XmlWriter<W> {
     }
 
     fn lookup(&self, prefix: &str) -> Option<&str> {
-        if prefix == "xml" {
+        if eq(prefix, "xml") {
             return Some(XML_NS);
         }
         self.ns
@@ -397,25 +398,23 @@ impl<W: Write> XmlWriter<W> {
     }
 
     /// Opens the start tag of `prefix:local` (`local` without a prefix).
+    #[inline(always)]
     fn start_element(&mut self, prefix: &str, local: &str) -> Result<()> {
         self.close_tag();
-        if self.opts.indent.is_some() && self.stack.last().is_some_and(|f| !f.had_text) {
+        if self.stack.is_empty() {
+            self.start_root(prefix, local)?;
+        } else if self.opts.indent.is_some() && self.stack.last().is_some_and(|f| !f.had_text) {
             self.indent(self.stack.len());
         }
         let at = self.names.len();
-        if !prefix.is_empty() {
-            self.names.extend_from_slice(prefix.as_bytes());
-            self.names.push(b':');
-        }
-        self.names.extend_from_slice(local.as_bytes());
-        if self.stack.is_empty() {
-            let root = String::from_utf8_lossy(&self.names[at..]).into_owned();
-            self.write_doctype(Some(&root))?;
-            self.root_written = true;
-        }
-
         self.buf.push(b'<');
-        self.buf.extend_from_slice(&self.names[at..]);
+        let name_at = self.buf.len();
+        if !prefix.is_empty() {
+            put(&mut self.buf, prefix.as_bytes());
+            self.buf.push(b':');
+        }
+        put(&mut self.buf, local.as_bytes());
+        put(&mut self.names, &self.buf[name_at..]);
         self.stack.push(Frame {
             name_at: at,
             ns_mark: self.ns.len(),
@@ -425,6 +424,22 @@ impl<W: Write> XmlWriter<W> {
         self.attrs.clear();
         self.attr_names.clear();
         self.plain_attrs.clear();
+        Ok(())
+    }
+
+    /// A top-level element: writes the DOCTYPE waiting for its name.
+    #[cold]
+    #[inline(never)]
+    fn start_root(&mut self, prefix: &str, local: &str) -> Result<()> {
+        if self.doctype.is_some() {
+            let root = if prefix.is_empty() {
+                local.to_string()
+            } else {
+                format!("{prefix}:{local}")
+            };
+            self.write_doctype(Some(&root))?;
+        }
+        self.root_written = true;
         Ok(())
     }
 
@@ -495,7 +510,7 @@ impl<W: Write> XmlWriter<W> {
     fn ensure_binding(&mut self, name: &QName<'_>, is_attr: bool) -> Option<String> {
         let ns = name.namespace.as_ref();
         let prefix = name.prefix.as_ref();
-        if prefix == "xml" {
+        if eq(prefix, "xml") {
             return None;
         }
         if is_attr {
@@ -530,7 +545,7 @@ impl<W: Write> XmlWriter<W> {
     /// Declares `prefix` as `ns` where an element's name needs it and it is not so bound.
     #[inline]
     fn bind_element(&mut self, prefix: &str, ns: &str) {
-        if prefix == "xml" {
+        if eq(prefix, "xml") {
             return;
         }
         if !same(self.lookup(prefix).unwrap_or(""), ns) && (prefix.is_empty() || !ns.is_empty()) {
@@ -554,14 +569,14 @@ impl<W: Write> XmlWriter<W> {
         // XML namespace, not `xml` or `xmlns` elsewhere (a fresh one is declared).
         let prefix: &str = if ns.is_empty() {
             ""
-        } else if ns == XML_NS {
+        } else if eq(ns, XML_NS) {
             "xml"
-        } else if ns == XMLNS_NS {
+        } else if eq(ns, XMLNS_NS) {
             return Err(Error::unsupported(
                 FMT,
                 "an element in the xmlns namespace cannot be written",
             ));
-        } else if matches!(&*name.prefix, "xml" | "xmlns") {
+        } else if reserved_prefix(&name.prefix) {
             ""
         } else {
             &name.prefix
@@ -571,7 +586,7 @@ impl<W: Write> XmlWriter<W> {
             self.known.add_name(prefix);
         }
         self.start_element(prefix, local)?;
-        self.pending = if prefix == "xml" {
+        self.pending = if eq(prefix, "xml") {
             Pending::None
         } else {
             match self.lookup_index(prefix) {
@@ -612,7 +627,7 @@ impl<W: Write> XmlWriter<W> {
         if !ns.is_empty() && !self.known.ns(ns) {
             self.check_ns(ns)?;
         }
-        if ns == XMLNS_NS || (ns.is_empty() && local == "xmlns") {
+        if eq(ns, XMLNS_NS) || (ns.is_empty() && eq(local, "xmlns")) {
             return Err(Error::unsupported(
                 FMT,
                 "a namespace declaration as an attribute (it is a Namespace event)",
@@ -623,7 +638,7 @@ impl<W: Write> XmlWriter<W> {
         } else if self
             .plain_attrs
             .iter()
-            .any(|&(a, b)| &self.buf[a..b] == local.as_bytes())
+            .any(|&(a, b)| bytes_eq(&self.buf[a..b], local.as_bytes()))
         {
             return Err(Error::invalid_events(
                 FMT,
@@ -633,9 +648,9 @@ impl<W: Write> XmlWriter<W> {
         // As for elements: no prefix in no namespace, `xml` for the XML namespace.
         let prefix: &str = if ns.is_empty() {
             ""
-        } else if ns == XML_NS {
+        } else if eq(ns, XML_NS) {
             "xml"
-        } else if matches!(&*name.prefix, "xml" | "xmlns") {
+        } else if reserved_prefix(&name.prefix) {
             ""
         } else {
             &name.prefix
@@ -654,11 +669,11 @@ impl<W: Write> XmlWriter<W> {
         self.buf.push(b' ');
         let prefix = forced.as_deref().unwrap_or(prefix);
         if !prefix.is_empty() {
-            self.buf.extend_from_slice(prefix.as_bytes());
+            put(&mut self.buf, prefix.as_bytes());
             self.buf.push(b':');
         }
         let name_at = self.buf.len();
-        self.buf.extend_from_slice(local.as_bytes());
+        put(&mut self.buf, local.as_bytes());
         let name_end = self.buf.len();
         self.buf.extend_from_slice(b"=\"");
         if let Err(e) = escape_checked::<true>(&mut self.buf, "an attribute value", value) {
@@ -688,7 +703,7 @@ impl<W: Write> XmlWriter<W> {
                 self.indent(self.stack.len());
             }
             self.buf.extend_from_slice(b"</");
-            self.buf.extend_from_slice(&self.names[at..]);
+            put(&mut self.buf, &self.names[at..]);
             self.buf.push(b'>');
         }
         self.names.truncate(at);
@@ -884,6 +899,12 @@ fn escape<const ATTR: bool, const CHECK: bool>(
 ) -> std::result::Result<(), usize> {
     let b = s.as_bytes();
     let table = if ATTR { &ATTR_CLASS } else { &TEXT_CLASS };
+    // A string shorter than a word (much text between tags is a line feed and indentation,
+    // many values a few octets) copied whole when the table has nothing to do for any octet.
+    if b.len() < 8 && b.iter().all(|&c| table[c as usize] == 0) {
+        put(buf, b);
+        return Ok(());
+    }
     let mut last = 0;
     let mut i = 0;
     let word = |at: usize| u64::from_le_bytes(<[u8; 8]>::try_from(&b[at..at + 8]).unwrap());
@@ -921,11 +942,11 @@ fn escape<const ATTR: bool, const CHECK: bool>(
             }
             continue;
         }
-        buf.extend_from_slice(&b[last..i - 1]);
+        put(buf, &b[last..i - 1]);
         buf.extend_from_slice(REFERENCES[k as usize]);
         last = i;
     }
-    buf.extend_from_slice(&b[last..]);
+    put(buf, &b[last..]);
     Ok(())
 }
 
@@ -933,7 +954,51 @@ fn escape<const ATTR: bool, const CHECK: bool>(
 /// names handed to the writer again and again usually are).
 #[inline]
 fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && (a.is_empty() || std::ptr::eq(a.as_ptr(), b.as_ptr()) || a == b)
+    a.len() == b.len() && (a.is_empty() || std::ptr::eq(a.as_ptr(), b.as_ptr()) || eq(a, b))
+}
+
+/// `a == b` for the short strings of the hot paths (prefixes, names, namespace names), in
+/// scalar code: libc's `memcmp` costs more to start than these comparisons take.
+#[inline(always)]
+fn eq(a: &str, b: &str) -> bool {
+    bytes_eq(a.as_bytes(), b.as_bytes())
+}
+
+/// `xml` or `xmlns`, the prefixes a name in another namespace cannot keep.
+#[inline(always)]
+fn reserved_prefix(p: &str) -> bool {
+    eq(p, "xml") || eq(p, "xmlns")
+}
+
+/// Appends `s` to `buf`. Names, short text and the runs between references are mostly a few
+/// octets: those are moved in two overlapping fixed-size words (a call into libc's `memcpy`
+/// costs more than the copy for them); longer slices are copied by `extend_from_slice`.
+#[inline(always)]
+fn put(buf: &mut Vec<u8>, s: &[u8]) {
+    let n = s.len();
+    if n > 16 {
+        buf.extend_from_slice(s);
+    } else if n >= 8 {
+        let head: [u8; 8] = s[..8].try_into().unwrap();
+        let tail: [u8; 8] = s[n - 8..].try_into().unwrap();
+        buf.reserve(16);
+        let at = buf.len();
+        buf.extend_from_slice(&head);
+        buf.truncate(at + n - 8);
+        buf.extend_from_slice(&tail);
+    } else if n >= 4 {
+        let head: [u8; 4] = s[..4].try_into().unwrap();
+        let tail: [u8; 4] = s[n - 4..].try_into().unwrap();
+        buf.reserve(8);
+        let at = buf.len();
+        buf.extend_from_slice(&head);
+        buf.truncate(at + n - 4);
+        buf.extend_from_slice(&tail);
+    } else {
+        for &c in s {
+            buf.push(c);
+        }
+    }
 }
 
 impl<W: Write> XmlWriter<W> {
