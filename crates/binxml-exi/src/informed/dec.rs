@@ -19,7 +19,7 @@ use super::grammar::{
     Fidelity, GrammarId, Kind, Order, Second, Terminal, has_second_level, second_level,
 };
 use super::{SchemaGrammars, values};
-use crate::bits::{BitReader, width};
+use crate::bits::{BitReader, Mark, width};
 use crate::grammar::{ElementGrammar as BuiltinGrammar, Layout, Prod, State, Undeclared, index_of};
 use crate::header;
 use crate::options::ExiOptions;
@@ -44,6 +44,43 @@ struct Frame {
     name: NameId,
     /// Scope entries this element declared start here.
     scope_mark: usize,
+}
+
+/// The namespace declarations in scope, (prefix, URI, the URI's number), innermost last:
+/// entries past the end are kept, their strings reused, so that the declarations that come
+/// and go with the elements (invented prefixes) allocate nothing.
+#[derive(Default)]
+struct Scope {
+    entries: Vec<(String, String, u32)>,
+    len: usize,
+}
+
+impl Scope {
+    /// Declares `prefix` followed by `underscores` `_`s for `uri` (number `n`).
+    fn push(&mut self, prefix: &str, underscores: usize, uri: &str, n: u32) {
+        if self.len == self.entries.len() {
+            self.entries.push(Default::default());
+        }
+        let e = &mut self.entries[self.len];
+        e.0.clear();
+        e.0.push_str(prefix);
+        e.0.extend(std::iter::repeat_n('_', underscores));
+        e.1.clear();
+        e.1.push_str(uri);
+        e.2 = n;
+        self.len += 1;
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+}
+
+impl std::ops::Deref for Scope {
+    type Target = [(String, String, u32)];
+    fn deref(&self) -> &Self::Target {
+        &self.entries[..self.len]
+    }
 }
 
 /// A stretch of [`SchemaDecoder::buf`].
@@ -134,7 +171,7 @@ pub struct SchemaDecoder<'a> {
     layout: Layout,
     stack: Vec<Frame>,
     /// Namespace declarations in scope: (prefix, uri, the URI's number).
-    scope: Vec<(String, String, u32)>,
+    scope: Scope,
     /// The prefix invented for each URI number (`ns<n>`, `xsi`), made once: a namespace used
     /// only below the root is declared again on every element that needs it.
     invented: Vec<String>,
@@ -188,7 +225,9 @@ impl<'a> SchemaDecoder<'a> {
         options: ExiOptions,
         limits: Limits,
     ) -> Self {
-        let t = grammars.string_table(None, None, false);
+        // The stream's own table is made when its header (or body) is read, with the options
+        // that decide its limits: this one, of appendix D's few entries, is never read.
+        let t = Tables::new(None, None, false);
         SchemaDecoder {
             inflated: None,
             input,
@@ -200,7 +239,7 @@ impl<'a> SchemaDecoder<'a> {
             builtin: Vec::new(),
             layout: Layout::new(false, false, false, false, false),
             stack: Vec::new(),
-            scope: Vec::new(),
+            scope: Scope::default(),
             invented: Vec::new(),
             tag: Tag::default(),
             queue: VecDeque::new(),
@@ -397,11 +436,17 @@ impl<'a> SchemaDecoder<'a> {
                 format!("ns{n}")
             });
         }
-        let mut p = self.invented[u].clone();
-        while self.scope.iter().any(|(q, _, _)| *q == p) {
-            p.push('_');
+        // The invented prefix, with as many `_` as make it unlike those in scope.
+        let base = &self.invented[u];
+        let mut k = 0;
+        while self.scope.iter().any(|(q, _, _)| {
+            q.len() == base.len() + k
+                && q.starts_with(base.as_str())
+                && q.as_bytes()[base.len()..].iter().all(|&b| b == b'_')
+        }) {
+            k += 1;
         }
-        self.scope.push((p, self.t.uri(uri).to_string(), uri));
+        self.scope.push(base, k, self.t.uri(uri), uri);
         Pfx::Scope(self.scope.len() - 1)
     }
 
@@ -414,7 +459,7 @@ impl<'a> SchemaDecoder<'a> {
         let local = self.r.boolean()?;
         // A declaration repeats table entries for a few bits each, and is held until its
         // element ends: what it holds counts against the decoded-size budget.
-        let p = self.t.prefix(uri, id).to_string();
+        let p = self.t.prefix(uri, id);
         self.held += p.len() + self.t.uri(uri).len() + 64;
         if self.held > self.limits.decoded_budget(self.input.len()) {
             return Err(self.r.limit_error(format!(
@@ -429,7 +474,7 @@ impl<'a> SchemaDecoder<'a> {
                 .r
                 .error(format!("prefix {p:?} declared for the wrong namespace")));
         }
-        self.scope.push((p, self.t.uri(uri).to_string(), uri));
+        self.scope.push(p, 0, self.t.uri(uri), uri);
         self.tag.fresh = false;
         if local && let Some((_, pfx)) = &mut self.tag.element {
             *pfx = Pfx::Scope(self.scope.len() - 1);
@@ -762,9 +807,9 @@ impl<'a> SchemaDecoder<'a> {
     /// of a fragment from the next octet boundary, with a fresh string table and built-in
     /// grammars; its start tag is read again there (the fragment's SE), so the one read so
     /// far is not handed on.
-    fn start_self_contained(&mut self, at: &BitReader<'_>) -> Result<()> {
+    fn start_self_contained(&mut self, at: Mark) -> Result<()> {
         if !self.tag.open || !self.tag.fresh {
-            return Err(at.error("SC after the start tag's first event"));
+            return Err(self.r.error_at(at, "SC after the start tag's first event"));
         }
         self.r.skip_to_octet();
         self.tag.open = false;
@@ -790,14 +835,17 @@ impl<'a> SchemaDecoder<'a> {
     /// comments and PIs), after which the outer stream goes on.
     fn step_self_contained(&mut self, g: &SchemaGrammars) -> Result<()> {
         let misc = self.o.comments || self.o.pis;
-        let at = self.r.clone();
+        let at = self.r.mark();
         let depth = self.stack.len();
         let started = self.outer.last().is_some_and(|o| o.started);
         self.step_fragment(g, misc)?;
         if self.ended {
             self.ended = false;
             if !matches!(self.queue.pop_back(), Some(Raw::EndDocument)) || !started {
-                return Err(at.error("a self-contained element's fragment without its element"));
+                return Err(self.r.error_at(
+                    at,
+                    "a self-contained element's fragment without its element",
+                ));
             }
             self.r.skip_to_octet();
             let outer = self.outer.pop().expect("inside a self-contained element");
@@ -811,15 +859,19 @@ impl<'a> SchemaDecoder<'a> {
         }
         if self.stack.len() > depth {
             if started {
-                return Err(at.error("a second element in a self-contained element's fragment"));
+                return Err(self.r.error_at(
+                    at,
+                    "a second element in a self-contained element's fragment",
+                ));
             }
             if let Some(o) = self.outer.last_mut() {
                 o.started = true;
             }
         } else if !started {
-            return Err(
-                at.error("a self-contained element's fragment does not start with the element")
-            );
+            return Err(self.r.error_at(
+                at,
+                "a self-contained element's fragment does not start with the element",
+            ));
         }
         Ok(())
     }
@@ -828,7 +880,7 @@ impl<'a> SchemaDecoder<'a> {
     fn step_fragment(&mut self, g: &SchemaGrammars, misc: bool) -> Result<()> {
         let frag = g.fragment_elements();
         let n = frag.len();
-        let at = self.r.clone();
+        let at = self.r.mark();
         let i = self.r.nbit(width(n + 2 + usize::from(misc)))? as usize;
         if i < n {
             let name = match frag[i].1 {
@@ -839,7 +891,8 @@ impl<'a> SchemaDecoder<'a> {
                         .uri_id(uri)
                         .and_then(|u| self.t.name_id(u, local))
                         .ok_or_else(|| {
-                            at.error("a declared name is missing from the string table")
+                            self.r
+                                .error_at(at, "a declared name is missing from the string table")
                         })?
                 }
             };
@@ -848,7 +901,7 @@ impl<'a> SchemaDecoder<'a> {
                 None => {
                     let eg = g
                         .element_fragment()
-                        .ok_or_else(|| at.error("no element fragment grammar"))?;
+                        .ok_or_else(|| self.r.error_at(at, "no element fragment grammar"))?;
                     Cur::Informed {
                         state: eg.start,
                         empty: eg.empty,
@@ -869,10 +922,13 @@ impl<'a> SchemaDecoder<'a> {
         } else if misc && i == n + 2 {
             self.read_misc()
         } else {
-            Err(at.error(format!(
-                "event code {i} past FragmentContent's {} productions",
-                n + 2
-            )))
+            Err(self.r.error_at(
+                at,
+                format!(
+                    "event code {i} past FragmentContent's {} productions",
+                    n + 2
+                ),
+            ))
         }
     }
 
@@ -885,7 +941,7 @@ impl<'a> SchemaDecoder<'a> {
         if self.o.pis {
             third.push(Undeclared::Pi);
         }
-        let at = self.r.clone();
+        let at = self.r.mark();
         let k = self.r.nbit(width(third.len()))? as usize;
         let max = self.limits.max_string_len;
         match third.get(k) {
@@ -901,7 +957,10 @@ impl<'a> SchemaDecoder<'a> {
                 self.queue.push_back(Raw::Pi(target, data));
             }
             None => {
-                return Err(at.error(format!("third-level event code {k} past {}", third.len())));
+                return Err(self.r.error_at(
+                    at,
+                    format!("third-level event code {k} past {}", third.len()),
+                ));
             }
         }
         Ok(())
@@ -911,14 +970,15 @@ impl<'a> SchemaDecoder<'a> {
         let st = g.grammar(state);
         let n1 = st.productions.len();
         let more = usize::from(self.has_second_level(g, cur));
-        let at = self.r.clone();
+        let at = self.r.mark();
         let i = self.r.nbit(width(n1 + more))? as usize;
         if i < n1 {
             let p = &st.productions[i];
             match &p.terminal {
                 Terminal::At { type_def, .. } => {
                     let id = g.prod_name(state, i).ok_or_else(|| {
-                        at.error("a declared attribute is missing from the string table")
+                        self.r
+                            .error_at(at, "a declared attribute is missing from the string table")
                     })?;
                     let pfx = self.attr_prefix(id)?;
                     let v = self.value(g, id, Some(*type_def))?;
@@ -927,7 +987,8 @@ impl<'a> SchemaDecoder<'a> {
                 }
                 Terminal::AtNs(uri) => {
                     let u = self.t.uri_id(uri).ok_or_else(|| {
-                        at.error("a wildcard URI is missing from the string table")
+                        self.r
+                            .error_at(at, "a wildcard URI is missing from the string table")
                     })?;
                     let id = self
                         .t
@@ -941,7 +1002,7 @@ impl<'a> SchemaDecoder<'a> {
                     let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
                     let pfx = self.attr_prefix(id)?;
                     if id == crate::tables::XSI_TYPE {
-                        self.xsi_type(g, pfx, &at)?;
+                        self.xsi_type(g, pfx, at)?;
                         self.set_state(p.next);
                         return Ok(());
                     }
@@ -957,11 +1018,12 @@ impl<'a> SchemaDecoder<'a> {
                 }
                 Terminal::SeRelaxed(_) => {
                     let name = g.prod_name(state, i).ok_or_else(|| {
-                        at.error("a declared name is missing from the string table")
+                        self.r
+                            .error_at(at, "a declared name is missing from the string table")
                     })?;
                     let eg = g
                         .element_fragment()
-                        .ok_or_else(|| at.error("no element fragment grammar"))?;
+                        .ok_or_else(|| self.r.error_at(at, "no element fragment grammar"))?;
                     self.set_state(p.next);
                     self.open_element(
                         name,
@@ -975,7 +1037,8 @@ impl<'a> SchemaDecoder<'a> {
                 }
                 Terminal::SeNs(uri) => {
                     let u = self.t.uri_id(uri).ok_or_else(|| {
-                        at.error("a wildcard URI is missing from the string table")
+                        self.r
+                            .error_at(at, "a wildcard URI is missing from the string table")
                     })?;
                     let name = self
                         .t
@@ -1010,14 +1073,17 @@ impl<'a> SchemaDecoder<'a> {
         let order = self.second_order(g, cur);
         debug_assert_eq!(more == 1, !order.is_empty());
         if i > n1 || order.is_empty() {
-            return Err(at.error(format!(
-                "event code {i} past the state's {} productions",
-                n1 + more
-            )));
+            return Err(self.r.error_at(
+                at,
+                format!("event code {i} past the state's {} productions", n1 + more),
+            ));
         }
         let j = self.r.nbit(width(order.len()))? as usize;
         let Some(&second) = order.get(j) else {
-            return Err(at.error(format!("second-level event code {j} past {}", order.len())));
+            return Err(self.r.error_at(
+                at,
+                format!("second-level event code {j} past {}", order.len()),
+            ));
         };
         let content = match st.kind {
             Kind::Content => state,
@@ -1034,11 +1100,11 @@ impl<'a> SchemaDecoder<'a> {
                 self.queue.push_back(Raw::Er(name));
                 self.set_state(Some(content));
             }
-            Second::Sc => self.start_self_contained(&at)?,
+            Second::Sc => self.start_self_contained(at)?,
             Second::Ee => self.close_element(),
             Second::XsiType => {
                 let own = self.attr_prefix(crate::tables::XSI_TYPE)?;
-                self.xsi_type(g, own, &at)?;
+                self.xsi_type(g, own, at)?;
             }
             Second::XsiNil => {
                 let own = self.attr_prefix(crate::tables::XSI_NIL)?;
@@ -1053,7 +1119,7 @@ impl<'a> SchemaDecoder<'a> {
                 let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
                 let pfx = self.attr_prefix(id)?;
                 if id == crate::tables::XSI_TYPE {
-                    return self.xsi_type(g, pfx, &at);
+                    return self.xsi_type(g, pfx, at);
                 }
                 let v = self.undeclared_attribute_value(g, id)?;
                 self.attribute(id, pfx, v);
@@ -1071,7 +1137,8 @@ impl<'a> SchemaDecoder<'a> {
                 if k < declared.len() {
                     let p = &st.productions[declared[k]];
                     let id = g.prod_name(state, declared[k]).ok_or_else(|| {
-                        at.error("a declared attribute is missing from the string table")
+                        self.r
+                            .error_at(at, "a declared attribute is missing from the string table")
                     })?;
                     let pfx = self.attr_prefix(id)?;
                     let v = self.value(g, id, None)?;
@@ -1083,10 +1150,10 @@ impl<'a> SchemaDecoder<'a> {
                     let v = self.value(g, id, None)?;
                     self.attribute(id, pfx, v);
                 } else {
-                    return Err(at.error(format!(
-                        "third-level event code {k} past {}",
-                        declared.len() + 1
-                    )));
+                    return Err(self.r.error_at(
+                        at,
+                        format!("third-level event code {k} past {}", declared.len() + 1),
+                    ));
                 }
             }
             Second::SeAny => {
@@ -1108,9 +1175,10 @@ impl<'a> SchemaDecoder<'a> {
     /// An xsi:type's value (its attribute's prefix `own` read): a QName (with its prefix when
     /// prefixes are preserved), or with lexical values a string resolved by the declarations
     /// in scope; a type the schema names switches the element to its grammar.
-    fn xsi_type(&mut self, g: &SchemaGrammars, own: Pfx, at: &BitReader<'_>) -> Result<()> {
+    fn xsi_type(&mut self, g: &SchemaGrammars, own: Pfx, at: Mark) -> Result<()> {
         if self.o.lexical_values && !self.o.prefixes {
-            return Err(at.error(
+            return Err(self.r.error_at(
+                at,
                 "xsi:type with preserve.lexicalValues and without preserve.prefixes: \
                  its value's prefix cannot be resolved"
                     .to_string(),
@@ -1186,14 +1254,16 @@ impl<'a> SchemaDecoder<'a> {
 
     fn step_builtin(&mut self, g: &SchemaGrammars, grammar: usize, state: State) -> Result<()> {
         let n = self.builtin[grammar].prods(state).len();
-        let at = self.r.clone();
+        let at = self.r.mark();
         let code = self.r.nbit(width(n + 1))? as usize;
         if code < n {
             let p = self.builtin[grammar].prods(state)[index_of(code, n)];
             return self.builtin_prod(g, grammar, state, p, false);
         }
         if code > n {
-            return Err(at.error(format!("event code {code} past {} productions", n + 1)));
+            return Err(self
+                .r
+                .error_at(at, format!("event code {code} past {} productions", n + 1)));
         }
         let second = self.layout.second(state).to_vec();
         let s = self.r.nbit(width(second.len()))? as usize;
@@ -1208,7 +1278,10 @@ impl<'a> SchemaDecoder<'a> {
             return Ok(());
         }
         let u = *second.get(s).ok_or_else(|| {
-            at.error(format!("second-level event code {s} past {}", second.len()))
+            self.r.error_at(
+                at,
+                format!("second-level event code {s} past {}", second.len()),
+            )
         })?;
         let p = match u {
             Undeclared::Ee => Prod::Ee,
@@ -1223,7 +1296,7 @@ impl<'a> SchemaDecoder<'a> {
             Undeclared::Ch => Prod::Ch,
             Undeclared::Ns => return self.namespace(),
             Undeclared::Sc if state == State::StartTag => {
-                return self.start_self_contained(&at);
+                return self.start_self_contained(at);
             }
             Undeclared::Er => {
                 let name = self.r.string(self.limits.max_string_len)?;
@@ -1238,9 +1311,10 @@ impl<'a> SchemaDecoder<'a> {
                 return Ok(());
             }
             other => {
-                return Err(at.error(format!(
-                    "{other:?} is not supported in schema-informed streams yet"
-                )));
+                return Err(self.r.error_at(
+                    at,
+                    format!("{other:?} is not supported in schema-informed streams yet"),
+                ));
             }
         };
         self.builtin[grammar].learn(state, p);
@@ -1260,8 +1334,8 @@ impl<'a> SchemaDecoder<'a> {
             Prod::At(id) => {
                 let pfx = self.attr_prefix(id)?;
                 if id == crate::tables::XSI_TYPE {
-                    let at = self.r.clone();
-                    return self.xsi_type(g, pfx, &at);
+                    let at = self.r.mark();
+                    return self.xsi_type(g, pfx, at);
                 }
                 let v = self.value(g, id, None)?;
                 self.attribute(id, pfx, v);

@@ -12,6 +12,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
+use binxml_core::hash::bytes_eq;
 use binxml_core::{Encoder, Error, Event, Format, QName, Result, StreamChecker};
 use binxml_schema::model::{ElemId, TypeId};
 
@@ -480,16 +481,19 @@ impl<W: Write> SchemaEncoder<W> {
             Some(cur @ Cur::Informed { state, .. }) => {
                 let g = Arc::clone(&self.g);
                 let st = g.grammar(state);
+                let schema = g.schema();
                 let mut found = None;
-                // Declared names are in the table from the start: compare numbers.
-                let qid = self.name_of(&q.namespace, &q.local);
+                // The state's declared names compared with the event's as strings: a hit
+                // (nearly every element of a valid document) needs no table lookup.
                 for (i, p) in st.productions.iter().enumerate() {
                     match &p.terminal {
-                        Terminal::Se(e) if Some(self.g.elem_name(*e)) == qid => {
+                        Terminal::Se(e) if same_name(&schema.element(*e).name, q) => {
                             found = Some((i, Some(*e), p.next, false));
                             break;
                         }
-                        Terminal::SeRelaxed(_) if qid.is_some() && g.prod_name(state, i) == qid => {
+                        Terminal::SeRelaxed(n)
+                            if same_name(n, q) && g.prod_name(state, i).is_some() =>
+                        {
                             found = Some((i, None, p.next, false));
                             break;
                         }
@@ -899,15 +903,22 @@ impl<W: Write> SchemaEncoder<W> {
             Cur::Informed { state, .. } => {
                 let g = Arc::clone(&self.g);
                 let st = g.grammar(state);
-                // A declared AT(qname): its name is pre-populated, so matched by number.
-                let id = self.name_of(ns, local);
-                let declared = id.and_then(|id| {
-                    st.productions.iter().enumerate().find(|&(i, p)| {
-                        matches!(p.terminal, Terminal::At { .. })
-                            && g.prod_name(state, i) == Some(id)
-                    })
-                });
-                if let (Some((i, p)), Some(name)) = (declared, id) {
+                // A declared AT(qname), its name compared as strings; its number in the table
+                // is known from the grammars.
+                let declared =
+                    st.productions
+                        .iter()
+                        .enumerate()
+                        .find_map(|(i, p)| match &p.terminal {
+                            Terminal::At { name, .. }
+                                if bytes_eq(name.local.as_bytes(), local.as_bytes())
+                                    && bytes_eq(name.ns.as_bytes(), ns.as_bytes()) =>
+                            {
+                                g.prod_name(state, i).map(|id| (i, p, id))
+                            }
+                            _ => None,
+                        });
+                if let Some((i, p, name)) = declared {
                     let Terminal::At { type_def, .. } = &p.terminal else {
                         unreachable!()
                     };
@@ -1181,7 +1192,7 @@ impl<W: Write> SchemaEncoder<W> {
         let processed: std::borrow::Cow<'_, str> = match collapse_ws {
             Some(ws) if !(self.space || ws == Ws::Preserve) => match ws {
                 Ws::Replace => text.replace(['\t', '\n', '\r'], " ").into(),
-                _ => collapse(text).into(),
+                _ => collapse(text),
             },
             Some(_) => text.into(),
             None => {
@@ -1489,11 +1500,34 @@ fn is_whitespace(s: &str) -> bool {
     s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
 }
 
-fn collapse(s: &str) -> String {
+/// `s` with its whitespace collapsed (XML Schema's `collapse`): as it is when it has nothing
+/// to collapse (most values).
+fn collapse(s: &str) -> std::borrow::Cow<'_, str> {
+    // A space after a space (or at the start), a tab or line end, or a space at the end.
+    let mut after_space = true;
+    let mut clean = true;
+    for &b in s.as_bytes() {
+        match b {
+            b'\t' | b'\n' | b'\r' => clean = false,
+            b' ' if after_space => clean = false,
+            _ => {}
+        }
+        after_space = b == b' ';
+    }
+    if clean && (s.is_empty() || !after_space) {
+        return s.into();
+    }
     s.split([' ', '\t', '\n', '\r'])
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
+        .into()
+}
+
+/// Whether a declared name is the event's.
+fn same_name(n: &binxml_schema::model::Name, q: &QName<'_>) -> bool {
+    bytes_eq(n.local.as_bytes(), q.local.as_bytes())
+        && bytes_eq(n.ns.as_bytes(), q.namespace.as_bytes())
 }
 
 impl<W: Write> Encoder for SchemaEncoder<W> {

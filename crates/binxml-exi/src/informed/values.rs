@@ -45,7 +45,7 @@ use binxml_core::Result;
 use binxml_schema::datatypes::{self, Builtin, DateTimeValue, Decimal, NoNamespaces, Value};
 
 use super::datatype::{DateTimeKind, ExiType};
-use crate::bits::{Big, BitReader, BitWriter, MAX_BIG_DIGITS, char_len, push_u64, width};
+use crate::bits::{Big, BitReader, BitWriter, MAX_BIG_DIGITS, char_len, width};
 
 /// The exponent that marks INF, -INF and NaN (7.1.4).
 const SPECIAL_EXPONENT: i64 = -(1 << 14);
@@ -210,6 +210,22 @@ pub(crate) fn decode_with(
         }
         ExiType::Decimal => {
             let negative = r.boolean()?;
+            // Both parts in 64 bits (nearly every decimal): no allocation; else (or at an
+            // error) read again as digits of any length.
+            let start = r.mark();
+            if let Ok((int, frac)) = r.uint().and_then(|i| Ok((i, r.uint()?))) {
+                if negative && !(int == 0 && frac == 0) {
+                    out.push('-');
+                }
+                push_digits(out, int);
+                out.push('.');
+                // The fraction's digits come reversed.
+                let mut buf = [0u8; 20];
+                let d = digits(frac, &mut buf);
+                out.extend(d.iter().rev().map(|&b| b as char));
+                return Ok(());
+            }
+            r.reset(start);
             let mut int = String::new();
             r.uint_digits(&mut int)?;
             let mut frac = String::new();
@@ -240,21 +256,38 @@ pub(crate) fn decode_with(
                     m /= 10;
                     e = e.saturating_add(1);
                 }
-                use std::fmt::Write;
-                let _ = write!(out, "{m}E{e}");
+                push_i64(out, m);
+                out.push('E');
+                push_i64(out, e);
             }
         }
         ExiType::Integer => read_integer(r, out)?,
-        ExiType::Unsigned => r.uint_digits(out)?,
+        ExiType::Unsigned => {
+            let start = r.mark();
+            match r.uint() {
+                Ok(v) => push_digits(out, v),
+                Err(_) => {
+                    r.reset(start);
+                    r.uint_digits(out)?;
+                }
+            }
+        }
         ExiType::NBit { min, max } => {
-            let at = r.clone();
+            let at = r.mark();
             let n = nbit_width(*min, *max);
             let v = *min + i128::from(r.nbit(n)?);
             if v > *max {
-                return Err(at.error(format!("n-bit value {v} is past the range's end {max}")));
+                return Err(
+                    r.error_at(at, format!("n-bit value {v} is past the range's end {max}"))
+                );
             }
-            use std::fmt::Write;
-            let _ = write!(out, "{v}");
+            match i64::try_from(v) {
+                Ok(v) => push_i64(out, v),
+                Err(_) => {
+                    use std::fmt::Write;
+                    let _ = write!(out, "{v}");
+                }
+            }
         }
         ExiType::DateTime(kind) => read_date_time(*kind, r, out)?,
         ExiType::String => {
@@ -266,7 +299,7 @@ pub(crate) fn decode_with(
             decode_string_literal(t, len, r, out)?;
         }
         ExiType::List(item) => {
-            let at = r.clone();
+            let at = r.mark();
             let count = r.uint_big()?.to_u64().unwrap_or(u64::MAX);
             let bound = if min_bits(item, r) == 0 {
                 MAX_ZERO_WIDTH_ITEMS
@@ -274,9 +307,10 @@ pub(crate) fn decode_with(
                 r.remaining_bits() / min_bits(item, r)
             };
             if count > bound {
-                return Err(at.error(format!(
-                    "list of {count} items is longer than the input left can hold"
-                )));
+                return Err(r.error_at(
+                    at,
+                    format!("list of {count} items is longer than the input left can hold"),
+                ));
             }
             // EXIficient writes a space after every item.
             for _ in 0..count {
@@ -289,13 +323,13 @@ pub(crate) fn decode_with(
             }
         }
         ExiType::Enumeration { values, base } => {
-            let at = r.clone();
+            let at = r.mark();
             let i = r.nbit(width(values.len()))? as usize;
             let Some((_, lexical)) = values.get(i) else {
-                return Err(at.error(format!(
-                    "enumeration index {i} is past the {} values",
-                    values.len()
-                )));
+                return Err(r.error_at(
+                    at,
+                    format!("enumeration index {i} is past the {} values", values.len()),
+                ));
             };
             canonical(base, lexical, out);
         }
@@ -327,7 +361,7 @@ pub(crate) fn decode_string_literal(
     }
     out.reserve(len);
     for _ in 0..len {
-        let at = r.clone();
+        let at = r.mark();
         let v = r.nbit(n)? as usize;
         if let Some(&c) = chars.get(v) {
             out.push(c);
@@ -335,13 +369,18 @@ pub(crate) fn decode_string_literal(
             let cp = r.uint()?;
             match u32::try_from(cp).ok().and_then(char::from_u32) {
                 Some(c) => out.push(c),
-                None => return Err(at.error(format!("{cp:#x} is not a Unicode scalar value"))),
+                None => {
+                    return Err(r.error_at(at, format!("{cp:#x} is not a Unicode scalar value")));
+                }
             }
         } else {
-            return Err(at.error(format!(
-                "restricted character {v} is past the set's {} characters",
-                chars.len()
-            )));
+            return Err(r.error_at(
+                at,
+                format!(
+                    "restricted character {v} is past the set's {} characters",
+                    chars.len()
+                ),
+            ));
         }
     }
     Ok(())
@@ -538,28 +577,56 @@ fn write_i64(w: &mut BitWriter, v: i64) {
 
 /// Reads an Integer that must fit in an `i64`.
 fn read_i64(r: &mut BitReader, what: &str) -> Result<i64> {
-    let at = r.clone();
+    let at = r.mark();
     let negative = r.boolean()?;
     let mag = r
         .uint()
         .ok()
         .and_then(|m| i64::try_from(m).ok())
-        .ok_or_else(|| at.error(format!("{what} does not fit in 64 bits")))?;
+        .ok_or_else(|| r.error_at(at, format!("{what} does not fit in 64 bits")))?;
     Ok(if negative { !mag } else { mag })
+}
+
+/// The decimal digits of `v`, in the end of `buf`.
+fn digits(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            return &buf[i..];
+        }
+    }
+}
+
+/// Appends the decimal digits of `v` (without the formatting machinery, which costs several
+/// times as much on the short numbers of typical values).
+fn push_digits(out: &mut String, v: u64) {
+    let mut buf = [0u8; 20];
+    out.push_str(std::str::from_utf8(digits(v, &mut buf)).unwrap_or_default());
+}
+
+/// Appends `v` in decimal, with `-` when negative.
+fn push_i64(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    push_digits(out, v.unsigned_abs());
 }
 
 /// Reads an Integer of any size as decimal digits.
 fn read_integer(r: &mut BitReader, out: &mut String) -> Result<()> {
     let negative = r.boolean()?;
-    let save = r.clone();
+    let save = r.mark();
     match r.uint() {
-        Ok(m) if !negative => push_u64(out, m),
+        Ok(m) if !negative => push_digits(out, m),
         Ok(m) if m < u64::MAX => {
             out.push('-');
-            push_u64(out, m + 1);
+            push_digits(out, m + 1);
         }
         _ => {
-            *r = save;
+            r.reset(save);
             let mut b = r.uint_big()?;
             if negative {
                 b.add_one();
@@ -573,12 +640,13 @@ fn read_integer(r: &mut BitReader, out: &mut String) -> Result<()> {
 
 /// Reads a String's length, bounded by the input left.
 fn read_literal_length(r: &mut BitReader) -> Result<usize> {
-    let at = r.clone();
+    let at = r.mark();
     let len = r.uint_big()?.to_u64().unwrap_or(u64::MAX);
     if len > r.remaining_bits() {
-        return Err(at.error(format!(
-            "string of {len} characters is longer than the input left can hold"
-        )));
+        return Err(r.error_at(
+            at,
+            format!("string of {len} characters is longer than the input left can hold"),
+        ));
     }
     Ok(len as usize)
 }
@@ -608,13 +676,16 @@ fn min_bits(t: &ExiType, r: &BitReader) -> u64 {
 
 /// Binary (7.1.1): a length, then the octets.
 fn read_binary(r: &mut BitReader) -> Result<Vec<u8>> {
-    let at = r.clone();
+    let at = r.mark();
     let len = r.uint_big()?.to_u64().unwrap_or(u64::MAX);
     if len.saturating_mul(8) > r.remaining_bits() {
-        return Err(at.error(format!(
-            "binary value of {len} octets is longer than the {} octets left",
-            r.remaining_bits() / 8
-        )));
+        return Err(r.error_at(
+            at,
+            format!(
+                "binary value of {len} octets is longer than the {} octets left",
+                r.remaining_bits() / 8
+            ),
+        ));
     }
     let mut b = Vec::with_capacity(len as usize);
     for _ in 0..len {
@@ -784,10 +855,10 @@ fn read_date_time(kind: DateTimeKind, r: &mut BitReader, out: &mut String) -> Re
     use DateTimeKind::*;
     use std::fmt::Write;
     if matches!(kind, DateTime | Date | GYearMonth | GYear) {
-        let at = r.clone();
+        let at = r.mark();
         let year = read_i64(r, "a year")?
             .checked_add(YEAR_OFFSET)
-            .ok_or_else(|| at.error("year out of range"))?;
+            .ok_or_else(|| r.error_at(at, "year out of range"))?;
         if year < 0 {
             out.push('-');
         }
