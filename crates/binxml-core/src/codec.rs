@@ -115,35 +115,59 @@ impl<'v, 'a> BatchSink<'v, 'a> {
     }
 }
 
+impl<'a> BatchSink<'_, 'a> {
+    /// Appends one event. Within the capacity reserved by [`BatchSink::new`] (the branch the
+    /// compiler can prove never grows the vector) the event is written straight into its slot;
+    /// `Vec::push` alone keeps its growth call between building the event and storing it, so
+    /// the event is built on the stack and copied, and that copy reads back the stores just
+    /// made in wider loads than they were written with (a store-forwarding stall per event).
+    #[inline(always)]
+    fn put(&mut self, event: Event<'a>) {
+        if self.out.len() < self.out.capacity() {
+            self.out.push(event);
+        } else {
+            push_growing(self.out, event);
+        }
+    }
+}
+
+/// [`BatchSink::put`] past the reserved capacity: an element's attributes may take a batch
+/// beyond its size.
+#[cold]
+#[inline(never)]
+fn push_growing<'a>(out: &mut Vec<Event<'a>>, event: Event<'a>) {
+    out.push(event);
+}
+
 impl<'a> EventSink<'a> for BatchSink<'_, 'a> {
     #[inline(always)]
     fn event(&mut self, event: Event<'a>) -> Result<()> {
-        self.out.push(event);
+        self.put(event);
         Ok(())
     }
     #[inline(always)]
     fn start_element(&mut self, name: QName<'a>) -> Result<()> {
-        self.out.push(Event::StartElement(name));
+        self.put(Event::StartElement(name));
         Ok(())
     }
     #[inline(always)]
     fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
-        self.out.push(Event::Namespace { prefix, uri });
+        self.put(Event::Namespace { prefix, uri });
         Ok(())
     }
     #[inline(always)]
     fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
-        self.out.push(Event::Attribute { name, value });
+        self.put(Event::Attribute { name, value });
         Ok(())
     }
     #[inline(always)]
     fn end_element(&mut self) -> Result<()> {
-        self.out.push(Event::EndElement);
+        self.put(Event::EndElement);
         Ok(())
     }
     #[inline(always)]
     fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
-        self.out.push(Event::Characters { text, cdata: false });
+        self.put(Event::Characters { text, cdata: false });
         Ok(())
     }
     #[inline(always)]

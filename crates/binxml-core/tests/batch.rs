@@ -112,3 +112,49 @@ fn an_error_comes_after_the_events_before_it() {
         assert_eq!(second, &events[BATCH_EVENTS..BATCH_EVENTS + 5]);
     }
 }
+
+#[test]
+fn a_batch_sink_takes_events_past_its_size() {
+    // a start tag's attributes are not split: the loop goes on past `full()`, beyond the
+    // capacity the sink reserved, and every part method appends in order
+    use binxml_core::QName;
+    let mut out = Vec::new();
+    let mut sink = BatchSink::new(&mut out, 2);
+    sink.start_element(QName::local("a")).unwrap();
+    sink.namespace("p".into(), "urn:p".into()).unwrap();
+    assert!(sink.full());
+    for i in 0..40 {
+        sink.attribute(QName::local(format!("x{i}")), i.to_string().into())
+            .unwrap();
+    }
+    sink.text("t".into()).unwrap();
+    sink.event(Event::Comment("c".into())).unwrap();
+    sink.end_element().unwrap();
+    assert_eq!(out.len(), 45);
+    assert_eq!(out[0], Event::StartElement(QName::local("a")));
+    assert_eq!(
+        out[1],
+        Event::Namespace {
+            prefix: "p".into(),
+            uri: "urn:p".into()
+        }
+    );
+    for i in 0..40 {
+        assert_eq!(
+            out[2 + i],
+            Event::Attribute {
+                name: QName::local(format!("x{i}")),
+                value: i.to_string().into()
+            }
+        );
+    }
+    assert_eq!(
+        out[42],
+        Event::Characters {
+            text: "t".into(),
+            cdata: false
+        }
+    );
+    assert_eq!(out[43], Event::Comment("c".into()));
+    assert_eq!(out[44], Event::EndElement);
+}

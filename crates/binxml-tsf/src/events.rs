@@ -71,12 +71,22 @@ pub(crate) fn sub<'a>(c: &Cow<'a, str>, from: usize) -> Cow<'a, str> {
     }
 }
 
+/// A copy of `c`: a borrowed string without the call `Cow::clone` makes (the copy then comes
+/// back through memory, which costs the batched pull a store-forwarding stall per name).
+#[inline(always)]
+pub(crate) fn cow_copy<'a>(c: &Cow<'a, str>) -> Cow<'a, str> {
+    match c {
+        Cow::Borrowed(s) => Cow::Borrowed(s),
+        Cow::Owned(s) => Cow::Owned(s.clone()),
+    }
+}
+
 /// A qualified name's prefix (empty without a colon) and local part, borrowed as the name is.
 #[inline]
 pub(crate) fn split_qname<'a>(c: &Cow<'a, str>) -> (Cow<'a, str>, Cow<'a, str>) {
     // Byte-wise: names are short, a search call costs more than the loop.
     match c.bytes().position(|b| b == b':') {
-        None => (Cow::Borrowed(""), c.clone()),
+        None => (Cow::Borrowed(""), cow_copy(c)),
         Some(i) => match c {
             Cow::Borrowed(s) => (Cow::Borrowed(&s[..i]), Cow::Borrowed(&s[i + 1..])),
             Cow::Owned(s) => (
@@ -271,7 +281,7 @@ pub(crate) fn lookup<'a>(
 ) -> Result<Cow<'a, str>> {
     // Byte-wise: prefixes are short, a memcmp call per binding costs more than the loop.
     if let Some((_, uri)) = ns.iter().rev().find(|(p, _)| crate::encoder::eq(p, prefix)) {
-        return Ok(uri.clone());
+        return Ok(cow_copy(uri));
     }
     if prefix.is_empty() {
         return Ok(Cow::Borrowed(""));

@@ -124,29 +124,30 @@ impl<'a, S: Src<'a>> Core<'a, S> {
 
     #[inline(always)]
     pub(super) fn name_get(&mut self, attr: bool, i: u32) -> Result<QName<'a>> {
+        let k = self.name_slot(attr, i)?;
+        let t = if attr {
+            &self.t.attributes
+        } else {
+            &self.t.elements
+        };
+        Ok(t[k].qname())
+    }
+
+    /// The position in its name table of the name with index `i` (charged to the expansion
+    /// budget). The push loop builds the `QName` from the slot at the sink call, so that a
+    /// batch writes it straight into the event instead of copying it through the returns.
+    #[inline(always)]
+    pub(super) fn name_slot(&mut self, attr: bool, i: u32) -> Result<usize> {
         let t = if attr {
             &self.t.attributes
         } else {
             &self.t.elements
         };
         match t.get(i as usize - 1) {
-            Some(NameSlot::Borrowed {
-                prefix,
-                namespace,
-                local,
-            }) => {
-                let q = QName {
-                    prefix: Cow::Borrowed(*prefix),
-                    namespace: Cow::Borrowed(*namespace),
-                    local: Cow::Borrowed(*local),
-                };
-                self.charge(local.len() + prefix.len())?;
-                Ok(q)
-            }
-            Some(NameSlot::Owned(q)) => {
-                let q = q.clone();
-                self.charge(q.local.len() + q.prefix.len())?;
-                Ok(q)
+            Some(slot) => {
+                let n = slot.charge_len();
+                self.charge(n)?;
+                Ok(i as usize - 1)
             }
             None => Err(self.err(format!(
                 "index {i} past the end of the {} table ({} entries)",
@@ -168,24 +169,36 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     /// An element item's name (and its namespace attributes, queued), first octet `b`.
     #[inline(always)]
     pub(super) fn element_name(&mut self, b: u8) -> Result<QName<'a>> {
-        if self.depth >= self.limits.max_depth {
-            return Err(self.too_deep());
-        }
-        let attrs = b & 0x40 != 0;
-        let mut nb = b;
-        if b & 0x3C == 0x38 {
-            nb = self.namespace_attributes()?;
-        }
+        let nb = self.element_head(b)?;
         let q = if nb & 0x3C == 0x3C {
             self.literal_name(false, nb & 3)?
         } else {
             let i = self.int_3rd(nb)?;
             self.name_get(false, i)?
         };
-        self.depth += 1;
-        self.in_attrs = attrs;
-        self.root_seen = true;
+        self.element_opened(b);
         Ok(q)
+    }
+
+    /// An element item up to its name: the depth limit and its namespace attributes (queued);
+    /// returns the octet that starts the name.
+    #[inline(always)]
+    pub(super) fn element_head(&mut self, b: u8) -> Result<u8> {
+        if self.depth >= self.limits.max_depth {
+            return Err(self.too_deep());
+        }
+        if b & 0x3C == 0x38 {
+            return self.namespace_attributes();
+        }
+        Ok(b)
+    }
+
+    /// The element item with first octet `b` has been read up to its attributes.
+    #[inline(always)]
+    pub(super) fn element_opened(&mut self, b: u8) {
+        self.depth += 1;
+        self.in_attrs = b & 0x40 != 0;
+        self.root_seen = true;
     }
 
     #[inline(always)]
@@ -205,8 +218,15 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             let i = self.int_2nd(b)?;
             self.name_get(true, i)?
         };
+        let value = self.attribute_value()?;
+        Ok((name, value))
+    }
+
+    /// An attribute's value (after its name).
+    #[inline(always)]
+    pub(super) fn attribute_value(&mut self) -> Result<Cow<'a, str>> {
         let b = self.src.byte()?;
-        let value = if b & 0x80 != 0 && b != 0xFF {
+        Ok(if b & 0x80 != 0 && b != 0xFF {
             let i = self.int_2nd(b)?;
             self.table_get(StrTab::AttrValue, i)?
         } else if b & 0xB0 == 0 {
@@ -222,8 +242,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                 NiStr::Str(s) | NiStr::Cdata(s) => s,
                 NiStr::Typed(t) => Cow::Owned(t.lexical()),
             }
-        };
-        Ok((name, value))
+        })
     }
 
     /// Whether a character-chunk item with first octet `b` is plain text: an index, or a
@@ -540,8 +559,18 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             self.last = self.src.pos();
             let b = self.src.byte()?;
             if b < 0x80 {
-                let name = self.element_name(b)?;
-                sink.start_element(name)?;
+                let nb = self.element_head(b)?;
+                if nb & 0x3C == 0x3C {
+                    let name = self.literal_name(false, nb & 3)?;
+                    self.element_opened(b);
+                    sink.start_element(name)?;
+                } else {
+                    // the name built from its slot at the call (`Core::name_slot`)
+                    let i = self.int_3rd(nb)?;
+                    let k = self.name_slot(false, i)?;
+                    self.element_opened(b);
+                    sink.start_element(self.t.elements[k].qname())?;
+                }
                 if self.slow {
                     // namespace attributes are queued: they go before the attributes
                     return Ok(false);
@@ -594,8 +623,17 @@ impl<'a, S: Src<'a>> Core<'a, S> {
             self.last = self.src.pos();
             let b = self.src.byte()?;
             if b & 0x80 == 0 {
-                let (name, value) = self.attribute_parts(b)?;
-                sink.attribute(name, value)?;
+                if b & 0x70 == 0x70 {
+                    // literal names (and bad octets)
+                    let (name, value) = self.attribute_parts(b)?;
+                    sink.attribute(name, value)?;
+                } else {
+                    // the name built from its slot at the call (`Core::name_slot`)
+                    let i = self.int_2nd(b)?;
+                    let k = self.name_slot(true, i)?;
+                    let value = self.attribute_value()?;
+                    sink.attribute(self.t.attributes[k].qname(), value)?;
+                }
                 continue;
             }
             self.in_attrs = false;

@@ -88,6 +88,32 @@ impl<'a> NameSlot<'a> {
             q => NameSlot::Owned(q),
         }
     }
+
+    /// What handing the name out charges to the expansion budget.
+    #[inline(always)]
+    fn charge_len(&self) -> usize {
+        match self {
+            NameSlot::Borrowed { prefix, local, .. } => prefix.len() + local.len(),
+            NameSlot::Owned(q) => q.prefix.len() + q.local.len(),
+        }
+    }
+
+    /// The name as a `QName`: three slices, or a clone of an owned name.
+    #[inline(always)]
+    fn qname(&self) -> QName<'a> {
+        match self {
+            NameSlot::Borrowed {
+                prefix,
+                namespace,
+                local,
+            } => QName {
+                prefix: Cow::Borrowed(prefix),
+                namespace: Cow::Borrowed(namespace),
+                local: Cow::Borrowed(local),
+            },
+            NameSlot::Owned(q) => q.clone(),
+        }
+    }
 }
 
 struct Tables<'a> {

@@ -181,8 +181,13 @@ impl<'a, S: Src<'a>> Core<'a, S> {
     pub(super) fn table_get(&mut self, tab: StrTab, i: u32) -> Result<Cow<'a, str>> {
         let t = &self.t.strs[tab as usize];
         match t.get(i as usize - 1) {
-            Some(s) => {
-                let s = s.clone();
+            Some(Cow::Borrowed(s)) => {
+                let s: &'a str = s;
+                self.charge(s.len())?;
+                Ok(Cow::Borrowed(s))
+            }
+            Some(Cow::Owned(s)) => {
+                let s: Cow<'a, str> = Cow::Owned(s.clone());
                 self.charge(s.len())?;
                 Ok(s)
             }
