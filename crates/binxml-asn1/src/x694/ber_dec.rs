@@ -81,7 +81,8 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
         end: usize,
     ) -> Result<()> {
         let m = self.o.m;
-        let mut kind = m.resolve(ty);
+        let mut id = m.resolve_id(ty);
+        let mut kind = &m.types[id].kind;
         let mut tag = tag.map(context);
         let mut xsi_type = None;
         let mut end = end;
@@ -104,10 +105,11 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
                 xsi_type = Some(n);
             }
             tag = Some(context(i));
-            kind = m.resolve(alts[i].ty);
+            id = m.resolve_id(alts[i].ty);
+            kind = &m.types[id].kind;
         }
-        let hold = matches!(kind, Kind::Sequence(c) if c.iter().any(|c| matches!(c.role, Role::AnyAttr(_))));
-        self.o.start(name, root, xsi_type, hold, self.at())?;
+        self.o
+            .start(name, root, xsi_type, m.any_attr[id], self.at())?;
         stacker::maybe_grow(32 * 1024, 1024 * 1024, || match kind {
             Kind::Sequence(comps) => {
                 let (_, e) = self.r.expect(tag.unwrap_or(SEQUENCE), true, end)?;

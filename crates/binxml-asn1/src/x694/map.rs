@@ -941,6 +941,17 @@ impl Module {
         self.types = types;
     }
 
+    /// Follows type references to the type that is not one: its id.
+    pub fn resolve_id(&self, mut t: TyId) -> TyId {
+        for _ in 0..self.types.len() {
+            match &self.types[t].kind {
+                Kind::Ref(u) => t = *u,
+                _ => return t,
+            }
+        }
+        unreachable!("the mapping makes no cycle of bare type references")
+    }
+
     /// Follows type references to the type that is not one.
     pub fn resolve(&self, mut t: TyId) -> &Kind {
         for _ in 0..self.types.len() {
