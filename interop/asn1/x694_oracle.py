@@ -367,7 +367,10 @@ class Builder:
                     taken.add(hit[0][0])
                     value[m['name']] = self.simple(m, mp, hit[0][1], 'BASE64' in self.instr(mp))
             elif role == 'anyattr':
-                value[m['name']] = self.any_attributes(el, taken)
+                # OPTIONAL: absent when no attribute matches.
+                matched = self.any_attributes(el, taken)
+                if matched:
+                    value[m['name']] = matched
             elif role == 'any':
                 if i < len(kids) and self.allows(mp, kids[i]):
                     value[m['name']] = self.fragment(kids[i])

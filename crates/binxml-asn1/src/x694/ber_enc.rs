@@ -131,6 +131,9 @@ impl BerEnc<'_> {
                 }
                 Role::AnyAttr(_) => {
                     let segs = self.e.any_attributes(attrs.as_deref_mut());
+                    if segs.is_empty() {
+                        continue;
+                    }
                     let mark = self.w.open(context(k));
                     for seg in &segs {
                         self.w.primitive(universal(12), seg.as_bytes());

@@ -168,6 +168,8 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
                 format!("elements nested deeper than {}", self.max_depth),
             ));
         }
+        // The parent's start tag, held for an attribute wildcard that turned out absent.
+        self.release()?;
         // In mixed content, the parent's next string of character data comes before the child.
         let seg = match self.embedded.last_mut() {
             Some(mx) if mx.depth == self.depth && mx.next < self.segs.len() => {
@@ -298,6 +300,7 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
                 "an element wildcard's content (XML text) needs an XML reader, which this decoder was not given (not covered without one)",
             ));
         };
+        self.release()?;
         // In mixed content, the parent's next string of character data comes before the child.
         let seg = match self.embedded.last_mut() {
             Some(mx) if mx.depth == self.depth && mx.next < self.segs.len() => {
@@ -413,6 +416,7 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
         if s.is_empty() {
             return Ok(());
         }
+        self.release()?;
         self.push(
             &Event::Characters {
                 text: Cow::Borrowed(s),

@@ -558,6 +558,11 @@ impl<'e> Enc<'e> {
                 }
                 Role::AnyAttr(_) => {
                     let segs = self.any_attributes(attrs.as_deref_mut());
+                    w.patch(bit, !segs.is_empty());
+                    bit += 1;
+                    if segs.is_empty() {
+                        continue;
+                    }
                     w.counted(segs.len(), 0, None, |w, s, e| {
                         for seg in &segs[s..e] {
                             simple::encode(self.m, &simple::EMBEDDED, seg, w)

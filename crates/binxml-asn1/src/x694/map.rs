@@ -156,8 +156,9 @@ pub enum Role {
     /// matched element's XML text; the namespaces it allows.
     Wildcard(NamespaceConstraint),
     /// An attribute wildcard (X.694's `attr` component, ANY-ATTRIBUTES), after the
-    /// attributes' components: a SEQUENCE OF UTF8String, one string per attribute that no
-    /// attribute component takes (`uri name="value"`, see `wild.rs`); the namespaces it allows.
+    /// attributes' components: a SEQUENCE OF UTF8String, OPTIONAL (absent when no attribute
+    /// matches), one string per attribute that no attribute component takes
+    /// (`uri name="value"`, see `wild.rs`); the namespaces it allows.
     AnyAttr(NamespaceConstraint),
     /// An alternative of a [`Kind::Derivations`]: the element's content has this type, named
     /// by `xsi:type` when it is not the declared one.
@@ -557,10 +558,11 @@ impl Mapper<'_> {
                             max: None,
                         },
                     );
+                    // OPTIONAL: absent (one presence bit) when no attribute matches.
                     comps.push(Comp {
                         ident: "attr".into(),
                         ty,
-                        optional: false,
+                        optional: true,
                         role: Role::AnyAttr(w.namespaces.clone()),
                         qname: QName::default(),
                     });
