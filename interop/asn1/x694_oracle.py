@@ -10,7 +10,9 @@ documents. One request per stdin line, fields separated by tabs; one answer line
   make RULE TYPE XML OUT  build a value of TYPE from the XML file by this script's own mapping
                           (the module's types as asn1tools parses them, the XER instructions
                           ATTRIBUTE, UNTAGGED, LIST, BASE64, USE-TYPE, USE-NIL, EMBED-VALUES,
-                          USE-ORDER and NAME AS, the X.694 name
+                          USE-ORDER, ANY-ELEMENT (the element's XML text, ElementTree's
+                          serialization), ANY-ATTRIBUTES (`uri name="value"` strings) and
+                          NAME AS, the X.694 name
                           conversion of enumeration values) and write its RULE encoding to OUT;
                           "ok"
   check RULE TYPE BIN     decode BIN (binxml's encoding) as TYPE with
@@ -30,7 +32,8 @@ documents. One request per stdin line, fields separated by tabs; one answer line
                           of an element without children of element-only or simple content
                           (the whiteSpace facets); xsi:type values as expanded names, xsi:nil
                           "1" as "true" and "false" as absent. Mixed content's character data
-                          is compared exactly, between, before and after child elements.
+                          is compared exactly, between, before and after child elements, and
+                          so is everything in an element a wildcard matched.
                           "ok" or "DIFF <where>: <what>"
 """
 import sys
@@ -109,6 +112,15 @@ def compile_module(path):
         if len(f) >= 2 and f[0] in ('ATTRIBUTE', 'UNTAGGED', 'LIST', 'BASE64', 'USE-TYPE', 'USE-NIL',
                                          'EMBED-VALUES', 'USE-ORDER'):
             INSTR.setdefault(f[1], {})[f[0]] = True
+        elif len(f) >= 2 and f[0] in ('ANY-ELEMENT', 'ANY-ATTRIBUTES'):
+            # The namespace restriction: FROM or EXCEPT a list of "uri" and ABSENT.
+            allowed = None
+            if len(f) > 2:
+                allowed = (f[2], {'' if x == 'ABSENT' else x.strip('"') for x in f[3:]})
+            INSTR.setdefault(f[1], {})[f[0]] = allowed
+        elif len(f) == 4 and f[0] == 'NAMESPACE' and f[2] == 'AS' and '.' in f[1]:
+            # A qualified attribute's namespace.
+            INSTR.setdefault(f[1], {})['NAMESPACE'] = f[3].strip('"')
         elif len(f) == 4 and f[0] == 'NAME' and f[2] == 'AS':
             INSTR.setdefault(f[1], {})['NAME'] = f[3].strip('"')
     return 'ok %d' % len(SPEC['uper'].types)
@@ -159,9 +171,42 @@ class Builder:
         i = self.instr(path)
         if 'ATTRIBUTE' in i:
             return 'attr'
+        if 'ANY-ATTRIBUTES' in i:
+            return 'anyattr'
+        if 'ANY-ELEMENT' in i:
+            return 'any'
         if 'UNTAGGED' in i:
             return 'text' if member.get('name') == 'base' else 'group'
         return 'elem'
+
+    def allows(self, path, el):
+        """Whether element `el` is in a namespace the wildcard at `path` allows."""
+        allowed = self.instr(path).get('ANY-ELEMENT')
+        ns = el.tag[1:].split('}', 1)[0] if el.tag.startswith('{') else ''
+        if allowed is None:
+            return True
+        kind, uris = allowed
+        return (ns in uris) == (kind == 'FROM')
+
+    def fragment(self, el):
+        """An element a wildcard matched: its XML text (ElementTree declares the namespaces it
+        uses on it)."""
+        tail, el.tail = el.tail, None
+        text = ET.tostring(el, encoding='unicode')
+        el.tail = tail
+        return text
+
+    def any_attributes(self, el, taken):
+        """The attributes no attribute component took, as ANY-ATTRIBUTES strings."""
+        out = []
+        for k, v in el.attrib.items():
+            if k in taken or k.startswith(XSI):
+                continue
+            ns, name = (k[1:].split('}', 1) if k.startswith('{') else ('', k))
+            v = (v.replace('&', '&amp;').replace('<', '&lt;').replace('"', '&quot;')
+                 .replace('\t', '&#9;').replace('\n', '&#10;').replace('\r', '&#13;'))
+            out.append('%s%s="%s"' % (ns + ' ' if ns else '', name, v))
+        return out
 
     def xml_name(self, ident, path):
         return self.instr(path).get('NAME', ident)
@@ -194,6 +239,8 @@ class Builder:
         role = self.role(member, path)
         if role == 'elem':
             return local(kids[i].tag) == self.xml_name(member.get('name') or member.get('element_name'), path)
+        if role == 'any':
+            return self.allows(path, kids[i])
         if role != 'group':
             return False
         t, tpath = self.resolve(member, path)
@@ -307,14 +354,29 @@ class Builder:
                 if m['name'] not in value and not m.get('optional'):
                     raise Refused('element %s missing in %s' % (m['name'], el.tag))
             members = [m for m in members if m not in content]
+        taken = set()
         for m in members:
             mp = path + '.' + m['name']
             role = self.role(m, mp)
             name = self.xml_name(m['name'], mp)
             if role == 'attr':
-                hit = [v for k, v in el.attrib.items() if local(k) == name]
+                ns = self.instr(mp).get('NAMESPACE')
+                key = '{%s}%s' % (ns, name) if ns else name
+                hit = [(k, v) for k, v in el.attrib.items() if k == key]
                 if hit:
-                    value[m['name']] = self.simple(m, mp, hit[0], 'BASE64' in self.instr(mp))
+                    taken.add(hit[0][0])
+                    value[m['name']] = self.simple(m, mp, hit[0][1], 'BASE64' in self.instr(mp))
+            elif role == 'anyattr':
+                # OPTIONAL: absent when no attribute matches.
+                matched = self.any_attributes(el, taken)
+                if matched:
+                    value[m['name']] = matched
+            elif role == 'any':
+                if i < len(kids) and self.allows(mp, kids[i]):
+                    value[m['name']] = self.fragment(kids[i])
+                    i += 1
+                elif not m.get('optional'):
+                    raise Refused('an element for wildcard %s missing in %s' % (mp, el.tag))
             elif role == 'text':
                 value[m['name']] = self.simple(m, mp, el.text or '', 'BASE64' in self.instr(mp))
             elif role == 'elem':
@@ -347,6 +409,8 @@ class Builder:
             if self.role(pick, mp) == 'elem':
                 v = self.element(pick, mp, kids[i])
                 return (pick['name'], v), i + 1
+            if self.role(pick, mp) == 'any':
+                return (pick['name'], self.fragment(kids[i])), i + 1
             v, i = self.group(pick, mp, el, kids, i)
             return (pick['name'], v), i
         if kind == 'SEQUENCE OF':
@@ -357,6 +421,9 @@ class Builder:
             while (hi in (None, 'MAX') or len(items) < hi) and self.starts(e, ep, kids, i):
                 if self.role(e, ep) == 'elem':
                     items.append(self.element(e, ep, kids[i]))
+                    i += 1
+                elif self.role(e, ep) == 'any':
+                    items.append(self.fragment(kids[i]))
                     i += 1
                 else:
                     before = i
@@ -403,6 +470,11 @@ class Shape(Builder):
 
     def __init__(self):
         self.mixed = set()
+        self.verbatim = set()
+
+    def fragment(self, el):
+        self.verbatim.add(id(el))
+        return super().fragment(el)
 
     def sequence(self, members, path, el, kids, i):
         if members and 'EMBED-VALUES' in self.instr(path):
@@ -410,14 +482,17 @@ class Shape(Builder):
         return super().sequence(members, path, el, kids, i)
 
 
-def normalise(el, mixed, namespaces, original):
+def normalise(el, mixed, namespaces, original, verbatim=frozenset()):
     """Applies the mapping's normalisations (docs/x694.md) to `el` and its subtree, in place.
 
     Character data is kept exactly in mixed content (text before, between and after child
     elements, white space included). In element-only content it must be white space (the
     original's is dropped; the decoded document must have none: kept, so that any shows up
     as a difference). The text of an element of simple content is compared with its white
-    space collapsed (the whiteSpace facets)."""
+    space collapsed (the whiteSpace facets). An element a wildcard matched is compared as it
+    is, with everything in it."""
+    if id(el) in verbatim:
+        return
     attrs = {k: v for k, v in el.attrib.items()
              if k not in (XSI + 'schemaLocation', XSI + 'noNamespaceSchemaLocation')}
     if XSI + 'type' in attrs:
@@ -445,7 +520,7 @@ def normalise(el, mixed, namespaces, original):
     for k in kids:
         if k.tail == '':
             k.tail = None
-        normalise(k, mixed, namespaces, original)
+        normalise(k, mixed, namespaces, original, verbatim)
 
 
 def canonical(path, type_name, original):
@@ -456,7 +531,7 @@ def canonical(path, type_name, original):
     root = tree.getroot()
     shape = Shape()
     shape.element({'type': type_name}, type_name, root)
-    normalise(root, shape.mixed, namespaces(path), original)
+    normalise(root, shape.mixed, namespaces(path), original, shape.verbatim)
     root.tail = None
     return ET.canonicalize(ET.tostring(root, encoding='unicode'), rewrite_prefixes=True)
 

@@ -48,11 +48,10 @@ fn load(schema: &Path, catalog: Option<&Path>) -> Schema {
 /// refused by the encoder with an error containing `s`; `(Some(s), true)`: either.
 fn expected(set: &str) -> (Option<&'static str>, bool) {
     match set {
-        // UDDI v3: the one valid instance (signed; mixed dsig:Transform content).
-        "invoice" | "ubl21" | "bbf-dm" | "fpml4" | "uddi3" => (None, false),
-        // The schema for schemas: a schema document with annotations has mixed content and
-        // elements that match wildcards; one without passes.
-        "xmlschema" => (Some("not covered"), true),
+        // UDDI v3: the one valid instance (signed; mixed dsig:Transform content). The schema
+        // for schemas: annotations' mixed content with elements that match wildcards
+        // (`xs:appinfo`, `xs:documentation`), attributes of other namespaces (`openAttrs`).
+        "invoice" | "ubl21" | "bbf-dm" | "fpml4" | "uddi3" | "xmlschema" => (None, false),
         _ => (Some("?"), false),
     }
 }
@@ -107,7 +106,9 @@ fn instances_against_asn1tools() {
             .entry(key.clone())
             .or_insert_with(|| {
                 let schema = Arc::new(load(schema, row.catalog.as_deref()));
-                let x = X694::with_roots(schema, &Roots::Named(root.clone())).unwrap();
+                let x = X694::with_roots(schema, &Roots::Named(root.clone()))
+                    .unwrap()
+                    .with_fragments(Arc::new(binxml::XmlText));
                 let module = scratch.join(format!("{n}.asn"));
                 std::fs::write(&module, x.text(true)).unwrap();
                 let answer = py.ask(&["compile", &module.display().to_string()]);
@@ -379,7 +380,9 @@ fn degenerate_schemas() {
 fn through_oracle(py: &mut LineOracle, name: &str, xsd: &str, root: &str, instances: &[&str]) {
     let scratch = scratch_dir(&format!("x694-{name}"));
     let schema = Schema::from_bytes_with(xsd.as_bytes(), "t.xsd", &LoadOptions::default()).unwrap();
-    let x = X694::with_roots(Arc::new(schema), &Roots::Named(Name::new("urn:t", root))).unwrap();
+    let x = X694::with_roots(Arc::new(schema), &Roots::Named(Name::new("urn:t", root)))
+        .unwrap()
+        .with_fragments(Arc::new(binxml::XmlText));
     let module = scratch.join("t.asn");
     std::fs::write(&module, x.text(true)).unwrap();
     let answer = py.ask(&["compile", &module.display().to_string()]);
@@ -391,7 +394,8 @@ fn through_oracle(py: &mut LineOracle, name: &str, xsd: &str, root: &str, instan
     let m = x.module();
     let root = m.types[m.roots[0].1].name.clone().unwrap();
     for (n, xml) in instances.iter().enumerate() {
-        let instance = scratch.join(format!("{n}.xml"));
+        // Not `{n}.xml`: that is where `both_ways` writes the decoded document.
+        let instance = scratch.join(format!("{n}.instance.xml"));
         std::fs::write(&instance, xml).unwrap();
         let events: Vec<Event<'static>> = binxml_xml::decode(xml.as_bytes()).unwrap();
         x.validate(&events, F)
@@ -672,16 +676,10 @@ fn mixed_content_text_in_place() {
     }
 }
 
-/// Element and attribute wildcards with different namespace constraints (`##other`, `##any`,
-/// a list with `##local`, `##targetNamespace`). The module maps and compiles in asn1tools
-/// (`any` as ANY-ELEMENT `elem UTF8String` components); an instance whose wildcards match
-/// nothing goes both ways through the oracle; one whose wildcard content breaks the namespace
-/// constraint is refused with the validator's error before any output; one with valid
-/// wildcard content is refused with the reason that wildcard content is not covered yet, so
-/// that covering it changes this test.
-#[test]
-fn wildcards() {
-    let xsd = r###"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:t" xmlns="urn:t" elementFormDefault="qualified">
+/// The schema of the wildcard tests: element wildcards with different namespace constraints
+/// (`##other`, a list with `##local`, `##any` repeated in mixed content) and attribute
+/// wildcards (`##other`, `##any` beside a declared attribute).
+const WILDCARDS_XSD: &str = r###"<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:t" xmlns="urn:t" elementFormDefault="qualified">
   <xs:element name="root">
     <xs:complexType>
       <xs:sequence>
@@ -689,34 +687,89 @@ fn wildcards() {
         <xs:any namespace="##other" processContents="lax" minOccurs="0"/>
         <xs:element name="b" type="xs:string" minOccurs="0"/>
         <xs:any namespace="##local urn:x" processContents="skip" minOccurs="0" maxOccurs="2"/>
+        <xs:element name="ext" minOccurs="0">
+          <xs:complexType mixed="true">
+            <xs:sequence>
+              <xs:any namespace="##any" processContents="skip" minOccurs="0" maxOccurs="unbounded"/>
+            </xs:sequence>
+            <xs:attribute name="id" type="xs:string"/>
+            <xs:anyAttribute namespace="##any" processContents="skip"/>
+          </xs:complexType>
+        </xs:element>
       </xs:sequence>
       <xs:anyAttribute namespace="##other" processContents="skip"/>
     </xs:complexType>
   </xs:element>
 </xs:schema>"###;
-    let schema = Schema::from_bytes_with(xsd.as_bytes(), "t.xsd", &LoadOptions::default()).unwrap();
-    let x = Arc::new(
-        X694::with_roots(Arc::new(schema), &Roots::Named(Name::new("urn:t", "root"))).unwrap(),
-    );
+
+/// Instances of [`WILDCARDS_XSD`] whose wildcards match elements and attributes: `##other`
+/// with text, `##local` and `urn:x` elements, attributes only, nested children with
+/// attributes, a comment and namespaces declared on the root (which the element's text must
+/// declare itself), escapes in a wildcard attribute's value, and mixed content with `##any`
+/// elements (one in the target namespace by the root's default namespace), `xml:lang`, an
+/// unqualified and a qualified wildcard attribute beside a declared one.
+const WILDCARD_INSTANCES: &[&str] = &[
+    r#"<root xmlns="urn:t"><a>1</a><o:c xmlns:o="urn:o">x</o:c></root>"#,
+    r#"<root xmlns="urn:t"><a>1</a><b>2</b><c xmlns=""/><x:d xmlns:x="urn:x"/></root>"#,
+    r#"<root xmlns="urn:t" xmlns:o="urn:o" o:z="1"><a>1</a></root>"#,
+    r#"<root xmlns="urn:t" xmlns:o="urn:o" xmlns:p="urn:p" o:z="a &amp; &quot;b&quot;&#9;c &lt; d" p:y=""><a>1</a><o:c o:k="v" p:k="w" plain="q">text <o:d><p:e>deep</p:e></o:d> tail<!--note--></o:c><b>2</b><x:d xmlns:x="urn:x"><x:e/></x:d><x:d xmlns:x="urn:x">two</x:d></root>"#,
+    r#"<root xmlns="urn:t"><a>1</a><ext id="7" xml:lang="en" q="1" xmlns:s="urn:s" s:r="2">before <s:f>in</s:f> mid <g xmlns="urn:g"><h/></g> and <a>again</a> after</ext></root>"#,
+    r#"<root xmlns="urn:t"><a>1</a><ext/></root>"#,
+];
+
+fn wildcards_x694(fragments: bool) -> Arc<X694> {
+    let schema =
+        Schema::from_bytes_with(WILDCARDS_XSD.as_bytes(), "t.xsd", &LoadOptions::default())
+            .unwrap();
+    let x = X694::with_roots(Arc::new(schema), &Roots::Named(Name::new("urn:t", "root"))).unwrap();
+    Arc::new(if fragments {
+        x.with_fragments(Arc::new(binxml::XmlText))
+    } else {
+        x
+    })
+}
+
+/// Encodes `xml` with an X.694 encoder (validation first): the result and what was written.
+fn encode_xml(x: &Arc<X694>, xml: &str) -> (Result<(), String>, Vec<u8>) {
+    use binxml_core::Encoder;
+    let mut out = Vec::new();
+    let mut enc = binxml_asn1::x694::X694Encoder::new(&mut out, x.clone(), F);
+    let mut r = Ok(());
+    for ev in binxml_xml::decode(xml.as_bytes()).unwrap() {
+        if let Err(e) = enc.write_event(&ev) {
+            r = Err(e.to_string());
+            break;
+        }
+    }
+    if r.is_ok() {
+        r = enc.finish().map(|_| ()).map_err(|e| e.to_string());
+    }
+    drop(enc);
+    (r, out)
+}
+
+/// Element and attribute wildcards (X.694's ANY-ELEMENT `elem UTF8String` and ANY-ATTRIBUTES
+/// `attr SEQUENCE OF UTF8String` components). The module compiles in asn1tools; instances
+/// whose wildcards match nothing, and instances with matched elements and attributes, go both
+/// ways through the oracle in the three rules (binxml's encoding decoded and re-encoded by
+/// asn1tools to the same bytes, decoded by binxml to the instance's infoset; asn1tools'
+/// encoding of the oracle's own value, whose wildcard strings are ElementTree's, decoded by
+/// binxml to the instance's infoset). An instance whose wildcard content breaks the namespace
+/// constraint is refused with the validator's error before any output; without an
+/// XmlFragments, matched elements are refused and matched attributes are not.
+#[test]
+fn wildcards() {
+    let x = wildcards_x694(true);
     let text = x.text(true);
-    assert!(text.contains("ANY-ELEMENT"), "{text}");
-    let encode = |xml: &str| -> (Result<(), String>, Vec<u8>) {
-        use binxml_core::Encoder;
-        let mut out = Vec::new();
-        let mut enc = binxml_asn1::x694::X694Encoder::new(&mut out, x.clone(), F);
-        let mut r = Ok(());
-        for ev in binxml_xml::decode(xml.as_bytes()).unwrap() {
-            if let Err(e) = enc.write_event(&ev) {
-                r = Err(e.to_string());
-                break;
-            }
-        }
-        if r.is_ok() {
-            r = enc.finish().map(|_| ()).map_err(|e| e.to_string());
-        }
-        drop(enc);
-        (r, out)
-    };
+    for want in [
+        "ANY-ELEMENT Root.elem EXCEPT ABSENT \"urn:t\"",
+        "ANY-ELEMENT Root.elem-list.elem FROM ABSENT \"urn:x\"",
+        "ANY-ATTRIBUTES Root.ext.attr\n",
+        "ANY-ATTRIBUTES Root.attr EXCEPT ABSENT \"urn:t\"",
+        "attr SEQUENCE OF UTF8String",
+    ] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
     // Namespace constraints broken: a `urn:t` element where `##other` is wanted, a `urn:y`
     // element where `##local urn:x` is wanted, a `urn:t` attribute where `##other` is wanted.
     for bad in [
@@ -724,34 +777,184 @@ fn wildcards() {
         r#"<root xmlns="urn:t"><a>1</a><b>2</b><y:c xmlns:y="urn:y"/></root>"#,
         r#"<root xmlns="urn:t" xmlns:t="urn:t" t:z="1"><a>1</a></root>"#,
     ] {
-        let (r, out) = encode(bad);
+        let (r, out) = encode_xml(&x, bad);
         let e = r.expect_err(bad);
         assert!(e.contains("not valid against the schema"), "{bad}: {e}");
         assert!(out.is_empty(), "{bad}: output before the refusal");
     }
-    // Valid wildcard content: not covered yet, refused with the reason.
-    for good in [
-        r#"<root xmlns="urn:t"><a>1</a><o:c xmlns:o="urn:o">x</o:c></root>"#,
-        r#"<root xmlns="urn:t"><a>1</a><b>2</b><c xmlns=""/><x:d xmlns:x="urn:x"/></root>"#,
-        r#"<root xmlns="urn:t" xmlns:o="urn:o" o:z="1"><a>1</a></root>"#,
-    ] {
-        let events: Vec<Event<'static>> = binxml_xml::decode(good.as_bytes()).unwrap();
-        x.validate(&events, F)
-            .unwrap_or_else(|e| panic!("{good}: {e}"));
-        let (r, out) = encode(good);
-        let e = r.expect_err(good);
-        assert!(e.contains("not covered"), "{good}: {e}");
-        assert!(out.is_empty(), "{good}: output before the refusal");
+    // Without an XmlFragments: a matched element is refused with the reason, in the three
+    // rules and on decoding; attributes need none.
+    let bare = wildcards_x694(false);
+    let (r, out) = encode_xml(&bare, WILDCARD_INSTANCES[0]);
+    let e = r.expect_err("no XmlFragments");
+    assert!(e.contains("needs an XML writer"), "{e}");
+    assert!(out.is_empty());
+    let events: Vec<Event<'static>> = binxml_xml::decode(WILDCARD_INSTANCES[0].as_bytes()).unwrap();
+    for format in [Format::Asn1XsdUper, Format::Asn1XsdAper, Format::Asn1XsdBer] {
+        assert!(bare.encode_events(&events, format).is_err());
+        let bytes = x.encode_events(&events, format).unwrap();
+        let e = bare
+            .decode_events(&bytes, format, &Default::default())
+            .unwrap_err();
+        assert!(e.to_string().contains("needs an XML reader"), "{e}");
+        assert!(e.bit_offset().is_some(), "{e}");
+    }
+    let (r, _) = encode_xml(&bare, WILDCARD_INSTANCES[2]);
+    r.expect("attribute wildcards need no XmlFragments");
+    // Sizes, for the record (docs/x694.md).
+    let big = WILDCARD_INSTANCES[3];
+    let events: Vec<Event<'static>> = binxml_xml::decode(big.as_bytes()).unwrap();
+    for format in [Format::Asn1XsdUper, Format::Asn1XsdAper, Format::Asn1XsdBer] {
+        let n = x.encode_events(&events, format).unwrap().len();
+        eprintln!(
+            "wildcard instance 3: XML {} bytes, {format:?} {n}",
+            big.len()
+        );
     }
     let Some(mut py) = oracle() else { return };
-    through_oracle(
-        &mut py,
-        "wildcards",
-        xsd,
-        "root",
-        &[
-            r#"<root xmlns="urn:t"><a>1</a></root>"#,
-            r#"<root xmlns="urn:t"><a>1</a><b>2</b></root>"#,
-        ],
+    let mut all = vec![
+        r#"<root xmlns="urn:t"><a>1</a></root>"#,
+        r#"<root xmlns="urn:t"><a>1</a><b>2</b></root>"#,
+    ];
+    all.extend_from_slice(WILDCARD_INSTANCES);
+    through_oracle(&mut py, "wildcards", WILDCARDS_XSD, "root", &all);
+}
+
+/// Wildcard content as hostile input: strings that are not well-formed XML (or not one
+/// element, or an element in a namespace the wildcard does not allow), attribute strings that
+/// are not `[uri ]name="value"`, and every truncation and single bit flip of the encodings of
+/// the wildcard instances, in the three rules: an error with a bit offset, never a panic.
+#[test]
+fn hostile_wildcards() {
+    let x = wildcards_x694(true);
+    let limits = binxml_core::Limits::default();
+    // Same-length replacements inside the strings of instance 0 (element) and 2 (attribute),
+    // in the rules that keep the octets as they are (aligned PER, BER).
+    for (doc, from, to) in [
+        (0, "x</o:c>", "x<?o:c>"),
+        (0, "<o:c xmlns", "<o:c ymlns"),
+        (0, "</o:c>", "</o:d>"),
+        (0, "urn:o", "urn:t"),
+        (0, "\">x</", "\"><</"),
+        (2, "z=\"1\"", "z=\"<\""),
+        (2, "z=\"1\"", "z= \"1"),
+        (2, "urn:o z", "urn:t z"),
+    ] {
+        let events: Vec<Event<'static>> =
+            binxml_xml::decode(WILDCARD_INSTANCES[doc].as_bytes()).unwrap();
+        for format in [Format::Asn1XsdAper, Format::Asn1XsdBer] {
+            let mut bytes = x.encode_events(&events, format).unwrap();
+            let at = bytes
+                .windows(from.len())
+                .position(|w| w == from.as_bytes())
+                .unwrap_or_else(|| panic!("{from} in {format:?}"));
+            bytes[at..at + to.len()].copy_from_slice(to.as_bytes());
+            let e = x
+                .decode_events(&bytes, format, &limits)
+                .expect_err(&format!("{from} -> {to} ({format:?})"));
+            assert!(e.bit_offset().is_some(), "{from} -> {to}: {e}");
+        }
+    }
+    // A nested element deeper than the limit.
+    let deep = format!(
+        r#"<root xmlns="urn:t"><a>1</a><o:c xmlns:o="urn:o">{}x{}</o:c></root>"#,
+        "<o:c>".repeat(40),
+        "</o:c>".repeat(40)
     );
+    let events: Vec<Event<'static>> = binxml_xml::decode(deep.as_bytes()).unwrap();
+    let bytes = x.encode_events(&events, Format::Asn1XsdUper).unwrap();
+    let e = x
+        .decode_events(
+            &bytes,
+            Format::Asn1XsdUper,
+            &limits.clone().with_max_depth(20),
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("deeper"), "{e}");
+    for doc in WILDCARD_INSTANCES {
+        let events: Vec<Event<'static>> = binxml_xml::decode(doc.as_bytes()).unwrap();
+        for format in [Format::Asn1XsdUper, Format::Asn1XsdAper, Format::Asn1XsdBer] {
+            let bytes = x.encode_events(&events, format).unwrap();
+            for n in 0..bytes.len() {
+                if let Err(e) = x.decode_events(&bytes[..n], format, &limits) {
+                    assert!(e.bit_offset().is_some(), "{e}");
+                }
+            }
+            for bit in 0..bytes.len() * 8 {
+                let mut b = bytes.clone();
+                b[bit / 8] ^= 0x80 >> (bit % 8);
+                if let Err(e) = x.decode_events(&b, format, &limits) {
+                    assert!(e.bit_offset().is_some(), "{e}");
+                }
+            }
+        }
+    }
+}
+
+/// UBL 2.1's extension point: the trivial Invoice example with a `UBLExtensions` whose
+/// `ExtensionContent` (an `##other` lax wildcard) holds an element of another namespace with
+/// attributes, children and a UBL `cbc:Note` (its prefix declared on the root only), both ways
+/// through the oracle in the three rules.
+#[test]
+fn ubl_extensions_against_asn1tools() {
+    let root = workspace_root();
+    let xsd = root.join("tests/schemas/ubl21/xsdrt/maindoc/UBL-Invoice-2.1.xsd");
+    let trivial = std::fs::read_to_string(
+        root.join("tests/schemas/ubl21/instances/UBL-Invoice-2.1-Example-Trivial.xml"),
+    )
+    .unwrap();
+    let cut = trivial.find("<cbc:ID>").unwrap();
+    let xml = format!(
+        r#"{}<ext:UBLExtensions xmlns:ext="urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2">
+    <ext:UBLExtension>
+      <ext:ExtensionContent>
+        <my:Extra xmlns:my="urn:example:my" my:version="2" note="a &amp; b"><my:Line n="1">first</my:Line> <cbc:Note>kept</cbc:Note></my:Extra>
+      </ext:ExtensionContent>
+    </ext:UBLExtension>
+  </ext:UBLExtensions>
+  {}"#,
+        &trivial[..cut],
+        &trivial[cut..]
+    );
+    let schema = Arc::new(load(&xsd, None));
+    let x = X694::new(schema)
+        .unwrap()
+        .with_fragments(Arc::new(binxml::XmlText));
+    let events: Vec<Event<'static>> = binxml_xml::decode(xml.as_bytes()).unwrap();
+    x.validate(&events, F).unwrap();
+    for format in [Format::Asn1XsdUper, Format::Asn1XsdAper, Format::Asn1XsdBer] {
+        let bytes = x.encode_events(&events, format).unwrap();
+        eprintln!(
+            "UBL Invoice trivial with UBLExtensions: XML {} bytes, {format:?} {}",
+            xml.len(),
+            bytes.len()
+        );
+    }
+    let Some(mut py) = oracle() else { return };
+    let scratch = scratch_dir("x694-ubl-ext");
+    let module = scratch.join("ubl.asn");
+    std::fs::write(&module, x.text(true)).unwrap();
+    let answer = py.ask(&["compile", &module.display().to_string()]);
+    assert!(answer.starts_with("ok"), "asn1tools: {answer}");
+    let instance = scratch.join("instance.xml");
+    std::fs::write(&instance, &xml).unwrap();
+    let m = x.module();
+    let root_ty = m.types[m.roots[0].1].name.clone().unwrap();
+    for (format, rule) in [
+        (F, "uper"),
+        (Format::Asn1XsdAper, "aper"),
+        (Format::Asn1XsdBer, "ber"),
+    ] {
+        both_ways(
+            &mut py,
+            &x,
+            &events,
+            &root_ty,
+            &instance,
+            format,
+            rule,
+            &scratch.join("inv"),
+        )
+        .unwrap_or_else(|e| panic!("UBLExtensions ({rule}): {e}"));
+    }
 }

@@ -11,6 +11,7 @@ pub mod codec;
 pub mod error;
 pub mod event;
 pub mod format;
+pub mod fragments;
 pub mod hash;
 pub mod json_mapping;
 pub mod limits;
@@ -24,6 +25,7 @@ pub use codec::{
 pub use error::{Error, ErrorKind, Result};
 pub use event::{DocType, Event, QName, Typed};
 pub use format::{Format, UnknownFormat};
+pub use fragments::XmlFragments;
 pub use limits::Limits;
 pub use tape::Tape;
 

@@ -115,9 +115,11 @@ impl<'a> AnyDecoder<'a> {
                         "decoding needs the schema (DecodeOptions::x694, --schema)",
                     ));
                 };
-                Inner::X694(binxml_asn1::x694::X694Decoder::new(
-                    input, x, format, limits,
-                ))
+                // Element wildcards' content is XML text, which the XML codec reads.
+                Inner::X694(
+                    binxml_asn1::x694::X694Decoder::new(input, x, format, limits)
+                        .with_fragments(std::sync::Arc::new(crate::XmlText)),
+                )
             }
         }))
     }
@@ -360,7 +362,11 @@ impl<W: Write> AnyEncoder<W> {
                 opts.exi.clone(),
             ))),
             Format::Asn1XsdUper | Format::Asn1XsdAper | Format::Asn1XsdBer => match &opts.x694 {
-                Some(x) => Enc::X694(binxml_asn1::x694::X694Encoder::new(out, x.clone(), format)),
+                // Element wildcards' content is XML text, which the XML codec writes.
+                Some(x) => Enc::X694(
+                    binxml_asn1::x694::X694Encoder::new(out, x.clone(), format)
+                        .with_fragments(std::sync::Arc::new(crate::XmlText)),
+                ),
                 None => Enc::Unusable(
                     format,
                     "encoding needs the schema (EncodeOptions::x694, --schema)",

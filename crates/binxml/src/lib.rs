@@ -96,10 +96,12 @@ pub fn detect_named(name: &std::path::Path, head: &[u8]) -> Option<Format> {
 }
 
 mod any;
+mod fragments;
 mod inspect;
 mod options;
 
 pub use any::{AnyDecoder, AnyEncoder};
+pub use fragments::XmlText;
 pub use inspect::{InspectLine, Inspector, Position};
 pub use options::{DecodeOptions, EncodeOptions};
 

@@ -5,12 +5,12 @@
 //! and budget as the PER decoder's (`dec.rs`). Lengths are definite (what the encoder writes);
 //! strings are primitive.
 
-use binxml_core::{Event, EventSink, Format, Limits, QName, Result};
+use binxml_core::{Event, EventSink, Format, QName, Result};
 
 use super::ber::{BerReader, SEQUENCE, Tag, context, integer_value, universal};
 use super::ber_enc::simple_tag;
-use super::dec::{Collect, Emit};
-use super::map::{Comp, Kind, Module, Role, TyId, is_content};
+use super::dec::{Ctx, Emit};
+use super::map::{Comp, Kind, Role, TyId, is_content};
 use super::simple;
 
 struct BerDec<'a, 'm, 's, S> {
@@ -18,32 +18,19 @@ struct BerDec<'a, 'm, 's, S> {
     o: Emit<'m, 's, S>,
 }
 
-/// Decodes a whole BER encoding of a value of the root type `root` into events.
-pub fn decode(
-    m: &Module,
-    root: usize,
-    data: &[u8],
-    format: Format,
-    limits: &Limits,
-) -> Result<Vec<Event<'static>>> {
-    let mut out = Collect(Vec::new());
-    decode_into(m, root, data, format, limits, &mut out)?;
-    Ok(out.0)
-}
-
 /// Decodes a whole BER encoding into `sink`, event by event (an error can come after some
 /// events were handed over).
 pub fn decode_into<'e, S: EventSink<'e>>(
-    m: &Module,
+    ctx: &Ctx<'_>,
     root: usize,
     data: &[u8],
     format: Format,
-    limits: &Limits,
     sink: &mut S,
 ) -> Result<()> {
+    let m = ctx.m;
     let mut d = BerDec {
         r: BerReader::new(data, format),
-        o: Emit::new(m, sink, format, data.len(), limits),
+        o: Emit::new(ctx, sink, format, data.len()),
     };
     d.push(&Event::StartDocument {
         version: None,
@@ -94,7 +81,8 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
         end: usize,
     ) -> Result<()> {
         let m = self.o.m;
-        let mut kind = m.resolve(ty);
+        let mut id = m.resolve_id(ty);
+        let mut kind = &m.types[id].kind;
         let mut tag = tag.map(context);
         let mut xsi_type = None;
         let mut end = end;
@@ -117,9 +105,11 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
                 xsi_type = Some(n);
             }
             tag = Some(context(i));
-            kind = m.resolve(alts[i].ty);
+            id = m.resolve_id(alts[i].ty);
+            kind = &m.types[id].kind;
         }
-        self.o.start(name, root, xsi_type, self.at())?;
+        self.o
+            .start(name, root, xsi_type, m.any_attr[id], self.at())?;
         stacker::maybe_grow(32 * 1024, 1024 * 1024, || match kind {
             Kind::Sequence(comps) => {
                 let (_, e) = self.r.expect(tag.unwrap_or(SEQUENCE), true, end)?;
@@ -180,6 +170,17 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
                         .map_err(|_| self.r.err("UTF8String is not UTF-8"))?;
                     self.o.embed_push(s);
                 }
+            }
+            Role::AnyAttr(allowed) => {
+                let (_, e) = self.r.expect(context(k), true, end)?;
+                while self.r.pos() < e {
+                    let at = self.at();
+                    let (len, _) = self.r.expect(universal(12), false, e)?;
+                    let s = std::str::from_utf8(self.r.take(len))
+                        .map_err(|_| self.r.err("UTF8String is not UTF-8"))?;
+                    self.o.any_attribute(s, allowed, at)?;
+                }
+                self.o.release()?;
             }
             Role::Nil => match m.resolve(c.ty) {
                 Kind::Sequence(comps) => {
@@ -271,12 +272,21 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
             Role::Elem(_) => self.element(c.ty, &c.qname, false, tag, end),
             Role::Group => self.group(c.ty, tag, end),
             Role::Type(_) => Err(self.r.err("internal: a type alternative as content")),
-            Role::Wildcard => Err(self
-                .r
-                .err("an element wildcard (not covered by the mapping)")),
-            Role::Attr(_) | Role::Text | Role::Nil | Role::Embed | Role::Order => {
-                Err(self.r.err("internal: attribute in content"))
+            Role::Wildcard(allowed) => {
+                let at = self.at();
+                let (len, _) =
+                    self.r
+                        .expect(tag.map(context).unwrap_or(universal(12)), false, end)?;
+                let s = std::str::from_utf8(self.r.take(len))
+                    .map_err(|_| self.r.err("UTF8String is not UTF-8"))?;
+                self.o.wildcard(s, allowed, at)
             }
+            Role::Attr(_)
+            | Role::AnyAttr(_)
+            | Role::Text
+            | Role::Nil
+            | Role::Embed
+            | Role::Order => Err(self.r.err("internal: attribute in content")),
         }
     }
 

@@ -6,7 +6,7 @@
 //! items and the root value keep their universal tags (an untagged CHOICE is its alternative's
 //! encoding).
 
-use binxml_core::{Event, Format, Result};
+use binxml_core::{Event, Format, Result, XmlFragments};
 
 use super::ber::{BerWriter, SEQUENCE, Tag, context, integer_content, universal};
 use super::enc::{AllGroup, Enc, Open};
@@ -24,9 +24,10 @@ pub fn encode(
     root: usize,
     events: &[Event<'static>],
     format: Format,
+    fragments: Option<&dyn XmlFragments>,
 ) -> Result<Vec<u8>> {
     let mut b = BerEnc {
-        e: Enc::new(m, events, format),
+        e: Enc::new(m, events, format, fragments),
         w: BerWriter::default(),
     };
     let ty = b.e.root(root)?;
@@ -128,6 +129,17 @@ impl BerEnc<'_> {
                     self.simple(m.resolve(c.ty), Some(context(k)), &text)
                         .map_err(|e| self.e.err(e))?;
                 }
+                Role::AnyAttr(_) => {
+                    let segs = self.e.any_attributes(attrs.as_deref_mut());
+                    if segs.is_empty() {
+                        continue;
+                    }
+                    let mark = self.w.open(context(k));
+                    for seg in &segs {
+                        self.w.primitive(universal(12), seg.as_bytes());
+                    }
+                    self.w.close(mark);
+                }
                 Role::Embed => {
                     let segs = self.e.embedded();
                     let mark = self.w.open(context(k));
@@ -174,12 +186,19 @@ impl BerEnc<'_> {
                 self.element(c.ty, tag)
             }
             Role::Group => self.group(c.ty, tag),
-            Role::Wildcard => Err(self
-                .e
-                .err("an element wildcard's content is not carried (wildcards are not covered)")),
-            Role::Attr(_) | Role::Text | Role::Type(_) | Role::Nil | Role::Embed | Role::Order => {
-                Err(self.e.err("internal: attribute in content"))
+            Role::Wildcard(_) => {
+                let text = self.e.wildcard()?;
+                self.w
+                    .primitive(tag.map(context).unwrap_or(universal(12)), text.as_bytes());
+                Ok(())
             }
+            Role::Attr(_)
+            | Role::AnyAttr(_)
+            | Role::Text
+            | Role::Type(_)
+            | Role::Nil
+            | Role::Embed
+            | Role::Order => Err(self.e.err("internal: attribute in content")),
         }
     }
 

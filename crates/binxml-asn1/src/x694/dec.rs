@@ -5,8 +5,10 @@
 
 use std::borrow::Cow;
 
-use binxml_core::{CountingSink, Error, Event, EventSink, Format, Limits, QName, Result};
-use binxml_schema::model::Name;
+use binxml_core::{
+    CountingSink, Error, Event, EventSink, Format, Limits, QName, Result, XmlFragments,
+};
+use binxml_schema::model::{Name, NamespaceConstraint};
 use std::fmt::Write as _;
 
 use super::bits::BitReader;
@@ -36,6 +38,17 @@ struct Mixed {
     next: usize,
 }
 
+/// What a decoding works with: the module, the limits, and what reads element wildcards'
+/// content (XML text), when given.
+pub struct Ctx<'m> {
+    /// The mapped module.
+    pub m: &'m Module,
+    /// The decoder's limits.
+    pub limits: &'m Limits,
+    /// Parses an element wildcard's XML text.
+    pub fragments: Option<&'m dyn XmlFragments>,
+}
+
 /// The events of a decoded document, shared by the PER and BER decoders: element nesting is
 /// bounded by the depth limit, and the events by a budget proportional to the input (a type
 /// whose values take no input cannot make a short input expand without bound). `at` is the
@@ -56,27 +69,30 @@ pub(super) struct Emit<'m, 's, S> {
     arena: String,
     /// Where each string of `arena` lies.
     segs: Vec<(usize, usize)>,
+    limits: &'m Limits,
+    fragments: Option<&'m dyn XmlFragments>,
+    /// The start tag of an element whose type has an attribute wildcard, held (owned) until
+    /// the wildcard's attributes are read: their namespaces may need declarations, which come
+    /// before the attributes.
+    held: Option<Vec<Event<'static>>>,
 }
 
 impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
-    pub(super) fn new(
-        m: &'m Module,
-        out: &'s mut S,
-        format: Format,
-        input: usize,
-        limits: &Limits,
-    ) -> Self {
+    pub(super) fn new(ctx: &Ctx<'m>, out: &'s mut S, format: Format, input: usize) -> Self {
         Emit {
-            m,
+            m: ctx.m,
             out,
             format,
             events: 0,
             depth: 0,
-            max_depth: limits.max_depth,
+            max_depth: ctx.limits.max_depth,
             budget: input.saturating_mul(128).saturating_add(4096),
             embedded: Vec::new(),
             arena: String::new(),
             segs: Vec::new(),
+            limits: ctx.limits,
+            fragments: ctx.fragments,
+            held: None,
         }
     }
 
@@ -99,6 +115,9 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             embedded: Vec::new(),
             arena: String::new(),
             segs: Vec::new(),
+            limits: self.limits,
+            fragments: self.fragments,
+            held: None,
         }
     }
 
@@ -115,16 +134,32 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             return Err(self.err(at, "more events than this input can hold"));
         }
         self.events += 1;
+        if let Some(h) = &mut self.held {
+            h.push(ev.clone().into_owned());
+            return Ok(());
+        }
         self.out.transient(ev)
     }
 
+    /// Hands over the start tag held for an attribute wildcard (see [`Emit::start`]).
+    pub(super) fn release(&mut self) -> Result<()> {
+        if let Some(h) = self.held.take() {
+            for ev in &h {
+                self.out.transient(ev)?;
+            }
+        }
+        Ok(())
+    }
+
     /// An element's start: the root declares every namespace of the module; `xsi_type`, the
-    /// alternative of a `T-derivations` CHOICE when it is not the declared type.
+    /// alternative of a `T-derivations` CHOICE when it is not the declared type. With `hold`
+    /// (its type has an attribute wildcard), the start tag is held until [`Emit::release`].
     pub(super) fn start(
         &mut self,
         q: &QName<'_>,
         root: bool,
         xsi_type: Option<&Name>,
+        hold: bool,
         at: usize,
     ) -> Result<()> {
         if self.depth >= self.max_depth {
@@ -133,6 +168,8 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
                 format!("elements nested deeper than {}", self.max_depth),
             ));
         }
+        // The parent's start tag, held for an attribute wildcard that turned out absent.
+        self.release()?;
         // In mixed content, the parent's next string of character data comes before the child.
         let seg = match self.embedded.last_mut() {
             Some(mx) if mx.depth == self.depth && mx.next < self.segs.len() => {
@@ -145,6 +182,9 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             self.embedded_text(i, at)?;
         }
         self.depth += 1;
+        if hold {
+            self.held = Some(Vec::new());
+        }
         self.push(&Event::StartElement(q.borrowed()), at)?;
         if root {
             let m = self.m;
@@ -179,6 +219,7 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
     }
 
     pub(super) fn end(&mut self, at: usize) -> Result<()> {
+        self.release()?;
         if self
             .embedded
             .last()
@@ -245,11 +286,137 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
         )
     }
 
+    /// An element an element wildcard matched, from its XML text: its events, checked against
+    /// the wildcard's namespaces, the depth limit and the event budget.
+    pub(super) fn wildcard(
+        &mut self,
+        text: &str,
+        allowed: &NamespaceConstraint,
+        at: usize,
+    ) -> Result<()> {
+        let Some(f) = self.fragments else {
+            return Err(self.err(
+                at,
+                "an element wildcard's content (XML text) needs an XML reader, which this decoder was not given (not covered without one)",
+            ));
+        };
+        self.release()?;
+        // In mixed content, the parent's next string of character data comes before the child.
+        let seg = match self.embedded.last_mut() {
+            Some(mx) if mx.depth == self.depth && mx.next < self.segs.len() => {
+                mx.next += 1;
+                Some(mx.next - 1)
+            }
+            _ => None,
+        };
+        if let Some(i) = seg {
+            self.embedded_text(i, at)?;
+        }
+        let base = self.depth;
+        let mut limits = self.limits.clone();
+        limits.max_depth = self.max_depth.saturating_sub(base);
+        let r = f.read_element(text, &limits, &mut |ev| {
+            match ev {
+                Event::StartElement(q) => {
+                    if self.depth == base && !allowed.allows(&q.namespace) {
+                        return Err(self.err(
+                            at,
+                            format!(
+                                "element {{{}}}{} is not in a namespace the wildcard allows",
+                                q.namespace, q.local
+                            ),
+                        ));
+                    }
+                    if self.depth >= self.max_depth {
+                        return Err(self.err(
+                            at,
+                            format!("elements nested deeper than {}", self.max_depth),
+                        ));
+                    }
+                    self.depth += 1;
+                }
+                Event::EndElement => self.depth -= 1,
+                _ => {}
+            }
+            self.push(ev, at)
+        });
+        self.depth = base;
+        r.map_err(|e| {
+            if e.bit_offset().is_some() {
+                e
+            } else {
+                self.err(at, format!("an element wildcard's XML text: {e}"))
+            }
+        })
+    }
+
+    /// An attribute an attribute wildcard matched, from its string (`wild.rs`): added to the
+    /// held start tag, with a declaration of its namespace when the module has none for it.
+    pub(super) fn any_attribute(
+        &mut self,
+        s: &str,
+        allowed: &NamespaceConstraint,
+        at: usize,
+    ) -> Result<()> {
+        let (ns, local, value) = super::wild::parse_attribute(s).map_err(|e| self.err(at, e))?;
+        if !allowed.allows(ns) || !super::wild::attribute_namespace_ok(ns) {
+            return Err(self.err(
+                at,
+                format!("attribute {{{ns}}}{local} is not in a namespace the wildcard allows"),
+            ));
+        }
+        let Some(held) = self.held.as_mut() else {
+            return Err(self.err(at, "internal: attribute wildcard without a held start tag"));
+        };
+        let ends = held
+            .iter()
+            .skip(1)
+            .take_while(|e| matches!(e, Event::Namespace { .. }))
+            .count()
+            + 1;
+        let prefix = if ns.is_empty() {
+            String::new()
+        } else if super::wild::is_xml(ns) {
+            "xml".to_owned()
+        } else if let Ok(i) = self.m.namespaces.binary_search_by(|x| x.as_str().cmp(ns)) {
+            self.m.prefixes[i].clone()
+        } else if let Some(Event::Namespace { prefix, .. }) = held[1..ends]
+            .iter()
+            .find(|e| matches!(e, Event::Namespace { uri, .. } if uri == ns))
+        {
+            prefix.to_string()
+        } else {
+            // A prefix of its own: `w1`, `w2`, ... (the module's are `ns1`, `ns2`, ...).
+            let own = held[1..ends]
+                .iter()
+                .filter(|e| matches!(e, Event::Namespace { prefix, .. } if prefix.starts_with('w')))
+                .count();
+            let p = format!("w{}", own + 1);
+            held.insert(
+                ends,
+                Event::Namespace {
+                    prefix: Cow::Owned(p.clone()),
+                    uri: Cow::Owned(ns.to_owned()),
+                },
+            );
+            p
+        };
+        if held.iter().any(|e| matches!(e, Event::Attribute { name, .. } if name.namespace == ns && name.local == local)) {
+            return Err(self.err(at, format!("attribute {{{ns}}}{local} given twice")));
+        }
+        let ev = Event::Attribute {
+            name: QName::new(prefix, ns.to_owned(), local.to_owned()),
+            value: Cow::Owned(value.into_owned()),
+        };
+        self.push(&ev, at)
+    }
+
     /// Character content (none when empty).
     pub(super) fn text(&mut self, s: &str, at: usize) -> Result<()> {
         if s.is_empty() {
             return Ok(());
         }
+        self.release()?;
         self.push(
             &Event::Characters {
                 text: Cow::Borrowed(s),
@@ -258,20 +425,6 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             at,
         )
     }
-}
-
-/// Decodes a whole PER encoding of a value of the root type `root` into events.
-pub fn decode(
-    m: &Module,
-    p: &Plan,
-    root: usize,
-    data: &[u8],
-    format: Format,
-    limits: &Limits,
-) -> Result<Vec<Event<'static>>> {
-    let mut out = Collect(Vec::new());
-    decode_into(m, p, root, data, format, limits, &mut out)?;
-    Ok(out.0)
 }
 
 /// Collects events into a list.
@@ -287,18 +440,18 @@ impl EventSink<'static> for Collect {
 /// Decodes a whole PER encoding into `sink`, event by event (an error can come after some
 /// events were handed over).
 pub fn decode_into<'e, S: EventSink<'e>>(
-    m: &Module,
+    ctx: &Ctx<'_>,
     p: &Plan,
     root: usize,
     data: &[u8],
     format: Format,
-    limits: &Limits,
     sink: &mut S,
 ) -> Result<()> {
+    let m = ctx.m;
     let mut d = Dec {
         r: BitReader::new(data, format, format == Format::Asn1XsdAper),
         p,
-        o: Emit::new(m, sink, format, data.len(), limits),
+        o: Emit::new(ctx, sink, format, data.len()),
         buf: String::new(),
         bytes: Vec::new(),
     };
@@ -340,7 +493,8 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             }
             id = self.p.resolved[alts[i].ty];
         }
-        self.o.start(q, root, xsi_type, self.r.pos())?;
+        self.o
+            .start(q, root, xsi_type, m.any_attr[id], self.r.pos())?;
         let check = self.o.depth.is_multiple_of(16);
         let mut content = || match &m.types[id].kind {
             Kind::Sequence(comps) => self.sequence(id, comps),
@@ -543,9 +697,29 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             Role::Type(_) | Role::Order => Err(self
                 .r
                 .err("internal: a type alternative or an order as content")),
-            Role::Wildcard => Err(self
-                .r
-                .err("an element wildcard (not covered by the mapping)")),
+            Role::Wildcard(allowed) => {
+                let at = self.r.pos();
+                let s = read_simple(
+                    m,
+                    &simple::EMBEDDED,
+                    &mut self.r,
+                    &mut self.buf,
+                    &mut self.bytes,
+                )?;
+                self.o.wildcard(s, allowed, at)
+            }
+            Role::AnyAttr(allowed) => {
+                let (o, buf, bytes) = (&mut self.o, &mut self.buf, &mut self.bytes);
+                self.r.counted(0, None, |r, n| {
+                    for _ in 0..n {
+                        let at = r.pos();
+                        let s = read_simple(m, &simple::EMBEDDED, r, buf, bytes)?;
+                        o.any_attribute(s, allowed, at)?;
+                    }
+                    Ok(())
+                })?;
+                self.o.release()
+            }
         }
     }
 
@@ -660,6 +834,7 @@ mod tests {
             roots: Vec::new(),
             namespaces: Vec::new(),
             prefixes: Vec::new(),
+            any_attr: Vec::new(),
         }
     }
 

@@ -3,7 +3,7 @@
 //! written; a SEQUENCE OF's items go to a scratch writer first, since its count comes before
 //! them.
 
-use binxml_core::{Error, Event, Format, Result};
+use binxml_core::{Error, Event, Format, Result, XmlFragments};
 
 use super::bits::BitWriter;
 use binxml_schema::model::Name;
@@ -21,6 +21,8 @@ pub struct Enc<'e> {
     /// For each open element, whether its content is mixed (its character data is carried by
     /// `embed-values`, and the walk passes over it).
     mixed: Vec<bool>,
+    /// Writes the XML text of the elements that element wildcards match.
+    fragments: Option<&'e dyn XmlFragments>,
 }
 
 /// An element's start tag, consumed: the range of its namespace and attribute events, which
@@ -47,8 +49,9 @@ pub fn encode(
     root: usize,
     events: &[Event<'static>],
     format: Format,
+    fragments: Option<&dyn XmlFragments>,
 ) -> Result<Vec<u8>> {
-    let mut e = Enc::new(m, events, format);
+    let mut e = Enc::new(m, events, format, fragments);
     let mut w = BitWriter::new(format == Format::Asn1XsdAper);
     let ty = e.root(root)?;
     e.element(ty, &mut w)?;
@@ -57,7 +60,12 @@ pub fn encode(
 }
 
 impl<'e> Enc<'e> {
-    pub(super) fn new(m: &'e Module, ev: &'e [Event<'static>], format: Format) -> Self {
+    pub(super) fn new(
+        m: &'e Module,
+        ev: &'e [Event<'static>],
+        format: Format,
+        fragments: Option<&'e dyn XmlFragments>,
+    ) -> Self {
         Enc {
             m,
             ev,
@@ -65,7 +73,73 @@ impl<'e> Enc<'e> {
             format,
             scopes: Vec::new(),
             mixed: Vec::new(),
+            fragments,
         }
+    }
+
+    /// The XML text of the element here, which an element wildcard matches, with the
+    /// declarations in scope that its names use (`wild.rs`); the walk moves past it.
+    pub(super) fn wildcard(&mut self) -> Result<String> {
+        let Some(f) = self.fragments else {
+            return Err(self.err(
+                "an element wildcard's content (XML text) needs an XML writer, which this encoder was not given (not covered without one)",
+            ));
+        };
+        if self.peek_start().is_none() {
+            return Err(self.err("an element that the wildcard matches expected"));
+        }
+        let start = self.pos;
+        let mut depth = 0usize;
+        while let Some(ev) = self.ev.get(self.pos) {
+            self.pos += 1;
+            match ev {
+                Event::StartElement(_) => depth += 1,
+                Event::EndElement => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if depth != 0 {
+            return Err(self.err("the document ends inside an element"));
+        }
+        let ev = self.ev;
+        let scope: Vec<(&str, &str)> = self
+            .scopes
+            .iter()
+            .filter_map(|&i| match &ev[i] {
+                Event::Namespace { prefix, uri } => Some((&**prefix, &**uri)),
+                _ => None,
+            })
+            .collect();
+        let events = super::wild::with_context(&ev[start..self.pos], &scope);
+        let mut text = String::new();
+        f.write_element(&events, &mut text)
+            .map_err(|e| self.err(format!("an element wildcard's content: {e}")))?;
+        Ok(text)
+    }
+
+    /// The strings of the attributes an attribute wildcard matches (`wild.rs`): every attribute
+    /// of the element that no attribute component took, but the XML Schema instance ones,
+    /// which the mapping carries itself; each is taken.
+    pub(super) fn any_attributes(&self, o: Option<&mut Open>) -> Vec<String> {
+        let Some(o) = o else { return Vec::new() };
+        let mut out = Vec::new();
+        for (k, i) in o.attrs.clone().enumerate() {
+            if let Event::Attribute { name, value } = &self.ev[i]
+                && !o.used[k]
+                && name.namespace != XSI
+            {
+                o.used[k] = true;
+                let mut s = String::new();
+                super::wild::attribute_string(&name.namespace, &name.local, value, &mut s);
+                out.push(s);
+            }
+        }
+        out
     }
 
     /// Checks that the document's root element is root `root` of the module; its type.
@@ -338,7 +412,7 @@ impl<'e> Enc<'e> {
                     continue;
                 }
                 return Err(self.err(format!(
-                    "attribute {{{}}}{} is not carried by the mapping (xsi:nil on an element that is not nillable or whose type has derivations, attribute wildcards and xsi:type on a type without derivations are not covered)",
+                    "attribute {{{}}}{} is not carried by the mapping (xsi:nil on an element that is not nillable or whose type has derivations and xsi:type on a type without derivations are not covered)",
                     name.namespace, name.local
                 )));
             }
@@ -352,7 +426,7 @@ impl<'e> Enc<'e> {
                 Ok(())
             }
             Some(Event::StartElement(q)) => Err(self.err(format!(
-                "element {{{}}}{} is not where the mapped type expects it (the content of element wildcards is not covered)",
+                "element {{{}}}{} is not where the mapped type expects it",
                 q.namespace, q.local
             ))),
             _ => Err(self.err("character data in element-only content")),
@@ -482,6 +556,21 @@ impl<'e> Enc<'e> {
                     simple::encode(self.m, self.m.resolve(c.ty), &text, w)
                         .map_err(|e| self.err(e))?;
                 }
+                Role::AnyAttr(_) => {
+                    let segs = self.any_attributes(attrs.as_deref_mut());
+                    w.patch(bit, !segs.is_empty());
+                    bit += 1;
+                    if segs.is_empty() {
+                        continue;
+                    }
+                    w.counted(segs.len(), 0, None, |w, s, e| {
+                        for seg in &segs[s..e] {
+                            simple::encode(self.m, &simple::EMBEDDED, seg, w)
+                                .map_err(|x| self.err(x))?;
+                        }
+                        Ok(())
+                    })?;
+                }
                 Role::Embed => {
                     let segs = self.embedded();
                     w.counted(segs.len(), 0, None, |w, s, e| {
@@ -533,11 +622,17 @@ impl<'e> Enc<'e> {
                 self.element(c.ty, w)
             }
             Role::Group => self.group(c.ty, w),
-            Role::Wildcard => Err(self
-                .err("an element wildcard's content is not carried (wildcards are not covered)")),
-            Role::Attr(_) | Role::Text | Role::Type(_) | Role::Nil | Role::Embed | Role::Order => {
-                Err(self.err("internal: attribute in content"))
+            Role::Wildcard(_) => {
+                let text = self.wildcard()?;
+                simple::encode(self.m, &simple::EMBEDDED, &text, w).map_err(|e| self.err(e))
             }
+            Role::Attr(_)
+            | Role::AnyAttr(_)
+            | Role::Text
+            | Role::Type(_)
+            | Role::Nil
+            | Role::Embed
+            | Role::Order => Err(self.err("internal: attribute in content")),
         }
     }
 

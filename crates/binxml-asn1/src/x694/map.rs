@@ -9,7 +9,8 @@ use binxml_core::QName;
 use binxml_schema::Schema;
 use binxml_schema::datatypes::{Builtin, Facets, Value, WhiteSpace};
 use binxml_schema::model::{
-    Compositor, Content, ElemId, Max, Name, Particle, Term, TypeDef, TypeId, Variety,
+    Compositor, Content, ElemId, Max, Name, NamespaceConstraint, Particle, Term, TypeDef, TypeId,
+    Variety,
 };
 
 use super::names::{Scope, convert};
@@ -36,6 +37,10 @@ pub struct Module {
     pub namespaces: Vec<String>,
     /// The prefix of each of `namespaces`: `ns1`, `ns2`, ..., `xml` for the XML namespace.
     pub prefixes: Vec<String>,
+    /// For each type, whether it is a SEQUENCE with an attribute wildcard's component (the
+    /// decoder holds such an element's start tag until it has read the wildcard's attributes,
+    /// whose namespaces it may have to declare).
+    pub any_attr: Vec<bool>,
 }
 
 /// One ASN.1 type.
@@ -147,8 +152,14 @@ pub enum Role {
     Text,
     /// A model group, a repetition or a substitution group: no markup of its own.
     Group,
-    /// An element wildcard: mapped (X.694's `elem` component) but not encoded.
-    Wildcard,
+    /// An element wildcard (X.694's `elem` component, ANY-ELEMENT): a UTF8String holding the
+    /// matched element's XML text; the namespaces it allows.
+    Wildcard(NamespaceConstraint),
+    /// An attribute wildcard (X.694's `attr` component, ANY-ATTRIBUTES), after the
+    /// attributes' components: a SEQUENCE OF UTF8String, OPTIONAL (absent when no attribute
+    /// matches), one string per attribute that no attribute component takes
+    /// (`uri name="value"`, see `wild.rs`); the namespaces it allows.
+    AnyAttr(NamespaceConstraint),
     /// An alternative of a [`Kind::Derivations`]: the element's content has this type, named
     /// by `xsi:type` when it is not the declared one.
     Type(Name),
@@ -274,6 +285,7 @@ pub fn map(schema: &Schema, roots: &Roots) -> Result<Module, MapError> {
         })
         .collect();
     let mut module = Module {
+        any_attr: Vec::new(),
         prefixes,
         name: format!("{name}-X694"),
         types: m.types,
@@ -282,6 +294,13 @@ pub fn map(schema: &Schema, roots: &Roots) -> Result<Module, MapError> {
         namespaces: m.namespaces.into_iter().collect(),
     };
     module.fill_qnames();
+    module.any_attr = module
+        .types
+        .iter()
+        .map(|t| {
+            matches!(&t.kind, Kind::Sequence(c) if c.iter().any(|c| matches!(c.role, Role::AnyAttr(_))))
+        })
+        .collect();
     Ok(module)
 }
 
@@ -462,7 +481,7 @@ impl Mapper<'_> {
                 };
                 let (attrs, rest): (Vec<Comp>, Vec<Comp>) = all
                     .into_iter()
-                    .partition(|c| matches!(c.role, Role::Attr(_)));
+                    .partition(|c| matches!(c.role, Role::Attr(_) | Role::AnyAttr(_)));
                 let content = match rest.as_slice() {
                     [c] if c.role == Role::Text => c.ty,
                     _ => self.new_ty(None, Kind::Sequence(rest)),
@@ -518,6 +537,33 @@ impl Mapper<'_> {
                         ty,
                         optional: !u.required,
                         role: Role::Attr(a.name.clone()),
+                        qname: QName::default(),
+                    });
+                }
+                if let Some(w) = &c.attribute_wildcard {
+                    // X.694: the attributes the wildcard matches, after the declared ones.
+                    let item = self.new_ty(
+                        None,
+                        Kind::Utf8 {
+                            min: 0,
+                            max: None,
+                            ws: WhiteSpace::Preserve,
+                        },
+                    );
+                    let ty = self.new_ty(
+                        None,
+                        Kind::List {
+                            item,
+                            min: 0,
+                            max: None,
+                        },
+                    );
+                    // OPTIONAL: absent (one presence bit) when no attribute matches.
+                    comps.push(Comp {
+                        ident: "attr".into(),
+                        ty,
+                        optional: true,
+                        role: Role::AnyAttr(w.namespaces.clone()),
                         qname: QName::default(),
                     });
                 }
@@ -754,7 +800,7 @@ impl Mapper<'_> {
                     qname: QName::default(),
                 }
             }
-            Term::Wildcard(_) => {
+            Term::Wildcard(w) => {
                 let ty = self.new_ty(
                     None,
                     Kind::Utf8 {
@@ -767,7 +813,7 @@ impl Mapper<'_> {
                     ident: "elem".into(),
                     ty,
                     optional: false,
-                    role: Role::Wildcard,
+                    role: Role::Wildcard(w.namespaces.clone()),
                     qname: QName::default(),
                 }
             }
@@ -897,6 +943,17 @@ impl Module {
         self.types = types;
     }
 
+    /// Follows type references to the type that is not one: its id.
+    pub fn resolve_id(&self, mut t: TyId) -> TyId {
+        for _ in 0..self.types.len() {
+            match &self.types[t].kind {
+                Kind::Ref(u) => t = *u,
+                _ => return t,
+            }
+        }
+        unreachable!("the mapping makes no cycle of bare type references")
+    }
+
     /// Follows type references to the type that is not one.
     pub fn resolve(&self, mut t: TyId) -> &Kind {
         for _ in 0..self.types.len() {
@@ -920,9 +977,10 @@ impl Module {
         }
         match role {
             Role::Attr(_)
+            | Role::AnyAttr(_)
             | Role::Text
             | Role::Elem(_)
-            | Role::Wildcard
+            | Role::Wildcard(_)
             | Role::Type(_)
             | Role::Nil
             | Role::Embed => false,
@@ -953,9 +1011,10 @@ impl Module {
         }
         match role {
             Role::Elem(n) => n.ns == ns && n.local == local,
+            Role::Wildcard(w) => w.allows(ns),
             Role::Attr(_)
+            | Role::AnyAttr(_)
             | Role::Text
-            | Role::Wildcard
             | Role::Type(_)
             | Role::Nil
             | Role::Embed

@@ -19,20 +19,29 @@ mod dec;
 mod enc;
 mod plan;
 mod simple;
+mod wild;
 
 use std::io::Write;
 use std::sync::Arc;
 
-use binxml_core::{Decoder, Encoder, Error, Event, EventSink, Format, Limits, Result};
+use binxml_core::{
+    Decoder, Encoder, Error, Event, EventSink, Format, Limits, Result, XmlFragments,
+};
 use binxml_schema::{Schema, Validator};
 
 /// A schema mapped once (the module and the schema's validator), shared by every encoder and
 /// decoder of its documents.
+///
+/// Element wildcards' content is XML text: encoding and decoding it needs an
+/// [`XmlFragments`] ([`X694::with_fragments`], or the encoder's and decoder's own
+/// `with_fragments`; binxml's facade gives its encoders and decoders the XML codec's). Without
+/// one, a document with content an element wildcard matches is refused.
 #[derive(Debug)]
 pub struct X694 {
     schema: Arc<Schema>,
     module: Module,
     plan: plan::Plan,
+    fragments: Option<Arc<dyn XmlFragments>>,
 }
 
 impl X694 {
@@ -52,7 +61,19 @@ impl X694 {
             schema,
             module,
             plan,
+            fragments: None,
         })
+    }
+
+    /// Writes and reads element wildcards' content (XML text) with `fragments`.
+    pub fn with_fragments(mut self, fragments: Arc<dyn XmlFragments>) -> X694 {
+        self.fragments = Some(fragments);
+        self
+    }
+
+    /// What writes and reads element wildcards' content, when given.
+    pub fn fragments(&self) -> Option<&Arc<dyn XmlFragments>> {
+        self.fragments.as_ref()
     }
 
     /// The mapped module.
@@ -96,9 +117,19 @@ impl X694 {
     /// Encodes a document valid against the schema (not checked here) as PER or BER bytes
     /// (`format`: `asn1-xsd-uper`, `asn1-xsd-aper` or `asn1-xsd-ber`).
     pub fn encode_events(&self, events: &[Event<'static>], format: Format) -> Result<Vec<u8>> {
+        self.encode_with(events, format, self.fragments.as_deref())
+    }
+
+    /// [`X694::encode_events`] with `fragments` writing element wildcards' content.
+    pub fn encode_with(
+        &self,
+        events: &[Event<'static>],
+        format: Format,
+        fragments: Option<&dyn XmlFragments>,
+    ) -> Result<Vec<u8>> {
         match format {
-            Format::Asn1XsdBer => ber_enc::encode(&self.module, 0, events, format),
-            _ => enc::encode(&self.module, 0, events, format),
+            Format::Asn1XsdBer => ber_enc::encode(&self.module, 0, events, format, fragments),
+            _ => enc::encode(&self.module, 0, events, format, fragments),
         }
     }
 
@@ -109,10 +140,9 @@ impl X694 {
         format: Format,
         limits: &Limits,
     ) -> Result<Vec<Event<'static>>> {
-        match format {
-            Format::Asn1XsdBer => ber_dec::decode(&self.module, 0, data, format, limits),
-            _ => dec::decode(&self.module, &self.plan, 0, data, format, limits),
-        }
+        let mut out = dec::Collect(Vec::new());
+        self.decode_into(data, format, limits, &mut out)?;
+        Ok(out.0)
     }
 
     /// Decodes PER or BER bytes, handing each event to `sink` as it is read.
@@ -123,9 +153,26 @@ impl X694 {
         limits: &Limits,
         sink: &mut S,
     ) -> Result<()> {
+        self.decode_into_with(data, format, limits, self.fragments.as_deref(), sink)
+    }
+
+    /// [`X694::decode_into`] with `fragments` reading element wildcards' content.
+    pub fn decode_into_with<'e, S: EventSink<'e>>(
+        &self,
+        data: &[u8],
+        format: Format,
+        limits: &Limits,
+        fragments: Option<&dyn XmlFragments>,
+        sink: &mut S,
+    ) -> Result<()> {
+        let d = dec::Ctx {
+            m: &self.module,
+            limits,
+            fragments,
+        };
         match format {
-            Format::Asn1XsdBer => ber_dec::decode_into(&self.module, 0, data, format, limits, sink),
-            _ => dec::decode_into(&self.module, &self.plan, 0, data, format, limits, sink),
+            Format::Asn1XsdBer => ber_dec::decode_into(&d, 0, data, format, sink),
+            _ => dec::decode_into(&d, &self.plan, 0, data, format, sink),
         }
     }
 }
@@ -134,6 +181,7 @@ impl X694 {
 /// document ends and, only when it is valid, writes its PER or BER encoding.
 pub struct X694Encoder<W: Write> {
     x: Arc<X694>,
+    fragments: Option<Arc<dyn XmlFragments>>,
     out: W,
     events: Vec<Event<'static>>,
     finished: bool,
@@ -144,12 +192,19 @@ impl<W: Write> X694Encoder<W> {
     /// An encoder writing `format` (`asn1-xsd-uper`) to `out`.
     pub fn new(out: W, x: Arc<X694>, format: Format) -> Self {
         X694Encoder {
+            fragments: x.fragments.clone(),
             x,
             out,
             events: Vec::new(),
             finished: false,
             format,
         }
+    }
+
+    /// Writes element wildcards' content with `fragments` (instead of the mapped schema's).
+    pub fn with_fragments(mut self, fragments: Arc<dyn XmlFragments>) -> Self {
+        self.fragments = Some(fragments);
+        self
     }
 }
 
@@ -168,7 +223,9 @@ impl<W: Write> Encoder for X694Encoder<W> {
         }
         self.finished = true;
         self.x.validate(&self.events, self.format)?;
-        let bytes = self.x.encode_events(&self.events, self.format)?;
+        let bytes = self
+            .x
+            .encode_with(&self.events, self.format, self.fragments.as_deref())?;
         self.out
             .write_all(&bytes)
             .and_then(|_| self.out.flush())
@@ -179,6 +236,7 @@ impl<W: Write> Encoder for X694Encoder<W> {
 /// Decodes a document of the mapped schema (the whole input before the first event).
 pub struct X694Decoder<'a> {
     x: Arc<X694>,
+    fragments: Option<Arc<dyn XmlFragments>>,
     input: &'a [u8],
     limits: Limits,
     format: Format,
@@ -189,6 +247,7 @@ impl<'a> X694Decoder<'a> {
     /// A decoder of `input`.
     pub fn new(input: &'a [u8], x: Arc<X694>, format: Format, limits: Limits) -> Self {
         X694Decoder {
+            fragments: x.fragments.clone(),
             x,
             input,
             limits,
@@ -196,15 +255,26 @@ impl<'a> X694Decoder<'a> {
             events: None,
         }
     }
+
+    /// Reads element wildcards' content with `fragments` (instead of the mapped schema's).
+    pub fn with_fragments(mut self, fragments: Arc<dyn XmlFragments>) -> Self {
+        self.fragments = Some(fragments);
+        self
+    }
 }
 
 impl<'a> Decoder<'a> for X694Decoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         if self.events.is_none() {
-            let evs = self
-                .x
-                .decode_events(self.input, self.format, &self.limits)?;
-            self.events = Some(evs.into_iter());
+            let mut out = dec::Collect(Vec::new());
+            self.x.decode_into_with(
+                self.input,
+                self.format,
+                &self.limits,
+                self.fragments.as_deref(),
+                &mut out,
+            )?;
+            self.events = Some(out.0.into_iter());
         }
         Ok(self.events.as_mut().and_then(Iterator::next))
     }
@@ -221,7 +291,13 @@ impl<'a> Decoder<'a> for X694Decoder<'a> {
             None => {
                 self.events = Some(Vec::new().into_iter());
                 let x = self.x.clone();
-                x.decode_into(self.input, self.format, &self.limits, sink)
+                x.decode_into_with(
+                    self.input,
+                    self.format,
+                    &self.limits,
+                    self.fragments.as_deref(),
+                    sink,
+                )
             }
         }
     }

@@ -1,10 +1,12 @@
 //! The mapped module as ASN.1 text (X.680 notation, AUTOMATIC TAGS), followed by the XER
 //! encoding control section that says how each component appears in XML (X.693 encoding
 //! instructions: `ATTRIBUTE`, `UNTAGGED`, `LIST`, `BASE64`, `NAME AS`, `NAMESPACE AS`,
-//! `USE-TYPE`, `USE-NIL`, `EMBED-VALUES`). PER
+//! `USE-TYPE`, `USE-NIL`, `EMBED-VALUES`, `USE-ORDER`, `ANY-ELEMENT`, `ANY-ATTRIBUTES`). PER
 //! and BER ignore that section; [`print`] leaves it out when asked.
 
 use std::fmt::Write;
+
+use binxml_schema::model::NamespaceConstraint;
 
 use super::map::{Comp, Kind, Module, Role, TyId};
 
@@ -43,6 +45,31 @@ pub fn print(m: &Module, encoding_control: bool) -> String {
     out
 }
 
+/// The namespace restriction of an ANY-ELEMENT or ANY-ATTRIBUTES instruction (X.693: `FROM`
+/// or `EXCEPT` a list of URIs, `ABSENT` standing for no namespace); none for `##any`.
+fn namespaces(w: &NamespaceConstraint) -> String {
+    let list = |kw: &str, set: &[&str]| {
+        let mut s = format!(" {kw}");
+        for n in set {
+            if n.is_empty() {
+                s.push_str(" ABSENT");
+            } else {
+                let _ = write!(s, " \"{n}\"");
+            }
+        }
+        s
+    };
+    match w {
+        NamespaceConstraint::Any => String::new(),
+        // `##other`: neither the target namespace nor no namespace.
+        NamespaceConstraint::Not(t) if t.is_empty() => list("EXCEPT", &[""]),
+        NamespaceConstraint::Not(t) => list("EXCEPT", &["", t]),
+        NamespaceConstraint::Set(set) => {
+            list("FROM", &set.iter().map(String::as_str).collect::<Vec<_>>())
+        }
+    }
+}
+
 /// The encoding instructions of the components of a named type (the paths reach inline types
 /// through their identifiers).
 fn instructions(m: &Module, t: TyId, path: &str, out: &mut String, depth: usize) {
@@ -77,15 +104,22 @@ fn instructions(m: &Module, t: TyId, path: &str, out: &mut String, depth: usize)
             }
             Role::Attr(n) => {
                 let _ = writeln!(out, "    ATTRIBUTE {p}");
+                if !n.ns.is_empty() {
+                    let _ = writeln!(out, "    NAMESPACE {p} AS {:?}", n.ns);
+                }
                 name_as(out, &p, &n.local, &c.ident);
             }
             Role::Elem(n) | Role::Type(n) => name_as(out, &p, &n.local, &c.ident),
             Role::Text | Role::Group | Role::Nil => {
                 let _ = writeln!(out, "    UNTAGGED {p}");
             }
-            Role::Wildcard => {
-                let _ = writeln!(out, "    ANY-ELEMENT {p}");
+            Role::Wildcard(w) => {
+                let _ = writeln!(out, "    ANY-ELEMENT {p}{}", namespaces(w));
                 let _ = writeln!(out, "    UNTAGGED {p}");
+            }
+            Role::AnyAttr(w) => {
+                let _ = writeln!(out, "    ANY-ATTRIBUTES {p}{}", namespaces(w));
+                continue;
             }
         }
         if matches!(m.types[c.ty].kind, Kind::List { .. }) && m.types[c.ty].name.is_none() {
