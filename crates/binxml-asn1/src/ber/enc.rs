@@ -29,20 +29,30 @@ impl BerWriter {
         self.rev
     }
 
+    /// The tag and length octets (backwards) of contents `len` octets long.
+    #[inline]
     fn header(&mut self, len: usize, tag: u8) {
         if len < 128 {
-            self.rev.push(len as u8);
-        } else {
-            let mut n = 0;
-            let mut l = len;
-            while l > 0 {
-                self.rev.push(l as u8);
-                l >>= 8;
-                n += 1;
-            }
-            self.rev.push(0x80 | n);
+            // the usual short form: one append
+            self.rev.extend_from_slice(&[len as u8, tag]);
+            return;
         }
-        self.rev.push(tag);
+        let mut n = 0;
+        let mut l = len;
+        while l > 0 {
+            self.rev.push(l as u8);
+            l >>= 8;
+            n += 1;
+        }
+        self.rev.extend_from_slice(&[0x80 | n, tag]);
+    }
+
+    /// Appends `b` backwards.
+    #[inline]
+    fn put_reversed(&mut self, b: &[u8]) {
+        let at = self.rev.len();
+        self.rev.extend_from_slice(b);
+        self.rev[at..].reverse();
     }
 
     fn mismatch(&self, ty: TyId) -> Error {
@@ -101,8 +111,8 @@ impl BerWriter {
             }
             (Ty::Bool, V::Bool(b)) => self.rev.push(if *b { 0xFF } else { 0 }),
             (Ty::Null, V::Null) => {}
-            (Ty::Utf8, V::Text(s)) => self.rev.extend(s.as_bytes().iter().rev()),
-            (Ty::Octets | Ty::RelOid, V::Bytes(b)) => self.rev.extend(b.iter().rev()),
+            (Ty::Utf8, V::Text(s)) => self.put_reversed(s.as_bytes()),
+            (Ty::Octets | Ty::RelOid, V::Bytes(b)) => self.put_reversed(b),
             _ => return Err(self.mismatch(ty)),
         }
         let len = self.rev.len() - start;

@@ -13,8 +13,11 @@ use crate::value::V;
 impl Builder {
     /// A string of [`Flat`](crate::flat::Flat) (as [`Builder::s`] decides).
     fn sref(&mut self, text: &str) -> u32 {
-        if self.opts.strings_table && !text.is_empty() && !text.contains('\0') {
-            self.strings.intern(text)
+        if self.opts.strings_table
+            && !text.is_empty()
+            && let Some(id) = self.strings.intern_text(text)
+        {
+            id
         } else {
             let flat = self.flat.as_mut().expect("flat mode");
             let i = flat.inline.len() as u32;

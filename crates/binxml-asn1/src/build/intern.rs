@@ -37,14 +37,15 @@ impl std::ops::Index<usize> for Texts {
 }
 
 /// An empty slot of the index.
-const EMPTY: u32 = u32::MAX;
+const EMPTY: u64 = u64::MAX;
 
 /// Ids found by the hash of their key (linear probing; a power of two in size, at most half
-/// full). The keys live with the caller, who says whether an id's key is the one sought.
+/// full). The keys live with the caller, who says whether an id's key is the one sought. A
+/// slot holds an id and its hash (high half), so that a probe reads one word and growing the
+/// index hashes nothing again.
 pub(super) struct Index {
-    slots: Vec<u32>,
-    /// Each id's hash, so that growing the index hashes nothing again.
-    hashes: Vec<u32>,
+    slots: Vec<u64>,
+    len: u32,
     state: FastState,
 }
 
@@ -52,7 +53,7 @@ impl Default for Index {
     fn default() -> Self {
         Index {
             slots: vec![EMPTY; 64],
-            hashes: Vec::new(),
+            len: 0,
             state: FastState::default(),
         }
     }
@@ -65,40 +66,54 @@ impl Index {
         self.state.hash_one(key) as u32
     }
 
+    /// The id whose key has hash `h` and passes `is`, else the slot where a new one goes.
+    #[inline]
+    pub(super) fn find(&self, h: u32, is: impl Fn(u32) -> bool) -> Result<u32, usize> {
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let e = self.slots[i];
+            if e == EMPTY {
+                return Err(i);
+            }
+            if (e >> 32) as u32 == h && is(e as u32) {
+                return Ok(e as u32);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Records the next id, of hash `h`, in `slot` (from [`Index::find`]), and returns it.
+    #[inline]
+    pub(super) fn insert(&mut self, slot: usize, h: u32) -> u32 {
+        let id = self.len;
+        self.slots[slot] = (u64::from(h) << 32) | u64::from(id);
+        self.len += 1;
+        if self.len as usize * 2 > self.slots.len() {
+            self.grow();
+        }
+        id
+    }
+
     /// The id whose key has hash `h` and passes `is`, else a new id (the next one) recorded
     /// for it: `(id, new)`.
     #[inline]
     pub(super) fn find_or_add(&mut self, h: u32, is: impl Fn(u32) -> bool) -> (u32, bool) {
-        let mask = self.slots.len() - 1;
-        let mut i = h as usize & mask;
-        loop {
-            let id = self.slots[i];
-            if id == EMPTY {
-                break;
-            }
-            if self.hashes[id as usize] == h && is(id) {
-                return (id, false);
-            }
-            i = (i + 1) & mask;
+        match self.find(h, is) {
+            Ok(id) => (id, false),
+            Err(slot) => (self.insert(slot, h), true),
         }
-        let id = self.hashes.len() as u32;
-        self.slots[i] = id;
-        self.hashes.push(h);
-        if self.hashes.len() * 2 > self.slots.len() {
-            self.grow();
-        }
-        (id, true)
     }
 
     fn grow(&mut self) {
         let mut slots = vec![EMPTY; self.slots.len() * 2];
         let mask = slots.len() - 1;
-        for (id, &h) in self.hashes.iter().enumerate() {
-            let mut i = h as usize & mask;
+        for &e in self.slots.iter().filter(|&&e| e != EMPTY) {
+            let mut i = (e >> 32) as usize & mask;
             while slots[i] != EMPTY {
                 i = (i + 1) & mask;
             }
-            slots[i] = id as u32;
+            slots[i] = e;
         }
         self.slots = slots;
     }
@@ -114,19 +129,33 @@ pub(super) struct Interner {
 
 impl Interner {
     /// The id of `s`, counting one more use.
+    #[cfg(test)]
     pub(super) fn intern(&mut self, s: &str) -> u32 {
+        self.intern_text(s).expect("no U+0000")
+    }
+
+    /// The id of `s`, counting one more use; `None` (nothing recorded) for a string that
+    /// holds U+0000, which the table cannot carry (looked for only in a string not yet
+    /// there: one found was checked when it was added).
+    #[inline]
+    pub(super) fn intern_text(&mut self, s: &str) -> Option<u32> {
         let h = self.index.hash(s.as_bytes());
         let texts = &self.texts;
-        let (id, new) = self.index.find_or_add(h, |id| {
+        match self.index.find(h, |id| {
             bytes_eq(texts[id as usize].as_bytes(), s.as_bytes())
-        });
-        if new {
-            self.texts.push(s);
-            self.counts.push(1);
-        } else {
-            self.counts[id as usize] += 1;
+        }) {
+            Ok(id) => {
+                self.counts[id as usize] += 1;
+                Some(id)
+            }
+            Err(_) if s.as_bytes().contains(&0) => None,
+            Err(slot) => {
+                let id = self.index.insert(slot, h);
+                self.texts.push(s);
+                self.counts.push(1);
+                Some(id)
+            }
         }
-        id
     }
 
     /// One more use of string `id`.

@@ -1,10 +1,6 @@
 //! Where things go in the encoding: the component-strings block aligned (UPER), the common
 //! names grouped within their cost classes.
 
-use std::collections::HashMap;
-
-use binxml_core::hash::FastState;
-
 use super::Val;
 use crate::value::V;
 
@@ -89,6 +85,15 @@ fn name_band(p: usize) -> u32 {
 /// names with the same namespace and prefix are adjacent and their entries can say
 /// `same-as-previous-item`: every name keeps the index size it had.
 pub(super) fn group_names(order: &mut [u32], groups: &[(u32, u32)]) {
+    let (mut n_ns, mut n_pairs) = (0, 0);
+    for &(ns, pair) in groups {
+        n_ns = n_ns.max(ns as usize + 1);
+        n_pairs = n_pairs.max(pair as usize + 1);
+    }
+    // the first position (in the class) of each namespace and pair; `NONE` outside a class
+    const NONE: u32 = u32::MAX;
+    let mut first_ns = vec![NONE; n_ns];
+    let mut first_pair = vec![NONE; n_pairs];
     let mut start = 0;
     while start < order.len() {
         let band = name_band(start);
@@ -97,27 +102,51 @@ pub(super) fn group_names(order: &mut [u32], groups: &[(u32, u32)]) {
             end += 1;
         }
         let slice = &mut order[start..end];
-        let mut first_ns: HashMap<u32, usize, FastState> = HashMap::default();
-        let mut first_pair: HashMap<u32, usize, FastState> = HashMap::default();
+        let mut ns_key = Vec::with_capacity(slice.len());
+        let mut pair_key = Vec::with_capacity(slice.len());
         for (i, &id) in slice.iter().enumerate() {
             let (ns, pair) = groups[id as usize];
-            first_ns.entry(ns).or_insert(i);
-            first_pair.entry(pair).or_insert(i);
+            let f = &mut first_ns[ns as usize];
+            if *f == NONE {
+                *f = i as u32;
+            }
+            ns_key.push(*f);
+            let f = &mut first_pair[pair as usize];
+            if *f == NONE {
+                *f = i as u32;
+            }
+            pair_key.push(*f);
         }
-        // (first use of the namespace, of the namespace and prefix, position): unique, so an
-        // unstable sort gives the one order
-        let mut keyed: Vec<((usize, usize, usize), u32)> = slice
-            .iter()
-            .enumerate()
-            .map(|(i, &id)| {
-                let (ns, pair) = groups[id as usize];
-                ((first_ns[&ns], first_pair[&pair], i), id)
-            })
-            .collect();
-        keyed.sort_unstable();
-        for (slot, (_, id)) in slice.iter_mut().zip(keyed) {
-            *slot = id;
+        for &id in slice.iter() {
+            let (ns, pair) = groups[id as usize];
+            first_ns[ns as usize] = NONE;
+            first_pair[pair as usize] = NONE;
         }
+        // ordered by (first use of the namespace, of the namespace and prefix, position): two
+        // stable counting sorts, the minor key first
+        let idx: Vec<u32> = (0..slice.len() as u32).collect();
+        let idx = counting_sort(&idx, &pair_key);
+        let idx = counting_sort(&idx, &ns_key);
+        let sorted: Vec<u32> = idx.iter().map(|&i| slice[i as usize]).collect();
+        slice.copy_from_slice(&sorted);
         start = end;
     }
+}
+
+/// `idx` stably sorted by `key[i]` (each key below `key.len()`).
+fn counting_sort(idx: &[u32], key: &[u32]) -> Vec<u32> {
+    let mut starts = vec![0usize; key.len() + 1];
+    for &k in key {
+        starts[k as usize + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut out = vec![0u32; idx.len()];
+    for &i in idx {
+        let s = &mut starts[key[i as usize] as usize];
+        out[*s] = i;
+        *s += 1;
+    }
+    out
 }

@@ -24,14 +24,12 @@ use layout::group_names;
 
 type Val = V<'static>;
 
-/// A name's namespace and prefix.
-type NsPrefix = (Box<str>, Box<str>);
-
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct NameKey {
-    ns: Box<str>,
-    local: Box<str>,
-    prefix: Box<str>,
+/// The parts of a common name's key in `Builder::name_keys`: (namespace, prefix, local name).
+fn name_parts(key: &[u8]) -> (&str, &str, &str) {
+    let n = u32::from_le_bytes(key[0..4].try_into().expect("4 octets")) as usize;
+    let p = u32::from_le_bytes(key[4..8].try_into().expect("4 octets")) as usize;
+    let text = std::str::from_utf8(&key[8..]).expect("keys are UTF-8 but for their lengths");
+    (&text[..n], &text[n..n + p], &text[n + p..])
 }
 
 struct Frame {
@@ -89,11 +87,13 @@ pub struct Builder {
     name_keys: Vec<u8>,
     name_key_ends: Vec<usize>,
     name_key: Vec<u8>,
-    name_list: Vec<(NameKey, u32)>,
+    /// uses of each common name
+    name_counts: Vec<u32>,
     /// per common name: ids of its namespace and of its (namespace, prefix) pair (see
-    /// `group_names`), numbered in `name_groups`
+    /// `group_names`), numbered in `name_groups` (keyed by the namespace's id, 4 octets, and
+    /// the prefix)
     name_group: Vec<(u32, u32)>,
-    name_groups: HashMap<NsPrefix, (u32, u32), FastState>,
+    name_groups: HashMap<Box<[u8]>, (u32, u32), FastState>,
     name_namespaces: HashMap<Box<str>, u32, FastState>,
     stack: Vec<Frame>,
     doc_children: Vec<Val>,
@@ -127,7 +127,7 @@ impl Builder {
             name_keys: Vec::new(),
             name_key_ends: Vec::new(),
             name_key: Vec::new(),
-            name_list: Vec::new(),
+            name_counts: Vec::new(),
             name_group: Vec::new(),
             name_groups: HashMap::default(),
             name_namespaces: HashMap::default(),
@@ -178,8 +178,11 @@ impl Builder {
     fn s(&mut self, text: &str) -> Val {
         // the empty string is always smaller inline (UPER: 9 bits, against a 13-bit index and a
         // terminator in the table)
-        if self.opts.strings_table && !text.is_empty() && !text.contains('\0') {
-            V::StrRef(self.strings.intern(text))
+        if self.opts.strings_table
+            && !text.is_empty()
+            && let Some(id) = self.strings.intern_text(text)
+        {
+            V::StrRef(id)
         } else {
             V::choice(0, V::Text(Cow::Owned(text.to_owned())))
         }
@@ -210,25 +213,31 @@ impl Builder {
         if new {
             self.name_keys.extend_from_slice(key);
             self.name_key_ends.push(self.name_keys.len());
-            self.name_list.push((
-                NameKey {
-                    ns: ns.into(),
-                    local: local.into(),
-                    prefix: prefix.into(),
-                },
-                0,
-            ));
-            // a new name only: looked up by its strings
-            let next = self.name_namespaces.len() as u32;
-            let ns_id = *self.name_namespaces.entry(ns.into()).or_insert(next);
-            let next = self.name_groups.len() as u32;
-            let group = *self
-                .name_groups
-                .entry((ns.into(), prefix.into()))
-                .or_insert((ns_id, next));
+            self.name_counts.push(0);
+            // a new name only: looked up by its strings (allocating for a new one only)
+            let ns_id = match self.name_namespaces.get(ns) {
+                Some(&i) => i,
+                None => {
+                    let next = self.name_namespaces.len() as u32;
+                    self.name_namespaces.insert(ns.into(), next);
+                    next
+                }
+            };
+            let key = &mut self.name_key;
+            key.clear();
+            key.extend_from_slice(&ns_id.to_le_bytes());
+            key.extend_from_slice(prefix.as_bytes());
+            let group = match self.name_groups.get(&key[..]) {
+                Some(&g) => g,
+                None => {
+                    let g = (ns_id, self.name_groups.len() as u32);
+                    self.name_groups.insert(key[..].into(), g);
+                    g
+                }
+            };
             self.name_group.push(group);
         }
-        self.name_list[id as usize].1 += 1;
+        self.name_counts[id as usize] += 1;
         id
     }
 
@@ -340,32 +349,36 @@ impl Builder {
         let mut name_perm = vec![];
         let mut common = vec![];
         if self.opts.names_table {
-            let counts: Vec<u32> = self.name_list.iter().map(|(_, c)| *c).collect();
-            let mut order = intern::order_by_count(&counts);
+            let mut order = intern::order_by_count(&self.name_counts);
             group_names(&mut order, &self.name_group);
             name_perm = vec![0u32; order.len()];
-            let list = std::mem::take(&mut self.name_list);
-            let mut prev: Option<&NameKey> = None;
+            let keys = std::mem::take(&mut self.name_keys);
+            let ends = std::mem::take(&mut self.name_key_ends);
+            common.reserve(order.len());
+            // (namespace, prefix) of the previous entry
+            let mut prev: Option<(&str, &str)> = None;
             for (pos, &id) in order.iter().enumerate() {
                 name_perm[id as usize] = pos as u32;
-                let k = &list[id as usize].0;
-                let ns = if k.ns.is_empty() {
+                let i = id as usize;
+                let start = if i == 0 { 0 } else { ends[i - 1] };
+                let (k_ns, k_prefix, k_local) = name_parts(&keys[start..ends[i]]);
+                let ns = if k_ns.is_empty() {
                     None
-                } else if prev.is_some_and(|p| p.ns == k.ns) {
+                } else if prev.is_some_and(|p| bytes_eq(p.0.as_bytes(), k_ns.as_bytes())) {
                     Some(V::choice(1, V::Null))
                 } else {
-                    Some(V::choice(0, self.s(&k.ns)))
+                    Some(V::choice(0, self.s(k_ns)))
                 };
-                let local = self.s(&k.local);
-                let prefix = if k.prefix.is_empty() {
+                let local = self.s(k_local);
+                let prefix = if k_prefix.is_empty() {
                     None
-                } else if prev.is_some_and(|p| p.prefix == k.prefix) {
+                } else if prev.is_some_and(|p| bytes_eq(p.1.as_bytes(), k_prefix.as_bytes())) {
                     Some(V::choice(1, V::Null))
                 } else {
-                    Some(V::choice(0, self.s(&k.prefix)))
+                    Some(V::choice(0, self.s(k_prefix)))
                 };
                 common.push(V::Seq(vec![ns, Some(local), prefix]));
-                prev = Some(k);
+                prev = Some((k_ns, k_prefix));
             }
             stats.names = common.len();
         }

@@ -46,24 +46,41 @@ impl<'r> PerWriter<'r> {
     }
 
     /// `INTEGER (lo..hi, ..., 0..MAX)`.
+    #[inline]
     fn int(&mut self, x: u64, lo: u64, hi: u64) {
         if (lo..=hi).contains(&x) {
-            self.put(0, 1);
-            self.constrained(x - lo, hi - lo + 1);
+            let range = hi - lo + 1;
+            if !self.aligned || range <= 255 {
+                // the extension bit (0) and the value in one field
+                let bits = 64 - (range - 1).leading_zeros();
+                self.put(x - lo, bits + 1);
+            } else {
+                self.put(0, 1);
+                self.constrained(x - lo, range);
+            }
         } else {
             self.put(1, 1);
             self.unconstrained(x);
         }
     }
 
+    /// Appends the `n` low bits of `v` (`n` at most 32). Up to 31 bits stay pending in `acc`;
+    /// 32 are written at once.
     #[inline]
     fn put(&mut self, v: u64, n: u32) {
         debug_assert!(n <= 32);
-        if n == 0 {
-            return;
-        }
         self.acc = (self.acc << n) | (v & ((1u64 << n) - 1));
         self.nacc += n;
+        if self.nacc >= 32 {
+            self.nacc -= 32;
+            self.buf
+                .extend_from_slice(&((self.acc >> self.nacc) as u32).to_be_bytes());
+        }
+    }
+
+    /// Writes the pending whole octets, leaving fewer than 8 bits in `acc`.
+    #[inline]
+    fn flush_octets(&mut self) {
         while self.nacc >= 8 {
             self.nacc -= 8;
             self.buf.push((self.acc >> self.nacc) as u8);
@@ -72,12 +89,14 @@ impl<'r> PerWriter<'r> {
 
     #[inline]
     fn align(&mut self) {
-        if self.nacc > 0 {
-            self.put(0, 8 - self.nacc);
+        let r = self.nacc % 8;
+        if r > 0 {
+            self.put(0, 8 - r);
         }
     }
 
     fn put_bytes(&mut self, b: &[u8]) {
+        self.flush_octets();
         if self.nacc == 0 {
             self.buf.extend_from_slice(b);
             return;
@@ -88,7 +107,15 @@ impl<'r> PerWriter<'r> {
         let mask = (1u8 << k) - 1;
         let mut carry = self.acc as u8 & mask;
         self.buf.reserve(b.len());
-        for &x in b {
+        let mut words = b.chunks_exact(8);
+        for w in &mut words {
+            // eight octets at once: the word shifted right by `k`, the carry above
+            let x = u64::from_be_bytes(w.try_into().expect("8 octets"));
+            let out = (u64::from(carry) << (64 - k)) | (x >> k);
+            self.buf.extend_from_slice(&out.to_be_bytes());
+            carry = x as u8 & mask;
+        }
+        for &x in words.remainder() {
             self.buf.push((carry << (8 - k)) | (x >> k));
             carry = x & mask;
         }
@@ -103,6 +130,7 @@ impl<'r> PerWriter<'r> {
     /// The complete encoding (X.691 10.1.3: at least one octet, zero padded).
     pub fn finish(mut self) -> Vec<u8> {
         self.align();
+        self.flush_octets();
         if self.buf.is_empty() {
             self.buf.push(0);
         }
@@ -110,6 +138,7 @@ impl<'r> PerWriter<'r> {
     }
 
     /// A constrained whole number `v` in `0..range`.
+    #[inline]
     fn constrained(&mut self, v: u64, range: u64) {
         if range <= 1 {
             return;

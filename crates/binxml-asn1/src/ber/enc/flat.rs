@@ -56,7 +56,7 @@ impl BerWriter {
             }
         };
         // [0] UTF8String
-        self.rev.extend(text.as_bytes().iter().rev());
+        self.put_reversed(text.as_bytes());
         let len = self.rev.len() - start;
         self.header(len, 0x80);
         let len = self.rev.len() - start;

@@ -376,6 +376,7 @@ impl<'r> PerWriter<'r> {
     /// Rewrites what was written so far with each mark's presence bit set and a `1` bit (the
     /// `same-as-parent-element` alternative) inserted at its position.
     fn insert_marks(&mut self, marks: &[(usize, usize)]) {
+        self.flush_octets();
         let total = self.bit_len();
         let mut src = std::mem::take(&mut self.buf);
         if self.nacc > 0 {
@@ -398,23 +399,24 @@ impl<'r> PerWriter<'r> {
         self.copy_bits(&src, from, total);
     }
 
-    /// Appends bits `from..to` of `src`.
+    /// Appends bits `from..to` of `src`: the bits up to an octet boundary, the whole octets
+    /// (shifted a word at a time by [`PerWriter::put_bytes`]), the rest.
     fn copy_bits(&mut self, src: &[u8], mut from: usize, to: usize) {
-        while from < to {
-            if self.nacc == 0 && from.is_multiple_of(8) && to - from >= 8 {
-                let n = (to - from) / 8;
-                self.buf.extend_from_slice(&src[from / 8..from / 8 + n]);
-                from += n * 8;
-                continue;
-            }
-            let n = (to - from).min(32) as u32;
-            let byte = from / 8;
-            let mut w = [0u8; 8];
-            let end = (byte + 8).min(src.len());
-            w[..end - byte].copy_from_slice(&src[byte..end]);
-            let v = (u64::from_be_bytes(w) << (from % 8)) >> (64 - n);
-            self.put(v, n);
-            from += n as usize;
+        if from >= to {
+            return;
+        }
+        let head = ((8 - from % 8) % 8).min(to - from);
+        if head > 0 {
+            let v = src[from / 8] >> (8 - from % 8 - head);
+            self.put(u64::from(v), head as u32);
+            from += head;
+        }
+        let n = (to - from) / 8;
+        self.put_bytes(&src[from / 8..from / 8 + n]);
+        from += n * 8;
+        let tail = to - from;
+        if tail > 0 {
+            self.put(u64::from(src[from / 8] >> (8 - tail)), tail as u32);
         }
     }
 }
