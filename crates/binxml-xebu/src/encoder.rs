@@ -345,19 +345,22 @@ impl<W: Write> XebuEncoder<W> {
 
     /// Writes the name part of an element or attribute whose name token is not known:
     /// returns the selector bits and appends the bytes to `tail`.
-    fn name_parts(&mut self, q: &QName<'_>, tail: &mut Vec<u8>) -> u8 {
-        // self.key holds the name key on entry.
+    fn name_parts(&mut self, q: &QName<'_>, name_hash: u32, tail: &mut Vec<u8>) -> u8 {
+        // self.key holds the name key on entry; `name_hash` is its hash.
         let seq = self.next_seq();
         let mut s = sel::LITERAL;
-        if let Some(t) = self.ns.lookup(q.namespace.as_bytes()) {
-            s = sel::NS;
-            tail.push(t);
-        } else {
-            let t = self.ns.define(q.namespace.as_bytes(), seq);
-            tail.push(t);
-            put_str(tail, &q.namespace);
+        match self.ns.find(q.namespace.as_bytes()) {
+            Ok(t) => {
+                s = sel::NS;
+                tail.push(t);
+            }
+            Err(h) => {
+                let t = self.ns.define_hashed(q.namespace.as_bytes(), h, seq);
+                tail.push(t);
+                put_str(tail, &q.namespace);
+            }
         }
-        let t = self.name.define(&self.key, seq);
+        let t = self.name.define_hashed(&self.key, name_hash, seq);
         tail.push(t);
         put_str(tail, &q.local);
         s
@@ -379,11 +382,12 @@ impl<W: Write> XebuEncoder<W> {
         name_key(&mut self.key, &q);
         let mut tail = std::mem::take(&mut self.key2);
         tail.clear();
-        let s = if let Some(t) = self.name.lookup(&self.key) {
-            tail.push(t);
-            sel::NAME
-        } else {
-            self.name_parts(&q, &mut tail)
+        let s = match self.name.find(&self.key) {
+            Ok(t) => {
+                tail.push(t);
+                sel::NAME
+            }
+            Err(h) => self.name_parts(&q, h, &mut tail),
         };
         if explicit {
             put_str(&mut tail, &q.prefix);
@@ -402,24 +406,32 @@ impl<W: Write> XebuEncoder<W> {
         name_key(&mut self.key, q);
         let name_len = self.key.len();
         let cacheable = value.len() <= self.opts.max_cached_len;
+        // The value key's hash when it was looked up and not found.
+        let mut value_hash = None;
         if cacheable {
             self.key.extend_from_slice(&(name_len as u32).to_le_bytes());
             self.key.extend_from_slice(value.as_bytes());
-            if !explicit && let Some(t) = self.value.lookup(&self.key) {
-                self.buf.push(sel::VALUE | code::ATTRIBUTE);
-                self.buf.push(t);
-                return;
+            if !explicit {
+                match self.value.find(&self.key) {
+                    Ok(t) => {
+                        self.buf.push(sel::VALUE | code::ATTRIBUTE);
+                        self.buf.push(t);
+                        return;
+                    }
+                    Err(h) => value_hash = Some(h),
+                }
             }
         }
         let full_key = std::mem::take(&mut self.key);
         self.key.extend_from_slice(&full_key[..name_len]);
         let mut tail = std::mem::take(&mut self.key2);
         tail.clear();
-        let s = if let Some(t) = self.name.lookup(&self.key) {
-            tail.push(t);
-            sel::NAME
-        } else {
-            self.name_parts(q, &mut tail)
+        let s = match self.name.find(&self.key) {
+            Ok(t) => {
+                tail.push(t);
+                sel::NAME
+            }
+            Err(h) => self.name_parts(q, h, &mut tail),
         };
         let mut d = s | code::ATTRIBUTE;
         if explicit {
@@ -431,10 +443,15 @@ impl<W: Write> XebuEncoder<W> {
             // prefix matches may fetch it.)
             d |= wire::F_DEFINE;
             let seq = self.next_seq();
-            let t = if let Some(t) = self.value.lookup(&full_key) {
-                t
-            } else {
-                self.value.define(&full_key, seq)
+            // (Not found above: the name's lookups and definitions leave the value cache as it
+            // was.)
+            let found = match value_hash {
+                Some(h) => Err(h),
+                None => self.value.find(&full_key),
+            };
+            let t = match found {
+                Ok(t) => t,
+                Err(h) => self.value.define_hashed(&full_key, h, seq),
             };
             tail.push(t);
         }
@@ -448,13 +465,16 @@ impl<W: Write> XebuEncoder<W> {
     fn text(&mut self, text: &str, cdata: bool) {
         let c = if cdata { wire::F_CDATA } else { 0 };
         if text.len() <= self.opts.max_cached_len {
-            if let Some(t) = self.content.lookup(text.as_bytes()) {
-                self.buf.push(sel::VALUE | c | code::TEXT);
-                self.buf.push(t);
-                return;
-            }
+            let h = match self.content.find(text.as_bytes()) {
+                Ok(t) => {
+                    self.buf.push(sel::VALUE | c | code::TEXT);
+                    self.buf.push(t);
+                    return;
+                }
+                Err(h) => h,
+            };
             let seq = self.next_seq();
-            let t = self.content.define(text.as_bytes(), seq);
+            let t = self.content.define_hashed(text.as_bytes(), h, seq);
             self.buf.push(wire::F_DEFINE | c | code::TEXT);
             self.buf.push(t);
         } else {
@@ -464,15 +484,18 @@ impl<W: Write> XebuEncoder<W> {
     }
 
     fn namespace(&mut self, prefix: &str, uri: &str) {
-        if let Some(t) = self.ns.lookup(uri.as_bytes()) {
-            self.buf.push(sel::NS | code::NAMESPACE);
-            self.buf.push(t);
-        } else {
-            let seq = self.next_seq();
-            let t = self.ns.define(uri.as_bytes(), seq);
-            self.buf.push(code::NAMESPACE);
-            self.buf.push(t);
-            put_str(&mut self.buf, uri);
+        match self.ns.find(uri.as_bytes()) {
+            Ok(t) => {
+                self.buf.push(sel::NS | code::NAMESPACE);
+                self.buf.push(t);
+            }
+            Err(h) => {
+                let seq = self.next_seq();
+                let t = self.ns.define_hashed(uri.as_bytes(), h, seq);
+                self.buf.push(code::NAMESPACE);
+                self.buf.push(t);
+                put_str(&mut self.buf, uri);
+            }
         }
         put_str(&mut self.buf, prefix);
         self.scope.declare(prefix.to_owned(), uri.to_owned());
