@@ -3,7 +3,9 @@
 use std::io::Write;
 
 use binxml_core::hash::bytes_eq;
-use binxml_core::{Encoder, Error, Event, QName, Result, StreamChecker, Typed};
+use std::borrow::Cow;
+
+use binxml_core::{Encoder, Error, Event, EventSink, QName, Result, StreamChecker, Typed};
 
 use crate::FORMAT;
 use crate::datetime;
@@ -151,7 +153,6 @@ pub struct XebuEncoder<W: Write> {
     /// The sequence number of the next message (rewound by `rollback_to`).
     next_seq_no: u64,
     key: Vec<u8>,
-    key2: Vec<u8>,
     scope: Scope<String>,
     /// The start tag being collected: its name waits for the namespace declarations that
     /// follow it in the events and precede it in the bytes.
@@ -200,7 +201,6 @@ impl<W: Write> XebuEncoder<W> {
             messages: 0,
             next_seq_no: 0,
             key: Vec::new(),
-            key2: Vec::new(),
             scope: Scope::default(),
             pending: false,
             pending_name: QName::default(),
@@ -343,27 +343,41 @@ impl<W: Write> XebuEncoder<W> {
         self.seq
     }
 
-    /// Writes the name part of an element or attribute whose name token is not known:
-    /// returns the selector bits and appends the bytes to `tail`.
-    fn name_parts(&mut self, q: &QName<'_>, name_hash: u32, tail: &mut Vec<u8>) -> u8 {
-        // self.key holds the name key on entry; `name_hash` is its hash.
+    /// Writes the name part of an element or attribute whose name token is not known: returns
+    /// the selector bits. `self.key[..key_len]` is the name's key, `name_hash` its hash.
+    fn name_parts(&mut self, q: &QName<'_>, key_len: usize, name_hash: u32) -> u8 {
         let seq = self.next_seq();
         let mut s = sel::LITERAL;
         match self.ns.find(q.namespace.as_bytes()) {
             Ok(t) => {
                 s = sel::NS;
-                tail.push(t);
+                self.buf.push(t);
             }
             Err(h) => {
                 let t = self.ns.define_hashed(q.namespace.as_bytes(), h, seq);
-                tail.push(t);
-                put_str(tail, &q.namespace);
+                self.buf.push(t);
+                put_str(&mut self.buf, &q.namespace);
             }
         }
-        let t = self.name.define_hashed(&self.key, name_hash, seq);
-        tail.push(t);
-        put_str(tail, &q.local);
+        let t = self
+            .name
+            .define_hashed(&self.key[..key_len], name_hash, seq);
+        self.buf.push(t);
+        put_str(&mut self.buf, &q.local);
         s
+    }
+
+    /// Writes the name part of an element or attribute: returns the selector bits.
+    /// `self.key[..key_len]` is the name's key.
+    #[inline]
+    fn name_ref(&mut self, q: &QName<'_>, key_len: usize) -> u8 {
+        match self.name.find(&self.key[..key_len]) {
+            Ok(t) => {
+                self.buf.push(t);
+                sel::NAME
+            }
+            Err(h) => self.name_parts(q, key_len, h),
+        }
     }
 
     /// Writes the pending start tag, its namespace declarations already written.
@@ -380,21 +394,14 @@ impl<W: Write> XebuEncoder<W> {
             .is_some_and(|p| bytes_eq(p.as_bytes(), q.prefix.as_bytes()));
         let p = if explicit { wire::F_PREFIX } else { 0 };
         name_key(&mut self.key, &q);
-        let mut tail = std::mem::take(&mut self.key2);
-        tail.clear();
-        let s = match self.name.find(&self.key) {
-            Ok(t) => {
-                tail.push(t);
-                sel::NAME
-            }
-            Err(h) => self.name_parts(&q, h, &mut tail),
-        };
+        // The discriminator, known once the name is: written in place after it.
+        let at = self.buf.len();
+        self.buf.push(0);
+        let s = self.name_ref(&q, self.key.len());
         if explicit {
-            put_str(&mut tail, &q.prefix);
+            put_str(&mut self.buf, &q.prefix);
         }
-        self.buf.push(s | p | code::START_ELEMENT);
-        self.buf.extend_from_slice(&tail);
-        self.key2 = tail;
+        self.buf[at] = s | p | code::START_ELEMENT;
         self.pending_name = q;
     }
 
@@ -403,6 +410,7 @@ impl<W: Write> XebuEncoder<W> {
             .scope
             .derive(&q.namespace, true)
             .is_some_and(|p| bytes_eq(p.as_bytes(), q.prefix.as_bytes()));
+        // The key: the name's key, then (a cacheable value) its length and the value.
         name_key(&mut self.key, q);
         let name_len = self.key.len();
         let cacheable = value.len() <= self.opts.max_cached_len;
@@ -422,21 +430,14 @@ impl<W: Write> XebuEncoder<W> {
                 }
             }
         }
-        let full_key = std::mem::take(&mut self.key);
-        self.key.extend_from_slice(&full_key[..name_len]);
-        let mut tail = std::mem::take(&mut self.key2);
-        tail.clear();
-        let s = match self.name.find(&self.key) {
-            Ok(t) => {
-                tail.push(t);
-                sel::NAME
-            }
-            Err(h) => self.name_parts(q, h, &mut tail),
-        };
+        // The discriminator, known once the name is: written in place after it.
+        let at = self.buf.len();
+        self.buf.push(0);
+        let s = self.name_ref(q, name_len);
         let mut d = s | code::ATTRIBUTE;
         if explicit {
             d |= wire::F_PREFIX;
-            put_str(&mut tail, &q.prefix);
+            put_str(&mut self.buf, &q.prefix);
         }
         if cacheable {
             // (With an explicit prefix the entry is still defined: a later use whose derived
@@ -447,19 +448,16 @@ impl<W: Write> XebuEncoder<W> {
             // was.)
             let found = match value_hash {
                 Some(h) => Err(h),
-                None => self.value.find(&full_key),
+                None => self.value.find(&self.key),
             };
             let t = match found {
                 Ok(t) => t,
-                Err(h) => self.value.define_hashed(&full_key, h, seq),
+                Err(h) => self.value.define_hashed(&self.key, h, seq),
             };
-            tail.push(t);
+            self.buf.push(t);
         }
-        put_str(&mut tail, value);
-        self.buf.push(d);
-        self.buf.extend_from_slice(&tail);
-        self.key2 = tail;
-        self.key = full_key;
+        put_str(&mut self.buf, value);
+        self.buf[at] = d;
     }
 
     fn text(&mut self, text: &str, cdata: bool) {
@@ -693,6 +691,12 @@ impl<W: Write> Encoder for XebuEncoder<W> {
         self.write_plain(event, true)
     }
 
+    /// The tape replayed into the encoder's push interface (its [`EventSink`] methods): no
+    /// event is built per element, attribute or text.
+    fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
+        tape.replay(self)
+    }
+
     fn finish(&mut self) -> Result<()> {
         if self.in_message {
             return Err(Error::invalid_events(FORMAT, "finish before EndDocument"));
@@ -703,9 +707,83 @@ impl<W: Write> Encoder for XebuEncoder<W> {
 }
 
 impl<W: Write> XebuEncoder<W> {
+    /// The output buffer handed to the writer once it holds enough.
+    #[inline(always)]
+    fn flush_full(&mut self) -> Result<()> {
+        if self.buf.len() >= FLUSH_AT {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    /// `Event::StartElement`: the name waits for the element's namespace declarations.
+    #[inline]
+    fn hot_start_element(&mut self, q: &QName<'_>, check: bool) -> Result<()> {
+        if check {
+            self.checker.start_element(FORMAT)?;
+        }
+        self.flush_pending();
+        for s in [&q.prefix, &q.namespace, &q.local] {
+            check_len(s)?;
+        }
+        // Reuses the pending name's string buffers.
+        for (dst, src) in [
+            (&mut self.pending_name.prefix, &q.prefix),
+            (&mut self.pending_name.namespace, &q.namespace),
+            (&mut self.pending_name.local, &q.local),
+        ] {
+            let d = dst.to_mut();
+            d.clear();
+            d.push_str(src);
+        }
+        self.pending = true;
+        self.pending_mark = self.scope.len();
+        self.flush_full()
+    }
+
+    #[inline]
+    fn hot_end_element(&mut self, check: bool) -> Result<()> {
+        if check {
+            self.checker.end_element(FORMAT)?;
+        }
+        self.flush_pending();
+        self.scope.close();
+        self.buf.push(code::END_ELEMENT);
+        self.flush_full()
+    }
+
+    #[inline]
+    fn hot_attribute(&mut self, name: &QName<'_>, value: &str, check: bool) -> Result<()> {
+        if check {
+            self.checker.attribute(FORMAT)?;
+        }
+        self.flush_pending();
+        check_len(value)?;
+        self.attribute(name, value);
+        self.flush_full()
+    }
+
+    #[inline]
+    fn hot_text(&mut self, text: &str, cdata: bool, check: bool) -> Result<()> {
+        if check {
+            self.checker.characters(FORMAT, text, cdata)?;
+        }
+        self.flush_pending();
+        check_len(text)?;
+        self.text(text, cdata);
+        self.flush_full()
+    }
+
     /// Writes one event as it is; `check`: against the event grammar (XebuS checks the
     /// events before deleting some, and writes the rest unchecked).
     pub(crate) fn write_plain(&mut self, event: &Event<'_>, check: bool) -> Result<()> {
+        match event {
+            Event::StartElement(q) => return self.hot_start_element(q, check),
+            Event::EndElement => return self.hot_end_element(check),
+            Event::Attribute { name, value } => return self.hot_attribute(name, value, check),
+            Event::Characters { text, cdata } => return self.hot_text(text, *cdata, check),
+            _ => {}
+        }
         if check {
             self.checker.check(FORMAT, event)?;
         }
@@ -736,39 +814,14 @@ impl<W: Write> XebuEncoder<W> {
                     self.flush_buf()?;
                 }
             }
-            Event::StartElement(q) => {
-                for s in [&q.prefix, &q.namespace, &q.local] {
-                    check_len(s)?;
-                }
-                // Reuses the pending name's string buffers.
-                for (dst, src) in [
-                    (&mut self.pending_name.prefix, &q.prefix),
-                    (&mut self.pending_name.namespace, &q.namespace),
-                    (&mut self.pending_name.local, &q.local),
-                ] {
-                    let d = dst.to_mut();
-                    d.clear();
-                    d.push_str(src);
-                }
-                self.pending = true;
-                self.pending_mark = self.scope.len();
-            }
-            Event::EndElement => {
-                self.scope.close();
-                self.buf.push(code::END_ELEMENT);
-            }
             Event::Namespace { prefix, uri } => {
                 check_len(uri)?;
                 self.namespace(prefix, uri);
             }
-            Event::Attribute { name, value } => {
-                check_len(value)?;
-                self.attribute(name, value);
-            }
-            Event::Characters { text, cdata } => {
-                check_len(text)?;
-                self.text(text, *cdata);
-            }
+            Event::StartElement(_)
+            | Event::EndElement
+            | Event::Attribute { .. }
+            | Event::Characters { .. } => unreachable!("written above"),
             Event::Typed(t) => {
                 let mark = self.buf.len();
                 if let Err(e) = put_typed(&mut self.buf, t) {
@@ -845,5 +898,45 @@ impl<W: Write> XebuEncoder<W> {
             self.flush_buf()?;
         }
         Ok(())
+    }
+}
+
+/// The encoder's push interface: a decoder's push loop (or a tape) hands it the hot items as
+/// their parts. XebuS (omission automata) takes every event whole.
+impl<'a, W: Write> EventSink<'a> for XebuEncoder<W> {
+    fn event(&mut self, event: Event<'a>) -> Result<()> {
+        self.write_event(&event)
+    }
+
+    #[inline]
+    fn start_element(&mut self, name: QName<'a>) -> Result<()> {
+        if self.omit.is_some() {
+            return self.write_event(&Event::StartElement(name));
+        }
+        self.hot_start_element(&name, true)
+    }
+
+    #[inline]
+    fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
+        if self.omit.is_some() {
+            return self.write_event(&Event::Attribute { name, value });
+        }
+        self.hot_attribute(&name, &value, true)
+    }
+
+    #[inline]
+    fn end_element(&mut self) -> Result<()> {
+        if self.omit.is_some() {
+            return self.write_event(&Event::EndElement);
+        }
+        self.hot_end_element(true)
+    }
+
+    #[inline]
+    fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
+        if self.omit.is_some() {
+            return self.write_event(&Event::Characters { text, cdata: false });
+        }
+        self.hot_text(&text, false, true)
     }
 }

@@ -3,7 +3,7 @@
 //! sequence numbers that checkpoints and rollback use).
 
 use std::borrow::Cow;
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
 
 use binxml_core::QName;
 use binxml_core::hash::{FastState, bytes_eq};
@@ -248,7 +248,10 @@ impl EncoderCache {
 
     #[inline]
     fn hash(&self, key: &[u8]) -> u32 {
-        self.state.hash_one(key) as u32
+        // The bytes alone (`hash_one` would hash a length first: one more step).
+        let mut h = self.state.build_hasher();
+        h.write(key);
+        h.finish() as u32
     }
 
     /// The index position holding token `t` (live).
