@@ -428,3 +428,22 @@ fn one_document_refuses_a_stream() {
     let (pe, perr) = pull_from(XebuDecoder::new(&one).one_document());
     assert!(perr.is_none() && pe == docs[0].1);
 }
+
+/// The encoder's push interface (`write_tape`, the sink's part methods) writes the same bytes
+/// as `write_event`, in stream mode (tokens carried across the documents) and with tiny caches.
+#[test]
+fn tape_and_events_write_the_same_bytes() {
+    let tiny = XebuOptions::default().with_cache_size(3).unwrap();
+    for opts in [XebuOptions::default(), tiny] {
+        let mut by_event = XebuEncoder::with_options(Vec::new(), opts.clone());
+        let mut by_tape = XebuEncoder::with_options(Vec::new(), opts);
+        for (name, events) in corpus_events() {
+            let tape = binxml_core::Tape::from_events(&events);
+            by_event.write_events(&events).unwrap();
+            by_tape.write_tape(&tape).unwrap();
+            by_event.finish().unwrap();
+            by_tape.finish().unwrap();
+            assert!(by_event.get_ref() == by_tape.get_ref(), "{name}");
+        }
+    }
+}
