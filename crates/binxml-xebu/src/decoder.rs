@@ -3,7 +3,9 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use binxml_core::{Decoder, DocType, Error, Event, Limits, QName, Result, StreamChecker, Typed};
+use binxml_core::{
+    Decoder, DocType, Error, Event, EventSink, Limits, QName, Result, StreamChecker, Typed,
+};
 
 use crate::FORMAT;
 use crate::datetime::{self, DateTimeFields, Tz};
@@ -12,6 +14,9 @@ use crate::tables::DecoderTables;
 use crate::wire::{self, code, sel, special, typed};
 
 use crate::MAX_LIST_DEPTH;
+
+mod items;
+mod push;
 
 enum Tables<'a> {
     Local(Box<DecoderTables<'a>>),
@@ -56,6 +61,8 @@ pub struct XebuDecoder<'a> {
     marked: bool,
     /// Made with a schema (XebuS messages are accepted).
     schema: bool,
+    /// Bytes after the first message's end are an error ([`XebuDecoder::one_document`]).
+    one_document: bool,
 }
 
 impl<'a> XebuDecoder<'a> {
@@ -110,7 +117,16 @@ impl<'a> XebuDecoder<'a> {
             msg_omit: false,
             marked: false,
             schema: false,
+            one_document: false,
         }
+    }
+
+    /// The same decoder reading its input as one document: bytes after the first message's
+    /// `EndDocument` (a stream's further messages) are an error, returned instead of that
+    /// `EndDocument`, so that no message is dropped silently.
+    pub fn one_document(mut self) -> Self {
+        self.one_document = true;
+        self
     }
 
     /// A decoder of XebuS messages written with the omission automata of `schema` (messages
@@ -603,14 +619,10 @@ impl<'a> XebuDecoder<'a> {
                     Event::EndDocument
                 }
                 code::START_ELEMENT => {
-                    if flags & wire::F_DEFINE != 0 || s == sel::VALUE {
+                    if !items::start_element_ok(flags, s) {
                         return Err(bad(self));
                     }
-                    let mut q = self.name(s)?;
-                    let mark = self.queue_mark.take().unwrap_or(self.scope.len());
-                    self.scope.open(mark);
-                    self.prefix(at, flags & wire::F_PREFIX != 0, &mut q, false)?;
-                    Event::StartElement(q)
+                    Event::StartElement(self.start_element_item(at, flags, s)?)
                 }
                 code::END_ELEMENT => {
                     if flags != 0 {
@@ -623,67 +635,16 @@ impl<'a> XebuDecoder<'a> {
                     if flags & !sel::NS != 0 {
                         return Err(bad(self));
                     }
-                    let uri = if s == sel::NS {
-                        self.fetch_ns()?
-                    } else {
-                        let t = self.byte()?;
-                        let uri = self.str()?;
-                        match &mut self.tables {
-                            Tables::Local(tb) => tb.set_ns(t, Cow::Borrowed(uri)),
-                            Tables::Shared(tb) => tb.set_ns(t, Cow::Owned(uri.to_owned())),
-                        }
-                        Cow::Borrowed(uri)
-                    };
-                    let prefix: Cow<'a, str> = Cow::Borrowed(self.str()?);
-                    if self.queue_mark.is_none() {
-                        self.queue_mark = Some(self.scope.len());
-                    }
-                    self.scope.declare(prefix.clone(), uri.clone());
-                    self.queue.push_back((at, Event::Namespace { prefix, uri }));
+                    self.namespace_item(at, s)?;
                     // The element start follows its declarations.
                     continue;
                 }
                 code::ATTRIBUTE => {
-                    if s == sel::VALUE && flags & (wire::F_DEFINE | wire::F_PREFIX) != 0 {
+                    if !items::attribute_ok(flags, s) {
                         return Err(bad(self));
                     }
-                    if s == sel::VALUE {
-                        let t_at = self.pos;
-                        let t = self.byte()?;
-                        let v = match &self.tables {
-                            Tables::Local(tb) => tb.value.get(t as usize).cloned().flatten(),
-                            Tables::Shared(tb) => tb.value.get(t as usize).cloned().flatten(),
-                        };
-                        let (mut name, value) =
-                            v.ok_or_else(|| self.undefined(t_at, "value", t))?;
-                        self.charge(name.local.len() + name.namespace.len() + value.len(), t_at)?;
-                        self.prefix(at, false, &mut name, true)?;
-                        Event::Attribute { name, value }
-                    } else {
-                        let mut name = self.name(s)?;
-                        self.prefix(at, flags & wire::F_PREFIX != 0, &mut name, true)?;
-                        let tok = if flags & wire::F_DEFINE != 0 {
-                            Some(self.byte()?)
-                        } else {
-                            None
-                        };
-                        let value = self.str()?;
-                        if let Some(t) = tok {
-                            match &mut self.tables {
-                                Tables::Local(tb) => {
-                                    tb.set_value(t, (name.clone(), Cow::Borrowed(value)))
-                                }
-                                Tables::Shared(tb) => tb.set_value(
-                                    t,
-                                    (name.clone().into_owned(), Cow::Owned(value.to_owned())),
-                                ),
-                            }
-                        }
-                        Event::Attribute {
-                            name,
-                            value: Cow::Borrowed(value),
-                        }
-                    }
+                    let (name, value) = self.attribute_item(at, flags, s)?;
+                    Event::Attribute { name, value }
                 }
                 code::END_ATTRIBUTES if self.msg_omit && flags == 0 && !self.marked => {
                     // XebuS: the next event is not preceded by deleted events.
@@ -698,40 +659,14 @@ impl<'a> XebuDecoder<'a> {
                     ));
                 }
                 code::TEXT => {
-                    let cdata = flags & wire::F_CDATA != 0;
-                    let text = match s {
-                        sel::VALUE => {
-                            if flags & wire::F_DEFINE != 0 {
-                                return Err(bad(self));
-                            }
-                            let t_at = self.pos;
-                            let t = self.byte()?;
-                            let v = match &self.tables {
-                                Tables::Local(tb) => tb.content.get(t as usize).cloned().flatten(),
-                                Tables::Shared(tb) => tb.content.get(t as usize).cloned().flatten(),
-                            };
-                            let v = v.ok_or_else(|| self.undefined(t_at, "content", t))?;
-                            self.charge(v.len(), t_at)?;
-                            v
-                        }
-                        sel::LITERAL => {
-                            if flags & wire::F_DEFINE != 0 {
-                                let t = self.byte()?;
-                                let v = self.str()?;
-                                match &mut self.tables {
-                                    Tables::Local(tb) => tb.set_content(t, Cow::Borrowed(v)),
-                                    Tables::Shared(tb) => {
-                                        tb.set_content(t, Cow::Owned(v.to_owned()))
-                                    }
-                                }
-                                Cow::Borrowed(v)
-                            } else {
-                                Cow::Borrowed(self.str()?)
-                            }
-                        }
-                        _ => return Err(bad(self)),
-                    };
-                    Event::Characters { text, cdata }
+                    if !items::text_ok(flags, s) {
+                        return Err(bad(self));
+                    }
+                    let text = self.text_item(flags, s)?;
+                    Event::Characters {
+                        text,
+                        cdata: flags & wire::F_CDATA != 0,
+                    }
                 }
                 code::TYPED => Event::Typed(self.typed(d, 0)?),
                 code::SPECIAL => match flags {
@@ -823,6 +758,17 @@ impl<'a> Decoder<'a> for XebuDecoder<'a> {
         self.next_plain()
     }
 
+    /// Batched pull: the push loop into the batch.
+    fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
+        binxml_core::next_batch_by_push(self, out)
+    }
+
+    /// The push loop (`decoder/push.rs`): the rest of the current message, then (like
+    /// `next_event`) nothing until [`XebuDecoder::next_message`].
+    fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+        self.push_into(sink)
+    }
+
     fn offset(&self) -> u64 {
         self.last as u64
     }
@@ -872,6 +818,15 @@ impl<'a> XebuDecoder<'a> {
                 // A stream decoder's buffer holds exactly one message; the message is not
                 // committed.
                 let e = self.err(self.pos, "bytes after the end of the message");
+                self.fail();
+                Err(e)
+            }
+            Ok(Event::EndDocument) if self.one_document && self.pos != self.input.len() => {
+                let e = self.err(
+                    self.pos,
+                    "more messages follow: the input is a Xebu stream, not one document \
+                     (decode_stream reads them all; binxml xebu unpack writes each message)",
+                );
                 self.fail();
                 Err(e)
             }
@@ -959,5 +914,57 @@ impl XebuStreamDecoder {
     /// Defined slots per table (namespace, name, value, content).
     pub fn occupancy(&self) -> [usize; 4] {
         self.tables.occupancy()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use binxml_core::Encoder;
+
+    /// A large message defining far more tokens than there are slots keeps a bounded undo
+    /// journal (it was one entry per definition: the decoder grew with the document).
+    #[test]
+    fn journal_is_bounded_within_a_large_message() {
+        let mut enc = crate::XebuEncoder::new(Vec::new());
+        let name = |s: &'static str| QName {
+            prefix: Cow::Borrowed(""),
+            namespace: Cow::Borrowed(""),
+            local: Cow::Borrowed(s),
+        };
+        enc.write_event(&Event::start_document()).unwrap();
+        enc.write_event(&Event::StartElement(name("data"))).unwrap();
+        for i in 0..20_000 {
+            enc.write_event(&Event::StartElement(name("rec"))).unwrap();
+            let value = Cow::Owned(format!("{i}"));
+            enc.write_event(&Event::Attribute {
+                name: name("id"),
+                value,
+            })
+            .unwrap();
+            let text = Cow::Owned(format!("Record {i}"));
+            enc.write_event(&Event::Characters { text, cdata: false })
+                .unwrap();
+            enc.write_event(&Event::EndElement).unwrap();
+        }
+        enc.write_event(&Event::EndElement).unwrap();
+        enc.write_event(&Event::EndDocument).unwrap();
+        enc.finish().unwrap();
+        let bytes = enc.into_inner();
+        let mut d = XebuDecoder::new(&bytes);
+        let mut most = 0;
+        let mut n = 0;
+        while d.next_event().unwrap().is_some() {
+            let Tables::Local(tb) = &d.tables else {
+                unreachable!()
+            };
+            most = most.max(tb.journal_len());
+            n += 1;
+        }
+        assert_eq!(n, 2 + 2 + 20_000 * 4);
+        assert!(
+            most <= 4 * crate::tables::SLOTS,
+            "journal of {most} entries"
+        );
     }
 }

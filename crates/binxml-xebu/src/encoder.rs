@@ -3,7 +3,9 @@
 use std::io::Write;
 
 use binxml_core::hash::bytes_eq;
-use binxml_core::{Encoder, Error, Event, QName, Result, StreamChecker, Typed};
+use std::borrow::Cow;
+
+use binxml_core::{Encoder, Error, Event, EventSink, QName, Result, StreamChecker, Typed};
 
 use crate::FORMAT;
 use crate::datetime;
@@ -151,7 +153,6 @@ pub struct XebuEncoder<W: Write> {
     /// The sequence number of the next message (rewound by `rollback_to`).
     next_seq_no: u64,
     key: Vec<u8>,
-    key2: Vec<u8>,
     scope: Scope<String>,
     /// The start tag being collected: its name waits for the namespace declarations that
     /// follow it in the events and precede it in the bytes.
@@ -200,7 +201,6 @@ impl<W: Write> XebuEncoder<W> {
             messages: 0,
             next_seq_no: 0,
             key: Vec::new(),
-            key2: Vec::new(),
             scope: Scope::default(),
             pending: false,
             pending_name: QName::default(),
@@ -343,24 +343,41 @@ impl<W: Write> XebuEncoder<W> {
         self.seq
     }
 
-    /// Writes the name part of an element or attribute whose name token is not known:
-    /// returns the selector bits and appends the bytes to `tail`.
-    fn name_parts(&mut self, q: &QName<'_>, tail: &mut Vec<u8>) -> u8 {
-        // self.key holds the name key on entry.
+    /// Writes the name part of an element or attribute whose name token is not known: returns
+    /// the selector bits. `self.key[..key_len]` is the name's key, `name_hash` its hash.
+    fn name_parts(&mut self, q: &QName<'_>, key_len: usize, name_hash: u32) -> u8 {
         let seq = self.next_seq();
         let mut s = sel::LITERAL;
-        if let Some(t) = self.ns.lookup(q.namespace.as_bytes()) {
-            s = sel::NS;
-            tail.push(t);
-        } else {
-            let t = self.ns.define(q.namespace.as_bytes(), seq);
-            tail.push(t);
-            put_str(tail, &q.namespace);
+        match self.ns.find(q.namespace.as_bytes()) {
+            Ok(t) => {
+                s = sel::NS;
+                self.buf.push(t);
+            }
+            Err(h) => {
+                let t = self.ns.define_hashed(q.namespace.as_bytes(), h, seq);
+                self.buf.push(t);
+                put_str(&mut self.buf, &q.namespace);
+            }
         }
-        let t = self.name.define(&self.key, seq);
-        tail.push(t);
-        put_str(tail, &q.local);
+        let t = self
+            .name
+            .define_hashed(&self.key[..key_len], name_hash, seq);
+        self.buf.push(t);
+        put_str(&mut self.buf, &q.local);
         s
+    }
+
+    /// Writes the name part of an element or attribute: returns the selector bits.
+    /// `self.key[..key_len]` is the name's key.
+    #[inline]
+    fn name_ref(&mut self, q: &QName<'_>, key_len: usize) -> u8 {
+        match self.name.find(&self.key[..key_len]) {
+            Ok(t) => {
+                self.buf.push(t);
+                sel::NAME
+            }
+            Err(h) => self.name_parts(q, key_len, h),
+        }
     }
 
     /// Writes the pending start tag, its namespace declarations already written.
@@ -377,20 +394,14 @@ impl<W: Write> XebuEncoder<W> {
             .is_some_and(|p| bytes_eq(p.as_bytes(), q.prefix.as_bytes()));
         let p = if explicit { wire::F_PREFIX } else { 0 };
         name_key(&mut self.key, &q);
-        let mut tail = std::mem::take(&mut self.key2);
-        tail.clear();
-        let s = if let Some(t) = self.name.lookup(&self.key) {
-            tail.push(t);
-            sel::NAME
-        } else {
-            self.name_parts(&q, &mut tail)
-        };
+        // The discriminator, known once the name is: written in place after it.
+        let at = self.buf.len();
+        self.buf.push(0);
+        let s = self.name_ref(&q, self.key.len());
         if explicit {
-            put_str(&mut tail, &q.prefix);
+            put_str(&mut self.buf, &q.prefix);
         }
-        self.buf.push(s | p | code::START_ELEMENT);
-        self.buf.extend_from_slice(&tail);
-        self.key2 = tail;
+        self.buf[at] = s | p | code::START_ELEMENT;
         self.pending_name = q;
     }
 
@@ -399,62 +410,69 @@ impl<W: Write> XebuEncoder<W> {
             .scope
             .derive(&q.namespace, true)
             .is_some_and(|p| bytes_eq(p.as_bytes(), q.prefix.as_bytes()));
+        // The key: the name's key, then (a cacheable value) its length and the value.
         name_key(&mut self.key, q);
         let name_len = self.key.len();
         let cacheable = value.len() <= self.opts.max_cached_len;
+        // The value key's hash when it was looked up and not found.
+        let mut value_hash = None;
         if cacheable {
             self.key.extend_from_slice(&(name_len as u32).to_le_bytes());
             self.key.extend_from_slice(value.as_bytes());
-            if !explicit && let Some(t) = self.value.lookup(&self.key) {
-                self.buf.push(sel::VALUE | code::ATTRIBUTE);
-                self.buf.push(t);
-                return;
+            if !explicit {
+                match self.value.find(&self.key) {
+                    Ok(t) => {
+                        self.buf.push(sel::VALUE | code::ATTRIBUTE);
+                        self.buf.push(t);
+                        return;
+                    }
+                    Err(h) => value_hash = Some(h),
+                }
             }
         }
-        let full_key = std::mem::take(&mut self.key);
-        self.key.extend_from_slice(&full_key[..name_len]);
-        let mut tail = std::mem::take(&mut self.key2);
-        tail.clear();
-        let s = if let Some(t) = self.name.lookup(&self.key) {
-            tail.push(t);
-            sel::NAME
-        } else {
-            self.name_parts(q, &mut tail)
-        };
+        // The discriminator, known once the name is: written in place after it.
+        let at = self.buf.len();
+        self.buf.push(0);
+        let s = self.name_ref(q, name_len);
         let mut d = s | code::ATTRIBUTE;
         if explicit {
             d |= wire::F_PREFIX;
-            put_str(&mut tail, &q.prefix);
+            put_str(&mut self.buf, &q.prefix);
         }
         if cacheable {
             // (With an explicit prefix the entry is still defined: a later use whose derived
             // prefix matches may fetch it.)
             d |= wire::F_DEFINE;
             let seq = self.next_seq();
-            let t = if let Some(t) = self.value.lookup(&full_key) {
-                t
-            } else {
-                self.value.define(&full_key, seq)
+            // (Not found above: the name's lookups and definitions leave the value cache as it
+            // was.)
+            let found = match value_hash {
+                Some(h) => Err(h),
+                None => self.value.find(&self.key),
             };
-            tail.push(t);
+            let t = match found {
+                Ok(t) => t,
+                Err(h) => self.value.define_hashed(&self.key, h, seq),
+            };
+            self.buf.push(t);
         }
-        put_str(&mut tail, value);
-        self.buf.push(d);
-        self.buf.extend_from_slice(&tail);
-        self.key2 = tail;
-        self.key = full_key;
+        put_str(&mut self.buf, value);
+        self.buf[at] = d;
     }
 
     fn text(&mut self, text: &str, cdata: bool) {
         let c = if cdata { wire::F_CDATA } else { 0 };
         if text.len() <= self.opts.max_cached_len {
-            if let Some(t) = self.content.lookup(text.as_bytes()) {
-                self.buf.push(sel::VALUE | c | code::TEXT);
-                self.buf.push(t);
-                return;
-            }
+            let h = match self.content.find(text.as_bytes()) {
+                Ok(t) => {
+                    self.buf.push(sel::VALUE | c | code::TEXT);
+                    self.buf.push(t);
+                    return;
+                }
+                Err(h) => h,
+            };
             let seq = self.next_seq();
-            let t = self.content.define(text.as_bytes(), seq);
+            let t = self.content.define_hashed(text.as_bytes(), h, seq);
             self.buf.push(wire::F_DEFINE | c | code::TEXT);
             self.buf.push(t);
         } else {
@@ -464,15 +482,18 @@ impl<W: Write> XebuEncoder<W> {
     }
 
     fn namespace(&mut self, prefix: &str, uri: &str) {
-        if let Some(t) = self.ns.lookup(uri.as_bytes()) {
-            self.buf.push(sel::NS | code::NAMESPACE);
-            self.buf.push(t);
-        } else {
-            let seq = self.next_seq();
-            let t = self.ns.define(uri.as_bytes(), seq);
-            self.buf.push(code::NAMESPACE);
-            self.buf.push(t);
-            put_str(&mut self.buf, uri);
+        match self.ns.find(uri.as_bytes()) {
+            Ok(t) => {
+                self.buf.push(sel::NS | code::NAMESPACE);
+                self.buf.push(t);
+            }
+            Err(h) => {
+                let seq = self.next_seq();
+                let t = self.ns.define_hashed(uri.as_bytes(), h, seq);
+                self.buf.push(code::NAMESPACE);
+                self.buf.push(t);
+                put_str(&mut self.buf, uri);
+            }
         }
         put_str(&mut self.buf, prefix);
         self.scope.declare(prefix.to_owned(), uri.to_owned());
@@ -670,6 +691,12 @@ impl<W: Write> Encoder for XebuEncoder<W> {
         self.write_plain(event, true)
     }
 
+    /// The tape replayed into the encoder's push interface (its [`EventSink`] methods): no
+    /// event is built per element, attribute or text.
+    fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
+        tape.replay(self)
+    }
+
     fn finish(&mut self) -> Result<()> {
         if self.in_message {
             return Err(Error::invalid_events(FORMAT, "finish before EndDocument"));
@@ -680,9 +707,83 @@ impl<W: Write> Encoder for XebuEncoder<W> {
 }
 
 impl<W: Write> XebuEncoder<W> {
+    /// The output buffer handed to the writer once it holds enough.
+    #[inline(always)]
+    fn flush_full(&mut self) -> Result<()> {
+        if self.buf.len() >= FLUSH_AT {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    /// `Event::StartElement`: the name waits for the element's namespace declarations.
+    #[inline]
+    fn hot_start_element(&mut self, q: &QName<'_>, check: bool) -> Result<()> {
+        if check {
+            self.checker.start_element(FORMAT)?;
+        }
+        self.flush_pending();
+        for s in [&q.prefix, &q.namespace, &q.local] {
+            check_len(s)?;
+        }
+        // Reuses the pending name's string buffers.
+        for (dst, src) in [
+            (&mut self.pending_name.prefix, &q.prefix),
+            (&mut self.pending_name.namespace, &q.namespace),
+            (&mut self.pending_name.local, &q.local),
+        ] {
+            let d = dst.to_mut();
+            d.clear();
+            d.push_str(src);
+        }
+        self.pending = true;
+        self.pending_mark = self.scope.len();
+        self.flush_full()
+    }
+
+    #[inline]
+    fn hot_end_element(&mut self, check: bool) -> Result<()> {
+        if check {
+            self.checker.end_element(FORMAT)?;
+        }
+        self.flush_pending();
+        self.scope.close();
+        self.buf.push(code::END_ELEMENT);
+        self.flush_full()
+    }
+
+    #[inline]
+    fn hot_attribute(&mut self, name: &QName<'_>, value: &str, check: bool) -> Result<()> {
+        if check {
+            self.checker.attribute(FORMAT)?;
+        }
+        self.flush_pending();
+        check_len(value)?;
+        self.attribute(name, value);
+        self.flush_full()
+    }
+
+    #[inline]
+    fn hot_text(&mut self, text: &str, cdata: bool, check: bool) -> Result<()> {
+        if check {
+            self.checker.characters(FORMAT, text, cdata)?;
+        }
+        self.flush_pending();
+        check_len(text)?;
+        self.text(text, cdata);
+        self.flush_full()
+    }
+
     /// Writes one event as it is; `check`: against the event grammar (XebuS checks the
     /// events before deleting some, and writes the rest unchecked).
     pub(crate) fn write_plain(&mut self, event: &Event<'_>, check: bool) -> Result<()> {
+        match event {
+            Event::StartElement(q) => return self.hot_start_element(q, check),
+            Event::EndElement => return self.hot_end_element(check),
+            Event::Attribute { name, value } => return self.hot_attribute(name, value, check),
+            Event::Characters { text, cdata } => return self.hot_text(text, *cdata, check),
+            _ => {}
+        }
         if check {
             self.checker.check(FORMAT, event)?;
         }
@@ -713,39 +814,14 @@ impl<W: Write> XebuEncoder<W> {
                     self.flush_buf()?;
                 }
             }
-            Event::StartElement(q) => {
-                for s in [&q.prefix, &q.namespace, &q.local] {
-                    check_len(s)?;
-                }
-                // Reuses the pending name's string buffers.
-                for (dst, src) in [
-                    (&mut self.pending_name.prefix, &q.prefix),
-                    (&mut self.pending_name.namespace, &q.namespace),
-                    (&mut self.pending_name.local, &q.local),
-                ] {
-                    let d = dst.to_mut();
-                    d.clear();
-                    d.push_str(src);
-                }
-                self.pending = true;
-                self.pending_mark = self.scope.len();
-            }
-            Event::EndElement => {
-                self.scope.close();
-                self.buf.push(code::END_ELEMENT);
-            }
             Event::Namespace { prefix, uri } => {
                 check_len(uri)?;
                 self.namespace(prefix, uri);
             }
-            Event::Attribute { name, value } => {
-                check_len(value)?;
-                self.attribute(name, value);
-            }
-            Event::Characters { text, cdata } => {
-                check_len(text)?;
-                self.text(text, *cdata);
-            }
+            Event::StartElement(_)
+            | Event::EndElement
+            | Event::Attribute { .. }
+            | Event::Characters { .. } => unreachable!("written above"),
             Event::Typed(t) => {
                 let mark = self.buf.len();
                 if let Err(e) = put_typed(&mut self.buf, t) {
@@ -822,5 +898,45 @@ impl<W: Write> XebuEncoder<W> {
             self.flush_buf()?;
         }
         Ok(())
+    }
+}
+
+/// The encoder's push interface: a decoder's push loop (or a tape) hands it the hot items as
+/// their parts. XebuS (omission automata) takes every event whole.
+impl<'a, W: Write> EventSink<'a> for XebuEncoder<W> {
+    fn event(&mut self, event: Event<'a>) -> Result<()> {
+        self.write_event(&event)
+    }
+
+    #[inline]
+    fn start_element(&mut self, name: QName<'a>) -> Result<()> {
+        if self.omit.is_some() {
+            return self.write_event(&Event::StartElement(name));
+        }
+        self.hot_start_element(&name, true)
+    }
+
+    #[inline]
+    fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
+        if self.omit.is_some() {
+            return self.write_event(&Event::Attribute { name, value });
+        }
+        self.hot_attribute(&name, &value, true)
+    }
+
+    #[inline]
+    fn end_element(&mut self) -> Result<()> {
+        if self.omit.is_some() {
+            return self.write_event(&Event::EndElement);
+        }
+        self.hot_end_element(true)
+    }
+
+    #[inline]
+    fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
+        if self.omit.is_some() {
+            return self.write_event(&Event::Characters { text, cdata: false });
+        }
+        self.hot_text(&text, false, true)
     }
 }

@@ -3,7 +3,7 @@
 //! sequence numbers that checkpoints and rollback use).
 
 use std::borrow::Cow;
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
 
 use binxml_core::QName;
 use binxml_core::hash::{FastState, bytes_eq};
@@ -33,14 +33,27 @@ enum Undo<'l> {
     Cleared(Box<DecoderTables<'l>>),
 }
 
+/// Table numbers in [`DecoderTables::touched`].
+const NS: usize = 0;
+const NAME: usize = 1;
+const VALUE: usize = 2;
+const CONTENT: usize = 3;
+
 /// The decoder's token state. `'l` is the lifetime of the strings it holds: the input buffer for
 /// a decoder over one buffer, `'static` for a [`crate::XebuStreamDecoder`] over many.
+///
+/// The undo journal keeps, per slot, only the value it had at the last commit (its first
+/// change since): rolling back needs nothing else, and the journal stays within 4 × 256
+/// entries (and one `Cleared`) however many definitions a message makes. A large document is
+/// one message, so a journal of every change would grow with the document.
 pub struct DecoderTables<'l> {
     pub(crate) ns: Slots<Cow<'l, str>>,
     pub(crate) name: Slots<QName<'l>>,
     pub(crate) value: Slots<(QName<'l>, Cow<'l, str>)>,
     pub(crate) content: Slots<Cow<'l, str>>,
     undo: Vec<Undo<'l>>,
+    /// One bit per slot of each table: changed since the last commit (journaled).
+    touched: [[u64; SLOTS / 64]; 4],
 }
 
 impl Default for DecoderTables<'_> {
@@ -57,27 +70,48 @@ impl<'l> DecoderTables<'l> {
             value: empty(),
             content: empty(),
             undo: Vec::new(),
+            touched: [[0; SLOTS / 64]; 4],
         }
+    }
+
+    /// Whether slot `i` of `table` changes for the first time since the last commit (and
+    /// marks it changed).
+    #[inline]
+    fn first_change(&mut self, table: usize, i: u8) -> bool {
+        let (w, b) = (i as usize / 64, 1u64 << (i % 64));
+        let first = self.touched[table][w] & b == 0;
+        self.touched[table][w] |= b;
+        first
     }
 
     pub fn set_ns(&mut self, i: u8, v: Cow<'l, str>) {
         let old = put(&mut self.ns, i, v);
-        self.undo.push(Undo::Ns(i, old));
+        if self.first_change(NS, i) {
+            self.undo.push(Undo::Ns(i, old));
+        }
     }
     pub fn set_name(&mut self, i: u8, v: QName<'l>) {
         let old = put(&mut self.name, i, v);
-        self.undo.push(Undo::Name(i, old));
+        if self.first_change(NAME, i) {
+            self.undo.push(Undo::Name(i, old));
+        }
     }
     pub fn set_value(&mut self, i: u8, v: (QName<'l>, Cow<'l, str>)) {
         let old = put(&mut self.value, i, v);
-        self.undo.push(Undo::Value(i, old));
+        if self.first_change(VALUE, i) {
+            self.undo.push(Undo::Value(i, old));
+        }
     }
     pub fn set_content(&mut self, i: u8, v: Cow<'l, str>) {
         let old = put(&mut self.content, i, v);
-        self.undo.push(Undo::Content(i, old));
+        if self.first_change(CONTENT, i) {
+            self.undo.push(Undo::Content(i, old));
+        }
     }
 
-    /// Empties every table (journaled: a rollback restores them).
+    /// Empties every table (journaled: a rollback restores them). A slot changed after it
+    /// keeps its first journal entry, from before: the rollback restores the tables as they
+    /// were at the clear, then that entry the slot as it was at the last commit.
     pub fn clear(&mut self) {
         let old = DecoderTables {
             ns: std::mem::replace(&mut self.ns, empty()),
@@ -85,6 +119,7 @@ impl<'l> DecoderTables<'l> {
             value: std::mem::replace(&mut self.value, empty()),
             content: std::mem::replace(&mut self.content, empty()),
             undo: Vec::new(),
+            touched: [[0; SLOTS / 64]; 4],
         };
         self.undo.push(Undo::Cleared(Box::new(old)));
     }
@@ -92,13 +127,22 @@ impl<'l> DecoderTables<'l> {
     /// Makes the changes since the last commit permanent (end of a good message).
     pub fn commit(&mut self) {
         self.undo.clear();
+        self.touched = [[0; SLOTS / 64]; 4];
+    }
+
+    /// Entries in the undo journal.
+    #[cfg(test)]
+    pub fn journal_len(&self) -> usize {
+        self.undo.len()
     }
 
     /// Undoes the changes since the last commit.
     pub fn rollback(&mut self) {
+        self.touched = [[0; SLOTS / 64]; 4];
         while let Some(u) = self.undo.pop() {
             // (A slot written in this message exists: tables only shrink by `clear`, which
-            // is journaled before the writes that follow it.)
+            // is journaled after the first write of any slot it empties and before the writes
+            // that follow it.)
             match u {
                 Undo::Ns(i, v) => self.ns[i as usize] = v,
                 Undo::Name(i, v) => self.name[i as usize] = v,
@@ -204,7 +248,10 @@ impl EncoderCache {
 
     #[inline]
     fn hash(&self, key: &[u8]) -> u32 {
-        self.state.hash_one(key) as u32
+        // The bytes alone (`hash_one` would hash a length first: one more step).
+        let mut h = self.state.build_hasher();
+        h.write(key);
+        h.finish() as u32
     }
 
     /// The index position holding token `t` (live).
@@ -267,14 +314,20 @@ impl EncoderCache {
     }
 
     /// The token of `key`, marking it used.
-    #[inline]
+    #[cfg(test)]
     pub fn lookup(&mut self, key: &[u8]) -> Option<u8> {
+        self.find(key).ok()
+    }
+
+    /// The token of `key`, marking it used; else the key's hash, for [`EncoderCache::define_hashed`].
+    #[inline]
+    pub fn find(&mut self, key: &[u8]) -> std::result::Result<u8, u32> {
         let h = self.hash(key);
         let mut i = h as usize % INDEX;
         let t = loop {
             let t = self.index[i];
             if t == NIL {
-                return None;
+                return Err(h);
             }
             let s = &self.slots[t as usize];
             if s.hash == h && bytes_eq(&s.key, key) {
@@ -286,11 +339,18 @@ impl EncoderCache {
             self.unlink(t as usize);
             self.push_front(t as usize);
         }
-        Some(t as u8)
+        Ok(t as u8)
     }
 
     /// Assigns a token to `key` (not present), evicting the least recently used entry when full.
+    #[cfg(test)]
     pub fn define(&mut self, key: &[u8], seq: u64) -> u8 {
+        let h = self.hash(key);
+        self.define_hashed(key, h, seq)
+    }
+
+    /// [`EncoderCache::define`] for a key whose hash [`EncoderCache::find`] gave.
+    pub fn define_hashed(&mut self, key: &[u8], h: u32, seq: u64) -> u8 {
         let t = if self.used < self.size {
             let w = self.free.iter().position(|&w| w != 0).expect("a free slot");
             let t = w * 64 + self.free[w].trailing_zeros() as usize;
@@ -303,7 +363,6 @@ impl EncoderCache {
             self.unindex(t as u16);
             t
         };
-        let h = self.hash(key);
         let s = &mut self.slots[t];
         s.key.clear();
         s.key.extend_from_slice(key);
@@ -387,6 +446,51 @@ mod tests {
                     *s = None;
                 }
             }
+        }
+    }
+
+    /// Rolling back restores the tables of the last commit, whatever the writes and clears
+    /// since, and the journal stays within one entry per slot (and a clear).
+    #[test]
+    fn rollback_restores_the_commit_and_the_journal_is_bounded() {
+        let snap = |t: &DecoderTables<'static>| {
+            let trim = |v: &Slots<Cow<'static, str>>| {
+                let mut v: Vec<_> = v.iter().map(|s| s.as_deref().map(str::to_owned)).collect();
+                while v.last() == Some(&None) {
+                    v.pop();
+                }
+                v
+            };
+            (trim(&t.ns), trim(&t.content))
+        };
+        let mut t = DecoderTables::new();
+        let mut committed = snap(&t);
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for step in 0..200_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 1000 {
+                0..=1 => {
+                    t.rollback();
+                    assert_eq!(snap(&t), committed, "step {step}");
+                }
+                2..=3 => {
+                    t.commit();
+                    committed = snap(&t);
+                }
+                4 => t.clear(),
+                r => {
+                    let v = Cow::Owned(format!("v{step}"));
+                    if r % 2 == 0 {
+                        t.set_ns((x >> 20) as u8, v);
+                    } else {
+                        t.set_content((x >> 20) as u8, v);
+                    }
+                }
+            }
+            // at most one clear between two commits here
+            assert!(t.journal_len() <= 4 * SLOTS + 200, "step {step}");
         }
     }
 

@@ -82,10 +82,15 @@ impl<'a> AnyDecoder<'a> {
                     .with_limits(limits)
                     .with_utf16_lengths(opts.tsf_utf16_lengths),
             )),
-            Format::Xebu => Inner::Xebu(match &opts.xebu_schema {
-                Some(s) => binxml_xebu::XebuDecoder::with_schema(input, limits, s),
-                None => binxml_xebu::XebuDecoder::with_limits(input, limits),
-            }),
+            Format::Xebu => Inner::Xebu(
+                match &opts.xebu_schema {
+                    Some(s) => binxml_xebu::XebuDecoder::with_schema(input, limits, s),
+                    None => binxml_xebu::XebuDecoder::with_limits(input, limits),
+                }
+                // A stream of several messages is refused rather than cut to its first
+                // (`binxml_xebu::decode_stream` reads them all).
+                .one_document(),
+            ),
             Format::Asn1Uper | Format::Asn1Aper | Format::Asn1Ber => {
                 let rule = binxml_asn1::Rule::from_format(format).expect("an ASN.1 format");
                 let d = binxml_asn1::Asn1Decoder::with_limits(input, rule, limits);
@@ -125,21 +130,6 @@ impl<'a> AnyDecoder<'a> {
     }
 }
 
-/// The next event of a Xebu input read as one document: a stream of several messages is
-/// refused rather than cut to its first (`binxml_xebu::decode_stream` reads them all).
-fn xebu_next<'a>(d: &mut binxml_xebu::XebuDecoder<'a>) -> Result<Option<Event<'a>>> {
-    let ev = d.next_event()?;
-    if matches!(ev, Some(Event::EndDocument)) && d.remaining() > 0 {
-        return Err(binxml_core::Error::malformed(
-            Format::Xebu,
-            d.position() as u64,
-            "more messages follow: the input is a Xebu stream, not one document \
-             (binxml xebu unpack writes each message)",
-        ));
-    }
-    Ok(ev)
-}
-
 /// A batch of events pulled one at a time from `next` (the provided `Decoder::next_batch`).
 fn batch_of<'a>(
     out: &mut Vec<Event<'a>>,
@@ -166,7 +156,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Fi(d) => d.next_event(),
             Inner::FiVocabularies(d) => d.next_event(),
             Inner::Tsf(d) => d.next_event(),
-            Inner::Xebu(d) => xebu_next(d),
+            Inner::Xebu(d) => d.next_event(),
             Inner::Asn1(d) => d.next_event(),
             Inner::Exi(d) => d.next_event(),
             Inner::ExiInformed(d) => d.next_event(),
@@ -202,7 +192,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
     /// The codec's own push loop: one dispatch for the whole document.
     /// Batched pull: the codec's own push loop into a batch where the codec has one that
     /// stops when the batch is full (XML, Fast Infoset, ASN.1 PER and BER, EXI without a
-    /// schema); the codec's `next_event` for the others.
+    /// schema, Xebu); the codec's `next_event` for the others.
     fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
         match &mut self.0 {
             Inner::Xml(_)
@@ -213,7 +203,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Json(d) => d.next_batch(out),
             Inner::FiVocabularies(d) => batch_of(out, || d.next_event()),
             Inner::Tsf(d) => d.next_batch(out),
-            Inner::Xebu(d) => batch_of(out, || xebu_next(d)),
+            Inner::Xebu(d) => d.next_batch(out),
             Inner::ExiInformed(d) => d.next_batch(out),
             Inner::X694(d) => d.next_batch(out),
         }
@@ -237,12 +227,7 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
                 Ok(())
             }
             Inner::Tsf(d) => d.read_into(sink),
-            Inner::Xebu(d) => {
-                while let Some(ev) = xebu_next(d)? {
-                    sink.dispatch(ev)?;
-                }
-                Ok(())
-            }
+            Inner::Xebu(d) => d.read_into(sink),
             Inner::Asn1(d) => d.read_into(sink),
             // The decoders' own push loops (the Box's would be the provided, pulling one).
             Inner::Exi(d) => (**d).read_into(sink),
