@@ -14,6 +14,8 @@
 //!       next      every event pulled one at a time (`Decoder::next_event`) and dropped
 //!       push      push decoding into a counting sink (`AnyDecoder::read_into`)
 //!       tree      the tree (`binxml::parse_tree`)
+//!       tree-in   the tree with a string arena (`binxml::parse_tree_in`, as the Python
+//!                 package builds it): what EXI's transient strings are copied into
 //!       encode    the document's events (parsed from the XML once) written by the encoder
 //!       tape      the same events recorded on a `Tape`, written by one `write_tape` call (as
 //!                 the bench's encoding stage does)
@@ -54,6 +56,7 @@ enum Op {
     Next,
     Push,
     Tree,
+    TreeIn,
     Encode,
     Tape,
     Build,
@@ -70,6 +73,7 @@ impl Op {
             "next" => Op::Next,
             "push" => Op::Push,
             "tree" => Op::Tree,
+            "tree-in" => Op::TreeIn,
             "encode" => Op::Encode,
             "tape" => Op::Tape,
             "build" => Op::Build,
@@ -95,6 +99,7 @@ impl Op {
             Op::Next => "next",
             Op::Push => "push",
             Op::Tree => "tree",
+            Op::TreeIn => "tree-in",
             Op::Encode => "encode",
             Op::Tape => "tape",
             Op::Build => "build",
@@ -178,6 +183,12 @@ fn run_subject(
                 sink.events as usize
             }
             Op::Tree => binxml::parse_tree_with(f, bytes, dopts).unwrap().len(),
+            Op::TreeIn => {
+                let strings = binxml::tree::Strings::new();
+                binxml::parse_tree_in(f, bytes, dopts, &strings)
+                    .unwrap()
+                    .len()
+            }
             Op::Encode => {
                 out.clear();
                 let mut e = binxml::AnyEncoder::new(f, &mut *out, eopts);
@@ -415,7 +426,8 @@ fn main() {
         for (i, doc) in docs.iter().enumerate() {
             for (s, &(k, op)) in subjects.iter().enumerate() {
                 let t = Instant::now();
-                let bytes = if matches!(op, Op::Pull | Op::Next | Op::Push | Op::Tree) {
+                let bytes = if matches!(op, Op::Pull | Op::Next | Op::Push | Op::Tree | Op::TreeIn)
+                {
                     &doc.encoded[k][..]
                 } else {
                     doc.xml
