@@ -30,7 +30,9 @@ fn deep_copy<'a>(doc: &mut Document<'a>, src: NodeId) -> NodeId {
         let n = doc.node(src);
         (
             n.kind().clone(),
-            n.attributes().to_vec(),
+            n.attributes()
+                .map(|a| (a.name.clone(), a.value.clone()))
+                .collect::<Vec<_>>(),
             n.namespaces().to_vec(),
             n.child_ids().to_vec(),
         )
@@ -39,8 +41,8 @@ fn deep_copy<'a>(doc: &mut Document<'a>, src: NodeId) -> NodeId {
     for ns in nss {
         doc.declare_namespace(id, ns.prefix, ns.uri);
     }
-    for a in attrs {
-        doc.set_attribute(id, a.name, a.value);
+    for (name, value) in attrs {
+        doc.set_attribute(id, name, value);
     }
     for k in kids {
         let c = deep_copy(doc, k);

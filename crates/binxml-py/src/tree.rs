@@ -312,7 +312,6 @@ pub(crate) fn attribute_items(e: &Element) -> Vec<(String, String)> {
     let doc = e.tree.get().read();
     doc.node(e.id)
         .attributes()
-        .iter()
         .map(|a| (clark(&a.name), a.value.to_string()))
         .collect()
 }
@@ -545,7 +544,9 @@ fn fix_in(doc: &mut Document<'static>, id: NodeId, scope: &mut Vec<(String, Stri
     }
     let n = doc.node(id).attributes().len();
     for i in 0..n {
-        let a = doc.node(id).attributes()[i].name.clone();
+        let Some(a) = doc.node(id).attributes().get(i).map(|a| a.name.clone()) else {
+            break;
+        };
         if a.namespace.is_empty() {
             continue;
         }
@@ -553,7 +554,7 @@ fn fix_in(doc: &mut Document<'static>, id: NodeId, scope: &mut Vec<(String, Stri
             continue;
         }
         let p = bind(doc, id, scope, &a.namespace, &a.prefix, true);
-        doc.attributes_mut(id)[i].name.prefix = Cow::Owned(p);
+        doc.set_attribute_name(id, i, QName::new(p, a.namespace, a.local));
     }
     if deep {
         for c in element_children(doc, id) {
@@ -914,7 +915,6 @@ impl Element {
             .read()
             .node(self.id)
             .attributes()
-            .iter()
             .map(|a| clark(&a.name))
             .collect()
     }
@@ -926,7 +926,6 @@ impl Element {
             .read()
             .node(self.id)
             .attributes()
-            .iter()
             .map(|a| (clark(&a.name), a.value.to_string()))
             .collect()
     }
@@ -1031,7 +1030,6 @@ impl Element {
         let names: Vec<(String, String)> = doc
             .node(self.id)
             .attributes()
-            .iter()
             .map(|a| (a.name.namespace.to_string(), a.name.local.to_string()))
             .collect();
         for (ns, local) in names {

@@ -49,6 +49,73 @@ pub(crate) fn word8(s: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(s[at..at + 8].try_into().unwrap())
 }
 
+/// The entry of `q` in the name table `names`: the one `cache` holds for its slot when that
+/// is an equal name, else a new one.
+#[inline(always)]
+fn intern_in<'a>(
+    names: &mut Vec<QName<'a>>,
+    cache: &mut [u32; NAME_SLOTS],
+    q: QName<'a>,
+) -> NameId {
+    let slot = name_slot(&q);
+    let cached = cache[slot];
+    if let Some(n) = names.get((cached as usize).wrapping_sub(1))
+        && same_str(&n.local, &q.local)
+        && same_str(&n.prefix, &q.prefix)
+        && same_str(&n.namespace, &q.namespace)
+    {
+        // The usual name borrows all three parts: nothing to free, and no call to the drop
+        // glue (`forget` of borrowed parts leaks nothing).
+        if let (Cow::Borrowed(_), Cow::Borrowed(_), Cow::Borrowed(_)) =
+            (&q.prefix, &q.namespace, &q.local)
+        {
+            std::mem::forget(q);
+        }
+        return NameId(cached - 1);
+    }
+    let id = names.len() as u32;
+    names.push(q);
+    cache[slot] = id + 1;
+    NameId(id)
+}
+
+/// [`intern_in`] for a name that lives only for the call: copied (into `arena` when there is
+/// one) only when it is new to the cache.
+#[inline(always)]
+fn intern_transient_in<'a>(
+    names: &mut Vec<QName<'a>>,
+    cache: &mut [u32; NAME_SLOTS],
+    arena: Option<&'a Strings>,
+    q: &QName<'_>,
+) -> NameId {
+    let slot = name_slot(q);
+    let cached = cache[slot];
+    if let Some(n) = names.get((cached as usize).wrapping_sub(1))
+        && same_str(&n.local, &q.local)
+        && same_str(&n.prefix, &q.prefix)
+        && same_str(&n.namespace, &q.namespace)
+    {
+        return NameId(cached - 1);
+    }
+    let id = names.len() as u32;
+    names.push(keep_name(arena, q));
+    cache[slot] = id + 1;
+    NameId(id)
+}
+
+/// A copy of a transient event's name: in the arena when there is one.
+#[inline(never)]
+fn keep_name<'a>(arena: Option<&'a Strings>, q: &QName<'_>) -> QName<'a> {
+    match arena {
+        Some(a) => QName {
+            prefix: Cow::Borrowed(a.alloc(&q.prefix)),
+            namespace: Cow::Borrowed(a.alloc(&q.namespace)),
+            local: Cow::Borrowed(a.alloc(&q.local)),
+        },
+        None => q.borrowed().into_owned(),
+    }
+}
+
 /// Builds a [`Document`] from events.
 ///
 /// Bookkeeping without flags in the hot paths: the stream has ended exactly when `open` is
@@ -69,9 +136,8 @@ pub(crate) struct Builder<'a> {
     /// Where the strings of transient events are copied ([`Document::parse_in`]); without
     /// it, each is an owned string of its own.
     pub(crate) arena: Option<&'a Strings>,
-    /// Attribute names copied into the arena, and their cache (as `name_cache`): an
-    /// attribute of a name seen before borrows the earlier copy.
-    pub(crate) attr_names: Vec<QName<'a>>,
+    /// The cache of attribute names in the name table (as `name_cache` for elements, apart
+    /// so that the two kinds of names do not take each other's slots).
     pub(crate) attr_cache: Box<[u32; NAME_SLOTS]>,
 }
 
@@ -84,7 +150,6 @@ impl<'a> Builder<'a> {
             declared: false,
             name_cache: Box::new([0; NAME_SLOTS]),
             arena: None,
-            attr_names: Vec::new(),
             attr_cache: Box::new([0; NAME_SLOTS]),
         }
     }
@@ -103,7 +168,7 @@ impl<'a> Builder<'a> {
         let nodes = (input_len / 4).min(1 << 22);
         b.doc.nodes.reserve(nodes);
         b.doc.children.reserve(nodes);
-        b.doc.attributes.reserve((input_len / 12).min(1 << 20));
+        b.doc.attributes.reserve((input_len / 12).min(3 << 20));
         // Names: most documents have a few dozen, some (generated prefixes) one per element.
         b.doc.names.reserve((input_len / 32).clamp(64, 1 << 18));
         b.pending.reserve(256);
@@ -120,78 +185,26 @@ impl<'a> Builder<'a> {
     /// The element's entry in the name table: the cached entry of an equal name, or a new one.
     #[inline(always)]
     pub(crate) fn intern(&mut self, q: QName<'a>) -> NameId {
-        let slot = name_slot(&q);
-        let cached = self.name_cache[slot];
-        if let Some(n) = self.doc.names.get((cached as usize).wrapping_sub(1))
-            && same_str(&n.local, &q.local)
-            && same_str(&n.prefix, &q.prefix)
-            && same_str(&n.namespace, &q.namespace)
-        {
-            // The usual name borrows all three parts: nothing to free, and no call to the
-            // drop glue (`forget` of borrowed parts leaks nothing).
-            if let (Cow::Borrowed(_), Cow::Borrowed(_), Cow::Borrowed(_)) =
-                (&q.prefix, &q.namespace, &q.local)
-            {
-                std::mem::forget(q);
-            }
-            return NameId(cached - 1);
-        }
-        let id = self.doc.names.len() as u32;
-        self.doc.names.push(q);
-        self.name_cache[slot] = id + 1;
-        NameId(id)
+        intern_in(&mut self.doc.names, &mut self.name_cache, q)
+    }
+
+    /// [`Self::intern`] for an attribute's name.
+    #[inline(always)]
+    pub(crate) fn intern_attr(&mut self, q: QName<'a>) -> NameId {
+        intern_in(&mut self.doc.names, &mut self.attr_cache, q)
     }
 
     /// [`Self::intern`] for a name that lives only for the call (a transient event's): copied
     /// only when the table has no entry for it in its cache slot.
     #[inline(always)]
     pub(crate) fn intern_transient(&mut self, q: &QName<'_>) -> NameId {
-        let slot = name_slot(q);
-        let cached = self.name_cache[slot];
-        if let Some(n) = self.doc.names.get((cached as usize).wrapping_sub(1))
-            && same_str(&n.local, &q.local)
-            && same_str(&n.prefix, &q.prefix)
-            && same_str(&n.namespace, &q.namespace)
-        {
-            return NameId(cached - 1);
-        }
-        let id = self.doc.names.len() as u32;
-        let copy = self.keep_name(q);
-        self.doc.names.push(copy);
-        self.name_cache[slot] = id + 1;
-        NameId(id)
+        intern_transient_in(&mut self.doc.names, &mut self.name_cache, self.arena, q)
     }
 
-    /// A copy of a transient event's name: in the arena when there is one.
-    #[inline(never)]
-    pub(crate) fn keep_name(&self, q: &QName<'_>) -> QName<'a> {
-        match self.arena {
-            Some(a) => QName {
-                prefix: Cow::Borrowed(a.alloc(&q.prefix)),
-                namespace: Cow::Borrowed(a.alloc(&q.namespace)),
-                local: Cow::Borrowed(a.alloc(&q.local)),
-            },
-            None => q.borrowed().into_owned(),
-        }
-    }
-
-    /// A transient attribute's name, from the arena: the earlier copy of an equal name that
-    /// the cache finds, or a new copy.
+    /// [`Self::intern_transient`] for an attribute's name.
     #[inline(always)]
-    pub(crate) fn attr_name(&mut self, q: &QName<'_>) -> QName<'a> {
-        let slot = name_slot(q);
-        let cached = self.attr_cache[slot];
-        if let Some(n) = self.attr_names.get((cached as usize).wrapping_sub(1))
-            && same_str(&n.local, &q.local)
-            && same_str(&n.prefix, &q.prefix)
-            && same_str(&n.namespace, &q.namespace)
-        {
-            return n.clone();
-        }
-        let copy = self.keep_name(q);
-        self.attr_cache[slot] = self.attr_names.len() as u32 + 1;
-        self.attr_names.push(copy.clone());
-        copy
+    pub(crate) fn intern_transient_attr(&mut self, q: &QName<'_>) -> NameId {
+        intern_transient_in(&mut self.doc.names, &mut self.attr_cache, self.arena, q)
     }
 
     #[inline(always)]
@@ -315,7 +328,23 @@ impl<'a> Builder<'a> {
         self.in_start_tag("Attribute outside a start tag")?
             .attributes
             .len += 1;
-        self.doc.attributes.push(Attribute { name, value });
+        let name = self.intern_attr(name);
+        self.doc.attributes.push(Attr { name, value });
+        Ok(())
+    }
+
+    /// An attribute whose name lives only for the call.
+    #[inline(always)]
+    pub(crate) fn attribute_transient(
+        &mut self,
+        name: &QName<'_>,
+        value: Cow<'a, str>,
+    ) -> Result<()> {
+        self.in_start_tag("Attribute outside a start tag")?
+            .attributes
+            .len += 1;
+        let name = self.intern_transient_attr(name);
+        self.doc.attributes.push(Attr { name, value });
         Ok(())
     }
 
@@ -471,8 +500,7 @@ impl<'a> binxml_core::EventSink<'a> for Builder<'a> {
             (Event::StartElement(name), _) => self.start_element_transient(name),
             (Event::EndElement, _) => Builder::end_element(self),
             (Event::Attribute { name, value }, Some(a)) => {
-                let name = self.attr_name(name);
-                Builder::attribute(self, name, Cow::Borrowed(a.alloc(value)))
+                self.attribute_transient(name, Cow::Borrowed(a.alloc(value)))
             }
             (Event::Characters { text, cdata }, Some(a)) => {
                 self.characters(Cow::Borrowed(a.alloc(text)), *cdata)

@@ -15,11 +15,11 @@ pub(crate) const NO_PARENT: u32 = u32::MAX;
 pub struct Document<'a> {
     pub(crate) nodes: Vec<NodeData<'a>>,
     pub(crate) children: Vec<NodeId>,
-    pub(crate) attributes: Vec<Attribute<'a>>,
+    pub(crate) attributes: Vec<Attr<'a>>,
     pub(crate) namespaces: Vec<NamespaceDecl<'a>>,
-    /// Element names; an element holds an index. The builder shares an entry between elements
-    /// of the same name where a small cache finds it (best effort: never more entries than
-    /// elements).
+    /// Element and attribute names; an element or attribute holds an index. The builder shares
+    /// an entry between elements (or attributes) of the same name where a small cache finds it
+    /// (best effort: never more entries than elements and attributes).
     pub(crate) names: Vec<QName<'a>>,
     /// The document node's children.
     pub(crate) top: Span,
@@ -329,14 +329,18 @@ impl<'a> Document<'a> {
     pub fn set_attribute(&mut self, id: NodeId, name: QName<'a>, value: impl Into<Cow<'a, str>>) {
         let value = value.into();
         let span = self.element_mut(id).attributes;
-        if let Some(a) = self.attributes[span.range()]
-            .iter_mut()
-            .find(|a| a.name.local == name.local && a.name.namespace == name.namespace)
-        {
+        let names = &self.names;
+        if let Some(a) = self.attributes[span.range()].iter_mut().find(|a| {
+            let n = &names[a.name.index()];
+            n.local == name.local && n.namespace == name.namespace
+        }) {
             a.value = value;
             return;
         }
-        let attr = Attribute { name, value };
+        let attr = Attr {
+            name: self.add_name(name),
+            value,
+        };
         if span.range().end == self.attributes.len() {
             self.attributes.push(attr);
         } else {
@@ -348,11 +352,18 @@ impl<'a> Document<'a> {
         self.element_mut(id).attributes.len += 1;
     }
 
-    /// Mutable access to an element's attributes (to change a name's prefix, say). Panics when
-    /// `id` is not an element.
-    pub fn attributes_mut(&mut self, id: NodeId) -> &mut [Attribute<'a>] {
+    /// Renames the element's attribute at `index` (in document order; to change a name's
+    /// prefix, say). Panics when `id` is not an element or has no attribute at `index`.
+    pub fn set_attribute_name(&mut self, id: NodeId, index: usize, name: QName<'a>) {
         let r = self.element_mut(id).attributes.range();
-        &mut self.attributes[r]
+        assert!(index < r.len(), "attribute {index} of {} ", r.len());
+        self.attributes[r.start + index].name = self.add_name(name);
+    }
+
+    /// A new entry of the name table (names changed or added after building; not shared).
+    fn add_name(&mut self, name: QName<'a>) -> NameId {
+        self.names.push(name);
+        NameId(self.names.len() as u32 - 1)
     }
 
     /// Removes an attribute by local name and namespace; returns whether it was there.
@@ -361,10 +372,11 @@ impl<'a> Document<'a> {
             return false;
         };
         let r = e.attributes.range();
-        let Some(i) = self.attributes[r.clone()]
-            .iter()
-            .position(|a| a.name.local == local && a.name.namespace == namespace)
-        else {
+        let names = &self.names;
+        let Some(i) = self.attributes[r.clone()].iter().position(|a| {
+            let n = &names[a.name.index()];
+            n.local == local && n.namespace == namespace
+        }) else {
             return false;
         };
         self.attributes[r.start + i..r.end].rotate_left(1);

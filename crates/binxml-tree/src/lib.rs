@@ -24,7 +24,7 @@ mod types;
 
 pub use document::Document;
 pub use events::TreeEvents;
-pub use node::{Descendants, Node};
+pub use node::{Attributes, Descendants, Node};
 pub use strings::Strings;
 pub use types::{
     Attribute, Element, EntityReference, NameId, NamespaceDecl, NodeId, NodeKind, Notation,
@@ -33,7 +33,7 @@ pub use types::{
 
 use builder::*;
 use document::*;
-use types::{EMPTY, Span};
+use types::{Attr, EMPTY, Span};
 
 #[cfg(test)]
 mod tests;
@@ -45,5 +45,7 @@ mod size_probe {
     fn node_size() {
         assert_eq!(std::mem::size_of::<super::NodeKind>(), 32);
         assert_eq!(std::mem::size_of::<super::NodeData>(), 40);
+        // An attribute: a name-table index and its value.
+        assert_eq!(std::mem::size_of::<super::Attr>(), 32);
     }
 }

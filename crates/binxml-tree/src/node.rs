@@ -78,11 +78,14 @@ impl<'d, 'a> Node<'d, 'a> {
         self.children().filter(|n| n.is_element())
     }
 
-    /// The element's attributes, in document order; empty for other nodes.
-    pub fn attributes(&self) -> &'d [Attribute<'a>] {
-        match self.kind() {
-            NodeKind::Element(e) => &self.doc.attributes[e.attributes.range()],
-            _ => &[],
+    /// The element's attributes, in document order; none for other nodes.
+    pub fn attributes(&self) -> Attributes<'d, 'a> {
+        Attributes {
+            names: &self.doc.names,
+            list: match self.kind() {
+                NodeKind::Element(e) => self.doc.attributes[e.attributes.range()].iter(),
+                _ => [].iter(),
+            },
         }
     }
 
@@ -97,7 +100,6 @@ impl<'d, 'a> Node<'d, 'a> {
     /// The value of the attribute with this local name (in any namespace).
     pub fn attribute(&self, local: &str) -> Option<&'d str> {
         self.attributes()
-            .iter()
             .find(|a| a.name.local == local)
             .map(|a| a.value.as_ref())
     }
@@ -105,7 +107,6 @@ impl<'d, 'a> Node<'d, 'a> {
     /// The value of the attribute with this namespace and local name.
     pub fn attribute_ns(&self, namespace: &str, local: &str) -> Option<&'d str> {
         self.attributes()
-            .iter()
             .find(|a| a.name.local == local && a.name.namespace == namespace)
             .map(|a| a.value.as_ref())
     }
@@ -188,3 +189,47 @@ impl<'d, 'a> Iterator for Descendants<'d, 'a> {
         Some(n)
     }
 }
+
+/// The attributes of an element, in document order ([`Node::attributes`]).
+#[derive(Clone, Debug)]
+pub struct Attributes<'d, 'a> {
+    names: &'d [QName<'a>],
+    list: std::slice::Iter<'d, Attr<'a>>,
+}
+
+impl<'d, 'a> Attributes<'d, 'a> {
+    /// The attribute at `index` of those left, if there is one.
+    pub fn get(&self, index: usize) -> Option<Attribute<'d, 'a>> {
+        let a = self.list.as_slice().get(index)?;
+        Some(self.view(a))
+    }
+
+    fn view(&self, a: &'d Attr<'a>) -> Attribute<'d, 'a> {
+        Attribute {
+            name: &self.names[a.name.index()],
+            value: &a.value,
+        }
+    }
+}
+
+impl<'d, 'a> Iterator for Attributes<'d, 'a> {
+    type Item = Attribute<'d, 'a>;
+
+    fn next(&mut self) -> Option<Attribute<'d, 'a>> {
+        let a = self.list.next()?;
+        Some(self.view(a))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.list.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Attributes<'_, '_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let a = self.list.next_back()?;
+        Some(self.view(a))
+    }
+}
+
+impl ExactSizeIterator for Attributes<'_, '_> {}

@@ -514,7 +514,7 @@ fn capacity_is_bounded_by_the_input() {
     assert!(b.doc.nodes.capacity() < 64 && b.doc.attributes.capacity() < 64);
     let b = Builder::with_capacity(usize::MAX);
     assert!(b.doc.nodes.capacity() * std::mem::size_of::<NodeData>() <= 170 << 20);
-    assert!(b.doc.attributes.capacity() * std::mem::size_of::<Attribute>() <= 100 << 20);
+    assert!(b.doc.attributes.capacity() * std::mem::size_of::<Attr>() <= 100 << 20);
     assert!(b.doc.names.capacity() * std::mem::size_of::<QName>() <= 20 << 20);
 }
 
@@ -632,11 +632,11 @@ fn transient_strings_are_kept_in_the_arena() {
     // Names and values live in the arena (borrowed), attribute names once per name.
     let root = doc.root().unwrap();
     let first = root.elements().next().unwrap();
-    let a = &first.attributes()[0];
+    let a = first.attributes().get(0).unwrap();
     assert!(matches!(a.value, Cow::Borrowed(_)) && matches!(a.name.local, Cow::Borrowed(_)));
     let n_ptrs: std::collections::HashSet<*const u8> = root
         .elements()
-        .map(|e| e.attributes()[1].name.local.as_ptr())
+        .map(|e| e.attributes().get(1).unwrap().name.local.as_ptr())
         .collect();
     assert_eq!(n_ptrs.len(), 1, "one copy of the attribute name n");
     assert!(strings.allocated_bytes() > 0);
