@@ -160,3 +160,76 @@ fn der_certificates_are_read_and_verified_by_openssl() {
         }
     }
 }
+
+/// The audit attribute's list, decoded record by record with flat readers (what the benchmark
+/// times), agrees with the `der` crate's derived decoding of `Vec<AuditRecordRef>` on every
+/// changed and cut form of it: the same records, or both refused.
+#[test]
+fn flat_audit_decoding_agrees_with_the_derived_one() {
+    use der::asn1::AnyRef;
+    let root = binxml_testkit::workspace_root();
+    let xml = std::fs::read_to_string(root.join("tests/sign/ac-audit.xml")).unwrap();
+    let unsigned = model::from_xml(&xml).unwrap().to_der().unwrap();
+    let (info, _) = model::decode_unsigned_ref(&unsigned).unwrap();
+    let value = info.attributes[0]
+        .values
+        .iter()
+        .next()
+        .unwrap()
+        .to_der()
+        .unwrap();
+    type Decoded<'a> = Result<Vec<model::AuditRecordRef<'a>>, der::Error>;
+    // The list decoded both ways, when its outer TLV still parses.
+    fn both(b: &[u8]) -> Option<(Decoded<'_>, Decoded<'_>)> {
+        let any = AnyRef::from_der(b).ok()?;
+        Some((model::audit_records(&any), any.decode_as()))
+    }
+    let (flat, derived) = both(&value).unwrap();
+    assert_eq!(flat.as_ref().unwrap().len(), 40);
+    assert_eq!(flat.unwrap(), derived.unwrap());
+    let (mut refused, mut compared) = (0, 0);
+    let mut check = |b: &[u8], what: &str| {
+        if let Some((flat, derived)) = both(b) {
+            compared += 1;
+            match (flat, derived) {
+                (Ok(f), Ok(d)) => assert_eq!(f, d, "{what}: the decodings differ"),
+                (Err(_), Err(_)) => refused += 1,
+                (f, d) => panic!("{what}: flat {f:?}, derived {d:?}"),
+            }
+        }
+    };
+    for i in 0..value.len() {
+        for mask in [0x01u8, 0x20, 0x80] {
+            let mut bad = value.clone();
+            bad[i] ^= mask;
+            check(&bad, &format!("byte {i} ^ {mask:#04x}"));
+        }
+    }
+    // Cut inside the contents, the outer length fixed up so the list itself still parses.
+    let header = value.len()
+        - info.attributes[0]
+            .values
+            .iter()
+            .next()
+            .unwrap()
+            .value()
+            .len();
+    for cut in (header..value.len()).step_by(13) {
+        let mut body = value[header..cut].to_vec();
+        let b = AnyRef::new(der::Tag::Sequence, &body)
+            .unwrap()
+            .to_der()
+            .unwrap();
+        check(&b, &format!("cut at {cut}"));
+        body.push(0);
+        let b = AnyRef::new(der::Tag::Sequence, &body)
+            .unwrap()
+            .to_der()
+            .unwrap();
+        check(&b, &format!("cut at {cut}, a byte added"));
+    }
+    assert!(
+        refused > 1000 && compared > refused,
+        "{refused} of {compared}"
+    );
+}
