@@ -72,6 +72,7 @@ def main():
     ap.add_argument("--mb", type=int, default=200)
     ap.add_argument("--formats", default="xml,fi,exi,tsf,xebu")
     ap.add_argument("--inputs", default="path,file,reader")
+    ap.add_argument("--pairs", default=None, help="format:input,... instead of --formats and --inputs")
     ap.add_argument("--max-rss", type=int, default=None)
     ap.add_argument("--dir", default=None, help="where the documents are made (default: TMPDIR)")
     args = ap.parse_args()
@@ -86,12 +87,18 @@ def main():
         print()
         print("| format | library | input | size MB | peak RSS MB | after import MB | s |")
         print("|---|---|---|---|---|---|---|")
+        pairs = None
+        if args.pairs:
+            pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
+            args.formats = ",".join(dict.fromkeys(f for f, _ in pairs))
         for fmt in args.formats.split(","):
             doc = xml
             if fmt != "xml":
                 doc = os.path.join(d, f"big.{fmt}")
                 binxml.convert(xml, fmt, out=doc)
             runs = [("binxml", how) for how in args.inputs.split(",")]
+            if pairs is not None:
+                runs = [("binxml", how) for f, how in pairs if f == fmt]
             if fmt == "xml":
                 runs.append(("lxml", "path"))
             for lib, how in runs:
