@@ -1,9 +1,13 @@
 """Peak resident memory of iterparse with clear() over a large generated document, per format,
-binxml beside lxml (XML only: lxml reads no other format). Each reading runs in a fresh
-process, which prints its peak resident memory (VmHWM), what it had after the imports, and the
-seconds taken. Prints a Markdown table.
+binxml beside lxml (XML only: lxml reads no other format). The XML is written to disk as it is
+generated, and each binary format converted from it by binxml streaming to disk
+(``convert(path, fmt, out=path)``). Each reading runs in a fresh process, which prints its
+peak resident memory (VmHWM), what it had after the imports, and the seconds taken; the
+inputs are the path, a file object over the file (``open(path, "rb")``) and a file object
+with only read(). Prints a Markdown table; with --max-rss N, exits with status 1 when a
+binxml reading peaked at N MB or more.
 
-    python bench/python/stream_rss.py --mb 200 [--formats xml,fi,exi,tsf,xebu]
+    python bench/python/stream_rss.py --mb 1000 [--formats xml,fi,exi,tsf,xebu] [--max-rss 64]
 """
 
 import argparse
@@ -32,7 +36,7 @@ base = hwm()
 t = time.perf_counter()
 n = 0
 root = None
-source = ReadOnly(path) if how == "reader" else path
+source = {"path": path, "file": open(path, "rb"), "reader": ReadOnly(path)}[how]
 for ev, el in mod.iterparse(source, events=("start", "end")):
     if root is None:
         root = el
@@ -67,23 +71,34 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=200)
     ap.add_argument("--formats", default="xml,fi,exi,tsf,xebu")
+    ap.add_argument("--inputs", default="path,file,reader")
+    ap.add_argument("--pairs", default=None, help="format:input,... instead of --formats and --inputs")
+    ap.add_argument("--max-rss", type=int, default=None)
+    ap.add_argument("--dir", default=None, help="where the documents are made (default: TMPDIR)")
     args = ap.parse_args()
+    over = []
     import binxml
 
-    with tempfile.TemporaryDirectory() as d:
+    with tempfile.TemporaryDirectory(dir=args.dir) as d:
         xml = os.path.join(d, "big.xml")
         records = generate(xml, args.mb)
         print(f"{args.mb} MB of XML, {records} records; load average {os.getloadavg()[0]:.1f}")
+        sys.stdout.flush()
         print()
         print("| format | library | input | size MB | peak RSS MB | after import MB | s |")
         print("|---|---|---|---|---|---|---|")
+        pairs = None
+        if args.pairs:
+            pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
+            args.formats = ",".join(dict.fromkeys(f for f, _ in pairs))
         for fmt in args.formats.split(","):
             doc = xml
             if fmt != "xml":
                 doc = os.path.join(d, f"big.{fmt}")
-                with open(doc, "wb") as f:
-                    f.write(binxml.convert(xml, fmt))
-            runs = [("binxml", "path"), ("binxml", "reader")]
+                binxml.convert(xml, fmt, out=doc)
+            runs = [("binxml", how) for how in args.inputs.split(",")]
+            if pairs is not None:
+                runs = [("binxml", how) for f, how in pairs if f == fmt]
             if fmt == "xml":
                 runs.append(("lxml", "path"))
             for lib, how in runs:
@@ -94,14 +109,20 @@ def main():
                 )
                 if r.returncode != 0:
                     print(f"| {fmt} | {lib} | {how} | failed: {r.stderr.strip()[-200:]} |")
+                    over.append(f"{fmt} {lib} {how}: failed")
                     continue
                 n, base, peak, secs = r.stdout.split()
                 assert int(n) == records, (fmt, lib, how, n)
                 size = os.path.getsize(doc) / 1e6
                 print(f"| {fmt} | {lib} | {how} | {size:.0f} | {peak} | {base} | {secs} |")
                 sys.stdout.flush()
+                if lib == "binxml" and args.max_rss is not None and int(peak) >= args.max_rss:
+                    over.append(f"{fmt} {how}: {peak} MB")
             if doc != xml:
                 os.unlink(doc)
+    if over:
+        print(f"\nfailed, or peak resident memory at or over {args.max_rss} MB: " + ", ".join(over))
+        sys.exit(1)
 
 
 if __name__ == "__main__":

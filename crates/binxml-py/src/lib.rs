@@ -159,12 +159,80 @@ impl XebuSchema {
     }
 }
 
+/// Where `convert` writes: a new bytes object (returned), or, as the encoder goes, a file
+/// (a path) or a Python file object (anything with `write(bytes)`).
+enum Out {
+    Bytes,
+    Path(std::path::PathBuf),
+    Object(Py<PyAny>),
+}
+
+impl Out {
+    fn of(out: Option<&Bound<'_, PyAny>>) -> PyResult<Out> {
+        Ok(match out {
+            None => Out::Bytes,
+            Some(o) if o.hasattr("write")? => Out::Object(o.clone().unbind()),
+            Some(o) => Out::Path(o.extract::<std::path::PathBuf>().map_err(|_| {
+                pyo3::exceptions::PyTypeError::new_err("out: a path or a binary file object")
+            })?),
+        })
+    }
+}
+
+/// A Python file object as a `Write`, used while the GIL is released: each write takes it
+/// back for the call (behind a large buffer, so rarely).
+struct PyWriter(Py<PyAny>);
+
+impl std::io::Write for PyWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        Python::with_gil(|py| {
+            let n = self
+                .0
+                .bind(py)
+                .call_method1("write", (PyBytes::new(py, buf),))
+                .map_err(std::io::Error::other)?;
+            // A raw file object may write part of it (and says how much); a buffered one, all.
+            match n.extract::<Option<usize>>() {
+                Ok(Some(n)) if n <= buf.len() => Ok(n),
+                _ => Ok(buf.len()),
+            }
+        })
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A writer that counts the bytes written through it.
+struct Counted<W>(W, u64);
+
+impl<W: std::io::Write> std::io::Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.0.write(buf)?;
+        self.1 += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// What a conversion gave: the document, or how many bytes it wrote.
+enum Converted {
+    Bytes(Vec<u8>),
+    Written(u64),
+}
+
 /// Converts a document between formats (the GIL is released meanwhile). `exi`: EXI options
 /// (`"compression,preserve-all,header"`, as the command line's `--exi`) for EXI output, and for
 /// EXI input whose header carries none. `schema`: a `Schema`, for schema-informed EXI.
-/// `xebu_schema`: an `XebuSchema`, for XebuS (both ways).
+/// `xebu_schema`: an `XebuSchema`, for XebuS (both ways). `out`: a path or a binary file object
+/// the output is written to as it is encoded (the number of bytes written is returned instead
+/// of the document).
 #[pyfunction]
-#[pyo3(signature = (data, to, from_=None, indent=None, exi=None, schema=None, xebu_schema=None))]
+#[pyo3(signature = (data, to, from_=None, indent=None, exi=None, schema=None, xebu_schema=None, out=None))]
 // One parameter per Python keyword argument.
 #[allow(clippy::too_many_arguments)]
 fn convert<'py>(
@@ -176,7 +244,8 @@ fn convert<'py>(
     exi: Option<&str>,
     schema: Option<&Schema>,
     xebu_schema: Option<&XebuSchema>,
-) -> PyResult<Bound<'py, PyBytes>> {
+    out: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     let from = resolve(data, from_)?;
     let xebu = xebu_schema.map(|x| x.schema.clone());
     let to = format(to)?;
@@ -184,31 +253,45 @@ fn convert<'py>(
         .parse_text(exi.unwrap_or(""))
         .map_err(err)?;
     let grammars = schema.map(Schema::grammars).transpose()?;
-    let out = py
-        .allow_threads(|| -> binxml::Result<Vec<u8>> {
-            // Room for the output up front (reserved, not touched): growing by doubling would
-            // copy it several times.
-            let mut out = Vec::with_capacity(data.len().saturating_mul(2).min(1 << 31));
-            let mut opts = EncodeOptions::default()
-                .with_indent(indent)
-                .with_exi(exi.clone())
-                .with_exi_schema(grammars.clone());
-            opts.xebu = opts.xebu.clone().with_schema(xebu.clone());
-            let dopts = DecodeOptions::default()
-                .with_exi(exi)
-                .with_exi_schema(grammars)
-                .with_xebu_schema(xebu);
-            binxml::convert_with(data, from, &dopts, to, &mut out, &opts)?;
-            Ok(out)
-        })
-        .map_err(err)?;
-    Ok(PyBytes::new(py, &out))
+    let target = Out::of(out)?;
+    let done = py.allow_threads(|| -> PyResult<Converted> {
+        let mut opts = EncodeOptions::default()
+            .with_indent(indent)
+            .with_exi(exi.clone())
+            .with_exi_schema(grammars.clone());
+        opts.xebu = opts.xebu.clone().with_schema(xebu.clone());
+        let dopts = DecodeOptions::default()
+            .with_exi(exi)
+            .with_exi_schema(grammars)
+            .with_xebu_schema(xebu);
+        let run = |w: &mut dyn std::io::Write| -> PyResult<u64> {
+            let mut w = Counted(std::io::BufWriter::with_capacity(1 << 20, w), 0);
+            binxml::convert_with(data, from, &dopts, to, &mut w, &opts).map_err(err)?;
+            std::io::Write::flush(&mut w)?;
+            Ok(w.1)
+        };
+        match target {
+            Out::Bytes => {
+                // Room for the output up front (reserved, not touched): growing by doubling
+                // would copy it several times.
+                let mut v = Vec::with_capacity(data.len().saturating_mul(2).min(1 << 31));
+                binxml::convert_with(data, from, &dopts, to, &mut v, &opts).map_err(err)?;
+                Ok(Converted::Bytes(v))
+            }
+            Out::Path(p) => Ok(Converted::Written(run(&mut std::fs::File::create(p)?)?)),
+            Out::Object(o) => Ok(Converted::Written(run(&mut PyWriter(o))?)),
+        }
+    })?;
+    Ok(match done {
+        Converted::Bytes(v) => PyBytes::new(py, &v).into_any(),
+        Converted::Written(n) => n.into_pyobject(py)?.into_any(),
+    })
 }
 
 /// [`convert`] of a file, mapped rather than read into a bytes object first (as the command
 /// line does).
 #[pyfunction]
-#[pyo3(signature = (path, to, from_=None, indent=None, exi=None, schema=None, xebu_schema=None))]
+#[pyo3(signature = (path, to, from_=None, indent=None, exi=None, schema=None, xebu_schema=None, out=None))]
 #[allow(clippy::too_many_arguments)]
 fn convert_file<'py>(
     py: Python<'py>,
@@ -219,11 +302,12 @@ fn convert_file<'py>(
     exi: Option<&str>,
     schema: Option<&Schema>,
     xebu_schema: Option<&XebuSchema>,
-) -> PyResult<Bound<'py, PyBytes>> {
+    out: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     let file = std::fs::File::open(&path)?;
     // `_input` unmaps when dropped, after the conversion that borrows `data`.
     let (_input, data) = stream::map(&file)?;
-    convert(py, data, to, from_, indent, exi, schema, xebu_schema)
+    convert(py, data, to, from_, indent, exi, schema, xebu_schema, out)
 }
 
 fn opt(s: &Option<Cow<'_, str>>) -> Option<String> {
@@ -753,5 +837,6 @@ fn _binxml(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stream::stream_file, m)?)?;
     m.add_function(wrap_pyfunction!(stream::stream_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(stream::stream_reader, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_fd, m)?)?;
     Ok(())
 }

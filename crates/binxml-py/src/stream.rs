@@ -1,19 +1,21 @@
 //! Incremental decoding for `iterparse` and `events`: a pull decoder over the input, handing
 //! Python its events in batches, each batch decoded with the GIL released.
 //!
-//! XML is read from the file as it is decoded (`binxml::xml_reader`: a bounded window of the
-//! document). A file in a binary format is memory-mapped rather than read, and the pages the
-//! decoder has gone past are given back to the kernel (`madvise(MADV_DONTNEED)`; the mapping is
-//! private and read-only, so a page touched again is read from the file again): resident
-//! memory stays a window over the input however large the file, while the decoders keep their
-//! plain `&[u8]` input.
+//! A document in a regular file (a path, or a Python file object over one, from its current
+//! position) is never copied. XML is read from the file as it is decoded (`binxml::xml_reader`:
+//! a bounded window of the document), by positioned reads that need no GIL. A binary format is
+//! memory-mapped rather than read, and the pages the decoder has gone past are given back to
+//! the kernel (`madvise(MADV_DONTNEED)`; the mapping is private and read-only, so a page
+//! touched again is read from the file again): resident memory stays a window over the input
+//! however large the file, while the decoders keep their plain `&[u8]` input.
 //!
-//! From a Python file object, XML and Fast Infoset are read as they are decoded (their
-//! decoders take a reader: `XmlReadDecoder`, `FiReadDecoder`); a document in another binary
-//! format is first copied into an unlinked temporary file and then mapped as above (those
-//! decoders need their whole input as a slice). A mapped TSF document is checked to be UTF-8
-//! here, in pieces given back as they are checked, rather than by its decoder, which would
-//! have the whole file resident at once.
+//! From any other Python file object (a pipe, a socket, a decompressing reader), XML and Fast
+//! Infoset are read as they are decoded: their codecs have reader decoders (`XmlReadDecoder`,
+//! `FiReadDecoder`). The other formats' decoders (EXI, TSF, Xebu, JSON, ASN.1) decode from
+//! their whole input as one slice, so the object is first copied into an unlinked temporary
+//! file, which is then mapped as above (docs/python.md says why per format). A mapped TSF
+//! document is checked to be UTF-8 here, in pieces given back as they are checked, rather than
+//! by its decoder, which would have the whole file resident at once.
 
 use std::borrow::Cow;
 use std::io::Read;
@@ -26,9 +28,12 @@ use crate::{err, resolve};
 
 /// What the input bytes live in.
 pub(crate) enum Input {
+    /// A mapping of `len` bytes at `ptr`; the document starts `skip` bytes in (a mapping starts
+    /// on a page boundary, a document read from a file object's position need not).
     Map {
         ptr: *mut libc::c_void,
         len: usize,
+        skip: usize,
     },
     /// The bytes object the decoder borrows from (none where it reads a file itself).
     Bytes(#[allow(dead_code)] Option<Py<PyBytes>>),
@@ -36,7 +41,7 @@ pub(crate) enum Input {
 
 impl Drop for Input {
     fn drop(&mut self) {
-        if let Input::Map { ptr, len } = *self
+        if let Input::Map { ptr, len, .. } = *self
             && len > 0
         {
             // SAFETY: the mapping was made by `map` with this address and length, and the
@@ -49,21 +54,33 @@ impl Drop for Input {
 /// A whole file mapped read-only: the mapping (unmapped when dropped) and its bytes, which must
 /// not be used after it is dropped.
 pub(crate) fn map(file: &std::fs::File) -> std::io::Result<(Input, &'static [u8])> {
+    map_from(file, 0)
+}
+
+/// The file from byte `from` to its end, mapped read-only, as [`map`].
+fn map_from(file: &std::fs::File, from: u64) -> std::io::Result<(Input, &'static [u8])> {
     use std::os::fd::AsRawFd;
-    let len = file.metadata()?.len() as usize;
-    if len == 0 {
+    let size = file.metadata()?.len();
+    if from >= size {
         return Ok((
             Input::Map {
                 ptr: std::ptr::null_mut(),
                 len: 0,
+                skip: 0,
             },
             &[],
         ));
     }
-    // SAFETY: a private read-only mapping of a whole regular file; the slice made from it
-    // lives as long as the EventStream, which unmaps only after dropping its decoder. (Another
-    // process truncating the file meanwhile would make reading it fault: the usual caveat of
-    // mapping files, accepted for reading documents.)
+    // SAFETY: sysconf has no preconditions.
+    let page = (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).max(4096) as u64;
+    let start = from / page * page;
+    let skip = (from - start) as usize;
+    let len = usize::try_from(size - start)
+        .map_err(|_| std::io::Error::other("the file is too large to map"))?;
+    // SAFETY: a private read-only mapping of a regular file from a page boundary to its end;
+    // the slice made from it lives as long as the EventStream, which unmaps only after
+    // dropping its decoder. (Another process truncating the file meanwhile would make reading
+    // it fault: the usual caveat of mapping files, accepted for reading documents.)
     unsafe {
         let ptr = libc::mmap(
             std::ptr::null_mut(),
@@ -71,15 +88,15 @@ pub(crate) fn map(file: &std::fs::File) -> std::io::Result<(Input, &'static [u8]
             libc::PROT_READ,
             libc::MAP_PRIVATE,
             file.as_raw_fd(),
-            0,
+            start as libc::off_t,
         );
         if ptr == libc::MAP_FAILED {
             return Err(std::io::Error::last_os_error());
         }
         libc::madvise(ptr, len, libc::MADV_SEQUENTIAL);
         Ok((
-            Input::Map { ptr, len },
-            std::slice::from_raw_parts(ptr as *const u8, len),
+            Input::Map { ptr, len, skip },
+            std::slice::from_raw_parts((ptr as *const u8).add(skip), len - skip),
         ))
     }
 }
@@ -182,11 +199,11 @@ impl EventStream {
     /// Gives back every page past `from`: some decoders look at the whole input when they start
     /// (the XML decoder checks its encoding), which would leave all of a file resident.
     fn release_ahead(&mut self, from: usize) {
-        let Input::Map { ptr, len } = self.input else {
+        let Input::Map { ptr, len, skip } = self.input else {
             return;
         };
         let page = 1 << 16;
-        let from = from.div_ceil(page) * page;
+        let from = (from + skip).div_ceil(page) * page;
         if from < len {
             // SAFETY: as in release_behind.
             unsafe {
@@ -200,11 +217,11 @@ impl EventStream {
     }
 
     fn release_behind(&mut self, offset: usize) {
-        let Input::Map { ptr, len } = self.input else {
+        let Input::Map { ptr, len, skip } = self.input else {
             return;
         };
         let page = 1 << 16;
-        let upto = offset.saturating_sub(KEEP_BEHIND) / page * page;
+        let upto = (offset + skip).saturating_sub(KEEP_BEHIND) / page * page;
         if upto > self.released + (8 << 20) && upto <= len {
             // SAFETY: a range inside the mapping; the mapping is private and read-only, so
             // dropping its pages loses nothing: touching them again reads the file again.
@@ -370,25 +387,65 @@ impl EventStream {
 #[pyfunction]
 #[pyo3(signature = (path, format=None))]
 pub fn stream_file(path: std::path::PathBuf, format: Option<&str>) -> PyResult<EventStream> {
-    let mut file = std::fs::File::open(&path)?;
+    stream_regular(std::fs::File::open(&path)?, 0, format)
+}
+
+/// Events of the regular file a Python file object reads (its descriptor `fd`), from byte
+/// `offset` (the object's position) on, as [`stream_file`]: the descriptor is duplicated and
+/// read by position or mapped, so neither the object's position nor the GIL is involved.
+#[pyfunction]
+#[pyo3(signature = (fd, offset, format=None))]
+pub fn stream_fd(fd: i32, offset: u64, format: Option<&str>) -> PyResult<EventStream> {
+    use std::os::fd::BorrowedFd;
+    if fd < 0 {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "not a file descriptor",
+        ));
+    }
+    // SAFETY: the descriptor is open (the caller's file object holds it) for this call, in
+    // which it is only duplicated; the stream keeps the duplicate.
+    let file = std::fs::File::from(unsafe { BorrowedFd::borrow_raw(fd) }.try_clone_to_owned()?);
+    if !file.metadata()?.is_file() {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "not a regular file",
+        ));
+    }
+    stream_regular(file, offset, format)
+}
+
+/// A file read from a position on by positioned reads (`pread`): the file's offset, which a
+/// Python file object may share through a duplicated descriptor, is left alone.
+struct ReadAt {
+    file: std::fs::File,
+    pos: u64,
+}
+
+impl Read for ReadAt {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let n = self.file.read_at(buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+/// A regular file from `offset` on: XML read as it is decoded, any other format mapped.
+fn stream_regular(file: std::fs::File, offset: u64, format: Option<&str>) -> PyResult<EventStream> {
+    let mut input = ReadAt { file, pos: offset };
     let from = match format {
         Some(_) => resolve(&[], format)?,
         None => {
             let mut head = Vec::with_capacity(4096);
-            (&mut file).take(4096).read_to_end(&mut head)?;
-            let f = resolve(&head, None)?;
-            if f != Format::Xml {
-                return stream_mapped(&file, f);
-            }
-            // Read again from the start by the XML reader.
-            file = std::fs::File::open(&path)?;
-            f
+            (&mut input).take(4096).read_to_end(&mut head)?;
+            input.pos = offset;
+            resolve(&head, None)?
         }
     };
     if from != Format::Xml {
-        return stream_mapped(&file, from);
+        let (input, bytes) = map_from(&input.file, offset)?;
+        return start(input, bytes, Some(from.name()));
     }
-    let dec = binxml::xml_reader(Box::new(file) as Box<dyn Read>, &DecodeOptions::default());
+    let dec = binxml::xml_reader(Box::new(input) as Box<dyn Read>, &DecodeOptions::default());
     Ok(EventStream {
         dec: Some(Source::Xml(Box::new(dec))),
         input: Input::Bytes(None),
@@ -397,10 +454,11 @@ pub fn stream_file(path: std::path::PathBuf, format: Option<&str>) -> PyResult<E
     })
 }
 
-/// Events of a document read from a Python file object. XML and Fast Infoset are read as they
-/// are decoded (their decoders take any reader). The other formats' decoders read from the
-/// whole input in memory: the file object is copied into an unlinked temporary file, which is
-/// mapped as a file on disk is, so that resident memory stays a window over the document.
+/// Events of a document read from a Python file object that is not over a regular file (those
+/// go to [`stream_fd`]). XML and Fast Infoset are read as they are decoded (their decoders take
+/// any reader). The other formats' decoders decode from their whole input as one slice: the
+/// file object is copied into an unlinked temporary file, which is mapped as a file on disk
+/// is, so that resident memory stays a window over the document.
 #[pyfunction]
 #[pyo3(signature = (source, format=None))]
 pub fn stream_reader(source: Py<PyAny>, format: Option<&str>) -> PyResult<EventStream> {
@@ -419,7 +477,8 @@ pub fn stream_reader(source: Py<PyAny>, format: Option<&str>) -> PyResult<EventS
         _ => {
             // With the GIL held: every read of the file object needs it.
             let file = spool(input)?;
-            return stream_mapped(&file, from);
+            let (input, bytes) = map(&file)?;
+            return start(input, bytes, Some(from.name()));
         }
     };
     Ok(EventStream {
@@ -451,11 +510,6 @@ fn spool(mut input: Box<dyn Read>) -> std::io::Result<std::fs::File> {
     std::fs::remove_file(&path)?;
     std::io::copy(&mut input, &mut file)?;
     Ok(file)
-}
-
-fn stream_mapped(file: &std::fs::File, format: Format) -> PyResult<EventStream> {
-    let (input, bytes) = map(file)?;
-    start(input, bytes, Some(format.name()))
 }
 
 /// Events of a document in memory, decoded as they are asked for.

@@ -42,6 +42,13 @@ def stream(data: bytes) -> int:
     return n
 
 
+def to_disk(xml_path: str, fi_path: str) -> int:
+    written: int = binxml.convert(xml_path, "fi", out=fi_path)
+    with open(fi_path + ".exi", "wb") as f:
+        written += binxml.convert(xml_path, "exi", out=f)
+    return written
+
+
 def sign_message(message: bytes, key: str, cert: str) -> List[str]:
     schema = binxml.Schema("meter.xsd")
     signed: bytes = binxml.sign_exi(message, key, schema=schema, exi="compression", id="id1")

@@ -19,6 +19,7 @@ import collections.abc
 import io
 import os
 import re
+import stat
 import xml.etree.ElementTree as ET
 
 from ._binxml import BinxmlError, detect, encode as _encode, events as _events, formats
@@ -26,7 +27,8 @@ from ._binxml import Schema, XebuSchema, Element, Attrib, Tree as _Tree
 from ._binxml import sign_cms, sign_exi, sign_xml, verify_cms, verify_exi, verify_xml
 from ._binxml import convert as _convert, convert_file as _convert_file
 from ._binxml import parse_file as _parse_file, parse_tree as _parse_tree
-from ._binxml import stream_bytes as _stream_bytes, stream_file as _stream_file, stream_reader as _stream_reader
+from ._binxml import stream_bytes as _stream_bytes, stream_fd as _stream_fd, stream_file as _stream_file
+from ._binxml import stream_reader as _stream_reader
 from ._binxml import __version__
 
 # `Element.attrib` is a live mapping over the element's attributes (ElementTree's is the
@@ -103,8 +105,10 @@ def _read(source):
     raise TypeError(f"cannot read a document from {type(source).__name__}")
 
 
-def convert(data, to, from_=None, indent=None, exi=None, schema=None, xebu_schema=None):
-    """Converts a document (bytes, a path or a file object) to the format ``to``; returns bytes.
+def convert(data, to, from_=None, indent=None, exi=None, schema=None, xebu_schema=None, out=None):
+    """Converts a document (bytes, a path or a file object) to the format ``to``; returns bytes,
+    or, with ``out`` (a path or a binary file object), writes them there as they are encoded
+    and returns how many were written.
 
     ``from_`` names the input format; it is detected from the first bytes when absent. ``exi``:
     EXI options as the command line's ``--exi`` takes them (``"compression,preserve-all"``),
@@ -115,8 +119,25 @@ def convert(data, to, from_=None, indent=None, exi=None, schema=None, xebu_schem
     """
     if isinstance(data, (str, os.PathLike)):
         # Mapped by Rust, not read into a bytes object first.
-        return _convert_file(os.fspath(data), to, from_, indent, exi, schema, xebu_schema)
-    return _convert(_read(data), to, from_, indent, exi, schema, xebu_schema)
+        return _convert_file(os.fspath(data), to, from_, indent, exi, schema, xebu_schema, out)
+    return _convert(_read(data), to, from_, indent, exi, schema, xebu_schema, out)
+
+
+def _regular_file(source):
+    """The descriptor and position of a binary file object over a regular file (``open(path,
+    "rb")``, raw or buffered), else None. Only the io module's own file objects: others with a
+    ``fileno()`` may read something else than their descriptor gives (``gzip.GzipFile``'s is
+    the compressed file's)."""
+    raw = source if isinstance(source, io.FileIO) else getattr(source, "raw", None)
+    if not isinstance(raw, io.FileIO) or not isinstance(source, (io.FileIO, io.BufferedReader, io.BufferedRandom)):
+        return None
+    try:
+        fd = source.fileno()
+        if not isinstance(fd, int) or not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return fd, source.tell()
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return None
 
 
 def _stream(source, format):
@@ -125,14 +146,11 @@ def _stream(source, format):
             return _stream_file(os.fspath(source), format)
         if isinstance(source, (bytes, bytearray, memoryview)):
             return _stream_bytes(bytes(source), format)
-        if hasattr(source, "fileno") and hasattr(source, "seekable") and not isinstance(source, io.TextIOBase):
-            try:
-                source.fileno()
-                name = getattr(source, "name", None)
-                if isinstance(name, str) and os.path.isfile(name) and source.tell() == 0:
-                    return _stream_file(name, format)
-            except (OSError, io.UnsupportedOperation):
-                pass
+        regular = _regular_file(source)
+        if regular is not None:
+            # Read from its descriptor by Rust, from the object's position: XML as it is
+            # decoded, a binary format mapped; the object itself is not read.
+            return _stream_fd(regular[0], regular[1], format)
         if hasattr(source, "read"):
             if isinstance(source, io.TextIOBase):
                 data = source.read()

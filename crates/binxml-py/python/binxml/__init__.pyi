@@ -97,6 +97,7 @@ class _IterParse(Iterator[Tuple[str, Any]]):
 
 def formats() -> List[Tuple[str, str, str]]: ...
 def detect(data: bytes) -> Optional[str]: ...
+@overload
 def convert(
     data: _Source,
     to: str,
@@ -105,7 +106,20 @@ def convert(
     exi: Optional[str] = ...,
     schema: Optional[Schema] = ...,
     xebu_schema: Optional[XebuSchema] = ...,
+    out: None = ...,
 ) -> bytes: ...
+@overload
+def convert(
+    data: _Source,
+    to: str,
+    from_: Optional[str] = ...,
+    indent: Optional[int] = ...,
+    exi: Optional[str] = ...,
+    schema: Optional[Schema] = ...,
+    xebu_schema: Optional[XebuSchema] = ...,
+    *,
+    out: Union[str, os.PathLike[str], IO[bytes]],
+) -> int: ...
 def events(source: _Source, format: Optional[str] = ...) -> Iterator[Tuple[Any, ...]]: ...
 def iterparse(
     source: _Source, events: Optional[Sequence[str]] = ..., parser: Any = ..., format: Optional[str] = ...
