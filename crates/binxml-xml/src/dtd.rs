@@ -1105,6 +1105,42 @@ mod tests {
     }
 
     #[test]
+    fn attlist_cache_finds_what_the_table_finds() {
+        // Names of every length around the cache's limit, and names that differ from a
+        // declared one in a single octet at each position (the cache's key must tell them
+        // apart), looked up repeatedly through one cache.
+        let base = "abcdefghijklmnopqrstuvwxyz0123456789";
+        let mut subset = String::new();
+        let mut declared = Vec::new();
+        for n in 1..=base.len() {
+            let name = format!("e{}", &base[..n - 1]);
+            subset.push_str(&format!("<!ATTLIST {name} a{n} ID #IMPLIED>"));
+            declared.push(name);
+        }
+        let d = Dtd::parse(&subset, false, false, 1000).unwrap();
+        let mut probes = declared.clone();
+        for name in &declared {
+            for i in 1..name.len() {
+                let mut other = name.clone().into_bytes();
+                other[i] = b'_';
+                probes.push(String::from_utf8(other).unwrap());
+            }
+            probes.push(format!("{name}_"));
+        }
+        let mut cache = AttListCache::default();
+        for _ in 0..3 {
+            for p in &probes {
+                let got = cache.get(&d.attlists, p).map(|l| l.defs[0].name.clone());
+                let want = declared
+                    .iter()
+                    .position(|x| x == p)
+                    .map(|k| format!("a{}", k + 1));
+                assert_eq!(got, want, "{p}");
+            }
+        }
+    }
+
+    #[test]
     fn unread_external_pe_stops_processing() {
         let d = Dtd::parse(
             r#"<!ENTITY % ext SYSTEM "x.ent"> %ext; <!ENTITY a "A">"#,
