@@ -103,8 +103,11 @@ impl AttList {
 /// the rest of the lookup on names this short).
 #[derive(Clone, Debug, Default)]
 pub struct AttLists {
-    /// (hash, element name, its declarations), in order of first declaration.
-    lists: Vec<(u64, Box<str>, Rc<AttList>)>,
+    /// (hash, element name's range in `names`, its declarations), in order of first
+    /// declaration.
+    lists: Vec<(u64, std::ops::Range<usize>, Rc<AttList>)>,
+    /// The element names, one after the other (one allocation for them all).
+    names: String,
     /// Index + 1 into `lists`, 0 for an empty slot; a power of two, at most half full.
     slots: Vec<u32>,
     state: FastState,
@@ -130,7 +133,7 @@ impl AttLists {
                 0 => return i,
                 s => {
                     let (eh, en, _) = &self.lists[s as usize - 1];
-                    if *eh == h && bytes_eq(en.as_bytes(), name.as_bytes()) {
+                    if *eh == h && bytes_eq(&self.names.as_bytes()[en.clone()], name.as_bytes()) {
                         return i;
                     }
                 }
@@ -140,7 +143,7 @@ impl AttLists {
     }
 
     /// The declarations of element `name`, if any.
-    #[inline]
+    #[inline(never)]
     pub fn get(&self, name: &str) -> Option<&Rc<AttList>> {
         if self.lists.is_empty() {
             return None;
@@ -183,17 +186,20 @@ impl AttLists {
     /// The declarations of element `name`, added empty if it has none yet.
     fn get_or_add(&mut self, name: &str) -> &mut Rc<AttList> {
         if (self.lists.len() + 1) * 2 > self.slots.len() {
-            let n = (self.slots.len() * 2).max(16);
+            let n = (self.slots.len() * 2).max(64);
             self.slots = vec![0; n];
             for k in 0..self.lists.len() {
-                let i = self.slot(self.lists[k].0, &self.lists[k].1);
+                let (h, r, _) = &self.lists[k];
+                let i = self.slot(*h, &self.names[r.clone()]);
                 self.slots[i] = k as u32 + 1;
             }
         }
         let h = self.hash(name);
         let i = self.slot(h, name);
         if self.slots[i] == 0 {
-            self.lists.push((h, name.into(), Rc::default()));
+            let start = self.names.len();
+            self.names.push_str(name);
+            self.lists.push((h, start..self.names.len(), Rc::default()));
             self.slots[i] = self.lists.len() as u32;
         }
         let k = self.slots[i] as usize - 1;
@@ -272,14 +278,14 @@ pub struct AttListCache {
 
 impl AttListCache {
     /// The declarations of element `name` in `lists`, if any.
-    #[inline]
+    #[inline(always)]
     pub fn get<'l>(&mut self, lists: &'l AttLists, name: &str) -> Option<&'l Rc<AttList>> {
         let b = name.as_bytes();
         if b.is_empty() || b.len() > CACHED_NAME {
             return lists.get(name);
         }
         if self.slots.is_empty() {
-            self.slots = vec![CacheSlot::default(); CACHE_SLOTS];
+            self.fill();
         }
         let key = NameKey::of(b);
         let [x, y, z] = key.words;
@@ -289,9 +295,28 @@ impl AttListCache {
         if slot.key.same(&key) {
             return lists.list(slot.list);
         }
+        Self::miss(slot, key, lists, name)
+    }
+
+    /// A name not in its slot: looked up in the table, and put in the slot.
+    #[cold]
+    #[inline(never)]
+    fn miss<'l>(
+        slot: &mut CacheSlot,
+        key: NameKey,
+        lists: &'l AttLists,
+        name: &str,
+    ) -> Option<&'l Rc<AttList>> {
         let list = lists.index_of(name);
         *slot = CacheSlot { key, list };
         lists.list(list)
+    }
+
+    /// The slots, made on the first lookup.
+    #[cold]
+    #[inline(never)]
+    fn fill(&mut self) {
+        self.slots = vec![CacheSlot::default(); CACHE_SLOTS];
     }
 }
 
@@ -600,6 +625,8 @@ struct Parser {
     external: bool,
     used: usize,
     budget: usize,
+    /// The definitions of the ATTLIST being read.
+    defs: Vec<AttDef>,
 }
 
 impl Dtd {
@@ -620,6 +647,7 @@ impl Dtd {
             external,
             used: 0,
             budget,
+            defs: Vec::new(),
         };
         p.decls(subset, None)?;
         Ok(p.dtd)
@@ -821,7 +849,9 @@ impl Parser {
     fn attlist_decl(&mut self, c: &mut Cursor<'_>) -> Result<(), String> {
         c.req_ws("after <!ATTLIST")?;
         let element = c.name()?;
-        let mut defs = Vec::new();
+        // One list reused for every ATTLIST's definitions.
+        let mut defs = std::mem::take(&mut self.defs);
+        defs.clear();
         loop {
             let ws = c.skip_ws();
             if c.eat(">") {
@@ -872,15 +902,15 @@ impl Parser {
                 default,
             });
         }
-        if self.dtd.skipped_declarations {
-            return Ok(());
+        if !self.dtd.skipped_declarations {
+            let list = Rc::make_mut(self.dtd.attlists.get_or_add(element));
+            for d in defs.drain(..) {
+                list.add(d);
+            }
+            let defaults = list.defaults || list.default_xmlns;
+            self.dtd.attlists.defaults |= defaults;
         }
-        let list = Rc::make_mut(self.dtd.attlists.get_or_add(element));
-        for d in defs {
-            list.add(d);
-        }
-        let defaults = list.defaults || list.default_xmlns;
-        self.dtd.attlists.defaults |= defaults;
+        self.defs = defs;
         Ok(())
     }
 
