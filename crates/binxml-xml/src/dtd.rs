@@ -16,7 +16,7 @@
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use binxml_core::hash::FastState;
+use binxml_core::hash::{FastState, bytes_eq};
 
 use crate::names;
 
@@ -91,8 +91,232 @@ impl AttList {
             || self
                 .defs
                 .iter()
-                .find(|x| x.name == name)
+                .find(|x| bytes_eq(x.name.as_bytes(), name.as_bytes()))
                 .is_none_or(|x| x.cdata)
+    }
+}
+
+/// Element qualified name -> declared attributes: looked up once per start tag of a document
+/// with attribute declarations, so built for that lookup. Open addressing over a seeded
+/// [`FastState`] hash (colliding names cannot be prepared in advance), each name compared by
+/// its stored hash first and then by [`bytes_eq`] (not libc's `memcmp`, which costs more than
+/// the rest of the lookup on names this short).
+#[derive(Clone, Debug, Default)]
+pub struct AttLists {
+    /// (hash, element name's range in `names`, its declarations), in order of first
+    /// declaration.
+    lists: Vec<(u64, std::ops::Range<usize>, Rc<AttList>)>,
+    /// The element names, one after the other (one allocation for them all).
+    names: String,
+    /// Index + 1 into `lists`, 0 for an empty slot; a power of two, at most half full.
+    slots: Vec<u32>,
+    state: FastState,
+    /// Some element has a defaulted attribute (a namespace declaration included).
+    defaults: bool,
+}
+
+impl AttLists {
+    fn hash(&self, name: &str) -> u64 {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = self.state.build_hasher();
+        h.write(name.as_bytes());
+        h.finish()
+    }
+
+    /// The slot of `name`: where it is, or the empty slot where it would go.
+    #[inline(always)]
+    fn slot(&self, h: u64, name: &str) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => return i,
+                s => {
+                    let (eh, en, _) = &self.lists[s as usize - 1];
+                    if *eh == h && bytes_eq(&self.names.as_bytes()[en.clone()], name.as_bytes()) {
+                        return i;
+                    }
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The declarations of element `name`, if any.
+    #[inline(never)]
+    pub fn get(&self, name: &str) -> Option<&Rc<AttList>> {
+        if self.lists.is_empty() {
+            return None;
+        }
+        let h = self.hash(name);
+        match self.slots[self.slot(h, name)] {
+            0 => None,
+            s => Some(&self.lists[s as usize - 1].2),
+        }
+    }
+
+    /// Index + 1 of the declarations of element `name`, 0 if it has none.
+    fn index_of(&self, name: &str) -> u32 {
+        if self.lists.is_empty() {
+            return 0;
+        }
+        let h = self.hash(name);
+        self.slots[self.slot(h, name)]
+    }
+
+    /// The declarations at index + 1 `list` (none for 0).
+    #[inline]
+    fn list(&self, list: u32) -> Option<&Rc<AttList>> {
+        list.checked_sub(1).map(|k| &self.lists[k as usize].2)
+    }
+
+    /// No element has declarations.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.lists.is_empty()
+    }
+
+    /// Some element has a defaulted attribute: a start tag without attributes then still needs
+    /// its element's declarations (without one, it needs none).
+    #[inline]
+    pub fn any_defaults(&self) -> bool {
+        self.defaults
+    }
+
+    /// The declarations of element `name`, added empty if it has none yet.
+    fn get_or_add(&mut self, name: &str) -> &mut Rc<AttList> {
+        if (self.lists.len() + 1) * 2 > self.slots.len() {
+            let n = (self.slots.len() * 2).max(64);
+            self.slots = vec![0; n];
+            for k in 0..self.lists.len() {
+                let (h, r, _) = &self.lists[k];
+                let i = self.slot(*h, &self.names[r.clone()]);
+                self.slots[i] = k as u32 + 1;
+            }
+        }
+        let h = self.hash(name);
+        let i = self.slot(h, name);
+        if self.slots[i] == 0 {
+            let start = self.names.len();
+            self.names.push_str(name);
+            self.lists.push((h, start..self.names.len(), Rc::default()));
+            self.slots[i] = self.lists.len() as u32;
+        }
+        let k = self.slots[i] as usize - 1;
+        &mut self.lists[k].2
+    }
+}
+
+/// Names longer than this are looked up in [`AttLists`] each time, not remembered.
+const CACHED_NAME: usize = 24;
+
+/// The cache's slots (a power of two).
+const CACHE_SLOTS: usize = 64;
+
+/// A name of at most [`CACHED_NAME`] octets as its length and three words that together hold
+/// every octet: the first 8, the 8 from offset 8 (or the last 8 of a name of 16 or fewer) and
+/// the last 8 (fewer for names under 8 octets), so that two names are equal exactly when their
+/// keys are.
+#[derive(Clone, Copy, Debug, Default)]
+struct NameKey {
+    len: u64,
+    words: [u64; 3],
+}
+
+impl NameKey {
+    #[inline(always)]
+    fn of(b: &[u8]) -> NameKey {
+        let n = b.len();
+        let w8 = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 octets"));
+        let w4 = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 octets")) as u64;
+        let words = if n >= 8 {
+            [w8(0), w8(8.min(n - 8)), w8(n - 8)]
+        } else if n >= 4 {
+            [w4(0), w4(n - 4), 0]
+        } else if n > 0 {
+            [b[0] as u64, b[n / 2] as u64, b[n - 1] as u64]
+        } else {
+            [0; 3]
+        };
+        NameKey {
+            len: n as u64,
+            words,
+        }
+    }
+
+    /// Equality in scalar operations (a derived comparison reads the key back from memory
+    /// as vectors, which stalls on the stores that just wrote it).
+    #[inline(always)]
+    fn same(&self, o: &NameKey) -> bool {
+        ((self.len ^ o.len)
+            | (self.words[0] ^ o.words[0])
+            | (self.words[1] ^ o.words[1])
+            | (self.words[2] ^ o.words[2]))
+            == 0
+    }
+}
+
+/// One remembered lookup: the element name's key and the index + 1 of its declarations in
+/// [`AttLists`] (0: none). A slot never filled has length 0, which no element name has.
+#[derive(Clone, Copy, Debug, Default)]
+struct CacheSlot {
+    key: NameKey,
+    list: u32,
+}
+
+/// The element names of a document's start tags looked up in its [`AttLists`], remembered:
+/// a document uses few element names, and a remembered one is found by one multiplication and
+/// a comparison of three words instead of the table's seeded hash, probe and string
+/// comparison. Direct-mapped by an unseeded hash: names that collide here only evict each
+/// other (each is still found in the table), so no input makes a lookup cost more than the
+/// table's.
+#[derive(Clone, Debug, Default)]
+pub struct AttListCache {
+    /// Empty until the first lookup.
+    slots: Vec<CacheSlot>,
+}
+
+impl AttListCache {
+    /// The declarations of element `name` in `lists`, if any.
+    #[inline(always)]
+    pub fn get<'l>(&mut self, lists: &'l AttLists, name: &str) -> Option<&'l Rc<AttList>> {
+        let b = name.as_bytes();
+        if b.is_empty() || b.len() > CACHED_NAME {
+            return lists.get(name);
+        }
+        if self.slots.is_empty() {
+            self.fill();
+        }
+        let key = NameKey::of(b);
+        let [x, y, z] = key.words;
+        let mix = (x ^ y.rotate_left(21) ^ z.rotate_left(43) ^ key.len)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = &mut self.slots[(mix >> 58) as usize % CACHE_SLOTS];
+        if slot.key.same(&key) {
+            return lists.list(slot.list);
+        }
+        Self::miss(slot, key, lists, name)
+    }
+
+    /// A name not in its slot: looked up in the table, and put in the slot.
+    #[cold]
+    #[inline(never)]
+    fn miss<'l>(
+        slot: &mut CacheSlot,
+        key: NameKey,
+        lists: &'l AttLists,
+        name: &str,
+    ) -> Option<&'l Rc<AttList>> {
+        let list = lists.index_of(name);
+        *slot = CacheSlot { key, list };
+        lists.list(list)
+    }
+
+    /// The slots, made on the first lookup.
+    #[cold]
+    #[inline(never)]
+    fn fill(&mut self) {
+        self.slots = vec![CacheSlot::default(); CACHE_SLOTS];
     }
 }
 
@@ -102,11 +326,8 @@ impl AttList {
 pub struct Dtd {
     /// General entities by name (the first declaration of a name wins, as XML 1.0 says).
     pub entities: HashMap<String, Entity, FastState>,
-    /// Element qualified name -> declared attributes (first declaration wins). Looked up once
-    /// per start tag of a document with attribute declarations (the reader keeps the `Rc` for
-    /// the tag's attributes): hashed by binxml-core's [`FastState`] (seeded), which costs a
-    /// fraction of std's SipHash on short names.
-    pub attlists: HashMap<String, Rc<AttList>, FastState>,
+    /// Element qualified name -> declared attributes (first declaration wins).
+    pub attlists: AttLists,
     /// Notations, in declaration order: (name, public identifier, system identifier).
     pub notations: Vec<(String, Option<String>, Option<String>)>,
     /// True when an unread parameter entity reference stopped declaration processing.
@@ -166,23 +387,31 @@ impl<'a> Cursor<'a> {
         }
         self.pos > start
     }
-    /// White space that the grammar requires here.
-    fn req_ws(&mut self, what: &str) -> Result<(), String> {
+    /// White space that the grammar requires here (`what` is formatted only on an error).
+    fn req_ws(&mut self, what: impl std::fmt::Display) -> Result<(), String> {
         if self.skip_ws() {
             Ok(())
         } else {
             Err(format!("white space required {what}"))
         }
     }
+    /// Whether the rest starts with `lit` (compared without libc's `memcmp`, slow to start on
+    /// literals this short).
+    fn at(&self, lit: &str) -> bool {
+        self.rest()
+            .as_bytes()
+            .get(..lit.len())
+            .is_some_and(|p| bytes_eq(p, lit.as_bytes()))
+    }
     fn eat(&mut self, lit: &str) -> bool {
-        if self.rest().starts_with(lit) {
+        if self.at(lit) {
             self.pos += lit.len();
             true
         } else {
             false
         }
     }
-    fn expect(&mut self, lit: &str, what: &str) -> Result<(), String> {
+    fn expect(&mut self, lit: &str, what: impl std::fmt::Display) -> Result<(), String> {
         if self.eat(lit) {
             Ok(())
         } else {
@@ -212,7 +441,7 @@ impl<'a> Cursor<'a> {
     }
     /// A keyword such as `EMPTY` or `#REQUIRED`: the literal, not followed by a name character.
     fn keyword(&mut self, lit: &str) -> bool {
-        if self.rest().starts_with(lit)
+        if self.at(lit)
             && !self.rest()[lit.len()..]
                 .chars()
                 .next()
@@ -396,6 +625,8 @@ struct Parser {
     external: bool,
     used: usize,
     budget: usize,
+    /// The definitions of the ATTLIST being read.
+    defs: Vec<AttDef>,
 }
 
 impl Dtd {
@@ -416,6 +647,7 @@ impl Dtd {
             external,
             used: 0,
             budget,
+            defs: Vec::new(),
         };
         p.decls(subset, None)?;
         Ok(p.dtd)
@@ -451,7 +683,7 @@ impl Parser {
         let name = c.name()?;
         c.expect(
             ";",
-            &format!("after the parameter-entity reference %{name}"),
+            format_args!("after the parameter-entity reference %{name}"),
         )?;
         let had_refs = self.dtd.parameter_references;
         self.dtd.parameter_references = true;
@@ -510,7 +742,7 @@ impl Parser {
                 ));
             }
             if !c.eat("?>") {
-                c.req_ws(&format!(
+                c.req_ws(format_args!(
                     "after the processing instruction target {target:?}"
                 ))?;
                 let end = c
@@ -533,10 +765,13 @@ impl Parser {
         } else if c.keyword("<!NOTATION") {
             c.req_ws("after <!NOTATION")?;
             let name = no_colon(c.name()?, "notation")?;
-            c.req_ws(&format!("after the notation name {name}"))?;
+            c.req_ws(format_args!("after the notation name {name}"))?;
             let (public_id, system_id) = external_id(c, true)?;
             c.skip_ws();
-            c.expect(">", &format!("to close the declaration of notation {name}"))?;
+            c.expect(
+                ">",
+                format_args!("to close the declaration of notation {name}"),
+            )?;
             self.dtd.notations.push((
                 name,
                 public_id.map(str::to_string),
@@ -560,7 +795,7 @@ impl Parser {
         // A colon is allowed here, unlike in notation names and PI targets: the XML suite's
         // namespace-aware tests declare entities with colons in their names (ibm05v05).
         let name = c.name()?.to_string();
-        c.req_ws(&format!("after the entity name {name}"))?;
+        c.req_ws(format_args!("after the entity name {name}"))?;
         let decl = if matches!(c.peek(), Some(b'"' | b'\'')) {
             let value = entity_value(c.quoted()?)?;
             Entity::Internal(value)
@@ -592,7 +827,10 @@ impl Parser {
             }
         };
         c.skip_ws();
-        c.expect(">", &format!("to close the declaration of entity {name}"))?;
+        c.expect(
+            ">",
+            format_args!("to close the declaration of entity {name}"),
+        )?;
         if self.dtd.skipped_declarations {
             return Ok(());
         }
@@ -610,8 +848,10 @@ impl Parser {
 
     fn attlist_decl(&mut self, c: &mut Cursor<'_>) -> Result<(), String> {
         c.req_ws("after <!ATTLIST")?;
-        let element = c.name()?.to_string();
-        let mut defs = Vec::new();
+        let element = c.name()?;
+        // One list reused for every ATTLIST's definitions.
+        let mut defs = std::mem::take(&mut self.defs);
+        defs.clear();
         loop {
             let ws = c.skip_ws();
             if c.eat(">") {
@@ -621,7 +861,7 @@ impl Parser {
                 return Err("white space required before an attribute definition".into());
             }
             let attr = c.name()?.to_string();
-            c.req_ws(&format!("after the attribute name {attr}"))?;
+            c.req_ws(format_args!("after the attribute name {attr}"))?;
             let cdata = if c.peek() == Some(b'(') {
                 enumeration(c, false)?;
                 false
@@ -638,7 +878,7 @@ impl Parser {
                 }
                 ty == "CDATA"
             };
-            c.req_ws(&format!("before the default of attribute {attr}"))?;
+            c.req_ws(format_args!("before the default of attribute {attr}"))?;
             let default = if c.keyword("#REQUIRED") || c.keyword("#IMPLIED") {
                 None
             } else {
@@ -662,13 +902,15 @@ impl Parser {
                 default,
             });
         }
-        if self.dtd.skipped_declarations {
-            return Ok(());
+        if !self.dtd.skipped_declarations {
+            let list = Rc::make_mut(self.dtd.attlists.get_or_add(element));
+            for d in defs.drain(..) {
+                list.add(d);
+            }
+            let defaults = list.defaults || list.default_xmlns;
+            self.dtd.attlists.defaults |= defaults;
         }
-        let list = Rc::make_mut(self.dtd.attlists.entry(element).or_default());
-        for d in defs {
-            list.add(d);
-        }
+        self.defs = defs;
         Ok(())
     }
 
@@ -768,7 +1010,7 @@ fn enumeration(c: &mut Cursor<'_>, names: bool) -> Result<(), String> {
 fn element_decl(c: &mut Cursor<'_>) -> Result<(), String> {
     c.req_ws("after <!ELEMENT")?;
     let name = c.name()?.to_string();
-    c.req_ws(&format!("after the element name {name}"))?;
+    c.req_ws(format_args!("after the element name {name}"))?;
     if c.keyword("EMPTY") || c.keyword("ANY") {
     } else if c.eat("(") {
         c.skip_ws();
@@ -796,7 +1038,10 @@ fn element_decl(c: &mut Cursor<'_>) -> Result<(), String> {
         return Err(format!("bad content model of element {name}"));
     }
     c.skip_ws();
-    c.expect(">", &format!("to close the declaration of element {name}"))
+    c.expect(
+        ">",
+        format_args!("to close the declaration of element {name}"),
+    )
 }
 
 /// A choice or sequence ([49], [50]) after its '(': content particles all separated by '|' or
@@ -865,7 +1110,7 @@ mod tests {
         .unwrap();
         assert_eq!(d.entities["lt"], Entity::Internal("&#60;".into()));
         assert_eq!(d.entities["q"], Entity::Internal("Q".into()));
-        let list = &d.attlists["a"];
+        let list = d.attlists.get("a").unwrap();
         assert!(list.tokenized && list.defaults && !list.default_xmlns);
         assert!(list.is_cdata("b") && !list.is_cdata("c") && list.is_cdata("undeclared"));
         let a = &list.defs;
@@ -887,6 +1132,42 @@ mod tests {
         );
         assert!(matches!(d.entities["pic"], Entity::Unparsed { .. }));
         assert_eq!(d.notations.len(), 1);
+    }
+
+    #[test]
+    fn attlist_cache_finds_what_the_table_finds() {
+        // Names of every length around the cache's limit, and names that differ from a
+        // declared one in a single octet at each position (the cache's key must tell them
+        // apart), looked up repeatedly through one cache.
+        let base = "abcdefghijklmnopqrstuvwxyz0123456789";
+        let mut subset = String::new();
+        let mut declared = Vec::new();
+        for n in 1..=base.len() {
+            let name = format!("e{}", &base[..n - 1]);
+            subset.push_str(&format!("<!ATTLIST {name} a{n} ID #IMPLIED>"));
+            declared.push(name);
+        }
+        let d = Dtd::parse(&subset, false, false, 1000).unwrap();
+        let mut probes = declared.clone();
+        for name in &declared {
+            for i in 1..name.len() {
+                let mut other = name.clone().into_bytes();
+                other[i] = b'_';
+                probes.push(String::from_utf8(other).unwrap());
+            }
+            probes.push(format!("{name}_"));
+        }
+        let mut cache = AttListCache::default();
+        for _ in 0..3 {
+            for p in &probes {
+                let got = cache.get(&d.attlists, p).map(|l| l.defs[0].name.clone());
+                let want = declared
+                    .iter()
+                    .position(|x| x == p)
+                    .map(|k| format!("a{}", k + 1));
+                assert_eq!(got, want, "{p}");
+            }
+        }
     }
 
     #[test]

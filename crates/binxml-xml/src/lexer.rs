@@ -119,6 +119,18 @@ fn zero_bytes(v: u64) -> u64 {
 /// Text runs are scanned 8 bytes at a time up to this length, beyond it by memchr.
 const SHORT_TEXT: usize = 64;
 
+/// The octets that the DOCTYPE scan stops at (quotes, brackets, markup delimiters).
+const DOCTYPE_MARK: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'"' as usize] = true;
+    t[b'\'' as usize] = true;
+    t[b'[' as usize] = true;
+    t[b']' as usize] = true;
+    t[b'<' as usize] = true;
+    t[b'>' as usize] = true;
+    t
+};
+
 /// The length of the text run at the start of `b` (up to the first `<`), and whether it holds
 /// `&` and carriage returns.
 #[inline]
@@ -615,6 +627,8 @@ impl<'x> Lexer<'x> {
         })
     }
 
+    /// The DOCTYPE declaration as one token: its end found past literals, comments and
+    /// processing instructions of the internal subset (where a `>` or `]` does not end it).
     fn doctype(&mut self, start: usize) -> Result<Token<'x>, LexError> {
         let b = self.src.as_bytes();
         let from = start + 9;
@@ -624,9 +638,15 @@ impl<'x> Lexer<'x> {
         while i < b.len() {
             let c = b[i];
             if quote != 0 {
-                if c == quote {
-                    quote = 0;
+                // the literal's end at once
+                match memchr::memchr(quote, &b[i..]) {
+                    Some(k) => i += k + 1,
+                    None => break,
                 }
+                quote = 0;
+                continue;
+            }
+            if !DOCTYPE_MARK[c as usize] {
                 i += 1;
                 continue;
             }
@@ -634,7 +654,7 @@ impl<'x> Lexer<'x> {
                 b'"' | b'\'' => quote = c,
                 b'[' if !subset => subset = true,
                 b']' if subset => subset = false,
-                b'<' if subset && b[i..].starts_with(b"<!--") => {
+                b'<' if subset && b.get(i + 1..i + 4) == Some(b"!--") => {
                     match memchr::memmem::find(&b[i + 4..], b"-->") {
                         Some(k) => i += 4 + k + 3,
                         None => {
@@ -643,7 +663,7 @@ impl<'x> Lexer<'x> {
                     }
                     continue;
                 }
-                b'<' if subset && b[i..].starts_with(b"<?") => {
+                b'<' if subset && b.get(i + 1) == Some(&b'?') => {
                     match memchr::memmem::find(&b[i + 2..], b"?>") {
                         Some(k) => i += 2 + k + 2,
                         None => {

@@ -242,6 +242,39 @@ mod tests {
     }
 
     #[test]
+    fn tokenized_values_collapsed_only_where_needed() {
+        // Declared types make values tokens: spaces at the ends and doubled ones go, a value
+        // without them is kept as written; an undeclared attribute and a CDATA one keep theirs.
+        let doc = r#"<!DOCTYPE r [<!ATTLIST e i ID #IMPLIED t NMTOKENS #IMPLIED c CDATA #IMPLIED>]>
+            <r><e i="x1" t="a b" c=" c  d " u=" u  v "/><e i=" x2" t="a  b " c="e"/><f i=" y "/></r>"#;
+        let atts: Vec<(String, String)> = events(doc)
+            .unwrap()
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Attribute { name, value } => {
+                    Some((name.local.into_owned(), value.into_owned()))
+                }
+                _ => None,
+            })
+            .collect();
+        let want = [
+            ("i", "x1"),
+            ("t", "a b"),
+            ("c", " c  d "),
+            ("u", " u  v "),
+            ("i", "x2"),
+            ("t", "a b"),
+            ("c", "e"),
+            ("i", " y "),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(atts, want);
+    }
+
+    #[test]
     fn billion_laughs_fails_fast() {
         let mut doc = String::from("<!DOCTYPE l [<!ENTITY l0 \"lol\">");
         for i in 1..10 {

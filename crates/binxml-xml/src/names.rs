@@ -19,18 +19,52 @@ pub(crate) fn is_name_char(c: char) -> bool {
             '-' | '.' | '0'..='9' | '\u{B7}' | '\u{300}'..='\u{36F}' | '\u{203F}'..='\u{2040}')
 }
 
-/// The length in bytes of the run of name characters at the start of `s`.
+/// `NameChar` for the ASCII octets (the rest false).
+const ASCII_NAME_CHAR: [bool; 128] = {
+    let mut t = [false; 128];
+    let mut c = 0;
+    while c < 128 {
+        t[c] =
+            matches!(c as u8, b':' | b'A'..=b'Z' | b'_' | b'a'..=b'z' | b'-' | b'.' | b'0'..=b'9');
+        c += 1;
+    }
+    t
+};
+
+/// The length in bytes of the run of name characters at the start of `s`: ASCII octets by
+/// table, the characters from the first non-ASCII one on by [`is_name_char`].
 pub(crate) fn name_chars_len(s: &str) -> usize {
-    s.char_indices()
-        .find(|&(_, c)| !is_name_char(c))
-        .map_or(s.len(), |(i, _)| i)
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c >= 0x80 {
+            return s[i..]
+                .char_indices()
+                .find(|&(_, c)| !is_name_char(c))
+                .map_or(s.len(), |(k, _)| i + k);
+        }
+        if !ASCII_NAME_CHAR[c as usize] {
+            return i;
+        }
+        i += 1;
+    }
+    i
 }
 
 /// The length in bytes of the `Name` at the start of `s` (0 when there is none).
 pub(crate) fn name_len(s: &str) -> usize {
-    match s.chars().next() {
-        Some(c) if is_name_start_char(c) => name_chars_len(s),
-        _ => 0,
+    match s.as_bytes().first() {
+        Some(&c) if c < 0x80 => {
+            if matches!(c, b':' | b'A'..=b'Z' | b'_' | b'a'..=b'z') {
+                name_chars_len(s)
+            } else {
+                0
+            }
+        }
+        _ => match s.chars().next() {
+            Some(c) if is_name_start_char(c) => name_chars_len(s),
+            _ => 0,
+        },
     }
 }
 
@@ -60,5 +94,13 @@ mod tests {
             assert!(!is_name(bad), "{bad}");
         }
         assert!(is_nmtoken("1a") && is_nmtoken("\u{B7}") && !is_nmtoken("a\u{D7}"));
+        // the ASCII table and the character rules agree
+        for c in 0u8..128 {
+            let s = (c as char).to_string();
+            assert_eq!(name_chars_len(&s) == 1, is_name_char(c as char), "{c}");
+            assert_eq!(name_len(&s) == 1, is_name_start_char(c as char), "{c}");
+        }
+        assert_eq!(name_chars_len("ab\u{B7}c d"), 5);
+        assert_eq!(name_chars_len("ab\u{D7}c"), 2);
     }
 }

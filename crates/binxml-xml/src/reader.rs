@@ -18,7 +18,7 @@ use binxml_core::{
     DocType, Error, Event, EventSink, Limits, QName, Result, XML_NS, XMLNS_NS, error::line_col,
 };
 
-use crate::dtd::{AttList, Dtd, Entity, split_doctype};
+use crate::dtd::{AttList, AttListCache, Dtd, Entity, split_doctype};
 use crate::lexer::{LexError, Lexer, RawAttr, Token, is_name};
 
 const FMT: Format = Format::Xml;
@@ -56,6 +56,8 @@ pub struct XmlDecoder<'a> {
     dtd: Rc<Dtd>,
     /// The attribute declarations of the element whose start tag is being read.
     atts: Option<Rc<AttList>>,
+    /// The element names looked up in the DTD's attribute declarations.
+    att_cache: AttListCache,
     external_dtd: bool,
     doctype_seen: bool,
     standalone: bool,
@@ -324,6 +326,7 @@ impl<'a> XmlDecoder<'a> {
             depth: 0,
             dtd: Rc::new(Dtd::default()),
             atts: None,
+            att_cache: AttListCache::default(),
             external_dtd: false,
             doctype_seen: false,
             standalone: false,
@@ -364,6 +367,7 @@ impl<'a> XmlDecoder<'a> {
             depth: self.depth,
             dtd: self.dtd,
             atts: self.atts,
+            att_cache: self.att_cache,
             external_dtd: self.external_dtd,
             doctype_seen: self.doctype_seen,
             standalone: self.standalone,
@@ -812,6 +816,7 @@ impl<'a> XmlDecoder<'a> {
             ));
         }
         self.dtd = Rc::new(dtd);
+        self.att_cache = AttListCache::default();
         Ok(())
     }
 
@@ -947,7 +952,7 @@ impl<'a> XmlDecoder<'a> {
             self.normalize_into(pos, raw, &mut out, 0)?;
             Cow::Owned(out)
         };
-        if cdata || !value.contains(' ') {
+        if cdata || tokens_collapsed(&value) {
             return Ok(value);
         }
         let collapsed: Vec<&str> = value.split(' ').filter(|s| !s.is_empty()).collect();
@@ -1073,11 +1078,14 @@ impl<'a> XmlDecoder<'a> {
             self.seen_raw.clear();
         }
         // One lookup per tag: the attributes, the defaults and the namespace defaults of the
-        // tag are found through it.
-        self.atts = if self.dtd.attlists.is_empty() {
+        // tag are found through it. None where the tag has no attributes and no element has
+        // defaults (nothing to find).
+        self.atts = if self.dtd.attlists.is_empty()
+            || (attrs.is_empty() && !self.dtd.attlists.any_defaults())
+        {
             None
         } else {
-            self.dtd.attlists.get(raw_name).cloned()
+            self.att_cache.get(&self.dtd.attlists, raw_name).cloned()
         };
         let default_xmlns = self.atts.as_ref().is_some_and(|l| l.default_xmlns);
         if xmlns || default_xmlns {
@@ -1157,7 +1165,9 @@ impl<'a> XmlDecoder<'a> {
             None => (true, false),
             Some(l) => (l.is_cdata(a.name), l.defaults),
         };
-        let value = if !a.special && cdata {
+        // A value without references, tabs or line ends is its own normalisation as CDATA,
+        // and as tokens too unless its spaces need collapsing (an `ID` most often).
+        let value = if !a.special && (cdata || tokens_collapsed(a.value)) {
             lift(Cow::Borrowed(a.value))
         } else {
             lift(self.attr_value(pos, a.value, cdata)?)
@@ -1582,6 +1592,16 @@ impl<'a> XmlDecoder<'a> {
 
 fn dispatch<'a, S: EventSink<'a>>(sink: &mut S, ev: Event<'a>) -> Result<()> {
     sink.dispatch(ev)
+}
+
+/// Whether a value (spaces its only white space) is already normalised as tokens: no space at
+/// either end, none doubled.
+#[inline]
+fn tokens_collapsed(v: &str) -> bool {
+    let b = v.as_bytes();
+    b.first() != Some(&b' ')
+        && b.last() != Some(&b' ')
+        && !b.windows(2).any(|w| w[0] == b' ' && w[1] == b' ')
 }
 
 fn is_xmlns_name(name: &str) -> bool {
