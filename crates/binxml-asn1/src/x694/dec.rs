@@ -931,12 +931,27 @@ mod tests {
         let m = empty_module();
         let long: String = "grüße 0123456789 ".repeat(3000);
         for aligned in [false, true] {
-            for phase in 0..8u32 {
-                for text in ["", "a", "Ω and more", long.as_str()] {
+            for (phase, more) in (0..8u32).flat_map(|p| [(p, false), (p, true)]) {
+                // With `more`, input follows the string (short strings are then shifted a word
+                // at a time), without, it ends right after it.
+                for text in [
+                    "",
+                    "a",
+                    "1234567",
+                    "12345678",
+                    "Ω and more",
+                    "12345678901234",
+                    "0123456789abcdefghijklmnopqrstu",
+                    "0123456789abcdefghijklmnopqrstuv",
+                    long.as_str(),
+                ] {
                     let mut w = BitWriter::new(aligned);
                     w.put(0x55, phase);
                     simple::encode(&m, &simple::EMBEDDED, text, &mut w).unwrap();
                     w.put(1, 1);
+                    if more {
+                        w.put(u64::MAX, 64);
+                    }
                     let bytes = w.finish();
                     let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, aligned);
                     r.get(phase).unwrap();
