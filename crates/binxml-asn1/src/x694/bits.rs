@@ -300,6 +300,14 @@ impl<'a> BitReader<'a> {
         self.pos = pos;
     }
 
+    /// The bit `k` bits after the next one, without reading it (none past the end).
+    #[inline]
+    pub fn peek_bit(&self, k: u32) -> Option<bool> {
+        let p = self.pos + k as usize;
+        let b = *self.data.get(p / 8)?;
+        Some(b & (0x80 >> (p % 8)) != 0)
+    }
+
     /// Bits left.
     #[inline]
     pub fn left(&self) -> usize {

@@ -552,8 +552,12 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             }
             id = self.p.resolved[alts[i].ty];
         }
-        self.o
-            .start(q, root, xsi_type, m.any_attr[id], self.r.pos())?;
+        // An attribute wildcard's attributes may need namespace declarations, which come before
+        // the attributes: the start tag is held when its presence bit (the reader is at the
+        // SEQUENCE's presence bits) says they are there.
+        let hold = m.any_attr[id]
+            && self.p.any_attr_bit[id].is_none_or(|b| self.r.peek_bit(b).unwrap_or(true));
+        self.o.start(q, root, xsi_type, hold, self.r.pos())?;
         let check = self.o.depth.is_multiple_of(16);
         let mut content = || match &m.types[id].kind {
             Kind::Sequence(comps) => self.sequence(id, comps),

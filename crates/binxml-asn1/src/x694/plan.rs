@@ -24,6 +24,10 @@ pub struct Plan {
     /// (by id; empty for the others): where its components are, so that the decoder jumps from
     /// present component to present component with the presence bits as a mask.
     pub jumps: Vec<Jumps>,
+    /// For each SEQUENCE type with an OPTIONAL attribute wildcard component: that component's
+    /// presence bit (which of the SEQUENCE's presence bits it is). The decoder looks at it
+    /// before the element's start tag and holds the tag only when wildcard attributes follow.
+    pub any_attr_bit: Vec<Option<u32>>,
 }
 
 /// Where a SEQUENCE's components are, by kind: the decoder takes the next OPTIONAL component
@@ -109,10 +113,23 @@ impl Plan {
                 _ => Jumps::default(),
             })
             .collect();
+        let any_attr_bit = m
+            .types
+            .iter()
+            .map(|t| match &t.kind {
+                Kind::Sequence(comps) => comps
+                    .iter()
+                    .filter(|c| c.optional)
+                    .position(|c| matches!(c.role, Role::AnyAttr(_)))
+                    .map(|b| b as u32),
+                _ => None,
+            })
+            .collect();
         Plan {
             resolved,
             seqs,
             jumps,
+            any_attr_bit,
         }
     }
 }
