@@ -300,6 +300,14 @@ impl<'a> BitReader<'a> {
         self.pos = pos;
     }
 
+    /// The bit `k` bits after the next one, without reading it (none past the end).
+    #[inline]
+    pub fn peek_bit(&self, k: u32) -> Option<bool> {
+        let p = self.pos + k as usize;
+        let b = *self.data.get(p / 8)?;
+        Some(b & (0x80 >> (p % 8)) != 0)
+    }
+
     /// Bits left.
     #[inline]
     pub fn left(&self) -> usize {
@@ -312,21 +320,30 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads `n` bits (at most 64).
-    #[inline]
+    #[inline(always)]
     pub fn get(&mut self, n: u32) -> Result<u64> {
+        let first = self.pos / 8;
+        if n <= 56
+            && let Some(w) = self.data.get(first..first + 8)
+        {
+            // The bits lie in the 8 octets from `first`: one big-endian word (`n` may be 0:
+            // shifted by 1 and 63 - n, never by 64).
+            let word = u64::from_be_bytes(w.try_into().expect("8"));
+            let v = ((word << (self.pos % 8)) >> 1) >> (63 - n);
+            self.pos += n as usize;
+            return Ok(v);
+        }
+        self.get_slow(n)
+    }
+
+    /// [`BitReader::get`] near the end of the input or of more than 56 bits.
+    #[inline(never)]
+    fn get_slow(&mut self, n: u32) -> Result<u64> {
         if (n as usize) > self.left() {
             return Err(self.err(format!("{n} bits needed, {} left", self.left())));
         }
         if n == 0 {
             return Ok(0);
-        }
-        let first = self.pos / 8;
-        if n <= 56 && first + 8 <= self.data.len() {
-            // The bits lie in the 8 octets from `first`: one big-endian word.
-            let word = u64::from_be_bytes(self.data[first..first + 8].try_into().expect("8"));
-            let v = (word << (self.pos % 8)) >> (64 - n);
-            self.pos += n as usize;
-            return Ok(v);
         }
         let mut v = 0u64;
         let mut n = n;
@@ -384,9 +401,22 @@ impl<'a> BitReader<'a> {
         if shift == 0 {
             return Ok(&self.data[start..start + n]);
         }
+        scratch.clear();
+        if n < 32 && start + n + 7 <= self.data.len() {
+            // A short string (most values): 7 octets at a time out of a shifted 64-bit word
+            // (the vectorised loop below costs more than the string to set up).
+            let mut i = 0;
+            while i < n {
+                let w =
+                    u64::from_be_bytes(self.data[start + i..start + i + 8].try_into().expect("8"));
+                scratch.extend_from_slice(&(w << shift).to_be_bytes()[..7]);
+                i += 7;
+            }
+            scratch.truncate(n);
+            return Ok(scratch);
+        }
         // With a shift, the last octet's low bits lie in the octet after: it exists, as the
         // check above counted the bits from `pos`.
-        scratch.clear();
         scratch.extend(
             self.data[start..=start + n]
                 .windows(2)
@@ -414,7 +444,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// A general length determinant: the length, and whether a fragment follows.
-    #[inline]
+    #[inline(always)]
     pub fn short_length(&mut self) -> Result<(usize, bool)> {
         self.align()?;
         let first = self.get(8)?;

@@ -4,6 +4,7 @@
 //! cannot make a short input expand without bound).
 
 use std::borrow::Cow;
+use std::mem::ManuallyDrop;
 
 use binxml_core::{
     CountingSink, Error, Event, EventSink, Format, Limits, QName, Result, XmlFragments,
@@ -13,7 +14,7 @@ use std::fmt::Write as _;
 
 use super::bits::BitReader;
 use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, XSI, is_content};
-use super::plan::{NIL, OPTIONAL, ORDER, Plan};
+use super::plan::{Jumps, NIL, OPTIONAL, ORDER, Plan};
 use super::simple;
 
 struct Dec<'a, 'm, 's, S> {
@@ -61,6 +62,8 @@ pub(super) struct Emit<'m, 's, S> {
     pub(super) depth: usize,
     max_depth: usize,
     budget: usize,
+    /// `budget`, or 0 while a start tag is held: the one bound [`Emit::push`] checks.
+    limit: usize,
     /// The character data of the open elements of mixed content: each one's depth and its
     /// strings not yet written, last first (one goes before each child element, the rest
     /// before the end tag).
@@ -87,6 +90,7 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             depth: 0,
             max_depth: ctx.limits.max_depth,
             budget: input.saturating_mul(128).saturating_add(4096),
+            limit: input.saturating_mul(128).saturating_add(4096),
             embedded: Vec::new(),
             arena: String::new(),
             segs: Vec::new(),
@@ -112,6 +116,7 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             depth: self.depth,
             max_depth: self.max_depth,
             budget: self.budget,
+            limit: self.budget,
             embedded: Vec::new(),
             arena: String::new(),
             segs: Vec::new(),
@@ -129,20 +134,45 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
     /// Hands an event over. Its strings live only for the call (the names are the module's,
     /// the values the decoder's scratch buffers or the input): a sink that keeps them copies
     /// them ([`EventSink::transient`]), one that only reads them (a counter, an encoder) does not.
+    #[inline(always)]
     pub(super) fn push(&mut self, ev: &Event<'_>, at: usize) -> Result<()> {
+        if self.events >= self.limit {
+            return self.push_rare(ev, at);
+        }
+        self.events += 1;
+        self.out.transient(ev)
+    }
+
+    /// [`Emit::push`] over budget or into a held start tag.
+    #[cold]
+    #[inline(never)]
+    fn push_rare(&mut self, ev: &Event<'_>, at: usize) -> Result<()> {
         if self.events >= self.budget {
             return Err(self.err(at, "more events than this input can hold"));
         }
         self.events += 1;
-        if let Some(h) = &mut self.held {
-            h.push(ev.clone().into_owned());
-            return Ok(());
+        match &mut self.held {
+            Some(h) => {
+                h.push(ev.clone().into_owned());
+                Ok(())
+            }
+            None => self.out.transient(ev),
         }
-        self.out.transient(ev)
     }
 
     /// Hands over the start tag held for an attribute wildcard (see [`Emit::start`]).
+    #[inline(always)]
     pub(super) fn release(&mut self) -> Result<()> {
+        if self.held.is_some() {
+            return self.release_held();
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn release_held(&mut self) -> Result<()> {
+        self.limit = self.budget;
         if let Some(h) = self.held.take() {
             for ev in &h {
                 self.out.transient(ev)?;
@@ -170,7 +200,26 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
         }
         // The parent's start tag, held for an attribute wildcard that turned out absent.
         self.release()?;
-        // In mixed content, the parent's next string of character data comes before the child.
+        if !self.embedded.is_empty() {
+            self.text_before_child(at)?;
+        }
+        self.depth += 1;
+        if hold {
+            self.held = Some(Vec::new());
+            self.limit = 0;
+        }
+        // Its strings are borrowed: nothing to free afterwards (no drop to run per event).
+        self.push(&ManuallyDrop::new(Event::StartElement(q.borrowed())), at)?;
+        if root || xsi_type.is_some() {
+            self.start_rest(root, xsi_type, at)?;
+        }
+        Ok(())
+    }
+
+    /// In mixed content, the parent's next string of character data, which comes before the
+    /// child element that starts.
+    #[inline(never)]
+    fn text_before_child(&mut self, at: usize) -> Result<()> {
         let seg = match self.embedded.last_mut() {
             Some(mx) if mx.depth == self.depth && mx.next < self.segs.len() => {
                 mx.next += 1;
@@ -181,11 +230,12 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
         if let Some(i) = seg {
             self.embedded_text(i, at)?;
         }
-        self.depth += 1;
-        if hold {
-            self.held = Some(Vec::new());
-        }
-        self.push(&Event::StartElement(q.borrowed()), at)?;
+        Ok(())
+    }
+
+    /// The root's namespace declarations and an `xsi:type` attribute, after the start tag.
+    #[inline(never)]
+    fn start_rest(&mut self, root: bool, xsi_type: Option<&Name>, at: usize) -> Result<()> {
         if root {
             let m = self.m;
             for (i, n) in m.namespaces.iter().enumerate() {
@@ -220,6 +270,17 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
 
     pub(super) fn end(&mut self, at: usize) -> Result<()> {
         self.release()?;
+        if !self.embedded.is_empty() {
+            self.text_before_end(at)?;
+        }
+        self.push(&Event::EndElement, at)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// In mixed content, the strings of character data after the last child element.
+    #[inline(never)]
+    fn text_before_end(&mut self, at: usize) -> Result<()> {
         if self
             .embedded
             .last()
@@ -232,17 +293,15 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             self.arena.truncate(mx.arena_from);
             self.segs.truncate(mx.segs_from);
         }
-        self.push(&Event::EndElement, at)?;
-        self.depth -= 1;
         Ok(())
     }
 
     pub(super) fn attribute(&mut self, q: &QName<'_>, value: &str, at: usize) -> Result<()> {
         self.push(
-            &Event::Attribute {
+            &ManuallyDrop::new(Event::Attribute {
                 name: q.borrowed(),
                 value: Cow::Borrowed(value),
-            },
+            }),
             at,
         )
     }
@@ -418,10 +477,10 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
         }
         self.release()?;
         self.push(
-            &Event::Characters {
+            &ManuallyDrop::new(Event::Characters {
                 text: Cow::Borrowed(s),
                 cdata: false,
-            },
+            }),
             at,
         )
     }
@@ -493,8 +552,12 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             }
             id = self.p.resolved[alts[i].ty];
         }
-        self.o
-            .start(q, root, xsi_type, m.any_attr[id], self.r.pos())?;
+        // An attribute wildcard's attributes may need namespace declarations, which come before
+        // the attributes: the start tag is held when its presence bit (the reader is at the
+        // SEQUENCE's presence bits) says they are there.
+        let hold = m.any_attr[id]
+            && self.p.any_attr_bit[id].is_none_or(|b| self.r.peek_bit(b).unwrap_or(true));
+        self.o.start(q, root, xsi_type, hold, self.r.pos())?;
         let check = self.o.depth.is_multiple_of(16);
         let mut content = || match &m.types[id].kind {
             Kind::Sequence(comps) => self.sequence(id, comps),
@@ -518,32 +581,49 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     /// The components of SEQUENCE type `id`: the presence bits first, read against the
     /// plan's flags (a component is looked at only when it is there).
     fn sequence(&mut self, id: TyId, comps: &[Comp]) -> Result<()> {
+        let j = &self.p.jumps[id];
+        if j.on {
+            return self.jump_sequence(j, comps);
+        }
         let (optional, flags) = &self.p.seqs[id];
         let optional = *optional;
         if flags.first().is_some_and(|f| f & ORDER != 0) {
             return self.all_group(optional, flags, comps);
         }
-        if optional > 64 {
-            return self.long_sequence(optional, flags, comps);
-        }
+        self.long_sequence(optional, flags, comps)
+    }
+
+    /// A SEQUENCE of at most 64 OPTIONAL components and no `order` component: from present
+    /// (or nil) component to the next, with the mandatory ones between read in passing, so
+    /// that the absent components of a long SEQUENCE are never looked at.
+    fn jump_sequence(&mut self, j: &Jumps, comps: &[Comp]) -> Result<()> {
         // The presence bits, first one highest.
-        let mut mask = if optional > 0 {
-            self.r.get_wide(optional as u32)? << (128 - optional)
-        } else {
-            0
+        let mask = match j.bits {
+            0 => 0,
+            n @ 1..=56 => self.r.get(n)? << (64 - n),
+            n => (self.r.get_wide(n)? as u64) << (64 - n),
         };
-        for (k, &f) in flags.iter().enumerate() {
-            if f & OPTIONAL != 0 {
-                let present = mask >> 127 == 1;
-                mask <<= 1;
-                if !present {
-                    if f & NIL != 0 {
-                        self.o.nil(self.r.pos())?;
-                    }
-                    continue;
-                }
+        let mut todo = mask | j.nil;
+        let mut fixed = j.mandatory.iter();
+        let mut next_fixed = fixed.next();
+        while todo != 0 {
+            let bit = todo.leading_zeros();
+            let k = j.optional[bit as usize];
+            while let Some(&f) = next_fixed.filter(|&&f| f < k) {
+                self.value(&comps[f as usize])?;
+                next_fixed = fixed.next();
             }
-            self.value(&comps[k])?;
+            let one = 1u64 << (63 - bit);
+            if mask & one != 0 {
+                self.value(&comps[k as usize])?;
+            } else {
+                self.o.nil(self.r.pos())?;
+            }
+            todo &= !one;
+        }
+        while let Some(&f) = next_fixed {
+            self.value(&comps[f as usize])?;
+            next_fixed = fixed.next();
         }
         Ok(())
     }
@@ -676,6 +756,18 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 self.o.attribute(&c.qname, s, self.r.pos())
             }
             Role::Text => self.text(&m.types[self.p.resolved[c.ty]].kind),
+            Role::Elem(_) => self.element(c.ty, &c.qname, false),
+            Role::Group => self.group(c.ty),
+            _ => self.value_rare(c),
+        }
+    }
+
+    /// [`Dec::value`] of the roles that are not in every document: kept out of its frame.
+    #[inline(never)]
+    fn value_rare(&mut self, c: &Comp) -> Result<()> {
+        let m = self.o.m;
+        match &c.role {
+            Role::Attr(_) | Role::Text | Role::Elem(_) | Role::Group => self.value(c),
             Role::Nil => match &m.types[self.p.resolved[c.ty]].kind {
                 Kind::Sequence(comps) => self.sequence(self.p.resolved[c.ty], comps),
                 kind => self.text(kind),
@@ -692,8 +784,6 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 })?;
                 Ok(())
             }
-            Role::Elem(_) => self.element(c.ty, &c.qname, false),
-            Role::Group => self.group(c.ty),
             Role::Type(_) | Role::Order => Err(self
                 .r
                 .err("internal: a type alternative or an order as content")),
@@ -845,12 +935,27 @@ mod tests {
         let m = empty_module();
         let long: String = "grüße 0123456789 ".repeat(3000);
         for aligned in [false, true] {
-            for phase in 0..8u32 {
-                for text in ["", "a", "Ω and more", long.as_str()] {
+            for (phase, more) in (0..8u32).flat_map(|p| [(p, false), (p, true)]) {
+                // With `more`, input follows the string (short strings are then shifted a word
+                // at a time), without, it ends right after it.
+                for text in [
+                    "",
+                    "a",
+                    "1234567",
+                    "12345678",
+                    "Ω and more",
+                    "12345678901234",
+                    "0123456789abcdefghijklmnopqrstu",
+                    "0123456789abcdefghijklmnopqrstuv",
+                    long.as_str(),
+                ] {
                     let mut w = BitWriter::new(aligned);
                     w.put(0x55, phase);
                     simple::encode(&m, &simple::EMBEDDED, text, &mut w).unwrap();
                     w.put(1, 1);
+                    if more {
+                        w.put(u64::MAX, 64);
+                    }
                     let bytes = w.finish();
                     let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, aligned);
                     r.get(phase).unwrap();

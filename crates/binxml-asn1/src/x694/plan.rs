@@ -20,6 +20,33 @@ pub struct Plan {
     /// For each SEQUENCE type (by id; empty for the other types): how many of its components
     /// are OPTIONAL, and the flags of each component.
     pub seqs: Vec<(usize, Box<[u8]>)>,
+    /// For each SEQUENCE type of at most 64 OPTIONAL components without an `order` component
+    /// (by id; empty for the others): where its components are, so that the decoder jumps from
+    /// present component to present component with the presence bits as a mask.
+    pub jumps: Vec<Jumps>,
+    /// For each SEQUENCE type with an OPTIONAL attribute wildcard component: that component's
+    /// presence bit (which of the SEQUENCE's presence bits it is). The decoder looks at it
+    /// before the element's start tag and holds the tag only when wildcard attributes follow.
+    pub any_attr_bit: Vec<Option<u32>>,
+}
+
+/// Where a SEQUENCE's components are, by kind: the decoder takes the next OPTIONAL component
+/// that is present (or absent with USE-NIL) from the presence mask and reads the mandatory
+/// components that come before it.
+#[derive(Debug, Default)]
+pub struct Jumps {
+    /// Whether the SEQUENCE is decoded this way (not when it has an `order` component or more
+    /// than 64 OPTIONAL components).
+    pub on: bool,
+    /// Its number of presence bits.
+    pub bits: u32,
+    /// The component of each presence bit, in order.
+    pub optional: Box<[u16]>,
+    /// The components without a presence bit, in order.
+    pub mandatory: Box<[u16]>,
+    /// The presence bits of the USE-NIL components (absent means `xsi:nil="true"`), in the
+    /// decoder's mask layout: the first presence bit is the mask's highest bit.
+    pub nil: u64,
 }
 
 impl Plan {
@@ -55,6 +82,54 @@ impl Plan {
                 _ => (0, Box::default()),
             })
             .collect();
-        Plan { resolved, seqs }
+        let jumps = m
+            .types
+            .iter()
+            .map(|t| match &t.kind {
+                Kind::Sequence(comps)
+                    if comps.len() <= u16::MAX as usize
+                        && comps.iter().filter(|c| c.optional).count() <= 64
+                        && !comps.iter().any(|c| c.role == Role::Order) =>
+                {
+                    let (mut optional, mut mandatory, mut nil) = (Vec::new(), Vec::new(), 0u64);
+                    for (k, c) in comps.iter().enumerate() {
+                        if c.optional {
+                            if c.role == Role::Nil {
+                                nil |= 1u64 << (63 - optional.len());
+                            }
+                            optional.push(k as u16);
+                        } else {
+                            mandatory.push(k as u16);
+                        }
+                    }
+                    Jumps {
+                        on: true,
+                        bits: optional.len() as u32,
+                        optional: optional.into(),
+                        mandatory: mandatory.into(),
+                        nil,
+                    }
+                }
+                _ => Jumps::default(),
+            })
+            .collect();
+        let any_attr_bit = m
+            .types
+            .iter()
+            .map(|t| match &t.kind {
+                Kind::Sequence(comps) => comps
+                    .iter()
+                    .filter(|c| c.optional)
+                    .position(|c| matches!(c.role, Role::AnyAttr(_)))
+                    .map(|b| b as u32),
+                _ => None,
+            })
+            .collect();
+        Plan {
+            resolved,
+            seqs,
+            jumps,
+            any_attr_bit,
+        }
     }
 }
