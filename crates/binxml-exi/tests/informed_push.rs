@@ -47,6 +47,9 @@ fn load(schema: &Path, catalog: Option<&Path>) -> Schema {
     Schema::load_with(schema, &o).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The events decoded, or the error and the events before it.
+type Decoded = Result<Vec<Event<'static>>, (String, Vec<Event<'static>>)>;
+
 fn encode(g: &Arc<SchemaGrammars>, events: &[Event<'_>], o: &ExiOptions) -> Option<Vec<u8>> {
     let mut e = SchemaEncoder::new(Vec::new(), Arc::clone(g), o.clone()).ok()?;
     e.write_events(events).ok()?;
@@ -54,34 +57,26 @@ fn encode(g: &Arc<SchemaGrammars>, events: &[Event<'_>], o: &ExiOptions) -> Opti
     Some(e.into_inner())
 }
 
-fn pull(
-    g: &Arc<SchemaGrammars>,
-    exi: &[u8],
-    o: &ExiOptions,
-) -> Result<Vec<Event<'static>>, String> {
+fn pull(g: &Arc<SchemaGrammars>, exi: &[u8], o: &ExiOptions) -> Decoded {
     let mut d = SchemaDecoder::new(exi, Arc::clone(g), o.clone(), Limits::default());
     let mut out = Vec::new();
     loop {
         match d.next_event() {
             Ok(Some(e)) => out.push(e.into_owned()),
             Ok(None) => return Ok(out),
-            Err(e) => return Err(format!("{e} (after {} events)", out.len())),
+            Err(e) => return Err((e.to_string(), out)),
         }
     }
 }
 
-fn push(
-    g: &Arc<SchemaGrammars>,
-    exi: &[u8],
-    o: &ExiOptions,
-) -> Result<Vec<Event<'static>>, String> {
+fn push(g: &Arc<SchemaGrammars>, exi: &[u8], o: &ExiOptions) -> Decoded {
     let mut d = SchemaDecoder::new(exi, Arc::clone(g), o.clone(), Limits::default());
     let mut out: Vec<Event<'_>> = Vec::new();
     let r = d.read_into(&mut out);
     let out: Vec<Event<'static>> = out.into_iter().map(Event::into_owned).collect();
     match r {
         Ok(()) => Ok(out),
-        Err(e) => Err(format!("{e} (after {} events)", out.len())),
+        Err(e) => Err((e.to_string(), out)),
     }
 }
 
@@ -118,8 +113,8 @@ fn push_and_pull_decoding_agree() {
                 continue;
             };
             let what = format!("{} [{mode}]", entry.listed);
-            let p = pull(&g, &exi, &o).unwrap_or_else(|e| panic!("{what}: pull: {e}"));
-            let q = push(&g, &exi, &o).unwrap_or_else(|e| panic!("{what}: push: {e}"));
+            let p = pull(&g, &exi, &o).unwrap_or_else(|e| panic!("{what}: pull: {}", e.0));
+            let q = push(&g, &exi, &o).unwrap_or_else(|e| panic!("{what}: push: {}", e.0));
             assert_eq!(p, q, "{what}: push and pull decoding differ");
             compared += 1;
             // Damaged streams: a byte changed at a few places past the header.
