@@ -113,7 +113,7 @@ enum Pfx {
 /// reading allocates nothing per event and push decoding hands the strings on borrowed. A
 /// queued event's prefixes and declarations are copied into `buf` first ([`Queue`]): the
 /// scope they point into changes before the event is handed on.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 enum Raw {
     StartDocument,
     EndDocument,
@@ -134,12 +134,12 @@ enum Raw {
     },
     Text(Val),
     End,
-    Comment(String),
-    Pi(String, String),
+    Comment(Span),
+    Pi(Span, Span),
     /// DT: name, public id, system id, text (preserve.dtd).
-    DocType(Box<[String; 4]>),
+    DocType([Span; 4]),
     /// ER (preserve.dtd).
-    Er(String),
+    Er(Span),
 }
 
 /// The start tag being read: its element, the declarations it needs, its attributes.
@@ -658,22 +658,22 @@ impl<'a> SchemaDecoder<'a> {
                 cdata: false,
             },
             Raw::End => Event::EndElement,
-            Raw::Comment(ref c) => Event::Comment(Cow::Borrowed(c)),
-            Raw::Pi(ref t, ref d) => Event::ProcessingInstruction {
-                target: Cow::Borrowed(t),
-                data: Cow::Borrowed(d),
+            Raw::Comment(c) => Event::Comment(b(c)),
+            Raw::Pi(t, d) => Event::ProcessingInstruction {
+                target: b(t),
+                data: b(d),
             },
-            Raw::DocType(ref dt) => {
-                let some = |s: &'s String| (!s.is_empty()).then_some(Cow::Borrowed(s.as_str()));
+            Raw::DocType(dt) => {
+                let some = |s: Span| (s.0 != s.1).then(|| b(s));
                 Event::DocType(binxml_core::DocType {
-                    name: Cow::Borrowed(&dt[0]),
-                    public_id: some(&dt[1]),
-                    system_id: some(&dt[2]),
-                    internal_subset: some(&dt[3]),
+                    name: b(dt[0]),
+                    public_id: some(dt[1]),
+                    system_id: some(dt[2]),
+                    internal_subset: some(dt[3]),
                 })
             }
-            Raw::Er(ref name) => Event::EntityReference {
-                name: Cow::Borrowed(name),
+            Raw::Er(name) => Event::EntityReference {
+                name: b(name),
                 public_id: None,
                 system_id: None,
             },
@@ -883,7 +883,13 @@ impl<'a> SchemaDecoder<'a> {
         let public = self.r.string(max)?;
         let system = self.r.string(max)?;
         let text = self.r.string(max)?;
-        out.take(self, Raw::DocType(Box::new([name, public, system, text])))
+        let dt = [
+            self.put(&name),
+            self.put(&public),
+            self.put(&system),
+            self.put(&text),
+        ];
+        out.take(self, Raw::DocType(dt))
     }
 
     /// SC (section 8.5.4.4.1, `SC Fragment`): the open element goes on as the only element
@@ -1041,13 +1047,15 @@ impl<'a> SchemaDecoder<'a> {
             Some(Undeclared::Cm) => {
                 let text = self.r.string(max)?;
                 self.flush_tag(out)?;
-                out.take(self, Raw::Comment(text))?;
+                let c = self.put(&text);
+                out.take(self, Raw::Comment(c))?;
             }
             Some(_) => {
                 let target = self.r.string(max)?;
                 let data = self.r.string(max)?;
                 self.flush_tag(out)?;
-                out.take(self, Raw::Pi(target, data))?;
+                let (t, d) = (self.put(&target), self.put(&data));
+                out.take(self, Raw::Pi(t, d))?;
             }
             None => {
                 return Err(self.r.error_at(
@@ -1197,6 +1205,7 @@ impl<'a> SchemaDecoder<'a> {
             Second::Er => {
                 let name = self.r.string(self.limits.max_string_len)?;
                 self.flush_tag(out)?;
+                let name = self.put(&name);
                 out.take(self, Raw::Er(name))?;
                 self.set_state(Some(content));
             }
@@ -1407,6 +1416,7 @@ impl<'a> SchemaDecoder<'a> {
             Undeclared::Er => {
                 let name = self.r.string(self.limits.max_string_len)?;
                 self.flush_tag(out)?;
+                let name = self.put(&name);
                 out.take(self, Raw::Er(name))?;
                 if let Some(f) = self.stack.last_mut() {
                     f.cur = Cur::Builtin {
