@@ -591,14 +591,21 @@ pub fn decode_exi_schema(data: &[u8]) {
     let mut dec = binxml::exi::informed::SchemaDecoder::new(
         input,
         exi_fuzz_grammars(),
-        o,
+        o.clone(),
         binxml::Limits::default(),
     );
+    // Pull decoding goes through the decoder's queue, push decoding hands each event on where
+    // it is read: both must give the same events (the first ones kept) and the same error.
+    const KEPT: usize = 100_000;
+    let mut pulled: Vec<binxml::Event<'static>> = Vec::new();
+    let mut pull_error = None;
     let mut n = 0u64;
     loop {
         match dec.next_event() {
             Ok(Some(ev)) => {
-                std::hint::black_box(&ev);
+                if pulled.len() < KEPT {
+                    pulled.push(ev.into_owned());
+                }
                 n += 1;
                 assert!(
                     n < 50_000_000,
@@ -612,9 +619,50 @@ pub fn decode_exi_schema(data: &[u8]) {
                     e.bit_offset().is_some() || e.kind() != binxml::ErrorKind::Malformed,
                     "exi+schema: an error without a bit offset: {e}"
                 );
+                pull_error = Some(e.to_string());
                 break;
             }
         }
+    }
+    let mut dec = binxml::exi::informed::SchemaDecoder::new(
+        input,
+        exi_fuzz_grammars(),
+        o,
+        binxml::Limits::default(),
+    );
+    let mut pushed = KeepFirst(Vec::new(), 0);
+    let push_error = binxml::Decoder::read_into(&mut dec, &mut pushed)
+        .err()
+        .map(|e| e.to_string());
+    assert_eq!(
+        pull_error, push_error,
+        "exi+schema: pull and push errors differ"
+    );
+    // Before an error, push may have handed on the events of the failing step that pull had
+    // queued (a start tag flushed before the next element's depth check).
+    let prefix = pull_error.is_some();
+    assert!(
+        pushed.1 == n || (prefix && pushed.1 > n),
+        "exi+schema: pull and push event counts differ ({n} and {})",
+        pushed.1
+    );
+    let k = pulled.len().min(pushed.0.len());
+    assert!(
+        pulled[..k] == pushed.0[..k] && (prefix || pulled.len() == pushed.0.len()),
+        "exi+schema: pull and push events differ"
+    );
+}
+
+/// A sink keeping the first 100,000 events (owned) and counting all.
+struct KeepFirst(Vec<binxml::Event<'static>>, u64);
+
+impl<'a> binxml::EventSink<'a> for KeepFirst {
+    fn event(&mut self, event: binxml::Event<'a>) -> binxml::Result<()> {
+        if self.0.len() < 100_000 {
+            self.0.push(event.into_owned());
+        }
+        self.1 += 1;
+        Ok(())
     }
 }
 

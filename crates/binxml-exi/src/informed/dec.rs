@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use binxml_core::{Decoder, Event, Limits, QName, Result};
@@ -96,8 +97,8 @@ enum Val {
 }
 
 /// The prefix of a name: none, `xml`, that of scope entry `n`, an entry of a URI's prefix
-/// partition (preserved prefixes), or not yet known (an element whose NS event with
-/// local-element-ns names it).
+/// partition (preserved prefixes), not yet known (an element whose NS event with
+/// local-element-ns names it), or copied into `buf` (a queued event's).
 #[derive(Clone, Copy, Debug)]
 enum Pfx {
     None,
@@ -105,35 +106,40 @@ enum Pfx {
     Scope(usize),
     Table(u32, u32),
     Unset,
+    Buf(Span),
 }
 
-/// An event read and not yet handed on: names by number, strings in `buf`, so that reading
-/// allocates nothing per event and push decoding hands the strings on borrowed.
-#[derive(Debug)]
+/// An event read: names by number, strings in the string table, the scope or `buf`, so that
+/// reading allocates nothing per event and push decoding hands the strings on borrowed. A
+/// queued event's prefixes and declarations are copied into `buf` first ([`Queue`]): the
+/// scope they point into changes before the event is handed on.
+#[derive(Clone, Copy, Debug)]
 enum Raw {
     StartDocument,
     EndDocument,
     Start {
         name: NameId,
-        prefix: Span,
+        prefix: Pfx,
     },
+    /// The declaration of scope entry `n` (as read; queued as a [`Raw::Namespace`]).
+    Declared(usize),
     Namespace {
         prefix: Span,
         uri: Span,
     },
     Attribute {
         name: NameId,
-        prefix: Span,
+        prefix: Pfx,
         value: Val,
     },
     Text(Val),
     End,
-    Comment(String),
-    Pi(String, String),
+    Comment(Span),
+    Pi(Span, Span),
     /// DT: name, public id, system id, text (preserve.dtd).
-    DocType(Box<[String; 4]>),
+    DocType([Span; 4]),
     /// ER (preserve.dtd).
-    Er(String),
+    Er(Span),
 }
 
 /// The start tag being read: its element, the declarations it needs, its attributes.
@@ -144,6 +150,36 @@ struct Tag {
     fresh: bool,
     element: Option<(NameId, Pfx)>,
     attrs: Vec<(NameId, Pfx, Val)>,
+}
+
+/// Where the decoder's steps hand the events they read: straight to the consumer (push
+/// decoding of the in-order layouts, [`Emit`]: the event is built where it is read and
+/// borrows the decoder's strings), or into the queue ([`Queue`]: pull decoding, and the
+/// pre-compression layout, whose values come after their block's structure).
+trait Take {
+    fn take(&mut self, d: &mut SchemaDecoder<'_>, raw: Raw) -> Result<()>;
+}
+
+/// Hands each event to a push consumer as it is read.
+struct Emit<'f, F>(&'f mut F);
+
+impl<F: FnMut(&Event<'_>) -> Result<()>> Take for Emit<'_, F> {
+    #[inline(always)]
+    fn take(&mut self, d: &mut SchemaDecoder<'_>, raw: Raw) -> Result<()> {
+        // Every string is borrowed: nothing to drop (dropping a `Cow` still tests its kind).
+        (self.0)(&ManuallyDrop::new(d.event_of(&raw)))
+    }
+}
+
+/// Queues each event, its borrowed strings copied into `buf`.
+struct Queue;
+
+impl Take for Queue {
+    fn take(&mut self, d: &mut SchemaDecoder<'_>, raw: Raw) -> Result<()> {
+        let raw = d.settle(raw);
+        d.queue.push_back(raw);
+        Ok(())
+    }
 }
 
 self_cell::self_cell!(
@@ -359,6 +395,7 @@ impl<'a> SchemaDecoder<'a> {
     fn pfx_span(&mut self, p: Pfx) -> Span {
         match p {
             Pfx::None | Pfx::Unset => Span::default(),
+            Pfx::Buf(s) => s,
             Pfx::Table(uri, id) => {
                 let a = self.buf.len() as u32;
                 self.buf.push_str(self.t.prefix(uri, id));
@@ -373,8 +410,8 @@ impl<'a> SchemaDecoder<'a> {
         }
     }
 
-    fn open_element(&mut self, name: NameId, cur: Cur) -> Result<()> {
-        self.flush_tag();
+    fn open_element(&mut self, name: NameId, cur: Cur, out: &mut impl Take) -> Result<()> {
+        self.flush_tag(out)?;
         if self.stack.len() >= self.limits.max_depth {
             return Err(self.r.limit_error(format!(
                 "elements nested more than {} deep",
@@ -483,58 +520,103 @@ impl<'a> SchemaDecoder<'a> {
     }
 
     /// Hands the open start tag on.
-    fn flush_tag(&mut self) {
+    #[inline]
+    fn flush_tag(&mut self, out: &mut impl Take) -> Result<()> {
         if !self.tag.open {
-            return;
+            return Ok(());
         }
+        self.flush_open_tag(out)
+    }
+
+    /// Hands the open start tag on: the element, the declarations it makes, its attributes.
+    fn flush_open_tag(&mut self, out: &mut impl Take) -> Result<()> {
         self.tag.open = false;
         let Some((name, p)) = self.tag.element.take() else {
-            return;
+            return Ok(());
         };
         let p = match p {
             // No NS event named the element's prefix: one in scope for its URI, else a new one.
             Pfx::Unset => self.prefix_for(self.t.name_uri(name)),
             p => p,
         };
-        let prefix = self.pfx_span(p);
-        self.queue.push_back(Raw::Start { name, prefix });
+        out.take(self, Raw::Start { name, prefix: p })?;
         let mark = self.stack.last().map_or(0, |f| f.scope_mark);
         for i in mark..self.scope.len() {
-            let prefix = self.pfx_span(Pfx::Scope(i));
-            let a = self.buf.len() as u32;
-            self.buf.push_str(&self.scope[i].1);
-            let uri = Span(a, self.buf.len() as u32);
-            self.queue.push_back(Raw::Namespace { prefix, uri });
+            out.take(self, Raw::Declared(i))?;
         }
-        let attrs = std::mem::take(&mut self.tag.attrs);
-        for &(name, p, value) in &attrs {
-            let prefix = self.pfx_span(p);
-            self.queue.push_back(Raw::Attribute {
-                name,
-                prefix,
-                value,
-            });
+        for i in 0..self.tag.attrs.len() {
+            let (name, prefix, value) = self.tag.attrs[i];
+            out.take(
+                self,
+                Raw::Attribute {
+                    name,
+                    prefix,
+                    value,
+                },
+            )?;
         }
-        self.tag.attrs = attrs;
         self.tag.attrs.clear();
+        Ok(())
     }
 
-    fn text(&mut self, text: Val) {
-        self.flush_tag();
+    fn text(&mut self, text: Val, out: &mut impl Take) -> Result<()> {
+        self.flush_tag(out)?;
         if !matches!(text, Val::Span(Span(a, b)) if a == b) {
-            self.queue.push_back(Raw::Text(text));
+            out.take(self, Raw::Text(text))?;
         }
+        Ok(())
     }
 
-    fn close_element(&mut self) {
-        self.flush_tag();
+    fn close_element(&mut self, out: &mut impl Take) -> Result<()> {
+        self.flush_tag(out)?;
+        out.take(self, Raw::End)?;
         if let Some(f) = self.stack.pop() {
             self.scope.truncate(f.scope_mark);
         }
-        self.queue.push_back(Raw::End);
+        Ok(())
     }
 
-    /// The event of `raw`, its strings borrowed from the table and `buf`.
+    /// `raw` made fit to queue: its prefixes and declarations copied into `buf`.
+    fn settle(&mut self, raw: Raw) -> Raw {
+        match raw {
+            Raw::Start { name, prefix } => Raw::Start {
+                name,
+                prefix: Pfx::Buf(self.pfx_span(prefix)),
+            },
+            Raw::Attribute {
+                name,
+                prefix,
+                value,
+            } => Raw::Attribute {
+                name,
+                prefix: Pfx::Buf(self.pfx_span(prefix)),
+                value,
+            },
+            Raw::Declared(i) => {
+                let prefix = self.pfx_span(Pfx::Scope(i));
+                let a = self.buf.len() as u32;
+                self.buf.push_str(&self.scope[i].1);
+                let uri = Span(a, self.buf.len() as u32);
+                Raw::Namespace { prefix, uri }
+            }
+            raw => raw,
+        }
+    }
+
+    /// The text of prefix `p`.
+    #[inline]
+    fn pfx_text(&self, p: Pfx) -> &str {
+        match p {
+            Pfx::None | Pfx::Unset => "",
+            Pfx::Xml => "xml",
+            Pfx::Scope(i) => &self.scope[i].0,
+            Pfx::Table(uri, id) => self.t.prefix(uri, id),
+            Pfx::Buf(s) => &self.buf[s.0 as usize..s.1 as usize],
+        }
+    }
+
+    /// The event of `raw`, its strings borrowed from the table, the scope and `buf`.
+    #[inline(always)]
     fn event_of<'s>(&'s self, raw: &'s Raw) -> Event<'s> {
         let b = |s: Span| Cow::Borrowed(&self.buf[s.0 as usize..s.1 as usize]);
         let v = |v: Val| match v {
@@ -542,8 +624,8 @@ impl<'a> SchemaDecoder<'a> {
             // Every slot is filled before its event is handed on.
             Val::Slot(_) => Cow::Borrowed(""),
         };
-        let q = |name: NameId, prefix: Span| QName {
-            prefix: b(prefix),
+        let q = |name: NameId, prefix: Pfx| QName {
+            prefix: Cow::Borrowed(self.pfx_text(prefix)),
             namespace: Cow::Borrowed(self.t.uri(self.t.name_uri(name))),
             local: Cow::Borrowed(self.t.local(name)),
         };
@@ -559,6 +641,10 @@ impl<'a> SchemaDecoder<'a> {
                 prefix: b(prefix),
                 uri: b(uri),
             },
+            Raw::Declared(i) => Event::Namespace {
+                prefix: Cow::Borrowed(&self.scope[i].0),
+                uri: Cow::Borrowed(&self.scope[i].1),
+            },
             Raw::Attribute {
                 name,
                 prefix,
@@ -572,22 +658,22 @@ impl<'a> SchemaDecoder<'a> {
                 cdata: false,
             },
             Raw::End => Event::EndElement,
-            Raw::Comment(ref c) => Event::Comment(Cow::Borrowed(c)),
-            Raw::Pi(ref t, ref d) => Event::ProcessingInstruction {
-                target: Cow::Borrowed(t),
-                data: Cow::Borrowed(d),
+            Raw::Comment(c) => Event::Comment(b(c)),
+            Raw::Pi(t, d) => Event::ProcessingInstruction {
+                target: b(t),
+                data: b(d),
             },
-            Raw::DocType(ref dt) => {
-                let some = |s: &'s String| (!s.is_empty()).then_some(Cow::Borrowed(s.as_str()));
+            Raw::DocType(dt) => {
+                let some = |s: Span| (s.0 != s.1).then(|| b(s));
                 Event::DocType(binxml_core::DocType {
-                    name: Cow::Borrowed(&dt[0]),
-                    public_id: some(&dt[1]),
-                    system_id: some(&dt[2]),
-                    internal_subset: some(&dt[3]),
+                    name: b(dt[0]),
+                    public_id: some(dt[1]),
+                    system_id: some(dt[2]),
+                    internal_subset: some(dt[3]),
                 })
             }
-            Raw::Er(ref name) => Event::EntityReference {
-                name: Cow::Borrowed(name),
+            Raw::Er(name) => Event::EntityReference {
+                name: b(name),
                 public_id: None,
                 system_id: None,
             },
@@ -727,36 +813,35 @@ impl<'a> SchemaDecoder<'a> {
     // ---- steps -----------------------------------------------------------------------------
 
     /// Reads the next event(s) into the queue.
-    fn step(&mut self, g: &SchemaGrammars) -> Result<()> {
+    fn step(&mut self, g: &SchemaGrammars, out: &mut impl Take) -> Result<()> {
         let Some(cur) = self.stack.last().map(|f| f.cur) else {
-            return self.step_top(g);
+            return self.step_top(g, out);
         };
         if self
             .outer
             .last()
             .is_some_and(|o| o.depth == self.stack.len())
         {
-            return self.step_self_contained(g);
+            return self.step_self_contained(g, out);
         }
         match cur {
-            Cur::Informed { state, .. } => self.step_informed(g, cur, state),
-            Cur::Builtin { grammar, state } => self.step_builtin(g, grammar, state),
+            Cur::Informed { state, .. } => self.step_informed(g, cur, state, out),
+            Cur::Builtin { grammar, state } => self.step_builtin(g, grammar, state, out),
         }
     }
 
-    fn step_top(&mut self, g: &SchemaGrammars) -> Result<()> {
+    fn step_top(&mut self, g: &SchemaGrammars, out: &mut impl Take) -> Result<()> {
         let misc = self.o.comments || self.o.pis;
         if self.o.fragment {
-            return self.step_fragment(g, misc);
+            return self.step_fragment(g, misc, false, out);
         }
         if self.root_done {
             // DocEnd: ED, or (preserved) a comment or PI.
             if misc && self.r.nbit(1)? == 1 {
-                return self.read_misc();
+                return self.read_misc(out);
             }
             self.ended = true;
-            self.queue.push_back(Raw::EndDocument);
-            return Ok(());
+            return out.take(self, Raw::EndDocument);
         }
         let n = g.document_elements().len() + 1;
         let more = self.o.dtd || misc;
@@ -766,20 +851,20 @@ impl<'a> SchemaDecoder<'a> {
             let dtd = usize::from(self.o.dtd);
             let j = self.r.nbit(width(dtd + usize::from(misc)))? as usize;
             if j < dtd {
-                return self.doctype();
+                return self.doctype(out);
             }
-            return self.read_misc();
+            return self.read_misc(out);
         }
         self.root_done = true;
         if i + 1 < n {
             let e = g.document_elements()[i];
             let name = self.name_of_elem(g, e)?;
             let cur = self.element_cur(g, e);
-            self.open_element(name, cur)
+            self.open_element(name, cur, out)
         } else if i + 1 == n {
             let name = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
             let cur = self.global_grammar(g, name);
-            self.open_element(name, cur)
+            self.open_element(name, cur, out)
         } else {
             Err(self
                 .r
@@ -788,7 +873,7 @@ impl<'a> SchemaDecoder<'a> {
     }
 
     /// DT: name, public id, system id and text, each a string (section 6.1).
-    fn doctype(&mut self) -> Result<()> {
+    fn doctype(&mut self, out: &mut impl Take) -> Result<()> {
         if self.doctype {
             return Err(self.r.error("a second DOCTYPE"));
         }
@@ -798,9 +883,13 @@ impl<'a> SchemaDecoder<'a> {
         let public = self.r.string(max)?;
         let system = self.r.string(max)?;
         let text = self.r.string(max)?;
-        self.queue
-            .push_back(Raw::DocType(Box::new([name, public, system, text])));
-        Ok(())
+        let dt = [
+            self.put(&name),
+            self.put(&public),
+            self.put(&system),
+            self.put(&text),
+        ];
+        out.take(self, Raw::DocType(dt))
     }
 
     /// SC (section 8.5.4.4.1, `SC Fragment`): the open element goes on as the only element
@@ -833,15 +922,15 @@ impl<'a> SchemaDecoder<'a> {
 
     /// FragmentContent of a self-contained element: its SE first, then ED (or preserved
     /// comments and PIs), after which the outer stream goes on.
-    fn step_self_contained(&mut self, g: &SchemaGrammars) -> Result<()> {
+    fn step_self_contained(&mut self, g: &SchemaGrammars, out: &mut impl Take) -> Result<()> {
         let misc = self.o.comments || self.o.pis;
         let at = self.r.mark();
         let depth = self.stack.len();
         let started = self.outer.last().is_some_and(|o| o.started);
-        self.step_fragment(g, misc)?;
+        self.step_fragment(g, misc, true, out)?;
         if self.ended {
             self.ended = false;
-            if !matches!(self.queue.pop_back(), Some(Raw::EndDocument)) || !started {
+            if !started {
                 return Err(self.r.error_at(
                     at,
                     "a self-contained element's fragment without its element",
@@ -877,7 +966,15 @@ impl<'a> SchemaDecoder<'a> {
     }
 
     /// FragmentContent (EXI 1.0 8.5.3): SE(F_0..F_n-1), SE(*), ED, then the CM/PI group.
-    fn step_fragment(&mut self, g: &SchemaGrammars, misc: bool) -> Result<()> {
+    /// A self-contained element's fragment (`nested`) hands no ED on: the outer stream goes
+    /// on after it.
+    fn step_fragment(
+        &mut self,
+        g: &SchemaGrammars,
+        misc: bool,
+        nested: bool,
+        out: &mut impl Take,
+    ) -> Result<()> {
         let frag = g.fragment_elements();
         let n = frag.len();
         let at = self.r.mark();
@@ -910,17 +1007,19 @@ impl<'a> SchemaDecoder<'a> {
                     }
                 }
             };
-            self.open_element(name, cur)
+            self.open_element(name, cur, out)
         } else if i == n {
             let name = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
             let cur = self.global_grammar(g, name);
-            self.open_element(name, cur)
+            self.open_element(name, cur, out)
         } else if i == n + 1 {
             self.ended = true;
-            self.queue.push_back(Raw::EndDocument);
-            Ok(())
+            if nested {
+                return Ok(());
+            }
+            out.take(self, Raw::EndDocument)
         } else if misc && i == n + 2 {
-            self.read_misc()
+            self.read_misc(out)
         } else {
             Err(self.r.error_at(
                 at,
@@ -933,7 +1032,7 @@ impl<'a> SchemaDecoder<'a> {
     }
 
     /// The third level: a comment or a processing instruction, as preserved.
-    fn read_misc(&mut self) -> Result<()> {
+    fn read_misc(&mut self, out: &mut impl Take) -> Result<()> {
         let mut third = Vec::new();
         if self.o.comments {
             third.push(Undeclared::Cm);
@@ -947,14 +1046,16 @@ impl<'a> SchemaDecoder<'a> {
         match third.get(k) {
             Some(Undeclared::Cm) => {
                 let text = self.r.string(max)?;
-                self.flush_tag();
-                self.queue.push_back(Raw::Comment(text));
+                self.flush_tag(out)?;
+                let c = self.put(&text);
+                out.take(self, Raw::Comment(c))?;
             }
             Some(_) => {
                 let target = self.r.string(max)?;
                 let data = self.r.string(max)?;
-                self.flush_tag();
-                self.queue.push_back(Raw::Pi(target, data));
+                self.flush_tag(out)?;
+                let (t, d) = (self.put(&target), self.put(&data));
+                out.take(self, Raw::Pi(t, d))?;
             }
             None => {
                 return Err(self.r.error_at(
@@ -966,7 +1067,13 @@ impl<'a> SchemaDecoder<'a> {
         Ok(())
     }
 
-    fn step_informed(&mut self, g: &SchemaGrammars, cur: Cur, state: GrammarId) -> Result<()> {
+    fn step_informed(
+        &mut self,
+        g: &SchemaGrammars,
+        cur: Cur,
+        state: GrammarId,
+        out: &mut impl Take,
+    ) -> Result<()> {
         let st = g.grammar(state);
         let n1 = st.productions.len();
         let more = usize::from(self.has_second_level(g, cur));
@@ -1014,7 +1121,7 @@ impl<'a> SchemaDecoder<'a> {
                     let name = self.name_of_elem(g, *e)?;
                     let c = self.element_cur(g, *e);
                     self.set_state(p.next);
-                    self.open_element(name, c)?;
+                    self.open_element(name, c, out)?;
                 }
                 Terminal::SeRelaxed(_) => {
                     let name = g.prod_name(state, i).ok_or_else(|| {
@@ -1033,6 +1140,7 @@ impl<'a> SchemaDecoder<'a> {
                             nillable: true,
                             castable: true,
                         },
+                        out,
                     )?;
                 }
                 Terminal::SeNs(uri) => {
@@ -1045,25 +1153,25 @@ impl<'a> SchemaDecoder<'a> {
                         .read_local(&mut self.r, u, self.limits.max_string_len)?;
                     self.set_state(p.next);
                     let c = self.global_grammar(g, name);
-                    self.open_element(name, c)?;
+                    self.open_element(name, c, out)?;
                 }
                 Terminal::SeAny => {
                     let name = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
                     self.set_state(p.next);
                     let c = self.global_grammar(g, name);
-                    self.open_element(name, c)?;
+                    self.open_element(name, c, out)?;
                 }
-                Terminal::Ee => self.close_element(),
+                Terminal::Ee => self.close_element(out)?,
                 Terminal::Ch(t) => {
                     let name = self.stack.last().expect("inside an element").name;
                     let v = self.value(g, name, Some(*t))?;
-                    self.text(v);
+                    self.text(v, out)?;
                     self.set_state(p.next);
                 }
                 Terminal::ChMixed => {
                     let name = self.stack.last().expect("inside an element").name;
                     let v = self.value(g, name, None)?;
-                    self.text(v);
+                    self.text(v, out)?;
                     self.set_state(p.next);
                 }
             }
@@ -1091,17 +1199,18 @@ impl<'a> SchemaDecoder<'a> {
         };
         match second {
             Second::Misc => {
-                self.read_misc()?;
+                self.read_misc(out)?;
                 self.set_state(Some(content));
             }
             Second::Er => {
                 let name = self.r.string(self.limits.max_string_len)?;
-                self.flush_tag();
-                self.queue.push_back(Raw::Er(name));
+                self.flush_tag(out)?;
+                let name = self.put(&name);
+                out.take(self, Raw::Er(name))?;
                 self.set_state(Some(content));
             }
             Second::Sc => self.start_self_contained(at)?,
-            Second::Ee => self.close_element(),
+            Second::Ee => self.close_element(out)?,
             Second::XsiType => {
                 let own = self.attr_prefix(crate::tables::XSI_TYPE)?;
                 self.xsi_type(g, own, at)?;
@@ -1160,12 +1269,12 @@ impl<'a> SchemaDecoder<'a> {
                 let name = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
                 self.set_state(Some(content));
                 let c = self.global_grammar(g, name);
-                self.open_element(name, c)?;
+                self.open_element(name, c, out)?;
             }
             Second::Ch => {
                 let name = self.stack.last().expect("inside an element").name;
                 let v = self.value(g, name, None)?;
-                self.text(v);
+                self.text(v, out)?;
                 self.set_state(Some(content));
             }
         }
@@ -1252,13 +1361,19 @@ impl<'a> SchemaDecoder<'a> {
         self.value(g, id, ty)
     }
 
-    fn step_builtin(&mut self, g: &SchemaGrammars, grammar: usize, state: State) -> Result<()> {
+    fn step_builtin(
+        &mut self,
+        g: &SchemaGrammars,
+        grammar: usize,
+        state: State,
+        out: &mut impl Take,
+    ) -> Result<()> {
         let n = self.builtin[grammar].prods(state).len();
         let at = self.r.mark();
         let code = self.r.nbit(width(n + 1))? as usize;
         if code < n {
             let p = self.builtin[grammar].prods(state)[index_of(code, n)];
-            return self.builtin_prod(g, grammar, state, p, false);
+            return self.builtin_prod(g, grammar, state, p, false, out);
         }
         if code > n {
             return Err(self
@@ -1268,7 +1383,7 @@ impl<'a> SchemaDecoder<'a> {
         let second = self.layout.second(state).to_vec();
         let s = self.r.nbit(width(second.len()))? as usize;
         if self.layout.is_group(&second, s) {
-            self.read_misc()?;
+            self.read_misc(out)?;
             if let Some(f) = self.stack.last_mut() {
                 f.cur = Cur::Builtin {
                     grammar,
@@ -1300,8 +1415,9 @@ impl<'a> SchemaDecoder<'a> {
             }
             Undeclared::Er => {
                 let name = self.r.string(self.limits.max_string_len)?;
-                self.flush_tag();
-                self.queue.push_back(Raw::Er(name));
+                self.flush_tag(out)?;
+                let name = self.put(&name);
+                out.take(self, Raw::Er(name))?;
                 if let Some(f) = self.stack.last_mut() {
                     f.cur = Cur::Builtin {
                         grammar,
@@ -1318,7 +1434,7 @@ impl<'a> SchemaDecoder<'a> {
             }
         };
         self.builtin[grammar].learn(state, p);
-        self.builtin_prod(g, grammar, state, p, true)
+        self.builtin_prod(g, grammar, state, p, true, out)
     }
 
     fn builtin_prod(
@@ -1328,9 +1444,10 @@ impl<'a> SchemaDecoder<'a> {
         state: State,
         p: Prod,
         _learned: bool,
+        out: &mut impl Take,
     ) -> Result<()> {
         match p {
-            Prod::Ee => self.close_element(),
+            Prod::Ee => self.close_element(out)?,
             Prod::At(id) => {
                 let pfx = self.attr_prefix(id)?;
                 if id == crate::tables::XSI_TYPE {
@@ -1348,12 +1465,12 @@ impl<'a> SchemaDecoder<'a> {
                     };
                 }
                 let c = self.global_grammar(g, id);
-                self.open_element(id, c)?;
+                self.open_element(id, c, out)?;
             }
             Prod::Ch => {
                 let name = self.stack.last().expect("inside an element").name;
                 let v = self.value(g, name, None)?;
-                self.text(v);
+                self.text(v, out)?;
                 if let Some(f) = self.stack.last_mut() {
                     f.cur = Cur::Builtin {
                         grammar,
@@ -1449,7 +1566,7 @@ impl SchemaDecoder<'_> {
                 self.ready = self.queue.len();
                 continue;
             }
-            self.step(g)?;
+            self.step(g, &mut Queue)?;
             if self.reordered && (self.block_full || self.ended) {
                 self.fill_block(g)?;
                 self.ready = self.queue.len();
@@ -1468,6 +1585,17 @@ impl SchemaDecoder<'_> {
         loop {
             if let Some(inner) = &mut self.inflated {
                 return inner.with_dependent_mut(|_, d| d.drive(f));
+            }
+            if self.started && !self.reordered && self.queue.is_empty() {
+                // The in-order layouts: each event handed on where it is read.
+                let mut out = Emit(f);
+                while !self.ended {
+                    if !self.tag.open {
+                        self.buf.clear();
+                    }
+                    self.step(g, &mut out)?;
+                }
+                return Ok(());
             }
             if !self.advance(g)? {
                 if self.inflated.is_some() {
