@@ -165,10 +165,7 @@ pub fn parse_block(
     limits: &Limits,
     at: u64,
 ) -> Result<()> {
-    for s in split_block(format, block, limits, table.len(), at)? {
-        table.push(s.to_owned());
-    }
-    Ok(())
+    split_block(format, block, limits, table, at, str::to_owned)
 }
 
 /// Like [`parse_block`], borrowing the strings when the block is borrowed (an uncompressed
@@ -182,55 +179,88 @@ pub(crate) fn parse_block_cow<'a>(
 ) -> Result<()> {
     use std::borrow::Cow;
     match block {
-        Cow::Borrowed(b) => {
-            for s in split_block(format, b, limits, table.len(), at)? {
-                table.push(Cow::Borrowed(s));
-            }
-        }
-        Cow::Owned(v) => {
-            for s in split_block(format, &v, limits, table.len(), at)? {
-                table.push(Cow::Owned(s.to_owned()));
-            }
-        }
+        Cow::Borrowed(b) => split_block(format, b, limits, table, at, Cow::Borrowed),
+        Cow::Owned(v) => split_block(format, &v, limits, table, at, |s| Cow::Owned(s.to_owned())),
     }
-    Ok(())
 }
 
-fn split_block<'b>(
+/// The strings of `block` appended to `table` (as `conv` makes them). The whole block is validated as UTF-8 once: a zero
+/// byte is a character of its own, so the block is valid exactly when each string is.
+fn split_block<'b, T>(
     format: Format,
     block: &'b [u8],
     limits: &Limits,
-    have: usize,
+    table: &mut Vec<T>,
     at: u64,
-) -> Result<Vec<&'b str>> {
+    conv: impl Fn(&'b str) -> T,
+) -> Result<()> {
     let bad = |m: String| Error::malformed(format, at, m);
-    if block.last().is_some_and(|&b| b != 0) {
+    let Some((&last, body)) = block.split_last() else {
+        return Ok(());
+    };
+    if last != 0 {
         return Err(bad(
             "component-strings block does not end with a zero byte".into()
         ));
     }
-    let mut out = Vec::new();
-    let mut p = 0;
-    while p < block.len() {
-        // the block ends with a zero byte, so one is found
-        let n = block[p..]
+    let text = std::str::from_utf8(body).map_err(|e| {
+        // the offset of the string that holds the error
+        let p = body[..e.valid_up_to()]
             .iter()
-            .position(|&b| b == 0)
-            .unwrap_or(block.len() - p);
-        if n > limits.max_string_len {
+            .rposition(|&b| b == 0)
+            .map_or(0, |z| z + 1);
+        bad(format!("invalid UTF-8 at block offset {p}"))
+    })?;
+    // room for a string every 16 octets (the table's strings are short): fewer regrowths of a
+    // list of thousands
+    table.reserve((body.len() / 16).min(limits.max_table_entries).min(1 << 20));
+    split_zeros(text, |s| {
+        if s.len() > limits.max_string_len {
             return Err(Error::limit(
                 format,
                 at,
                 "component string exceeds the length limit",
             ));
         }
-        let s = std::str::from_utf8(&block[p..p + n])
-            .map_err(|_| bad(format!("invalid UTF-8 at block offset {p}")))?;
-        if have + out.len() >= limits.max_table_entries {
+        if table.len() >= limits.max_table_entries {
             return Err(Error::limit(format, at, "too many component strings"));
         }
-        out.push(s);
-        p += n + 1;
+        table.push(conv(s));
+        Ok(())
+    })
+}
+
+/// Calls `f` with each piece of `text` between zero octets (as `text.split('\0')`), finding
+/// the zeros 8 octets at a time: the table's strings are short, a search call per string cost
+/// more than the search.
+#[inline]
+pub(crate) fn split_zeros<'a>(
+    text: &'a str,
+    mut f: impl FnMut(&'a str) -> Result<()>,
+) -> Result<()> {
+    const LO: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let b = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 octets"));
+        // the top bit of each zero octet (no carry crosses octets)
+        let mut z = !(((w & LO) + LO) | w | LO);
+        while z != 0 {
+            let at = i + (z.trailing_zeros() / 8) as usize;
+            // a zero octet is a character boundary
+            f(&text[start..at])?;
+            start = at + 1;
+            z &= z - 1;
+        }
+        i += 8;
     }
-    Ok(out)
+    while i < b.len() {
+        if b[i] == 0 {
+            f(&text[start..i])?;
+            start = i + 1;
+        }
+        i += 1;
+    }
+    f(&text[start..])
 }

@@ -81,7 +81,32 @@ impl<'a> BerReader<'a> {
         }
     }
 
+    /// The header at the reader: identifier, length and where the contents end (checked
+    /// against `limit` and the input).
+    #[inline]
     pub(crate) fn header(&mut self, limit: Option<usize>) -> Result<Header> {
+        // the usual form (a low tag number and a short definite length) without the checks
+        // of the others
+        let at = self.pos;
+        if let (Some(&tag), Some(&l)) = (self.data.get(at), self.data.get(at + 1))
+            && tag & 0x1f != 0x1f
+            && l < 0x80
+        {
+            let e = at + 2 + l as usize;
+            if e <= self.data.len() && limit.is_none_or(|lim| e <= lim) {
+                self.pos = at + 2;
+                return Ok(Header {
+                    tag,
+                    at,
+                    end: Some(e),
+                });
+            }
+        }
+        self.header_slow(limit)
+    }
+
+    #[inline(never)]
+    fn header_slow(&mut self, limit: Option<usize>) -> Result<Header> {
         let at = self.pos;
         let tag = self.byte()?;
         if tag & 0x1f == 0x1f {

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use binxml_core::{Error, Limits, Result};
 
+use crate::ber::Header;
 use crate::emit::Emitter;
 use crate::schema::*;
 use crate::sentinel::NO_STR;
@@ -29,6 +30,9 @@ struct BerEl {
 struct BerPass<'a> {
     r: crate::ber::BerReader<'a>,
     rec: Rec<'a>,
+    /// the attributes [`BerPass::fast_attrs`] found (kept between elements: no allocation per
+    /// list)
+    found: Vec<(u64, u64, FastStr<'a>)>,
 }
 
 impl<'a> BerPass<'a> {
@@ -167,6 +171,29 @@ impl<'a> BerPass<'a> {
     /// complete (element-content-characters).
     fn element(&mut self, depth: usize, lim: Option<usize>) -> Result<Option<BerEl>> {
         self.rec.depth(depth, self.at())?;
+        if let Some(f) = self.fast_start(self.r.pos(), self.lim(lim)) {
+            let name = self.rec.common(f.name.0, f.name.1)?;
+            let op = self.rec.start(name);
+            return match f.body {
+                FastBody::Text(s, after) => {
+                    self.r.set_pos(after);
+                    let s = self.take_str(s)?;
+                    self.rec.push(Op::Text(s));
+                    self.element_end(&f.el, op, name)?;
+                    Ok(None)
+                }
+                FastBody::List(list) => {
+                    self.r.set_pos(list.at + 2);
+                    Ok(Some(BerEl {
+                        el: f.el,
+                        wrap: f.wrap,
+                        list,
+                        op,
+                        name,
+                    }))
+                }
+            };
+        }
         let el = self.r.header(lim)?;
         self.expect_tag(&el, 0xA0)?;
         if !self.r.next_is(&el, 0) {
@@ -261,6 +288,14 @@ impl<'a> BerPass<'a> {
                 first = false;
             }
         }
+        // the usual end: same-as-parent-element and nothing after it
+        let at = self.r.pos();
+        if el.end == Some(at + 4)
+            && self.r.data().get(at..at + 4) == Some(&[0xA4, 0x02, 0x81, 0x00])
+        {
+            self.r.set_pos(at + 4);
+            return self.rec.end(op, name, a0, self.at());
+        }
         if !self.r.next_is(el, 4) {
             return Err(self.missing(4));
         }
@@ -286,6 +321,22 @@ impl<'a> BerPass<'a> {
         loop {
             self.rec.mark(self.at());
             let list = stack.last().map_or(doc, |f| f.list);
+            // an element or characters (in an element) in a definite-length list
+            let pos = self.r.pos();
+            if let Some(e) = list.end
+                && pos < e
+            {
+                match self.r.data()[pos] {
+                    0xA0 => {
+                        if let Some(f) = self.element(stack.len() + 1, list.end)? {
+                            stack.push(f);
+                        }
+                        continue;
+                    }
+                    0xA3 if !stack.is_empty() && self.fast_chars(list.end)? => continue,
+                    _ => {}
+                }
+            }
             if self.r.at_end(&list)? {
                 let Some(f) = stack.pop() else {
                     return Ok(());
@@ -350,6 +401,23 @@ fn tlv(d: &[u8], i: usize, end: usize) -> Option<(u8, usize, usize)> {
     Some((tag, cs, ce))
 }
 
+/// An element's start in its usual form (see [`BerPass::fast_start`]).
+struct FastStart<'a> {
+    el: Header,
+    /// the common-name index and the bit offset of its INTEGER
+    name: (u64, u64),
+    /// `Element.children`'s explicit tag
+    wrap: Header,
+    body: FastBody<'a>,
+}
+
+enum FastBody<'a> {
+    /// element-content-characters, and where they end
+    Text(FastStr<'a>, usize),
+    /// the header of the list of children (short form: its contents start 2 octets in)
+    List(Header),
+}
+
 /// A StringOrIndex read from the octets (see [`BerPass::fast_str`]).
 #[derive(Clone, Copy)]
 enum FastStr<'a> {
@@ -375,6 +443,19 @@ impl<'a> BerPass<'a> {
     #[inline]
     fn fast_str(&self, i: usize, ctx: u8, end: usize) -> Option<(FastStr<'a>, usize)> {
         let d = self.r.data();
+        // both lengths in the short form (every encoding is at least 4 octets long)
+        let h = d.get(i..i + 4)?;
+        if h[0] == 0xA0 | ctx && h[3] < 0x80 && h[1] as usize == h[3] as usize + 2 {
+            let ce = i + 4 + h[3] as usize;
+            let b = d.get(i + 4..ce).filter(|_| ce <= end)?;
+            return match h[2] {
+                0x80 if b.len() <= self.r.max_string() => {
+                    Some((FastStr::Inline(std::str::from_utf8(b).ok()?), ce))
+                }
+                0x81 => Some((FastStr::Index(small_int(b)?, (i + 2) as u64 * 8), ce)),
+                _ => None,
+            };
+        }
         let (t, cs, ce) = tlv(d, i, end)?;
         if t != 0xA0 | ctx {
             return None;
@@ -397,6 +478,13 @@ impl<'a> BerPass<'a> {
     #[inline]
     fn fast_common(&self, i: usize, end: usize) -> Option<(u64, u64, usize)> {
         let d = self.r.data();
+        // both lengths in the short form
+        let h = d.get(i..i + 4)?;
+        if h[0] == 0xA0 && h[2] == 0x81 && h[3] < 0x80 && h[1] as usize == h[3] as usize + 2 {
+            let ce = i + 4 + h[3] as usize;
+            let b = d.get(i + 4..ce).filter(|_| ce <= end)?;
+            return Some((small_int(b)?, (i + 2) as u64 * 8, ce));
+        }
         let (t, cs, ce) = tlv(d, i, end)?;
         if t != 0xA0 {
             return None;
@@ -406,6 +494,59 @@ impl<'a> BerPass<'a> {
             return None;
         }
         Some((small_int(&d[cs2..ce2])?, cs as u64 * 8, ce))
+    }
+
+    /// An element's start at `i` in its usual form, read from the octets without side
+    /// effects: `[0]` with definite lengths, a common name, and children that are either
+    /// element-content-characters in the usual form or a list whose header is in the short
+    /// form. `None` for any other form, which the generic path reads (with its errors).
+    #[inline]
+    fn fast_start(&self, i: usize, end: usize) -> Option<FastStart<'a>> {
+        let d = self.r.data();
+        let (t, cs, ce) = tlv(d, i, end)?;
+        if t != 0xA0 {
+            return None;
+        }
+        let (idx, npos, after) = self.fast_common(cs, ce)?;
+        let (t, wcs, wce) = tlv(d, after, ce)?;
+        if t != 0xA1 {
+            return None;
+        }
+        let body = match *d.get(wcs)? {
+            0xA0 => {
+                let (s, after) = self.fast_str(wcs, 0, wce)?;
+                if after != wce {
+                    return None;
+                }
+                FastBody::Text(s, after)
+            }
+            0xA1 => {
+                let (_, lcs, lce) = tlv(d, wcs, wce)?;
+                if lce != wce || lcs != wcs + 2 {
+                    return None;
+                }
+                FastBody::List(Header {
+                    tag: 0xA1,
+                    at: wcs,
+                    end: Some(lce),
+                })
+            }
+            _ => return None,
+        };
+        Some(FastStart {
+            el: Header {
+                tag: 0xA0,
+                at: i,
+                end: Some(ce),
+            },
+            name: (idx, npos),
+            wrap: Header {
+                tag: 0xA1,
+                at: after,
+                end: Some(wce),
+            },
+            body,
+        })
     }
 
     fn take_str(&mut self, f: FastStr<'a>) -> Result<Str> {
@@ -429,34 +570,32 @@ impl<'a> BerPass<'a> {
         if t != 0xA0 | ctx || cs == ce {
             return Ok(false);
         }
-        let mut found: Vec<(u64, u64, FastStr<'a>)> = Vec::new();
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
         let mut i = cs;
         while i < ce {
-            let Some((t, acs, ace)) = tlv(d, i, ce) else {
+            let item = tlv(d, i, ce)
+                .filter(|&(t, _, _)| t == 0x30)
+                .and_then(|(_, acs, ace)| {
+                    let (n, npos, after) = self.fast_common(acs, ace)?;
+                    let (v, after) = self.fast_str(after, 1, ace)?;
+                    (after == ace).then_some(((n, npos, v), ace))
+                });
+            let Some((a, ace)) = item else {
+                self.found = found;
                 return Ok(false);
             };
-            if t != 0x30 {
-                return Ok(false);
-            }
-            let Some((n, npos, after)) = self.fast_common(acs, ace) else {
-                return Ok(false);
-            };
-            let Some((v, after)) = self.fast_str(after, 1, ace) else {
-                return Ok(false);
-            };
-            if after != ace {
-                return Ok(false);
-            }
-            found.push((n, npos, v));
+            found.push(a);
             i = ace;
         }
         let mut first = true;
-        for (n, npos, v) in found {
+        for &(n, npos, v) in &found {
             let name = self.rec.common(n, npos)?;
             let value = self.take_str(v)?;
             self.rec.attr(name, value, ns_list, first);
             first = false;
         }
+        self.found = found;
         self.r.set_pos(ce);
         Ok(true)
     }
@@ -490,6 +629,92 @@ impl<'a> BerPass<'a> {
     }
 }
 
+/// A part of a common name that may say same-as-previous-item (see
+/// [`BerPass::fast_common_name`]).
+#[derive(Clone, Copy)]
+enum FastPart<'a> {
+    Absent,
+    Str(FastStr<'a>),
+    Prev,
+}
+
+impl<'a> BerPass<'a> {
+    /// An optional `[ctx]` CHOICE { `[0]` StringOrIndex, `[1]` same-as-previous-item NULL } at
+    /// `i` in its usual form: the part and where it ends.
+    #[inline]
+    fn fast_part(&self, i: usize, ctx: u8, end: usize) -> Option<(FastPart<'a>, usize)> {
+        let d = self.r.data();
+        if i >= end || d[i] != 0xA0 | ctx {
+            return Some((FastPart::Absent, i));
+        }
+        let (_, cs, ce) = tlv(d, i, end)?;
+        if d.get(cs..ce) == Some(&[0x81, 0x00]) {
+            return Some((FastPart::Prev, ce));
+        }
+        let (s, after) = self.fast_str(cs, 0, ce)?;
+        (after == ce).then_some((FastPart::Str(s), ce))
+    }
+
+    /// An item of `Document.common-names` at `i` in its usual form (definite lengths, the
+    /// usual strings): (namespace, local name, prefix) and where it ends. `None` for any other
+    /// form.
+    #[inline]
+    fn fast_common_name(&self, i: usize, end: usize) -> Option<([FastPart<'a>; 3], usize)> {
+        let d = self.r.data();
+        let (t, cs, ce) = tlv(d, i, end)?;
+        if t != 0x30 {
+            return None;
+        }
+        let (ns, p) = self.fast_part(cs, 0, ce)?;
+        let (local, p) = self.fast_str(p, 1, ce)?;
+        let (prefix, p) = self.fast_part(p, 2, ce)?;
+        (p == ce).then_some(([ns, FastPart::Str(local), prefix], ce))
+    }
+
+    /// `Document.common-names` (`[9]`) into `e`'s names; `e` holds the strings. Items in
+    /// their usual form are read from the octets, others through the generic decoder.
+    fn common_names(&mut self, e: &mut Emitter<'a>, lim: Option<usize>) -> Result<()> {
+        let list = self.r.header(lim)?;
+        self.expect_tag(&list, 0xA9)?;
+        while !self.r.at_end(&list)? {
+            let at = self.r.pos();
+            if e.names.len() >= e.limits.max_table_entries {
+                return Err(Error::limit(
+                    self.rec.format,
+                    at as u64,
+                    "too many common names",
+                ));
+            }
+            let Some((parts, ce)) = self.fast_common_name(at, self.lim(list.end)) else {
+                let v = self.r.decode(CN_ITEM, None, list.end)?;
+                e.tables(None, Some(V::List(vec![v])))?;
+                continue;
+            };
+            let mut name = [Cow::Borrowed(""), Cow::Borrowed(""), Cow::Borrowed("")];
+            for (k, part) in parts.into_iter().enumerate() {
+                name[k] = match part {
+                    FastPart::Absent => Cow::Borrowed(""),
+                    FastPart::Str(FastStr::Inline(s)) => Cow::Borrowed(s),
+                    FastPart::Str(FastStr::Index(i, pos)) => e.lookup(i, pos)?,
+                    FastPart::Prev => {
+                        let Some(prev) = e.names.last() else {
+                            return Err(self
+                                .r
+                                .err(at, "same-as-previous-item in the first common name"));
+                        };
+                        let prev = if k == 0 { &prev.0 } else { &prev.2 };
+                        e.copy(&prev.clone())?
+                    }
+                };
+            }
+            let [ns, local, prefix] = name;
+            e.names.push((ns, local, prefix));
+            self.r.set_pos(ce);
+        }
+        Ok(())
+    }
+}
+
 /// BER: reads the whole input (pass 1 over the elements, the rest as generic values) and the
 /// tables; then events as for PER.
 pub(crate) fn open<'a>(
@@ -498,15 +723,18 @@ pub(crate) fn open<'a>(
     limits: &Limits,
     positions: bool,
 ) -> Result<Stream<'a>> {
+    // tabled BER holds an operation per 6-10 octets; what a bigger document needs beyond 64 MiB
+    // of operations grows as they come
     let mut p = BerPass {
         r: crate::ber::BerReader::new(input, format, limits),
         rec: Rec::new(
             format,
             false,
             limits,
-            (input.len() / 16).min(1 << 22) + 4,
+            (input.len() / 8).min(1 << 22) + 4,
             positions,
         ),
+        found: Vec::new(),
     };
     let doc = p.r.header(None)?;
     p.expect_tag(&doc, 0x30)?;
@@ -519,9 +747,15 @@ pub(crate) fn open<'a>(
     let crate::schema::Ty::Seq(fields) = &crate::schema::TYPES[DOCUMENT] else {
         return Err(p.shape());
     };
+    let mut e = Emitter::new(format, true, limits.clone(), input.len());
     let mut f: Vec<Option<V<'a>>> = vec![None];
     for (i, (fty, opt)) in fields.iter().enumerate().skip(1) {
-        if p.r.next_is(&doc, i) {
+        if i == 9 && p.r.next_is(&doc, i) {
+            // common-names, read straight into the emitter (the strings first)
+            e.tables(f[8].take(), None)?;
+            p.common_names(&mut e, doc.end)?;
+            f.push(None);
+        } else if p.r.next_is(&doc, i) {
             f.push(Some(p.r.decode(*fty, Some(i as u8), doc.end)?));
         } else if *opt {
             f.push(None);
@@ -531,7 +765,6 @@ pub(crate) fn open<'a>(
     }
     p.r.expect_end(&doc)?;
     p.r.finish()?;
-    let mut e = Emitter::new(format, true, limits.clone(), input.len());
     e.tables(f[8].take(), f[9].take())?;
     let standalone = match f[5] {
         Some(V::Bool(b)) => Some(b),

@@ -340,38 +340,6 @@ impl<'a> Pass1<'a> {
     }
 }
 
-/// Calls `f` with each piece of `text` between zero octets (as `text.split('\0')`), finding
-/// the zeros 8 octets at a time: the table's strings are short, a search call per string cost
-/// more than the search.
-#[inline]
-fn split_zeros<'a>(text: &'a str, mut f: impl FnMut(&'a str) -> Result<()>) -> Result<()> {
-    const LO: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let b = text.as_bytes();
-    let mut start = 0;
-    let mut i = 0;
-    while i + 8 <= b.len() {
-        let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 octets"));
-        // the top bit of each zero octet (no carry crosses octets)
-        let mut z = !(((w & LO) + LO) | w | LO);
-        while z != 0 {
-            let at = i + (z.trailing_zeros() / 8) as usize;
-            // a zero octet is a character boundary
-            f(&text[start..at])?;
-            start = at + 1;
-            z &= z - 1;
-        }
-        i += 8;
-    }
-    while i < b.len() {
-        if b[i] == 0 {
-            f(&text[start..i])?;
-            start = i + 1;
-        }
-        i += 1;
-    }
-    f(&text[start..])
-}
-
 /// Splits an uncompressed component-strings block that arrives in fragments into its strings:
 /// those inside one borrowed fragment are borrowed, the few that straddle fragments are joined.
 struct Splitter<'a> {
@@ -454,13 +422,13 @@ impl<'a> Splitter<'a> {
                 let body = &b[off..off + whole - 1];
                 let text = std::str::from_utf8(body)
                     .map_err(|e| self.bad(base + off + e.valid_up_to()))?;
-                split_zeros(text, |s| self.push(Cow::Borrowed(s)))?;
+                table::split_zeros(text, |s| self.push(Cow::Borrowed(s)))?;
             }
             Cow::Owned(ref b) => {
                 let body = &b[off..off + whole - 1];
                 let text = std::str::from_utf8(body)
                     .map_err(|e| self.bad(base + off + e.valid_up_to()))?;
-                split_zeros(text, |s| self.push(Cow::Owned(s.to_owned())))?;
+                table::split_zeros(text, |s| self.push(Cow::Owned(s.to_owned())))?;
             }
         }
         Ok(())

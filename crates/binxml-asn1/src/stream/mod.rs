@@ -108,6 +108,9 @@ pub(crate) struct Stream<'a> {
     attr_cur: Option<AttrCursor>,
     /// per common name: its namespace is `xmlns`'s (a namespace declaration)
     xmlns_name: Vec<bool>,
+    /// per common name: its parts when all three borrow from the input (an event takes them
+    /// without a clone of the name; `None`: a part was decompressed or copied)
+    borrowed_names: Vec<Option<[&'a str; 3]>>,
     ended: bool,
 }
 
@@ -170,6 +173,14 @@ impl<'a> Stream<'a> {
         prev: Option<&Cow<'a, str>>,
     ) -> Result<(Cow<'a, str>, Cow<'a, str>, Cow<'a, str>)> {
         if n & INLINE == 0 {
+            if let Some([ns, local, prefix]) = self.borrowed_names[n as usize] {
+                self.e.charge(ns.len() + local.len() + prefix.len())?;
+                return Ok((
+                    Cow::Borrowed(ns),
+                    Cow::Borrowed(local),
+                    Cow::Borrowed(prefix),
+                ));
+            }
             let name = self.e.names[n as usize].clone();
             self.e.charge(name.0.len() + name.1.len() + name.2.len())?;
             return Ok(name);

@@ -272,6 +272,16 @@ impl<'a> Rec<'a> {
         }
         let pending: VecDeque<Event<'a>> = std::mem::take(&mut e.out).into();
         let xmlns_name = e.names.iter().map(|n| n.0 == XMLNS_NS).collect();
+        let borrowed_names = e
+            .names
+            .iter()
+            .map(|n| match n {
+                (Cow::Borrowed(ns), Cow::Borrowed(local), Cow::Borrowed(prefix)) => {
+                    Some([*ns, *local, *prefix])
+                }
+                _ => None,
+            })
+            .collect();
         Ok(Stream {
             e,
             ops: self.ops,
@@ -291,6 +301,7 @@ impl<'a> Rec<'a> {
             ats: Vec::new(),
             attr_cur: None,
             xmlns_name,
+            borrowed_names,
             ended: false,
         })
     }
