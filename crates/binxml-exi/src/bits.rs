@@ -75,24 +75,17 @@ impl BitWriter {
     /// `n` (at most 32) low bits of `v`, most significant first.
     #[inline]
     pub(crate) fn bits(&mut self, v: u32, n: u32) {
-        debug_assert!(n <= 32);
-        // At most 7 pending and 32 new bits: 39 fit the accumulator (n = 0 adds nothing).
-        let total = self.pending + n;
-        let acc = (self.acc << n) | (v as u64 & ((1u64 << n) - 1));
-        if total < 8 {
-            self.acc = acc;
-            self.pending = total;
+        if n == 0 {
             return;
         }
-        // The whole octets (1 to 4) in one store of four, cut back to their number.
-        let keep = total & 7;
-        let octets = (total >> 3) as usize;
-        let out = ((acc >> keep) as u32) << (32 - 8 * octets as u32);
-        let len = self.buf.len();
-        self.buf.extend_from_slice(&out.to_be_bytes());
-        self.buf.truncate(len + octets);
-        self.acc = acc & ((1u64 << keep) - 1);
-        self.pending = keep;
+        debug_assert!(n <= 32);
+        self.acc = (self.acc << n) | (v as u64 & ((1u64 << n) - 1));
+        self.pending += n;
+        while self.pending >= 8 {
+            self.pending -= 8;
+            self.buf.push((self.acc >> self.pending) as u8);
+        }
+        self.acc &= (1u64 << self.pending) - 1;
     }
 
     /// One octet.

@@ -265,7 +265,6 @@ impl<W: Write> ExiEncoder<W> {
 
     /// The first-level code of learned production `p` in the current element's state, if it
     /// has one.
-    #[inline]
     fn code1(&mut self, p: Prod) -> bool {
         let f = self.stack.last().expect("inside an element");
         let g = &self.g[f.grammar];
