@@ -8,7 +8,7 @@ use crate::bits::{BitWriter, width};
 use crate::grammar::{ElementGrammar, Layout, Prod, State, Undeclared, code_of};
 use crate::header;
 use crate::options::{Alignment, ExiOptions, Whitespace};
-use crate::tables::{NONE, NameId, Tables, XML_NS, XSI_NS, XSI_TYPE};
+use crate::tables::{NONE, NameId, Tables, XML_NS, XML_SPACE, XSI_NIL, XSI_TYPE};
 
 /// Octets of body gathered before they are handed to the writer (in-order layouts).
 const FLUSH_AT: usize = 1 << 16;
@@ -34,9 +34,12 @@ struct Frame {
     outer_space: bool,
 }
 
-/// An attribute of the open start tag, its strings in [`ExiEncoder::abuf`].
+/// An attribute of the open start tag, its strings in [`ExiEncoder::abuf`]: its name's number
+/// when the table held the name as the attribute came (the table only grows until the tag is
+/// written), else its namespace and local name; its prefix only with preserved prefixes.
 #[derive(Debug, Clone, Copy)]
 struct Attr {
+    known: Option<NameId>,
     ns: (usize, usize),
     local: (usize, usize),
     prefix: (usize, usize),
@@ -106,6 +109,8 @@ pub struct ExiEncoder<W: Write> {
     /// The prefix of the open start tag's element (local-element-ns).
     se_prefix: String,
     attrs: Vec<Attr>,
+    /// Whether the open start tag has `xsi:type` or `xsi:nil` (written first).
+    attrs_xsi: bool,
     abuf: String,
     text: String,
     /// Whether the last structural event was SE, AT or NS (text after it is simple content).
@@ -203,6 +208,7 @@ impl<W: Write> ExiEncoder<W> {
             in_tag: false,
             se_prefix: String::new(),
             attrs: Vec::new(),
+            attrs_xsi: false,
             abuf: String::new(),
             text: String::new(),
             after_start: false,
@@ -261,10 +267,10 @@ impl<W: Write> ExiEncoder<W> {
     /// has one.
     fn code1(&mut self, p: Prod) -> bool {
         let f = self.stack.last().expect("inside an element");
-        let prods = self.g[f.grammar].prods(f.state);
-        match prods.iter().rposition(|&x| x == p) {
+        let g = &self.g[f.grammar];
+        match g.find(f.state, p) {
             Some(i) => {
-                let n = prods.len();
+                let n = g.prods(f.state).len();
                 self.w.nbit(code_of(i, n), width(n + 1));
                 true
             }
@@ -478,13 +484,14 @@ impl<W: Write> ExiEncoder<W> {
         self.push_frame(name);
         self.after_start = true;
         self.in_tag = true;
-        if self.o.is_self_contained(&q.namespace, &q.local) {
+        if self.o.self_contained && self.o.is_self_contained(&q.namespace, &q.local) {
             self.start_self_contained(q)?;
         }
         Ok(())
     }
 
-    /// The number of an element name, if the table has it. Inside one `write_events` call the
+    /// The number of an element or attribute name, if the table has it. Inside one
+    /// `write_events` call the
     /// strings handed over stay where they are, so a name met before at the same addresses is
     /// the same name: a small cache by address saves hashing and comparing it.
     fn element_name(&mut self, q: &QName<'_>) -> Option<NameId> {
@@ -614,21 +621,24 @@ impl<W: Write> ExiEncoder<W> {
         let attrs = std::mem::take(&mut self.attrs);
         let abuf = std::mem::take(&mut self.abuf);
         let s = |r: (usize, usize)| &abuf[r.0..r.1];
-        let is_xsi = |a: &Attr, l: &str| s(a.ns) == XSI_NS && s(a.local) == l;
-        let order = attrs
-            .iter()
-            .filter(|a| is_xsi(a, "type"))
-            .chain(attrs.iter().filter(|a| is_xsi(a, "nil")))
-            .chain(
-                attrs
-                    .iter()
-                    .filter(|a| !is_xsi(a, "type") && !is_xsi(a, "nil")),
-            );
+        // `xsi:type` and `xsi:nil` are always in the table (appendix D).
+        let rank = |a: &Attr| match a.known {
+            Some(XSI_TYPE) => 0,
+            Some(XSI_NIL) => 1,
+            _ => 2,
+        };
+        let ranks: &[u8] = if std::mem::take(&mut self.attrs_xsi) {
+            &[0, 1, 2]
+        } else {
+            &[2]
+        };
         let mut result = Ok(());
-        for a in order {
-            result = self.attribute(s(a.ns), s(a.local), s(a.prefix), s(a.value));
-            if result.is_err() {
-                break;
+        'all: for &r in ranks {
+            for a in attrs.iter().filter(|a| rank(a) == r) {
+                result = self.attribute(a.known, s(a.ns), s(a.local), s(a.prefix), s(a.value));
+                if result.is_err() {
+                    break 'all;
+                }
             }
         }
         let mut attrs = attrs;
@@ -640,13 +650,30 @@ impl<W: Write> ExiEncoder<W> {
         result
     }
 
-    fn attribute(&mut self, ns: &str, local: &str, prefix: &str, value: &str) -> Result<()> {
-        let known = self.t.uri_id(ns).and_then(|u| self.t.name_id(u, local));
+    fn attribute(
+        &mut self,
+        known: Option<NameId>,
+        ns: &str,
+        local: &str,
+        prefix: &str,
+        value: &str,
+    ) -> Result<()> {
+        let known = match known {
+            Some(id) => Some(id),
+            // A name the tag's earlier attributes added.
+            None => self.t.uri_id(ns).and_then(|u| self.t.name_id(u, local)),
+        };
         let name = match known {
             Some(id) if self.code1(Prod::At(id)) => id,
             _ => {
                 self.code2(Undeclared::At)?;
-                let id = self.t.write_qname(&mut self.w, ns, local);
+                let id = match known {
+                    Some(id) => {
+                        self.t.write_known_qname(&mut self.w, id);
+                        id
+                    }
+                    None => self.t.write_qname(&mut self.w, ns, local),
+                };
                 let f = self.stack.last().expect("inside an element");
                 self.g[f.grammar].learn(State::StartTag, Prod::At(id));
                 id
@@ -676,7 +703,7 @@ impl<W: Write> ExiEncoder<W> {
         } else {
             self.value(name, value)?;
         }
-        if ns == XML_NS && local == "space" {
+        if name == XML_SPACE {
             match value {
                 "preserve" => self.space = true,
                 "default" => self.space = false,
@@ -706,10 +733,19 @@ impl<W: Write> ExiEncoder<W> {
         if self.text.is_empty() {
             return Ok(());
         }
+        let text = std::mem::take(&mut self.text);
+        let r = self.write_text(&text, next);
+        let mut text = text;
+        text.clear();
+        self.text = text;
+        r
+    }
+
+    /// Writes `text` (all the text since the last structural event; not empty), or drops it
+    /// as the whitespace policy says.
+    fn write_text(&mut self, text: &str, next: Next) -> Result<()> {
         if self.stack.is_empty() {
-            let ws = is_whitespace(&self.text);
-            self.text.clear();
-            if ws {
+            if is_whitespace(text) {
                 return Ok(());
             }
             return Err(Error::unsupported(
@@ -723,15 +759,33 @@ impl<W: Write> ExiEncoder<W> {
                 self.o.lexical_values
                     || self.space
                     || (self.after_start && matches!(next, Next::Ee | Next::Cm | Next::Pi))
-                    || !is_whitespace(&self.text)
+                    || !is_whitespace(text)
             }
         };
-        let text = std::mem::take(&mut self.text);
-        let r = if keep { self.characters(&text) } else { Ok(()) };
-        let mut text = text;
-        text.clear();
-        self.text = text;
-        r
+        if keep { self.characters(text) } else { Ok(()) }
+    }
+
+    /// Writes `ev`, knowing the event after it: text that a start or end tag follows is
+    /// written from the event as it is, without gathering it first.
+    fn write_event_before(&mut self, ev: &Event<'_>, next: Option<&Event<'_>>) -> Result<()> {
+        if let Event::Characters { text, .. } = ev {
+            let next = match next {
+                Some(Event::StartElement(_)) => Some(Next::Se),
+                Some(Event::EndElement) => Some(Next::Ee),
+                _ => None,
+            };
+            if let Some(next) = next
+                && self.text.is_empty()
+                && !text.is_empty()
+                && self.invalid.is_none()
+            {
+                self.checker.check(Format::Exi, ev)?;
+                self.close_tag()?;
+                self.write_text(text, next)?;
+                return self.flush_some();
+            }
+        }
+        self.write_event(ev)
     }
 
     fn characters(&mut self, text: &str) -> Result<()> {
@@ -799,6 +853,34 @@ impl<W: Write> ExiEncoder<W> {
     }
 }
 
+/// Replays a tape into the encoder one event behind, so that text is written knowing what
+/// follows it ([`ExiEncoder::write_event_before`]).
+struct LookAhead<'e, 's, W: Write> {
+    e: &'e mut ExiEncoder<W>,
+    held: Option<Event<'s>>,
+}
+
+impl<'s, W: Write> binxml_core::EventSink<'s> for LookAhead<'_, 's, W> {
+    fn event(&mut self, ev: Event<'s>) -> Result<()> {
+        if let Some(h) = self.held.take() {
+            self.e.write_event_before(&h, Some(&ev))?;
+        }
+        if matches!(ev, Event::Characters { .. }) {
+            self.held = Some(ev);
+            Ok(())
+        } else {
+            self.e.write_event(&ev)
+        }
+    }
+
+    fn transient(&mut self, ev: &Event<'_>) -> Result<()> {
+        if let Some(h) = self.held.take() {
+            self.e.write_event_before(&h, Some(ev))?;
+        }
+        self.e.write_event(ev)
+    }
+}
+
 fn is_whitespace(s: &str) -> bool {
     s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
 }
@@ -808,8 +890,8 @@ impl<W: Write> Encoder for ExiEncoder<W> {
         self.batch = true;
         self.name_cache = [((0, 0, 0, 0), 0); NAME_CACHE];
         let mut r = Ok(());
-        for ev in events {
-            r = self.write_event(ev);
+        for (i, ev) in events.iter().enumerate() {
+            r = self.write_event_before(ev, events.get(i + 1));
             if r.is_err() {
                 break;
             }
@@ -821,7 +903,16 @@ impl<W: Write> Encoder for ExiEncoder<W> {
     fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
         self.batch = true;
         self.name_cache = [((0, 0, 0, 0), 0); NAME_CACHE];
-        let r = tape.replay(&mut binxml_core::EncoderSink::new(self));
+        let mut sink = LookAhead {
+            e: self,
+            held: None,
+        };
+        let r = tape
+            .replay(&mut sink)
+            .and_then(|()| match sink.held.take() {
+                Some(ev) => sink.e.write_event(&ev),
+                None => Ok(()),
+            });
         self.batch = false;
         r
     }
@@ -856,15 +947,26 @@ impl<W: Write> Encoder for ExiEncoder<W> {
             }
             Event::Namespace { prefix, uri } => self.namespace(prefix, uri)?,
             Event::Attribute { name, value } => {
+                let known = self.element_name(name);
+                if matches!(known, Some(XSI_TYPE | XSI_NIL)) {
+                    self.attrs_xsi = true;
+                }
+                let prefixes = self.o.prefixes;
                 let mut push = |s: &str| {
                     let a = self.abuf.len();
                     self.abuf.push_str(s);
                     (a, self.abuf.len())
                 };
+                let (ns, local) = match known {
+                    Some(_) => ((0, 0), (0, 0)),
+                    None => (push(&name.namespace), push(&name.local)),
+                };
+                let prefix = if prefixes { push(&name.prefix) } else { (0, 0) };
                 let attr = Attr {
-                    ns: push(&name.namespace),
-                    local: push(&name.local),
-                    prefix: push(&name.prefix),
+                    known,
+                    ns,
+                    local,
+                    prefix,
                     value: push(value),
                 };
                 self.attrs.push(attr);

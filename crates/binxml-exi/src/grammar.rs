@@ -32,20 +32,40 @@ pub(crate) struct ElementGrammar {
     pub(crate) start: Vec<Prod>,
     /// ElementContent's productions (starts with `EE`).
     pub(crate) content: Vec<Prod>,
-    learned_ee: bool,
-    learned_ch_start: bool,
-    learned_ch_content: bool,
+    /// Where `EE` and `CH` were learned in StartTagContent and `CH` in ElementContent
+    /// ([`NOT_LEARNED`] before), so that the encoder finds them without a scan.
+    ee_start: u32,
+    ch_start: u32,
+    ch_content: u32,
 }
+
+/// A production not learned yet (for [`ElementGrammar`]'s positions).
+const NOT_LEARNED: u32 = u32::MAX;
 
 impl ElementGrammar {
     pub(crate) fn new() -> Self {
         ElementGrammar {
             start: Vec::new(),
             content: vec![Prod::Ee],
-            learned_ee: false,
-            learned_ch_start: false,
-            learned_ch_content: false,
+            ee_start: NOT_LEARNED,
+            ch_start: NOT_LEARNED,
+            ch_content: NOT_LEARNED,
         }
+    }
+
+    /// The index of learned production `p` in `state`, if it is there (`EE` and `CH`, which
+    /// the common events look for, without a scan; a name's production is unique in a state,
+    /// so the scan stops at the only match).
+    #[inline]
+    pub(crate) fn find(&self, state: State, p: Prod) -> Option<usize> {
+        let at = match (state, p) {
+            (State::Content, Prod::Ee) => return Some(0),
+            (State::StartTag, Prod::Ee) => self.ee_start,
+            (State::StartTag, Prod::Ch) => self.ch_start,
+            (State::Content, Prod::Ch) => self.ch_content,
+            _ => return self.prods(state).iter().rposition(|&x| x == p),
+        };
+        (at != NOT_LEARNED).then_some(at as usize)
     }
 
     /// The productions of a state.
@@ -63,20 +83,20 @@ impl ElementGrammar {
     pub(crate) fn learn(&mut self, state: State, p: Prod) {
         match (state, p) {
             (State::StartTag, Prod::Ee) => {
-                if !self.learned_ee {
-                    self.learned_ee = true;
+                if self.ee_start == NOT_LEARNED {
+                    self.ee_start = self.start.len() as u32;
                     self.start.push(p);
                 }
             }
             (State::StartTag, Prod::Ch) => {
-                if !self.learned_ch_start {
-                    self.learned_ch_start = true;
+                if self.ch_start == NOT_LEARNED {
+                    self.ch_start = self.start.len() as u32;
                     self.start.push(p);
                 }
             }
             (State::Content, Prod::Ch) => {
-                if !self.learned_ch_content {
-                    self.learned_ch_content = true;
+                if self.ch_content == NOT_LEARNED {
+                    self.ch_content = self.content.len() as u32;
                     self.content.push(p);
                 }
             }

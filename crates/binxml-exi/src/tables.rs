@@ -6,7 +6,7 @@
 //! value partition and its built-in element grammar hang off that number.
 
 use std::collections::HashMap;
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use binxml_core::hash::{FastState, bytes_eq};
@@ -181,6 +181,38 @@ struct Value {
     local: u32,
 }
 
+/// `by_value`'s hasher: its keys are seeded hashes already, used as they are.
+#[derive(Debug, Clone, Copy, Default)]
+struct PassHash;
+
+impl BuildHasher for PassHash {
+    type Hasher = PassHasher;
+    #[inline]
+    fn build_hasher(&self) -> PassHasher {
+        PassHasher(0)
+    }
+}
+
+struct PassHasher(u64);
+
+impl Hasher for PassHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys are hashed; anything else is folded in for completeness.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// The string table of one EXI stream (or self-contained element): a shared [`Base`], then
 /// the stream's own entries.
 #[derive(Debug, Clone)]
@@ -203,7 +235,7 @@ pub(crate) struct Tables {
     dead: usize,
     /// Global id by the value's hash (encoder only). A value whose hash another value already
     /// took is not found: it is written as a literal again, which decoders read as a new entry.
-    by_value: HashMap<u64, u32, FastState>,
+    by_value: HashMap<u64, u32, PassHash>,
     hasher: FastState,
     /// Last global id assigned under a bounded capacity (round robin).
     last_global: usize,
@@ -462,6 +494,15 @@ impl Tables {
         self.write_local(w, u, local)
     }
 
+    /// Writes the URI and local name of a name the table holds (both hits), as
+    /// [`write_qname`](Self::write_qname) would.
+    pub(crate) fn write_known_qname(&self, w: &mut BitWriter, name: NameId) {
+        let u = self.name_uri(name);
+        w.nbit(u + 1, width(self.uris.len() + 1));
+        w.uint(0);
+        w.nbit(self.local_id(name), width(self.local_count(u)));
+    }
+
     /// Writes the prefix of a qualified name in an SE or AT event (preserve.prefixes): its id
     /// in the URI's prefix partition in ⌈log2 m⌉ bits (nothing when the partition has at most
     /// one entry, or for the empty URI). An unknown prefix is written as 0: the NS event that
@@ -640,7 +681,7 @@ impl Tables {
             let old = self.values[global];
             self.state_mut(old.name).values[old.local as usize] = NONE;
             if self.encoding {
-                let h = self.hasher.hash_one(self.text_of(&old));
+                let h = self.hash_text(self.text_of(&old));
                 if self.by_value.get(&h) == Some(&(global as u32)) {
                     self.by_value.remove(&h);
                 }
@@ -697,6 +738,14 @@ impl Tables {
         self.dead = 0;
     }
 
+    /// A value's hash (seeded per table), the key of `by_value`.
+    #[inline]
+    fn hash_text(&self, text: &str) -> u64 {
+        let mut h = self.hasher.build_hasher();
+        h.write(text.as_bytes());
+        h.finish()
+    }
+
     #[inline]
     fn text_of(&self, v: &Value) -> &str {
         &self.arena[v.start as usize..v.end as usize]
@@ -709,7 +758,7 @@ impl Tables {
             // The empty string is never in the table: no lookup.
             return (None, 0);
         }
-        let h = self.hasher.hash_one(text);
+        let h = self.hash_text(text);
         match self.by_value.get(&h) {
             Some(&g)
                 if bytes_eq(
