@@ -198,6 +198,16 @@ pub struct Attributes<'d, 'a> {
 }
 
 impl<'d, 'a> Attributes<'d, 'a> {
+    /// How many attributes are left.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// No attribute is left.
+    pub fn is_empty(&self) -> bool {
+        self.list.len() == 0
+    }
+
     /// The attribute at `index` of those left, if there is one.
     pub fn get(&self, index: usize) -> Option<Attribute<'d, 'a>> {
         let a = self.list.as_slice().get(index)?;
