@@ -52,7 +52,7 @@ impl<'d, 'a> TreeEvents<'d, 'a> {
                 for a in n.attributes() {
                     self.queue.push_back(Event::Attribute {
                         name: a.name.borrowed(),
-                        value: b(&a.value),
+                        value: b(a.value),
                     });
                 }
                 self.stack.push((id, 0));
