@@ -233,3 +233,114 @@ fn flat_audit_decoding_agrees_with_the_derived_one() {
         "{refused} of {compared}"
     );
 }
+
+/// The certificates in X.693 BASIC-XER (`tests/sign/xer/`, the benchmark's XER rows) are what an
+/// independent encoder makes of the DER ones: `interop/sign/attrcert_xer.py` has asn1tools
+/// decode each unsigned DER certificate, write it in BASIC-XER, decode that back to the same
+/// value and encode it again to the same DER octets; its output must be the checked-in files.
+/// binxml signs each (enveloped, as the benchmark does) and xmlsec1 and binxml verify it; a
+/// changed value fails in both.
+#[test]
+fn xer_certificates_are_asn1tools_encodings_of_the_der_ones() {
+    use binxml::sign::dsig::{KeySource, SignOptions, VerifyOptions, sign_xml, verify_xml};
+    let root = binxml_testkit::workspace_root();
+    let dir = scratch().join("xer");
+    std::fs::create_dir_all(&dir).unwrap();
+    let names = ["simple", "prescription", "audit"];
+    let mut args = vec![root.join("interop/sign/attrcert_xer.py")];
+    for name in names {
+        let xml = std::fs::read_to_string(root.join(format!("tests/sign/ac-{name}.xml"))).unwrap();
+        let der = model::encode_unsigned(&model::from_xml(&xml).unwrap()).unwrap();
+        let (der_path, xer_path) = (
+            dir.join(format!("{name}.der")),
+            dir.join(format!("{name}.xml")),
+        );
+        std::fs::write(&der_path, &der).unwrap();
+        let _ = std::fs::remove_file(&xer_path);
+        args.extend([der_path, xer_path]);
+    }
+    let out = Command::new(binxml_testkit::python())
+        .args(&args)
+        .output()
+        .expect("python (scripts/lib.sh ensure_venv; interop/asn1/setup.sh installs asn1tools)");
+    assert!(
+        out.status.success(),
+        "attrcert_xer.py: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let (key_pem, pub_pem) = (dir.join("aa.key"), dir.join("aa.pub"));
+    openssl(&[
+        "genpkey",
+        "-algorithm",
+        "RSA",
+        "-pkeyopt",
+        "rsa_keygen_bits:2048",
+        "-out",
+        p(&key_pem),
+    ]);
+    openssl(&["pkey", "-in", p(&key_pem), "-pubout", "-out", p(&pub_pem)]);
+    let key = PrivateKey::from_pem(&std::fs::read_to_string(&key_pem).unwrap()).unwrap();
+    let public = key.public_key();
+    let xmlsec_verify = |path: &Path| {
+        Command::new("xmlsec1")
+            .args(["--verify", "--pubkey-pem", p(&pub_pem), p(path)])
+            .output()
+            .expect("xmlsec1 (interop/sign/setup.sh installs it)")
+    };
+    for name in names {
+        let made = std::fs::read(dir.join(format!("{name}.xml"))).unwrap();
+        let kept = std::fs::read(root.join(format!("tests/sign/xer/ac-{name}.xml"))).unwrap();
+        assert!(
+            made == kept,
+            "tests/sign/xer/ac-{name}.xml is not what interop/sign/attrcert_xer.py makes of the \
+             DER certificate now (regenerate it from {})",
+            p(&dir.join(format!("{name}.der")))
+        );
+        let text = String::from_utf8(kept.clone()).unwrap();
+        assert!(
+            text.starts_with("<AttributeCertificateInfo><version>1</version><holder>"),
+            "{name}: {}",
+            &text[..80]
+        );
+
+        let signed = sign_xml(&kept, &key, None, &SignOptions::default()).unwrap();
+        let path = dir.join(format!("{name}.signed.xml"));
+        std::fs::write(&path, &signed).unwrap();
+        verify_xml(
+            &signed,
+            KeySource::Given(&public),
+            &VerifyOptions::default(),
+        )
+        .unwrap();
+        let x = xmlsec_verify(&path);
+        assert!(
+            x.status.success(),
+            "{name}: xmlsec1 rejects binxml's signature: {}",
+            String::from_utf8_lossy(&x.stderr)
+        );
+        // One value changed: the serial number 100x becomes 200x.
+        let tampered = String::from_utf8(signed).unwrap().replacen(
+            "<serialNumber>100",
+            "<serialNumber>200",
+            1,
+        );
+        assert!(tampered.contains("<serialNumber>200"), "{name}");
+        let bad = dir.join(format!("{name}.tampered.xml"));
+        std::fs::write(&bad, &tampered).unwrap();
+        assert!(
+            verify_xml(
+                tampered.as_bytes(),
+                KeySource::Given(&public),
+                &VerifyOptions::default()
+            )
+            .is_err(),
+            "{name}: binxml accepts a changed serial number"
+        );
+        assert!(
+            !xmlsec_verify(&bad).status.success(),
+            "{name}: xmlsec1 accepts a changed serial number"
+        );
+    }
+}

@@ -8,6 +8,11 @@
 //!   as an X.509 certificate is (sha256WithRSAEncryption over the DER of `acinfo`);
 //! - **XML**: the file without its comment and indentation, signed with an enveloped XML
 //!   Signature (exclusive C14N, SHA-256, RSA), by binxml and by xmlsec1;
+//! - **X.693 XER**: the same certificate in the XML that ITU-T's XML Encoding Rules define for
+//!   any ASN.1 value, BASIC-XER of RFC 5755's `AttributeCertificateInfo`
+//!   (`tests/sign/xer/`, asn1tools' encoding of the DER certificate, made by
+//!   `interop/sign/attrcert_xer.py` and checked against it by `tests/attrcert.rs`), signed as
+//!   the XML is;
 //! - **FI** and **EXI**: that XML in Fast Infoset and EXI (defaults), signed as a CMS
 //!   SignedData (RFC 5652, the signer's certificate inside, as `binxml sign --cms` makes it).
 //!
@@ -158,8 +163,9 @@ fn encode(format: Format, events: &[Event<'_>]) -> Result<Vec<u8>, Error> {
 /// A time per operation in µs as (CPU, wall clock).
 type Clocks = (f64, f64);
 
-/// One attribute's rows, with xmlsec1's sign and verify times beside them.
-type Table = (&'static str, Vec<Row>, Option<(f64, f64)>);
+/// One attribute's rows, with xmlsec1's sign and verify times (CPU) on each vocabulary's
+/// signed XML beside them.
+type Table = (&'static str, Vec<Row>, [Option<(f64, f64)>; 2]);
 
 struct Row {
     name: &'static str,
@@ -170,6 +176,92 @@ struct Row {
     decode: f64,
     sign: f64,
     verify: f64,
+}
+
+/// The vocabularies the XML rows use, in the order of `Table`'s xmlsec1 times.
+const VOCABULARIES: [&str; 2] = ["RFC 5755 names", "X.693 XER"];
+
+/// An XML certificate signed with an enveloped XML Signature by binxml: its row and the signed
+/// document.
+fn xml_row(
+    name: &'static str,
+    events: &[Event<'_>],
+    key: &PrivateKey,
+    quick: bool,
+) -> Result<(Row, Vec<u8>), Error> {
+    let (sopts, vopts) = (SignOptions::default(), VerifyOptions::default());
+    let public = key.public_key();
+    let xml = binxml::xml::encode(events)?;
+    let sign_xml = || -> Result<Vec<u8>, Error> {
+        Ok(binxml::xml::encode(&sign_events(
+            events, key, None, &sopts,
+        )?)?)
+    };
+    let xml_signed = sign_xml()?;
+    let verify_xml = |b: &[u8]| -> Result<Document<'static>, Error> {
+        let ev = binxml::xml::decode(b)?;
+        verify_events(&ev, KeySource::Given(&public), &vopts)?;
+        Ok(Document::from_events(
+            ev.into_iter().map(Event::into_owned),
+        )?)
+    };
+    verify_xml(&xml_signed)?;
+    let row = Row {
+        name,
+        unsigned: xml.len(),
+        signed: xml_signed.len(),
+        signed_zipped: deflate(&xml_signed),
+        encode: time(quick, || binxml::xml::encode(events).unwrap()),
+        decode: time(quick, || binxml::parse_tree(Format::Xml, &xml).unwrap()),
+        sign: time(quick, || sign_xml().unwrap()),
+        verify: time(quick, || verify_xml(&xml_signed).unwrap()),
+    };
+    Ok((row, xml_signed))
+}
+
+/// xmlsec1 on a document binxml signed: it signs binxml's signature as a template (values
+/// emptied) and verifies binxml's signed document; (sign, verify) times, `None` when xmlsec1
+/// is missing or refuses.
+fn xmlsec_times(
+    dir: &Path,
+    tag: &str,
+    xml_signed: &[u8],
+    key_pem: &Path,
+    cert_pem: &Path,
+    quick: bool,
+) -> Result<Option<(Clocks, Clocks)>, Error> {
+    let signed_path = dir.join(format!("{tag}.signed.xml"));
+    std::fs::write(&signed_path, xml_signed)?;
+    let template = String::from_utf8(xml_signed.to_vec())?;
+    let blank = |s: &str, tag: &str| -> String {
+        let (open, close) = (format!("<ds:{tag}>"), format!("</ds:{tag}>"));
+        match (s.find(&open), s.find(&close)) {
+            (Some(a), Some(b)) => format!("{}{}", &s[..a + open.len()], &s[b..]),
+            _ => s.to_string(),
+        }
+    };
+    let template = blank(&blank(&template, "DigestValue"), "SignatureValue");
+    let template_path = dir.join(format!("{tag}.template.xml"));
+    std::fs::write(&template_path, template)?;
+    let xs_sign = xmlsec1(
+        &[
+            "--sign",
+            "--privkey-pem",
+            key_pem.to_str().unwrap(),
+            template_path.to_str().unwrap(),
+        ],
+        quick,
+    );
+    let xs_verify = xmlsec1(
+        &[
+            "--verify",
+            "--pubkey-cert-pem",
+            cert_pem.to_str().unwrap(),
+            signed_path.to_str().unwrap(),
+        ],
+        quick,
+    );
+    Ok(xs_sign.zip(xs_verify))
 }
 
 fn main() -> Result<(), Error> {
@@ -197,15 +289,14 @@ fn main() -> Result<(), Error> {
     let key = PrivateKey::from_pem(&std::fs::read_to_string(&key_pem)?)?;
     let cert = Certificate::from_pem(&std::fs::read(&cert_pem)?)?;
     let public = key.public_key();
-    let sopts = SignOptions::default();
     let vopts = VerifyOptions::default();
     let dopts = DecodeOptions::default();
 
     let mut tables: Vec<Table> = Vec::new();
     // Per attribute: the DER decode and verify + decode times with owned values.
     let mut owned: Vec<(&str, f64, f64)> = Vec::new();
-    // Per attribute: xmlsec1's sign and verify times, (CPU, wall clock).
-    let mut xmlsec_clocks: Vec<(&str, Clocks, Clocks)> = Vec::new();
+    // Per attribute and vocabulary: xmlsec1's sign and verify times, (CPU, wall clock).
+    let mut xmlsec_clocks: Vec<(&str, usize, Clocks, Clocks)> = Vec::new();
     for (label, path) in CERTS {
         let events = compact_events(&std::fs::read(path)?)?;
         let xml = binxml::xml::encode(&events)?;
@@ -265,69 +356,29 @@ fn main() -> Result<(), Error> {
             verify: time(quick, || verify_der_ref(&der_signed).unwrap()),
         });
 
-        // XML with XML Signature.
-        let sign_xml = || -> Result<Vec<u8>, Error> {
-            Ok(binxml::xml::encode(&sign_events(
-                &events, &key, None, &sopts,
-            )?)?)
-        };
-        let xml_signed = sign_xml()?;
-        let verify_xml = |b: &[u8]| -> Result<Document<'static>, Error> {
-            let ev = binxml::xml::decode(b)?;
-            verify_events(&ev, KeySource::Given(&public), &vopts)?;
-            Ok(Document::from_events(
-                ev.into_iter().map(Event::into_owned),
-            )?)
-        };
-        verify_xml(&xml_signed)?;
-        rows.push(Row {
-            name: "XML + XML Signature (binxml)",
-            unsigned: xml.len(),
-            signed: xml_signed.len(),
-            signed_zipped: deflate(&xml_signed),
-            encode: time(quick, || binxml::xml::encode(&events).unwrap()),
-            decode: time(quick, || binxml::parse_tree(Format::Xml, &xml).unwrap()),
-            sign: time(quick, || sign_xml().unwrap()),
-            verify: time(quick, || verify_xml(&xml_signed).unwrap()),
-        });
-
-        // xmlsec1 on the same XML: it signs binxml's signature as a template (values emptied)
-        // and verifies binxml's signed document.
-        let signed_path = dir.join(format!("{label}.signed.xml"));
-        std::fs::write(&signed_path, &xml_signed)?;
-        let template = String::from_utf8(xml_signed.clone())?;
-        let blank = |s: &str, tag: &str| -> String {
-            let (open, close) = (format!("<ds:{tag}>"), format!("</ds:{tag}>"));
-            match (s.find(&open), s.find(&close)) {
-                (Some(a), Some(b)) => format!("{}{}", &s[..a + open.len()], &s[b..]),
-                _ => s.to_string(),
+        // XML with XML Signature, in two vocabularies: RFC 5755's field names (the files of
+        // tests/sign/) and X.693 BASIC-XER (asn1tools' encoding of the DER certificate).
+        let xer_events = compact_events(&std::fs::read(format!(
+            "tests/sign/xer/{}",
+            Path::new(path).file_name().unwrap().to_str().unwrap()
+        ))?)?;
+        let mut xmlsec = [None, None];
+        for (i, (name, events)) in [
+            ("XML, RFC 5755 names + XML Signature (binxml)", &events),
+            ("X.693 XER + XML Signature (binxml)", &xer_events),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let (row, xml_signed) = xml_row(name, events, &key, quick)?;
+            rows.push(row);
+            let tag = format!("{label}-{i}");
+            let clocks = xmlsec_times(&dir, &tag, &xml_signed, &key_pem, &cert_pem, quick)?;
+            if let Some((s, v)) = clocks {
+                xmlsec_clocks.push((label, i, s, v));
             }
-        };
-        let template = blank(&blank(&template, "DigestValue"), "SignatureValue");
-        let template_path = dir.join(format!("{label}.template.xml"));
-        std::fs::write(&template_path, template)?;
-        let xs_sign = xmlsec1(
-            &[
-                "--sign",
-                "--privkey-pem",
-                key_pem.to_str().unwrap(),
-                template_path.to_str().unwrap(),
-            ],
-            quick,
-        );
-        let xs_verify = xmlsec1(
-            &[
-                "--verify",
-                "--pubkey-cert-pem",
-                cert_pem.to_str().unwrap(),
-                signed_path.to_str().unwrap(),
-            ],
-            quick,
-        );
-        if let (Some(s), Some(v)) = (xs_sign, xs_verify) {
-            xmlsec_clocks.push((label, s, v));
+            xmlsec[i] = clocks.map(|(s, v)| (s.0, v.0));
         }
-        let xmlsec = xs_sign.zip(xs_verify).map(|(s, v)| (s.0, v.0));
 
         // Binary formats of the same XML, signed with CMS.
         for (name, format) in [
@@ -364,14 +415,15 @@ fn main() -> Result<(), Error> {
     println!("| attribute | decode | verify + decode | xmlsec1 verify / this |");
     println!("| --- | --- | --- | --- |");
     for ((label, decode, verify), (_, _, xmlsec)) in owned.iter().zip(&tables) {
-        let ratio = xmlsec.map_or("-".into(), |(_, v)| format!("{:.1}x", v / verify));
+        let ratio = xmlsec[0].map_or("-".into(), |(_, v)| format!("{:.1}x", v / verify));
         println!("| {label} | {decode:.1} | {verify:.1} | {ratio} |");
     }
     println!("\n### xmlsec1 per operation, CPU time (used above) and wall clock (µs)\n");
-    println!("| attribute | sign, CPU | sign, wall | verify, CPU | verify, wall |");
-    println!("| --- | --- | --- | --- | --- |");
-    for (label, (sc, sw), (vc, vw)) in &xmlsec_clocks {
-        println!("| {label} | {sc:.1} | {sw:.1} | {vc:.1} | {vw:.1} |");
+    println!("| attribute | vocabulary | sign, CPU | sign, wall | verify, CPU | verify, wall |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for (label, i, (sc, sw), (vc, vw)) in &xmlsec_clocks {
+        let vocabulary = VOCABULARIES[*i];
+        println!("| {label} | {vocabulary} | {sc:.1} | {sw:.1} | {vc:.1} | {vw:.1} |");
     }
     Ok(())
 }
@@ -424,22 +476,33 @@ fn print(tables: &[Table]) {
     }
     println!("\n### Tables 6-7: sender encode + sign, recipient verify + decode (µs)\n");
     println!(
-        "| attribute | representation | encode + sign | verify + decode | xmlsec1 verify / this |"
+        "(the ratios: xmlsec1's verification of the XML in each vocabulary over this row's)\n"
     );
-    println!("| --- | --- | --- | --- | --- |");
+    println!(
+        "| attribute | representation | encode + sign | verify + decode | xmlsec1 {0} / this | xmlsec1 {1} / this |",
+        VOCABULARIES[0], VOCABULARIES[1]
+    );
+    println!("| --- | --- | --- | --- | --- | --- |");
     for (label, rows, xmlsec) in tables {
+        let ratios =
+            |t: f64| xmlsec.map(|x| x.map_or("-".into(), |(_, v)| format!("{:.1}x", v / t)));
         for r in rows {
-            let ratio = xmlsec.map_or("-".into(), |(_, v)| format!("{:.1}x", v / r.verify));
+            let [a, b] = ratios(r.verify);
             println!(
-                "| {label} | {} | {:.1} | {:.1} | {ratio} |",
+                "| {label} | {} | {:.1} | {:.1} | {a} | {b} |",
                 r.name, r.sign, r.verify
             );
         }
-        match xmlsec {
-            Some((s, v)) => {
-                println!("| {label} | XML + XML Signature (xmlsec1 1.2) | {s:.1} | {v:.1} | 1.0x |")
+        for (vocabulary, times) in VOCABULARIES.iter().zip(xmlsec) {
+            match times {
+                Some((s, v)) => {
+                    let [a, b] = ratios(*v);
+                    println!(
+                        "| {label} | XML, {vocabulary} + XML Signature (xmlsec1 1.2) | {s:.1} | {v:.1} | {a} | {b} |"
+                    )
+                }
+                None => println!("| {label} | xmlsec1, {vocabulary} | not available | | | |"),
             }
-            None => println!("| {label} | xmlsec1 | not available | | |"),
         }
     }
     println!("\n### End to end: sign + transmit + verify, signed (ms)\n");
