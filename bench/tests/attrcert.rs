@@ -1,7 +1,9 @@
 //! Seed 002's DER attribute certificates (examples/attrcert) against OpenSSL: `openssl
 //! asn1parse` reads each signed certificate and finds its attribute and times, `openssl dgst
 //! -verify` accepts its signature over the DER of its `acinfo`; binxml's side refuses a changed
-//! or truncated certificate.
+//! or truncated certificate. Their X.693 XER form (`tests/sign/xer/`) against asn1tools, which
+//! makes it from the DER and reads it back to the same value, and xmlsec1, which verifies it
+//! signed by binxml.
 
 #[path = "../examples/attrcert/model.rs"]
 #[allow(dead_code)]
