@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 
+use binxml_core::hash::bytes_eq;
 use binxml_core::{Event, QName, XML_NS};
 
 use crate::SignError;
@@ -277,7 +278,7 @@ fn lookup<'s>(stack: &[(&'s str, &'s str)], prefix: &str) -> Option<&'s str> {
     stack
         .iter()
         .rev()
-        .find(|(p, _)| *p == prefix)
+        .find(|(p, _)| bytes_eq(p.as_bytes(), prefix.as_bytes()))
         .map(|(_, u)| *u)
 }
 
@@ -506,7 +507,11 @@ fn write_start<'s>(
         if p == "xml" {
             continue;
         }
-        let in_scope = scope.iter().rev().find(|(q, _)| *q == p).copied();
+        let in_scope = scope
+            .iter()
+            .rev()
+            .find(|(q, _)| bytes_eq(q.as_bytes(), p.as_bytes()))
+            .copied();
         let before = lookup(rendered, p).unwrap_or("");
         match in_scope {
             Some((sp, uri)) => {
