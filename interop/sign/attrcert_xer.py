@@ -13,8 +13,8 @@ DER, and encoding it again in DER (the open types' values encoded as their types
 IN.der's octets exactly. Any difference is an error (exit status 1).
 
 Open types. RFC 5755's attribute values and RFC 5280's name attribute values are open types
-(ANY DEFINED BY in 1988 syntax, an information object class field in RFC 5912's). X.681
-(14.6, XMLOpenTypeFieldVal) writes a known open-type value in XML as an XMLTypedValue,
+(ANY DEFINED BY in 1988 syntax, an information object class field in RFC 5912's). X.681's
+XML value notation for an open type (XMLOpenTypeFieldVal) writes a known open-type value in XML as an XMLTypedValue,
 `<TypeName>value</TypeName>` (the other form, a hex string of its encoding, says nothing an
 XML reader could use). asn1tools' XER has no open types, so the module is compiled for XER
 with each ANY replaced by a CHOICE of the types the certificates use, and the CHOICE's
@@ -22,13 +22,12 @@ alternatives are then named after those types, which makes asn1tools write exact
 value: `<values><AllowedAccess><true/></AllowedAccess></values>`.
 """
 
-import datetime
 import os
 import re
 import sys
 
 import asn1tools
-import asn1tools.codecs as codecs
+import asn1tools.codecs as asn1codecs
 import asn1tools.codecs.xer as xer_codec
 
 
@@ -39,12 +38,12 @@ import asn1tools.codecs.xer as xer_codec
 # write and read the string as DER has it.
 def _generalized_time_encode(self, data):
     element = xer_codec.ElementTree.Element(self.name)
-    element.text = codecs.restricted_generalized_time_from_datetime(data)
+    element.text = asn1codecs.restricted_generalized_time_from_datetime(data)
     return element
 
 
 def _generalized_time_decode(self, element):
-    return codecs.restricted_generalized_time_to_datetime(element.text)
+    return asn1codecs.restricted_generalized_time_to_datetime(element.text)
 
 
 xer_codec.GeneralizedTime.encode = _generalized_time_encode
