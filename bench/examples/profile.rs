@@ -11,6 +11,8 @@
 //!   --ops push,tree              operations (default push,tree), of:
 //!       pull      every event pulled from the format's decoder in batches
 //!                 (`Decoder::next_batch` into one reused vector), looked at and dropped
+//!       lent      every event pulled in batches into one reused `LentBatch`
+//!                 (`Decoder::next_lent`), each event built from it, looked at and dropped
 //!       next      every event pulled one at a time (`Decoder::next_event`) and dropped
 //!       push      push decoding into a counting sink (`AnyDecoder::read_into`)
 //!       tree      the tree (`binxml::parse_tree`)
@@ -53,6 +55,7 @@ use binxml_core::{CountingSink, Decoder, Encoder, Event};
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Op {
     Pull,
+    Lent,
     Next,
     Push,
     Tree,
@@ -70,6 +73,7 @@ impl Op {
     fn parse(s: &str) -> Op {
         match s {
             "pull" => Op::Pull,
+            "lent" => Op::Lent,
             "next" => Op::Next,
             "push" => Op::Push,
             "tree" => Op::Tree,
@@ -96,6 +100,7 @@ impl Op {
     fn name(self) -> &'static str {
         match self {
             Op::Pull => "pull",
+            Op::Lent => "lent",
             Op::Next => "next",
             Op::Push => "push",
             Op::Tree => "tree",
@@ -137,6 +142,7 @@ fn run_subject(
     let mut n = 0;
     // one batch vector for all the repetitions, as a consumer keeps one
     let mut batch = Vec::new();
+    let mut lent = binxml_core::LentBatch::new();
     let batch_size = std::env::var("BINXML_BATCH")
         .ok()
         .and_then(|s| s.parse::<usize>().ok());
@@ -161,6 +167,17 @@ fn run_subject(
                     }
                     for e in &batch {
                         std::hint::black_box(e);
+                        k += 1;
+                    }
+                }
+                k
+            }
+            Op::Lent => {
+                let mut d = binxml::AnyDecoder::new(f, bytes, dopts).unwrap();
+                let mut k = 0;
+                while d.next_lent(&mut lent).unwrap() > 0 {
+                    for e in lent.iter() {
+                        std::hint::black_box(&e);
                         k += 1;
                     }
                 }
@@ -426,8 +443,10 @@ fn main() {
         for (i, doc) in docs.iter().enumerate() {
             for (s, &(k, op)) in subjects.iter().enumerate() {
                 let t = Instant::now();
-                let bytes = if matches!(op, Op::Pull | Op::Next | Op::Push | Op::Tree | Op::TreeIn)
-                {
+                let bytes = if matches!(
+                    op,
+                    Op::Pull | Op::Lent | Op::Next | Op::Push | Op::Tree | Op::TreeIn
+                ) {
                     &doc.encoded[k][..]
                 } else {
                     doc.xml

@@ -1,6 +1,6 @@
 #![no_main]
 //! Push decoding (`AnyDecoder::read_into`, each codec's own loop) and batched pull
-//! (`next_batch`, those loops into a batch) against pull decoding one event at a time
+//! (`next_batch`, those loops into a batch; `next_lent`, the same into a `LentBatch`) against pull decoding one event at a time
 //! (`next_event`) on the same bytes: never a panic, the same events or the same error (a batch
 //! ending in an error holds the events pulled before it), and the same tree from
 //! `binxml::parse_tree` (push) as from the pulled events. The first byte picks the format
@@ -13,10 +13,30 @@ fn owned(v: Vec<Event<'_>>) -> Vec<Event<'static>> {
     v.into_iter().map(Event::into_owned).collect()
 }
 
-/// Every event until the end or an error, by `next_event` or by `next_batch`.
-fn pull_all(mut d: AnyDecoder<'_>, batched: bool) -> (Vec<Event<'static>>, Option<Error>) {
+/// How `pull_all` pulls.
+#[derive(Clone, Copy, PartialEq)]
+enum Pull {
+    One,
+    Batch,
+    Lent,
+}
+
+/// Every event until the end or an error, by `next_event`, `next_batch` or `next_lent`.
+fn pull_all(mut d: AnyDecoder<'_>, how: Pull) -> (Vec<Event<'static>>, Option<Error>) {
     let mut v = Vec::new();
-    if batched {
+    if how == Pull::Lent {
+        let mut batch = binxml::core::LentBatch::new();
+        loop {
+            let r = d.next_lent(&mut batch);
+            v.extend(batch.iter().map(Event::into_owned));
+            match r {
+                Ok(0) => return (v, None),
+                Ok(_) => {}
+                Err(e) => return (v, Some(e)),
+            }
+        }
+    }
+    if how == Pull::Batch {
         let mut batch = Vec::new();
         loop {
             batch.clear();
@@ -48,8 +68,13 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Ok(d) = AnyDecoder::new(f, input, &opts) else {
         return;
     };
-    let (events, error) = pull_all(d, false);
-    let (b_events, b_error) = pull_all(AnyDecoder::new(f, input, &opts).unwrap(), true);
+    let (events, error) = pull_all(d, Pull::One);
+    let (b_events, b_error) = pull_all(AnyDecoder::new(f, input, &opts).unwrap(), Pull::Batch);
+    let (l_events, l_error) = pull_all(AnyDecoder::new(f, input, &opts).unwrap(), Pull::Lent);
+    assert!(
+        format!("{events:?}") == format!("{l_events:?}"),
+        "lent batches and one-at-a-time pull gave different events"
+    );
     assert!(
         format!("{events:?}") == format!("{b_events:?}"),
         "batched and one-at-a-time pull gave different events"
@@ -59,6 +84,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             .map(|e| (e.kind(), e.message().to_string(), e.offset()))
     };
     assert_eq!(key(&error), key(&b_error), "batched pull: different errors");
+    assert_eq!(key(&error), key(&l_error), "lent batches: different errors");
     let pulled = match error {
         None => Ok(events),
         Some(e) => Err(e),

@@ -3,6 +3,7 @@
 use crate::Format;
 use crate::error::{Error, Result};
 use crate::event::{Event, QName};
+use crate::lent::LentBatch;
 use std::borrow::Cow;
 
 /// How many events [`Decoder::next_batch`] appends per call, about: enough that the call and
@@ -48,6 +49,28 @@ pub trait Decoder<'a> {
             }
         }
         Ok(out.len() - start)
+    }
+
+    /// Batched pull into a [`LentBatch`]: empties `batch`, fills it with the next events of the
+    /// document and returns how many, 0 once the document has ended. The events read back from
+    /// the batch ([`LentBatch::iter`]) borrow their strings from the input or from the batch's
+    /// own buffer, so a decoder whose strings are not in its input (EXI's string table) copies
+    /// them into that buffer instead of allocating each one, as [`Decoder::next_batch`] must.
+    ///
+    /// The same events as [`Decoder::next_batch`]; the provided method calls `next_event` up
+    /// to the batch's size, the decoders with a push loop override it to run that loop into
+    /// the batch ([`next_lent_by_push`]).
+    ///
+    /// Errors: those of `next_event`, with the events decoded before the error in `batch`.
+    fn next_lent(&mut self, batch: &mut LentBatch<'a>) -> Result<usize> {
+        batch.clear();
+        while !batch.full() {
+            match self.next_event()? {
+                Some(ev) => batch.dispatch(ev)?,
+                None => break,
+            }
+        }
+        Ok(batch.len())
     }
 
     /// Byte offset in the input of the start of the event returned last (the position `binxml
@@ -96,6 +119,18 @@ pub fn next_batch_by_push<'a, D: Decoder<'a>>(
     let start = out.len();
     decoder.read_into(&mut BatchSink::new(out, BATCH_EVENTS))?;
     Ok(out.len() - start)
+}
+
+/// [`Decoder::next_lent`] for a decoder with its own push loop: that loop, run into the
+/// emptied batch until it is full. The loop must check [`EventSink::full`] between items.
+#[inline]
+pub fn next_lent_by_push<'a, D: Decoder<'a>>(
+    decoder: &mut D,
+    batch: &mut LentBatch<'a>,
+) -> Result<usize> {
+    batch.clear();
+    decoder.read_into(batch)?;
+    Ok(batch.len())
 }
 
 /// An [`EventSink`] that appends the events to a vector and is [`full`](EventSink::full) once
@@ -331,6 +366,9 @@ impl<'a, D: Decoder<'a> + ?Sized> Decoder<'a> for &mut D {
     fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
         (**self).next_batch(out)
     }
+    fn next_lent(&mut self, batch: &mut LentBatch<'a>) -> Result<usize> {
+        (**self).next_lent(batch)
+    }
     fn offset(&self) -> u64 {
         (**self).offset()
     }
@@ -345,6 +383,9 @@ impl<'a, D: Decoder<'a> + ?Sized> Decoder<'a> for Box<D> {
     }
     fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
         (**self).next_batch(out)
+    }
+    fn next_lent(&mut self, batch: &mut LentBatch<'a>) -> Result<usize> {
+        (**self).next_lent(batch)
     }
     fn offset(&self) -> u64 {
         (**self).offset()

@@ -14,18 +14,20 @@ pub mod format;
 pub mod fragments;
 pub mod hash;
 pub mod json_mapping;
+pub mod lent;
 pub mod limits;
 pub mod tape;
 mod xml4_names;
 
 pub use codec::{
     BATCH_EVENTS, BatchSink, CountingSink, Decoder, Encoder, EncoderSink, EventSink, Recorder,
-    Replay, StreamChecker, collect_events, next_batch_by_push, transcode,
+    Replay, StreamChecker, collect_events, next_batch_by_push, next_lent_by_push, transcode,
 };
 pub use error::{Error, ErrorKind, Result};
 pub use event::{DocType, Event, QName, Typed};
 pub use format::{Format, UnknownFormat};
 pub use fragments::XmlFragments;
+pub use lent::LentBatch;
 pub use limits::Limits;
 pub use tape::Tape;
 

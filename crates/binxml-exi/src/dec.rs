@@ -1419,4 +1419,10 @@ impl<'a> Decoder<'a> for ExiDecoder<'a> {
     fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
         binxml_core::next_batch_by_push(self, out)
     }
+
+    /// Batched pull into a lent batch: the push loop into it, the strings of the string table
+    /// copied into the batch's buffer (no allocation per string).
+    fn next_lent(&mut self, batch: &mut binxml_core::LentBatch<'a>) -> Result<usize> {
+        binxml_core::next_lent_by_push(self, batch)
+    }
 }

@@ -197,6 +197,11 @@ impl<'a> Decoder<'a> for TsfDecoder<'a> {
         binxml_core::next_batch_by_push(self, out)
     }
 
+    /// Batched pull into a lent batch: the push loop into it.
+    fn next_lent(&mut self, batch: &mut binxml_core::LentBatch<'a>) -> Result<usize> {
+        binxml_core::next_lent_by_push(self, batch)
+    }
+
     /// After the push loop started (a `next_event` after `read_into`), the offset of the item
     /// whose events are being returned, or of its last attribute: the loop does not keep one
     /// per event.

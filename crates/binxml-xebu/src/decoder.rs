@@ -763,6 +763,11 @@ impl<'a> Decoder<'a> for XebuDecoder<'a> {
         binxml_core::next_batch_by_push(self, out)
     }
 
+    /// Batched pull into a lent batch: the push loop into it.
+    fn next_lent(&mut self, batch: &mut binxml_core::LentBatch<'a>) -> Result<usize> {
+        binxml_core::next_lent_by_push(self, batch)
+    }
+
     /// The push loop (`decoder/push.rs`): the rest of the current message, then (like
     /// `next_event`) nothing until [`XebuDecoder::next_message`].
     fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {

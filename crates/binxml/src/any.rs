@@ -145,6 +145,21 @@ fn batch_of<'a>(
     Ok(out.len() - start)
 }
 
+/// A lent batch of events pulled one at a time from `next` (the provided `Decoder::next_lent`).
+fn lent_of<'a>(
+    batch: &mut binxml_core::LentBatch<'a>,
+    mut next: impl FnMut() -> Result<Option<Event<'a>>>,
+) -> Result<usize> {
+    batch.clear();
+    while !batch.full() {
+        match next()? {
+            Some(ev) => batch.dispatch(ev)?,
+            None => break,
+        }
+    }
+    Ok(batch.len())
+}
+
 impl<'a> Decoder<'a> for AnyDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         match &mut self.0 {
@@ -206,6 +221,23 @@ impl<'a> Decoder<'a> for AnyDecoder<'a> {
             Inner::Xebu(d) => d.next_batch(out),
             Inner::ExiInformed(d) => d.next_batch(out),
             Inner::X694(d) => d.next_batch(out),
+        }
+    }
+
+    /// Batched pull into a lent batch: the same choice of loop as [`Decoder::next_batch`].
+    fn next_lent(&mut self, batch: &mut binxml_core::LentBatch<'a>) -> Result<usize> {
+        match &mut self.0 {
+            Inner::Xml(_)
+            | Inner::XmlTranscoded(_)
+            | Inner::Fi(_)
+            | Inner::Asn1(_)
+            | Inner::Exi(_) => binxml_core::next_lent_by_push(self, batch),
+            Inner::Json(d) => d.next_lent(batch),
+            Inner::FiVocabularies(d) => lent_of(batch, || d.next_event()),
+            Inner::Tsf(d) => d.next_lent(batch),
+            Inner::Xebu(d) => d.next_lent(batch),
+            Inner::ExiInformed(d) => d.next_lent(batch),
+            Inner::X694(d) => d.next_lent(batch),
         }
     }
 

@@ -1,5 +1,6 @@
 //! Push decoding (`Decoder::read_into` of each codec and of `AnyDecoder`, `binxml::parse_tree`)
-//! and batched pull (`Decoder::next_batch`, which runs the push loops into a batch) give the
+//! and batched pull (`Decoder::next_batch`, which runs the push loops into a batch, and
+//! `Decoder::next_lent`, the same into a `LentBatch` whose strings borrow from it) give the
 //! same events, the same tree and the same errors as pull decoding (`next_event`), for every
 //! format, on every corpus XML document encoded in that format and on damaged copies of small
 //! ones; a batch that ends in an error holds the events `next_event` gave before it.
@@ -51,6 +52,29 @@ fn batches(f: Format, input: &[u8], opts: &DecodeOptions) -> (Vec<Event<'static>
     }
 }
 
+/// The events of `next_lent` calls into one reused batch, and the error that ends them.
+fn lent_batches(
+    f: Format,
+    input: &[u8],
+    opts: &DecodeOptions,
+) -> (Vec<Event<'static>>, Option<Error>) {
+    let mut d = match AnyDecoder::new(f, input, opts) {
+        Ok(d) => d,
+        Err(e) => return (Vec::new(), Some(e)),
+    };
+    let mut v = Vec::new();
+    let mut batch = binxml::core::LentBatch::new();
+    loop {
+        let r = d.next_lent(&mut batch);
+        v.extend(batch.iter().map(Event::into_owned));
+        match r {
+            Ok(0) => return (v, None),
+            Ok(n) => assert!(n <= 4 * binxml::core::BATCH_EVENTS, "a batch of {n} events"),
+            Err(e) => return (v, Some(e)),
+        }
+    }
+}
+
 fn pull(f: Format, input: &[u8], opts: &DecodeOptions) -> Result<Vec<Event<'static>>> {
     match pull_all(f, input, opts) {
         (v, None) => Ok(v),
@@ -80,6 +104,22 @@ fn same_batches(f: Format, input: &[u8], opts: &DecodeOptions) -> std::result::R
     };
     if key(&ea) != key(&eb) {
         return Err(format!("batches: errors differ: {ea:?} vs {eb:?}"));
+    }
+    let (c, ec) = lent_batches(f, input, opts);
+    if format!("{a:?}") != format!("{c:?}") {
+        let at = a
+            .iter()
+            .zip(&c)
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.len().min(c.len()));
+        return Err(format!(
+            "lent batches: events differ at {at}: {:?} vs {:?}",
+            a.get(at),
+            c.get(at)
+        ));
+    }
+    if key(&ea) != key(&ec) {
+        return Err(format!("lent batches: errors differ: {ea:?} vs {ec:?}"));
     }
     Ok(())
 }

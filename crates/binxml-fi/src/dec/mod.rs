@@ -269,6 +269,11 @@ impl<'a> Decoder<'a> for FiDecoder<'a> {
     fn next_batch(&mut self, out: &mut Vec<Event<'a>>) -> Result<usize> {
         binxml_core::next_batch_by_push(self, out)
     }
+
+    /// Batched pull into a lent batch: the push loop into it.
+    fn next_lent(&mut self, batch: &mut binxml_core::LentBatch<'a>) -> Result<usize> {
+        binxml_core::next_lent_by_push(self, batch)
+    }
 }
 
 /// Decodes a Fast Infoset document from a reader, reading it in 64 KiB blocks: memory is
