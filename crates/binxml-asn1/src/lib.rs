@@ -376,6 +376,19 @@ impl<W: Write> Encoder for Asn1Encoder<W> {
         }
     }
 
+    /// The tape replayed into the encoder's push interface; the tape is borrowed for the whole
+    /// call, so its strings stay put and the builder may find names by their addresses.
+    fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
+        if let Some(b) = &mut self.builder {
+            b.begin_stable(tape.len());
+        }
+        let r = tape.replay(self);
+        if let Some(b) = &mut self.builder {
+            b.end_stable();
+        }
+        r
+    }
+
     fn finish(&mut self) -> Result<()> {
         let format = self.opts.rule.format();
         let b = self

@@ -21,6 +21,13 @@ impl Texts {
         self.ends.push(self.text.len());
     }
 
+    /// The octets of string `id`: what the index compares (no UTF-8 boundary checks).
+    #[inline]
+    fn bytes(&self, id: usize) -> &[u8] {
+        let start = if id == 0 { 0 } else { self.ends[id - 1] };
+        &self.text.as_bytes()[start..self.ends[id]]
+    }
+
     /// The strings in id order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
         (0..self.ends.len()).map(|i| &self[i])
@@ -141,9 +148,10 @@ impl Interner {
     pub(super) fn intern_text(&mut self, s: &str) -> Option<u32> {
         let h = self.index.hash(s.as_bytes());
         let texts = &self.texts;
-        match self.index.find(h, |id| {
-            bytes_eq(texts[id as usize].as_bytes(), s.as_bytes())
-        }) {
+        match self
+            .index
+            .find(h, |id| bytes_eq(texts.bytes(id as usize), s.as_bytes()))
+        {
             Ok(id) => {
                 self.counts[id as usize] += 1;
                 Some(id)

@@ -115,6 +115,41 @@ pub struct Builder {
     prev_attr_ns: Option<String>,
     /// flat mode with explicit in-scope namespaces: the lists (0: a root's)
     scope_lists: Vec<ScopeList>,
+    /// while the caller guarantees that the strings it hands over stay put and unchanged
+    /// (a `Tape` replayed: its names are the same few strings again and again), common-name
+    /// ids found by the addresses and lengths of their parts (see [`StableNames`])
+    stable_names: Option<StableNames>,
+}
+
+/// A direct-mapped cache of common-name ids keyed by where the (namespace, local, prefix)
+/// strings lie: equal addresses and lengths of memory that does not change are equal strings,
+/// so a hit skips building, hashing and comparing the name's key. Only sound while every
+/// string the builder is given outlives the cache unchanged (see [`Builder::begin_stable`]).
+struct StableNames {
+    slots: Box<[([usize; 6], u32)]>,
+}
+
+/// Slots of [`StableNames`] (a power of two; documents rarely have more distinct names).
+const STABLE_SLOTS: usize = 256;
+
+impl StableNames {
+    #[inline]
+    fn key(ns: &str, local: &str, prefix: &str) -> [usize; 6] {
+        [
+            ns.as_ptr() as usize,
+            ns.len(),
+            local.as_ptr() as usize,
+            local.len(),
+            prefix.as_ptr() as usize,
+            prefix.len(),
+        ]
+    }
+
+    #[inline]
+    fn slot(k: &[usize; 6]) -> usize {
+        let x = (k[2] ^ k[0].rotate_left(21) ^ k[4].rotate_left(42)) as u64;
+        (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - STABLE_SLOTS.trailing_zeros())) as usize
+    }
 }
 
 impl Builder {
@@ -145,7 +180,29 @@ impl Builder {
             fns: String::new(),
             prev_attr_ns: None,
             scope_lists: Vec::new(),
+            stable_names: None,
         }
+    }
+
+    /// Until [`Builder::end_stable`], the caller promises that every string handed to the
+    /// builder stays at its address, unchanged (a `Tape` borrowed for the whole replay), so
+    /// names are found by the addresses of their parts; `events` (the number about to come)
+    /// sizes the flat operations.
+    pub(crate) fn begin_stable(&mut self, events: usize) {
+        if let Some(flat) = &mut self.flat {
+            flat.ops.reserve(events);
+        }
+        if self.opts.names_table {
+            self.stable_names = Some(StableNames {
+                // an address of 0 is no string's (a `&str` is never null): empty slots
+                slots: vec![([0; 6], 0); STABLE_SLOTS].into_boxed_slice(),
+            });
+        }
+    }
+
+    /// The end of [`Builder::begin_stable`]'s promise: the addresses are forgotten.
+    pub(crate) fn end_stable(&mut self) {
+        self.stable_names = None;
     }
 
     /// A builder for the encoders: the elements are recorded as flat operations (no abstract
@@ -194,6 +251,25 @@ impl Builder {
 
     /// The common-name id of a name, counting one more use.
     fn name_id(&mut self, ns: &str, local: &str, prefix: &str) -> u32 {
+        if let Some(cache) = &self.stable_names {
+            let k = StableNames::key(ns, local, prefix);
+            let slot = StableNames::slot(&k);
+            let (key, id) = cache.slots[slot];
+            if key == k {
+                self.name_counts[id as usize] += 1;
+                return id;
+            }
+            let id = self.name_id_by_key(ns, local, prefix);
+            if let Some(cache) = &mut self.stable_names {
+                cache.slots[slot] = (k, id);
+            }
+            return id;
+        }
+        self.name_id_by_key(ns, local, prefix)
+    }
+
+    /// [`Builder::name_id`] by the name's key.
+    fn name_id_by_key(&mut self, ns: &str, local: &str, prefix: &str) -> u32 {
         // looked up by one key in a reused buffer (no allocation but for a new name): the
         // lengths of namespace and prefix, then the three parts (the lengths keep it unique)
         let key = &mut self.name_key;

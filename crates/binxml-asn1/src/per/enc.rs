@@ -205,6 +205,13 @@ impl<'r> PerWriter<'r> {
         // the fewest octets of the two's complement that keep it non-negative (one more where
         // the top bit of the highest octet is set): 1 to 9
         let n = ((64 - v.leading_zeros()) / 8 + 1) as usize;
+        if n <= 4 {
+            // the usual case (a table index past the extensible root): the octets are the
+            // value's low bits, one field
+            self.length(n);
+            self.put(v, 8 * n as u32);
+            return;
+        }
         let mut octets = [0u8; 9];
         octets[1..].copy_from_slice(&v.to_be_bytes());
         self.length(n);
