@@ -506,3 +506,42 @@ pub fn time_many(
         })
         .collect()
 }
+
+/// [`time_many`] timed as JMH times the Java peers (`JavaTiming`): subject by subject and
+/// document by document, the document run alone until `warmup` has passed (at least once), then
+/// its `passes` timed runs of `reps[i]` operations, before the next document. A document is
+/// thus timed with its caches warm, as the Java peer's is.
+pub fn time_many_alone(
+    n: usize,
+    reps: &[u32],
+    passes: usize,
+    warmup: Duration,
+    subjects: &mut [DocFn<'_>],
+) -> Vec<Vec<Result<f64, String>>> {
+    subjects
+        .iter_mut()
+        .map(|f| {
+            (0..n)
+                .map(|i| {
+                    let t0 = Instant::now();
+                    loop {
+                        guarded(|| f(i))?;
+                        if t0.elapsed() >= warmup {
+                            break;
+                        }
+                    }
+                    let mut per: Vec<f64> = (0..passes)
+                        .map(|_| {
+                            let t = Instant::now();
+                            for _ in 0..reps[i] {
+                                let _ = std::hint::black_box(f(i));
+                            }
+                            t.elapsed().as_secs_f64() / reps[i] as f64
+                        })
+                        .collect();
+                    Ok(median(&mut per))
+                })
+                .collect()
+        })
+        .collect()
+}

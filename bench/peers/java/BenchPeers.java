@@ -405,6 +405,7 @@ public class BenchPeers {
                         failed[i] = message(e);
                     }
                 }
+                dumpStreams(dump, mode, op, failed);
                 report(out, mode, failed, per, sizes, passes);
                 continue;
             }
@@ -421,17 +422,7 @@ public class BenchPeers {
                 }
                 first = false;
             }
-            if (dump != null && mode.startsWith("exi-schema-encode")) {
-                for (int i = 0; i < n; i++) {
-                    if (failed[i] != null) continue;
-                    try {
-                        op.run(i);
-                        Files.write(Paths.get(dump, mode + "-" + i + ".exi"), OUT.toByteArray());
-                    } catch (Throwable e) {
-                        failed[i] = message(e);
-                    }
-                }
-            }
+            dumpStreams(dump, mode, op, failed);
             for (int p = 0; p < passes; p++) {
                 for (int i = 0; i < n; i++) {
                     if (failed[i] != null) continue;
@@ -450,6 +441,21 @@ public class BenchPeers {
     /** Nanoseconds: the thread's CPU time (cpu) or the wall clock. */
     static long now(boolean cpu) {
         return cpu ? THREADS.getCurrentThreadCpuTime() : System.nanoTime();
+    }
+
+    // With -Dbench.out=DIR, an encoder's stream of each document to DIR/MODE-INDEX.exi, for the
+    // harness to compare with binxml's.
+    static void dumpStreams(String dump, String mode, Op op, String[] failed) {
+        if (dump == null || !mode.startsWith("exi-schema-encode")) return;
+        for (int i = 0; i < failed.length; i++) {
+            if (failed[i] != null) continue;
+            try {
+                op.run(i);
+                Files.write(Paths.get(dump, mode + "-" + i + ".exi"), OUT.toByteArray());
+            } catch (Throwable e) {
+                failed[i] = message(e);
+            }
+        }
     }
 
     static void report(PrintStream out, String mode, String[] failed, double[][] per, long[] sizes, int passes) {

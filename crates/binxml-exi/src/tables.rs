@@ -169,7 +169,52 @@ struct NameState {
     /// Its built-in element grammar, [`NONE`] until it is first used as an element name.
     grammar: u32,
     /// The local value partition: local id -> global id ([`NONE`] once evicted).
-    values: Vec<u32>,
+    values: Locals,
+}
+
+/// A local value partition: most names of a stream have a few values, kept inline (one
+/// allocation per name with values would be most of what adding a value costs).
+#[derive(Debug, Clone)]
+enum Locals {
+    Few(u32, [u32; 3]),
+    Many(Vec<u32>),
+}
+
+impl Locals {
+    const EMPTY: Locals = Locals::Few(0, [0; 3]);
+
+    #[inline]
+    fn as_slice(&self) -> &[u32] {
+        match self {
+            Locals::Few(n, a) => &a[..*n as usize],
+            Locals::Many(v) => v,
+        }
+    }
+
+    #[inline]
+    fn as_mut_slice(&mut self) -> &mut [u32] {
+        match self {
+            Locals::Few(n, a) => &mut a[..*n as usize],
+            Locals::Many(v) => v,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, id: u32) {
+        match self {
+            Locals::Few(n, a) if (*n as usize) < a.len() => {
+                a[*n as usize] = id;
+                *n += 1;
+            }
+            Locals::Few(_, a) => {
+                let mut v = Vec::with_capacity(8);
+                v.extend_from_slice(a);
+                v.push(id);
+                *self = Locals::Many(v);
+            }
+            Locals::Many(v) => v.push(id),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -287,6 +332,15 @@ impl Tables {
         }
     }
 
+    /// Room made at once for the values of a decoded stream of `input` octets (a literal takes
+    /// at least an octet per character and two per value), rather than grown value by value;
+    /// at most a megabyte's worth, past which the table grows as it needs.
+    pub(crate) fn reserve_values(&mut self, input: usize) {
+        let n = input.min(1 << 20);
+        self.arena.reserve(n);
+        self.values.reserve(n / 8);
+    }
+
     /// Total entries (for the table-size limit).
     pub(crate) fn entries(&self) -> usize {
         self.uris.len() + self.slots.len() + self.values.len()
@@ -371,7 +425,7 @@ impl Tables {
         if *slot == 0 {
             self.states.push(NameState {
                 grammar: NONE,
-                values: Vec::new(),
+                values: Locals::EMPTY,
             });
             *slot = self.states.len() as u32;
         }
@@ -392,7 +446,7 @@ impl Tables {
     /// The local value partition of name `name`.
     #[inline]
     fn local_values(&self, name: NameId) -> &[u32] {
-        self.state(name).map_or(&[], |s| &s.values)
+        self.state(name).map_or(&[], |s| s.values.as_slice())
     }
 
     pub(crate) fn add_uri(&mut self, uri: String) -> u32 {
@@ -679,7 +733,7 @@ impl Tables {
         };
         if global < self.values.len() {
             let old = self.values[global];
-            self.state_mut(old.name).values[old.local as usize] = NONE;
+            self.state_mut(old.name).values.as_mut_slice()[old.local as usize] = NONE;
             if self.encoding {
                 let h = self.hash_text(self.text_of(&old));
                 if self.by_value.get(&h) == Some(&(global as u32)) {
@@ -845,29 +899,54 @@ impl Tables {
     ) -> Result<ValueRef> {
         let at = r.mark();
         match r.uint()? {
-            0 => {
-                let local = self.local_values(name);
-                let id = r.nbit(width(local.len()))? as usize;
-                match local.get(id) {
-                    Some(&g) if g != NONE => Ok(ValueRef::Global(g)),
-                    _ => Err(self.bad_local(r, at, name, id)),
-                }
-            }
-            1 => {
-                let id = r.nbit(width(self.values.len()))? as usize;
-                if id < self.values.len() {
-                    Ok(ValueRef::Global(id as u32))
-                } else {
-                    Err(r.error_at(
-                        at,
-                        format!(
-                            "global value id {id} is past the {} values of the table",
-                            self.values.len()
-                        ),
-                    ))
-                }
-            }
+            n @ (0 | 1) => Ok(ValueRef::Global(self.read_hit(r, at, name, n)?)),
             n => self.read_miss(r, at, name, n - 2, max_len, scratch),
+        }
+    }
+
+    /// The global id of a hit: in the local partition of `name` (`n` 0) or the global one (1).
+    #[inline(always)]
+    fn read_hit(&self, r: &mut BitReader<'_>, at: Mark, name: NameId, n: u64) -> Result<u32> {
+        if n == 0 {
+            let local = self.local_values(name);
+            let id = r.nbit(width(local.len()))? as usize;
+            return match local.get(id) {
+                Some(&g) if g != NONE => Ok(g),
+                _ => Err(self.bad_local(r, at, name, id)),
+            };
+        }
+        let id = r.nbit(width(self.values.len()))? as usize;
+        if id < self.values.len() {
+            Ok(id as u32)
+        } else {
+            Err(r.error_at(
+                at,
+                format!(
+                    "global value id {id} is past the {} values of the table",
+                    self.values.len()
+                ),
+            ))
+        }
+    }
+
+    /// [`read_value`](Self::read_value), the value's text appended to `out` (a miss read
+    /// there, not copied from a scratch string).
+    #[inline(always)]
+    pub(crate) fn read_value_into(
+        &mut self,
+        r: &mut BitReader<'_>,
+        name: NameId,
+        max_len: usize,
+        out: &mut String,
+    ) -> Result<()> {
+        let at = r.mark();
+        match r.uint()? {
+            n @ (0 | 1) => {
+                let g = self.read_hit(r, at, name, n)?;
+                out.push_str(self.value(g));
+                Ok(())
+            }
+            n => self.read_miss_into(r, at, name, n - 2, max_len, out),
         }
     }
 
@@ -890,9 +969,31 @@ impl Tables {
             ));
         }
         scratch.clear();
-        r.chars_into(len as usize, scratch)?;
-        self.add_value(name, scratch, len as usize, 0);
+        self.read_miss_into(r, at, name, len, max_len, scratch)?;
         Ok(ValueRef::Scratch)
+    }
+
+    /// A literal of `len` characters appended to `out`, and added to the table.
+    #[inline(never)]
+    fn read_miss_into(
+        &mut self,
+        r: &mut BitReader<'_>,
+        at: Mark,
+        name: NameId,
+        len: u64,
+        max_len: usize,
+        out: &mut String,
+    ) -> Result<()> {
+        if len > max_len as u64 {
+            return Err(r.limit_error_at(
+                at,
+                format!("value of {len} characters is past the limit (max_string_len)"),
+            ));
+        }
+        let a = out.len();
+        r.chars_into(len as usize, out)?;
+        self.add_value(name, &out[a..], len as usize, 0);
+        Ok(())
     }
 
     #[cold]

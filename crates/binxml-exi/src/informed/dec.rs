@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
+use binxml_core::hash::bytes_eq;
 use binxml_core::{Decoder, Event, Limits, QName, Result};
 use binxml_schema::model::TypeId;
 
@@ -53,27 +54,47 @@ struct Frame {
 #[derive(Default)]
 struct Scope {
     entries: Vec<(String, String, u32)>,
+    /// Per entry, how it was last written: `invented(uri, underscores)` for an invented
+    /// prefix, 0 for one read from the stream. The same invented declaration comes back at
+    /// the same depth element after element: its strings are then left as they are.
+    made: Vec<u64>,
     len: usize,
 }
 
+/// The [`Scope::made`] key of prefix `ns<uri>` (or `xsi`) with `underscores` `_`s.
+fn invented(uri: u32, underscores: usize) -> u64 {
+    ((underscores as u64) << 32 | u64::from(uri)) + 1
+}
+
 impl Scope {
-    /// Declares `prefix` followed by `underscores` `_`s for `uri` (number `n`).
-    fn push(&mut self, prefix: &str, underscores: usize, uri: &str, n: u32) {
+    /// Declares `prefix` followed by `underscores` `_`s for `uri` (number `n`); `made` as in
+    /// [`Scope::made`].
+    fn push(&mut self, prefix: &str, underscores: usize, uri: &str, n: u32, made: u64) {
         if self.len == self.entries.len() {
             self.entries.push(Default::default());
+            self.made.push(0);
         }
-        let e = &mut self.entries[self.len];
-        e.0.clear();
-        e.0.push_str(prefix);
-        e.0.extend(std::iter::repeat_n('_', underscores));
-        e.1.clear();
-        e.1.push_str(uri);
-        e.2 = n;
+        if made == 0 || self.made[self.len] != made {
+            let e = &mut self.entries[self.len];
+            e.0.clear();
+            e.0.push_str(prefix);
+            e.0.extend(std::iter::repeat_n('_', underscores));
+            e.1.clear();
+            e.1.push_str(uri);
+            e.2 = n;
+            self.made[self.len] = made;
+        }
         self.len += 1;
     }
 
     fn truncate(&mut self, len: usize) {
         self.len = self.len.min(len);
+    }
+
+    /// The string table changed (a self-contained element's starts or ends): a URI's number
+    /// may name another URI, so no entry past the end is reused as it is.
+    fn forget(&mut self) {
+        self.made.fill(0);
     }
 }
 
@@ -314,6 +335,7 @@ impl<'a> SchemaDecoder<'a> {
             o.value_partition_capacity.map(|n| n as usize),
             false,
         );
+        self.t.reserve_values(self.input.len());
         self.layout = Layout::new(o.comments, o.pis, o.dtd, o.prefixes, o.self_contained);
         self.o = o;
         self.queue.push_back(Raw::StartDocument);
@@ -364,6 +386,7 @@ impl<'a> SchemaDecoder<'a> {
             o.value_partition_capacity.map(|n| n as usize),
             false,
         );
+        self.t.reserve_values(self.input.len());
         self.layout = Layout::new(o.comments, o.pis, o.dtd, o.prefixes, o.self_contained);
         self.o = o;
         self.queue.push_back(Raw::StartDocument);
@@ -474,16 +497,19 @@ impl<'a> SchemaDecoder<'a> {
             });
         }
         // The invented prefix, with as many `_` as make it unlike those in scope.
-        let base = &self.invented[u];
+        let base = self.invented[u].as_bytes();
         let mut k = 0;
         while self.scope.iter().any(|(q, _, _)| {
+            let q = q.as_bytes();
             q.len() == base.len() + k
-                && q.starts_with(base.as_str())
-                && q.as_bytes()[base.len()..].iter().all(|&b| b == b'_')
+                && bytes_eq(&q[..base.len()], base)
+                && q[base.len()..].iter().all(|&b| b == b'_')
         }) {
             k += 1;
         }
-        self.scope.push(base, k, self.t.uri(uri), uri);
+        let base = &self.invented[u];
+        self.scope
+            .push(base, k, self.t.uri(uri), uri, invented(uri, k));
         Pfx::Scope(self.scope.len() - 1)
     }
 
@@ -511,7 +537,7 @@ impl<'a> SchemaDecoder<'a> {
                 .r
                 .error(format!("prefix {p:?} declared for the wrong namespace")));
         }
-        self.scope.push(p, 0, self.t.uri(uri), uri);
+        self.scope.push(p, 0, self.t.uri(uri), uri, 0);
         self.tag.fresh = false;
         if local && let Some((_, pfx)) = &mut self.tag.element {
             *pfx = Pfx::Scope(self.scope.len() - 1);
@@ -782,13 +808,8 @@ impl<'a> SchemaDecoder<'a> {
         let max = self.limits.max_string_len;
         match ty.map(|t| g.value_type_in(self.reps.as_deref(), t, self.o.lexical_values)) {
             None | Some(ExiType::String) => {
-                match self
-                    .t
-                    .read_value(&mut self.r, name, max, &mut self.scratch)?
-                {
-                    ValueRef::Global(v) => self.buf.push_str(self.t.value(v)),
-                    ValueRef::Scratch => self.buf.push_str(&self.scratch),
-                }
+                self.t
+                    .read_value_into(&mut self.r, name, max, &mut self.buf)?;
             }
             Some(dt @ ExiType::Restricted(_)) => {
                 let v = self
@@ -911,6 +932,7 @@ impl<'a> SchemaDecoder<'a> {
             self.o.value_partition_capacity.map(|n| n as usize),
             false,
         );
+        self.scope.forget();
         self.outer.push(Outer {
             t: std::mem::replace(&mut self.t, fresh),
             builtin: std::mem::take(&mut self.builtin),
@@ -939,6 +961,7 @@ impl<'a> SchemaDecoder<'a> {
             self.r.skip_to_octet();
             let outer = self.outer.pop().expect("inside a self-contained element");
             self.t = outer.t;
+            self.scope.forget();
             self.builtin = outer.builtin;
             // The element's outer frame: its end was the fragment element's EE.
             if let Some(f) = self.stack.pop() {
