@@ -70,6 +70,7 @@ impl BitWriter {
     }
 
     /// Octets written so far, counting a partial octet.
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.buf.len() + self.pending.div_ceil(8) as usize
     }
@@ -118,6 +119,19 @@ impl BitWriter {
             }
         } else {
             self.bits(v, n);
+        }
+    }
+
+    /// A one-octet unsigned integer `u` (below 128), then an n-bit unsigned integer `v` (a
+    /// value-table hit): one store when bit-packed.
+    #[inline]
+    pub(crate) fn uint7_nbit(&mut self, u: u8, v: u32, n: u32) {
+        debug_assert!(u < 0x80);
+        if !self.aligned && n <= 24 {
+            self.bits((u32::from(u) << n) | v, 8 + n);
+        } else {
+            self.octet(u);
+            self.nbit(v, n);
         }
     }
 
@@ -230,6 +244,15 @@ impl BitWriter {
     pub(crate) fn finish(mut self) -> Vec<u8> {
         self.pad();
         self.buf
+    }
+
+    /// Writes the whole octets written so far to `out` and drops them (the buffer keeps its
+    /// capacity), leaving the pending bits.
+    pub(crate) fn write_octets_to(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        self.store_octets();
+        let r = out.write_all(&self.buf);
+        self.buf.clear();
+        r
     }
 
     /// Takes the whole octets written so far, leaving the pending bits.

@@ -404,12 +404,17 @@ impl<W: Write> ExiEncoder<W> {
         }
     }
 
+    #[inline]
     fn flush_some(&mut self) -> Result<()> {
-        if !self.o.alignment.is_reordered() && self.w.len() >= FLUSH_AT {
-            let bytes = self.w.take_octets();
-            self.out.write_all(&bytes).map_err(Self::io)?;
+        if self.w.len() >= FLUSH_AT && !self.o.alignment.is_reordered() {
+            return self.flush_out();
         }
         Ok(())
+    }
+
+    #[inline(never)]
+    fn flush_out(&mut self) -> Result<()> {
+        self.w.write_octets_to(&mut self.out).map_err(Self::io)
     }
 
     // ---- structure ---------------------------------------------------------------------

@@ -781,11 +781,9 @@ impl Tables {
     fn write_hit(&self, w: &mut BitWriter, name: NameId, g: u32) {
         let v = &self.values[g as usize];
         if v.name == name {
-            w.uint(0);
-            w.nbit(v.local, width(self.local_values(name).len()));
+            w.uint7_nbit(0, v.local, width(self.local_values(name).len()));
         } else {
-            w.uint(1);
-            w.nbit(g, width(self.values.len()));
+            w.uint7_nbit(1, g, width(self.values.len()));
         }
     }
 
