@@ -266,6 +266,7 @@ impl<W: Write> ExiEncoder<W> {
 
     /// The first-level code of learned production `p` in the current element's state, if it
     /// has one.
+    #[inline(always)]
     fn code1(&mut self, p: Prod) -> bool {
         let f = self.stack.last().expect("inside an element");
         let g = &self.g[f.grammar];
