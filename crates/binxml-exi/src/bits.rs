@@ -34,7 +34,9 @@ pub(crate) fn char_len(s: &str) -> usize {
 #[derive(Debug, Default)]
 pub(crate) struct BitWriter {
     buf: Vec<u8>,
-    /// Pending bits, right-aligned (bit-packed only; at most 7 between calls).
+    /// Pending bits, right-aligned in the low `pending` bits (the bits above them are left
+    /// over from earlier writes and mean nothing). Bit-packed only: fewer than 32 between
+    /// calls, stored four octets at a time, so that most items store nothing.
     acc: u64,
     /// Number of pending bits in `acc`.
     pending: u32,
@@ -68,24 +70,32 @@ impl BitWriter {
     }
 
     /// Octets written so far, counting a partial octet.
+    #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.buf.len() + usize::from(self.pending > 0)
+        self.buf.len() + self.pending.div_ceil(8) as usize
     }
 
     /// `n` (at most 32) low bits of `v`, most significant first.
     #[inline]
     pub(crate) fn bits(&mut self, v: u32, n: u32) {
-        if n == 0 {
-            return;
-        }
-        debug_assert!(n <= 32);
+        debug_assert!(n <= 32 && self.pending < 32);
+        // At most 31 + 32 bits pending: they fit the word.
         self.acc = (self.acc << n) | (v as u64 & ((1u64 << n) - 1));
         self.pending += n;
+        if self.pending >= 32 {
+            self.pending -= 32;
+            let word = (self.acc >> self.pending) as u32;
+            self.buf.extend_from_slice(&word.to_be_bytes());
+        }
+    }
+
+    /// Stores the whole octets of the pending bits (fewer than 8 bits stay pending).
+    #[inline]
+    fn store_octets(&mut self) {
         while self.pending >= 8 {
             self.pending -= 8;
             self.buf.push((self.acc >> self.pending) as u8);
         }
-        self.acc &= (1u64 << self.pending) - 1;
     }
 
     /// One octet.
@@ -109,6 +119,19 @@ impl BitWriter {
             }
         } else {
             self.bits(v, n);
+        }
+    }
+
+    /// A one-octet unsigned integer `u` (below 128), then an n-bit unsigned integer `v` (a
+    /// value-table hit): one store when bit-packed.
+    #[inline]
+    pub(crate) fn uint7_nbit(&mut self, u: u8, v: u32, n: u32) {
+        debug_assert!(u < 0x80);
+        if !self.aligned && n <= 24 {
+            self.bits((u32::from(u) << n) | v, 8 + n);
+        } else {
+            self.octet(u);
+            self.nbit(v, n);
         }
     }
 
@@ -165,6 +188,7 @@ impl BitWriter {
     /// The code points of `s`, each an unsigned integer (no length).
     pub(crate) fn chars(&mut self, s: &str) {
         if s.is_ascii() {
+            self.store_octets();
             if self.pending == 0 {
                 self.buf.extend_from_slice(s.as_bytes());
             } else {
@@ -203,10 +227,11 @@ impl BitWriter {
 
     /// Zero bits up to the next octet boundary.
     pub(crate) fn pad(&mut self) {
-        if self.pending > 0 {
-            let n = 8 - self.pending;
+        if !self.pending.is_multiple_of(8) {
+            let n = 8 - self.pending % 8;
             self.bits(0, n);
         }
+        self.store_octets();
     }
 
     /// Raw octets (after [`pad`](Self::pad)).
@@ -221,8 +246,18 @@ impl BitWriter {
         self.buf
     }
 
+    /// Writes the whole octets written so far to `out` and drops them (the buffer keeps its
+    /// capacity), leaving the pending bits.
+    pub(crate) fn write_octets_to(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        self.store_octets();
+        let r = out.write_all(&self.buf);
+        self.buf.clear();
+        r
+    }
+
     /// Takes the whole octets written so far, leaving the pending bits.
     pub(crate) fn take_octets(&mut self) -> Vec<u8> {
+        self.store_octets();
         std::mem::take(&mut self.buf)
     }
 }

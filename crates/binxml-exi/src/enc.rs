@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use binxml_core::hash::bytes_eq;
 use binxml_core::{Encoder, Error, Event, Format, QName, Result, StreamChecker};
 
 use crate::bits::{BitWriter, width};
@@ -15,12 +16,6 @@ const FLUSH_AT: usize = 1 << 16;
 
 /// Values in a block up to which the whole block is one stream (EXI 1.0, 9.3).
 const SMALL_BLOCK: u32 = 100;
-
-/// Entries of the element-name cache of [`ExiEncoder::element_name`].
-const NAME_CACHE: usize = 64;
-
-/// A name's strings by address and length: namespace, then local name.
-type NameKey = (usize, usize, usize, usize);
 
 /// One open element.
 #[derive(Debug, Clone)]
@@ -126,9 +121,14 @@ pub struct ExiEncoder<W: Write> {
     invalid: Option<Error>,
     /// Self-contained elements being written, innermost last.
     outer: Vec<Outer>,
-    /// Inside `write_events`: strings stay at their addresses for the whole call.
-    batch: bool,
-    name_cache: [(NameKey, NameId); NAME_CACHE],
+    /// Per name, the name met after it last time ([`NONE`]: none yet), for
+    /// [`element_name`](Self::element_name).
+    next_name: Vec<NameId>,
+    /// The name [`element_name`](Self::element_name) found last ([`NONE`]: none).
+    prev_name: NameId,
+    /// The URI [`uri_id`](Self::uri_id) found last (0, the empty URI, at first and after
+    /// the table changes).
+    last_uri: u32,
 }
 
 impl<W: Write> ExiEncoder<W> {
@@ -219,8 +219,9 @@ impl<W: Write> ExiEncoder<W> {
             done: false,
             invalid: None,
             outer: Vec::new(),
-            batch: false,
-            name_cache: [((0, 0, 0, 0), 0); NAME_CACHE],
+            next_name: Vec::new(),
+            prev_name: NONE,
+            last_uri: 0,
             o,
         }
     }
@@ -265,6 +266,7 @@ impl<W: Write> ExiEncoder<W> {
 
     /// The first-level code of learned production `p` in the current element's state, if it
     /// has one.
+    #[inline(always)]
     fn code1(&mut self, p: Prod) -> bool {
         let f = self.stack.last().expect("inside an element");
         let g = &self.g[f.grammar];
@@ -403,12 +405,17 @@ impl<W: Write> ExiEncoder<W> {
         }
     }
 
+    #[inline]
     fn flush_some(&mut self) -> Result<()> {
-        if !self.o.alignment.is_reordered() && self.w.len() >= FLUSH_AT {
-            let bytes = self.w.take_octets();
-            self.out.write_all(&bytes).map_err(Self::io)?;
+        if self.w.len() >= FLUSH_AT && !self.o.alignment.is_reordered() {
+            return self.flush_out();
         }
         Ok(())
+    }
+
+    #[inline(never)]
+    fn flush_out(&mut self) -> Result<()> {
+        self.w.write_octets_to(&mut self.out).map_err(Self::io)
     }
 
     // ---- structure ---------------------------------------------------------------------
@@ -490,30 +497,55 @@ impl<W: Write> ExiEncoder<W> {
         Ok(())
     }
 
-    /// The number of an element or attribute name, if the table has it. Inside one
-    /// `write_events` call the
-    /// strings handed over stay where they are, so a name met before at the same addresses is
-    /// the same name: a small cache by address saves hashing and comparing it.
+    /// The number of an element or attribute name, if the table has it. Documents repeat
+    /// their sequences of names (a record's fields, in order), so the name that followed the
+    /// previous one last time is compared first; only when it is another is the name hashed.
     fn element_name(&mut self, q: &QName<'_>) -> Option<NameId> {
-        let key = (
-            q.namespace.as_ptr() as usize,
-            q.namespace.len(),
-            q.local.as_ptr() as usize,
-            q.local.len(),
-        );
-        let slot = ((key.2 >> 3) ^ (key.0 >> 5) ^ key.3) % NAME_CACHE;
-        if self.batch {
-            let (k, id) = self.name_cache[slot];
-            if k == key && (id as usize) < self.t.name_count() {
-                return Some(id);
+        let guess = self
+            .next_name
+            .get(self.prev_name as usize)
+            .copied()
+            .unwrap_or(NONE);
+        if guess != NONE && self.t.is_name(guess, &q.namespace, &q.local) {
+            self.prev_name = guess;
+            return Some(guess);
+        }
+        let found = self
+            .uri_id(&q.namespace)
+            .and_then(|u| self.t.name_id(u, &q.local));
+        if let Some(id) = found
+            && self.prev_name != NONE
+        {
+            let prev = self.prev_name as usize;
+            if self.next_name.len() <= prev {
+                self.next_name.resize(prev + 1, NONE);
             }
+            self.next_name[prev] = id;
         }
-        let id = self.t.uri_id(&q.namespace)?;
-        let id = self.t.name_id(id, &q.local)?;
-        if self.batch {
-            self.name_cache[slot] = (key, id);
+        self.prev_name = found.unwrap_or(NONE);
+        found
+    }
+
+    /// The number of a URI, if the table has it: the one found last is compared first (a
+    /// document's names mostly share one or two namespaces, whose names are long to hash).
+    #[inline]
+    fn uri_id(&mut self, ns: &str) -> Option<u32> {
+        if ns.is_empty() {
+            return Some(0);
         }
-        Some(id)
+        if bytes_eq(self.t.uri(self.last_uri).as_bytes(), ns.as_bytes()) {
+            return Some(self.last_uri);
+        }
+        let u = self.t.uri_id(ns)?;
+        self.last_uri = u;
+        Some(u)
+    }
+
+    /// Forgets the name and URI guesses (the string table changes).
+    fn forget_names(&mut self) {
+        self.next_name.clear();
+        self.prev_name = NONE;
+        self.last_uri = 0;
     }
 
     /// Opens an element whose name is in the table (its grammar made if it has none).
@@ -541,7 +573,7 @@ impl<W: Write> ExiEncoder<W> {
     /// an NS event for the element's own prefix follows).
     fn start_self_contained(&mut self, q: &QName<'_>) -> Result<()> {
         self.code2(Undeclared::Sc)?;
-        self.name_cache = [((0, 0, 0, 0), 0); NAME_CACHE];
+        self.forget_names();
         self.w.pad();
         let fresh = Self::fresh_tables(&self.o);
         self.outer.push(Outer {
@@ -579,7 +611,7 @@ impl<W: Write> ExiEncoder<W> {
         self.w.nbit(code_of(i, n), bits);
         self.w.pad();
         let outer = self.outer.pop().expect("inside a self-contained element");
-        self.name_cache = [((0, 0, 0, 0), 0); NAME_CACHE];
+        self.forget_names();
         self.t = outer.t;
         self.g = outer.g;
         self.frag = outer.frag;
@@ -661,7 +693,7 @@ impl<W: Write> ExiEncoder<W> {
         let known = match known {
             Some(id) => Some(id),
             // A name the tag's earlier attributes added.
-            None => self.t.uri_id(ns).and_then(|u| self.t.name_id(u, local)),
+            None => self.uri_id(ns).and_then(|u| self.t.name_id(u, local)),
         };
         let name = match known {
             Some(id) if self.code1(Prod::At(id)) => id,
@@ -887,8 +919,6 @@ fn is_whitespace(s: &str) -> bool {
 
 impl<W: Write> Encoder for ExiEncoder<W> {
     fn write_events(&mut self, events: &[Event<'_>]) -> Result<()> {
-        self.batch = true;
-        self.name_cache = [((0, 0, 0, 0), 0); NAME_CACHE];
         let mut r = Ok(());
         for (i, ev) in events.iter().enumerate() {
             r = self.write_event_before(ev, events.get(i + 1));
@@ -896,25 +926,19 @@ impl<W: Write> Encoder for ExiEncoder<W> {
                 break;
             }
         }
-        self.batch = false;
         r
     }
 
     fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
-        self.batch = true;
-        self.name_cache = [((0, 0, 0, 0), 0); NAME_CACHE];
         let mut sink = LookAhead {
             e: self,
             held: None,
         };
-        let r = tape
-            .replay(&mut sink)
+        tape.replay(&mut sink)
             .and_then(|()| match sink.held.take() {
                 Some(ev) => sink.e.write_event(&ev),
                 None => Ok(()),
-            });
-        self.batch = false;
-        r
+            })
     }
 
     fn write_event(&mut self, ev: &Event<'_>) -> Result<()> {

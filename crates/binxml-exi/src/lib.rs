@@ -39,6 +39,7 @@ mod deflate;
 mod enc;
 mod grammar;
 mod header;
+mod index;
 pub mod informed;
 mod options;
 mod tables;

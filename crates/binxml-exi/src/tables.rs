@@ -13,6 +13,7 @@ use binxml_core::hash::{FastState, bytes_eq};
 use binxml_core::json_mapping::is_ncname;
 
 use crate::bits::{BitReader, BitWriter, Mark, char_len, width};
+use crate::index::Index;
 use binxml_core::{Error, Result};
 
 /// The XML namespace (URI 1 of every table).
@@ -42,6 +43,10 @@ pub(crate) struct Base {
     uris: Vec<BaseUri>,
     by_uri: HashMap<String, u32, FastState>,
     names: Vec<BaseName>,
+    /// The names by their hash ([`Base::name_hash`]).
+    by_name: Index,
+    /// The seed of every name hash of the tables that start from this base.
+    seed: FastState,
 }
 
 #[derive(Debug)]
@@ -50,7 +55,6 @@ struct BaseUri {
     prefixes: Vec<String>,
     /// Local-name id -> name number.
     locals: Vec<NameId>,
-    by_local: HashMap<String, NameId, FastState>,
 }
 
 #[derive(Debug)]
@@ -68,6 +72,8 @@ impl Base {
             uris: Vec::new(),
             by_uri: HashMap::default(),
             names: Vec::new(),
+            by_name: Index::default(),
+            seed: FastState::default(),
         };
         let fixed: [(&str, &str, &[&str]); 3] = [
             ("", "", &[]),
@@ -87,7 +93,7 @@ impl Base {
                 None => b.add_uri(uri),
             };
             for l in locals {
-                if !b.uris[u as usize].by_local.contains_key(l.as_str()) {
+                if b.find_name(u, l, b.name_hash(u, l)).is_none() {
                     b.add_local(u, l);
                 }
             }
@@ -105,22 +111,39 @@ impl Base {
             uri: uri.to_string(),
             prefixes: Vec::new(),
             locals: Vec::new(),
-            by_local: HashMap::default(),
         });
         id
     }
 
     fn add_local(&mut self, uri: u32, local: &str) {
         let id = self.names.len() as NameId;
+        let h = self.name_hash(uri, local);
+        self.by_name.insert(h, id);
         let u = &mut self.uris[uri as usize];
         let local_id = u.locals.len() as u32;
         u.locals.push(id);
-        u.by_local.insert(local.to_string(), id);
         self.names.push(BaseName {
             uri,
             local_id,
             local: local.to_string(),
         });
+    }
+
+    /// The hash of name `local` in URI `uri`, for [`Base::by_name`] and [`Tables::by_name`].
+    #[inline(always)]
+    fn name_hash(&self, uri: u32, local: &str) -> u64 {
+        let mut h = self.seed.build_hasher();
+        h.write(local.as_bytes());
+        h.finish() ^ u64::from(uri).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// The base's name `local` in URI `uri` (`h` its hash).
+    #[inline]
+    fn find_name(&self, uri: u32, local: &str, h: u64) -> Option<NameId> {
+        self.by_name.find(h, |id| {
+            let n = &self.names[id as usize];
+            n.uri == uri && bytes_eq(n.local.as_bytes(), local.as_bytes())
+        })
     }
 
     /// The number of every name, as `(uri, local, number)`.
@@ -150,8 +173,6 @@ pub(crate) struct Uri {
     pub(crate) prefixes: Vec<String>,
     /// Local names the stream added: local-name id - base count -> name number.
     locals: Vec<NameId>,
-    /// Local name -> name number for those (encoder only).
-    by_local: HashMap<String, NameId, FastState>,
 }
 
 /// A qualified name the stream added.
@@ -226,38 +247,6 @@ struct Value {
     local: u32,
 }
 
-/// `by_value`'s hasher: its keys are seeded hashes already, used as they are.
-#[derive(Debug, Clone, Copy, Default)]
-struct PassHash;
-
-impl BuildHasher for PassHash {
-    type Hasher = PassHasher;
-    #[inline]
-    fn build_hasher(&self) -> PassHasher {
-        PassHasher(0)
-    }
-}
-
-struct PassHasher(u64);
-
-impl Hasher for PassHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `u64` keys are hashed; anything else is folded in for completeness.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// The string table of one EXI stream (or self-contained element): a shared [`Base`], then
 /// the stream's own entries.
 #[derive(Debug, Clone)]
@@ -269,6 +258,8 @@ pub(crate) struct Tables {
     by_uri: HashMap<String, u32, FastState>,
     /// Names the stream added (number - the base's count).
     names: Vec<Name>,
+    /// Those names by their hash ([`Base::name_hash`]; encoder only).
+    by_name: Index,
     /// Per name (the base's first): 0 until the stream learns something of it, else its
     /// index in `states` + 1 (zeroed memory for a schema's many names costs nothing).
     slots: Vec<u32>,
@@ -278,9 +269,8 @@ pub(crate) struct Tables {
     arena: String,
     /// The bytes of `arena` that evicted values left behind (reclaimed by compacting).
     dead: usize,
-    /// Global id by the value's hash (encoder only). A value whose hash another value already
-    /// took is not found: it is written as a literal again, which decoders read as a new entry.
-    by_value: HashMap<u64, u32, PassHash>,
+    /// Global ids by the value's hash (encoder only).
+    by_value: Index,
     hasher: FastState,
     /// Last global id assigned under a bounded capacity (round robin).
     last_global: usize,
@@ -310,7 +300,6 @@ impl Tables {
                 uri: String::new(),
                 prefixes: u.prefixes.clone(),
                 locals: Vec::new(),
-                by_local: HashMap::default(),
             })
             .collect();
         Tables {
@@ -319,11 +308,12 @@ impl Tables {
             uris,
             by_uri: HashMap::default(),
             names: Vec::new(),
+            by_name: Index::default(),
             states: Vec::new(),
             values: Vec::new(),
             arena: String::new(),
             dead: 0,
-            by_value: HashMap::default(),
+            by_value: Index::default(),
             hasher: FastState::default(),
             last_global: usize::MAX,
             max_len,
@@ -344,12 +334,6 @@ impl Tables {
     /// Total entries (for the table-size limit).
     pub(crate) fn entries(&self) -> usize {
         self.uris.len() + self.slots.len() + self.values.len()
-    }
-
-    /// The number of names.
-    #[inline]
-    pub(crate) fn name_count(&self) -> usize {
-        self.slots.len()
     }
 
     /// URI `uri`.
@@ -458,7 +442,6 @@ impl Tables {
             uri,
             prefixes: Vec::new(),
             locals: Vec::new(),
-            by_local: HashMap::default(),
         });
         id
     }
@@ -466,10 +449,10 @@ impl Tables {
     pub(crate) fn add_local(&mut self, uri: u32, local: String) -> NameId {
         let id = self.slots.len() as NameId;
         let local_id = self.local_count(uri) as u32;
-        let u = &mut self.uris[uri as usize];
-        u.locals.push(id);
+        self.uris[uri as usize].locals.push(id);
         if self.encoding {
-            u.by_local.insert(local.clone(), id);
+            let h = self.base.name_hash(uri, &local);
+            self.by_name.insert(h, id);
         }
         self.names.push(Name {
             uri,
@@ -497,15 +480,41 @@ impl Tables {
     /// The number of a name (encoder).
     #[inline]
     pub(crate) fn name_id(&self, uri: u32, local: &str) -> Option<NameId> {
-        if let Some(&n) = self
+        let h = self.base.name_hash(uri, local);
+        let first = self.base.names.len() as u32;
+        let mine = self.by_name.find(h, |id| {
+            let n = &self.names[(id - first) as usize];
+            n.uri == uri && bytes_eq(n.local.as_bytes(), local.as_bytes())
+        });
+        if mine.is_some() {
+            return mine;
+        }
+        // The base's names (a schema's, or appendix D's few, which no name in the empty
+        // namespace is among).
+        if self
             .base
             .uris
             .get(uri as usize)
-            .and_then(|b| b.by_local.get(local))
+            .is_some_and(|b| !b.locals.is_empty())
         {
-            return Some(n);
+            return self.base.find_name(uri, local, h);
         }
-        self.uris[uri as usize].by_local.get(local).copied()
+        None
+    }
+
+    /// Whether name `id` (any number) is `local` in namespace `ns` (encoder).
+    #[inline]
+    pub(crate) fn is_name(&self, id: NameId, ns: &str, local: &str) -> bool {
+        if id as usize >= self.slots.len() || !bytes_eq(self.local(id).as_bytes(), local.as_bytes())
+        {
+            return false;
+        }
+        let u = self.name_uri(id);
+        if ns.is_empty() {
+            u == 0
+        } else {
+            bytes_eq(self.uri(u).as_bytes(), ns.as_bytes())
+        }
     }
 
     /// Writes a URI (EXI 1.0, 7.1.7): a hit as its id + 1, a miss as 0 and the string.
@@ -736,9 +745,7 @@ impl Tables {
             self.state_mut(old.name).values.as_mut_slice()[old.local as usize] = NONE;
             if self.encoding {
                 let h = self.hash_text(self.text_of(&old));
-                if self.by_value.get(&h) == Some(&(global as u32)) {
-                    self.by_value.remove(&h);
-                }
+                self.by_value.remove(h, global as u32);
             }
             self.dead += (old.end - old.start) as usize;
             if self.dead > 4096 && self.dead > self.arena.len() / 2 {
@@ -813,17 +820,13 @@ impl Tables {
             return (None, 0);
         }
         let h = self.hash_text(text);
-        match self.by_value.get(&h) {
-            Some(&g)
-                if bytes_eq(
-                    self.text_of(&self.values[g as usize]).as_bytes(),
-                    text.as_bytes(),
-                ) =>
-            {
-                (Some(g), h)
-            }
-            _ => (None, h),
-        }
+        let hit = self.by_value.find(h, |g| {
+            bytes_eq(
+                self.text_of(&self.values[g as usize]).as_bytes(),
+                text.as_bytes(),
+            )
+        });
+        (hit, h)
     }
 
     /// Writes a hit on global value `g` for name `name`: 0 and its local id when the name's
@@ -832,11 +835,9 @@ impl Tables {
     fn write_hit(&self, w: &mut BitWriter, name: NameId, g: u32) {
         let v = &self.values[g as usize];
         if v.name == name {
-            w.uint(0);
-            w.nbit(v.local, width(self.local_values(name).len()));
+            w.uint7_nbit(0, v.local, width(self.local_values(name).len()));
         } else {
-            w.uint(1);
-            w.nbit(g, width(self.values.len()));
+            w.uint7_nbit(1, g, width(self.values.len()));
         }
     }
 
