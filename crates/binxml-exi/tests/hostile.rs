@@ -1218,13 +1218,19 @@ fn prefix_lookups_in_a_wide_scope() {
     let mut times = Vec::new();
     for (k, m) in [(5_000, 20_000), (20_000, 80_000)] {
         let s = binxml_exi::encode(&many_namespaces(k, m)).unwrap();
-        let (r, _, took) = measured(|| decode(&s, &ExiOptions::default(), Limits::default()));
-        eprintln!(
-            "{k} namespaces, {m} children: {} octets, {r:?}, {took:?}",
-            s.len()
-        );
-        r.unwrap();
-        times.push((s.len(), took));
+        // The best of three: one run can be stretched by a busy machine, and a quadratic
+        // lookup shows in every run.
+        let mut best = Duration::MAX;
+        for _ in 0..3 {
+            let (r, _, took) = measured(|| decode(&s, &ExiOptions::default(), Limits::default()));
+            eprintln!(
+                "{k} namespaces, {m} children: {} octets, {r:?}, {took:?}",
+                s.len()
+            );
+            r.unwrap();
+            best = best.min(took);
+        }
+        times.push((s.len(), best));
     }
     let (small, large) = (times[0], times[1]);
     let grew = large.1.as_secs_f64() / small.1.as_secs_f64().max(1e-4);
