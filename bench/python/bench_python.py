@@ -4,7 +4,9 @@ resident memory of a process that imports the library and parses once.
 
 Every measurement runs in a fresh process (so that memory and caches of one do not weigh on
 the next), `--runs` times; the report gives medians, the spread (min-max) and per-document
-ratios against lxml.
+ratios against lxml. A document parsed in under 0.1 s is parsed again in the same process for
+about half a second and the median of those parses is the run's time. Every binary format is
+read (its file made by `binxml.convert` from the XML).
 
 With `--cli PATH` (the release build of the command line), a second table compares reading and
 writing every format through the Python API (`binxml.convert` of a file, in the process) with
@@ -47,7 +49,24 @@ root = tree.getroot()
 assert root is not None
 # VmHWM, not ru_maxrss: the latter carries the parent's peak over exec
 peak = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM"))
-print(json.dumps({"s": dt, "cpu": cpu, "peak_mb": peak / 1024}))
+del tree, root
+# A parse of a few milliseconds is below what one timing of a loaded machine can tell (and
+# process_time's tick): such a document is parsed again until 0.5 s have gone by, and the
+# median of those parses is kept (the first, cold one only gave the peak memory).
+reps = 1 if dt >= 0.1 else min(1000, max(5, int(0.5 / max(dt, 1e-4))))
+if reps > 1:
+    ws, cs = [], []
+    for _ in range(reps):
+        c = time.process_time()
+        t = time.perf_counter()
+        parse(path).getroot()
+        ws.append(time.perf_counter() - t)
+        cs.append(time.process_time() - c)
+    ws.sort()
+    dt = ws[len(ws) // 2]
+    # process_time ticks coarsely: the mean CPU time of a parse, not a median of ticks
+    cpu = sum(cs) / len(cs)
+print(json.dumps({"s": dt, "cpu": cpu, "peak_mb": peak / 1024, "reps": reps}))
 """
 
 
@@ -81,6 +100,9 @@ def measure(lib, path, fmt):
         raise SystemExit(f"{lib} {path}: {r.stderr}")
     return json.loads(r.stdout)
 
+
+# The binary formats whose `parse` is set beside lxml's parse of the XML (the issue's bound: 2x).
+PARSE_FORMATS = ("fi", "exi", "tsf", "xebu", "asn1-uper", "asn1-aper", "asn1-ber")
 
 # The formats compared with the command line: every codec, ASN.1 in two of its rules.
 CLI_FORMATS = ("xml", "json", "fi", "tsf", "xebu", "asn1-uper", "asn1-ber", "exi")
@@ -136,7 +158,7 @@ def main():
     for name, xml in docs:
         data = open(xml, "rb").read()
         inputs = [("etree", "xml", xml), ("lxml", "xml", xml), ("binxml", "xml", xml)]
-        for fmt in ("fi", "exi"):
+        for fmt in PARSE_FORMATS:
             p = os.path.join(work, os.path.basename(xml) + "." + fmt)
             with open(p, "wb") as f:
                 f.write(binxml.convert(data, fmt, from_="xml"))
@@ -164,7 +186,9 @@ def main():
         f.write("`parse` of the file, to a tree whose root is in hand; the runs alternate between the "
                 "libraries (round after round). Time: wall clock; CPU: the process's CPU time during "
                 "`parse` (all threads: binxml decodes with the GIL released), which a loaded machine "
-                "stretches less. Peak = peak resident memory of the process (interpreter and library "
+                "stretches less. A parse under 0.1 s is repeated in the same process for about 0.5 s "
+                "and its median wall time (mean CPU time) is the run's figure. "
+                "Peak = peak resident memory of the process after its first parse (interpreter and library "
                 "included). Ratios = lxml's median over this one's (above 1: faster than lxml).\n\n")
         for name, size, results in rows:
             f.write(f"## {name}: {size / 1e6:.1f} MB of XML\n\n")
@@ -178,8 +202,8 @@ def main():
                 med = statistics.median(ts)
                 cpu = statistics.median(r["cpu"] for r in rs)
                 peak = statistics.median(r["peak_mb"] for r in rs)
-                f.write(f"| {lib} | {fmt} | {isize / 1e6:.1f} | {med:.3f} | {min(ts):.3f}-{max(ts):.3f} | "
-                        f"{lx / med:.2f}x | {cpu:.3f} | {lxc / cpu:.2f}x | {peak:.0f} |\n")
+                f.write(f"| {lib} | {fmt} | {isize / 1e6:.1f} | {med:.4g} | {min(ts):.4g}-{max(ts):.4g} | "
+                        f"{lx / med:.2f}x | {cpu:.4g} | {lxc / cpu:.2f}x | {peak:.0f} |\n")
             f.write("\n")
         if cli:
             f.write(f"## Python against the Rust command line ({rows[0][0]})\n\n")
