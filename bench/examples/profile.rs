@@ -13,6 +13,8 @@
 //!                 (`Decoder::next_batch` into one reused vector), looked at and dropped
 //!       lent      every event pulled in batches into one reused `LentBatch`
 //!                 (`Decoder::next_lent`), each event built from it, looked at and dropped
+//!       view      every event pulled in batches into one reused `LentBatch`, read as
+//!                 `LentEvent`s (`LentBatch::views`: kind and string slices), looked at
 //!       next      every event pulled one at a time (`Decoder::next_event`) and dropped
 //!       push      push decoding into a counting sink (`AnyDecoder::read_into`)
 //!       tree      the tree (`binxml::parse_tree`)
@@ -33,6 +35,8 @@
 //!   --schema XSD                 schema-informed EXI: the `exi` format with the grammars of
 //!                                this schema (built once, before timing)
 //!   --passes N                   passes over the documents (default 5)
+//!   (environment BINXML_READ set: the pull, view consumers also sum the lengths of each
+//!   event's strings, as the push operation's counting sink does)
 //!   (environment BINXML_BATCH=N: `pull` runs `read_into` into batches of N, for the formats
 //!   whose push loop pauses, instead of `next_batch`'s size)
 //!   --once                       each document once per pass (no repetition to 64 KB)
@@ -56,6 +60,7 @@ use binxml_core::{CountingSink, Decoder, Encoder, Event};
 enum Op {
     Pull,
     Lent,
+    View,
     Next,
     Push,
     Tree,
@@ -74,6 +79,7 @@ impl Op {
         match s {
             "pull" => Op::Pull,
             "lent" => Op::Lent,
+            "view" => Op::View,
             "next" => Op::Next,
             "push" => Op::Push,
             "tree" => Op::Tree,
@@ -101,6 +107,7 @@ impl Op {
         match self {
             Op::Pull => "pull",
             Op::Lent => "lent",
+            Op::View => "view",
             Op::Next => "next",
             Op::Push => "push",
             Op::Tree => "tree",
@@ -143,6 +150,7 @@ fn run_subject(
     // one batch vector for all the repetitions, as a consumer keeps one
     let mut batch = Vec::new();
     let mut lent = binxml_core::LentBatch::new();
+    let read = std::env::var_os("BINXML_READ").is_some();
     let batch_size = std::env::var("BINXML_BATCH")
         .ok()
         .and_then(|s| s.parse::<usize>().ok());
@@ -167,6 +175,9 @@ fn run_subject(
                     }
                     for e in &batch {
                         std::hint::black_box(e);
+                        if read {
+                            k += event_bytes(e);
+                        }
                         k += 1;
                     }
                 }
@@ -178,6 +189,24 @@ fn run_subject(
                 while d.next_lent(&mut lent).unwrap() > 0 {
                     for e in lent.iter() {
                         std::hint::black_box(&e);
+                        k += 1;
+                    }
+                }
+                k
+            }
+            Op::View => {
+                let mut d = binxml::AnyDecoder::new(f, bytes, dopts).unwrap();
+                let mut k = 0;
+                while d.next_lent(&mut lent).unwrap() > 0 {
+                    for e in lent.views() {
+                        std::hint::black_box(&e);
+                        if read {
+                            k += e.prefix().len()
+                                + e.namespace().len()
+                                + e.local().len()
+                                + e.value().len()
+                                + e.text().len();
+                        }
                         k += 1;
                     }
                 }
@@ -258,6 +287,20 @@ fn run_subject(
         };
     }
     n
+}
+
+/// The length of an event's strings, as `CountingSink` counts them: what `BINXML_READ` makes
+/// the pull operations' consumer read of each event.
+fn event_bytes(e: &Event<'_>) -> usize {
+    match e {
+        Event::StartElement(n) => n.local.len() + n.prefix.len() + n.namespace.len(),
+        Event::Namespace { prefix, uri } => prefix.len() + uri.len(),
+        Event::Attribute { name: n, value } => {
+            n.local.len() + n.prefix.len() + n.namespace.len() + value.len()
+        }
+        Event::Characters { text, cdata: false } => text.len(),
+        _ => 0,
+    }
 }
 
 /// quick-xml's NsReader with namespaces resolved and attributes and text unescaped, as the
@@ -445,7 +488,7 @@ fn main() {
                 let t = Instant::now();
                 let bytes = if matches!(
                     op,
-                    Op::Pull | Op::Lent | Op::Next | Op::Push | Op::Tree | Op::TreeIn
+                    Op::Pull | Op::Lent | Op::View | Op::Next | Op::Push | Op::Tree | Op::TreeIn
                 ) {
                     &doc.encoded[k][..]
                 } else {

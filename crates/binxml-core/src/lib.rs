@@ -27,7 +27,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use event::{DocType, Event, QName, Typed};
 pub use format::{Format, UnknownFormat};
 pub use fragments::XmlFragments;
-pub use lent::LentBatch;
+pub use lent::{LentBatch, LentEvent, LentKind, Views};
 pub use limits::Limits;
 pub use tape::Tape;
 

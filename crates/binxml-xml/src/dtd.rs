@@ -65,6 +65,10 @@ pub struct AttList {
     pub defaults: bool,
     /// Some namespace declaration (`xmlns`, `xmlns:p`) has a default.
     pub default_xmlns: bool,
+    /// Bit `min(n, 63)` set for each length `n` of a tokenized attribute's name: most
+    /// attributes of a declared element are told to be CDATA by their length alone, without
+    /// a search of `defs` (an `ID` declared for every element, `id`, and the others).
+    tokenized_lengths: u64,
 }
 
 impl AttList {
@@ -74,6 +78,9 @@ impl AttList {
             return;
         }
         self.tokenized |= !d.cdata;
+        if !d.cdata {
+            self.tokenized_lengths |= length_bit(&d.name);
+        }
         if d.default.is_some() {
             if d.name == "xmlns" || d.name.starts_with("xmlns:") {
                 self.default_xmlns = true;
@@ -87,13 +94,19 @@ impl AttList {
     /// Whether attribute `name`'s value is CDATA (an undeclared one is).
     #[inline]
     pub fn is_cdata(&self, name: &str) -> bool {
-        !self.tokenized
+        self.tokenized_lengths & length_bit(name) == 0
             || self
                 .defs
                 .iter()
                 .find(|x| bytes_eq(x.name.as_bytes(), name.as_bytes()))
                 .is_none_or(|x| x.cdata)
     }
+}
+
+/// The bit of [`AttList::tokenized_lengths`] for a name.
+#[inline(always)]
+fn length_bit(name: &str) -> u64 {
+    1 << name.len().min(63)
 }
 
 /// Element qualified name -> declared attributes: looked up once per start tag of a document

@@ -67,6 +67,19 @@ fn lent_batches(
     loop {
         let r = d.next_lent(&mut batch);
         v.extend(batch.iter().map(Event::into_owned));
+        // the views give the same events, and their accessors the same strings
+        for (view, ev) in batch.views().zip(batch.iter()) {
+            // (compared as text: a NaN is not equal to itself)
+            assert_eq!(format!("{:?}", view.to_event()), format!("{ev:?}"));
+            match &ev {
+                Event::StartElement(q) | Event::Attribute { name: q, .. } => assert_eq!(
+                    (view.prefix(), view.namespace(), view.local()),
+                    (&*q.prefix, &*q.namespace, &*q.local)
+                ),
+                Event::Characters { text, cdata: false } => assert_eq!(view.text(), &**text),
+                _ => {}
+            }
+        }
         match r {
             Ok(0) => return (v, None),
             Ok(n) => assert!(n <= 4 * binxml::core::BATCH_EVENTS, "a batch of {n} events"),
