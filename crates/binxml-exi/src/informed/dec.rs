@@ -494,7 +494,22 @@ impl<'a> SchemaDecoder<'a> {
             self.invented.push(if n == 2 {
                 "xsi".to_string()
             } else {
-                format!("ns{n}")
+                // `ns{n}` (without the formatting machinery: a stream invents several)
+                let mut p = String::with_capacity(6);
+                p.push_str("ns");
+                let mut digits = [0u8; 20];
+                let mut i = digits.len();
+                let mut v = n;
+                loop {
+                    i -= 1;
+                    digits[i] = b'0' + (v % 10) as u8;
+                    v /= 10;
+                    if v == 0 {
+                        break;
+                    }
+                }
+                p.extend(digits[i..].iter().map(|&d| char::from(d)));
+                p
             });
         }
         // The invented prefix, with as many `_` as make it unlike those in scope.

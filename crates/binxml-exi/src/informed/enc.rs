@@ -602,7 +602,7 @@ impl<W: Write> SchemaEncoder<W> {
         });
         self.in_tag = true;
         self.after_start = true;
-        if self.o.is_self_contained(&q.namespace, &q.local) {
+        if self.o.self_contained && self.o.is_self_contained(&q.namespace, &q.local) {
             self.start_self_contained(q)?;
         }
         Ok(())
