@@ -34,6 +34,8 @@
 //!                                e.g. `compression`, `drop-whitespace`; default EXI's defaults)
 //!   --schema XSD                 schema-informed EXI: the `exi` format with the grammars of
 //!                                this schema (built once, before timing)
+//!   --catalog TSV                before --schema: web schemaLocations mapped to files (lines
+//!                                `URL<TAB>FILE`, FILE relative to the catalog's folder)
 //!   --passes N                   passes over the documents (default 5)
 //!   (environment BINXML_READ set: the pull, view consumers also sum the lengths of each
 //!   event's strings, as the push operation's counting sink does)
@@ -349,6 +351,7 @@ fn main() {
     let mut exi = binxml::exi::ExiOptions::default();
     let mut picks = Vec::new();
     let mut grammars = None;
+    let mut load = binxml::schema::LoadOptions::default();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -379,9 +382,21 @@ fn main() {
                     .parse_text(&args.next().expect("--exi OPTIONS"))
                     .expect("EXI options")
             }
+            "--catalog" => {
+                let c = std::path::PathBuf::from(args.next().expect("--catalog TSV"));
+                let dir = c.parent().expect("a catalog's folder").to_path_buf();
+                let text = std::fs::read_to_string(&c).expect("a catalog");
+                for line in text.lines() {
+                    if line.starts_with('#') || line.trim().is_empty() {
+                        continue;
+                    }
+                    let (url, file) = line.split_once('\t').expect("URL<TAB>FILE");
+                    load = load.with_location(url, dir.join(file));
+                }
+            }
             "--schema" => {
                 let xsd = args.next().expect("--schema XSD");
-                let schema = binxml::schema::Schema::load(&xsd).expect("a schema");
+                let schema = binxml::schema::Schema::load_with(&xsd, &load).expect("a schema");
                 grammars = Some(std::sync::Arc::new(
                     binxml::exi::informed::SchemaGrammars::new(std::sync::Arc::new(schema))
                         .expect("EXI grammars"),

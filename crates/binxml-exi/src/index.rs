@@ -66,6 +66,16 @@ impl Index {
         }
     }
 
+    /// Empties the index, keeping its slots unless they are many.
+    pub(crate) fn clear(&mut self) {
+        if self.slots.len() > 1 << 14 {
+            self.slots = Vec::new();
+        } else {
+            self.slots.fill(0);
+        }
+        self.len = 0;
+    }
+
     /// Removes number `n`, added under hash `h`, if it is there.
     pub(crate) fn remove(&mut self, h: u64, n: u32) {
         if self.slots.is_empty() {

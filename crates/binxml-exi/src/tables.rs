@@ -187,6 +187,8 @@ struct Name {
 /// partition.
 #[derive(Debug, Clone)]
 struct NameState {
+    /// The name (so that [`Tables::reset`] finds the slots to clear).
+    name: NameId,
     /// Its built-in element grammar, [`NONE`] until it is first used as an element name.
     grammar: u32,
     /// The local value partition: local id -> global id ([`NONE`] once evicted).
@@ -322,6 +324,69 @@ impl Tables {
         }
     }
 
+    /// The table as [`Tables::with_base`] makes it from the same base, for another stream,
+    /// keeping the memory it has grown (a compiled schema's tables are reused across streams:
+    /// `SchemaGrammars`).
+    pub(crate) fn reset(&mut self, max_len: Option<usize>, capacity: Option<usize>) {
+        let base_uris = self.base.uris.len();
+        self.uris.truncate(base_uris);
+        for (u, b) in self.uris.iter_mut().zip(&self.base.uris) {
+            u.prefixes.truncate(b.prefixes.len());
+            u.locals.clear();
+        }
+        self.by_uri.clear();
+        self.names.clear();
+        self.by_name.clear();
+        for st in &self.states {
+            if let Some(slot) = self.slots.get_mut(st.name as usize) {
+                *slot = 0;
+            }
+        }
+        self.slots.truncate(self.base.names.len());
+        self.states.clear();
+        self.values.clear();
+        self.arena.clear();
+        self.dead = 0;
+        self.by_value.clear();
+        self.last_global = usize::MAX;
+        self.max_len = max_len;
+        self.capacity = capacity;
+    }
+
+    /// Whether the lookup maps are kept (an encoder's table).
+    pub(crate) fn encoding(&self) -> bool {
+        self.encoding
+    }
+
+    /// An empty table of no stream: what is left where a table was moved out (never read).
+    pub(crate) fn husk() -> Self {
+        Tables {
+            base: fixed_base(),
+            uris: Vec::new(),
+            by_uri: HashMap::default(),
+            names: Vec::new(),
+            by_name: Index::default(),
+            slots: Vec::new(),
+            states: Vec::new(),
+            values: Vec::new(),
+            arena: String::new(),
+            dead: 0,
+            by_value: Index::default(),
+            hasher: FastState::default(),
+            last_global: usize::MAX,
+            max_len: None,
+            capacity: None,
+            encoding: false,
+        }
+    }
+
+    /// Whether [`Tables::reset`] applies: a table of `base`, not grown past what is worth keeping for the next stream.
+    pub(crate) fn reusable(&self, base: &Arc<Base>) -> bool {
+        Arc::ptr_eq(&self.base, base)
+            && self.arena.capacity() <= 1 << 20
+            && self.values.capacity() <= 1 << 17
+    }
+
     /// Room made at once for the values of a decoded stream of `input` octets (a literal takes
     /// at least an octet per character and two per value), rather than grown value by value;
     /// at most a megabyte's worth, past which the table grows as it needs.
@@ -408,6 +473,7 @@ impl Tables {
         let slot = &mut self.slots[name as usize];
         if *slot == 0 {
             self.states.push(NameState {
+                name,
                 grammar: NONE,
                 values: Locals::EMPTY,
             });

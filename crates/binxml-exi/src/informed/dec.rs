@@ -16,6 +16,7 @@ use binxml_core::hash::bytes_eq;
 use binxml_core::{Decoder, Event, Limits, QName, Result};
 use binxml_schema::model::TypeId;
 
+use super::TableLease;
 use super::datatype::ExiType;
 use super::grammar::{
     Fidelity, GrammarId, Kind, Order, Second, Terminal, has_second_level, second_level,
@@ -223,7 +224,7 @@ pub struct SchemaDecoder<'a> {
     g: Arc<SchemaGrammars>,
     o: ExiOptions,
     limits: Limits,
-    t: Tables,
+    t: TableLease,
     builtin: Vec<BuiltinGrammar>,
     layout: Layout,
     stack: Vec<Frame>,
@@ -262,7 +263,7 @@ pub struct SchemaDecoder<'a> {
 /// What a self-contained element's fragment sets aside (its string table and built-in
 /// grammars start afresh), restored at the fragment's ED.
 struct Outer {
-    t: Tables,
+    t: TableLease,
     builtin: Vec<BuiltinGrammar>,
     /// The stack's depth with the element's outer frame on it.
     depth: usize,
@@ -284,7 +285,7 @@ impl<'a> SchemaDecoder<'a> {
     ) -> Self {
         // The stream's own table is made when its header (or body) is read, with the options
         // that decide its limits: this one, of appendix D's few entries, is never read.
-        let t = Tables::new(None, None, false);
+        let t = TableLease::unpooled(Tables::new(None, None, false));
         SchemaDecoder {
             inflated: None,
             input,
@@ -493,7 +494,22 @@ impl<'a> SchemaDecoder<'a> {
             self.invented.push(if n == 2 {
                 "xsi".to_string()
             } else {
-                format!("ns{n}")
+                // `ns{n}` (without the formatting machinery: a stream invents several)
+                let mut p = String::with_capacity(6);
+                p.push_str("ns");
+                let mut digits = [0u8; 20];
+                let mut i = digits.len();
+                let mut v = n;
+                loop {
+                    i -= 1;
+                    digits[i] = b'0' + (v % 10) as u8;
+                    v /= 10;
+                    if v == 0 {
+                        break;
+                    }
+                }
+                p.extend(digits[i..].iter().map(|&d| char::from(d)));
+                p
             });
         }
         // The invented prefix, with as many `_` as make it unlike those in scope.

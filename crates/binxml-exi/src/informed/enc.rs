@@ -16,6 +16,7 @@ use binxml_core::hash::bytes_eq;
 use binxml_core::{Encoder, Error, Event, Format, QName, Result, StreamChecker};
 use binxml_schema::model::{ElemId, TypeId};
 
+use super::TableLease;
 use super::datatype::ExiType;
 use super::grammar::{
     Fidelity, GrammarId, Kind, Order, Second, Terminal, has_second_level, second_level,
@@ -69,7 +70,7 @@ pub struct SchemaEncoder<W: Write> {
     g: Arc<SchemaGrammars>,
     o: ExiOptions,
     w: BitWriter,
-    t: Tables,
+    t: TableLease,
     builtin: Vec<BuiltinGrammar>,
     layout: Layout,
     stack: Vec<Frame>,
@@ -110,7 +111,7 @@ pub struct SchemaEncoder<W: Write> {
 /// the string table and built-in grammars, which the fragment starts afresh,
 /// restored after the element.
 struct Outer {
-    t: Tables,
+    t: TableLease,
     builtin: Vec<BuiltinGrammar>,
     /// The stack's depth with the element's outer frame on it.
     depth: usize,
@@ -601,7 +602,7 @@ impl<W: Write> SchemaEncoder<W> {
         });
         self.in_tag = true;
         self.after_start = true;
-        if self.o.is_self_contained(&q.namespace, &q.local) {
+        if self.o.self_contained && self.o.is_self_contained(&q.namespace, &q.local) {
             self.start_self_contained(q)?;
         }
         Ok(())

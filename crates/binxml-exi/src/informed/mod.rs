@@ -42,6 +42,62 @@ pub struct Representations {
     lexical: Vec<Option<ExiType>>,
 }
 
+/// String tables that streams with one schema's grammars have finished with.
+pub(crate) struct TablePool {
+    base: Arc<crate::tables::Base>,
+    free: std::sync::Mutex<Vec<crate::tables::Tables>>,
+}
+
+/// Tables kept for reuse at most (one per encoder and decoder running at once, in practice).
+const POOL_TABLES: usize = 8;
+
+/// A stream's string table, which goes back to its schema's pool when dropped.
+pub(crate) struct TableLease {
+    t: crate::tables::Tables,
+    pool: Option<Arc<TablePool>>,
+}
+
+impl TableLease {
+    /// A table of no pool (appendix D's, before a header says which table a stream has).
+    pub(crate) fn unpooled(t: crate::tables::Tables) -> TableLease {
+        TableLease { t, pool: None }
+    }
+}
+
+impl std::ops::Deref for TableLease {
+    type Target = crate::tables::Tables;
+    #[inline(always)]
+    fn deref(&self) -> &crate::tables::Tables {
+        &self.t
+    }
+}
+
+impl std::ops::DerefMut for TableLease {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut crate::tables::Tables {
+        &mut self.t
+    }
+}
+
+impl Drop for TableLease {
+    fn drop(&mut self) {
+        let Some(pool) = &self.pool else {
+            return;
+        };
+        if !self.t.reusable(&pool.base) {
+            return;
+        }
+        if let Ok(mut free) = pool.free.lock()
+            && free.len() < POOL_TABLES
+        {
+            free.push(std::mem::replace(
+                &mut self.t,
+                crate::tables::Tables::husk(),
+            ));
+        }
+    }
+}
+
 /// The schema-informed grammars of one schema.
 pub struct SchemaGrammars {
     schema: Arc<Schema>,
@@ -68,6 +124,8 @@ pub struct SchemaGrammars {
     table: Vec<(String, Vec<String>)>,
     /// The string table every stream starts with.
     base: Arc<crate::tables::Base>,
+    /// The tables of finished streams, for the next ones.
+    pool: Arc<TablePool>,
     /// Per state, per production: the number of an AT(qname) or relaxed SE(qname)
     /// production's name in a fresh string table (`NONE` for the others).
     prod_names: Vec<Box<[crate::tables::NameId]>>,
@@ -177,6 +235,10 @@ impl SchemaGrammars {
         }
         Ok(SchemaGrammars {
             table,
+            pool: Arc::new(TablePool {
+                base: Arc::clone(&base),
+                free: std::sync::Mutex::new(Vec::new()),
+            }),
             base,
             prod_names,
             elem_names,
@@ -266,14 +328,35 @@ impl SchemaGrammars {
         &self.table
     }
 
-    /// A fresh string table for a stream with these grammars.
+    /// A fresh string table for a stream with these grammars: one a finished stream left,
+    /// reset (its memory kept: a schema's tables start with a slot per declared name), else a
+    /// new one. It goes back to the pool when the stream's coder drops it.
     pub(crate) fn string_table(
         &self,
         max_len: Option<usize>,
         capacity: Option<usize>,
         encoding: bool,
-    ) -> crate::tables::Tables {
-        crate::tables::Tables::with_base(Arc::clone(&self.base), max_len, capacity, encoding)
+    ) -> TableLease {
+        let reused = self.pool.free.lock().ok().and_then(|mut free| {
+            let i = free.iter().rposition(|t| t.encoding() == encoding)?;
+            Some(free.swap_remove(i))
+        });
+        let t = match reused {
+            Some(mut t) => {
+                t.reset(max_len, capacity);
+                t
+            }
+            None => crate::tables::Tables::with_base(
+                Arc::clone(&self.base),
+                max_len,
+                capacity,
+                encoding,
+            ),
+        };
+        TableLease {
+            t,
+            pool: Some(Arc::clone(&self.pool)),
+        }
     }
 
     /// The number of an element declaration's name in a fresh string table.

@@ -607,6 +607,16 @@ fn push_digits(out: &mut String, v: u64) {
     out.push_str(std::str::from_utf8(digits(v, &mut buf)).unwrap_or_default());
 }
 
+/// Appends the decimal digits of `v`, with leading zeros to at least `width` digits (`{v:0width$}`).
+fn push_padded(out: &mut String, v: u64, width: usize) {
+    let mut buf = [0u8; 20];
+    let d = digits(v, &mut buf);
+    for _ in d.len()..width {
+        out.push('0');
+    }
+    out.push_str(std::str::from_utf8(d).unwrap_or_default());
+}
+
 /// Appends `v` in decimal, with `-` when negative.
 fn push_i64(out: &mut String, v: i64) {
     if v < 0 {
@@ -853,7 +863,6 @@ fn days_in_month(year: i64, month: u32) -> u32 {
 /// Reads a Date-Time value and writes its lexical form.
 fn read_date_time(kind: DateTimeKind, r: &mut BitReader, out: &mut String) -> Result<()> {
     use DateTimeKind::*;
-    use std::fmt::Write;
     if matches!(kind, DateTime | Date | GYearMonth | GYear) {
         let at = r.mark();
         let year = read_i64(r, "a year")?
@@ -862,7 +871,7 @@ fn read_date_time(kind: DateTimeKind, r: &mut BitReader, out: &mut String) -> Re
         if year < 0 {
             out.push('-');
         }
-        let _ = write!(out, "{:04}", year.unsigned_abs());
+        push_padded(out, year.unsigned_abs(), 4);
     }
     if matches!(
         kind,
@@ -874,20 +883,29 @@ fn read_date_time(kind: DateTimeKind, r: &mut BitReader, out: &mut String) -> Re
         let (month, day) = (md / 32, md % 32);
         match kind {
             GMonth => {
-                let _ = write!(out, "--{month:02}");
+                out.push_str("--");
+                push_padded(out, month.into(), 2);
             }
             // gDay's MonthDay is the day (month 0); EXIficient prints the whole field.
             GDay => {
-                let _ = write!(out, "---{md:02}");
+                out.push_str("---");
+                push_padded(out, md.into(), 2);
             }
             GMonthDay => {
-                let _ = write!(out, "--{month:02}-{day:02}");
+                out.push_str("--");
+                push_padded(out, month.into(), 2);
+                out.push('-');
+                push_padded(out, day.into(), 2);
             }
             GYearMonth => {
-                let _ = write!(out, "-{month:02}");
+                out.push('-');
+                push_padded(out, month.into(), 2);
             }
             _ => {
-                let _ = write!(out, "-{month:02}-{day:02}");
+                out.push('-');
+                push_padded(out, month.into(), 2);
+                out.push('-');
+                push_padded(out, day.into(), 2);
             }
         }
     }
@@ -897,7 +915,11 @@ fn read_date_time(kind: DateTimeKind, r: &mut BitReader, out: &mut String) -> Re
         if kind == DateTime {
             out.push('T');
         }
-        let _ = write!(out, "{h:02}:{m:02}:{s:02}");
+        push_padded(out, h.into(), 2);
+        out.push(':');
+        push_padded(out, m.into(), 2);
+        out.push(':');
+        push_padded(out, s.into(), 2);
         if r.boolean()? {
             let mut digits = String::new();
             r.uint_digits(&mut digits)?;
@@ -913,7 +935,10 @@ fn read_date_time(kind: DateTimeKind, r: &mut BitReader, out: &mut String) -> Re
         if tz == 0 {
             out.push('Z');
         } else {
-            let _ = write!(out, "{}{h:02}:{m:02}", if tz < 0 { '-' } else { '+' });
+            out.push(if tz < 0 { '-' } else { '+' });
+            push_padded(out, h.unsigned_abs().into(), 2);
+            out.push(':');
+            push_padded(out, m.unsigned_abs().into(), 2);
         }
     }
     Ok(())

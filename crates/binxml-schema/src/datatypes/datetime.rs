@@ -71,8 +71,7 @@ impl DateTimeValue {
     /// Parses the lexical form of `kind` (one of the eight date/time primitives), already
     /// white-space collapsed.
     pub(crate) fn parse(kind: Builtin, s: &str) -> Result<DateTimeValue, DatatypeError> {
-        let subject = format!("xs:{}", kind.name());
-        let err = |m: &str| lexical(&subject, s, m);
+        let err = |m: &str| lexical(&format!("xs:{}", kind.name()), s, m);
         let mut c = Cursor {
             s: s.as_bytes(),
             at: 0,
@@ -101,7 +100,7 @@ impl DateTimeValue {
             _ => return Err(err("not a date/time type")),
         };
         if has_year {
-            v.year = Some(parse_year(&mut c, &subject, s)?);
+            v.year = Some(parse_year(&mut c, kind, s)?);
         } else if has_month || has_day {
             // The gregorian types without a year start with "--" ("---" for gDay).
             if !c.eat(b'-') {
@@ -265,12 +264,13 @@ impl Cursor<'_> {
 }
 
 /// `-?yyyy+`: four digits or more, no leading zero beyond four, not 0000 (XSD 1.0).
-fn parse_year(c: &mut Cursor<'_>, subject: &str, s: &str) -> Result<i64, DatatypeError> {
+fn parse_year(c: &mut Cursor<'_>, kind: Builtin, s: &str) -> Result<i64, DatatypeError> {
+    let subject = || format!("xs:{}", kind.name());
     let negative = c.eat(b'-');
     let digits = c.digits();
     if digits.len() < 4 || (digits.len() > 4 && digits.starts_with('0')) {
         return Err(lexical(
-            subject,
+            &subject(),
             s,
             "the year needs 4 digits, more without leading zero",
         ));
@@ -278,14 +278,18 @@ fn parse_year(c: &mut Cursor<'_>, subject: &str, s: &str) -> Result<i64, Datatyp
     if digits.len() > MAX_YEAR_DIGITS {
         return Err(DatatypeError::new(
             ErrorKind::Range,
-            subject,
+            &subject(),
             s,
             format!("years of more than {MAX_YEAR_DIGITS} digits are not supported"),
         ));
     }
     let y: i64 = digits.parse().unwrap_or(0);
     if y == 0 {
-        return Err(lexical(subject, s, "year 0000 is not allowed in XSD 1.0"));
+        return Err(lexical(
+            &subject(),
+            s,
+            "year 0000 is not allowed in XSD 1.0",
+        ));
     }
     Ok(if negative { -y } else { y })
 }
