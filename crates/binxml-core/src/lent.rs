@@ -312,6 +312,10 @@ impl<'a> LentBatch<'a> {
     /// kept whole, with [`LentBatch::other`]).
     #[inline(always)]
     fn keep(&mut self, s: &str) -> Option<Str<'a>> {
+        // Most prefixes and many namespaces are empty: nothing to copy, no range to record.
+        if s.is_empty() {
+            return Some(Str::In(""));
+        }
         let start = self.text.len();
         let end = start + s.len();
         if end > u32::MAX as usize {
