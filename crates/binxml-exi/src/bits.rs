@@ -656,42 +656,50 @@ impl<'a> BitReader<'a> {
             // Fast path: a run of octets below 0x80 is the string's ASCII characters as is.
             let end = self.data.len().min(self.pos + left);
             let avail = &self.data[self.pos..end];
-            let run = avail.iter().position(|&b| b >= 0x80).unwrap_or(avail.len());
-            if let Ok(ascii) = std::str::from_utf8(&avail[..run]) {
-                out.push_str(ascii);
-            }
-            self.pos += run;
-            left -= run;
+            let ascii = match binxml_core::ascii::ascii_str(avail) {
+                Some(all) => all,
+                None => {
+                    let run = avail.iter().position(|&b| b >= 0x80).unwrap_or(avail.len());
+                    binxml_core::ascii::ascii_str(&avail[..run]).unwrap_or_default()
+                }
+            };
+            out.push_str(ascii);
+            self.pos += ascii.len();
+            left -= ascii.len();
         }
         while left > 0 {
-            // Seven ASCII characters at a time at any bit offset: eight octets hold them and
-            // the bits already consumed of the first. They gather in `buf` and join `out` as
-            // one string (one check for the batch, not one push per character).
+            // Up to seven ASCII characters at a time at any bit offset: eight octets hold them
+            // and the bits already consumed of the first. They gather in `buf` and join `out`
+            // as one string (one check for the batch, not one push per character).
             let mut buf = [0u8; 63];
             let mut k = 0;
-            while left >= 7
+            while left > 0
                 && k + 7 <= buf.len()
                 && let Some(word) = self.data.get(self.pos..self.pos + 8)
             {
+                let take = left.min(7);
                 let w = (u64::from_be_bytes(word.try_into().unwrap_or([0; 8])) << self.bit) >> 8;
-                if w & 0x0080_8080_8080_8080 != 0 {
+                // The high bit of each of the `take` characters wanted (the first is the most
+                // significant of the seven octets).
+                let high = 0x0080_8080_8080_8080 & (u64::MAX << (8 * (7 - take)));
+                if w & high != 0 {
                     break;
                 }
                 buf[k..k + 7].copy_from_slice(&w.to_be_bytes()[1..]);
-                k += 7;
-                self.pos += 7;
-                left -= 7;
+                k += take;
+                self.pos += take;
+                left -= take;
             }
             if k > 0 {
-                if let Ok(ascii) = std::str::from_utf8(&buf[..k]) {
+                if let Some(ascii) = binxml_core::ascii::ascii_str(&buf[..k]) {
                     out.push_str(ascii);
+                }
+                if left == 0 {
+                    break;
                 }
                 if k + 7 > buf.len() {
                     continue;
                 }
-            }
-            if left == 0 {
-                break;
             }
             let (pos, bit) = (self.pos, self.bit);
             let first = self.octet()?;

@@ -335,6 +335,7 @@ impl<'a> ExiDecoder<'a> {
         }
         self.layout = Layout::new(o.comments, o.pis, o.dtd, o.prefixes, o.self_contained);
         self.t = Self::fresh_tables(&o);
+        self.t.reserve_values(r.remaining());
         self.next_block = r.pos();
         self.body = r;
         self.o = o;
