@@ -369,11 +369,7 @@ impl Normalizer<'_> {
             } else {
                 Kind::Content
             };
-            self.out.push(Grammar {
-                kind,
-                productions,
-                content: None,
-            });
+            self.out.push(Grammar::new(kind, productions, None));
         }
         Ok(entry)
     }

@@ -83,6 +83,28 @@ pub struct Grammar {
     /// For a start-tag state: the state its content starts in (`Element_i,content`), where
     /// undeclared content (SE(*), CH, ...) continues.
     pub content: Option<GrammarId>,
+    /// Whether `productions` holds an `EE` (the second level adds one where it does not):
+    /// known when the grammar is built, not searched for at every second-level event.
+    pub(crate) has_ee: bool,
+}
+
+impl Grammar {
+    /// A state of `kind` with `productions` (in event-code order).
+    pub(crate) fn new(
+        kind: Kind,
+        productions: Vec<Production>,
+        content: Option<GrammarId>,
+    ) -> Grammar {
+        let has_ee = productions
+            .iter()
+            .any(|p| matches!(p.terminal, Terminal::Ee));
+        Grammar {
+            kind,
+            productions,
+            content,
+            has_ee,
+        }
+    }
 }
 
 /// A second-level production of a schema-informed state (section 8.5.4.4): the productions a
@@ -191,11 +213,7 @@ pub(crate) fn second_level(st: &Grammar, nillable: bool, castable: bool, f: Fide
         }
         return v;
     }
-    if !st
-        .productions
-        .iter()
-        .any(|p| matches!(p.terminal, Terminal::Ee))
-    {
+    if !st.has_ee {
         v.push(Second::Ee);
     }
     if st.kind == Kind::FirstStartTag {

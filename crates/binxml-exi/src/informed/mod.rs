@@ -549,26 +549,14 @@ fn element_fragment(
     };
     let mut start = attrs(first);
     start.extend(elements.iter().cloned());
-    grammars.push(Grammar {
-        kind: Kind::FirstStartTag,
-        productions: start,
-        content: Some(content),
-    });
-    grammars.push(Grammar {
-        kind: Kind::Content,
-        productions: elements,
-        content: None,
-    });
+    grammars.push(Grammar::new(Kind::FirstStartTag, start, Some(content)));
+    grammars.push(Grammar::new(Kind::Content, elements, None));
     let mut empty_prods = attrs(empty);
     empty_prods.push(Production {
         terminal: Terminal::Ee,
         next: None,
     });
-    grammars.push(Grammar {
-        kind: Kind::FirstStartTag,
-        productions: empty_prods,
-        content: None,
-    });
+    grammars.push(Grammar::new(Kind::FirstStartTag, empty_prods, None));
     (first, empty)
 }
 
