@@ -236,6 +236,15 @@ impl<'a> Rec<'a> {
         });
     }
 
+    /// The end of an element without attributes: its start keeps the empty range it was
+    /// recorded with, and the attribute list did not grow (its bound was checked where it
+    /// last did).
+    #[inline(always)]
+    pub(crate) fn end_plain(&mut self) {
+        self.ops.push(Op::End);
+        self.position();
+    }
+
     /// The end of the element whose start is operation `op`, its attributes from `a0` (see
     /// [`Rec::attrs_mark`]) to the last one read.
     #[inline(always)]
