@@ -236,6 +236,7 @@ impl<'a> BerPass<'a> {
     }
 
     /// The rest of an element after its children.
+    #[inline(always)]
     fn element_end(&mut self, el: &crate::ber::Header, op: usize, name: NameRef) -> Result<()> {
         // the usual end of an element without attributes: same-as-parent-element (an `[4]`
         // first means no `[2]` or `[3]` before it) and nothing after it
@@ -247,6 +248,17 @@ impl<'a> BerPass<'a> {
             self.rec.end_plain();
             return Ok(());
         }
+        self.element_end_attrs(el, op, name)
+    }
+
+    /// [`BerPass::element_end`] of an element with attributes or another end.
+    #[inline(never)]
+    fn element_end_attrs(
+        &mut self,
+        el: &crate::ber::Header,
+        op: usize,
+        name: NameRef,
+    ) -> Result<()> {
         let a0 = self.rec.attrs_mark(self.at())?;
         for (i, ns_list) in [(2, false), (3, true)] {
             if !self.r.next_is(el, i) {
@@ -426,7 +438,7 @@ fn chars_short<'a>(d: &'a [u8], p: usize, end: usize, max: usize) -> Option<(Fas
         return None;
     }
     let b = d.get(p + 8..ce - 3)?;
-    if d[ce - 3] != 0x81 || d[ce - 2] != 0x01 {
+    if d.get(ce - 3..ce - 1) != Some(&[0x81, 0x01]) {
         return None;
     }
     match h[6] {
@@ -468,7 +480,7 @@ impl<'a> BerPass<'a> {
     /// primitive `[0] UTF8String` or `[1] LargeIndex`, definite lengths), read from the octets:
     /// the string and where it ends. `None` for any other form, which the generic decoder reads
     /// (with its errors).
-    #[inline]
+    #[inline(always)]
     fn fast_str(&self, i: usize, ctx: u8, end: usize) -> Option<(FastStr<'a>, usize)> {
         let d = self.r.data();
         // both lengths in the short form (every encoding is at least 4 octets long)

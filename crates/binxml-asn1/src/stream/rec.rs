@@ -128,14 +128,14 @@ impl<'a> Rec<'a> {
     }
 
     /// A component-string index read at `at`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn str_index(&mut self, i: u64, at: u64) -> Result<Str> {
         self.fits(i, at, "component-string-index")?;
         Ok(self.saw_str(i, at))
     }
 
     /// A common-name index read at `at`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn common(&mut self, i: u64, at: u64) -> Result<NameRef> {
         self.fits(i, at, "common-name-index")?;
         Ok(self.saw_name(i, at))
