@@ -239,9 +239,32 @@ pub(crate) fn split_zeros<'a>(
     mut f: impl FnMut(&'a str) -> Result<()>,
 ) -> Result<()> {
     const LO: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // the top bit of each zero octet of `w` (no carry crosses octets)
+    let zeros = |w: u64| !(((w & LO) + LO) | w | LO);
     let b = text.as_bytes();
     let mut start = 0;
     let mut i = 0;
+    // 16 octets at a time, past the runs without a zero (most of a long string)
+    while i + 16 <= b.len() {
+        let z0 = zeros(u64::from_le_bytes(
+            b[i..i + 8].try_into().expect("8 octets"),
+        ));
+        let z1 = zeros(u64::from_le_bytes(
+            b[i + 8..i + 16].try_into().expect("8 octets"),
+        ));
+        if z0 | z1 != 0 {
+            for (base, mut z) in [(i, z0), (i + 8, z1)] {
+                while z != 0 {
+                    let at = base + (z.trailing_zeros() / 8) as usize;
+                    // a zero octet is a character boundary
+                    f(&text[start..at])?;
+                    start = at + 1;
+                    z &= z - 1;
+                }
+            }
+        }
+        i += 16;
+    }
     while i + 8 <= b.len() {
         let w = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 octets"));
         // the top bit of each zero octet (no carry crosses octets)

@@ -171,29 +171,6 @@ impl<'a> BerPass<'a> {
     /// complete (element-content-characters).
     fn element(&mut self, depth: usize, lim: Option<usize>) -> Result<Option<BerEl>> {
         self.rec.depth(depth, self.at())?;
-        if let Some(f) = self.fast_start(self.r.pos(), self.lim(lim)) {
-            let name = self.rec.common(f.name.0, f.name.1)?;
-            let op = self.rec.start(name);
-            return match f.body {
-                FastBody::Text(s, after) => {
-                    self.r.set_pos(after);
-                    let s = self.take_str(s)?;
-                    self.rec.push(Op::Text(s));
-                    self.element_end(&f.el, op, name)?;
-                    Ok(None)
-                }
-                FastBody::List(list) => {
-                    self.r.set_pos(list.at + 2);
-                    Ok(Some(BerEl {
-                        el: f.el,
-                        wrap: f.wrap,
-                        list,
-                        op,
-                        name,
-                    }))
-                }
-            };
-        }
         let el = self.r.header(lim)?;
         self.expect_tag(&el, 0xA0)?;
         if !self.r.next_is(&el, 0) {
@@ -259,7 +236,29 @@ impl<'a> BerPass<'a> {
     }
 
     /// The rest of an element after its children.
+    #[inline(always)]
     fn element_end(&mut self, el: &crate::ber::Header, op: usize, name: NameRef) -> Result<()> {
+        // the usual end of an element without attributes: same-as-parent-element (an `[4]`
+        // first means no `[2]` or `[3]` before it) and nothing after it
+        let at = self.r.pos();
+        if el.end == Some(at + 4)
+            && self.r.data().get(at..at + 4) == Some(&[0xA4, 0x02, 0x81, 0x00])
+        {
+            self.r.set_pos(at + 4);
+            self.rec.end_plain();
+            return Ok(());
+        }
+        self.element_end_attrs(el, op, name)
+    }
+
+    /// [`BerPass::element_end`] of an element with attributes or another end.
+    #[inline(never)]
+    fn element_end_attrs(
+        &mut self,
+        el: &crate::ber::Header,
+        op: usize,
+        name: NameRef,
+    ) -> Result<()> {
         let a0 = self.rec.attrs_mark(self.at())?;
         for (i, ns_list) in [(2, false), (3, true)] {
             if !self.r.next_is(el, i) {
@@ -318,25 +317,38 @@ impl<'a> BerPass<'a> {
     /// `Document.children` (list header `doc`), every element in it.
     fn children(&mut self, doc: crate::ber::Header) -> Result<()> {
         let mut stack: Vec<BerEl> = Vec::new();
-        loop {
-            self.rec.mark(self.at());
-            let list = stack.last().map_or(doc, |f| f.list);
-            // an element or characters (in an element) in a definite-length list
-            let pos = self.r.pos();
-            if let Some(e) = list.end
-                && pos < e
-            {
-                match self.r.data()[pos] {
-                    0xA0 => {
-                        if let Some(f) = self.element(stack.len() + 1, list.end)? {
-                            stack.push(f);
-                        }
-                        continue;
+        'list: loop {
+            // the items of a definite-length list in their usual forms, straight from the
+            // octets, until one that is not (or the list's end)
+            if let Some(e) = stack.last().map_or(doc.end, |f| f.list.end) {
+                let inside = !stack.is_empty();
+                loop {
+                    let pos = self.r.pos();
+                    if pos >= e {
+                        break;
                     }
-                    0xA3 if !stack.is_empty() && self.fast_chars(list.end)? => continue,
-                    _ => {}
+                    self.rec.mark(pos as u64 * 8);
+                    match self.r.data()[pos] {
+                        0xA0 => {
+                            let open = stack.len();
+                            if !self.fast_element(pos, e, &mut stack)? {
+                                break;
+                            }
+                            if stack.len() > open {
+                                continue 'list;
+                            }
+                        }
+                        0xA3 if inside => {
+                            if !self.fast_chars(e)? {
+                                break;
+                            }
+                        }
+                        _ => break,
+                    }
                 }
             }
+            self.rec.mark(self.at());
+            let list = stack.last().map_or(doc, |f| f.list);
             if self.r.at_end(&list)? {
                 let Some(f) = stack.pop() else {
                     return Ok(());
@@ -364,7 +376,7 @@ impl<'a> BerPass<'a> {
                 }
             } else {
                 // characters in their usual form straight from the octets, else generic
-                let fast = alt == 3 && !stack.is_empty() && self.fast_chars(list.end)?;
+                let fast = alt == 3 && !stack.is_empty() && self.fast_chars(self.lim(list.end))?;
                 if !fast {
                     self.rare(stack.is_empty(), alt, list.end)?;
                 }
@@ -401,21 +413,39 @@ fn tlv(d: &[u8], i: usize, end: usize) -> Option<(u8, usize, usize)> {
     Some((tag, cs, ce))
 }
 
-/// An element's start in its usual form (see [`BerPass::fast_start`]).
-struct FastStart<'a> {
-    el: Header,
-    /// the common-name index and the bit offset of its INTEGER
-    name: (u64, u64),
-    /// `Element.children`'s explicit tag
-    wrap: Header,
-    body: FastBody<'a>,
-}
-
-enum FastBody<'a> {
-    /// element-content-characters, and where they end
-    Text(FastStr<'a>, usize),
-    /// the header of the list of children (short form: its contents start 2 octets in)
-    List(Header),
+/// `Characters` at `p` with every length in the short form (`[3]`, `[0]` explicit around
+/// a StringOrIndex of `[0]` explicit around a primitive `[0] UTF8String` (at most `max`
+/// octets) or `[1]` LargeIndex, then `[1]` BOOLEAN) whose contents end by `end`, read with
+/// one look at its 8 header octets: the string and where the item ends. `None` for every
+/// other form.
+#[inline(always)]
+fn chars_short<'a>(d: &'a [u8], p: usize, end: usize, max: usize) -> Option<(FastStr<'a>, usize)> {
+    let h: [u8; 8] = d.get(p..p + 8)?.try_into().ok()?;
+    let l = h[1] as usize;
+    // A3 l A0 l-5 A0 l-7 T l-9 (contents) 81 01 xx
+    if h[0] != 0xA3
+        || h[2] != 0xA0
+        || h[4] != 0xA0
+        || l >= 0x80
+        || h[3] as usize + 5 != l
+        || h[5] as usize + 7 != l
+        || h[7] as usize + 9 != l
+    {
+        return None;
+    }
+    let ce = p + 2 + l;
+    if ce > end {
+        return None;
+    }
+    let b = d.get(p + 8..ce - 3)?;
+    if d.get(ce - 3..ce - 1) != Some(&[0x81, 0x01]) {
+        return None;
+    }
+    match h[6] {
+        0x80 if b.len() <= max => Some((FastStr::Inline(std::str::from_utf8(b).ok()?), ce)),
+        0x81 => Some((FastStr::Index(small_int(b)?, (p + 6) as u64 * 8), ce)),
+        _ => None,
+    }
 }
 
 /// A StringOrIndex read from the octets (see [`BerPass::fast_str`]).
@@ -427,8 +457,18 @@ enum FastStr<'a> {
 }
 
 /// A small INTEGER's contents (what the generic decoder accepts, up to 8 octets).
-#[inline]
+#[inline(always)]
 fn small_int(b: &[u8]) -> Option<u64> {
+    match *b {
+        [x] if x < 0x80 => Some(x as u64),
+        [x, y] if x < 0x80 => Some((x as u64) << 8 | y as u64),
+        _ => small_int_long(b),
+    }
+}
+
+/// [`small_int`] of other lengths.
+#[inline(never)]
+fn small_int_long(b: &[u8]) -> Option<u64> {
     if b.is_empty() || b.len() > 8 || b[0] & 0x80 != 0 {
         return None;
     }
@@ -440,7 +480,7 @@ impl<'a> BerPass<'a> {
     /// primitive `[0] UTF8String` or `[1] LargeIndex`, definite lengths), read from the octets:
     /// the string and where it ends. `None` for any other form, which the generic decoder reads
     /// (with its errors).
-    #[inline]
+    #[inline(always)]
     fn fast_str(&self, i: usize, ctx: u8, end: usize) -> Option<(FastStr<'a>, usize)> {
         let d = self.r.data();
         // both lengths in the short form (every encoding is at least 4 octets long)
@@ -496,59 +536,84 @@ impl<'a> BerPass<'a> {
         Some((small_int(&d[cs2..ce2])?, cs as u64 * 8, ce))
     }
 
-    /// An element's start at `i` in its usual form, read from the octets without side
-    /// effects: `[0]` with definite lengths, a common name, and children that are either
-    /// element-content-characters in the usual form or a list whose header is in the short
-    /// form. `None` for any other form, which the generic path reads (with its errors).
-    #[inline]
-    fn fast_start(&self, i: usize, end: usize) -> Option<FastStart<'a>> {
+    /// An element at `p` (in a list that ends at `e`) in its usual form: `[0]` with definite
+    /// lengths, a common name, and children that are either element-content-characters in
+    /// the usual form (the element then read to its end) or a list (the element pushed on
+    /// `stack`, its children next). False, with nothing read, for any other form, which the
+    /// generic path reads (with its errors).
+    #[inline(always)]
+    fn fast_element(&mut self, p: usize, e: usize, stack: &mut Vec<BerEl>) -> Result<bool> {
         let d = self.r.data();
-        let (t, cs, ce) = tlv(d, i, end)?;
-        if t != 0xA0 {
-            return None;
-        }
-        let (idx, npos, after) = self.fast_common(cs, ce)?;
-        let (t, wcs, wce) = tlv(d, after, ce)?;
-        if t != 0xA1 {
-            return None;
-        }
-        let body = match *d.get(wcs)? {
-            0xA0 => {
-                let (s, after) = self.fast_str(wcs, 0, wce)?;
-                if after != wce {
-                    return None;
-                }
-                FastBody::Text(s, after)
-            }
-            0xA1 => {
-                let (_, lcs, lce) = tlv(d, wcs, wce)?;
-                if lce != wce || lcs != wcs + 2 {
-                    return None;
-                }
-                FastBody::List(Header {
-                    tag: 0xA1,
-                    at: wcs,
-                    end: Some(lce),
-                })
-            }
-            _ => return None,
+        let Some((0xA0, cs, ce)) = tlv(d, p, e) else {
+            return Ok(false);
         };
-        Some(FastStart {
-            el: Header {
-                tag: 0xA0,
-                at: i,
-                end: Some(ce),
+        // the name: `[0]` explicit around `[1]` SmallIndex, mostly of one octet
+        let (idx, npos, after) = match d.get(cs..cs + 5) {
+            Some(&[0xA0, 0x03, 0x81, 0x01, x]) if x < 0x80 && cs + 5 <= ce => {
+                (x as u64, (cs + 2) as u64 * 8, cs + 5)
+            }
+            _ => match self.fast_common(cs, ce) {
+                Some(n) => n,
+                None => return Ok(false),
             },
-            name: (idx, npos),
-            wrap: Header {
-                tag: 0xA1,
-                at: after,
-                end: Some(wce),
-            },
-            body,
-        })
+        };
+        let Some((0xA1, wcs, wce)) = tlv(d, after, ce) else {
+            return Ok(false);
+        };
+        let el = Header {
+            tag: 0xA0,
+            at: p,
+            end: Some(ce),
+        };
+        match d.get(wcs) {
+            Some(0xA0) => {
+                let Some((s, sce)) = self.fast_str(wcs, 0, wce) else {
+                    return Ok(false);
+                };
+                if sce != wce {
+                    return Ok(false);
+                }
+                self.rec.depth(stack.len() + 1, p as u64 * 8)?;
+                let name = self.rec.common(idx, npos)?;
+                let op = self.rec.start(name);
+                self.r.set_pos(wce);
+                let s = self.take_str(s)?;
+                self.rec.push(Op::Text(s));
+                self.element_end(&el, op, name)?;
+            }
+            Some(0xA1) => {
+                let Some((_, lcs, lce)) = tlv(d, wcs, wce) else {
+                    return Ok(false);
+                };
+                if lce != wce {
+                    return Ok(false);
+                }
+                self.rec.depth(stack.len() + 1, p as u64 * 8)?;
+                let name = self.rec.common(idx, npos)?;
+                let op = self.rec.start(name);
+                self.r.set_pos(lcs);
+                stack.push(BerEl {
+                    el,
+                    wrap: Header {
+                        tag: 0xA1,
+                        at: after,
+                        end: Some(wce),
+                    },
+                    list: Header {
+                        tag: 0xA1,
+                        at: wcs,
+                        end: Some(lce),
+                    },
+                    op,
+                    name,
+                });
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
     }
 
+    #[inline(always)]
     fn take_str(&mut self, f: FastStr<'a>) -> Result<Str> {
         match f {
             FastStr::Inline(s) => self.rec.inline_str(Cow::Borrowed(s), self.at()),
@@ -602,9 +667,24 @@ impl<'a> BerPass<'a> {
 
     /// `Characters` with a usual string (`[3]`, `[0]` explicit around the string, `[1]` FALSE
     /// or TRUE) read from the octets; false (nothing read) for any other form.
-    fn fast_chars(&mut self, lim: Option<usize>) -> Result<bool> {
+    #[inline(always)]
+    fn fast_chars(&mut self, end: usize) -> Result<bool> {
         let d = self.r.data();
-        let Some((t, cs, ce)) = tlv(d, self.r.pos(), self.lim(lim)) else {
+        let p = self.r.pos();
+        if let Some((s, ce)) = chars_short(d, p, end, self.r.max_string()) {
+            let s = self.take_str(s)?;
+            self.rec.push(Op::Text(s));
+            self.r.set_pos(ce);
+            return Ok(true);
+        }
+        self.fast_chars_long(end)
+    }
+
+    /// [`BerPass::fast_chars`] of the other definite forms.
+    #[inline(never)]
+    fn fast_chars_long(&mut self, end: usize) -> Result<bool> {
+        let d = self.r.data();
+        let Some((t, cs, ce)) = tlv(d, self.r.pos(), end) else {
             return Ok(false);
         };
         if t != 0xA3 {

@@ -128,14 +128,14 @@ impl<'a> Rec<'a> {
     }
 
     /// A component-string index read at `at`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn str_index(&mut self, i: u64, at: u64) -> Result<Str> {
         self.fits(i, at, "component-string-index")?;
         Ok(self.saw_str(i, at))
     }
 
     /// A common-name index read at `at`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn common(&mut self, i: u64, at: u64) -> Result<NameRef> {
         self.fits(i, at, "common-name-index")?;
         Ok(self.saw_name(i, at))
@@ -234,6 +234,15 @@ impl<'a> Rec<'a> {
             ns_list,
             first,
         });
+    }
+
+    /// The end of an element without attributes: its start keeps the empty range it was
+    /// recorded with, and the attribute list did not grow (its bound was checked where it
+    /// last did).
+    #[inline(always)]
+    pub(crate) fn end_plain(&mut self) {
+        self.ops.push(Op::End);
+        self.position();
     }
 
     /// The end of the element whose start is operation `op`, its attributes from `a0` (see
