@@ -10,11 +10,10 @@ use binxml_core::{
     CountingSink, Error, Event, EventSink, Format, Limits, QName, Result, XmlFragments,
 };
 use binxml_schema::model::{Name, NamespaceConstraint};
-use std::fmt::Write as _;
 
 use super::bits::BitReader;
 use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, XSI, is_content};
-use super::plan::{Jumps, NIL, OPTIONAL, ORDER, Plan};
+use super::plan::{self, Jumps, NIL, OPTIONAL, ORDER, Plan};
 use super::simple;
 
 struct Dec<'a, 'm, 's, S> {
@@ -511,8 +510,9 @@ pub fn decode_into<'e, S: EventSink<'e>>(
         r: BitReader::new(data, format, format == Format::Asn1XsdAper),
         p,
         o: Emit::new(ctx, sink, format, data.len()),
-        buf: String::new(),
-        bytes: Vec::new(),
+        // Sized for most values, so that they seldom grow.
+        buf: String::with_capacity(64),
+        bytes: vec![0; 256],
     };
     d.push(&Event::StartDocument {
         version: None,
@@ -561,7 +561,7 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
         let check = self.o.depth.is_multiple_of(16);
         let mut content = || match &m.types[id].kind {
             Kind::Sequence(comps) => self.sequence(id, comps),
-            kind => self.text(kind),
+            _ => self.text(id),
         };
         // The stack is checked every 16 levels of elements, with a red zone that holds 16
         // levels' frames many times over (the check costs a call per element otherwise).
@@ -573,8 +573,15 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
         self.o.end(self.r.pos())
     }
 
-    fn text(&mut self, kind: &Kind) -> Result<()> {
-        let s = read_simple(self.o.m, kind, &mut self.r, &mut self.buf, &mut self.bytes)?;
+    fn text(&mut self, id: TyId) -> Result<()> {
+        let s = read_simple(
+            self.o.m,
+            self.p,
+            id,
+            &mut self.r,
+            &mut self.buf,
+            &mut self.bytes,
+        )?;
         self.o.text(s, self.r.pos())
     }
 
@@ -748,14 +755,15 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             Role::Attr(_) => {
                 let s = read_simple(
                     m,
-                    &m.types[self.p.resolved[c.ty]].kind,
+                    self.p,
+                    self.p.resolved[c.ty],
                     &mut self.r,
                     &mut self.buf,
                     &mut self.bytes,
                 )?;
                 self.o.attribute(&c.qname, s, self.r.pos())
             }
-            Role::Text => self.text(&m.types[self.p.resolved[c.ty]].kind),
+            Role::Text => self.text(self.p.resolved[c.ty]),
             Role::Elem(_) => self.element(c.ty, &c.qname, false),
             Role::Group => self.group(c.ty),
             _ => self.value_rare(c),
@@ -770,14 +778,14 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             Role::Attr(_) | Role::Text | Role::Elem(_) | Role::Group => self.value(c),
             Role::Nil => match &m.types[self.p.resolved[c.ty]].kind {
                 Kind::Sequence(comps) => self.sequence(self.p.resolved[c.ty], comps),
-                kind => self.text(kind),
+                _ => self.text(self.p.resolved[c.ty]),
             },
             Role::Embed => {
                 self.o.embed_begin();
-                let (o, buf, bytes) = (&mut self.o, &mut self.buf, &mut self.bytes);
+                let (o, bytes) = (&mut self.o, &mut self.bytes);
                 self.r.counted(0, None, |r, n| {
                     for _ in 0..n {
-                        let s = read_simple(m, &simple::EMBEDDED, r, buf, bytes)?;
+                        let s = read_utf8(r, bytes)?;
                         o.embed_push(s);
                     }
                     Ok(())
@@ -789,21 +797,15 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 .err("internal: a type alternative or an order as content")),
             Role::Wildcard(allowed) => {
                 let at = self.r.pos();
-                let s = read_simple(
-                    m,
-                    &simple::EMBEDDED,
-                    &mut self.r,
-                    &mut self.buf,
-                    &mut self.bytes,
-                )?;
+                let s = read_utf8(&mut self.r, &mut self.bytes)?;
                 self.o.wildcard(s, allowed, at)
             }
             Role::AnyAttr(allowed) => {
-                let (o, buf, bytes) = (&mut self.o, &mut self.buf, &mut self.bytes);
+                let (o, bytes) = (&mut self.o, &mut self.bytes);
                 self.r.counted(0, None, |r, n| {
                     for _ in 0..n {
                         let at = r.pos();
-                        let s = read_simple(m, &simple::EMBEDDED, r, buf, bytes)?;
+                        let s = read_utf8(r, bytes)?;
                         o.any_attribute(s, allowed, at)?;
                     }
                     Ok(())
@@ -856,17 +858,19 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     }
 }
 
-/// Reads a simple value of `kind` and gives its text: the module's own string for a boolean or
-/// an enumeration, the input itself for a UTF8String that starts on an octet boundary, else
-/// `bytes` or `buf` (both reused from value to value, so that decoding allocates nothing once
-/// they have grown).
+/// Reads a simple value of type `id` (resolved) and gives its text: the module's own string
+/// for a boolean or an enumeration, the input itself for a UTF8String that starts on an octet
+/// boundary, else `bytes` or `buf` (both reused from value to value, so that decoding
+/// allocates nothing once they have grown).
 fn read_simple<'b, 'a: 'b>(
     m: &'b Module,
-    kind: &'b Kind,
+    p: &Plan,
+    id: TyId,
     r: &mut BitReader<'a>,
     buf: &'b mut String,
     bytes: &'b mut Vec<u8>,
 ) -> Result<&'b str> {
+    let kind = &m.types[id].kind;
     match kind {
         Kind::Boolean => Ok(if r.get(1)? == 1 { "true" } else { "false" }),
         Kind::Enumerated(items) => {
@@ -880,34 +884,155 @@ fn read_simple<'b, 'a: 'b>(
                 return Err(r.err(format!("integer {v} outside its range (at bit {at})")));
             }
             buf.clear();
-            let _ = write!(buf, "{v}");
+            push_integer(buf, v);
             Ok(buf)
         }
-        Kind::Utf8 { .. } => {
-            let (n, more) = r.short_length()?;
-            let b: &[u8] = if more {
-                // Fragmented (16K octets or more): gathered in `bytes`.
-                let mut all = Vec::new();
-                let (mut n, mut more) = (n, more);
-                loop {
-                    all.extend_from_slice(r.octets_ref(n, bytes)?);
-                    if !more {
-                        break;
-                    }
-                    (n, more) = r.short_length()?;
-                }
-                *bytes = all;
-                bytes
-            } else {
-                r.octets_ref(n, bytes)?
-            };
-            std::str::from_utf8(b).map_err(|_| r.err("UTF8String is not UTF-8"))
+        Kind::Utf8 { .. } => read_utf8(r, bytes),
+        Kind::Visible { .. } if p.visible[id].is_some() => {
+            let codes = &p.visible[id].as_ref().expect("checked")[r.aligned() as usize];
+            read_visible(r, codes, bytes)
         }
         _ => {
             buf.clear();
             simple::decode(m, kind, r, buf)?;
             Ok(buf)
         }
+    }
+}
+
+/// Reads a UTF8String (unconstrained length) into `bytes`, or gives the input itself for a
+/// long one that starts on an octet boundary.
+fn read_utf8<'b, 'a: 'b>(r: &mut BitReader<'a>, bytes: &'b mut Vec<u8>) -> Result<&'b str> {
+    let (n, more) = r.short_length()?;
+    if !more && (n < 256 || !r.pos().is_multiple_of(8)) {
+        let padded = r.octets_padded(n, bytes)?;
+        return padded_str(&bytes[..padded], n).ok_or_else(|| r.err("UTF8String is not UTF-8"));
+    }
+    let b: &[u8] = if more {
+        // Fragmented (16K octets or more): gathered in `bytes`.
+        let mut all = Vec::new();
+        let (mut n, mut more) = (n, more);
+        loop {
+            all.extend_from_slice(r.octets_ref(n, bytes)?);
+            if !more {
+                break;
+            }
+            (n, more) = r.short_length()?;
+        }
+        *bytes = all;
+        bytes
+    } else {
+        r.octets_ref(n, bytes)?
+    };
+    std::str::from_utf8(b).map_err(|_| r.err("UTF8String is not UTF-8"))
+}
+
+/// The first `n` octets of `padded` (followed by zeros up to a multiple of 16) as a string,
+/// when they are UTF-8. The zeros are ASCII, so the whole is UTF-8 exactly when the `n`
+/// octets are and end on a character boundary; the whole is validated in 16-octet blocks,
+/// where the `n` octets alone would often be validated octet by octet.
+#[inline]
+fn padded_str(padded: &[u8], n: usize) -> Option<&str> {
+    std::str::from_utf8(padded).ok()?.get(..n)
+}
+
+/// Reads a VisibleString whose permitted alphabet is ASCII, its characters decoded by `codes`
+/// into `bytes`.
+fn read_visible<'b>(
+    r: &mut BitReader<'_>,
+    codes: &plan::Visible,
+    bytes: &'b mut Vec<u8>,
+) -> Result<&'b str> {
+    let (n, more) = r.short_length()?;
+    if more {
+        // Fragmented (16K characters or more): gathered fragment by fragment.
+        let (mut n, mut more, mut all) = (n, more, Vec::new());
+        loop {
+            let from = all.len();
+            all.resize(from + n.min(r.left()), 0);
+            visible_chars(r, codes, n, &mut all[from..])?;
+            if !more {
+                break;
+            }
+            (n, more) = r.short_length()?;
+        }
+        let len = all.len();
+        all.resize(len.next_multiple_of(16), 0);
+        *bytes = all;
+        return padded_str(bytes, len).ok_or_else(|| r.err("internal: a VisibleString not ASCII"));
+    }
+    let padded = n.next_multiple_of(16);
+    if bytes.len() < padded && n.saturating_mul(codes.bits as usize) <= r.left() {
+        bytes.resize(padded, 0);
+    }
+    let Some(out) = bytes.get_mut(..padded) else {
+        return Err(r.err(format!("{n} characters announced, {} bits left", r.left())));
+    };
+    // The padding: the last 16-octet block cleared, then the characters written over it.
+    if padded > 0 {
+        out[padded - 16..].copy_from_slice(&[0; 16]);
+    }
+    visible_chars(r, codes, n, &mut out[..n])?;
+    padded_str(out, n).ok_or_else(|| r.err("internal: a VisibleString not ASCII"))
+}
+
+/// Reads `n` characters of a VisibleString into `out` (`n` long when the input holds them).
+fn visible_chars(
+    r: &mut BitReader<'_>,
+    codes: &plan::Visible,
+    n: usize,
+    out: &mut [u8],
+) -> Result<()> {
+    let bits = codes.bits;
+    if n.saturating_mul(bits as usize) > r.left() || out.len() != n {
+        return Err(r.err(format!("{n} characters announced, {} bits left", r.left())));
+    }
+    let mask = (1u64 << bits) - 1;
+    // As many characters as fit in 56 bits are read at once (a number or a date in a few
+    // reads, not one per character).
+    // The characters are ASCII and `INVALID` is not: one test of their high bits per read.
+    let mut high = 0;
+    for chunk in out.chunks_mut(codes.per_read as usize) {
+        let k = chunk.len() as u32;
+        let word = r.get(k * bits)?;
+        for (j, o) in chunk.iter_mut().enumerate() {
+            let c = codes.table[((word >> ((k - 1 - j as u32) * bits)) & mask) as u8 as usize];
+            high |= c;
+            *o = c;
+        }
+        if high & 0x80 != 0 {
+            return Err(r.err("character outside the permitted alphabet"));
+        }
+    }
+    Ok(())
+}
+
+/// Appends the decimal text of `v` (what `write!` gives, without the formatting machinery).
+fn push_integer(buf: &mut String, v: i128) {
+    let mut digits = [0u8; 40];
+    let mut i = digits.len();
+    let mut u = v.unsigned_abs();
+    if let Ok(mut x) = u64::try_from(u) {
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (x % 10) as u8;
+            x /= 10;
+            if x == 0 {
+                break;
+            }
+        }
+    } else {
+        while u > 0 {
+            i -= 1;
+            digits[i] = b'0' + (u % 10) as u8;
+            u /= 10;
+        }
+    }
+    if v < 0 {
+        buf.push('-');
+    }
+    for &d in &digits[i..] {
+        buf.push(char::from(d));
     }
 }
 
@@ -959,9 +1084,8 @@ mod tests {
                     let bytes = w.finish();
                     let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, aligned);
                     r.get(phase).unwrap();
-                    let (mut buf, mut scratch) = (String::new(), Vec::new());
-                    let got =
-                        read_simple(&m, &simple::EMBEDDED, &mut r, &mut buf, &mut scratch).unwrap();
+                    let mut scratch = Vec::new();
+                    let got = read_utf8(&mut r, &mut scratch).unwrap();
                     assert_eq!(got, text, "aligned {aligned}, phase {phase}");
                     assert_eq!(r.get(1).unwrap(), 1);
                 }
@@ -972,15 +1096,106 @@ mod tests {
     /// A string whose octets are not UTF-8, or run past the input, is an error.
     #[test]
     fn utf8_refusals() {
-        let m = empty_module();
         for (bytes, want) in [
             (vec![0x01u8, 0xFF], "not UTF-8"),
+            // The first octet of "é" alone: the zero padding after it must not make it whole.
+            (vec![0x01u8, 0xC3], "not UTF-8"),
+            (
+                vec![0x02u8, b'a', 0xC3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                "not UTF-8",
+            ),
             (vec![0x05u8, b'a'], "octets announced"),
         ] {
-            let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, false);
-            let (mut buf, mut scratch) = (String::new(), Vec::new());
-            let e = read_simple(&m, &simple::EMBEDDED, &mut r, &mut buf, &mut scratch).unwrap_err();
-            assert!(e.to_string().contains(want), "{e}");
+            // On an octet boundary, and shifted by 3 bits.
+            let mut shifted = BitWriter::new(false);
+            shifted.put(0, 3);
+            for &b in &bytes {
+                shifted.put(b as u64, 8);
+            }
+            let shifted = shifted.finish();
+            for (input, skip) in [(&bytes, 0), (&shifted, 3)] {
+                let mut r = BitReader::new(input, Format::Asn1XsdUper, false);
+                r.get(skip).unwrap();
+                let mut scratch = Vec::new();
+                let e = read_utf8(&mut r, &mut scratch).unwrap_err();
+                assert!(e.to_string().contains(want), "{e}");
+                assert!(e.bit_offset().is_some());
+            }
+        }
+    }
+
+    /// VisibleStrings of an ASCII alphabet (the plan's table) read back as written, at every
+    /// bit phase and in both variants, and a code outside the alphabet refused.
+    #[test]
+    fn visible_strings() {
+        let mut alphabet: Vec<char> = "0123456789+-.:TZ".chars().collect();
+        alphabet.sort();
+        let mut m = empty_module();
+        m.types.push(super::super::map::Ty {
+            name: None,
+            kind: Kind::Visible {
+                alphabet: alphabet.clone(),
+            },
+        });
+        let p = Plan::new(&m);
+        assert!(p.visible[0].is_some());
+        let long = "2001-12-17T09:30:47Z".repeat(20);
+        for aligned in [false, true] {
+            for phase in 0..8u32 {
+                for text in ["", "1", "-12.5", "2001-12-17T09:30:47Z", long.as_str()] {
+                    let mut w = BitWriter::new(aligned);
+                    w.put(0x55, phase);
+                    simple::encode(&m, &m.types[0].kind, text, &mut w).unwrap();
+                    w.put(1, 1);
+                    let bytes = w.finish();
+                    let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, aligned);
+                    r.get(phase).unwrap();
+                    let (mut buf, mut scratch) = (String::new(), Vec::new());
+                    let got = read_simple(&m, &p, 0, &mut r, &mut buf, &mut scratch).unwrap();
+                    assert_eq!(got, text, "aligned {aligned}, phase {phase}");
+                    assert_eq!(r.get(1).unwrap(), 1);
+                }
+            }
+        }
+        // Ten characters take 4 bits each: codes 10 to 15 stand for none.
+        m.types[0].kind = Kind::Visible {
+            alphabet: "0123456789".chars().collect(),
+        };
+        let p = Plan::new(&m);
+        let mut w = BitWriter::new(false);
+        w.put(3, 8);
+        w.put(0x12F, 12);
+        let bytes = w.finish();
+        let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, false);
+        let (mut buf, mut scratch) = (String::new(), Vec::new());
+        let e = read_simple(&m, &p, 0, &mut r, &mut buf, &mut scratch).unwrap_err();
+        assert!(
+            e.to_string().contains("outside the permitted alphabet"),
+            "{e}"
+        );
+        assert!(e.bit_offset().is_some());
+    }
+
+    /// Integers written as `write!` writes them, at the ends of the ranges.
+    #[test]
+    fn integer_text() {
+        for v in [
+            0,
+            -1,
+            9,
+            10,
+            -10,
+            i64::MAX as i128,
+            i64::MIN as i128,
+            u64::MAX as i128,
+            u64::MAX as i128 + 1,
+            -(u64::MAX as i128) - 1,
+            i128::MAX,
+            i128::MIN,
+        ] {
+            let mut s = String::from("x");
+            push_integer(&mut s, v);
+            assert_eq!(s, format!("x{v}"));
         }
     }
 }
