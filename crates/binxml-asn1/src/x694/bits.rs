@@ -430,10 +430,8 @@ impl<'a> BitReader<'a> {
         let start = self.pos / 8;
         let shift = (self.pos % 8) as u32;
         self.pos += n * 8;
-        if scratch.len() < 16 {
-            scratch.resize(16, 0);
-        }
         if n < 16
+            && scratch.len() >= 16
             && let Some(src) = self.data.get(start..start + 17)
         {
             // A short string (most values): one 128-bit word and the octet after it, shifted,
@@ -448,24 +446,20 @@ impl<'a> BitReader<'a> {
             scratch.resize(padded, 0);
         }
         let out = &mut scratch[..padded];
-        let words = n.div_ceil(8);
-        if let Some(src) = self.data.get(start..start + words * 8 + 1) {
-            // Eight octets at a time: each out of a big-endian word and the octet after it
-            // (shifted by 8 - shift as a 64-bit value: nothing when `shift` is 0); the octets
-            // of the last word past the string cleared, and the word after it when the
-            // padding reaches there.
-            let tail = !(u64::MAX.checked_shr(8 * (n % 8) as u32).unwrap_or(0));
-            for (k, o) in out[..words * 8].chunks_exact_mut(8).enumerate() {
-                let w = u64::from_be_bytes(src[k * 8..k * 8 + 8].try_into().expect("8"));
-                let next = src[k * 8 + 8] as u64;
+        if let Some(src) = self.data.get(start..start + padded + 1) {
+            // Sixteen octets at a time: each out of a big-endian 128-bit word and the octet
+            // after it (shifted by 8 - shift: nothing when `shift` is 0); the octets of the
+            // last past the string cleared.
+            let blocks = padded / 16;
+            let tail = !(u128::MAX.checked_shr(8 * (n % 16) as u32).unwrap_or(0));
+            for (k, o) in out.chunks_exact_mut(16).enumerate() {
+                let w = u128::from_be_bytes(src[k * 16..k * 16 + 16].try_into().expect("16"));
+                let next = src[k * 16 + 16] as u128;
                 let mut v = (w << shift) | (next >> (8 - shift));
-                if k + 1 == words && n % 8 != 0 {
+                if k + 1 == blocks && !n.is_multiple_of(16) {
                     v &= tail;
                 }
                 o.copy_from_slice(&v.to_be_bytes());
-            }
-            if padded > words * 8 {
-                out[words * 8..].copy_from_slice(&[0; 8]);
             }
         } else {
             // Near the end of the input: octet by octet. With a shift, the last octet's low
@@ -478,6 +472,32 @@ impl<'a> BitReader<'a> {
             out[n..].fill(0);
         }
         Ok(padded)
+    }
+
+    /// An index among `count` (a CHOICE's alternative, an enumeration's value, a count of
+    /// items): [`BitReader::constrained`] for the ranges that take at most 8 bits (any range
+    /// up to 2^56 in the unaligned variant), in machine words.
+    #[inline(always)]
+    pub fn index(&mut self, count: usize) -> Result<usize> {
+        if count <= 255 || (!self.aligned && count as u64 <= 1 << 56) {
+            let bits = if count <= 1 {
+                0
+            } else {
+                usize::BITS - (count - 1).leading_zeros()
+            };
+            let v = self.get(bits)? as usize;
+            if v >= count && count > 0 {
+                return Err(self.out_of_range(v, count));
+            }
+            return Ok(v);
+        }
+        Ok(self.constrained(count as u128)? as usize)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn out_of_range(&self, v: usize, count: usize) -> Error {
+        self.err(format!("value {v} out of its range 0..{}", count - 1))
     }
 
     /// A constrained whole number in `0..range`.

@@ -9,10 +9,10 @@ use std::mem::ManuallyDrop;
 use binxml_core::{
     CountingSink, Error, Event, EventSink, Format, Limits, QName, Result, XmlFragments,
 };
-use binxml_schema::model::{Name, NamespaceConstraint};
+use binxml_schema::model::NamespaceConstraint;
 
 use super::bits::BitReader;
-use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, XSI, is_content};
+use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, is_content};
 use super::plan::{self, Jumps, NIL, OPTIONAL, ORDER, Plan};
 use super::simple;
 
@@ -77,6 +77,8 @@ pub(super) struct Emit<'m, 's, S> {
     /// the wildcard's attributes are read: their namespaces may need declarations, which come
     /// before the attributes.
     held: Option<Vec<Event<'static>>>,
+    /// The value of an `xsi:type` attribute (reused).
+    value: String,
 }
 
 impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
@@ -96,6 +98,7 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             limits: ctx.limits,
             fragments: ctx.fragments,
             held: None,
+            value: String::new(),
         }
     }
 
@@ -122,6 +125,7 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             limits: self.limits,
             fragments: self.fragments,
             held: None,
+            value: String::new(),
         }
     }
 
@@ -187,7 +191,7 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
         &mut self,
         q: &QName<'_>,
         root: bool,
-        xsi_type: Option<&Name>,
+        xsi_type: Option<&QName<'static>>,
         hold: bool,
         at: usize,
     ) -> Result<()> {
@@ -234,9 +238,14 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
 
     /// The root's namespace declarations and an `xsi:type` attribute, after the start tag.
     #[inline(never)]
-    fn start_rest(&mut self, root: bool, xsi_type: Option<&Name>, at: usize) -> Result<()> {
+    fn start_rest(
+        &mut self,
+        root: bool,
+        xsi_type: Option<&QName<'static>>,
+        at: usize,
+    ) -> Result<()> {
+        let m = self.m;
         if root {
-            let m = self.m;
             for (i, n) in m.namespaces.iter().enumerate() {
                 if n == XML_NS {
                     continue;
@@ -250,19 +259,25 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
                 )?;
             }
         }
-        if let Some(n) = xsi_type {
-            let value = match self.m.qname(n) {
-                q if q.prefix.is_empty() => q.local.into_owned(),
-                q => format!("{}:{}", q.prefix, q.local),
-            };
-            let name = self.m.qname(&Name::new(XSI, "type"));
-            self.push(
-                &Event::Attribute {
-                    name,
-                    value: Cow::Owned(value),
-                },
+        if let Some(q) = xsi_type {
+            // The type's name as written: `prefix:local` (the module's prefix), in a string
+            // reused from element to element.
+            let mut value = std::mem::take(&mut self.value);
+            value.clear();
+            if !q.prefix.is_empty() {
+                value.push_str(&q.prefix);
+                value.push(':');
+            }
+            value.push_str(&q.local);
+            let r = self.push(
+                &ManuallyDrop::new(Event::Attribute {
+                    name: m.names.xsi_type.borrowed(),
+                    value: Cow::Borrowed(&value),
+                }),
                 at,
-            )?;
+            );
+            self.value = value;
+            r?;
         }
         Ok(())
     }
@@ -334,12 +349,12 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
 
     /// `xsi:nil="true"`: a nillable element's content is absent.
     pub(super) fn nil(&mut self, at: usize) -> Result<()> {
-        let name = self.m.qname(&Name::new(XSI, "nil"));
+        let m = self.m;
         self.push(
-            &Event::Attribute {
-                name,
+            &ManuallyDrop::new(Event::Attribute {
+                name: m.names.xsi_nil.borrowed(),
                 value: Cow::Borrowed("true"),
-            },
+            }),
             at,
         )
     }
@@ -519,8 +534,12 @@ pub fn decode_into<'e, S: EventSink<'e>>(
         encoding: None,
         standalone: None,
     })?;
-    let (name, ty) = &m.roots[root];
-    d.element(*ty, &m.qname(name), true)?;
+    let ty = m.roots[root].1;
+    let name = match m.names.roots.get(root) {
+        Some(q) => Cow::Borrowed(q),
+        None => Cow::Owned(m.qname(&m.roots[root].0)),
+    };
+    d.element(ty, &name, true)?;
     d.push(&Event::EndDocument)?;
     // X.691 11.1.3: the padding of the last octet is zero bits, and nothing follows.
     if d.r.left() >= 8 && !(d.r.pos() == 0 && data.len() == 1) {
@@ -544,11 +563,11 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                     .r
                     .err("an element of an abstract type with no concrete derivation"));
             }
-            let i = self.r.constrained(alts.len() as u128)? as usize;
+            let i = self.r.index(alts.len())?;
             if Some(i) != *declared
-                && let Role::Type(n) = &alts[i].role
+                && let Role::Type(_) = &alts[i].role
             {
-                xsi_type = Some(n);
+                xsi_type = Some(&alts[i].qname);
             }
             id = self.p.resolved[alts[i].ty];
         }
@@ -658,7 +677,7 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 return Err(r.err(format!("an order of more than {k} elements")));
             }
             for _ in 0..n {
-                order.push(r.constrained(k as u128)? as usize);
+                order.push(r.index(k)?);
             }
             Ok(())
         })?;
@@ -824,12 +843,12 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 if alts.is_empty() {
                     return Err(self.r.err("a CHOICE without alternatives has no value"));
                 }
-                let i = self.r.constrained(alts.len() as u128)? as usize;
+                let i = self.r.index(alts.len())?;
                 self.value(&alts[i])
             }
             Kind::SeqOf { item, min, max } => {
                 if let Some(ub) = max.filter(|&u| u < 65536) {
-                    let n = self.r.constrained((ub - min + 1) as u128)? as u64 + min;
+                    let n = self.r.index((ub - min + 1) as usize)? as u64 + min;
                     for _ in 0..n {
                         self.value(item)?;
                     }
@@ -874,7 +893,7 @@ fn read_simple<'b, 'a: 'b>(
     match kind {
         Kind::Boolean => Ok(if r.get(1)? == 1 { "true" } else { "false" }),
         Kind::Enumerated(items) => {
-            let i = r.constrained(items.len() as u128)? as usize;
+            let i = r.index(items.len())?;
             Ok(&items[i].1)
         }
         Kind::Integer { lo, hi } => {
@@ -929,8 +948,8 @@ fn read_utf8<'b, 'a: 'b>(r: &mut BitReader<'a>, bytes: &'b mut Vec<u8>) -> Resul
 
 /// The first `n` octets of `padded` (followed by zeros up to a multiple of 16) as a string,
 /// when they are UTF-8. The zeros are ASCII, so the whole is UTF-8 exactly when the `n`
-/// octets are and end on a character boundary; the whole is validated in 16-octet blocks,
-/// where the `n` octets alone would often be validated octet by octet.
+/// octets are (and `n` is then a character boundary); the whole is validated in 16-octet
+/// blocks, where the `n` octets alone would often be validated octet by octet.
 #[inline]
 fn padded_str(padded: &[u8], n: usize) -> Option<&str> {
     std::str::from_utf8(padded).ok()?.get(..n)
@@ -1050,6 +1069,7 @@ mod tests {
             namespaces: Vec::new(),
             prefixes: Vec::new(),
             any_attr: Vec::new(),
+            names: Default::default(),
         }
     }
 
