@@ -187,6 +187,7 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
     /// An element's start: the root declares every namespace of the module; `xsi_type`, the
     /// alternative of a `T-derivations` CHOICE when it is not the declared type. With `hold`
     /// (its type has an attribute wildcard), the start tag is held until [`Emit::release`].
+    #[inline(always)]
     pub(super) fn start(
         &mut self,
         q: &QName<'_>,
@@ -196,10 +197,7 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
         at: usize,
     ) -> Result<()> {
         if self.depth >= self.max_depth {
-            return Err(self.err(
-                at,
-                format!("elements nested deeper than {}", self.max_depth),
-            ));
+            return Err(self.too_deep(at));
         }
         // The parent's start tag, held for an attribute wildcard that turned out absent.
         self.release()?;
@@ -217,6 +215,15 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             self.start_rest(root, xsi_type, at)?;
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self, at: usize) -> Error {
+        self.err(
+            at,
+            format!("elements nested deeper than {}", self.max_depth),
+        )
     }
 
     /// In mixed content, the parent's next string of character data, which comes before the
