@@ -100,9 +100,9 @@ impl<'e, S: EventSink<'e>> BerDec<'_, '_, '_, S> {
             }
             let i = self.alternative(alts.len(), end)?;
             if Some(i) != *declared
-                && let Role::Type(n) = &alts[i].role
+                && let Role::Type(_) = &alts[i].role
             {
-                xsi_type = Some(n);
+                xsi_type = Some(&alts[i].qname);
             }
             tag = Some(context(i));
             id = m.resolve_id(alts[i].ty);

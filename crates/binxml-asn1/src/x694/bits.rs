@@ -373,20 +373,13 @@ impl<'a> BitReader<'a> {
 
     /// Reads `n` octets (checked against the input first).
     pub fn octets(&mut self, n: usize) -> Result<Vec<u8>> {
-        if n.saturating_mul(8) > self.left() {
-            return Err(self.err(format!("{n} octets announced, {} bits left", self.left())));
-        }
-        if self.pos.is_multiple_of(8) {
-            return Ok(self.octets_ref(n, &mut Vec::new())?.to_vec());
-        }
-        // Shifted into `out` from pairs of input octets (not read through `get` octet by octet).
         let mut out = Vec::new();
-        self.octets_ref(n, &mut out)?;
-        Ok(out)
+        Ok(self.octets_ref(n, &mut out)?.to_vec())
     }
 
     /// Reads `n` octets (checked against the input first) as a slice: of the input itself when
-    /// they start on an octet boundary, else shifted into `scratch` (cleared first).
+    /// they start on an octet boundary, else shifted into `scratch` (grown as needed; what it
+    /// held before is overwritten, and it may keep octets past the `n` returned).
     #[inline]
     pub fn octets_ref<'b>(&mut self, n: usize, scratch: &'b mut Vec<u8>) -> Result<&'b [u8]>
     where
@@ -401,33 +394,136 @@ impl<'a> BitReader<'a> {
         if shift == 0 {
             return Ok(&self.data[start..start + n]);
         }
-        scratch.clear();
-        if n < 32 && start + n + 7 <= self.data.len() {
-            // A short string (most values): 7 octets at a time out of a shifted 64-bit word
-            // (the vectorised loop below costs more than the string to set up).
-            let mut i = 0;
-            while i < n {
-                let w =
-                    u64::from_be_bytes(self.data[start + i..start + i + 8].try_into().expect("8"));
-                scratch.extend_from_slice(&(w << shift).to_be_bytes()[..7]);
-                i += 7;
-            }
-            scratch.truncate(n);
-            return Ok(scratch);
+        let words = n.div_ceil(8);
+        if scratch.len() < words * 8 {
+            scratch.resize(words * 8, 0);
         }
-        // With a shift, the last octet's low bits lie in the octet after: it exists, as the
-        // check above counted the bits from `pos`.
-        scratch.extend(
-            self.data[start..=start + n]
-                .windows(2)
-                .map(|w| (w[0] << shift) | (w[1] >> (8 - shift))),
-        );
-        Ok(scratch)
+        if let Some(src) = self.data.get(start..start + words * 8 + 1) {
+            // Eight octets at a time: each out of a big-endian word and the octet after it.
+            for (k, out) in scratch[..words * 8].chunks_exact_mut(8).enumerate() {
+                let w = u64::from_be_bytes(src[k * 8..k * 8 + 8].try_into().expect("8"));
+                let next = src[k * 8 + 8] as u64;
+                out.copy_from_slice(&((w << shift) | (next >> (8 - shift))).to_be_bytes());
+            }
+            return Ok(&scratch[..n]);
+        }
+        // Near the end of the input: octet by octet. With a shift, the last octet's low bits
+        // lie in the octet after: it exists, as the check above counted the bits from `pos`.
+        for (out, w) in scratch[..n]
+            .iter_mut()
+            .zip(self.data[start..=start + n].windows(2))
+        {
+            *out = (w[0] << shift) | (w[1] >> (8 - shift));
+        }
+        Ok(&scratch[..n])
+    }
+
+    /// Reads `n` octets (checked against the input first) into the start of `scratch`,
+    /// followed by zero octets up to the next multiple of 16, whose count it returns
+    /// (`scratch` grows as needed and may hold more). A string read this way is validated as
+    /// UTF-8 whole blocks at a time, the zeros standing for ASCII (see `dec::read_utf8`).
+    #[inline]
+    pub fn octets_padded(&mut self, n: usize, scratch: &mut Vec<u8>) -> Result<usize> {
+        if n.saturating_mul(8) > self.left() {
+            return Err(self.err(format!("{n} octets announced, {} bits left", self.left())));
+        }
+        let start = self.pos / 8;
+        let shift = (self.pos % 8) as u32;
+        self.pos += n * 8;
+        if n < 16
+            && scratch.len() >= 16
+            && let Some(src) = self.data.get(start..start + 17)
+        {
+            // A short string (most values): one 128-bit word and the octet after it, shifted,
+            // the octets past the string cleared.
+            let x = u128::from_be_bytes(src[..16].try_into().expect("16"));
+            let v = ((x << shift) | (src[16] as u128 >> (8 - shift))) & !(u128::MAX >> (8 * n));
+            scratch[..16].copy_from_slice(&v.to_be_bytes());
+            return Ok(16);
+        }
+        let padded = n.next_multiple_of(16);
+        if scratch.len() < padded {
+            scratch.resize(padded, 0);
+        }
+        let out = &mut scratch[..padded];
+        if let Some(src) = self.data.get(start..start + padded + 1) {
+            // Sixteen octets at a time: each out of a big-endian 128-bit word and the octet
+            // after it (shifted by 8 - shift: nothing when `shift` is 0); the octets of the
+            // last past the string cleared.
+            let blocks = padded / 16;
+            let tail = !(u128::MAX.checked_shr(8 * (n % 16) as u32).unwrap_or(0));
+            for (k, o) in out.chunks_exact_mut(16).enumerate() {
+                let w = u128::from_be_bytes(src[k * 16..k * 16 + 16].try_into().expect("16"));
+                let next = src[k * 16 + 16] as u128;
+                let mut v = (w << shift) | (next >> (8 - shift));
+                if k + 1 == blocks && !n.is_multiple_of(16) {
+                    v &= tail;
+                }
+                o.copy_from_slice(&v.to_be_bytes());
+            }
+        } else {
+            // Near the end of the input: octet by octet. With a shift, the last octet's low
+            // bits lie in the octet after: it exists, as the check above counted the bits.
+            for (i, o) in out[..n].iter_mut().enumerate() {
+                let hi = (self.data[start + i] as u16) << 8;
+                let lo = self.data.get(start + i + 1).copied().unwrap_or(0) as u16;
+                *o = ((hi | lo) << shift >> 8) as u8;
+            }
+            out[n..].fill(0);
+        }
+        Ok(padded)
+    }
+
+    /// An index among `count` (a CHOICE's alternative, an enumeration's value, a count of
+    /// items): [`BitReader::constrained`] for the ranges that take at most 8 bits (any range
+    /// up to 2^56 in the unaligned variant), in machine words.
+    #[inline(always)]
+    pub fn index(&mut self, count: usize) -> Result<usize> {
+        if count <= 255 || (!self.aligned && count as u64 <= 1 << 56) {
+            let bits = if count <= 1 {
+                0
+            } else {
+                usize::BITS - (count - 1).leading_zeros()
+            };
+            let v = self.get(bits)? as usize;
+            if v >= count && count > 0 {
+                return Err(self.out_of_range(v, count));
+            }
+            return Ok(v);
+        }
+        Ok(self.constrained(count as u128)? as usize)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn out_of_range(&self, v: usize, count: usize) -> Error {
+        self.err(format!("value {v} out of its range 0..{}", count - 1))
     }
 
     /// A constrained whole number in `0..range`.
     #[inline]
     pub fn constrained(&mut self, range: u128) -> Result<u128> {
+        if range <= 1 << 56 && (!self.aligned || range <= 255) {
+            // The common case (a choice index, an enumeration, a count): one read of at most
+            // 56 bits, in 64-bit arithmetic.
+            let range = range as u64;
+            let bits = if range <= 1 {
+                0
+            } else {
+                64 - (range - 1).leading_zeros()
+            };
+            let v = self.get(bits)?;
+            if v >= range && range > 0 {
+                return Err(self.err(format!("value {v} out of its range 0..{}", range - 1)));
+            }
+            return Ok(v as u128);
+        }
+        self.constrained_wide(range)
+    }
+
+    /// [`BitReader::constrained`] of a range above 2^56 or, in the ALIGNED variant, above 255.
+    #[inline(never)]
+    fn constrained_wide(&mut self, range: u128) -> Result<u128> {
         let v = if !self.aligned || range <= 255 {
             self.get_wide(range_bits(range))?
         } else if range == 256 {
@@ -499,8 +595,7 @@ impl<'a> BitReader<'a> {
                     let max_octets = (range_bits(range).div_ceil(8)).max(1) as u128;
                     let n = self.constrained(max_octets)? as usize + 1;
                     self.align()?;
-                    let b = self.octets(n)?;
-                    let x = b.iter().fold(0u128, |a, &x| a << 8 | x as u128);
+                    let x = self.octets_value(n)?;
                     if x >= range {
                         return Err(self.err(format!("value {x} out of its range")));
                     }
@@ -515,8 +610,7 @@ impl<'a> BitReader<'a> {
                 if frag || n == 0 || n > 16 {
                     return Err(self.err(format!("integer of {n} octets (1 to 16 supported)")));
                 }
-                let b = self.octets(n)?;
-                let x = b.iter().fold(0u128, |a, &x| a << 8 | x as u128);
+                let x = self.octets_value(n)?;
                 if x > i128::MAX as u128 {
                     return Err(self.err("integer too large"));
                 }
@@ -528,15 +622,23 @@ impl<'a> BitReader<'a> {
                 if frag || n == 0 || n > 16 {
                     return Err(self.err(format!("integer of {n} octets (1 to 16 supported)")));
                 }
-                let b = self.octets(n)?;
-                let neg = b[0] & 0x80 != 0;
-                let mut x: i128 = if neg { -1 } else { 0 };
-                for &o in &b {
-                    x = (x << 8) | o as i128;
-                }
-                Ok(x)
+                // Two's complement in `n` octets: sign-extended from the top of the first.
+                let shift = 128 - 8 * n as u32;
+                Ok(((self.octets_value(n)? << shift) as i128) >> shift)
             }
         }
+    }
+
+    /// `n` octets (1 to 16) as a big-endian number, checked against the input first.
+    fn octets_value(&mut self, n: usize) -> Result<u128> {
+        if n.saturating_mul(8) > self.left() {
+            return Err(self.err(format!("{n} octets announced, {} bits left", self.left())));
+        }
+        let mut x = 0u128;
+        for _ in 0..n {
+            x = x << 8 | self.get(8)? as u128;
+        }
+        Ok(x)
     }
 }
 

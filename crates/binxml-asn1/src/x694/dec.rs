@@ -9,12 +9,11 @@ use std::mem::ManuallyDrop;
 use binxml_core::{
     CountingSink, Error, Event, EventSink, Format, Limits, QName, Result, XmlFragments,
 };
-use binxml_schema::model::{Name, NamespaceConstraint};
-use std::fmt::Write as _;
+use binxml_schema::model::NamespaceConstraint;
 
 use super::bits::BitReader;
-use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, XSI, is_content};
-use super::plan::{Jumps, NIL, OPTIONAL, ORDER, Plan};
+use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, is_content};
+use super::plan::{self, Jumps, NIL, OPTIONAL, ORDER, Plan};
 use super::simple;
 
 struct Dec<'a, 'm, 's, S> {
@@ -78,6 +77,8 @@ pub(super) struct Emit<'m, 's, S> {
     /// the wildcard's attributes are read: their namespaces may need declarations, which come
     /// before the attributes.
     held: Option<Vec<Event<'static>>>,
+    /// The value of an `xsi:type` attribute (reused).
+    value: String,
 }
 
 impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
@@ -97,6 +98,7 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             limits: ctx.limits,
             fragments: ctx.fragments,
             held: None,
+            value: String::new(),
         }
     }
 
@@ -123,6 +125,7 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             limits: self.limits,
             fragments: self.fragments,
             held: None,
+            value: String::new(),
         }
     }
 
@@ -184,19 +187,17 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
     /// An element's start: the root declares every namespace of the module; `xsi_type`, the
     /// alternative of a `T-derivations` CHOICE when it is not the declared type. With `hold`
     /// (its type has an attribute wildcard), the start tag is held until [`Emit::release`].
+    #[inline(always)]
     pub(super) fn start(
         &mut self,
         q: &QName<'_>,
         root: bool,
-        xsi_type: Option<&Name>,
+        xsi_type: Option<&QName<'static>>,
         hold: bool,
         at: usize,
     ) -> Result<()> {
         if self.depth >= self.max_depth {
-            return Err(self.err(
-                at,
-                format!("elements nested deeper than {}", self.max_depth),
-            ));
+            return Err(self.too_deep(at));
         }
         // The parent's start tag, held for an attribute wildcard that turned out absent.
         self.release()?;
@@ -214,6 +215,15 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
             self.start_rest(root, xsi_type, at)?;
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self, at: usize) -> Error {
+        self.err(
+            at,
+            format!("elements nested deeper than {}", self.max_depth),
+        )
     }
 
     /// In mixed content, the parent's next string of character data, which comes before the
@@ -235,9 +245,14 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
 
     /// The root's namespace declarations and an `xsi:type` attribute, after the start tag.
     #[inline(never)]
-    fn start_rest(&mut self, root: bool, xsi_type: Option<&Name>, at: usize) -> Result<()> {
+    fn start_rest(
+        &mut self,
+        root: bool,
+        xsi_type: Option<&QName<'static>>,
+        at: usize,
+    ) -> Result<()> {
+        let m = self.m;
         if root {
-            let m = self.m;
             for (i, n) in m.namespaces.iter().enumerate() {
                 if n == XML_NS {
                     continue;
@@ -251,19 +266,25 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
                 )?;
             }
         }
-        if let Some(n) = xsi_type {
-            let value = match self.m.qname(n) {
-                q if q.prefix.is_empty() => q.local.into_owned(),
-                q => format!("{}:{}", q.prefix, q.local),
-            };
-            let name = self.m.qname(&Name::new(XSI, "type"));
-            self.push(
-                &Event::Attribute {
-                    name,
-                    value: Cow::Owned(value),
-                },
+        if let Some(q) = xsi_type {
+            // The type's name as written: `prefix:local` (the module's prefix), in a string
+            // reused from element to element.
+            let mut value = std::mem::take(&mut self.value);
+            value.clear();
+            if !q.prefix.is_empty() {
+                value.push_str(&q.prefix);
+                value.push(':');
+            }
+            value.push_str(&q.local);
+            let r = self.push(
+                &ManuallyDrop::new(Event::Attribute {
+                    name: m.names.xsi_type.borrowed(),
+                    value: Cow::Borrowed(&value),
+                }),
                 at,
-            )?;
+            );
+            self.value = value;
+            r?;
         }
         Ok(())
     }
@@ -335,12 +356,12 @@ impl<'m, 's, 'e, S: EventSink<'e>> Emit<'m, 's, S> {
 
     /// `xsi:nil="true"`: a nillable element's content is absent.
     pub(super) fn nil(&mut self, at: usize) -> Result<()> {
-        let name = self.m.qname(&Name::new(XSI, "nil"));
+        let m = self.m;
         self.push(
-            &Event::Attribute {
-                name,
+            &ManuallyDrop::new(Event::Attribute {
+                name: m.names.xsi_nil.borrowed(),
                 value: Cow::Borrowed("true"),
-            },
+            }),
             at,
         )
     }
@@ -511,16 +532,21 @@ pub fn decode_into<'e, S: EventSink<'e>>(
         r: BitReader::new(data, format, format == Format::Asn1XsdAper),
         p,
         o: Emit::new(ctx, sink, format, data.len()),
-        buf: String::new(),
-        bytes: Vec::new(),
+        // Sized for most values, so that they seldom grow.
+        buf: String::with_capacity(64),
+        bytes: vec![0; 256],
     };
     d.push(&Event::StartDocument {
         version: None,
         encoding: None,
         standalone: None,
     })?;
-    let (name, ty) = &m.roots[root];
-    d.element(*ty, &m.qname(name), true)?;
+    let ty = m.roots[root].1;
+    let name = match m.names.roots.get(root) {
+        Some(q) => Cow::Borrowed(q),
+        None => Cow::Owned(m.qname(&m.roots[root].0)),
+    };
+    d.element(ty, &name, true)?;
     d.push(&Event::EndDocument)?;
     // X.691 11.1.3: the padding of the last octet is zero bits, and nothing follows.
     if d.r.left() >= 8 && !(d.r.pos() == 0 && data.len() == 1) {
@@ -544,11 +570,11 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                     .r
                     .err("an element of an abstract type with no concrete derivation"));
             }
-            let i = self.r.constrained(alts.len() as u128)? as usize;
+            let i = self.r.index(alts.len())?;
             if Some(i) != *declared
-                && let Role::Type(n) = &alts[i].role
+                && let Role::Type(_) = &alts[i].role
             {
-                xsi_type = Some(n);
+                xsi_type = Some(&alts[i].qname);
             }
             id = self.p.resolved[alts[i].ty];
         }
@@ -561,7 +587,7 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
         let check = self.o.depth.is_multiple_of(16);
         let mut content = || match &m.types[id].kind {
             Kind::Sequence(comps) => self.sequence(id, comps),
-            kind => self.text(kind),
+            _ => self.text(id),
         };
         // The stack is checked every 16 levels of elements, with a red zone that holds 16
         // levels' frames many times over (the check costs a call per element otherwise).
@@ -573,8 +599,15 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
         self.o.end(self.r.pos())
     }
 
-    fn text(&mut self, kind: &Kind) -> Result<()> {
-        let s = read_simple(self.o.m, kind, &mut self.r, &mut self.buf, &mut self.bytes)?;
+    fn text(&mut self, id: TyId) -> Result<()> {
+        let s = read_simple(
+            self.o.m,
+            self.p,
+            id,
+            &mut self.r,
+            &mut self.buf,
+            &mut self.bytes,
+        )?;
         self.o.text(s, self.r.pos())
     }
 
@@ -651,7 +684,7 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 return Err(r.err(format!("an order of more than {k} elements")));
             }
             for _ in 0..n {
-                order.push(r.constrained(k as u128)? as usize);
+                order.push(r.index(k)?);
             }
             Ok(())
         })?;
@@ -748,14 +781,15 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             Role::Attr(_) => {
                 let s = read_simple(
                     m,
-                    &m.types[self.p.resolved[c.ty]].kind,
+                    self.p,
+                    self.p.resolved[c.ty],
                     &mut self.r,
                     &mut self.buf,
                     &mut self.bytes,
                 )?;
                 self.o.attribute(&c.qname, s, self.r.pos())
             }
-            Role::Text => self.text(&m.types[self.p.resolved[c.ty]].kind),
+            Role::Text => self.text(self.p.resolved[c.ty]),
             Role::Elem(_) => self.element(c.ty, &c.qname, false),
             Role::Group => self.group(c.ty),
             _ => self.value_rare(c),
@@ -770,14 +804,14 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             Role::Attr(_) | Role::Text | Role::Elem(_) | Role::Group => self.value(c),
             Role::Nil => match &m.types[self.p.resolved[c.ty]].kind {
                 Kind::Sequence(comps) => self.sequence(self.p.resolved[c.ty], comps),
-                kind => self.text(kind),
+                _ => self.text(self.p.resolved[c.ty]),
             },
             Role::Embed => {
                 self.o.embed_begin();
-                let (o, buf, bytes) = (&mut self.o, &mut self.buf, &mut self.bytes);
+                let (o, bytes) = (&mut self.o, &mut self.bytes);
                 self.r.counted(0, None, |r, n| {
                     for _ in 0..n {
-                        let s = read_simple(m, &simple::EMBEDDED, r, buf, bytes)?;
+                        let s = read_utf8(r, bytes)?;
                         o.embed_push(s);
                     }
                     Ok(())
@@ -789,21 +823,15 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 .err("internal: a type alternative or an order as content")),
             Role::Wildcard(allowed) => {
                 let at = self.r.pos();
-                let s = read_simple(
-                    m,
-                    &simple::EMBEDDED,
-                    &mut self.r,
-                    &mut self.buf,
-                    &mut self.bytes,
-                )?;
+                let s = read_utf8(&mut self.r, &mut self.bytes)?;
                 self.o.wildcard(s, allowed, at)
             }
             Role::AnyAttr(allowed) => {
-                let (o, buf, bytes) = (&mut self.o, &mut self.buf, &mut self.bytes);
+                let (o, bytes) = (&mut self.o, &mut self.bytes);
                 self.r.counted(0, None, |r, n| {
                     for _ in 0..n {
                         let at = r.pos();
-                        let s = read_simple(m, &simple::EMBEDDED, r, buf, bytes)?;
+                        let s = read_utf8(r, bytes)?;
                         o.any_attribute(s, allowed, at)?;
                     }
                     Ok(())
@@ -822,12 +850,12 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 if alts.is_empty() {
                     return Err(self.r.err("a CHOICE without alternatives has no value"));
                 }
-                let i = self.r.constrained(alts.len() as u128)? as usize;
+                let i = self.r.index(alts.len())?;
                 self.value(&alts[i])
             }
             Kind::SeqOf { item, min, max } => {
                 if let Some(ub) = max.filter(|&u| u < 65536) {
-                    let n = self.r.constrained((ub - min + 1) as u128)? as u64 + min;
+                    let n = self.r.index((ub - min + 1) as usize)? as u64 + min;
                     for _ in 0..n {
                         self.value(item)?;
                     }
@@ -856,21 +884,23 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     }
 }
 
-/// Reads a simple value of `kind` and gives its text: the module's own string for a boolean or
-/// an enumeration, the input itself for a UTF8String that starts on an octet boundary, else
-/// `bytes` or `buf` (both reused from value to value, so that decoding allocates nothing once
-/// they have grown).
+/// Reads a simple value of type `id` (resolved) and gives its text: the module's own string
+/// for a boolean or an enumeration, the input itself for a UTF8String that starts on an octet
+/// boundary, else `bytes` or `buf` (both reused from value to value, so that decoding
+/// allocates nothing once they have grown).
 fn read_simple<'b, 'a: 'b>(
     m: &'b Module,
-    kind: &'b Kind,
+    p: &Plan,
+    id: TyId,
     r: &mut BitReader<'a>,
     buf: &'b mut String,
     bytes: &'b mut Vec<u8>,
 ) -> Result<&'b str> {
+    let kind = &m.types[id].kind;
     match kind {
         Kind::Boolean => Ok(if r.get(1)? == 1 { "true" } else { "false" }),
         Kind::Enumerated(items) => {
-            let i = r.constrained(items.len() as u128)? as usize;
+            let i = r.index(items.len())?;
             Ok(&items[i].1)
         }
         Kind::Integer { lo, hi } => {
@@ -880,34 +910,155 @@ fn read_simple<'b, 'a: 'b>(
                 return Err(r.err(format!("integer {v} outside its range (at bit {at})")));
             }
             buf.clear();
-            let _ = write!(buf, "{v}");
+            push_integer(buf, v);
             Ok(buf)
         }
-        Kind::Utf8 { .. } => {
-            let (n, more) = r.short_length()?;
-            let b: &[u8] = if more {
-                // Fragmented (16K octets or more): gathered in `bytes`.
-                let mut all = Vec::new();
-                let (mut n, mut more) = (n, more);
-                loop {
-                    all.extend_from_slice(r.octets_ref(n, bytes)?);
-                    if !more {
-                        break;
-                    }
-                    (n, more) = r.short_length()?;
-                }
-                *bytes = all;
-                bytes
-            } else {
-                r.octets_ref(n, bytes)?
-            };
-            std::str::from_utf8(b).map_err(|_| r.err("UTF8String is not UTF-8"))
+        Kind::Utf8 { .. } => read_utf8(r, bytes),
+        Kind::Visible { .. } if p.visible[id].is_some() => {
+            let codes = &p.visible[id].as_ref().expect("checked")[r.aligned() as usize];
+            read_visible(r, codes, bytes)
         }
         _ => {
             buf.clear();
             simple::decode(m, kind, r, buf)?;
             Ok(buf)
         }
+    }
+}
+
+/// Reads a UTF8String (unconstrained length) into `bytes`, or gives the input itself for a
+/// long one that starts on an octet boundary.
+fn read_utf8<'b, 'a: 'b>(r: &mut BitReader<'a>, bytes: &'b mut Vec<u8>) -> Result<&'b str> {
+    let (n, more) = r.short_length()?;
+    if !more && (n < 256 || !r.pos().is_multiple_of(8)) {
+        let padded = r.octets_padded(n, bytes)?;
+        return padded_str(&bytes[..padded], n).ok_or_else(|| r.err("UTF8String is not UTF-8"));
+    }
+    let b: &[u8] = if more {
+        // Fragmented (16K octets or more): gathered in `bytes`.
+        let mut all = Vec::new();
+        let (mut n, mut more) = (n, more);
+        loop {
+            all.extend_from_slice(r.octets_ref(n, bytes)?);
+            if !more {
+                break;
+            }
+            (n, more) = r.short_length()?;
+        }
+        *bytes = all;
+        bytes
+    } else {
+        r.octets_ref(n, bytes)?
+    };
+    std::str::from_utf8(b).map_err(|_| r.err("UTF8String is not UTF-8"))
+}
+
+/// The first `n` octets of `padded` (followed by zeros up to a multiple of 16) as a string,
+/// when they are UTF-8. The zeros are ASCII, so the whole is UTF-8 exactly when the `n`
+/// octets are (and `n` is then a character boundary); the whole is validated in 16-octet
+/// blocks, where the `n` octets alone would often be validated octet by octet.
+#[inline]
+fn padded_str(padded: &[u8], n: usize) -> Option<&str> {
+    std::str::from_utf8(padded).ok()?.get(..n)
+}
+
+/// Reads a VisibleString whose permitted alphabet is ASCII, its characters decoded by `codes`
+/// into `bytes`.
+fn read_visible<'b>(
+    r: &mut BitReader<'_>,
+    codes: &plan::Visible,
+    bytes: &'b mut Vec<u8>,
+) -> Result<&'b str> {
+    let (n, more) = r.short_length()?;
+    if more {
+        // Fragmented (16K characters or more): gathered fragment by fragment.
+        let (mut n, mut more, mut all) = (n, more, Vec::new());
+        loop {
+            let from = all.len();
+            all.resize(from + n.min(r.left()), 0);
+            visible_chars(r, codes, n, &mut all[from..])?;
+            if !more {
+                break;
+            }
+            (n, more) = r.short_length()?;
+        }
+        let len = all.len();
+        all.resize(len.next_multiple_of(16), 0);
+        *bytes = all;
+        return padded_str(bytes, len).ok_or_else(|| r.err("internal: a VisibleString not ASCII"));
+    }
+    let padded = n.next_multiple_of(16);
+    if bytes.len() < padded && n.saturating_mul(codes.bits as usize) <= r.left() {
+        bytes.resize(padded, 0);
+    }
+    let Some(out) = bytes.get_mut(..padded) else {
+        return Err(r.err(format!("{n} characters announced, {} bits left", r.left())));
+    };
+    // The padding: the last 16-octet block cleared, then the characters written over it.
+    if padded > 0 {
+        out[padded - 16..].copy_from_slice(&[0; 16]);
+    }
+    visible_chars(r, codes, n, &mut out[..n])?;
+    padded_str(out, n).ok_or_else(|| r.err("internal: a VisibleString not ASCII"))
+}
+
+/// Reads `n` characters of a VisibleString into `out` (`n` long when the input holds them).
+fn visible_chars(
+    r: &mut BitReader<'_>,
+    codes: &plan::Visible,
+    n: usize,
+    out: &mut [u8],
+) -> Result<()> {
+    let bits = codes.bits;
+    if n.saturating_mul(bits as usize) > r.left() || out.len() != n {
+        return Err(r.err(format!("{n} characters announced, {} bits left", r.left())));
+    }
+    let mask = (1u64 << bits) - 1;
+    // As many characters as fit in 56 bits are read at once (a number or a date in a few
+    // reads, not one per character).
+    // The characters are ASCII and `INVALID` is not: one test of their high bits per read.
+    let mut high = 0;
+    for chunk in out.chunks_mut(codes.per_read as usize) {
+        let k = chunk.len() as u32;
+        let word = r.get(k * bits)?;
+        for (j, o) in chunk.iter_mut().enumerate() {
+            let c = codes.table[((word >> ((k - 1 - j as u32) * bits)) & mask) as u8 as usize];
+            high |= c;
+            *o = c;
+        }
+        if high & 0x80 != 0 {
+            return Err(r.err("character outside the permitted alphabet"));
+        }
+    }
+    Ok(())
+}
+
+/// Appends the decimal text of `v` (what `write!` gives, without the formatting machinery).
+fn push_integer(buf: &mut String, v: i128) {
+    let mut digits = [0u8; 40];
+    let mut i = digits.len();
+    let mut u = v.unsigned_abs();
+    if let Ok(mut x) = u64::try_from(u) {
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (x % 10) as u8;
+            x /= 10;
+            if x == 0 {
+                break;
+            }
+        }
+    } else {
+        while u > 0 {
+            i -= 1;
+            digits[i] = b'0' + (u % 10) as u8;
+            u /= 10;
+        }
+    }
+    if v < 0 {
+        buf.push('-');
+    }
+    for &d in &digits[i..] {
+        buf.push(char::from(d));
     }
 }
 
@@ -925,6 +1076,7 @@ mod tests {
             namespaces: Vec::new(),
             prefixes: Vec::new(),
             any_attr: Vec::new(),
+            names: Default::default(),
         }
     }
 
@@ -959,9 +1111,8 @@ mod tests {
                     let bytes = w.finish();
                     let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, aligned);
                     r.get(phase).unwrap();
-                    let (mut buf, mut scratch) = (String::new(), Vec::new());
-                    let got =
-                        read_simple(&m, &simple::EMBEDDED, &mut r, &mut buf, &mut scratch).unwrap();
+                    let mut scratch = Vec::new();
+                    let got = read_utf8(&mut r, &mut scratch).unwrap();
                     assert_eq!(got, text, "aligned {aligned}, phase {phase}");
                     assert_eq!(r.get(1).unwrap(), 1);
                 }
@@ -972,15 +1123,106 @@ mod tests {
     /// A string whose octets are not UTF-8, or run past the input, is an error.
     #[test]
     fn utf8_refusals() {
-        let m = empty_module();
         for (bytes, want) in [
             (vec![0x01u8, 0xFF], "not UTF-8"),
+            // The first octet of "é" alone: the zero padding after it must not make it whole.
+            (vec![0x01u8, 0xC3], "not UTF-8"),
+            (
+                vec![0x02u8, b'a', 0xC3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                "not UTF-8",
+            ),
             (vec![0x05u8, b'a'], "octets announced"),
         ] {
-            let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, false);
-            let (mut buf, mut scratch) = (String::new(), Vec::new());
-            let e = read_simple(&m, &simple::EMBEDDED, &mut r, &mut buf, &mut scratch).unwrap_err();
-            assert!(e.to_string().contains(want), "{e}");
+            // On an octet boundary, and shifted by 3 bits.
+            let mut shifted = BitWriter::new(false);
+            shifted.put(0, 3);
+            for &b in &bytes {
+                shifted.put(b as u64, 8);
+            }
+            let shifted = shifted.finish();
+            for (input, skip) in [(&bytes, 0), (&shifted, 3)] {
+                let mut r = BitReader::new(input, Format::Asn1XsdUper, false);
+                r.get(skip).unwrap();
+                let mut scratch = Vec::new();
+                let e = read_utf8(&mut r, &mut scratch).unwrap_err();
+                assert!(e.to_string().contains(want), "{e}");
+                assert!(e.bit_offset().is_some());
+            }
+        }
+    }
+
+    /// VisibleStrings of an ASCII alphabet (the plan's table) read back as written, at every
+    /// bit phase and in both variants, and a code outside the alphabet refused.
+    #[test]
+    fn visible_strings() {
+        let mut alphabet: Vec<char> = "0123456789+-.:TZ".chars().collect();
+        alphabet.sort();
+        let mut m = empty_module();
+        m.types.push(super::super::map::Ty {
+            name: None,
+            kind: Kind::Visible {
+                alphabet: alphabet.clone(),
+            },
+        });
+        let p = Plan::new(&m);
+        assert!(p.visible[0].is_some());
+        let long = "2001-12-17T09:30:47Z".repeat(20);
+        for aligned in [false, true] {
+            for phase in 0..8u32 {
+                for text in ["", "1", "-12.5", "2001-12-17T09:30:47Z", long.as_str()] {
+                    let mut w = BitWriter::new(aligned);
+                    w.put(0x55, phase);
+                    simple::encode(&m, &m.types[0].kind, text, &mut w).unwrap();
+                    w.put(1, 1);
+                    let bytes = w.finish();
+                    let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, aligned);
+                    r.get(phase).unwrap();
+                    let (mut buf, mut scratch) = (String::new(), Vec::new());
+                    let got = read_simple(&m, &p, 0, &mut r, &mut buf, &mut scratch).unwrap();
+                    assert_eq!(got, text, "aligned {aligned}, phase {phase}");
+                    assert_eq!(r.get(1).unwrap(), 1);
+                }
+            }
+        }
+        // Ten characters take 4 bits each: codes 10 to 15 stand for none.
+        m.types[0].kind = Kind::Visible {
+            alphabet: "0123456789".chars().collect(),
+        };
+        let p = Plan::new(&m);
+        let mut w = BitWriter::new(false);
+        w.put(3, 8);
+        w.put(0x12F, 12);
+        let bytes = w.finish();
+        let mut r = BitReader::new(&bytes, Format::Asn1XsdUper, false);
+        let (mut buf, mut scratch) = (String::new(), Vec::new());
+        let e = read_simple(&m, &p, 0, &mut r, &mut buf, &mut scratch).unwrap_err();
+        assert!(
+            e.to_string().contains("outside the permitted alphabet"),
+            "{e}"
+        );
+        assert!(e.bit_offset().is_some());
+    }
+
+    /// Integers written as `write!` writes them, at the ends of the ranges.
+    #[test]
+    fn integer_text() {
+        for v in [
+            0,
+            -1,
+            9,
+            10,
+            -10,
+            i64::MAX as i128,
+            i64::MIN as i128,
+            u64::MAX as i128,
+            u64::MAX as i128 + 1,
+            -(u64::MAX as i128) - 1,
+            i128::MAX,
+            i128::MIN,
+        ] {
+            let mut s = String::from("x");
+            push_integer(&mut s, v);
+            assert_eq!(s, format!("x{v}"));
         }
     }
 }

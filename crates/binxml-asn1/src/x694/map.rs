@@ -41,6 +41,20 @@ pub struct Module {
     /// decoder holds such an element's start tag until it has read the wildcard's attributes,
     /// whose namespaces it may have to declare).
     pub any_attr: Vec<bool>,
+    /// The names the decoders write that no component carries, with the module's prefixes:
+    /// filled in with the components' (see [`Comp::qname`]).
+    pub names: Names,
+}
+
+/// See [`Module::names`].
+#[derive(Debug, Default)]
+pub struct Names {
+    /// `xsi:type`.
+    pub xsi_type: QName<'static>,
+    /// `xsi:nil`.
+    pub xsi_nil: QName<'static>,
+    /// Each root element's (as [`Module::roots`]).
+    pub roots: Vec<QName<'static>>,
 }
 
 /// One ASN.1 type.
@@ -292,6 +306,7 @@ pub fn map(schema: &Schema, roots: &Roots) -> Result<Module, MapError> {
         assignments: m.assignments,
         roots: out_roots,
         namespaces: m.namespaces.into_iter().collect(),
+        names: Names::default(),
     };
     module.fill_qnames();
     module.any_attr = module
@@ -941,6 +956,11 @@ impl Module {
             }
         }
         self.types = types;
+        self.names = Names {
+            xsi_type: self.qname(&Name::new(XSI, "type")),
+            xsi_nil: self.qname(&Name::new(XSI, "nil")),
+            roots: self.roots.iter().map(|(n, _)| self.qname(n)).collect(),
+        };
     }
 
     /// Follows type references to the type that is not one: its id.

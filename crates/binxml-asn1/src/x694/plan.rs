@@ -28,6 +28,45 @@ pub struct Plan {
     /// presence bit (which of the SEQUENCE's presence bits it is). The decoder looks at it
     /// before the element's start tag and holds the tag only when wildcard attributes follow.
     pub any_attr_bit: Vec<Option<u32>>,
+    /// For each VisibleString type whose permitted alphabet is ASCII (by id; `None` for the
+    /// others), its characters' codes in each variant of PER, unaligned then aligned.
+    pub visible: Vec<Option<Box<[Visible; 2]>>>,
+}
+
+/// How the characters of a VisibleString with an ASCII permitted alphabet are read: each code
+/// of `bits` bits (at most 8) stands for the octet `table[code]`, or for none (`INVALID`).
+#[derive(Debug)]
+pub struct Visible {
+    /// Bits per character.
+    pub bits: u32,
+    /// Characters read at once (as many as 56 bits hold).
+    pub per_read: u32,
+    /// The character of each code, `INVALID` for a code outside the alphabet.
+    pub table: [u8; 256],
+}
+
+/// A code that stands for no character of the alphabet.
+pub const INVALID: u8 = 0xFF;
+
+impl Visible {
+    /// The codes of `alphabet` (sorted) in one variant of PER, when they are ASCII and take at
+    /// most 8 bits (X.691 30.5: indexes into the alphabet, or the characters' own codes when
+    /// the largest fits in the bits).
+    fn new(alphabet: &[char], aligned: bool) -> Option<Visible> {
+        let (bits, direct) = super::simple::char_coding(alphabet, aligned);
+        if bits > 8 || !alphabet.iter().all(char::is_ascii) {
+            return None;
+        }
+        let mut table = [INVALID; 256];
+        for (i, &c) in alphabet.iter().enumerate() {
+            table[if direct { c as usize } else { i }] = c as u8;
+        }
+        Some(Visible {
+            bits,
+            per_read: (56 / bits.max(1)).max(1),
+            table,
+        })
+    }
 }
 
 /// Where a SEQUENCE's components are, by kind: the decoder takes the next OPTIONAL component
@@ -125,8 +164,20 @@ impl Plan {
                 _ => None,
             })
             .collect();
+        let visible = m
+            .types
+            .iter()
+            .map(|t| match &t.kind {
+                Kind::Visible { alphabet } => Some(Box::new([
+                    Visible::new(alphabet, false)?,
+                    Visible::new(alphabet, true)?,
+                ])),
+                _ => None,
+            })
+            .collect();
         Plan {
             resolved,
+            visible,
             seqs,
             jumps,
             any_attr_bit,
