@@ -11,13 +11,13 @@ pub fn encode_into(data: &[u8], out: &mut String) {
     let mut groups = data.chunks_exact(48);
     for chunk in groups.by_ref() {
         encode_groups(chunk, &mut block);
-        out.push_str(std::str::from_utf8(&block).expect("ASCII"));
+        out.push_str(crate::ascii::ascii_str(&block).expect("ASCII"));
     }
     let rest = groups.remainder();
     let whole = rest.len() / 3 * 3;
     let n = whole / 3 * 4;
     encode_groups(&rest[..whole], &mut block[..n]);
-    out.push_str(std::str::from_utf8(&block[..n]).expect("ASCII"));
+    out.push_str(crate::ascii::ascii_str(&block[..n]).expect("ASCII"));
     let tail = &rest[whole..];
     if !tail.is_empty() {
         let b1 = tail.get(1).copied().unwrap_or(0);
