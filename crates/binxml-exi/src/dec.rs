@@ -162,7 +162,7 @@ impl Out for VecDeque<Event<'static>> {
 struct Push<'s, S>(&'s mut S);
 
 impl<'a, S: EventSink<'a>> Out for Push<'_, S> {
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, e: &Event<'_>) -> Result<()> {
         self.0.transient(e)
     }
@@ -247,7 +247,7 @@ pub struct ExiDecoder<'a> {
     next_block: usize,
     budget: usize,
     decoded: usize,
-    event_offset: u64,
+    /// Where the event being read starts, in bits (its octet is this over 8).
     event_bit: u64,
     /// Self-contained elements being read, innermost last.
     outer: Vec<Outer>,
@@ -299,7 +299,6 @@ impl<'a> ExiDecoder<'a> {
             next_block: 0,
             budget,
             decoded: 0,
-            event_offset: 0,
             event_bit: 0,
             outer: Vec::new(),
             options_given: false,
@@ -387,7 +386,7 @@ impl<'a> ExiDecoder<'a> {
     fn over_budget_at_event(&self) -> Error {
         let mut e = Error::limit(
             Format::Exi,
-            self.event_offset,
+            self.event_bit >> 3,
             format!(
                 "decoded text past {} octets for {} octets of input (limit: max_expansion_ratio)",
                 self.budget,
@@ -454,8 +453,13 @@ impl<'a> ExiDecoder<'a> {
                 self.count(r, self.t.value_len(g))?;
                 Val::Global(g)
             }
-            ValueRef::Scratch => {
+            ValueRef::Added(g) => {
                 // only a miss adds to the table
+                self.count(r, self.t.value_len(g))?;
+                self.check_tables(r)?;
+                Val::Global(g)
+            }
+            ValueRef::Scratch => {
                 self.count(r, self.scratch.len())?;
                 self.check_tables(r)?;
                 Val::Scratch
@@ -469,6 +473,7 @@ impl<'a> ExiDecoder<'a> {
         Ok(s)
     }
 
+    #[inline(always)]
     fn push_element(&mut self, r: &BitReader<'_>, name: NameId) -> Result<()> {
         if self.stack.len() >= self.limits.max_depth {
             return Err(self.limit(
@@ -516,7 +521,7 @@ impl<'a> ExiDecoder<'a> {
                     &mut self.scratch,
                 )?;
                 let value = match v {
-                    ValueRef::Global(g) => Val::Global(g),
+                    ValueRef::Global(g) | ValueRef::Added(g) => Val::Global(g),
                     ValueRef::Scratch if self.o.alignment.is_reordered() => {
                         let a = self.slot_text.len();
                         self.slot_text.push_str(&self.scratch);
@@ -809,7 +814,6 @@ impl<'a> ExiDecoder<'a> {
         let mut block = Held::default();
         let mut held = if compressed { structure.len() } else { 0 };
         loop {
-            self.event_offset = r.offset();
             self.event_bit = r.bit_offset();
             self.step(&mut r, &mut block)?;
             // The block's events are held until its values have been read: they and the
@@ -906,7 +910,7 @@ impl<'a> ExiDecoder<'a> {
                     self.t
                         .read_value(r, *name, self.limits.max_string_len, &mut self.scratch)?;
                 let text = match v {
-                    ValueRef::Global(g) => self.t.value(g),
+                    ValueRef::Global(g) | ValueRef::Added(g) => self.t.value(g),
                     ValueRef::Scratch => &self.scratch,
                 };
                 let start = self.slot_text.len();
@@ -1106,7 +1110,7 @@ impl<'a> ExiDecoder<'a> {
             // the fragment's table is the one in use.
             return Err(Error::malformed(
                 Format::Exi,
-                self.event_offset,
+                self.event_bit >> 3,
                 "a self-contained element's fragment does not start with the element's SE",
             )
             .at_bit(self.event_bit));
@@ -1321,7 +1325,6 @@ impl<'a> ExiDecoder<'a> {
             return Ok(());
         }
         let mut r = self.body.clone();
-        self.event_offset = r.offset();
         self.event_bit = r.bit_offset();
         let res = self.step(&mut r, &mut Emit(out));
         self.body = r;
@@ -1337,7 +1340,6 @@ impl<'a> ExiDecoder<'a> {
             if self.phase != Phase::Body || emit.0.full() {
                 break Ok(());
             }
-            self.event_offset = r.offset();
             self.event_bit = r.bit_offset();
             if let Err(e) = self.step(&mut r, &mut emit) {
                 break Err(e);
@@ -1372,7 +1374,7 @@ impl<'a> Decoder<'a> for ExiDecoder<'a> {
     }
 
     fn offset(&self) -> u64 {
-        self.event_offset
+        self.event_bit >> 3
     }
 
     fn bit_offset(&self) -> Option<u64> {

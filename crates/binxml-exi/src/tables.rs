@@ -1035,6 +1035,31 @@ impl Tables {
                 format!("value of {len} characters is past the limit (max_string_len)"),
             ));
         }
+        // An unbounded table appends every non-empty value: the literal is decoded straight
+        // into the arena (no copy from the scratch string). The offsets must fit a u32 at four
+        // octets a character.
+        if self.capacity.is_none()
+            && !self.encoding
+            && len > 0
+            && self.max_len.is_none_or(|m| len as usize <= m)
+            && (self.arena.len() as u64).saturating_add(len.saturating_mul(4)) < u64::from(u32::MAX)
+        {
+            let start = self.arena.len();
+            if let Err(e) = r.chars_into(len as usize, &mut self.arena) {
+                self.arena.truncate(start);
+                return Err(e);
+            }
+            let global = self.values.len() as u32;
+            let local = self.local_values(name).len() as u32;
+            self.values.push(Value {
+                start: start as u32,
+                end: self.arena.len() as u32,
+                name,
+                local,
+            });
+            self.state_mut(name).values.push(global);
+            return Ok(ValueRef::Added(global));
+        }
         scratch.clear();
         self.read_miss_into(r, at, name, len, max_len, scratch)?;
         Ok(ValueRef::Scratch)
@@ -1092,7 +1117,7 @@ impl Tables {
     ) -> Result<String> {
         let mut s = String::new();
         Ok(match self.read_value(r, name, max_len, &mut s)? {
-            ValueRef::Global(g) => self.value(g).to_string(),
+            ValueRef::Global(g) | ValueRef::Added(g) => self.value(g).to_string(),
             ValueRef::Scratch => s,
         })
     }
@@ -1134,7 +1159,10 @@ impl Tables {
 pub(crate) enum ValueRef {
     /// In the global partition (valid until the next value is added).
     Global(u32),
-    /// In the caller's scratch string.
+    /// A miss, added to the table as this global value (valid as [`ValueRef::Global`]).
+    Added(u32),
+    /// In the caller's scratch string (a miss the table's bounds left out, or replacing
+    /// another value).
     Scratch,
 }
 

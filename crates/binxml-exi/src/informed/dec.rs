@@ -1341,7 +1341,7 @@ impl<'a> SchemaDecoder<'a> {
                 .t
                 .read_value(&mut self.r, crate::tables::XSI_TYPE, max, &mut self.scratch)?
             {
-                ValueRef::Global(v) => self.buf.push_str(self.t.value(v)),
+                ValueRef::Global(v) | ValueRef::Added(v) => self.buf.push_str(self.t.value(v)),
                 ValueRef::Scratch => self.buf.push_str(&self.scratch),
             }
             let text = self.buf[a as usize..].trim();
