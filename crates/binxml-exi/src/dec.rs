@@ -560,7 +560,9 @@ impl<'a> ExiDecoder<'a> {
         )
     }
 
-    /// Reads one event.
+    /// Reads one event (inlined into the loops that call it: its prologue and epilogue would
+    /// otherwise be paid per event).
+    #[inline(always)]
     fn step(&mut self, r: &mut BitReader<'_>, out: &mut impl Take<'a>) -> Result<()> {
         // SC may only come right after its element's SE.
         let sc_allowed = std::mem::take(&mut self.sc_allowed);
