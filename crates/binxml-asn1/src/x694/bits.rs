@@ -643,6 +643,10 @@ impl<'a> BitReader<'a> {
         if n.saturating_mul(8) > self.left() {
             return Err(self.err(format!("{n} octets announced, {} bits left", self.left())));
         }
+        if n <= 7 {
+            // Most numbers: one read of at most 56 bits.
+            return Ok(self.get(8 * n as u32)? as u128);
+        }
         let mut x = 0u128;
         for _ in 0..n {
             x = x << 8 | self.get(8)? as u128;

@@ -1036,7 +1036,7 @@ fn read_utf8_long<'b, 'a: 'b>(
 /// octets are (and `n` is then a character boundary); the whole is validated in 16-octet
 /// blocks, where the `n` octets alone would often be validated octet by octet. Most strings
 /// of a document are ASCII: their blocks pass one test of the high bits, a word at a time.
-#[inline]
+#[inline(always)]
 fn padded_str(padded: &[u8], n: usize) -> Option<&str> {
     if let Some(s) = binxml_core::ascii::ascii_str(padded) {
         return s.get(..n);
