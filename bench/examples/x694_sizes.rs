@@ -1,9 +1,12 @@
 //! Seed 000 section 2 on binxml's schema sets: for each valid instance of
 //! `tests/schemas/sets.tsv` that X.694 covers, the sizes of the XML, its zlib (deflate), the
-//! X.694 unaligned PER and PER+zlib, X.694 aligned PER and BER, with binxml's schema-less UPER (the infoset module) and
-//! schema-informed EXI beside them; and the times of decoding PER and BER into events (push) against
-//! binxml's own XML push decoding, and of encoding events into PER (without and with the
-//! validation the format does first).
+//! X.694 PER and PER+zlib in the ALIGNED variant (the seed's "PER" columns: it encoded with
+//! OSS's default, aligned PER), the UNALIGNED variant's (UPER, UPER+zlib) beside them, and BER,
+//! with binxml's schema-less UPER (the infoset module) and schema-informed EXI; and the times
+//! of decoding UPER and BER into events (push) against binxml's own XML push decoding, and of
+//! encoding events into UPER (without and with the validation the format does first). After
+//! the table, for each set: on how many documents PER+zlib (aligned) and UPER+zlib are smaller
+//! than zlib, and the sums' ratios.
 //!
 //! `cargo run --release -p binxml-bench --example x694_sizes [-- [--sizes|--decode] [--cpu] [SUBSTRING]...]`
 //! (prints a Markdown table): with substrings, only the instances whose path holds one of
@@ -123,7 +126,7 @@ fn profile_per(n: usize, per: &[u8], opts: &DecodeOptions) -> u64 {
 fn main() {
     let mut mapped: HashMap<String, (Arc<Schema>, Arc<X694>)> = HashMap::new();
     println!(
-        "| set | document | XML | zlib | PER | PER+zlib | PER/XML | APER | APER+zlib | BER | UPER (infoset) | EXI (schema) | XML push MB/s | PER push MB/s | BER push MB/s | PER encode MB/s | encode+validate MB/s |"
+        "| set | document | XML | zlib | PER (aligned) | PER+zlib (aligned) | PER/XML (aligned) | UPER | UPER+zlib | BER | UPER (infoset, schema-less) | EXI (schema) | XML push MB/s | UPER push MB/s | BER push MB/s | UPER encode MB/s | encode+validate MB/s |"
     );
     println!(
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -139,6 +142,9 @@ fn main() {
         .find_map(|a| a.strip_prefix("--profile="))
         .map(|n| n.parse().expect("--profile=N"));
     let mut seen = std::collections::HashSet::new();
+    // For each set (in the table's order): documents, those whose aligned and unaligned
+    // PER+zlib are smaller than zlib, and the sums of zlib, APER+zlib and UPER+zlib.
+    let mut against_zlib: Vec<(String, [usize; 6])> = Vec::new();
     for row in schema_sets() {
         if !row.present() || !row.expected_valid {
             continue;
@@ -254,17 +260,32 @@ fn main() {
         };
         let mb = xml.len() as f64 / 1e6;
         let name = instance.file_name().unwrap().to_string_lossy().into_owned();
+        let (z, per_z, aper_z) = (zlib(&xml), zlib(&per), zlib(&aper));
+        let i = match against_zlib.iter().position(|(s, _)| *s == row.set) {
+            Some(i) => i,
+            None => {
+                against_zlib.push((row.set.to_string(), [0; 6]));
+                against_zlib.len() - 1
+            }
+        };
+        let t = &mut against_zlib[i].1;
+        t[0] += 1;
+        t[1] += usize::from(aper_z < z);
+        t[2] += usize::from(per_z < z);
+        t[3] += z;
+        t[4] += aper_z;
+        t[5] += per_z;
         println!(
             "| {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
             row.set,
             name,
             xml.len(),
-            zlib(&xml),
-            per.len(),
-            zlib(&per),
-            100.0 * per.len() as f64 / xml.len() as f64,
+            z,
             aper.len(),
-            zlib(&aper),
+            aper_z,
+            100.0 * aper.len() as f64 / xml.len() as f64,
+            per.len(),
+            per_z,
             ber.len(),
             uper.len(),
             exi.flatten()
@@ -275,6 +296,26 @@ fn main() {
             mb / ber_t,
             mb / enc_t,
             mb / val_t,
+        );
+    }
+    if profile.is_some() || breakdown {
+        return;
+    }
+    println!();
+    println!(
+        "| set | documents | PER+zlib (aligned) < zlib | UPER+zlib < zlib | sum PER+zlib (aligned) / sum zlib | sum UPER+zlib / sum zlib |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (set, t) in &against_zlib {
+        println!(
+            "| {set} | {} | {} of {} | {} of {} | {:.3} | {:.3} |",
+            t[0],
+            t[1],
+            t[0],
+            t[2],
+            t[0],
+            t[4] as f64 / t[3] as f64,
+            t[5] as f64 / t[3] as f64,
         );
     }
 }

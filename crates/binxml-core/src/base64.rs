@@ -7,18 +7,35 @@ pub fn encode_into(data: &[u8], out: &mut String) {
     out.reserve(data.len().div_ceil(3) * 4);
     // Whole groups of 3 octets go 48 at a time through a block of 64 ASCII octets, appended as
     // one string (a char pushed at a time costs a capacity check and a UTF-8 length each).
+    // Where 8 octets can be read, two groups come out of one big-endian word: four lookups of
+    // two characters each, written as one 8-octet store.
     let mut block = [0u8; 64];
-    let mut groups = data.chunks_exact(48);
-    for chunk in groups.by_ref() {
-        encode_groups(chunk, &mut block);
-        out.push_str(crate::ascii::ascii_str(&block).expect("ASCII"));
+    let whole = data.len() / 3 * 3;
+    let mut i = 0;
+    while i < whole {
+        let end = (i + 48).min(whole);
+        let mut o = 0;
+        while i + 6 <= end
+            && let Some(w) = data.get(i..i + 8)
+        {
+            let w = u64::from_be_bytes(w.try_into().expect("8"));
+            let [a, b, c, d] = [52, 40, 28, 16].map(|k| PAIRS[(w >> k) as usize & 0xFFF]);
+            block[o..o + 8].copy_from_slice(&[a[0], a[1], b[0], b[1], c[0], c[1], d[0], d[1]]);
+            i += 6;
+            o += 8;
+        }
+        while i < end {
+            let v = (usize::from(data[i]) << 16)
+                | (usize::from(data[i + 1]) << 8)
+                | usize::from(data[i + 2]);
+            let (hi, lo) = (PAIRS[v >> 12], PAIRS[v & 0xFFF]);
+            block[o..o + 4].copy_from_slice(&[hi[0], hi[1], lo[0], lo[1]]);
+            i += 3;
+            o += 4;
+        }
+        out.push_str(crate::ascii::ascii_str(&block[..o]).expect("ASCII"));
     }
-    let rest = groups.remainder();
-    let whole = rest.len() / 3 * 3;
-    let n = whole / 3 * 4;
-    encode_groups(&rest[..whole], &mut block[..n]);
-    out.push_str(crate::ascii::ascii_str(&block[..n]).expect("ASCII"));
-    let tail = &rest[whole..];
+    let tail = &data[whole..];
     if !tail.is_empty() {
         let b1 = tail.get(1).copied().unwrap_or(0);
         let v = (u32::from(tail[0]) << 16) | (u32::from(b1) << 8);
@@ -33,17 +50,16 @@ pub fn encode_into(data: &[u8], out: &mut String) {
     }
 }
 
-/// Encodes whole groups of 3 octets into `out`, 4 characters per group.
-#[inline]
-fn encode_groups(data: &[u8], out: &mut [u8]) {
-    for (g, o) in data.chunks_exact(3).zip(out.chunks_exact_mut(4)) {
-        let v = (u32::from(g[0]) << 16) | (u32::from(g[1]) << 8) | u32::from(g[2]);
-        o[0] = ALPHABET[(v >> 18) as usize & 63];
-        o[1] = ALPHABET[(v >> 12) as usize & 63];
-        o[2] = ALPHABET[(v >> 6) as usize & 63];
-        o[3] = ALPHABET[v as usize & 63];
+/// The two characters of each 12-bit value: a group of 3 octets is two lookups, not four.
+static PAIRS: [[u8; 2]; 4096] = {
+    let mut t = [[0u8; 2]; 4096];
+    let mut i = 0;
+    while i < 4096 {
+        t[i] = [ALPHABET[i >> 6], ALPHABET[i & 63]];
+        i += 1;
     }
-}
+    t
+};
 
 /// The base64 encoding of `data`.
 pub fn encode(data: &[u8]) -> String {

@@ -422,25 +422,34 @@ impl<'a> BitReader<'a> {
     /// followed by zero octets up to the next multiple of 16, whose count it returns
     /// (`scratch` grows as needed and may hold more). A string read this way is validated as
     /// UTF-8 whole blocks at a time, the zeros standing for ASCII (see `dec::read_utf8`).
-    #[inline]
+    #[inline(always)]
     pub fn octets_padded(&mut self, n: usize, scratch: &mut Vec<u8>) -> Result<usize> {
+        let start = self.pos / 8;
+        let shift = (self.pos % 8) as u32;
+        if n < 16
+            && scratch.len() >= 16
+            && let Some(src) = self.data.get(start..start + 17)
+        {
+            // A short string (most values): one 128-bit word and the octet after it, shifted,
+            // the octets past the string cleared. The 17 octets from `start` hold its bits.
+            self.pos += n * 8;
+            let x = u128::from_be_bytes(src[..16].try_into().expect("16"));
+            let v = ((x << shift) | (src[16] as u128 >> (8 - shift))) & !(u128::MAX >> (8 * n));
+            scratch[..16].copy_from_slice(&v.to_be_bytes());
+            return Ok(16);
+        }
+        self.octets_padded_long(n, scratch)
+    }
+
+    /// [`BitReader::octets_padded`] of 16 octets or more, or near the end of the input.
+    #[inline(never)]
+    fn octets_padded_long(&mut self, n: usize, scratch: &mut Vec<u8>) -> Result<usize> {
         if n.saturating_mul(8) > self.left() {
             return Err(self.err(format!("{n} octets announced, {} bits left", self.left())));
         }
         let start = self.pos / 8;
         let shift = (self.pos % 8) as u32;
         self.pos += n * 8;
-        if n < 16
-            && scratch.len() >= 16
-            && let Some(src) = self.data.get(start..start + 17)
-        {
-            // A short string (most values): one 128-bit word and the octet after it, shifted,
-            // the octets past the string cleared.
-            let x = u128::from_be_bytes(src[..16].try_into().expect("16"));
-            let v = ((x << shift) | (src[16] as u128 >> (8 - shift))) & !(u128::MAX >> (8 * n));
-            scratch[..16].copy_from_slice(&v.to_be_bytes());
-            return Ok(16);
-        }
         let padded = n.next_multiple_of(16);
         if scratch.len() < padded {
             scratch.resize(padded, 0);
@@ -633,6 +642,10 @@ impl<'a> BitReader<'a> {
     fn octets_value(&mut self, n: usize) -> Result<u128> {
         if n.saturating_mul(8) > self.left() {
             return Err(self.err(format!("{n} octets announced, {} bits left", self.left())));
+        }
+        if n <= 7 {
+            // Most numbers: one read of at most 56 bits.
+            return Ok(self.get(8 * n as u32)? as u128);
         }
         let mut x = 0u128;
         for _ in 0..n {

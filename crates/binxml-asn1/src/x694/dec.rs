@@ -841,6 +841,16 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
         }
     }
 
+    /// [`Dec::value`] of a CHOICE's alternative or a SEQUENCE OF's item: an element (most of
+    /// them, in a content model of repeated choices) without a frame of `value` between.
+    #[inline(always)]
+    fn item(&mut self, c: &Comp) -> Result<()> {
+        match &c.role {
+            Role::Elem(_) => self.element(c.ty, &c.qname, false),
+            _ => self.value(c),
+        }
+    }
+
     fn group(&mut self, ty: TyId) -> Result<()> {
         let m = self.o.m;
         let id = self.p.resolved[ty];
@@ -851,13 +861,13 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                     return Err(self.r.err("a CHOICE without alternatives has no value"));
                 }
                 let i = self.r.index(alts.len())?;
-                self.value(&alts[i])
+                self.item(&alts[i])
             }
             Kind::SeqOf { item, min, max } => {
                 if let Some(ub) = max.filter(|&u| u < 65536) {
                     let n = self.r.index((ub - min + 1) as usize)? as u64 + min;
                     for _ in 0..n {
-                        self.value(item)?;
+                        self.item(item)?;
                     }
                     return Ok(());
                 }
@@ -865,7 +875,7 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
                 loop {
                     let (n, more) = self.r.short_length()?;
                     for _ in 0..n {
-                        self.value(item)?;
+                        self.item(item)?;
                     }
                     total += n as u64;
                     if !more {
@@ -914,6 +924,10 @@ fn read_simple<'b, 'a: 'b>(
             Ok(buf)
         }
         Kind::Utf8 { .. } => read_utf8(r, bytes),
+        Kind::Octets { hex, min, max } => {
+            read_octets(m, kind, (*hex, *min, *max), r, buf, bytes)?;
+            Ok(buf)
+        }
         Kind::Visible { .. } if p.visible[id].is_some() => {
             let codes = &p.visible[id].as_ref().expect("checked")[r.aligned() as usize];
             read_visible(r, codes, bytes)
@@ -926,14 +940,78 @@ fn read_simple<'b, 'a: 'b>(
     }
 }
 
+/// Reads an OCTET STRING of type `kind` (`hex`, `min`, `max` its fields) and writes its text
+/// (hexBinary or base64Binary) into `buf`: the octets are encoded where they lie (in the
+/// input, or shifted into `bytes`), not gathered first; only a fragmented value (16K octets
+/// or more) goes through [`simple::decode`].
+fn read_octets(
+    m: &Module,
+    kind: &Kind,
+    (hex, min, max): (bool, u64, Option<u64>),
+    r: &mut BitReader<'_>,
+    buf: &mut String,
+    bytes: &mut Vec<u8>,
+) -> Result<()> {
+    buf.clear();
+    let start = r.clone();
+    let (n, bounded) = match max.filter(|&u| u < 65536) {
+        Some(ub) => (
+            r.constrained((ub - min + 1) as u128)? as usize + min as usize,
+            true,
+        ),
+        None => match r.short_length()? {
+            (n, false) => (n, false),
+            (_, true) => {
+                *r = start;
+                return simple::decode(m, kind, r, buf);
+            }
+        },
+    };
+    // X.691 17.6-17.8: aligned octets, but for a fixed size of at most two.
+    if !(max == Some(min) && min <= 2) {
+        r.align()?;
+    }
+    let o = r.octets_ref(n, bytes)?;
+    if !bounded && ((n as u64) < min || max.is_some_and(|mx| n as u64 > mx)) {
+        return Err(r.err(format!("count {n} outside its size constraint")));
+    }
+    simple::octets_text(hex, o, buf);
+    Ok(())
+}
+
 /// Reads a UTF8String (unconstrained length) into `bytes`, or gives the input itself for a
 /// long one that starts on an octet boundary.
+/// The short ones (most values) take a path inlined into the caller, the others
+/// [`read_utf8_long`].
+#[inline(always)]
 fn read_utf8<'b, 'a: 'b>(r: &mut BitReader<'a>, bytes: &'b mut Vec<u8>) -> Result<&'b str> {
     let (n, more) = r.short_length()?;
     if !more && (n < 256 || !r.pos().is_multiple_of(8)) {
         let padded = r.octets_padded(n, bytes)?;
-        return padded_str(&bytes[..padded], n).ok_or_else(|| r.err("UTF8String is not UTF-8"));
+        return match padded_str(&bytes[..padded], n) {
+            Some(s) => Ok(s),
+            None => Err(not_utf8(r)),
+        };
     }
+    read_utf8_long(r, bytes, n, more)
+}
+
+#[cold]
+#[inline(never)]
+fn not_utf8(r: &BitReader<'_>) -> Error {
+    r.err("UTF8String is not UTF-8")
+}
+
+/// [`read_utf8`] of a string of 256 octets or more on an octet boundary (given as the input
+/// itself), or fragmented (gathered in `bytes`): `n`, its length read, and `more`, whether a
+/// fragment follows.
+#[inline(never)]
+fn read_utf8_long<'b, 'a: 'b>(
+    r: &mut BitReader<'a>,
+    bytes: &'b mut Vec<u8>,
+    n: usize,
+    more: bool,
+) -> Result<&'b str> {
     let b: &[u8] = if more {
         // Fragmented (16K octets or more): gathered in `bytes`.
         let mut all = Vec::new();
@@ -956,9 +1034,13 @@ fn read_utf8<'b, 'a: 'b>(r: &mut BitReader<'a>, bytes: &'b mut Vec<u8>) -> Resul
 /// The first `n` octets of `padded` (followed by zeros up to a multiple of 16) as a string,
 /// when they are UTF-8. The zeros are ASCII, so the whole is UTF-8 exactly when the `n`
 /// octets are (and `n` is then a character boundary); the whole is validated in 16-octet
-/// blocks, where the `n` octets alone would often be validated octet by octet.
-#[inline]
+/// blocks, where the `n` octets alone would often be validated octet by octet. Most strings
+/// of a document are ASCII: their blocks pass one test of the high bits, a word at a time.
+#[inline(always)]
 fn padded_str(padded: &[u8], n: usize) -> Option<&str> {
+    if let Some(s) = binxml_core::ascii::ascii_str(padded) {
+        return s.get(..n);
+    }
     std::str::from_utf8(padded).ok()?.get(..n)
 }
 
@@ -1201,6 +1283,71 @@ mod tests {
             "{e}"
         );
         assert!(e.bit_offset().is_some());
+    }
+
+    /// OCTET STRINGs (hexBinary and base64Binary; fixed, bounded and unbounded sizes,
+    /// fragmented from 16K octets) read in place give the text and the end position that the
+    /// generic path (`simple::decode`, the octets gathered first) gives, at every bit phase
+    /// and in both variants; cut short, both refuse with a bit offset.
+    #[test]
+    fn octet_strings_in_place() {
+        let data: Vec<u8> = (0..40_000u32).map(|i| (i * 131 + i / 5) as u8).collect();
+        let mut m = empty_module();
+        for hex in [false, true] {
+            for (min, max, lens) in [
+                (
+                    0,
+                    None,
+                    &[0usize, 1, 2, 3, 4, 47, 48, 49, 300, 16_384, 20_000][..],
+                ),
+                (0, Some(100), &[0, 1, 5, 100][..]),
+                (2, Some(2), &[2][..]),
+                (3, Some(3), &[3][..]),
+                (1, Some(70_000), &[1, 17, 16_385][..]),
+            ] {
+                m.types = vec![super::super::map::Ty {
+                    name: None,
+                    kind: Kind::Octets { hex, min, max },
+                }];
+                let p = Plan::new(&m);
+                for &n in lens {
+                    let mut text = String::new();
+                    simple::octets_text(hex, &data[..n], &mut text);
+                    for aligned in [false, true] {
+                        for phase in [0u32, 3, 7] {
+                            let mut w = BitWriter::new(aligned);
+                            w.put(0x55, phase);
+                            simple::encode(&m, &m.types[0].kind, &text, &mut w).unwrap();
+                            w.put(1, 1);
+                            let bytes = w.finish();
+                            let fmt = Format::Asn1XsdUper;
+                            let mut r = BitReader::new(&bytes, fmt, aligned);
+                            r.get(phase).unwrap();
+                            let mut generic = r.clone();
+                            let (mut buf, mut scratch) = (String::new(), Vec::new());
+                            let got = read_simple(&m, &p, 0, &mut r, &mut buf, &mut scratch)
+                                .unwrap()
+                                .to_owned();
+                            let mut want = String::new();
+                            simple::decode(&m, &m.types[0].kind, &mut generic, &mut want).unwrap();
+                            assert_eq!(got, want, "hex {hex}, {n} octets, phase {phase}");
+                            assert_eq!(got, text);
+                            assert_eq!(r.pos(), generic.pos());
+                            assert_eq!(r.get(1).unwrap(), 1);
+                            // Cut inside the octets: refused with a bit offset.
+                            if n > 4 {
+                                let cut = &bytes[..bytes.len() / 2];
+                                let mut r = BitReader::new(cut, fmt, aligned);
+                                r.get(phase).unwrap();
+                                let e = read_simple(&m, &p, 0, &mut r, &mut buf, &mut scratch)
+                                    .unwrap_err();
+                                assert!(e.bit_offset().is_some(), "{e}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Integers written as `write!` writes them, at the ends of the ranges.

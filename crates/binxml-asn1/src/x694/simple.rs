@@ -282,8 +282,11 @@ pub fn octets(hex: bool, text: &str) -> Result<Vec<u8>, Refusal> {
 /// The canonical text of octets: upper-case hexBinary, or base64 without line breaks.
 pub fn octets_text(hex: bool, bytes: &[u8], out: &mut String) {
     if hex {
-        for b in bytes {
-            let _ = std::fmt::Write::write_fmt(out, format_args!("{b:02X}"));
+        const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+        out.reserve(bytes.len() * 2);
+        for &b in bytes {
+            out.push(char::from(DIGITS[usize::from(b >> 4)]));
+            out.push(char::from(DIGITS[usize::from(b & 15)]));
         }
     } else {
         binxml_core::base64::encode_into(bytes, out);
