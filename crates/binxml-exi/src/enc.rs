@@ -433,6 +433,7 @@ impl<W: Write> ExiEncoder<W> {
         Ok(())
     }
 
+    #[inline(always)]
     fn start_element(&mut self, q: &QName<'_>) -> Result<()> {
         let known = self.element_name(q);
         let name = match self.stack.last() {
@@ -642,6 +643,7 @@ impl<W: Write> ExiEncoder<W> {
 
     /// Writes the open start tag's attributes: `xsi:type`, then `xsi:nil`, then the others in
     /// document order (as EXIficient does).
+    #[inline(always)]
     fn close_tag(&mut self) -> Result<()> {
         if !self.in_tag {
             return Ok(());
@@ -650,6 +652,12 @@ impl<W: Write> ExiEncoder<W> {
         if self.attrs.is_empty() {
             return Ok(());
         }
+        self.write_attributes()
+    }
+
+    /// [`Self::close_tag`] of a tag with attributes.
+    #[inline(never)]
+    fn write_attributes(&mut self) -> Result<()> {
         let attrs = std::mem::take(&mut self.attrs);
         let abuf = std::mem::take(&mut self.abuf);
         let s = |r: (usize, usize)| &abuf[r.0..r.1];
@@ -761,10 +769,16 @@ impl<W: Write> ExiEncoder<W> {
 
     /// Writes the text gathered since the last structural event, or drops it as the
     /// whitespace policy says.
+    #[inline(always)]
     fn flush_text(&mut self, next: Next) -> Result<()> {
         if self.text.is_empty() {
             return Ok(());
         }
+        self.flush_gathered(next)
+    }
+
+    #[inline(never)]
+    fn flush_gathered(&mut self, next: Next) -> Result<()> {
         let text = std::mem::take(&mut self.text);
         let r = self.write_text(&text, next);
         let mut text = text;
@@ -799,8 +813,9 @@ impl<W: Write> ExiEncoder<W> {
 
     /// Writes `ev`, knowing the event after it: text that a start or end tag follows is
     /// written from the event as it is, without gathering it first.
+    #[inline(always)]
     fn write_event_before(&mut self, ev: &Event<'_>, next: Option<&Event<'_>>) -> Result<()> {
-        if let Event::Characters { text, .. } = ev {
+        if let Event::Characters { text, cdata } = ev {
             let next = match next {
                 Some(Event::StartElement(_)) => Some(Next::Se),
                 Some(Event::EndElement) => Some(Next::Ee),
@@ -811,7 +826,7 @@ impl<W: Write> ExiEncoder<W> {
                 && !text.is_empty()
                 && self.invalid.is_none()
             {
-                self.checker.check(Format::Exi, ev)?;
+                self.checker.characters(Format::Exi, text, *cdata)?;
                 self.close_tag()?;
                 self.write_text(text, next)?;
                 return self.flush_some();
@@ -832,6 +847,7 @@ impl<W: Write> ExiEncoder<W> {
         self.value(name, text)
     }
 
+    #[inline(always)]
     fn end_element(&mut self) -> Result<()> {
         if !self.code1(Prod::Ee) {
             self.code2(Undeclared::Ee)?;
@@ -945,7 +961,16 @@ impl<W: Write> Encoder for ExiEncoder<W> {
         if let Some(e) = &self.invalid {
             return Err(e.clone());
         }
-        self.checker.check(Format::Exi, ev)?;
+        // The common events through the checker's inlined paths.
+        match ev {
+            Event::StartElement(_) => self.checker.start_element(Format::Exi)?,
+            Event::EndElement => self.checker.end_element(Format::Exi)?,
+            Event::Attribute { .. } => self.checker.attribute(Format::Exi)?,
+            Event::Characters { text, cdata } => {
+                self.checker.characters(Format::Exi, text, *cdata)?
+            }
+            _ => self.checker.check(Format::Exi, ev)?,
+        }
         match ev {
             Event::StartDocument { .. } => self.start_document()?,
             Event::EndDocument => {
