@@ -12,7 +12,9 @@ use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::mem::ManuallyDrop;
 
-use binxml_core::{Decoder, DocType, Error, Event, EventSink, Format, Limits, QName, Result};
+use binxml_core::{
+    Decoder, DocType, Error, Event, EventSink, Format, Limits, NameRef, NameTable, QName, Result,
+};
 
 use binxml_core::hash::FastState;
 
@@ -143,6 +145,31 @@ struct Tag {
 /// Where emitted events go: the pull queue (as owned events) or a push sink.
 trait Out {
     fn put(&mut self, e: &Event<'_>) -> Result<()>;
+    /// An element start whose name is `name` of the decoder's table (outside self-contained
+    /// elements: the one table whose names keep their numbers for the whole document).
+    #[inline]
+    fn element(&mut self, prefix: &str, namespace: &str, local: &str, name: NameRef) -> Result<()> {
+        let _ = name;
+        self.put(&ManuallyDrop::new(Event::StartElement(QName::new(
+            prefix, namespace, local,
+        ))))
+    }
+    /// An attribute whose name is `name` of the decoder's table, as for [`Out::element`].
+    #[inline]
+    fn attribute(
+        &mut self,
+        prefix: &str,
+        namespace: &str,
+        local: &str,
+        name: NameRef,
+        value: &str,
+    ) -> Result<()> {
+        let _ = name;
+        self.put(&ManuallyDrop::new(Event::Attribute {
+            name: QName::new(prefix, namespace, local),
+            value: Cow::Borrowed(value),
+        }))
+    }
     /// Whether the consumer wants a pause (a push sink's [`EventSink::full`]).
     fn full(&self) -> bool {
         false
@@ -165,6 +192,22 @@ impl<'a, S: EventSink<'a>> Out for Push<'_, S> {
     #[inline]
     fn put(&mut self, e: &Event<'_>) -> Result<()> {
         self.0.transient(e)
+    }
+    #[inline]
+    fn element(&mut self, prefix: &str, namespace: &str, local: &str, name: NameRef) -> Result<()> {
+        self.0.transient_element(prefix, namespace, local, name)
+    }
+    #[inline]
+    fn attribute(
+        &mut self,
+        prefix: &str,
+        namespace: &str,
+        local: &str,
+        name: NameRef,
+        value: &str,
+    ) -> Result<()> {
+        self.0
+            .transient_attribute(prefix, namespace, local, name, value)
     }
     #[inline]
     fn full(&self) -> bool {
@@ -261,6 +304,9 @@ pub struct ExiDecoder<'a> {
     tag_ns: HashMap<(u32, u32), usize, FastState>,
     /// The last event read was an SE: SC may follow.
     sc_allowed: bool,
+    /// The number of `t` (outside self-contained elements) for a sink that keeps copies of
+    /// names by their ids ([`EventSink::transient_element`]).
+    names: NameTable,
 }
 
 impl<'a> ExiDecoder<'a> {
@@ -306,6 +352,7 @@ impl<'a> ExiDecoder<'a> {
             skip_se: false,
             tag_ns: HashMap::default(),
             sc_allowed: false,
+            names: NameTable::new(),
             limits,
         }
     }
@@ -1047,11 +1094,19 @@ impl<'a> ExiDecoder<'a> {
         self.tag.open = false;
         let tag = &self.tag;
         let n = tag.name;
-        out.put(&ManuallyDrop::new(Event::StartElement(QName {
-            prefix: Cow::Borrowed(self.pfx(tag.prefix)),
-            namespace: Cow::Borrowed(self.t.uri(self.t.name_uri(n))),
-            local: Cow::Borrowed(self.t.local(n)),
-        })))?;
+        // Inside a self-contained element the fragment's table numbers names afresh: no ids.
+        let table = self.outer.is_empty().then_some(self.names);
+        let (prefix, uri, local) = (
+            self.pfx(tag.prefix),
+            self.t.uri(self.t.name_uri(n)),
+            self.t.local(n),
+        );
+        match table {
+            Some(table) => out.element(prefix, uri, local, NameRef { table, id: n })?,
+            None => out.put(&ManuallyDrop::new(Event::StartElement(QName::new(
+                prefix, uri, local,
+            ))))?,
+        }
         let mark = self.marks.last().copied().unwrap_or(0);
         for (p, u) in &self.scope[mark..] {
             out.put(&ManuallyDrop::new(Event::Namespace {
@@ -1060,14 +1115,21 @@ impl<'a> ExiDecoder<'a> {
             }))?;
         }
         for &(name, prefix, a, b) in &tag.attrs {
-            out.put(&ManuallyDrop::new(Event::Attribute {
-                name: QName {
-                    prefix: Cow::Borrowed(self.pfx(prefix)),
-                    namespace: Cow::Borrowed(self.t.uri(self.t.name_uri(name))),
-                    local: Cow::Borrowed(self.t.local(name)),
-                },
-                value: Cow::Borrowed(&tag.abuf[a..b]),
-            }))?;
+            let (prefix, uri, local, value) = (
+                self.pfx(prefix),
+                self.t.uri(self.t.name_uri(name)),
+                self.t.local(name),
+                &tag.abuf[a..b],
+            );
+            match table {
+                Some(table) => {
+                    out.attribute(prefix, uri, local, NameRef { table, id: name }, value)?
+                }
+                None => out.put(&ManuallyDrop::new(Event::Attribute {
+                    name: QName::new(prefix, uri, local),
+                    value: Cow::Borrowed(value),
+                }))?,
+            }
         }
         Ok(())
     }
