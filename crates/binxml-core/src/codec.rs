@@ -271,6 +271,41 @@ pub trait EventSink<'a> {
     fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
         self.event(Event::Attribute { name, value })
     }
+    /// An element starts whose name's parts are all slices of the input (or of a table that
+    /// lives as long): [`EventSink::start_element`] without a `Cow` to test, for a sink that
+    /// records the slices as they are. The default builds the name.
+    #[inline(always)]
+    fn start_element_in(
+        &mut self,
+        prefix: &'a str,
+        namespace: &'a str,
+        local: &'a str,
+    ) -> Result<()> {
+        self.start_element(QName {
+            prefix: Cow::Borrowed(prefix),
+            namespace: Cow::Borrowed(namespace),
+            local: Cow::Borrowed(local),
+        })
+    }
+    /// An attribute whose name's parts are all slices of the input, as for
+    /// [`EventSink::start_element_in`]. The default builds the name.
+    #[inline(always)]
+    fn attribute_in(
+        &mut self,
+        prefix: &'a str,
+        namespace: &'a str,
+        local: &'a str,
+        value: Cow<'a, str>,
+    ) -> Result<()> {
+        self.attribute(
+            QName {
+                prefix: Cow::Borrowed(prefix),
+                namespace: Cow::Borrowed(namespace),
+                local: Cow::Borrowed(local),
+            },
+            value,
+        )
+    }
     /// The innermost open element ends (`Event::EndElement`).
     #[inline]
     fn end_element(&mut self) -> Result<()> {

@@ -17,6 +17,11 @@
 //! of `Event`s pays for the drop of each one, a jump on its variant that the processor
 //! mispredicts on a mixed stream of events; a consumer of views drops nothing.
 //! [`LentBatch::iter`] builds `Event`s from the views.
+//!
+//! Names a decoder hands over as plain slices ([`EventSink::start_element_in`]) are recorded
+//! as they are. Transient names with their number in the decoder's name table
+//! ([`EventSink::transient_element`]) are copied once per fill: later uses of the same number
+//! point at the first copy.
 
 use crate::codec::{BATCH_EVENTS, EventSink, NameRef, NameTable};
 use crate::{Event, QName, Result};
@@ -448,6 +453,43 @@ impl<'a> EventSink<'a> for LentBatch<'a> {
         Ok(())
     }
 
+    /// The slices recorded as they are.
+    #[inline(always)]
+    fn start_element_in(
+        &mut self,
+        prefix: &'a str,
+        namespace: &'a str,
+        local: &'a str,
+    ) -> Result<()> {
+        self.put(
+            LentKind::StartElement,
+            [Str::In(prefix), Str::In(namespace), Str::In(local), NONE],
+        );
+        Ok(())
+    }
+
+    /// The name's slices recorded as they are.
+    #[inline(always)]
+    fn attribute_in(
+        &mut self,
+        prefix: &'a str,
+        namespace: &'a str,
+        local: &'a str,
+        value: Cow<'a, str>,
+    ) -> Result<()> {
+        match self.cow(&value) {
+            Some(v) => self.put(
+                LentKind::Attribute,
+                [Str::In(prefix), Str::In(namespace), Str::In(local), v],
+            ),
+            None => self.other(Event::Attribute {
+                name: QName::new(prefix, namespace, local),
+                value,
+            }),
+        }
+        Ok(())
+    }
+
     #[inline(always)]
     fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
         match (self.cow(&prefix), self.cow(&uri)) {
@@ -683,6 +725,29 @@ mod tests {
         assert_eq!(
             b.get(0),
             Some(Event::StartElement(QName::new("", "urn:b", "f")))
+        );
+    }
+
+    #[test]
+    fn slices_are_recorded_as_they_are() {
+        let mut b = LentBatch::new();
+        b.start_element_in("p", "urn:x", "e").unwrap();
+        b.attribute_in("", "", "a", Cow::Owned("v".into())).unwrap();
+        b.attribute_in("q", "urn:q", "b", "w".into()).unwrap();
+        assert_eq!(b.text, "v");
+        assert_eq!(
+            b.iter().collect::<Vec<_>>(),
+            [
+                Event::StartElement(QName::new("p", "urn:x", "e")),
+                Event::Attribute {
+                    name: QName::new("", "", "a"),
+                    value: "v".into()
+                },
+                Event::Attribute {
+                    name: QName::new("q", "urn:q", "b"),
+                    value: "w".into()
+                },
+            ]
         );
     }
 
