@@ -346,6 +346,17 @@ pub trait EventSink<'a> {
         )))
     }
 
+    /// Transient character data not from a CDATA section ([`EventSink::transient`] of
+    /// `Event::Characters`), for a sink that copies it without testing an event's kind. The
+    /// default hands on the event.
+    #[inline]
+    fn transient_text(&mut self, text: &str) -> Result<()> {
+        self.transient(&std::mem::ManuallyDrop::new(Event::Characters {
+            text: Cow::Borrowed(text),
+            cdata: false,
+        }))
+    }
+
     /// A transient attribute ([`EventSink::transient`]) whose name's namespace name and local
     /// name are entry `name.id` of the decoder's table of names, as for
     /// [`EventSink::transient_element`]. The default hands on the event.

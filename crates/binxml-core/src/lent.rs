@@ -579,6 +579,16 @@ impl<'a> EventSink<'a> for LentBatch<'a> {
         Ok(())
     }
 
+    /// The text copied into the buffer.
+    #[inline]
+    fn transient_text(&mut self, text: &str) -> Result<()> {
+        match self.keep(text) {
+            Some(t) => self.put(LentKind::Characters, [NONE, NONE, NONE, t]),
+            None => self.other(Event::text(text.to_owned())),
+        }
+        Ok(())
+    }
+
     /// The name copied once per fill ([`LentBatch::name`]), the prefix and the value copied.
     #[inline]
     fn transient_attribute(
@@ -694,6 +704,8 @@ mod tests {
         b.transient_attribute("", "urn:a", "e", r(t, 3), "v")
             .unwrap();
         b.transient_element("", "urn:a", "e", r(t, 3)).unwrap();
+        b.transient_text("").unwrap();
+        b.end_element().unwrap();
         // the text holds "p", "urn:a", "e", "v": the later uses point at the first copy
         assert_eq!(b.text, "purn:aev");
         // another table's name 3 is another name
@@ -710,6 +722,8 @@ mod tests {
                     value: "v".into()
                 },
                 Event::StartElement(QName::new("", "urn:a", "e")),
+                Event::text(""),
+                Event::EndElement,
                 Event::StartElement(QName::new("", "urn:b", "f")),
                 Event::Attribute {
                     name: QName::new("q", "", "g"),

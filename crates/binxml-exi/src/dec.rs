@@ -154,6 +154,19 @@ trait Out {
             prefix, namespace, local,
         ))))
     }
+    /// Character data not from a CDATA section.
+    #[inline]
+    fn text(&mut self, text: &str) -> Result<()> {
+        self.put(&ManuallyDrop::new(Event::Characters {
+            text: Cow::Borrowed(text),
+            cdata: false,
+        }))
+    }
+    /// An element's end.
+    #[inline]
+    fn end(&mut self) -> Result<()> {
+        self.put(&Event::EndElement)
+    }
     /// An attribute whose name is `name` of the decoder's table, as for [`Out::element`].
     #[inline]
     fn attribute(
@@ -196,6 +209,15 @@ impl<'a, S: EventSink<'a>> Out for Push<'_, S> {
     #[inline]
     fn element(&mut self, prefix: &str, namespace: &str, local: &str, name: NameRef) -> Result<()> {
         self.0.transient_element(prefix, namespace, local, name)
+    }
+    #[inline]
+    fn text(&mut self, text: &str) -> Result<()> {
+        self.0.transient_text(text)
+    }
+    /// The same as the transient `EndElement` for every sink (it has no strings to copy).
+    #[inline]
+    fn end(&mut self) -> Result<()> {
+        self.0.end_element()
     }
     #[inline]
     fn attribute(
@@ -1301,14 +1323,11 @@ impl<'a> ExiDecoder<'a> {
                     self.scope.truncate(m);
                     self.scope_uri.truncate(m);
                 }
-                out.put(&Event::EndElement)?;
+                out.end()?;
             }
             Raw::Ch(v) => {
                 self.flush_tag(out)?;
-                out.put(&ManuallyDrop::new(Event::Characters {
-                    text: Cow::Borrowed(self.val(v)),
-                    cdata: false,
-                }))?;
+                out.text(self.val(v))?;
             }
             Raw::Cm(c) => {
                 self.flush_tag(out)?;
