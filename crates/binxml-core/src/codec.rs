@@ -108,6 +108,36 @@ pub trait Decoder<'a> {
     }
 }
 
+/// One decoder's table of names, as [`EventSink::transient_element`] names it: a number no
+/// other table of this process has (each [`NameTable::new`] takes the next one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NameTable(u64);
+
+impl NameTable {
+    /// A table number not given out before.
+    pub fn new() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        NameTable(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl Default for NameTable {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A name of a decoder's table of names ([`EventSink::transient_element`]): the table and the
+/// name's number in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NameRef {
+    /// The decoder's table.
+    pub table: NameTable,
+    /// The name's number in it: while the table lives, the same number, the same namespace
+    /// name and local name.
+    pub id: u32,
+}
+
 /// [`Decoder::next_batch`] for a decoder with its own push loop: that loop, run into a
 /// [`BatchSink`] that fills up after [`BATCH_EVENTS`] events. The loop must check
 /// [`EventSink::full`] between items, where its state is all in the decoder.
@@ -241,6 +271,41 @@ pub trait EventSink<'a> {
     fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
         self.event(Event::Attribute { name, value })
     }
+    /// An element starts whose name's parts are all slices of the input (or of a table that
+    /// lives as long): [`EventSink::start_element`] without a `Cow` to test, for a sink that
+    /// records the slices as they are. The default builds the name.
+    #[inline(always)]
+    fn start_element_in(
+        &mut self,
+        prefix: &'a str,
+        namespace: &'a str,
+        local: &'a str,
+    ) -> Result<()> {
+        self.start_element(QName {
+            prefix: Cow::Borrowed(prefix),
+            namespace: Cow::Borrowed(namespace),
+            local: Cow::Borrowed(local),
+        })
+    }
+    /// An attribute whose name's parts are all slices of the input, as for
+    /// [`EventSink::start_element_in`]. The default builds the name.
+    #[inline(always)]
+    fn attribute_in(
+        &mut self,
+        prefix: &'a str,
+        namespace: &'a str,
+        local: &'a str,
+        value: Cow<'a, str>,
+    ) -> Result<()> {
+        self.attribute(
+            QName {
+                prefix: Cow::Borrowed(prefix),
+                namespace: Cow::Borrowed(namespace),
+                local: Cow::Borrowed(local),
+            },
+            value,
+        )
+    }
     /// The innermost open element ends (`Event::EndElement`).
     #[inline]
     fn end_element(&mut self) -> Result<()> {
@@ -259,6 +324,56 @@ pub trait EventSink<'a> {
     #[inline]
     fn transient(&mut self, event: &Event<'_>) -> Result<()> {
         self.dispatch(event.borrow().into_owned())
+    }
+
+    /// A transient element start ([`EventSink::transient`]) whose namespace name and local
+    /// name are entry `name.id` of the decoder's table of names `name.table`: for as long as
+    /// that table lives, the same id stands for the same two strings, so a sink that copies
+    /// names (a [`LentBatch`]) may copy each once and point its later uses at the copy. The
+    /// default hands on the event.
+    #[inline]
+    fn transient_element(
+        &mut self,
+        prefix: &str,
+        namespace: &str,
+        local: &str,
+        name: NameRef,
+    ) -> Result<()> {
+        let _ = name;
+        // every string borrowed: nothing to drop
+        self.transient(&std::mem::ManuallyDrop::new(Event::StartElement(
+            QName::new(prefix, namespace, local),
+        )))
+    }
+
+    /// Transient character data not from a CDATA section ([`EventSink::transient`] of
+    /// `Event::Characters`), for a sink that copies it without testing an event's kind. The
+    /// default hands on the event.
+    #[inline]
+    fn transient_text(&mut self, text: &str) -> Result<()> {
+        self.transient(&std::mem::ManuallyDrop::new(Event::Characters {
+            text: Cow::Borrowed(text),
+            cdata: false,
+        }))
+    }
+
+    /// A transient attribute ([`EventSink::transient`]) whose name's namespace name and local
+    /// name are entry `name.id` of the decoder's table of names, as for
+    /// [`EventSink::transient_element`]. The default hands on the event.
+    #[inline]
+    fn transient_attribute(
+        &mut self,
+        prefix: &str,
+        namespace: &str,
+        local: &str,
+        name: NameRef,
+        value: &str,
+    ) -> Result<()> {
+        let _ = name;
+        self.transient(&std::mem::ManuallyDrop::new(Event::Attribute {
+            name: QName::new(prefix, namespace, local),
+            value: Cow::Borrowed(value),
+        }))
     }
 
     /// Whether the sink wants the decoder to stop: push loops check it between items and

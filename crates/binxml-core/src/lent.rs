@@ -9,14 +9,21 @@
 //! a buffer that is already large enough instead of an allocation and a free per string. Strings
 //! of the input stay borrowed from the input.
 //!
-//! The events are stored as their kinds (an octet each) and their strings (16 octets each, a
-//! reference into the input or a range of the buffer; an element's end has none, an attribute
-//! four), and read back as [`LentEvent`]s ([`LentBatch::views`]): `Copy`, the same shape for
-//! every kind, a string resolved when asked for. A consumer of `Event`s pays for the drop of
-//! each one, a jump on its variant that the processor mispredicts on a mixed stream of events;
-//! a consumer of views drops nothing. [`LentBatch::iter`] builds `Event`s from the views.
+//! Each event is stored as one record of the same shape for every kind: its kind and four
+//! strings (16 octets each, a reference into the input or a range of the buffer; the ones the
+//! kind does not have are empty), written with one capacity test and read back without a
+//! length or an offset to compute. They are read as [`LentEvent`]s ([`LentBatch::views`]):
+//! `Copy`, a reference to the record and to the batch, a string resolved when asked. A consumer
+//! of `Event`s pays for the drop of each one, a jump on its variant that the processor
+//! mispredicts on a mixed stream of events; a consumer of views drops nothing.
+//! [`LentBatch::iter`] builds `Event`s from the views.
+//!
+//! Names a decoder hands over as plain slices ([`EventSink::start_element_in`]) are recorded
+//! as they are. Transient names with their number in the decoder's name table
+//! ([`EventSink::transient_element`]) are copied once per fill: later uses of the same number
+//! point at the first copy.
 
-use crate::codec::{BATCH_EVENTS, EventSink};
+use crate::codec::{BATCH_EVENTS, EventSink, NameRef, NameTable};
 use crate::{Event, QName, Result};
 use std::borrow::Cow;
 
@@ -45,55 +52,47 @@ pub enum LentKind {
     Other,
 }
 
-impl LentKind {
-    /// How many strings an event of this kind records, in this order: prefix, namespace name
-    /// (a declaration's URI), local name, value (for character data, the text alone).
-    #[inline(always)]
-    const fn strings(self) -> usize {
-        match self {
-            LentKind::StartElement => 3,
-            LentKind::Namespace => 2,
-            LentKind::Attribute => 4,
-            LentKind::Characters => 1,
-            LentKind::EndElement | LentKind::Other => 0,
-        }
-    }
+/// One recorded event: its kind and its strings, in this order: prefix (a declaration's
+/// too), namespace name (a declaration's URI), local name, value (an attribute's value, or
+/// character data). A string the kind does not have is empty; an event of kind
+/// [`LentKind::Other`] keeps the index of its event in `LentBatch::others` in its first string.
+#[derive(Debug, Clone, Copy)]
+struct Rec<'a> {
+    kind: LentKind,
+    s: [Str<'a>; 4],
 }
 
-/// An event read from a [`LentBatch`] ([`LentBatch::views`]): its kind and its strings, borrowed
-/// from the input or the batch. `Copy`, nothing to drop, the same small size for every kind; a
-/// string is found when it is asked for (a slice of the input as it is, or of the batch's
-/// buffer), `""` for one the kind does not have. [`LentEvent::to_event`] builds the [`Event`].
+/// The empty string (of every kind of event, the strings it does not have): all zero bits, so
+/// that storing it is storing zeros.
+const NONE: Str<'static> = Str::Own(0, 0);
+
+/// An event read from a [`LentBatch`] ([`LentBatch::views`]): its record (kind and strings,
+/// borrowed from the input or the batch) and the batch. `Copy`, nothing to drop, two
+/// references for every kind; a string is found when it is asked for (a slice of the input as
+/// it is, or of the batch's buffer), `""` for one the kind does not have.
+/// [`LentEvent::to_event`] builds the [`Event`].
 #[derive(Debug, Clone, Copy)]
 pub struct LentEvent<'b> {
-    kind: LentKind,
-    /// the event's strings (`kind.strings()` of them)
-    s: &'b [Str<'b>],
-    /// the batch's buffer, which `Str::Own` ranges index
-    text: &'b str,
-    other: Option<&'b Event<'b>>,
+    rec: &'b Rec<'b>,
+    batch: &'b LentBatch<'b>,
 }
 
 impl<'b> LentEvent<'b> {
     /// What the event is.
     #[inline(always)]
     pub fn kind(&self) -> LentKind {
-        self.kind
+        self.rec.kind
     }
 
     #[inline(always)]
     fn at(&self, i: usize) -> &'b str {
-        self.s.get(i).map_or("", |x| resolve(x, self.text))
+        resolve(&self.rec.s[i], &self.batch.text)
     }
 
     /// The prefix of an element's or attribute's name, or of a namespace declaration.
     #[inline(always)]
     pub fn prefix(&self) -> &'b str {
-        if self.kind == LentKind::Characters {
-            ""
-        } else {
-            self.at(0)
-        }
+        self.at(0)
     }
     /// The namespace name of an element or attribute.
     #[inline(always)]
@@ -113,13 +112,17 @@ impl<'b> LentEvent<'b> {
     /// An attribute's value.
     #[inline(always)]
     pub fn value(&self) -> &'b str {
-        self.at(3)
+        if self.rec.kind == LentKind::Attribute {
+            self.at(3)
+        } else {
+            ""
+        }
     }
     /// Character data.
     #[inline(always)]
     pub fn text(&self) -> &'b str {
-        if self.kind == LentKind::Characters {
-            self.at(0)
+        if self.rec.kind == LentKind::Characters {
+            self.at(3)
         } else {
             ""
         }
@@ -136,37 +139,34 @@ impl<'b> LentEvent<'b> {
     /// document's start and end, ...); `None` for the other kinds.
     #[inline(always)]
     pub fn other(&self) -> Option<&'b Event<'b>> {
-        self.other
+        match (self.rec.kind, self.rec.s[0]) {
+            (LentKind::Other, Str::Own(i, _)) => self.batch.others.get(i as usize),
+            _ => None,
+        }
     }
     /// The event as an [`Event`], its strings borrowed.
     pub fn to_event(&self) -> Event<'b> {
-        let s = |x: &Str<'b>| Cow::Borrowed(resolve(x, self.text));
-        // each kind has its number of strings (`LentKind::strings`)
-        match (self.kind, self.s) {
-            (LentKind::StartElement, [p, n, l]) => Event::StartElement(QName {
-                prefix: s(p),
-                namespace: s(n),
-                local: s(l),
-            }),
-            (LentKind::Namespace, [p, u]) => Event::Namespace {
-                prefix: s(p),
-                uri: s(u),
+        let s = |i: usize| Cow::Borrowed(self.at(i));
+        match self.rec.kind {
+            LentKind::StartElement => Event::StartElement(self.name()),
+            LentKind::Namespace => Event::Namespace {
+                prefix: s(0),
+                uri: s(1),
             },
-            (LentKind::Attribute, [p, n, l, v]) => Event::Attribute {
-                name: QName {
-                    prefix: s(p),
-                    namespace: s(n),
-                    local: s(l),
-                },
-                value: s(v),
+            LentKind::Attribute => Event::Attribute {
+                name: self.name(),
+                value: s(3),
             },
-            (LentKind::Characters, [t]) => Event::Characters {
-                text: s(t),
+            LentKind::Characters => Event::Characters {
+                text: s(3),
                 cdata: false,
             },
-            (LentKind::EndElement, _) => Event::EndElement,
+            LentKind::EndElement => Event::EndElement,
             // every `Other` is recorded with its event
-            _ => self.other.map(Event::borrow).unwrap_or(Event::EndDocument),
+            LentKind::Other => self
+                .other()
+                .map(Event::borrow)
+                .unwrap_or(Event::EndDocument),
         }
     }
 }
@@ -183,44 +183,38 @@ fn resolve<'b>(s: &Str<'b>, text: &'b str) -> &'b str {
 
 /// The events of a [`LentBatch`] as [`LentEvent`]s ([`LentBatch::views`]).
 #[derive(Debug, Clone)]
-pub struct Views<'b, 'a> {
-    kinds: std::slice::Iter<'b, LentKind>,
-    /// the strings of the events not yet read
-    strs: &'b [Str<'a>],
-    others: std::slice::Iter<'b, Event<'a>>,
-    text: &'b str,
+pub struct Views<'b> {
+    recs: std::slice::Iter<'b, Rec<'b>>,
+    batch: &'b LentBatch<'b>,
 }
 
-impl<'b, 'a> Iterator for Views<'b, 'a> {
+impl<'b> Iterator for Views<'b> {
     type Item = LentEvent<'b>;
 
     #[inline(always)]
     fn next(&mut self) -> Option<LentEvent<'b>> {
-        let kind = *self.kinds.next()?;
-        let (s, rest) = self
-            .strs
-            .split_at_checked(kind.strings())
-            .unwrap_or((&[], &[]));
-        self.strs = rest;
-        let other = if kind == LentKind::Other {
-            self.others.next()
-        } else {
-            None
-        };
+        let rec = self.recs.next()?;
         Some(LentEvent {
-            kind,
-            s,
-            text: self.text,
-            other,
+            rec,
+            batch: self.batch,
+        })
+    }
+
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<LentEvent<'b>> {
+        let rec = self.recs.nth(n)?;
+        Some(LentEvent {
+            rec,
+            batch: self.batch,
         })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.kinds.size_hint()
+        self.recs.size_hint()
     }
 }
 
-impl ExactSizeIterator for Views<'_, '_> {}
+impl ExactSizeIterator for Views<'_> {}
 
 /// A batch of events filled by [`Decoder::next_lent`](crate::Decoder::next_lent) and read
 /// with [`LentBatch::views`] (or [`LentBatch::iter`], as `Event`s); keep one and reuse it for
@@ -228,16 +222,26 @@ impl ExactSizeIterator for Views<'_, '_> {}
 /// module's documentation.
 #[derive(Debug)]
 pub struct LentBatch<'a> {
-    /// each event's kind
-    kinds: Vec<LentKind>,
-    /// the events' strings, in order, each event's `kind.strings()` of them
-    strs: Vec<Str<'a>>,
+    /// the events, in order: the first `n` of these records (the others are slots that earlier
+    /// fills wrote, rewritten before they are read)
+    recs: Vec<Rec<'a>>,
+    n: usize,
     /// the strings copied into the batch
     text: String,
     /// the events of kind `Other`, in order
     others: Vec<Event<'a>>,
     limit: usize,
+    /// the table of names whose copies `names` holds
+    table: Option<NameTable>,
+    /// this fill's number: an entry of `names` made in an earlier fill is stale
+    fill: u32,
+    /// by a name's number in `table`: the fill that copied it, its namespace name and local name
+    names: Vec<(u32, Str<'a>, Str<'a>)>,
 }
+
+/// The names of a decoder's table a batch keeps copies of, by number: numbers past it are copied
+/// at each use (the cache's size stays a fixed bound whatever the decoder hands over).
+const NAMES_KEPT: usize = 1 << 14;
 
 impl Default for LentBatch<'_> {
     fn default() -> Self {
@@ -256,43 +260,86 @@ impl<'a> LentBatch<'a> {
     pub fn with_size(size: usize) -> Self {
         let size = size.max(1);
         LentBatch {
-            kinds: Vec::with_capacity(size),
-            strs: Vec::with_capacity(4 * size),
+            recs: vec![
+                Rec {
+                    kind: LentKind::EndElement,
+                    s: [NONE; 4],
+                };
+                size
+            ],
+            n: 0,
             text: String::new(),
             others: Vec::new(),
             limit: size,
+            table: None,
+            fill: 1,
+            names: Vec::new(),
         }
     }
 
     /// Empties the batch (keeping its buffers), as a fill does first.
     pub fn clear(&mut self) {
-        self.kinds.clear();
-        self.strs.clear();
+        self.n = 0;
         self.text.clear();
         if !self.others.is_empty() {
             self.others.clear();
         }
+        self.forget_names();
+    }
+
+    /// Makes every copied name stale (they point into the buffer just emptied).
+    #[inline]
+    fn forget_names(&mut self) {
+        self.fill = self.fill.wrapping_add(1);
+        if self.fill == 0 {
+            // the fill numbers start again: no entry may look current
+            self.names.clear();
+            self.fill = 1;
+        }
+    }
+
+    /// The namespace name and local name of name `name` of a decoder's table: the copies made
+    /// for an earlier use of it in this fill, or new ones.
+    #[inline(always)]
+    fn name(&mut self, namespace: &str, local: &str, name: NameRef) -> Option<(Str<'a>, Str<'a>)> {
+        if self.table != Some(name.table) {
+            self.table = Some(name.table);
+            self.forget_names();
+        }
+        let i = name.id as usize;
+        if let Some(&(fill, n, l)) = self.names.get(i)
+            && fill == self.fill
+        {
+            return Some((n, l));
+        }
+        let n = self.keep(namespace)?;
+        let l = self.keep(local)?;
+        if i < NAMES_KEPT {
+            if self.names.len() <= i {
+                self.names.resize(i + 1, (0, NONE, NONE));
+            }
+            self.names[i] = (self.fill, n, l);
+        }
+        Some((n, l))
     }
 
     /// How many events the batch holds.
     pub fn len(&self) -> usize {
-        self.kinds.len()
+        self.n
     }
 
     /// Whether the batch holds no event (after a fill: the document has ended).
     pub fn is_empty(&self) -> bool {
-        self.kinds.is_empty()
+        self.n == 0
     }
 
     /// The events of the batch, in order, as [`LentEvent`]s: the cheapest way to read them
     /// (nothing is built, copied or dropped per event).
     #[inline]
-    pub fn views(&self) -> Views<'_, 'a> {
+    pub fn views(&self) -> Views<'_> {
         Views {
-            kinds: self.kinds.iter(),
-            strs: &self.strs,
-            others: self.others.iter(),
-            text: &self.text,
+            recs: self.recs.get(..self.n).unwrap_or(&[]).iter(),
+            batch: self,
         }
     }
 
@@ -302,8 +349,7 @@ impl<'a> LentBatch<'a> {
         self.views().map(|v| v.to_event())
     }
 
-    /// The `i`th event of the batch, if it has that many (found from the first: for reading
-    /// the batch in order, [`LentBatch::views`]).
+    /// The `i`th event of the batch, if it has that many.
     pub fn get(&self, i: usize) -> Option<Event<'_>> {
         self.views().nth(i).map(|v| v.to_event())
     }
@@ -314,7 +360,7 @@ impl<'a> LentBatch<'a> {
     fn keep(&mut self, s: &str) -> Option<Str<'a>> {
         // Most prefixes and many namespaces are empty: nothing to copy, no range to record.
         if s.is_empty() {
-            return Some(Str::In(""));
+            return Some(NONE);
         }
         let start = self.text.len();
         let end = start + s.len();
@@ -333,25 +379,38 @@ impl<'a> LentBatch<'a> {
         }
     }
 
-    /// Records an event: its kind, then its strings. Within the capacity reserved (a branch
-    /// the compiler can prove never grows the vector) the kind is written straight into its
-    /// slot; past it, a cold out-of-line push (an element's attributes may take a batch beyond
-    /// its size). The strings are appended together, with one length update.
+    /// Records an event. In a slot written before (every slot but those past the largest fill
+    /// so far) the kind and the strings are stored field by field, straight into the slot: a
+    /// record built and then pushed was built on the stack and copied. Past them, a cold
+    /// out-of-line push (an element's attributes may take a batch beyond its size).
     #[inline(always)]
-    fn put<const N: usize>(&mut self, kind: LentKind, s: [Str<'a>; N]) {
-        if self.kinds.len() < self.kinds.capacity() {
-            self.kinds.push(kind);
-        } else {
-            push_growing(&mut self.kinds, kind);
+    fn put(&mut self, kind: LentKind, [a, b, c, d]: [Str<'a>; 4]) {
+        match self.recs.get_mut(self.n) {
+            Some(r) => {
+                r.kind = kind;
+                r.s[0] = a;
+                r.s[1] = b;
+                r.s[2] = c;
+                r.s[3] = d;
+            }
+            None => push_growing(
+                &mut self.recs,
+                Rec {
+                    kind,
+                    s: [a, b, c, d],
+                },
+            ),
         }
-        self.strs.extend(s);
+        self.n += 1;
     }
 
     #[cold]
     #[inline(never)]
     fn other(&mut self, ev: Event<'a>) {
+        // fewer events than records, so the index fits where the records' count does
+        let i = self.others.len() as u32;
         self.others.push(ev);
-        self.kinds.push(LentKind::Other);
+        self.put(LentKind::Other, [Str::Own(i, i), NONE, NONE, NONE]);
     }
 
     #[inline(always)]
@@ -388,8 +447,45 @@ impl<'a> EventSink<'a> for LentBatch<'a> {
     #[inline(always)]
     fn start_element(&mut self, name: QName<'a>) -> Result<()> {
         match self.qname(&name) {
-            Some(q) => self.put(LentKind::StartElement, q),
+            Some([p, n, l]) => self.put(LentKind::StartElement, [p, n, l, NONE]),
             None => self.other(Event::StartElement(name)),
+        }
+        Ok(())
+    }
+
+    /// The slices recorded as they are.
+    #[inline(always)]
+    fn start_element_in(
+        &mut self,
+        prefix: &'a str,
+        namespace: &'a str,
+        local: &'a str,
+    ) -> Result<()> {
+        self.put(
+            LentKind::StartElement,
+            [Str::In(prefix), Str::In(namespace), Str::In(local), NONE],
+        );
+        Ok(())
+    }
+
+    /// The name's slices recorded as they are.
+    #[inline(always)]
+    fn attribute_in(
+        &mut self,
+        prefix: &'a str,
+        namespace: &'a str,
+        local: &'a str,
+        value: Cow<'a, str>,
+    ) -> Result<()> {
+        match self.cow(&value) {
+            Some(v) => self.put(
+                LentKind::Attribute,
+                [Str::In(prefix), Str::In(namespace), Str::In(local), v],
+            ),
+            None => self.other(Event::Attribute {
+                name: QName::new(prefix, namespace, local),
+                value,
+            }),
         }
         Ok(())
     }
@@ -397,7 +493,7 @@ impl<'a> EventSink<'a> for LentBatch<'a> {
     #[inline(always)]
     fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
         match (self.cow(&prefix), self.cow(&uri)) {
-            (Some(p), Some(u)) => self.put(LentKind::Namespace, [p, u]),
+            (Some(p), Some(u)) => self.put(LentKind::Namespace, [p, u, NONE, NONE]),
             _ => self.other(Event::Namespace { prefix, uri }),
         }
         Ok(())
@@ -414,14 +510,14 @@ impl<'a> EventSink<'a> for LentBatch<'a> {
 
     #[inline(always)]
     fn end_element(&mut self) -> Result<()> {
-        self.put(LentKind::EndElement, []);
+        self.put(LentKind::EndElement, [NONE; 4]);
         Ok(())
     }
 
     #[inline(always)]
     fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
         match self.cow(&text) {
-            Some(t) => self.put(LentKind::Characters, [t]),
+            Some(t) => self.put(LentKind::Characters, [NONE, NONE, NONE, t]),
             None => self.other(Event::Characters { text, cdata: false }),
         }
         Ok(())
@@ -433,7 +529,7 @@ impl<'a> EventSink<'a> for LentBatch<'a> {
         let recorded = match event {
             Event::StartElement(q) => self
                 .qname_copied(q)
-                .map(|q| self.put(LentKind::StartElement, q))
+                .map(|[p, n, l]| self.put(LentKind::StartElement, [p, n, l, NONE]))
                 .is_some(),
             Event::Attribute { name, value } => match (self.qname_copied(name), self.keep(value)) {
                 (Some([p, n, l]), Some(v)) => {
@@ -444,17 +540,17 @@ impl<'a> EventSink<'a> for LentBatch<'a> {
             },
             Event::Namespace { prefix, uri } => match (self.keep(prefix), self.keep(uri)) {
                 (Some(p), Some(u)) => {
-                    self.put(LentKind::Namespace, [p, u]);
+                    self.put(LentKind::Namespace, [p, u, NONE, NONE]);
                     true
                 }
                 _ => false,
             },
             Event::Characters { text, cdata: false } => self
                 .keep(text)
-                .map(|t| self.put(LentKind::Characters, [t]))
+                .map(|t| self.put(LentKind::Characters, [NONE, NONE, NONE, t]))
                 .is_some(),
             Event::EndElement => {
-                self.put(LentKind::EndElement, []);
+                self.put(LentKind::EndElement, [NONE; 4]);
                 true
             }
             _ => false,
@@ -465,9 +561,61 @@ impl<'a> EventSink<'a> for LentBatch<'a> {
         Ok(())
     }
 
+    /// The names copied once per fill ([`LentBatch::name`]), the prefix copied.
+    #[inline]
+    fn transient_element(
+        &mut self,
+        prefix: &str,
+        namespace: &str,
+        local: &str,
+        name: NameRef,
+    ) -> Result<()> {
+        match (self.keep(prefix), self.name(namespace, local, name)) {
+            (Some(p), Some((n, l))) => self.put(LentKind::StartElement, [p, n, l, NONE]),
+            _ => self.other(Event::StartElement(
+                QName::new(prefix, namespace, local).into_owned(),
+            )),
+        }
+        Ok(())
+    }
+
+    /// The text copied into the buffer.
+    #[inline]
+    fn transient_text(&mut self, text: &str) -> Result<()> {
+        match self.keep(text) {
+            Some(t) => self.put(LentKind::Characters, [NONE, NONE, NONE, t]),
+            None => self.other(Event::text(text.to_owned())),
+        }
+        Ok(())
+    }
+
+    /// The name copied once per fill ([`LentBatch::name`]), the prefix and the value copied.
+    #[inline]
+    fn transient_attribute(
+        &mut self,
+        prefix: &str,
+        namespace: &str,
+        local: &str,
+        name: NameRef,
+        value: &str,
+    ) -> Result<()> {
+        match (
+            self.keep(prefix),
+            self.name(namespace, local, name),
+            self.keep(value),
+        ) {
+            (Some(p), Some((n, l)), Some(v)) => self.put(LentKind::Attribute, [p, n, l, v]),
+            _ => self.other(Event::Attribute {
+                name: QName::new(prefix, namespace, local).into_owned(),
+                value: Cow::Owned(value.to_owned()),
+            }),
+        }
+        Ok(())
+    }
+
     #[inline(always)]
     fn full(&self) -> bool {
-        self.kinds.len() >= self.limit
+        self.n >= self.limit
     }
 }
 
@@ -478,7 +626,7 @@ mod tests {
     #[test]
     fn a_recorded_string_is_no_larger_than_a_str() {
         assert_eq!(std::mem::size_of::<Str<'_>>(), 16);
-        assert!(std::mem::size_of::<LentEvent<'_>>() <= 48);
+        assert_eq!(std::mem::size_of::<LentEvent<'_>>(), 16);
     }
 
     #[test]
@@ -545,6 +693,76 @@ mod tests {
         assert_eq!(t.get(4), Some(Event::text("owned text")));
         t.clear();
         assert!(t.is_empty());
+    }
+
+    #[test]
+    fn a_name_of_a_table_is_copied_once_per_fill() {
+        let (t, u) = (NameTable::new(), NameTable::new());
+        let r = |table, id| NameRef { table, id };
+        let mut b = LentBatch::new();
+        b.transient_element("p", "urn:a", "e", r(t, 3)).unwrap();
+        b.transient_attribute("", "urn:a", "e", r(t, 3), "v")
+            .unwrap();
+        b.transient_element("", "urn:a", "e", r(t, 3)).unwrap();
+        b.transient_text("").unwrap();
+        b.end_element().unwrap();
+        // the text holds "p", "urn:a", "e", "v": the later uses point at the first copy
+        assert_eq!(b.text, "purn:aev");
+        // another table's name 3 is another name
+        b.transient_element("", "urn:b", "f", r(u, 3)).unwrap();
+        b.transient_attribute("q", "", "g", r(u, NAMES_KEPT as u32 + 5), "w")
+            .unwrap();
+        let got: Vec<Event<'_>> = b.iter().collect();
+        assert_eq!(
+            got,
+            [
+                Event::StartElement(QName::new("p", "urn:a", "e")),
+                Event::Attribute {
+                    name: QName::new("", "urn:a", "e"),
+                    value: "v".into()
+                },
+                Event::StartElement(QName::new("", "urn:a", "e")),
+                Event::text(""),
+                Event::EndElement,
+                Event::StartElement(QName::new("", "urn:b", "f")),
+                Event::Attribute {
+                    name: QName::new("q", "", "g"),
+                    value: "w".into()
+                },
+            ]
+        );
+        assert!(b.names.len() <= NAMES_KEPT);
+        // a new fill copies the name again (the buffer was emptied)
+        b.clear();
+        b.transient_element("", "urn:b", "f", r(u, 3)).unwrap();
+        assert_eq!(b.text, "urn:bf");
+        assert_eq!(
+            b.get(0),
+            Some(Event::StartElement(QName::new("", "urn:b", "f")))
+        );
+    }
+
+    #[test]
+    fn slices_are_recorded_as_they_are() {
+        let mut b = LentBatch::new();
+        b.start_element_in("p", "urn:x", "e").unwrap();
+        b.attribute_in("", "", "a", Cow::Owned("v".into())).unwrap();
+        b.attribute_in("q", "urn:q", "b", "w".into()).unwrap();
+        assert_eq!(b.text, "v");
+        assert_eq!(
+            b.iter().collect::<Vec<_>>(),
+            [
+                Event::StartElement(QName::new("p", "urn:x", "e")),
+                Event::Attribute {
+                    name: QName::new("", "", "a"),
+                    value: "v".into()
+                },
+                Event::Attribute {
+                    name: QName::new("q", "urn:q", "b"),
+                    value: "w".into()
+                },
+            ]
+        );
     }
 
     #[test]

@@ -23,8 +23,9 @@ pub mod tape;
 mod xml4_names;
 
 pub use codec::{
-    BATCH_EVENTS, BatchSink, CountingSink, Decoder, Encoder, EncoderSink, EventSink, Recorder,
-    Replay, StreamChecker, collect_events, next_batch_by_push, next_lent_by_push, transcode,
+    BATCH_EVENTS, BatchSink, CountingSink, Decoder, Encoder, EncoderSink, EventSink, NameRef,
+    NameTable, Recorder, Replay, StreamChecker, collect_events, next_batch_by_push,
+    next_lent_by_push, transcode,
 };
 pub use error::{Error, ErrorKind, Result};
 pub use event::{DocType, Event, QName, Typed};

@@ -12,7 +12,9 @@ use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::mem::ManuallyDrop;
 
-use binxml_core::{Decoder, DocType, Error, Event, EventSink, Format, Limits, QName, Result};
+use binxml_core::{
+    Decoder, DocType, Error, Event, EventSink, Format, Limits, NameRef, NameTable, QName, Result,
+};
 
 use binxml_core::hash::FastState;
 
@@ -143,6 +145,44 @@ struct Tag {
 /// Where emitted events go: the pull queue (as owned events) or a push sink.
 trait Out {
     fn put(&mut self, e: &Event<'_>) -> Result<()>;
+    /// An element start whose name is `name` of the decoder's table (outside self-contained
+    /// elements: the one table whose names keep their numbers for the whole document).
+    #[inline]
+    fn element(&mut self, prefix: &str, namespace: &str, local: &str, name: NameRef) -> Result<()> {
+        let _ = name;
+        self.put(&ManuallyDrop::new(Event::StartElement(QName::new(
+            prefix, namespace, local,
+        ))))
+    }
+    /// Character data not from a CDATA section.
+    #[inline]
+    fn text(&mut self, text: &str) -> Result<()> {
+        self.put(&ManuallyDrop::new(Event::Characters {
+            text: Cow::Borrowed(text),
+            cdata: false,
+        }))
+    }
+    /// An element's end.
+    #[inline]
+    fn end(&mut self) -> Result<()> {
+        self.put(&Event::EndElement)
+    }
+    /// An attribute whose name is `name` of the decoder's table, as for [`Out::element`].
+    #[inline]
+    fn attribute(
+        &mut self,
+        prefix: &str,
+        namespace: &str,
+        local: &str,
+        name: NameRef,
+        value: &str,
+    ) -> Result<()> {
+        let _ = name;
+        self.put(&ManuallyDrop::new(Event::Attribute {
+            name: QName::new(prefix, namespace, local),
+            value: Cow::Borrowed(value),
+        }))
+    }
     /// Whether the consumer wants a pause (a push sink's [`EventSink::full`]).
     fn full(&self) -> bool {
         false
@@ -165,6 +205,31 @@ impl<'a, S: EventSink<'a>> Out for Push<'_, S> {
     #[inline(always)]
     fn put(&mut self, e: &Event<'_>) -> Result<()> {
         self.0.transient(e)
+    }
+    #[inline]
+    fn element(&mut self, prefix: &str, namespace: &str, local: &str, name: NameRef) -> Result<()> {
+        self.0.transient_element(prefix, namespace, local, name)
+    }
+    #[inline]
+    fn text(&mut self, text: &str) -> Result<()> {
+        self.0.transient_text(text)
+    }
+    /// The same as the transient `EndElement` for every sink (it has no strings to copy).
+    #[inline]
+    fn end(&mut self) -> Result<()> {
+        self.0.end_element()
+    }
+    #[inline]
+    fn attribute(
+        &mut self,
+        prefix: &str,
+        namespace: &str,
+        local: &str,
+        name: NameRef,
+        value: &str,
+    ) -> Result<()> {
+        self.0
+            .transient_attribute(prefix, namespace, local, name, value)
     }
     #[inline]
     fn full(&self) -> bool {
@@ -261,6 +326,9 @@ pub struct ExiDecoder<'a> {
     tag_ns: HashMap<(u32, u32), usize, FastState>,
     /// The last event read was an SE: SC may follow.
     sc_allowed: bool,
+    /// The number of `t` (outside self-contained elements) for a sink that keeps copies of
+    /// names by their ids ([`EventSink::transient_element`]).
+    names: NameTable,
 }
 
 impl<'a> ExiDecoder<'a> {
@@ -305,6 +373,7 @@ impl<'a> ExiDecoder<'a> {
             skip_se: false,
             tag_ns: HashMap::default(),
             sc_allowed: false,
+            names: NameTable::new(),
             limits,
         }
     }
@@ -1053,11 +1122,19 @@ impl<'a> ExiDecoder<'a> {
         self.tag.open = false;
         let tag = &self.tag;
         let n = tag.name;
-        out.put(&ManuallyDrop::new(Event::StartElement(QName {
-            prefix: Cow::Borrowed(self.pfx(tag.prefix)),
-            namespace: Cow::Borrowed(self.t.uri(self.t.name_uri(n))),
-            local: Cow::Borrowed(self.t.local(n)),
-        })))?;
+        // Inside a self-contained element the fragment's table numbers names afresh: no ids.
+        let table = self.outer.is_empty().then_some(self.names);
+        let (prefix, uri, local) = (
+            self.pfx(tag.prefix),
+            self.t.uri(self.t.name_uri(n)),
+            self.t.local(n),
+        );
+        match table {
+            Some(table) => out.element(prefix, uri, local, NameRef { table, id: n })?,
+            None => out.put(&ManuallyDrop::new(Event::StartElement(QName::new(
+                prefix, uri, local,
+            ))))?,
+        }
         let mark = self.marks.last().copied().unwrap_or(0);
         for (p, u) in &self.scope[mark..] {
             out.put(&ManuallyDrop::new(Event::Namespace {
@@ -1066,14 +1143,21 @@ impl<'a> ExiDecoder<'a> {
             }))?;
         }
         for &(name, prefix, a, b) in &tag.attrs {
-            out.put(&ManuallyDrop::new(Event::Attribute {
-                name: QName {
-                    prefix: Cow::Borrowed(self.pfx(prefix)),
-                    namespace: Cow::Borrowed(self.t.uri(self.t.name_uri(name))),
-                    local: Cow::Borrowed(self.t.local(name)),
-                },
-                value: Cow::Borrowed(&tag.abuf[a..b]),
-            }))?;
+            let (prefix, uri, local, value) = (
+                self.pfx(prefix),
+                self.t.uri(self.t.name_uri(name)),
+                self.t.local(name),
+                &tag.abuf[a..b],
+            );
+            match table {
+                Some(table) => {
+                    out.attribute(prefix, uri, local, NameRef { table, id: name }, value)?
+                }
+                None => out.put(&ManuallyDrop::new(Event::Attribute {
+                    name: QName::new(prefix, uri, local),
+                    value: Cow::Borrowed(value),
+                }))?,
+            }
         }
         Ok(())
     }
@@ -1245,14 +1329,11 @@ impl<'a> ExiDecoder<'a> {
                     self.scope.truncate(m);
                     self.scope_uri.truncate(m);
                 }
-                out.put(&Event::EndElement)?;
+                out.end()?;
             }
             Raw::Ch(v) => {
                 self.flush_tag(out)?;
-                out.put(&ManuallyDrop::new(Event::Characters {
-                    text: Cow::Borrowed(self.val(v)),
-                    cdata: false,
-                }))?;
+                out.text(self.val(v))?;
             }
             Raw::Cm(c) => {
                 self.flush_tag(out)?;

@@ -569,7 +569,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                     let i = self.int_3rd(nb)?;
                     let k = self.name_slot(false, i)?;
                     self.element_opened(b);
-                    sink.start_element(self.t.elements[k].qname())?;
+                    self.t.elements[k].start_into(sink)?;
                 }
                 if self.slow {
                     // namespace attributes are queued: they go before the attributes
@@ -632,7 +632,7 @@ impl<'a, S: Src<'a>> Core<'a, S> {
                     let i = self.int_2nd(b)?;
                     let k = self.name_slot(true, i)?;
                     let value = self.attribute_value()?;
-                    sink.attribute(self.t.attributes[k].qname(), value)?;
+                    self.t.attributes[k].attribute_into(sink, value)?;
                 }
                 continue;
             }

@@ -98,6 +98,33 @@ impl<'a> NameSlot<'a> {
         }
     }
 
+    /// Hands the name to `sink` as an element's start: its three slices as they are
+    /// ([`EventSink::start_element_in`]), or a clone of an owned name.
+    #[inline(always)]
+    fn start_into<K: EventSink<'a>>(&self, sink: &mut K) -> Result<()> {
+        match self {
+            NameSlot::Borrowed {
+                prefix,
+                namespace,
+                local,
+            } => sink.start_element_in(prefix, namespace, local),
+            NameSlot::Owned(q) => sink.start_element(q.clone()),
+        }
+    }
+
+    /// Hands the name and `value` to `sink` as an attribute, as [`NameSlot::start_into`].
+    #[inline(always)]
+    fn attribute_into<K: EventSink<'a>>(&self, sink: &mut K, value: Cow<'a, str>) -> Result<()> {
+        match self {
+            NameSlot::Borrowed {
+                prefix,
+                namespace,
+                local,
+            } => sink.attribute_in(prefix, namespace, local, value),
+            NameSlot::Owned(q) => sink.attribute(q.clone(), value),
+        }
+    }
+
     /// The name as a `QName`: three slices, or a clone of an owned name.
     #[inline(always)]
     fn qname(&self) -> QName<'a> {
