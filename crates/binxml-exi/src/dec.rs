@@ -206,20 +206,20 @@ impl<'a, S: EventSink<'a>> Out for Push<'_, S> {
     fn put(&mut self, e: &Event<'_>) -> Result<()> {
         self.0.transient(e)
     }
-    #[inline]
+    #[inline(always)]
     fn element(&mut self, prefix: &str, namespace: &str, local: &str, name: NameRef) -> Result<()> {
         self.0.transient_element(prefix, namespace, local, name)
     }
-    #[inline]
+    #[inline(always)]
     fn text(&mut self, text: &str) -> Result<()> {
         self.0.transient_text(text)
     }
     /// The same as the transient `EndElement` for every sink (it has no strings to copy).
-    #[inline]
+    #[inline(always)]
     fn end(&mut self) -> Result<()> {
         self.0.end_element()
     }
-    #[inline]
+    #[inline(always)]
     fn attribute(
         &mut self,
         prefix: &str,
@@ -231,7 +231,7 @@ impl<'a, S: EventSink<'a>> Out for Push<'_, S> {
         self.0
             .transient_attribute(prefix, namespace, local, name, value)
     }
-    #[inline]
+    #[inline(always)]
     fn full(&self) -> bool {
         self.0.full()
     }
