@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
 mod attrib;
+mod bytes_out;
 mod stream;
 mod tree;
 
@@ -159,10 +160,11 @@ impl XebuSchema {
     }
 }
 
-/// Where `convert` writes: a new bytes object (returned), or, as the encoder goes, a file
-/// (a path) or a Python file object (anything with `write(bytes)`).
+/// Where `convert` writes: a new bytes object (returned; `InPlace` once allocated), or, as the
+/// encoder goes, a file (a path) or a Python file object (anything with `write(bytes)`).
 enum Out {
     Bytes,
+    InPlace(bytes_out::BytesOut),
     Path(std::path::PathBuf),
     Object(Py<PyAny>),
 }
@@ -222,6 +224,7 @@ impl<W: std::io::Write> std::io::Write for Counted<W> {
 /// What a conversion gave: the document, or how many bytes it wrote.
 enum Converted {
     Bytes(Vec<u8>),
+    InPlace(bytes_out::BytesOut),
     Written(u64),
 }
 
@@ -253,7 +256,19 @@ fn convert<'py>(
         .parse_text(exi.unwrap_or(""))
         .map_err(err)?;
     let grammars = schema.map(Schema::grammars).transpose()?;
-    let target = Out::of(out)?;
+    let target = match Out::of(out)? {
+        // Room for what the largest expansion (a compact binary format to indented XML) makes
+        // of most documents; reserved, not touched, and a larger output still fits (`spill`).
+        Out::Bytes => {
+            let cap = data
+                .len()
+                .saturating_mul(8)
+                .saturating_add(4096)
+                .min(1 << 31);
+            bytes_out::BytesOut::new(py, cap).map_or(Out::Bytes, Out::InPlace)
+        }
+        t => t,
+    };
     let done = py.allow_threads(|| -> PyResult<Converted> {
         let mut opts = EncodeOptions::default()
             .with_indent(indent)
@@ -278,12 +293,17 @@ fn convert<'py>(
                 binxml::convert_with(data, from, &dopts, to, &mut v, &opts).map_err(err)?;
                 Ok(Converted::Bytes(v))
             }
+            Out::InPlace(mut b) => {
+                binxml::convert_with(data, from, &dopts, to, &mut b, &opts).map_err(err)?;
+                Ok(Converted::InPlace(b))
+            }
             Out::Path(p) => Ok(Converted::Written(run(&mut std::fs::File::create(p)?)?)),
             Out::Object(o) => Ok(Converted::Written(run(&mut PyWriter(o))?)),
         }
     })?;
     Ok(match done {
         Converted::Bytes(v) => PyBytes::new(py, &v).into_any(),
+        Converted::InPlace(b) => b.finish(py)?.into_any(),
         Converted::Written(n) => n.into_pyobject(py)?.into_any(),
     })
 }

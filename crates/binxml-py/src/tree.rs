@@ -312,7 +312,7 @@ pub(crate) fn attribute_items(e: &Element) -> Vec<(String, String)> {
     let doc = e.tree.get().read();
     doc.node(e.id)
         .attributes()
-        .map(|a| (clark(&a.name), a.value.to_string()))
+        .map(|a| (clark(a.name), a.value.to_string()))
         .collect()
 }
 
@@ -915,7 +915,7 @@ impl Element {
             .read()
             .node(self.id)
             .attributes()
-            .map(|a| clark(&a.name))
+            .map(|a| clark(a.name))
             .collect()
     }
 
@@ -926,7 +926,7 @@ impl Element {
             .read()
             .node(self.id)
             .attributes()
-            .map(|a| (clark(&a.name), a.value.to_string()))
+            .map(|a| (clark(a.name), a.value.to_string()))
             .collect()
     }
 

@@ -270,6 +270,31 @@ def test_convert_writes_its_output_as_it_goes(tmp_path):
         binxml.convert(body, "fi", out=42)
 
 
+def test_convert_returns_what_it_writes_whatever_the_expansion(tmp_path):
+    """The bytes convert returns are what it writes to a file, for outputs smaller and larger
+    than the input: a compressed EXI stream of a repetitive document expands to XML thousands
+    of times (past the room reserved for the result up front), and a failed conversion raises
+    without returning part of it."""
+    body = b"<r>" + b"".join(b'<item n="%d">hello world</item>' % (i % 10) for i in range(100_000)) + b"</r>"
+    exi = binxml.convert(body, "exi", exi="compression,header")
+    assert len(exi) * 1000 < len(body)
+    for data, frm, to, kw in (
+        (body, "xml", "fi", {}),
+        (exi, "exi", "xml", {}),
+        (exi, "exi", "xml", {"indent": 2}),
+        (exi, "exi", "json", {}),
+        (b"<a/>", "xml", "xml", {}),
+    ):
+        got = binxml.convert(data, to, from_=frm, **kw)
+        assert isinstance(got, bytes)
+        assert binxml.convert(data, to, from_=frm, out=tmp_path / "out", **kw) == len(got)
+        assert (tmp_path / "out").read_bytes() == got
+    back = binxml.convert(exi, "xml")
+    assert ET.canonicalize(xml_data=back) == ET.canonicalize(xml_data=body)
+    with pytest.raises(binxml.BinxmlError):
+        binxml.convert(exi[:-40], "xml")
+
+
 STREAM_CHILD = r"""
 import sys, binxml
 def hwm():
