@@ -1,5 +1,6 @@
 //! The encoder: events in, an EXI stream out (EXI 1.0, sections 6 to 9).
 
+use std::borrow::Cow;
 use std::io::Write;
 
 use binxml_core::hash::bytes_eq;
@@ -821,18 +822,29 @@ impl<W: Write> ExiEncoder<W> {
                 Some(Event::EndElement) => Some(Next::Ee),
                 _ => None,
             };
-            if let Some(next) = next
-                && self.text.is_empty()
-                && !text.is_empty()
-                && self.invalid.is_none()
-            {
-                self.checker.characters(Format::Exi, text, *cdata)?;
-                self.close_tag()?;
-                self.write_text(text, next)?;
-                return self.flush_some();
-            }
+            return self.write_text_before(text, *cdata, next);
         }
         self.write_event(ev)
+    }
+
+    /// [`ExiEncoder::write_event_before`] of a text whose next event is `next` (`Se`, `Ee`, or
+    /// None for any other).
+    #[inline(always)]
+    fn write_text_before(&mut self, text: &str, cdata: bool, next: Option<Next>) -> Result<()> {
+        if let Some(next) = next
+            && self.text.is_empty()
+            && !text.is_empty()
+            && self.invalid.is_none()
+        {
+            self.checker.characters(Format::Exi, text, cdata)?;
+            self.close_tag()?;
+            self.write_text(text, next)?;
+            return self.flush_some();
+        }
+        self.write_event(&Event::Characters {
+            text: Cow::Borrowed(text),
+            cdata,
+        })
     }
 
     fn characters(&mut self, text: &str) -> Result<()> {
@@ -901,28 +913,79 @@ impl<W: Write> ExiEncoder<W> {
     }
 }
 
-/// Replays a tape into the encoder one event behind, so that text is written knowing what
-/// follows it ([`ExiEncoder::write_event_before`]).
+/// Replays a tape into the encoder with its text held back one event, so that text is written
+/// knowing what follows it ([`ExiEncoder::write_event_before`]). The tape's common events come
+/// through the sink's per-kind methods: only the held text is kept, not a whole event.
 struct LookAhead<'e, 's, W: Write> {
     e: &'e mut ExiEncoder<W>,
-    held: Option<Event<'s>>,
+    /// Text not yet written, and whether it is CDATA.
+    held: Option<(Cow<'s, str>, bool)>,
+}
+
+impl<W: Write> LookAhead<'_, '_, W> {
+    /// Writes the held text, if any, now that the next event is known (`Se`, `Ee` or neither).
+    #[inline(always)]
+    fn release(&mut self, next: Option<Next>) -> Result<()> {
+        match self.held.take() {
+            Some((text, cdata)) => self.e.write_text_before(&text, cdata, next),
+            None => Ok(()),
+        }
+    }
 }
 
 impl<'s, W: Write> binxml_core::EventSink<'s> for LookAhead<'_, 's, W> {
     fn event(&mut self, ev: Event<'s>) -> Result<()> {
-        if let Some(h) = self.held.take() {
-            self.e.write_event_before(&h, Some(&ev))?;
+        self.release(match ev {
+            Event::StartElement(_) => Some(Next::Se),
+            Event::EndElement => Some(Next::Ee),
+            _ => None,
+        })?;
+        match ev {
+            Event::Characters { text, cdata } => {
+                self.held = Some((text, cdata));
+                Ok(())
+            }
+            ev => self.e.write_event(&ev),
         }
-        if matches!(ev, Event::Characters { .. }) {
-            self.held = Some(ev);
-            Ok(())
-        } else {
-            self.e.write_event(&ev)
-        }
+    }
+
+    #[inline]
+    fn start_element(&mut self, name: QName<'s>) -> Result<()> {
+        self.release(Some(Next::Se))?;
+        self.e.write_event(&Event::StartElement(name))
+    }
+
+    #[inline]
+    fn namespace(&mut self, prefix: Cow<'s, str>, uri: Cow<'s, str>) -> Result<()> {
+        self.release(None)?;
+        self.e.write_event(&Event::Namespace { prefix, uri })
+    }
+
+    #[inline]
+    fn attribute(&mut self, name: QName<'s>, value: Cow<'s, str>) -> Result<()> {
+        self.release(None)?;
+        self.e.write_event(&Event::Attribute { name, value })
+    }
+
+    #[inline]
+    fn end_element(&mut self) -> Result<()> {
+        self.release(Some(Next::Ee))?;
+        self.e.write_event(&Event::EndElement)
+    }
+
+    #[inline]
+    fn text(&mut self, text: Cow<'s, str>) -> Result<()> {
+        self.release(None)?;
+        self.held = Some((text, false));
+        Ok(())
     }
 
     fn transient(&mut self, ev: &Event<'_>) -> Result<()> {
         if let Some(h) = self.held.take() {
+            let h = Event::Characters {
+                text: h.0,
+                cdata: h.1,
+            };
             self.e.write_event_before(&h, Some(ev))?;
         }
         self.e.write_event(ev)
@@ -950,11 +1013,7 @@ impl<W: Write> Encoder for ExiEncoder<W> {
             e: self,
             held: None,
         };
-        tape.replay(&mut sink)
-            .and_then(|()| match sink.held.take() {
-                Some(ev) => sink.e.write_event(&ev),
-                None => Ok(()),
-            })
+        tape.replay(&mut sink).and_then(|()| sink.release(None))
     }
 
     fn write_event(&mut self, ev: &Event<'_>) -> Result<()> {
