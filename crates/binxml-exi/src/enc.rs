@@ -827,6 +827,66 @@ impl<W: Write> ExiEncoder<W> {
         self.write_event(ev)
     }
 
+    /// [`Encoder::write_event`] of an element start, without the event.
+    #[inline(always)]
+    fn put_start(&mut self, q: &QName<'_>) -> Result<()> {
+        if let Some(e) = &self.invalid {
+            return Err(e.clone());
+        }
+        self.checker.start_element(Format::Exi)?;
+        self.close_tag()?;
+        self.flush_text(Next::Se)?;
+        self.start_element(q)?;
+        self.flush_some()
+    }
+
+    /// [`Encoder::write_event`] of an element end, without the event.
+    #[inline(always)]
+    fn put_end(&mut self) -> Result<()> {
+        if let Some(e) = &self.invalid {
+            return Err(e.clone());
+        }
+        self.checker.end_element(Format::Exi)?;
+        self.close_tag()?;
+        self.flush_text(Next::Ee)?;
+        self.end_element()?;
+        self.flush_some()
+    }
+
+    /// [`Encoder::write_event`] of an attribute, without the event: kept with the element's
+    /// others until its start tag is closed.
+    #[inline(always)]
+    fn put_attribute(&mut self, name: &QName<'_>, value: &str) -> Result<()> {
+        if let Some(e) = &self.invalid {
+            return Err(e.clone());
+        }
+        self.checker.attribute(Format::Exi)?;
+        let known = self.element_name(name);
+        if matches!(known, Some(XSI_TYPE | XSI_NIL)) {
+            self.attrs_xsi = true;
+        }
+        let prefixes = self.o.prefixes;
+        let mut push = |s: &str| {
+            let a = self.abuf.len();
+            self.abuf.push_str(s);
+            (a, self.abuf.len())
+        };
+        let (ns, local) = match known {
+            Some(_) => ((0, 0), (0, 0)),
+            None => (push(&name.namespace), push(&name.local)),
+        };
+        let prefix = if prefixes { push(&name.prefix) } else { (0, 0) };
+        let attr = Attr {
+            known,
+            ns,
+            local,
+            prefix,
+            value: push(value),
+        };
+        self.attrs.push(attr);
+        self.flush_some()
+    }
+
     /// [`ExiEncoder::write_event_before`] of a text whose next event is `next` (`Se`, `Ee`, or
     /// None for any other).
     #[inline(always)]
@@ -952,7 +1012,7 @@ impl<'s, W: Write> binxml_core::EventSink<'s> for LookAhead<'_, 's, W> {
     #[inline]
     fn start_element(&mut self, name: QName<'s>) -> Result<()> {
         self.release(Some(Next::Se))?;
-        self.e.write_event(&Event::StartElement(name))
+        self.e.put_start(&name)
     }
 
     #[inline]
@@ -964,13 +1024,13 @@ impl<'s, W: Write> binxml_core::EventSink<'s> for LookAhead<'_, 's, W> {
     #[inline]
     fn attribute(&mut self, name: QName<'s>, value: Cow<'s, str>) -> Result<()> {
         self.release(None)?;
-        self.e.write_event(&Event::Attribute { name, value })
+        self.e.put_attribute(&name, &value)
     }
 
     #[inline]
     fn end_element(&mut self) -> Result<()> {
         self.release(Some(Next::Ee))?;
-        self.e.write_event(&Event::EndElement)
+        self.e.put_end()
     }
 
     #[inline]
@@ -1017,14 +1077,16 @@ impl<W: Write> Encoder for ExiEncoder<W> {
     }
 
     fn write_event(&mut self, ev: &Event<'_>) -> Result<()> {
+        match ev {
+            Event::StartElement(q) => return self.put_start(q),
+            Event::EndElement => return self.put_end(),
+            Event::Attribute { name, value } => return self.put_attribute(name, value),
+            _ => {}
+        }
         if let Some(e) = &self.invalid {
             return Err(e.clone());
         }
-        // The common events through the checker's inlined paths.
         match ev {
-            Event::StartElement(_) => self.checker.start_element(Format::Exi)?,
-            Event::EndElement => self.checker.end_element(Format::Exi)?,
-            Event::Attribute { .. } => self.checker.attribute(Format::Exi)?,
             Event::Characters { text, cdata } => {
                 self.checker.characters(Format::Exi, text, *cdata)?
             }
@@ -1048,42 +1110,7 @@ impl<W: Write> Encoder for ExiEncoder<W> {
                 self.w.string(dt.system_id.as_deref().unwrap_or(""));
                 self.w.string(dt.internal_subset.as_deref().unwrap_or(""));
             }
-            Event::StartElement(q) => {
-                self.close_tag()?;
-                self.flush_text(Next::Se)?;
-                self.start_element(q)?;
-            }
             Event::Namespace { prefix, uri } => self.namespace(prefix, uri)?,
-            Event::Attribute { name, value } => {
-                let known = self.element_name(name);
-                if matches!(known, Some(XSI_TYPE | XSI_NIL)) {
-                    self.attrs_xsi = true;
-                }
-                let prefixes = self.o.prefixes;
-                let mut push = |s: &str| {
-                    let a = self.abuf.len();
-                    self.abuf.push_str(s);
-                    (a, self.abuf.len())
-                };
-                let (ns, local) = match known {
-                    Some(_) => ((0, 0), (0, 0)),
-                    None => (push(&name.namespace), push(&name.local)),
-                };
-                let prefix = if prefixes { push(&name.prefix) } else { (0, 0) };
-                let attr = Attr {
-                    known,
-                    ns,
-                    local,
-                    prefix,
-                    value: push(value),
-                };
-                self.attrs.push(attr);
-            }
-            Event::EndElement => {
-                self.close_tag()?;
-                self.flush_text(Next::Ee)?;
-                self.end_element()?;
-            }
             Event::Characters { text, .. } => {
                 self.close_tag()?;
                 self.text.push_str(text);
