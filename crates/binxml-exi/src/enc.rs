@@ -130,7 +130,30 @@ pub struct ExiEncoder<W: Write> {
     /// The URI [`uri_id`](Self::uri_id) found last (0, the empty URI, at first and after
     /// the table changes).
     last_uri: u32,
+    /// Names found by the addresses of their strings, for [`element_name`](Self::element_name)
+    /// inside one [`Encoder::write_tape`] call (a tape holds each name once, so every use of a
+    /// name has the same addresses); a slot counts when its generation is `names_gen`.
+    by_addr: Vec<AddrName>,
+    /// The generation of `by_addr`'s valid slots (never 0, the empty slots' generation once
+    /// in use): a new one for every `write_tape` call, as a string freed after one call may be
+    /// another at the same address in the next, and when the table of names changes.
+    names_gen: u32,
+    /// Inside `write_tape`: names may be found by address.
+    addr_on: bool,
 }
+
+/// A name's strings by address and length, and its number (see `ExiEncoder::by_addr`).
+#[derive(Clone, Copy, Default)]
+struct AddrName {
+    local: usize,
+    ns: usize,
+    lens: u64,
+    generation: u32,
+    id: NameId,
+}
+
+/// Slots of `ExiEncoder::by_addr` (a power of two).
+const ADDR_SLOTS: usize = 512;
 
 impl<W: Write> ExiEncoder<W> {
     /// An encoder with EXI's default options (bit-packed, no fidelity options).
@@ -223,6 +246,9 @@ impl<W: Write> ExiEncoder<W> {
             next_name: Vec::new(),
             prev_name: NONE,
             last_uri: 0,
+            by_addr: Vec::new(),
+            names_gen: 0,
+            addr_on: false,
             o,
         }
     }
@@ -499,10 +525,39 @@ impl<W: Write> ExiEncoder<W> {
         Ok(())
     }
 
-    /// The number of an element or attribute name, if the table has it. Documents repeat
-    /// their sequences of names (a record's fields, in order), so the name that followed the
-    /// previous one last time is compared first; only when it is another is the name hashed.
+    /// The number of an element or attribute name, if the table has it. Inside `write_tape`
+    /// a name met before is known by the addresses of its strings; otherwise, as documents
+    /// repeat their sequences of names (a record's fields, in order), the name that followed
+    /// the previous one last time is compared first; only when it is another is the name hashed.
+    #[inline]
     fn element_name(&mut self, q: &QName<'_>) -> Option<NameId> {
+        if !self.addr_on {
+            return self.name_by_text(q);
+        }
+        let local = q.local.as_ptr() as usize;
+        let ns = q.namespace.as_ptr() as usize;
+        let lens = (q.local.len() as u64) << 32 | q.namespace.len() as u64;
+        let slot = (local >> 3 ^ local >> 12) & (ADDR_SLOTS - 1);
+        let a = self.by_addr[slot];
+        if a.generation == self.names_gen && a.local == local && a.ns == ns && a.lens == lens {
+            self.prev_name = a.id;
+            return Some(a.id);
+        }
+        let found = self.name_by_text(q);
+        if let Some(id) = found {
+            self.by_addr[slot] = AddrName {
+                local,
+                ns,
+                lens,
+                generation: self.names_gen,
+                id,
+            };
+        }
+        found
+    }
+
+    /// [`element_name`](Self::element_name) by the name's text.
+    fn name_by_text(&mut self, q: &QName<'_>) -> Option<NameId> {
         let guess = self
             .next_name
             .get(self.prev_name as usize)
@@ -548,6 +603,22 @@ impl<W: Write> ExiEncoder<W> {
         self.next_name.clear();
         self.prev_name = NONE;
         self.last_uri = 0;
+        if self.addr_on {
+            self.next_names_gen();
+        }
+    }
+
+    /// A new generation of names by address: the slots of the one before stop counting.
+    fn next_names_gen(&mut self) {
+        if self.by_addr.is_empty() {
+            self.by_addr = vec![AddrName::default(); ADDR_SLOTS];
+        }
+        self.names_gen = self.names_gen.wrapping_add(1);
+        if self.names_gen == 0 {
+            // After 2^32 generations: forget every slot rather than trust an old one.
+            self.by_addr.fill(AddrName::default());
+            self.names_gen = 1;
+        }
     }
 
     /// Opens an element whose name is in the table (its grammar made if it has none).
@@ -1069,11 +1140,16 @@ impl<W: Write> Encoder for ExiEncoder<W> {
     }
 
     fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
+        // The tape's strings live for the whole call: names may be known by their addresses.
+        self.next_names_gen();
+        self.addr_on = true;
         let mut sink = LookAhead {
             e: self,
             held: None,
         };
-        tape.replay(&mut sink).and_then(|()| sink.release(None))
+        let r = tape.replay(&mut sink).and_then(|()| sink.release(None));
+        self.addr_on = false;
+        r
     }
 
     fn write_event(&mut self, ev: &Event<'_>) -> Result<()> {
