@@ -707,7 +707,7 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             OpKind::Elem => self.element(op.ty, &op.name, false),
             OpKind::Seq => self.sequence(op.ty),
             OpKind::Choice => self.choice(op.ty),
-            OpKind::List => self.group(op.ty),
+            OpKind::List => self.list(op.ty, op.min, op.max),
             _ => self.op_rare(op, id, k),
         }
     }
@@ -979,40 +979,41 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     fn group(&mut self, ty: TyId) -> Result<()> {
         let p = self.p;
         let id = p.resolved[ty];
-        let ops = &p.ops[id];
         match &self.o.m.types[id].kind {
             Kind::Sequence(_) => self.sequence(id),
             Kind::Choice(_) => self.choice(id),
-            Kind::SeqOf { min, max, .. } => {
-                let (min, max) = (*min, *max);
-                let item = &ops[0];
-                if let Some(ub) = max.filter(|&u| u < 65536) {
-                    let n = self.r.index((ub - min + 1) as usize)? as u64 + min;
-                    for _ in 0..n {
-                        self.op(item, id, 0)?;
-                    }
-                    return Ok(());
-                }
-                let mut total = 0u64;
-                loop {
-                    let (n, more) = self.r.short_length()?;
-                    for _ in 0..n {
-                        self.op(item, id, 0)?;
-                    }
-                    total += n as u64;
-                    if !more {
-                        break;
-                    }
-                }
-                if total < min || max.is_some_and(|mx| total > mx) {
-                    return Err(self
-                        .r
-                        .err(format!("{total} items outside the size constraint")));
-                }
-                Ok(())
-            }
+            Kind::SeqOf { min, max, .. } => self.list(id, *min, *max),
             _ => Err(self.r.err("internal: a simple type as a group")),
         }
+    }
+
+    /// The items of SEQUENCE OF type `id` (resolved), of size bounds `min` and `max`.
+    fn list(&mut self, id: TyId, min: u64, max: Option<u64>) -> Result<()> {
+        let item = &self.p.ops[id][0];
+        if let Some(ub) = max.filter(|&u| u < 65536) {
+            let n = self.r.index((ub - min + 1) as usize)? as u64 + min;
+            for _ in 0..n {
+                self.op(item, id, 0)?;
+            }
+            return Ok(());
+        }
+        let mut total = 0u64;
+        loop {
+            let (n, more) = self.r.short_length()?;
+            for _ in 0..n {
+                self.op(item, id, 0)?;
+            }
+            total += n as u64;
+            if !more {
+                break;
+            }
+        }
+        if total < min || max.is_some_and(|mx| total > mx) {
+            return Err(self
+                .r
+                .err(format!("{total} items outside the size constraint")));
+        }
+        Ok(())
     }
 }
 

@@ -62,6 +62,10 @@ pub struct Op {
     /// The lower bound of a semi-constrained INTEGER ([`OpKind::AttrCount`],
     /// [`OpKind::TextCount`]).
     pub lo: i64,
+    /// The size bounds of a SEQUENCE OF ([`OpKind::List`]): at least `min`, at most `max`.
+    pub min: u64,
+    /// See [`Op::min`] (`None`: `MAX`).
+    pub max: Option<u64>,
     /// The attribute's or element's name (the component's [`Comp::qname`]).
     pub name: QName<'static>,
 }
@@ -122,10 +126,16 @@ impl Op {
             },
             _ => OpKind::Rare,
         };
+        let (min, max) = match kind {
+            Kind::SeqOf { min, max, .. } => (*min, *max),
+            _ => (0, None),
+        };
         Op {
             kind: op,
             ty,
             lo: count.unwrap_or(0),
+            min,
+            max,
             name: c.qname.clone(),
         }
     }
