@@ -438,6 +438,22 @@ impl<'a> BitReader<'a> {
             scratch[..16].copy_from_slice(&v.to_be_bytes());
             return Ok(16);
         }
+        if n < 32
+            && scratch.len() >= 32
+            && let Some(src) = self.data.get(start..start + 33)
+        {
+            // 16 to 31 octets (names, most longer values): two such words, the second's
+            // octets past the string cleared.
+            self.pos += n * 8;
+            let x = u128::from_be_bytes(src[..16].try_into().expect("16"));
+            let y = u128::from_be_bytes(src[16..32].try_into().expect("16"));
+            let v = (x << shift) | (src[16] as u128 >> (8 - shift));
+            let w =
+                ((y << shift) | (src[32] as u128 >> (8 - shift))) & !(u128::MAX >> (8 * (n - 16)));
+            scratch[..16].copy_from_slice(&v.to_be_bytes());
+            scratch[16..32].copy_from_slice(&w.to_be_bytes());
+            return Ok(32);
+        }
         self.octets_padded_long(n, scratch)
     }
 

@@ -13,7 +13,9 @@ use binxml_schema::model::NamespaceConstraint;
 
 use super::bits::BitReader;
 use super::map::{Comp, Kind, Module, Role, TyId, XML_NS, is_content};
-use super::plan::{self, Jumps, NIL, OPTIONAL, ORDER, Plan};
+use super::plan::{
+    self, ANY_ATTR, DERIVATIONS, Jumps, NIL, OPTIONAL, ORDER, Op, OpKind, Plan, SEQUENCE,
+};
 use super::simple;
 
 struct Dec<'a, 'm, 's, S> {
@@ -561,10 +563,14 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     }
 
     fn element(&mut self, ty: TyId, q: &QName<'_>, root: bool) -> Result<()> {
-        let m = self.o.m;
-        let mut id = self.p.resolved[ty];
+        let p = self.p;
+        let mut id = p.resolved[ty];
+        let mut flags = p.elem[id];
         let mut xsi_type = None;
-        if let Kind::Derivations { declared, alts } = &m.types[id].kind {
+        if flags & DERIVATIONS != 0 {
+            let Kind::Derivations { declared, alts } = &self.o.m.types[id].kind else {
+                return Err(self.r.err("internal: derivations without alternatives"));
+            };
             if alts.is_empty() {
                 return Err(self
                     .r
@@ -576,18 +582,22 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             {
                 xsi_type = Some(&alts[i].qname);
             }
-            id = self.p.resolved[alts[i].ty];
+            id = p.resolved[alts[i].ty];
+            flags = p.elem[id];
         }
         // An attribute wildcard's attributes may need namespace declarations, which come before
         // the attributes: the start tag is held when its presence bit (the reader is at the
         // SEQUENCE's presence bits) says they are there.
-        let hold = m.any_attr[id]
-            && self.p.any_attr_bit[id].is_none_or(|b| self.r.peek_bit(b).unwrap_or(true));
+        let hold = flags & ANY_ATTR != 0
+            && p.any_attr_bit[id].is_none_or(|b| self.r.peek_bit(b).unwrap_or(true));
         self.o.start(q, root, xsi_type, hold, self.r.pos())?;
         let check = self.o.depth.is_multiple_of(16);
-        let mut content = || match &m.types[id].kind {
-            Kind::Sequence(comps) => self.sequence(id, comps),
-            _ => self.text(id),
+        let mut content = || {
+            if flags & SEQUENCE != 0 {
+                self.sequence(id)
+            } else {
+                self.text(id)
+            }
         };
         // The stack is checked every 16 levels of elements, with a red zone that holds 16
         // levels' frames many times over (the check costs a call per element otherwise).
@@ -613,12 +623,24 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
 
     /// The components of SEQUENCE type `id`: the presence bits first, read against the
     /// plan's flags (a component is looked at only when it is there).
-    fn sequence(&mut self, id: TyId, comps: &[Comp]) -> Result<()> {
-        let j = &self.p.jumps[id];
+    #[inline(always)]
+    fn sequence(&mut self, id: TyId) -> Result<()> {
+        let p = self.p;
+        let j = &p.jumps[id];
         if j.on {
-            return self.jump_sequence(j, comps);
+            return self.jump_sequence(j, &p.ops[id], id);
         }
-        let (optional, flags) = &self.p.seqs[id];
+        self.sequence_rare(id)
+    }
+
+    /// [`Dec::sequence`] of an `all` group or of more than 64 OPTIONAL components.
+    #[inline(never)]
+    fn sequence_rare(&mut self, id: TyId) -> Result<()> {
+        let p = self.p;
+        let Kind::Sequence(comps) = &self.o.m.types[id].kind else {
+            return Err(self.r.err("internal: not a SEQUENCE"));
+        };
+        let (optional, flags) = &p.seqs[id];
         let optional = *optional;
         if flags.first().is_some_and(|f| f & ORDER != 0) {
             return self.all_group(optional, flags, comps);
@@ -629,7 +651,7 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
     /// A SEQUENCE of at most 64 OPTIONAL components and no `order` component: from present
     /// (or nil) component to the next, with the mandatory ones between read in passing, so
     /// that the absent components of a long SEQUENCE are never looked at.
-    fn jump_sequence(&mut self, j: &Jumps, comps: &[Comp]) -> Result<()> {
+    fn jump_sequence(&mut self, j: &Jumps, ops: &[Op], id: TyId) -> Result<()> {
         // The presence bits, first one highest.
         let mask = match j.bits {
             0 => 0,
@@ -643,22 +665,123 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
             let bit = todo.leading_zeros();
             let k = j.optional[bit as usize];
             while let Some(&f) = next_fixed.filter(|&&f| f < k) {
-                self.value(&comps[f as usize])?;
+                self.op(&ops[f as usize], id, f as usize)?;
                 next_fixed = fixed.next();
             }
             let one = 1u64 << (63 - bit);
             if mask & one != 0 {
-                self.value(&comps[k as usize])?;
+                self.op(&ops[k as usize], id, k as usize)?;
             } else {
                 self.o.nil(self.r.pos())?;
             }
             todo &= !one;
         }
         while let Some(&f) = next_fixed {
-            self.value(&comps[f as usize])?;
+            self.op(&ops[f as usize], id, f as usize)?;
             next_fixed = fixed.next();
         }
         Ok(())
+    }
+
+    /// Reads component (or alternative, or item) `k` of type `id` by its step `op`: the
+    /// common roles and kinds straight from the step, the others from the component.
+    #[inline(always)]
+    fn op(&mut self, op: &Op, id: TyId, k: usize) -> Result<()> {
+        match op.kind {
+            OpKind::AttrUtf8 => {
+                let s = read_utf8(&mut self.r, &mut self.bytes)?;
+                self.o.attribute(&op.name, s, self.r.pos())
+            }
+            OpKind::AttrCount => {
+                let s = self.count(op)?;
+                let s: &str = match s {
+                    Some(d) => d,
+                    None => &self.buf,
+                };
+                self.o.attribute(&op.name, s, self.r.pos())
+            }
+            OpKind::TextUtf8 => {
+                let s = read_utf8(&mut self.r, &mut self.bytes)?;
+                self.o.text(s, self.r.pos())
+            }
+            OpKind::Elem => self.element(op.ty, &op.name, false),
+            OpKind::Seq => self.sequence(op.ty),
+            OpKind::Choice => self.choice(op.ty),
+            OpKind::List => self.list(op.ty, op.min, op.max),
+            _ => self.op_rare(op, id, k),
+        }
+    }
+
+    /// [`Dec::op`] of the steps that are rarer: out of line.
+    #[inline(never)]
+    fn op_rare(&mut self, op: &Op, id: TyId, k: usize) -> Result<()> {
+        match op.kind {
+            OpKind::AttrSimple => {
+                let s = read_simple(
+                    self.o.m,
+                    self.p,
+                    op.ty,
+                    &mut self.r,
+                    &mut self.buf,
+                    &mut self.bytes,
+                )?;
+                self.o.attribute(&op.name, s, self.r.pos())
+            }
+            OpKind::TextCount => {
+                let s = self.count(op)?;
+                let s: &str = match s {
+                    Some(d) => d,
+                    None => &self.buf,
+                };
+                self.o.text(s, self.r.pos())
+            }
+            OpKind::TextSimple => self.text(op.ty),
+            _ => {
+                let c = match &self.o.m.types[id].kind {
+                    Kind::Sequence(comps) | Kind::Choice(comps) => &comps[k],
+                    Kind::SeqOf { item, .. } => &**item,
+                    _ => return Err(self.r.err("internal: a step of a simple type")),
+                };
+                self.value(c)
+            }
+        }
+    }
+
+    /// A semi-constrained INTEGER of [`OpKind::AttrCount`] or [`OpKind::TextCount`]: its text,
+    /// a string of the program's for one digit, else in `buf`. A value of at most 7 octets
+    /// (all of them, in practice) is read in one word; any other goes the generic way, from
+    /// where it starts (with the same errors).
+    #[inline(always)]
+    fn count(&mut self, op: &Op) -> Result<Option<&'static str>> {
+        let save = self.r.clone();
+        if let Ok((n @ 1..=7, false)) = self.r.short_length()
+            && n * 8 <= self.r.left()
+        {
+            let x = self.r.get(8 * n as u32)?;
+            // `x` is below 2^56 and `lo` within 2^62: no overflow.
+            let v = op.lo + x as i64;
+            if let Some(d) = DIGITS.get(v as usize) {
+                return Ok(Some(d));
+            }
+            self.buf.clear();
+            push_integer(&mut self.buf, v as i128);
+            return Ok(None);
+        }
+        self.r = save;
+        self.count_slow(op)
+    }
+
+    #[inline(never)]
+    fn count_slow(&mut self, op: &Op) -> Result<Option<&'static str>> {
+        read_simple(
+            self.o.m,
+            self.p,
+            op.ty,
+            &mut self.r,
+            &mut self.buf,
+            &mut self.bytes,
+        )?;
+        Ok(None)
     }
 
     /// A SEQUENCE that holds an `all` group: its components are in the module's order, its
@@ -775,6 +898,8 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
         Ok(())
     }
 
+    /// Reads a component from the component itself (the paths that do not have its step at
+    /// hand: an `all` group's, a SEQUENCE of more than 64 OPTIONAL components).
     fn value(&mut self, c: &Comp) -> Result<()> {
         let m = self.o.m;
         match &c.role {
@@ -803,7 +928,7 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
         match &c.role {
             Role::Attr(_) | Role::Text | Role::Elem(_) | Role::Group => self.value(c),
             Role::Nil => match &m.types[self.p.resolved[c.ty]].kind {
-                Kind::Sequence(comps) => self.sequence(self.p.resolved[c.ty], comps),
+                Kind::Sequence(_) => self.sequence(self.p.resolved[c.ty]),
                 _ => self.text(self.p.resolved[c.ty]),
             },
             Role::Embed => {
@@ -841,58 +966,59 @@ impl<'e, S: EventSink<'e>> Dec<'_, '_, '_, S> {
         }
     }
 
-    /// [`Dec::value`] of a CHOICE's alternative or a SEQUENCE OF's item: an element (most of
-    /// them, in a content model of repeated choices) without a frame of `value` between.
-    #[inline(always)]
-    fn item(&mut self, c: &Comp) -> Result<()> {
-        match &c.role {
-            Role::Elem(_) => self.element(c.ty, &c.qname, false),
-            _ => self.value(c),
+    /// The alternative of CHOICE type `id` (resolved).
+    fn choice(&mut self, id: TyId) -> Result<()> {
+        let ops = &self.p.ops[id];
+        if ops.is_empty() {
+            return Err(self.r.err("a CHOICE without alternatives has no value"));
         }
+        let i = self.r.index(ops.len())?;
+        self.op(&ops[i], id, i)
     }
 
     fn group(&mut self, ty: TyId) -> Result<()> {
-        let m = self.o.m;
-        let id = self.p.resolved[ty];
-        match &m.types[id].kind {
-            Kind::Sequence(comps) => self.sequence(id, comps),
-            Kind::Choice(alts) => {
-                if alts.is_empty() {
-                    return Err(self.r.err("a CHOICE without alternatives has no value"));
-                }
-                let i = self.r.index(alts.len())?;
-                self.item(&alts[i])
-            }
-            Kind::SeqOf { item, min, max } => {
-                if let Some(ub) = max.filter(|&u| u < 65536) {
-                    let n = self.r.index((ub - min + 1) as usize)? as u64 + min;
-                    for _ in 0..n {
-                        self.item(item)?;
-                    }
-                    return Ok(());
-                }
-                let mut total = 0u64;
-                loop {
-                    let (n, more) = self.r.short_length()?;
-                    for _ in 0..n {
-                        self.item(item)?;
-                    }
-                    total += n as u64;
-                    if !more {
-                        break;
-                    }
-                }
-                if total < *min || max.is_some_and(|mx| total > mx) {
-                    return Err(self
-                        .r
-                        .err(format!("{total} items outside the size constraint")));
-                }
-                Ok(())
-            }
+        let p = self.p;
+        let id = p.resolved[ty];
+        match &self.o.m.types[id].kind {
+            Kind::Sequence(_) => self.sequence(id),
+            Kind::Choice(_) => self.choice(id),
+            Kind::SeqOf { min, max, .. } => self.list(id, *min, *max),
             _ => Err(self.r.err("internal: a simple type as a group")),
         }
     }
+
+    /// The items of SEQUENCE OF type `id` (resolved), of size bounds `min` and `max`.
+    fn list(&mut self, id: TyId, min: u64, max: Option<u64>) -> Result<()> {
+        let item = &self.p.ops[id][0];
+        if let Some(ub) = max.filter(|&u| u < 65536) {
+            let n = self.r.index((ub - min + 1) as usize)? as u64 + min;
+            for _ in 0..n {
+                self.op(item, id, 0)?;
+            }
+            return Ok(());
+        }
+        let mut total = 0u64;
+        loop {
+            let (n, more) = self.r.short_length()?;
+            for _ in 0..n {
+                self.op(item, id, 0)?;
+            }
+            total += n as u64;
+            if !more {
+                break;
+            }
+        }
+        if total < min || max.is_some_and(|mx| total > mx) {
+            return Err(self
+                .r
+                .err(format!("{total} items outside the size constraint")));
+        }
+        Ok(())
+    }
 }
+
+/// The text of the numbers 0 to 9 (most counts: minOccurs, maxOccurs).
+const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
 
 /// Reads a simple value of type `id` (resolved) and gives its text: the module's own string
 /// for a boolean or an enumeration, the input itself for a UTF8String that starts on an octet

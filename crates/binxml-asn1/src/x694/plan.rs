@@ -3,7 +3,9 @@
 //! flag byte per component. A SEQUENCE of UBL has dozens of components, most of them absent in
 //! a document: its presence bits are read against these bytes, not against the components.
 
-use super::map::{Kind, Module, Role, TyId};
+use binxml_core::QName;
+
+use super::map::{Comp, Kind, Module, Role, TyId};
 
 /// A component that is OPTIONAL (has a presence bit).
 pub const OPTIONAL: u8 = 1;
@@ -31,6 +33,112 @@ pub struct Plan {
     /// For each VisibleString type whose permitted alphabet is ASCII (by id; `None` for the
     /// others), its characters' codes in each variant of PER, unaligned then aligned.
     pub visible: Vec<Option<Box<[Visible; 2]>>>,
+    /// For each type (by id): the steps of its components (a SEQUENCE's, in order), of its
+    /// alternatives (a CHOICE's) or of its item (a SEQUENCE OF's, one step); empty for the
+    /// other types.
+    pub ops: Vec<Box<[Op]>>,
+    /// For each type (by id): [`DERIVATIONS`], [`ANY_ATTR`], [`SEQUENCE`], what decoding an
+    /// element of the type looks at before its content.
+    pub elem: Vec<u8>,
+}
+
+/// [`Plan::elem`]: a `T-derivations` CHOICE (an `xsi:type` alternative comes first).
+pub const DERIVATIONS: u8 = 1;
+/// [`Plan::elem`]: a SEQUENCE with an attribute wildcard's component.
+pub const ANY_ATTR: u8 = 2;
+/// [`Plan::elem`]: a SEQUENCE (element content), not a simple type (text).
+pub const SEQUENCE: u8 = 4;
+
+/// One component of a SEQUENCE, alternative of a CHOICE or item of a SEQUENCE OF, as the
+/// decoder reads it: its role in the document and its type's kind combined once, with its
+/// type after references and the name it is written with, so that reading it looks at nothing
+/// else of the module.
+#[derive(Clone, Debug)]
+pub struct Op {
+    /// What is read and what is handed over.
+    pub kind: OpKind,
+    /// The component's type, after references.
+    pub ty: TyId,
+    /// The lower bound of a semi-constrained INTEGER ([`OpKind::AttrCount`],
+    /// [`OpKind::TextCount`]).
+    pub lo: i64,
+    /// The size bounds of a SEQUENCE OF ([`OpKind::List`]): at least `min`, at most `max`.
+    pub min: u64,
+    /// See [`Op::min`] (`None`: `MAX`).
+    pub max: Option<u64>,
+    /// The attribute's or element's name (the component's [`Comp::qname`]).
+    pub name: QName<'static>,
+}
+
+/// See [`Op::kind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    /// An attribute whose type is a UTF8String.
+    AttrUtf8,
+    /// An attribute whose type is `INTEGER (lo..MAX)` with `lo` within 2^62 (minOccurs).
+    AttrCount,
+    /// An attribute of another simple type.
+    AttrSimple,
+    /// Character content (an element of simple content) of a UTF8String.
+    TextUtf8,
+    /// Character content of `INTEGER (lo..MAX)`, as [`OpKind::AttrCount`].
+    TextCount,
+    /// Character content of another simple type.
+    TextSimple,
+    /// An element.
+    Elem,
+    /// A model group that is a SEQUENCE (no markup of its own).
+    Seq,
+    /// A model group that is a CHOICE (a `choice` group, a substitution group).
+    Choice,
+    /// A model group that is a SEQUENCE OF (a repetition).
+    List,
+    /// Any other role (nil content, mixed content's strings, wildcards, ...): read from the
+    /// component itself.
+    Rare,
+}
+
+impl Op {
+    fn new(m: &Module, resolved: &[TyId], c: &Comp) -> Op {
+        let ty = resolved[c.ty];
+        let kind = &m.types[ty].kind;
+        let count = match kind {
+            Kind::Integer {
+                lo: Some(lo),
+                hi: None,
+            } if lo.unsigned_abs() < 1 << 62 => Some(*lo as i64),
+            _ => None,
+        };
+        let utf8 = matches!(kind, Kind::Utf8 { .. });
+        let op = match &c.role {
+            Role::Attr(_) if utf8 => OpKind::AttrUtf8,
+            Role::Attr(_) if count.is_some() => OpKind::AttrCount,
+            Role::Attr(_) => OpKind::AttrSimple,
+            Role::Text if utf8 => OpKind::TextUtf8,
+            Role::Text if count.is_some() => OpKind::TextCount,
+            Role::Text => OpKind::TextSimple,
+            Role::Elem(_) => OpKind::Elem,
+            Role::Group => match kind {
+                Kind::Sequence(_) => OpKind::Seq,
+                Kind::Choice(_) => OpKind::Choice,
+                Kind::SeqOf { .. } => OpKind::List,
+                _ => OpKind::Rare,
+            },
+            _ => OpKind::Rare,
+        };
+        let (min, max) = match kind {
+            Kind::SeqOf { min, max, .. } => (*min, *max),
+            _ => (0, None),
+        };
+        Op {
+            kind: op,
+            ty,
+            lo: count.unwrap_or(0),
+            min,
+            max,
+            name: c.qname.clone(),
+        }
+    }
 }
 
 /// How the characters of a VisibleString with an ASCII permitted alphabet are read: each code
@@ -91,7 +199,7 @@ pub struct Jumps {
 impl Plan {
     /// The plan of `m`.
     pub fn new(m: &Module) -> Plan {
-        let resolved = (0..m.types.len())
+        let resolved: Vec<TyId> = (0..m.types.len())
             .map(|t| {
                 let mut t = t;
                 for _ in 0..m.types.len() {
@@ -175,7 +283,30 @@ impl Plan {
                 _ => None,
             })
             .collect();
+        let op = |c: &Comp| Op::new(m, &resolved, c);
+        let ops = m
+            .types
+            .iter()
+            .map(|t| match &t.kind {
+                Kind::Sequence(comps) | Kind::Choice(comps) => comps.iter().map(op).collect(),
+                Kind::SeqOf { item, .. } => Box::new([op(item)]) as Box<[Op]>,
+                _ => Box::default(),
+            })
+            .collect();
+        let elem = m
+            .types
+            .iter()
+            .enumerate()
+            .map(|(id, t)| match &t.kind {
+                Kind::Derivations { .. } => DERIVATIONS,
+                Kind::Sequence(_) if m.any_attr.get(id) == Some(&true) => SEQUENCE | ANY_ATTR,
+                Kind::Sequence(_) => SEQUENCE,
+                _ => 0,
+            })
+            .collect();
         Plan {
+            ops,
+            elem,
             resolved,
             visible,
             seqs,
