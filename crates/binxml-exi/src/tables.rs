@@ -1035,34 +1035,45 @@ impl Tables {
                 format!("value of {len} characters is past the limit (max_string_len)"),
             ));
         }
-        // An unbounded table appends every non-empty value: the literal is decoded straight
-        // into the arena (no copy from the scratch string). The offsets must fit a u32 at four
-        // octets a character.
-        if self.capacity.is_none()
-            && !self.encoding
-            && len > 0
-            && self.max_len.is_none_or(|m| len as usize <= m)
-            && (self.arena.len() as u64).saturating_add(len.saturating_mul(4)) < u64::from(u32::MAX)
-        {
-            let start = self.arena.len();
-            if let Err(e) = r.chars_into(len as usize, &mut self.arena) {
-                self.arena.truncate(start);
-                return Err(e);
-            }
-            let global = self.values.len() as u32;
-            let local = self.local_values(name).len() as u32;
-            self.values.push(Value {
-                start: start as u32,
-                end: self.arena.len() as u32,
-                name,
-                local,
-            });
-            self.state_mut(name).values.push(global);
-            return Ok(ValueRef::Added(global));
+        if self.appends(len) {
+            return Ok(ValueRef::Added(self.read_appended(r, name, len)?));
         }
         scratch.clear();
         self.read_miss_into(r, at, name, len, max_len, scratch)?;
         Ok(ValueRef::Scratch)
+    }
+
+    /// Whether a literal of `len` characters is decoded straight into the arena: an unbounded
+    /// table appends every non-empty value (no copy from a scratch string, no eviction). The
+    /// offsets must fit a u32 at four octets a character.
+    #[inline(always)]
+    fn appends(&self, len: u64) -> bool {
+        self.capacity.is_none()
+            && !self.encoding
+            && len > 0
+            && self.max_len.is_none_or(|m| len as usize <= m)
+            && (self.arena.len() as u64).saturating_add(len.saturating_mul(4)) < u64::from(u32::MAX)
+    }
+
+    /// A literal of `len` characters decoded onto the arena's end and added to the table (when
+    /// [`appends`](Self::appends)); its global id.
+    #[inline(always)]
+    fn read_appended(&mut self, r: &mut BitReader<'_>, name: NameId, len: u64) -> Result<u32> {
+        let start = self.arena.len();
+        if let Err(e) = r.chars_into(len as usize, &mut self.arena) {
+            self.arena.truncate(start);
+            return Err(e);
+        }
+        let global = self.values.len() as u32;
+        let local = self.local_values(name).len() as u32;
+        self.values.push(Value {
+            start: start as u32,
+            end: self.arena.len() as u32,
+            name,
+            local,
+        });
+        self.state_mut(name).values.push(global);
+        Ok(global)
     }
 
     /// A literal of `len` characters appended to `out`, and added to the table.
@@ -1081,6 +1092,11 @@ impl Tables {
                 at,
                 format!("value of {len} characters is past the limit (max_string_len)"),
             ));
+        }
+        if self.appends(len) {
+            let g = self.read_appended(r, name, len)?;
+            out.push_str(self.value(g));
+            return Ok(());
         }
         let a = out.len();
         r.chars_into(len as usize, out)?;

@@ -434,10 +434,16 @@ impl<'a> SchemaDecoder<'a> {
         }
     }
 
-    fn open_element(&mut self, name: NameId, cur: Cur, out: &mut impl Take) -> Result<()> {
+    fn open_element(
+        &mut self,
+        r: &mut BitReader<'_>,
+        name: NameId,
+        cur: Cur,
+        out: &mut impl Take,
+    ) -> Result<()> {
         self.flush_tag(out)?;
         if self.stack.len() >= self.limits.max_depth {
-            return Err(self.r.limit_error(format!(
+            return Err(r.limit_error(format!(
                 "elements nested more than {} deep",
                 self.limits.max_depth
             )));
@@ -447,7 +453,7 @@ impl<'a> SchemaDecoder<'a> {
         let prefix = if !self.o.prefixes {
             self.prefix_for(uri)
         } else {
-            match self.t.read_qname_prefix(&mut self.r, name)? {
+            match self.t.read_qname_prefix(r, name)? {
                 _ if uri == 0 => Pfx::None,
                 Some(id) => Pfx::Table(uri, id),
                 None => Pfx::Unset,
@@ -467,17 +473,28 @@ impl<'a> SchemaDecoder<'a> {
 
     /// The prefix of an attribute's name: read from the stream (preserved prefixes), else
     /// invented. An attribute in a namespace needs a prefix that is not empty.
-    fn attr_prefix(&mut self, name: NameId) -> Result<Pfx> {
+    #[inline(always)]
+    fn attr_prefix(&mut self, r: &mut BitReader<'_>, name: NameId) -> Result<Pfx> {
         let uri = self.t.name_uri(name);
-        if !self.o.prefixes || uri == 0 {
+        if uri == 0 {
+            // Most attributes (inlined; the rest out of line).
+            return Ok(Pfx::None);
+        }
+        self.attr_prefix_ns(r, name, uri)
+    }
+
+    /// [`attr_prefix`](Self::attr_prefix) of a name in namespace `uri` (not the empty one).
+    fn attr_prefix_ns(&mut self, r: &mut BitReader<'_>, name: NameId, uri: u32) -> Result<Pfx> {
+        if !self.o.prefixes {
             return Ok(self.prefix_for(uri));
         }
-        match self.t.read_qname_prefix(&mut self.r, name)? {
+        match self.t.read_qname_prefix(r, name)? {
             Some(id) if !self.t.prefix(uri, id).is_empty() => Ok(Pfx::Table(uri, id)),
             _ => Ok(self.invent(uri)),
         }
     }
 
+    #[inline(always)]
     fn attribute(&mut self, name: NameId, prefix: Pfx, value: Val) {
         self.tag.fresh = false;
         self.tag.attrs.push((name, prefix, value));
@@ -531,17 +548,17 @@ impl<'a> SchemaDecoder<'a> {
 
     /// An NS event (preserve.prefixes): a declaration on the open tag, and with
     /// local-element-ns the element's prefix.
-    fn namespace(&mut self) -> Result<()> {
+    fn namespace(&mut self, r: &mut BitReader<'_>) -> Result<()> {
         let max = self.limits.max_string_len;
-        let uri = self.t.read_uri(&mut self.r, max)?;
-        let id = self.t.read_ns_prefix(&mut self.r, uri, max)?;
-        let local = self.r.boolean()?;
+        let uri = self.t.read_uri(r, max)?;
+        let id = self.t.read_ns_prefix(r, uri, max)?;
+        let local = r.boolean()?;
         // A declaration repeats table entries for a few bits each, and is held until its
         // element ends: what it holds counts against the decoded-size budget.
         let p = self.t.prefix(uri, id);
         self.held += p.len() + self.t.uri(uri).len() + 64;
         if self.held > self.limits.decoded_budget(self.input.len()) {
-            return Err(self.r.limit_error(format!(
+            return Err(r.limit_error(format!(
                 "namespace declarations past {} octets for {} octets of input \
                  (limit: max_expansion_ratio)",
                 self.limits.decoded_budget(self.input.len()),
@@ -549,9 +566,7 @@ impl<'a> SchemaDecoder<'a> {
             )));
         }
         if (p == "xml") != (uri == 1) && !p.is_empty() {
-            return Err(self
-                .r
-                .error(format!("prefix {p:?} declared for the wrong namespace")));
+            return Err(r.error(format!("prefix {p:?} declared for the wrong namespace")));
         }
         self.scope.push(p, 0, self.t.uri(uri), uri, 0);
         self.tag.fresh = false;
@@ -724,6 +739,7 @@ impl<'a> SchemaDecoder<'a> {
 
     // ---- grammars --------------------------------------------------------------------------
 
+    #[inline(always)]
     fn element_cur(&self, g: &SchemaGrammars, e: binxml_schema::model::ElemId) -> Cur {
         let eg = g.element(e);
         Cur::Informed {
@@ -761,6 +777,7 @@ impl<'a> SchemaDecoder<'a> {
         Ok(g.elem_name(e))
     }
 
+    #[inline(always)]
     fn set_state(&mut self, next: Option<GrammarId>) {
         if let (Some(n), Some(f)) = (next, self.stack.last_mut())
             && let Cur::Informed { state, .. } = &mut f.cur
@@ -801,7 +818,14 @@ impl<'a> SchemaDecoder<'a> {
     /// A value of an attribute or element named `name`, typed by `ty` or untyped: read now,
     /// or, in the pre-compression layout, a placeholder filled when the block's value channels
     /// are read (EXI 1.0, section 9).
-    fn value(&mut self, g: &SchemaGrammars, name: NameId, ty: Option<TypeId>) -> Result<Val> {
+    #[inline(always)]
+    fn value(
+        &mut self,
+        r: &mut BitReader<'_>,
+        g: &SchemaGrammars,
+        name: NameId,
+        ty: Option<TypeId>,
+    ) -> Result<Val> {
         if self.reordered {
             let n = self.slots.len();
             self.slots.push((name, ty));
@@ -810,12 +834,13 @@ impl<'a> SchemaDecoder<'a> {
             }
             return Ok(Val::Slot(n as u32));
         }
-        Ok(Val::Span(self.read_value_now(g, name, ty)?))
+        Ok(Val::Span(self.read_value_now(r, g, name, ty)?))
     }
 
     /// Reads a value into `buf`.
     fn read_value_now(
         &mut self,
+        r: &mut BitReader<'_>,
         g: &SchemaGrammars,
         name: NameId,
         ty: Option<TypeId>,
@@ -824,15 +849,12 @@ impl<'a> SchemaDecoder<'a> {
         let max = self.limits.max_string_len;
         match ty.map(|t| g.value_type_in(self.reps.as_deref(), t, self.o.lexical_values)) {
             None | Some(ExiType::String) => {
-                self.t
-                    .read_value_into(&mut self.r, name, max, &mut self.buf)?;
+                self.t.read_value_into(r, name, max, &mut self.buf)?;
             }
             Some(dt @ ExiType::Restricted(_)) => {
-                let v = self
-                    .t
-                    .read_value_string_with(&mut self.r, name, max, |r, len, out| {
-                        values::decode_string_literal(dt, len, r, out)
-                    })?;
+                let v = self.t.read_value_string_with(r, name, max, |r, len, out| {
+                    values::decode_string_literal(dt, len, r, out)
+                })?;
                 self.buf.push_str(&v);
             }
             Some(dt) => {
@@ -841,7 +863,7 @@ impl<'a> SchemaDecoder<'a> {
                     name,
                     max_len: max,
                 };
-                values::decode_with(dt, &mut self.r, &mut self.buf, &mut items)?;
+                values::decode_with(dt, r, &mut self.buf, &mut items)?;
             }
         }
         Ok(Span(a, self.buf.len() as u32))
@@ -849,77 +871,86 @@ impl<'a> SchemaDecoder<'a> {
 
     // ---- steps -----------------------------------------------------------------------------
 
-    /// Reads the next event(s) into the queue.
-    fn step(&mut self, g: &SchemaGrammars, out: &mut impl Take) -> Result<()> {
+    /// Reads the next event(s) and hands them to `out`.
+    #[inline(always)]
+    fn step(
+        &mut self,
+        r: &mut BitReader<'_>,
+        g: &SchemaGrammars,
+        out: &mut impl Take,
+    ) -> Result<()> {
         let Some(cur) = self.stack.last().map(|f| f.cur) else {
-            return self.step_top(g, out);
+            return self.step_top(r, g, out);
         };
         if self
             .outer
             .last()
             .is_some_and(|o| o.depth == self.stack.len())
         {
-            return self.step_self_contained(g, out);
+            return self.step_self_contained(r, g, out);
         }
         match cur {
-            Cur::Informed { state, .. } => self.step_informed(g, cur, state, out),
-            Cur::Builtin { grammar, state } => self.step_builtin(g, grammar, state, out),
+            Cur::Informed { state, .. } => self.step_informed(r, g, cur, state, out),
+            Cur::Builtin { grammar, state } => self.step_builtin(r, g, grammar, state, out),
         }
     }
 
-    fn step_top(&mut self, g: &SchemaGrammars, out: &mut impl Take) -> Result<()> {
+    fn step_top(
+        &mut self,
+        r: &mut BitReader<'_>,
+        g: &SchemaGrammars,
+        out: &mut impl Take,
+    ) -> Result<()> {
         let misc = self.o.comments || self.o.pis;
         if self.o.fragment {
-            return self.step_fragment(g, misc, false, out);
+            return self.step_fragment(r, g, misc, false, out);
         }
         if self.root_done {
             // DocEnd: ED, or (preserved) a comment or PI.
-            if misc && self.r.nbit(1)? == 1 {
-                return self.read_misc(out);
+            if misc && r.nbit(1)? == 1 {
+                return self.read_misc(r, out);
             }
             self.ended = true;
             return out.take(self, Raw::EndDocument);
         }
         let n = g.document_elements().len() + 1;
         let more = self.o.dtd || misc;
-        let i = self.r.nbit(width(n + usize::from(more)))? as usize;
+        let i = r.nbit(width(n + usize::from(more)))? as usize;
         if more && i == n {
             // The second level: DT (preserve.dtd), then the CM/PI group.
             let dtd = usize::from(self.o.dtd);
-            let j = self.r.nbit(width(dtd + usize::from(misc)))? as usize;
+            let j = r.nbit(width(dtd + usize::from(misc)))? as usize;
             if j < dtd {
-                return self.doctype(out);
+                return self.doctype(r, out);
             }
-            return self.read_misc(out);
+            return self.read_misc(r, out);
         }
         self.root_done = true;
         if i + 1 < n {
             let e = g.document_elements()[i];
             let name = self.name_of_elem(g, e)?;
             let cur = self.element_cur(g, e);
-            self.open_element(name, cur, out)
+            self.open_element(r, name, cur, out)
         } else if i + 1 == n {
-            let name = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
+            let name = self.t.read_qname(r, self.limits.max_string_len)?;
             let cur = self.global_grammar(g, name);
-            self.open_element(name, cur, out)
+            self.open_element(r, name, cur, out)
         } else {
-            Err(self
-                .r
-                .error(format!("event code {i} past DocContent's {n} productions")))
+            Err(r.error(format!("event code {i} past DocContent's {n} productions")))
         }
     }
 
     /// DT: name, public id, system id and text, each a string (section 6.1).
-    fn doctype(&mut self, out: &mut impl Take) -> Result<()> {
+    fn doctype(&mut self, r: &mut BitReader<'_>, out: &mut impl Take) -> Result<()> {
         if self.doctype {
-            return Err(self.r.error("a second DOCTYPE"));
+            return Err(r.error("a second DOCTYPE"));
         }
         self.doctype = true;
         let max = self.limits.max_string_len;
-        let name = self.r.string(max)?;
-        let public = self.r.string(max)?;
-        let system = self.r.string(max)?;
-        let text = self.r.string(max)?;
+        let name = r.string(max)?;
+        let public = r.string(max)?;
+        let system = r.string(max)?;
+        let text = r.string(max)?;
         let dt = [
             self.put(&name),
             self.put(&public),
@@ -933,11 +964,11 @@ impl<'a> SchemaDecoder<'a> {
     /// of a fragment from the next octet boundary, with a fresh string table and built-in
     /// grammars; its start tag is read again there (the fragment's SE), so the one read so
     /// far is not handed on.
-    fn start_self_contained(&mut self, at: Mark) -> Result<()> {
+    fn start_self_contained(&mut self, r: &mut BitReader<'_>, at: Mark) -> Result<()> {
         if !self.tag.open || !self.tag.fresh {
-            return Err(self.r.error_at(at, "SC after the start tag's first event"));
+            return Err(r.error_at(at, "SC after the start tag's first event"));
         }
-        self.r.skip_to_octet();
+        r.skip_to_octet();
         self.tag.open = false;
         self.tag.element = None;
         self.tag.attrs.clear();
@@ -960,21 +991,26 @@ impl<'a> SchemaDecoder<'a> {
 
     /// FragmentContent of a self-contained element: its SE first, then ED (or preserved
     /// comments and PIs), after which the outer stream goes on.
-    fn step_self_contained(&mut self, g: &SchemaGrammars, out: &mut impl Take) -> Result<()> {
+    fn step_self_contained(
+        &mut self,
+        r: &mut BitReader<'_>,
+        g: &SchemaGrammars,
+        out: &mut impl Take,
+    ) -> Result<()> {
         let misc = self.o.comments || self.o.pis;
-        let at = self.r.mark();
+        let at = r.mark();
         let depth = self.stack.len();
         let started = self.outer.last().is_some_and(|o| o.started);
-        self.step_fragment(g, misc, true, out)?;
+        self.step_fragment(r, g, misc, true, out)?;
         if self.ended {
             self.ended = false;
             if !started {
-                return Err(self.r.error_at(
+                return Err(r.error_at(
                     at,
                     "a self-contained element's fragment without its element",
                 ));
             }
-            self.r.skip_to_octet();
+            r.skip_to_octet();
             let outer = self.outer.pop().expect("inside a self-contained element");
             self.t = outer.t;
             self.scope.forget();
@@ -987,7 +1023,7 @@ impl<'a> SchemaDecoder<'a> {
         }
         if self.stack.len() > depth {
             if started {
-                return Err(self.r.error_at(
+                return Err(r.error_at(
                     at,
                     "a second element in a self-contained element's fragment",
                 ));
@@ -996,7 +1032,7 @@ impl<'a> SchemaDecoder<'a> {
                 o.started = true;
             }
         } else if !started {
-            return Err(self.r.error_at(
+            return Err(r.error_at(
                 at,
                 "a self-contained element's fragment does not start with the element",
             ));
@@ -1009,6 +1045,7 @@ impl<'a> SchemaDecoder<'a> {
     /// on after it.
     fn step_fragment(
         &mut self,
+        r: &mut BitReader<'_>,
         g: &SchemaGrammars,
         misc: bool,
         nested: bool,
@@ -1016,8 +1053,8 @@ impl<'a> SchemaDecoder<'a> {
     ) -> Result<()> {
         let frag = g.fragment_elements();
         let n = frag.len();
-        let at = self.r.mark();
-        let i = self.r.nbit(width(n + 2 + usize::from(misc)))? as usize;
+        let at = r.mark();
+        let i = r.nbit(width(n + 2 + usize::from(misc)))? as usize;
         if i < n {
             let name = match frag[i].1 {
                 Some(e) => g.elem_name(e),
@@ -1027,8 +1064,7 @@ impl<'a> SchemaDecoder<'a> {
                         .uri_id(uri)
                         .and_then(|u| self.t.name_id(u, local))
                         .ok_or_else(|| {
-                            self.r
-                                .error_at(at, "a declared name is missing from the string table")
+                            r.error_at(at, "a declared name is missing from the string table")
                         })?
                 }
             };
@@ -1037,7 +1073,7 @@ impl<'a> SchemaDecoder<'a> {
                 None => {
                     let eg = g
                         .element_fragment()
-                        .ok_or_else(|| self.r.error_at(at, "no element fragment grammar"))?;
+                        .ok_or_else(|| r.error_at(at, "no element fragment grammar"))?;
                     Cur::Informed {
                         state: eg.start,
                         empty: eg.empty,
@@ -1046,11 +1082,11 @@ impl<'a> SchemaDecoder<'a> {
                     }
                 }
             };
-            self.open_element(name, cur, out)
+            self.open_element(r, name, cur, out)
         } else if i == n {
-            let name = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
+            let name = self.t.read_qname(r, self.limits.max_string_len)?;
             let cur = self.global_grammar(g, name);
-            self.open_element(name, cur, out)
+            self.open_element(r, name, cur, out)
         } else if i == n + 1 {
             self.ended = true;
             if nested {
@@ -1058,9 +1094,9 @@ impl<'a> SchemaDecoder<'a> {
             }
             out.take(self, Raw::EndDocument)
         } else if misc && i == n + 2 {
-            self.read_misc(out)
+            self.read_misc(r, out)
         } else {
-            Err(self.r.error_at(
+            Err(r.error_at(
                 at,
                 format!(
                     "event code {i} past FragmentContent's {} productions",
@@ -1071,7 +1107,7 @@ impl<'a> SchemaDecoder<'a> {
     }
 
     /// The third level: a comment or a processing instruction, as preserved.
-    fn read_misc(&mut self, out: &mut impl Take) -> Result<()> {
+    fn read_misc(&mut self, r: &mut BitReader<'_>, out: &mut impl Take) -> Result<()> {
         let mut third = Vec::new();
         if self.o.comments {
             third.push(Undeclared::Cm);
@@ -1079,25 +1115,25 @@ impl<'a> SchemaDecoder<'a> {
         if self.o.pis {
             third.push(Undeclared::Pi);
         }
-        let at = self.r.mark();
-        let k = self.r.nbit(width(third.len()))? as usize;
+        let at = r.mark();
+        let k = r.nbit(width(third.len()))? as usize;
         let max = self.limits.max_string_len;
         match third.get(k) {
             Some(Undeclared::Cm) => {
-                let text = self.r.string(max)?;
+                let text = r.string(max)?;
                 self.flush_tag(out)?;
                 let c = self.put(&text);
                 out.take(self, Raw::Comment(c))?;
             }
             Some(_) => {
-                let target = self.r.string(max)?;
-                let data = self.r.string(max)?;
+                let target = r.string(max)?;
+                let data = r.string(max)?;
                 self.flush_tag(out)?;
                 let (t, d) = (self.put(&target), self.put(&data));
                 out.take(self, Raw::Pi(t, d))?;
             }
             None => {
-                return Err(self.r.error_at(
+                return Err(r.error_at(
                     at,
                     format!("third-level event code {k} past {}", third.len()),
                 ));
@@ -1108,6 +1144,7 @@ impl<'a> SchemaDecoder<'a> {
 
     fn step_informed(
         &mut self,
+        r: &mut BitReader<'_>,
         g: &SchemaGrammars,
         cur: Cur,
         state: GrammarId,
@@ -1116,43 +1153,39 @@ impl<'a> SchemaDecoder<'a> {
         let st = g.grammar(state);
         let n1 = st.productions.len();
         let more = usize::from(self.has_second_level(g, cur));
-        let at = self.r.mark();
-        let i = self.r.nbit(width(n1 + more))? as usize;
+        let at = r.mark();
+        let i = r.nbit(width(n1 + more))? as usize;
         if i < n1 {
             let p = &st.productions[i];
             match &p.terminal {
                 Terminal::At { type_def, .. } => {
                     let id = g.prod_name(state, i).ok_or_else(|| {
-                        self.r
-                            .error_at(at, "a declared attribute is missing from the string table")
+                        r.error_at(at, "a declared attribute is missing from the string table")
                     })?;
-                    let pfx = self.attr_prefix(id)?;
-                    let v = self.value(g, id, Some(*type_def))?;
+                    let pfx = self.attr_prefix(r, id)?;
+                    let v = self.value(r, g, id, Some(*type_def))?;
                     self.attribute(id, pfx, v);
                     self.set_state(p.next);
                 }
                 Terminal::AtNs(uri) => {
                     let u = self.t.uri_id(uri).ok_or_else(|| {
-                        self.r
-                            .error_at(at, "a wildcard URI is missing from the string table")
+                        r.error_at(at, "a wildcard URI is missing from the string table")
                     })?;
-                    let id = self
-                        .t
-                        .read_local(&mut self.r, u, self.limits.max_string_len)?;
-                    let pfx = self.attr_prefix(id)?;
-                    let v = self.undeclared_attribute_value(g, id)?;
+                    let id = self.t.read_local(r, u, self.limits.max_string_len)?;
+                    let pfx = self.attr_prefix(r, id)?;
+                    let v = self.undeclared_attribute_value(r, g, id)?;
                     self.attribute(id, pfx, v);
                     self.set_state(p.next);
                 }
                 Terminal::AtAny => {
-                    let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
-                    let pfx = self.attr_prefix(id)?;
+                    let id = self.t.read_qname(r, self.limits.max_string_len)?;
+                    let pfx = self.attr_prefix(r, id)?;
                     if id == crate::tables::XSI_TYPE {
-                        self.xsi_type(g, pfx, at)?;
+                        self.xsi_type(r, g, pfx, at)?;
                         self.set_state(p.next);
                         return Ok(());
                     }
-                    let v = self.undeclared_attribute_value(g, id)?;
+                    let v = self.undeclared_attribute_value(r, g, id)?;
                     self.attribute(id, pfx, v);
                     self.set_state(p.next);
                 }
@@ -1160,18 +1193,18 @@ impl<'a> SchemaDecoder<'a> {
                     let name = self.name_of_elem(g, *e)?;
                     let c = self.element_cur(g, *e);
                     self.set_state(p.next);
-                    self.open_element(name, c, out)?;
+                    self.open_element(r, name, c, out)?;
                 }
                 Terminal::SeRelaxed(_) => {
                     let name = g.prod_name(state, i).ok_or_else(|| {
-                        self.r
-                            .error_at(at, "a declared name is missing from the string table")
+                        r.error_at(at, "a declared name is missing from the string table")
                     })?;
                     let eg = g
                         .element_fragment()
-                        .ok_or_else(|| self.r.error_at(at, "no element fragment grammar"))?;
+                        .ok_or_else(|| r.error_at(at, "no element fragment grammar"))?;
                     self.set_state(p.next);
                     self.open_element(
+                        r,
                         name,
                         Cur::Informed {
                             state: eg.start,
@@ -1184,32 +1217,29 @@ impl<'a> SchemaDecoder<'a> {
                 }
                 Terminal::SeNs(uri) => {
                     let u = self.t.uri_id(uri).ok_or_else(|| {
-                        self.r
-                            .error_at(at, "a wildcard URI is missing from the string table")
+                        r.error_at(at, "a wildcard URI is missing from the string table")
                     })?;
-                    let name = self
-                        .t
-                        .read_local(&mut self.r, u, self.limits.max_string_len)?;
+                    let name = self.t.read_local(r, u, self.limits.max_string_len)?;
                     self.set_state(p.next);
                     let c = self.global_grammar(g, name);
-                    self.open_element(name, c, out)?;
+                    self.open_element(r, name, c, out)?;
                 }
                 Terminal::SeAny => {
-                    let name = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
+                    let name = self.t.read_qname(r, self.limits.max_string_len)?;
                     self.set_state(p.next);
                     let c = self.global_grammar(g, name);
-                    self.open_element(name, c, out)?;
+                    self.open_element(r, name, c, out)?;
                 }
                 Terminal::Ee => self.close_element(out)?,
                 Terminal::Ch(t) => {
                     let name = self.stack.last().expect("inside an element").name;
-                    let v = self.value(g, name, Some(*t))?;
+                    let v = self.value(r, g, name, Some(*t))?;
                     self.text(v, out)?;
                     self.set_state(p.next);
                 }
                 Terminal::ChMixed => {
                     let name = self.stack.last().expect("inside an element").name;
-                    let v = self.value(g, name, None)?;
+                    let v = self.value(r, g, name, None)?;
                     self.text(v, out)?;
                     self.set_state(p.next);
                 }
@@ -1220,14 +1250,14 @@ impl<'a> SchemaDecoder<'a> {
         let order = self.second_order(g, cur);
         debug_assert_eq!(more == 1, !order.is_empty());
         if i > n1 || order.is_empty() {
-            return Err(self.r.error_at(
+            return Err(r.error_at(
                 at,
                 format!("event code {i} past the state's {} productions", n1 + more),
             ));
         }
-        let j = self.r.nbit(width(order.len()))? as usize;
+        let j = r.nbit(width(order.len()))? as usize;
         let Some(&second) = order.get(j) else {
-            return Err(self.r.error_at(
+            return Err(r.error_at(
                 at,
                 format!("second-level event code {j} past {}", order.len()),
             ));
@@ -1238,25 +1268,25 @@ impl<'a> SchemaDecoder<'a> {
         };
         match second {
             Second::Misc => {
-                self.read_misc(out)?;
+                self.read_misc(r, out)?;
                 self.set_state(Some(content));
             }
             Second::Er => {
-                let name = self.r.string(self.limits.max_string_len)?;
+                let name = r.string(self.limits.max_string_len)?;
                 self.flush_tag(out)?;
                 let name = self.put(&name);
                 out.take(self, Raw::Er(name))?;
                 self.set_state(Some(content));
             }
-            Second::Sc => self.start_self_contained(at)?,
+            Second::Sc => self.start_self_contained(r, at)?,
             Second::Ee => self.close_element(out)?,
             Second::XsiType => {
-                let own = self.attr_prefix(crate::tables::XSI_TYPE)?;
-                self.xsi_type(g, own, at)?;
+                let own = self.attr_prefix(r, crate::tables::XSI_TYPE)?;
+                self.xsi_type(r, g, own, at)?;
             }
             Second::XsiNil => {
-                let own = self.attr_prefix(crate::tables::XSI_NIL)?;
-                let b = self.r.boolean()?;
+                let own = self.attr_prefix(r, crate::tables::XSI_NIL)?;
+                let b = r.boolean()?;
                 let value = Val::Span(self.put(if b { "true" } else { "false" }));
                 self.attribute(crate::tables::XSI_NIL, own, value);
                 if b && let Cur::Informed { empty, .. } = cur {
@@ -1264,15 +1294,15 @@ impl<'a> SchemaDecoder<'a> {
                 }
             }
             Second::AtAny => {
-                let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
-                let pfx = self.attr_prefix(id)?;
+                let id = self.t.read_qname(r, self.limits.max_string_len)?;
+                let pfx = self.attr_prefix(r, id)?;
                 if id == crate::tables::XSI_TYPE {
-                    return self.xsi_type(g, pfx, at);
+                    return self.xsi_type(r, g, pfx, at);
                 }
-                let v = self.undeclared_attribute_value(g, id)?;
+                let v = self.undeclared_attribute_value(r, g, id)?;
                 self.attribute(id, pfx, v);
             }
-            Second::Ns => self.namespace()?,
+            Second::Ns => self.namespace(r)?,
             Second::AtUntyped => {
                 let declared: Vec<usize> = st
                     .productions
@@ -1281,38 +1311,37 @@ impl<'a> SchemaDecoder<'a> {
                     .filter(|(_, p)| matches!(p.terminal, Terminal::At { .. }))
                     .map(|(i, _)| i)
                     .collect();
-                let k = self.r.nbit(width(declared.len() + 1))? as usize;
+                let k = r.nbit(width(declared.len() + 1))? as usize;
                 if k < declared.len() {
                     let p = &st.productions[declared[k]];
                     let id = g.prod_name(state, declared[k]).ok_or_else(|| {
-                        self.r
-                            .error_at(at, "a declared attribute is missing from the string table")
+                        r.error_at(at, "a declared attribute is missing from the string table")
                     })?;
-                    let pfx = self.attr_prefix(id)?;
-                    let v = self.value(g, id, None)?;
+                    let pfx = self.attr_prefix(r, id)?;
+                    let v = self.value(r, g, id, None)?;
                     self.attribute(id, pfx, v);
                     self.set_state(p.next);
                 } else if k == declared.len() {
-                    let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
-                    let pfx = self.attr_prefix(id)?;
-                    let v = self.value(g, id, None)?;
+                    let id = self.t.read_qname(r, self.limits.max_string_len)?;
+                    let pfx = self.attr_prefix(r, id)?;
+                    let v = self.value(r, g, id, None)?;
                     self.attribute(id, pfx, v);
                 } else {
-                    return Err(self.r.error_at(
+                    return Err(r.error_at(
                         at,
                         format!("third-level event code {k} past {}", declared.len() + 1),
                     ));
                 }
             }
             Second::SeAny => {
-                let name = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
+                let name = self.t.read_qname(r, self.limits.max_string_len)?;
                 self.set_state(Some(content));
                 let c = self.global_grammar(g, name);
-                self.open_element(name, c, out)?;
+                self.open_element(r, name, c, out)?;
             }
             Second::Ch => {
                 let name = self.stack.last().expect("inside an element").name;
-                let v = self.value(g, name, None)?;
+                let v = self.value(r, g, name, None)?;
                 self.text(v, out)?;
                 self.set_state(Some(content));
             }
@@ -1323,9 +1352,15 @@ impl<'a> SchemaDecoder<'a> {
     /// An xsi:type's value (its attribute's prefix `own` read): a QName (with its prefix when
     /// prefixes are preserved), or with lexical values a string resolved by the declarations
     /// in scope; a type the schema names switches the element to its grammar.
-    fn xsi_type(&mut self, g: &SchemaGrammars, own: Pfx, at: Mark) -> Result<()> {
+    fn xsi_type(
+        &mut self,
+        r: &mut BitReader<'_>,
+        g: &SchemaGrammars,
+        own: Pfx,
+        at: Mark,
+    ) -> Result<()> {
         if self.o.lexical_values && !self.o.prefixes {
-            return Err(self.r.error_at(
+            return Err(r.error_at(
                 at,
                 "xsi:type with preserve.lexicalValues and without preserve.prefixes: \
                  its value's prefix cannot be resolved"
@@ -1339,7 +1374,7 @@ impl<'a> SchemaDecoder<'a> {
             let a = self.buf.len() as u32;
             match self
                 .t
-                .read_value(&mut self.r, crate::tables::XSI_TYPE, max, &mut self.scratch)?
+                .read_value(r, crate::tables::XSI_TYPE, max, &mut self.scratch)?
             {
                 ValueRef::Global(v) | ValueRef::Added(v) => self.buf.push_str(self.t.value(v)),
                 ValueRef::Scratch => self.buf.push_str(&self.scratch),
@@ -1357,10 +1392,10 @@ impl<'a> SchemaDecoder<'a> {
                 Val::Span(Span(a, self.buf.len() as u32)),
             )
         } else {
-            let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
+            let id = self.t.read_qname(r, self.limits.max_string_len)?;
             let uri = self.t.name_uri(id);
             let prefix = if self.o.prefixes && uri != 0 {
-                match self.t.read_qname_prefix(&mut self.r, id)? {
+                match self.t.read_qname_prefix(r, id)? {
                     Some(p) => Pfx::Table(uri, p),
                     None => self.prefix_for(uri),
                 }
@@ -1394,35 +1429,39 @@ impl<'a> SchemaDecoder<'a> {
 
     /// An attribute matched by AT(*) or AT(uri:*): typed by its global declaration if there
     /// is one, else a string.
-    fn undeclared_attribute_value(&mut self, g: &SchemaGrammars, id: NameId) -> Result<Val> {
+    fn undeclared_attribute_value(
+        &mut self,
+        r: &mut BitReader<'_>,
+        g: &SchemaGrammars,
+        id: NameId,
+    ) -> Result<Val> {
         let uri = self.t.uri(self.t.name_uri(id));
         let ty = g.global_attribute_type(uri, self.t.local(id));
-        self.value(g, id, ty)
+        self.value(r, g, id, ty)
     }
 
     fn step_builtin(
         &mut self,
+        r: &mut BitReader<'_>,
         g: &SchemaGrammars,
         grammar: usize,
         state: State,
         out: &mut impl Take,
     ) -> Result<()> {
         let n = self.builtin[grammar].prods(state).len();
-        let at = self.r.mark();
-        let code = self.r.nbit(width(n + 1))? as usize;
+        let at = r.mark();
+        let code = r.nbit(width(n + 1))? as usize;
         if code < n {
             let p = self.builtin[grammar].prods(state)[index_of(code, n)];
-            return self.builtin_prod(g, grammar, state, p, false, out);
+            return self.builtin_prod(r, g, grammar, state, p, false, out);
         }
         if code > n {
-            return Err(self
-                .r
-                .error_at(at, format!("event code {code} past {} productions", n + 1)));
+            return Err(r.error_at(at, format!("event code {code} past {} productions", n + 1)));
         }
         let second = self.layout.second(state).to_vec();
-        let s = self.r.nbit(width(second.len()))? as usize;
+        let s = r.nbit(width(second.len()))? as usize;
         if self.layout.is_group(&second, s) {
-            self.read_misc(out)?;
+            self.read_misc(r, out)?;
             if let Some(f) = self.stack.last_mut() {
                 f.cur = Cur::Builtin {
                     grammar,
@@ -1432,7 +1471,7 @@ impl<'a> SchemaDecoder<'a> {
             return Ok(());
         }
         let u = *second.get(s).ok_or_else(|| {
-            self.r.error_at(
+            r.error_at(
                 at,
                 format!("second-level event code {s} past {}", second.len()),
             )
@@ -1440,20 +1479,20 @@ impl<'a> SchemaDecoder<'a> {
         let p = match u {
             Undeclared::Ee => Prod::Ee,
             Undeclared::At => {
-                let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
+                let id = self.t.read_qname(r, self.limits.max_string_len)?;
                 Prod::At(id)
             }
             Undeclared::Se => {
-                let id = self.t.read_qname(&mut self.r, self.limits.max_string_len)?;
+                let id = self.t.read_qname(r, self.limits.max_string_len)?;
                 Prod::Se(id)
             }
             Undeclared::Ch => Prod::Ch,
-            Undeclared::Ns => return self.namespace(),
+            Undeclared::Ns => return self.namespace(r),
             Undeclared::Sc if state == State::StartTag => {
-                return self.start_self_contained(at);
+                return self.start_self_contained(r, at);
             }
             Undeclared::Er => {
-                let name = self.r.string(self.limits.max_string_len)?;
+                let name = r.string(self.limits.max_string_len)?;
                 self.flush_tag(out)?;
                 let name = self.put(&name);
                 out.take(self, Raw::Er(name))?;
@@ -1466,18 +1505,19 @@ impl<'a> SchemaDecoder<'a> {
                 return Ok(());
             }
             other => {
-                return Err(self.r.error_at(
+                return Err(r.error_at(
                     at,
                     format!("{other:?} is not supported in schema-informed streams yet"),
                 ));
             }
         };
         self.builtin[grammar].learn(state, p);
-        self.builtin_prod(g, grammar, state, p, true, out)
+        self.builtin_prod(r, g, grammar, state, p, true, out)
     }
 
     fn builtin_prod(
         &mut self,
+        r: &mut BitReader<'_>,
         g: &SchemaGrammars,
         grammar: usize,
         state: State,
@@ -1488,12 +1528,12 @@ impl<'a> SchemaDecoder<'a> {
         match p {
             Prod::Ee => self.close_element(out)?,
             Prod::At(id) => {
-                let pfx = self.attr_prefix(id)?;
+                let pfx = self.attr_prefix(r, id)?;
                 if id == crate::tables::XSI_TYPE {
-                    let at = self.r.mark();
-                    return self.xsi_type(g, pfx, at);
+                    let at = r.mark();
+                    return self.xsi_type(r, g, pfx, at);
                 }
-                let v = self.value(g, id, None)?;
+                let v = self.value(r, g, id, None)?;
                 self.attribute(id, pfx, v);
             }
             Prod::Se(id) => {
@@ -1504,11 +1544,11 @@ impl<'a> SchemaDecoder<'a> {
                     };
                 }
                 let c = self.global_grammar(g, id);
-                self.open_element(id, c, out)?;
+                self.open_element(r, id, c, out)?;
             }
             Prod::Ch => {
                 let name = self.stack.last().expect("inside an element").name;
-                let v = self.value(g, name, None)?;
+                let v = self.value(r, g, name, None)?;
                 self.text(v, out)?;
                 if let Some(f) = self.stack.last_mut() {
                     f.cur = Cur::Builtin {
@@ -1517,7 +1557,7 @@ impl<'a> SchemaDecoder<'a> {
                     };
                 }
             }
-            Prod::SeAny => return Err(self.r.error("SE(*) in an element grammar")),
+            Prod::SeAny => return Err(r.error("SE(*) in an element grammar")),
         }
         let _ = state;
         Ok(())
@@ -1528,14 +1568,14 @@ impl SchemaDecoder<'_> {
     /// Reads the block's value channels (section 9.3's order: with at most 100 values, every
     /// channel in order of first value; else the channels of at most 100 values, then each
     /// larger one, each group in order of first value) and fills the placeholders.
-    fn fill_block(&mut self, g: &SchemaGrammars) -> Result<()> {
+    fn fill_block(&mut self, r: &mut BitReader<'_>, g: &SchemaGrammars) -> Result<()> {
         let slots = std::mem::take(&mut self.slots);
         self.block_full = false;
         if slots.is_empty() {
             return Ok(());
         }
         // The structure channel ends on an octet boundary.
-        self.r.skip_to_octet();
+        r.skip_to_octet();
         let mut channels: Vec<(NameId, Vec<usize>)> = Vec::new();
         let mut index: std::collections::HashMap<NameId, usize> = std::collections::HashMap::new();
         for (i, (name, _)) in slots.iter().enumerate() {
@@ -1558,7 +1598,7 @@ impl SchemaDecoder<'_> {
         for c in order {
             for &i in &channels[c].1 {
                 let (name, ty) = slots[i];
-                values[i] = self.read_value_now(g, name, ty)?;
+                values[i] = self.read_value_now(r, g, name, ty)?;
             }
         }
         let fill = |v: &mut Val| {
@@ -1605,12 +1645,21 @@ impl SchemaDecoder<'_> {
                 self.ready = self.queue.len();
                 continue;
             }
-            self.step(g, &mut Queue)?;
-            if self.reordered && (self.block_full || self.ended) {
-                self.fill_block(g)?;
-                self.ready = self.queue.len();
-            }
+            let mut r = self.r.clone();
+            let res = self.step_queued(&mut r, g);
+            self.r = r;
+            res?;
         }
+    }
+
+    /// Reads the next event(s) into the queue, and in pre-compression a full block's values.
+    fn step_queued(&mut self, r: &mut BitReader<'_>, g: &SchemaGrammars) -> Result<()> {
+        self.step(r, g, &mut Queue)?;
+        if self.reordered && (self.block_full || self.ended) {
+            self.fill_block(r, g)?;
+            self.ready = self.queue.len();
+        }
+        Ok(())
     }
 
     /// Hands every event on to `f`, borrowed for the call.
@@ -1627,14 +1676,23 @@ impl SchemaDecoder<'_> {
             }
             if self.started && !self.reordered && self.queue.is_empty() {
                 // The in-order layouts: each event handed on where it is read.
+                // The reader is held in a local for the whole loop (not read and written back
+                // through `self` around every event), and put back for the offsets of an error.
                 let mut out = Emit(f);
-                while !self.ended {
+                let mut r = self.r.clone();
+                let res = loop {
+                    if self.ended {
+                        break Ok(());
+                    }
                     if !self.tag.open {
                         self.buf.clear();
                     }
-                    self.step(g, &mut out)?;
-                }
-                return Ok(());
+                    if let Err(e) = self.step(&mut r, g, &mut out) {
+                        break Err(e);
+                    }
+                };
+                self.r = r;
+                return res;
             }
             if !self.advance(g)? {
                 if self.inflated.is_some() {
