@@ -1453,7 +1453,7 @@ impl<'a> SchemaDecoder<'a> {
         let code = r.nbit(width(n + 1))? as usize;
         if code < n {
             let p = self.builtin[grammar].prods(state)[index_of(code, n)];
-            return self.builtin_prod(r, g, grammar, state, p, false, out);
+            return self.builtin_prod(r, g, grammar, state, p, out);
         }
         if code > n {
             return Err(r.error_at(at, format!("event code {code} past {} productions", n + 1)));
@@ -1512,7 +1512,7 @@ impl<'a> SchemaDecoder<'a> {
             }
         };
         self.builtin[grammar].learn(state, p);
-        self.builtin_prod(r, g, grammar, state, p, true, out)
+        self.builtin_prod(r, g, grammar, state, p, out)
     }
 
     fn builtin_prod(
@@ -1522,7 +1522,6 @@ impl<'a> SchemaDecoder<'a> {
         grammar: usize,
         state: State,
         p: Prod,
-        _learned: bool,
         out: &mut impl Take,
     ) -> Result<()> {
         match p {
