@@ -733,26 +733,11 @@ impl<W: Write> ExiEncoder<W> {
         let attrs = std::mem::take(&mut self.attrs);
         let abuf = std::mem::take(&mut self.abuf);
         let s = |r: (usize, usize)| &abuf[r.0..r.1];
-        // `xsi:type` and `xsi:nil` are always in the table (appendix D).
-        let rank = |a: &Attr| match a.known {
-            Some(XSI_TYPE) => 0,
-            Some(XSI_NIL) => 1,
-            _ => 2,
-        };
-        let ranks: &[u8] = if std::mem::take(&mut self.attrs_xsi) {
-            &[0, 1, 2]
-        } else {
-            &[2]
-        };
-        let mut result = Ok(());
-        'all: for &r in ranks {
-            for a in attrs.iter().filter(|a| rank(a) == r) {
-                result = self.attribute(a.known, s(a.ns), s(a.local), s(a.prefix), s(a.value));
-                if result.is_err() {
-                    break 'all;
-                }
-            }
-        }
+        let xsi = std::mem::take(&mut self.attrs_xsi);
+        let result = self.write_attrs(attrs.len(), xsi, |i| {
+            let a = &attrs[i];
+            (a.known, s(a.ns), s(a.local), s(a.prefix), s(a.value))
+        });
         let mut attrs = attrs;
         attrs.clear();
         let mut abuf = abuf;
@@ -760,6 +745,50 @@ impl<W: Write> ExiEncoder<W> {
         self.attrs = attrs;
         self.abuf = abuf;
         result
+    }
+
+    /// Writes the start tag's `n` attributes, each `get(i)` (its known name, namespace, local
+    /// name, prefix and value): `xsi:type`, then `xsi:nil`, then the others in document order
+    /// (as EXIficient does); `xsi` says whether the tag has either.
+    #[inline(always)]
+    fn write_attrs<'a>(
+        &mut self,
+        n: usize,
+        xsi: bool,
+        get: impl Fn(usize) -> (Option<NameId>, &'a str, &'a str, &'a str, &'a str),
+    ) -> Result<()> {
+        // `xsi:type` and `xsi:nil` are always in the table (appendix D).
+        let rank = |known: Option<NameId>| match known {
+            Some(XSI_TYPE) => 0,
+            Some(XSI_NIL) => 1,
+            _ => 2,
+        };
+        let ranks: &[u8] = if xsi { &[0, 1, 2] } else { &[2] };
+        for &r in ranks {
+            for i in 0..n {
+                let (known, ns, local, prefix, value) = get(i);
+                if rank(known) == r {
+                    self.attribute(known, ns, local, prefix, value)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the attributes [`LookAhead`] held for the open start tag (whose strings live as
+    /// long as the tape), as [`Self::write_attributes`] writes the buffered ones.
+    #[inline(never)]
+    fn write_held(&mut self, held: &[Held<'_>], xsi: bool) -> Result<()> {
+        let prefixes = self.o.prefixes;
+        self.write_attrs(held.len(), xsi, |i| {
+            let a = &held[i];
+            let (ns, local) = match a.known {
+                Some(_) => ("", ""),
+                None => (&*a.name.namespace, &*a.name.local),
+            };
+            let prefix = if prefixes { &*a.name.prefix } else { "" };
+            (a.known, ns, local, prefix, &*a.value)
+        })
     }
 
     fn attribute(
@@ -924,15 +953,27 @@ impl<W: Write> ExiEncoder<W> {
         self.flush_some()
     }
 
-    /// [`Encoder::write_event`] of an attribute, without the event: kept with the element's
-    /// others until its start tag is closed.
+    /// The checks of an attribute event, and its name's number if the table has the name.
     #[inline(always)]
-    fn put_attribute(&mut self, name: &QName<'_>, value: &str) -> Result<()> {
+    fn attribute_name(&mut self, name: &QName<'_>) -> Result<Option<NameId>> {
         if let Some(e) = &self.invalid {
             return Err(e.clone());
         }
         self.checker.attribute(Format::Exi)?;
-        let known = self.element_name(name);
+        Ok(self.element_name(name))
+    }
+
+    /// [`Encoder::write_event`] of an attribute, without the event: kept with the element's
+    /// others until its start tag is closed.
+    #[inline(always)]
+    fn put_attribute(&mut self, name: &QName<'_>, value: &str) -> Result<()> {
+        let known = self.attribute_name(name)?;
+        self.buffer_attribute(known, name, value);
+        self.flush_some()
+    }
+
+    /// Keeps an attribute, its strings copied, until its start tag is closed.
+    fn buffer_attribute(&mut self, known: Option<NameId>, name: &QName<'_>, value: &str) {
         if matches!(known, Some(XSI_TYPE | XSI_NIL)) {
             self.attrs_xsi = true;
         }
@@ -955,7 +996,6 @@ impl<W: Write> ExiEncoder<W> {
             value: push(value),
         };
         self.attrs.push(attr);
-        self.flush_some()
     }
 
     /// [`ExiEncoder::write_event_before`] of a text whose next event is `next` (`Se`, `Ee`, or
@@ -1044,13 +1084,28 @@ impl<W: Write> ExiEncoder<W> {
     }
 }
 
+/// An attribute [`LookAhead`] holds until its start tag closes: the tape's strings, not copies.
+struct Held<'s> {
+    known: Option<NameId>,
+    name: QName<'s>,
+    value: Cow<'s, str>,
+}
+
 /// Replays a tape into the encoder with its text held back one event, so that text is written
 /// knowing what follows it ([`ExiEncoder::write_event_before`]). The tape's common events come
-/// through the sink's per-kind methods: only the held text is kept, not a whole event.
+/// through the sink's per-kind methods: only the held text is kept, not a whole event. A start
+/// tag's attributes are held too, borrowing the tape's strings, and written when the next event
+/// closes the tag, where [`ExiEncoder::put_attribute`] would copy them into the encoder.
 struct LookAhead<'e, 's, W: Write> {
     e: &'e mut ExiEncoder<W>,
     /// Text not yet written, and whether it is CDATA.
     held: Option<(Cow<'s, str>, bool)>,
+    /// The open start tag's attributes, unless the tape began inside a start tag whose
+    /// attributes the encoder holds (`hold_attrs` false: they are added to those).
+    attrs: Vec<Held<'s>>,
+    /// Whether `attrs` has `xsi:type` or `xsi:nil`.
+    attrs_xsi: bool,
+    hold_attrs: bool,
 }
 
 impl<W: Write> LookAhead<'_, '_, W> {
@@ -1062,15 +1117,50 @@ impl<W: Write> LookAhead<'_, '_, W> {
             None => Ok(()),
         }
     }
+
+    /// Writes the held attributes, before an event that closes their start tag.
+    #[inline(always)]
+    fn close_tag(&mut self) -> Result<()> {
+        if self.attrs.is_empty() {
+            return Ok(());
+        }
+        self.write_attrs()
+    }
+
+    #[inline(never)]
+    fn write_attrs(&mut self) -> Result<()> {
+        let xsi = std::mem::take(&mut self.attrs_xsi);
+        let r = self.e.write_held(&self.attrs, xsi);
+        self.attrs.clear();
+        r
+    }
+
+    /// Hands the held attributes to the encoder as if they had come one by one (the tape
+    /// ended inside their start tag).
+    fn spill(&mut self) {
+        for a in self.attrs.drain(..) {
+            self.e.buffer_attribute(a.known, &a.name, &a.value);
+        }
+        self.attrs_xsi = false;
+    }
 }
 
 impl<'s, W: Write> binxml_core::EventSink<'s> for LookAhead<'_, 's, W> {
     fn event(&mut self, ev: Event<'s>) -> Result<()> {
+        if matches!(ev, Event::Attribute { .. } | Event::Namespace { .. }) {
+            // Like their per-kind methods: neither closes the start tag.
+            return match ev {
+                Event::Attribute { name, value } => self.attribute(name, value),
+                Event::Namespace { prefix, uri } => self.namespace(prefix, uri),
+                _ => Ok(()),
+            };
+        }
         self.release(match ev {
             Event::StartElement(_) => Some(Next::Se),
             Event::EndElement => Some(Next::Ee),
             _ => None,
         })?;
+        self.close_tag()?;
         match ev {
             Event::Characters { text, cdata } => {
                 self.held = Some((text, cdata));
@@ -1083,6 +1173,7 @@ impl<'s, W: Write> binxml_core::EventSink<'s> for LookAhead<'_, 's, W> {
     #[inline]
     fn start_element(&mut self, name: QName<'s>) -> Result<()> {
         self.release(Some(Next::Se))?;
+        self.close_tag()?;
         self.e.put_start(&name)
     }
 
@@ -1095,23 +1186,45 @@ impl<'s, W: Write> binxml_core::EventSink<'s> for LookAhead<'_, 's, W> {
     #[inline]
     fn attribute(&mut self, name: QName<'s>, value: Cow<'s, str>) -> Result<()> {
         self.release(None)?;
-        self.e.put_attribute(&name, &value)
+        if !self.hold_attrs {
+            return self.e.put_attribute(&name, &value);
+        }
+        let known = self.e.attribute_name(&name)?;
+        if matches!(known, Some(XSI_TYPE | XSI_NIL)) {
+            self.attrs_xsi = true;
+        }
+        self.attrs.push(Held { known, name, value });
+        Ok(())
     }
 
     #[inline]
     fn end_element(&mut self) -> Result<()> {
         self.release(Some(Next::Ee))?;
+        self.close_tag()?;
         self.e.put_end()
     }
 
     #[inline]
     fn text(&mut self, text: Cow<'s, str>) -> Result<()> {
         self.release(None)?;
+        self.close_tag()?;
         self.held = Some((text, false));
         Ok(())
     }
 
     fn transient(&mut self, ev: &Event<'_>) -> Result<()> {
+        if matches!(ev, Event::Attribute { .. } | Event::Namespace { .. }) {
+            if let Event::Attribute { name, value } = ev {
+                // Its strings do not outlive the call: it and the rest of the tape's
+                // attributes go to the encoder's buffer, in order.
+                self.release(None)?;
+                self.spill();
+                self.hold_attrs = false;
+                return self.e.put_attribute(name, value);
+            }
+            self.release(None)?;
+            return self.e.write_event(ev);
+        }
         if let Some(h) = self.held.take() {
             let h = Event::Characters {
                 text: h.0,
@@ -1119,6 +1232,7 @@ impl<'s, W: Write> binxml_core::EventSink<'s> for LookAhead<'_, 's, W> {
             };
             self.e.write_event_before(&h, Some(ev))?;
         }
+        self.close_tag()?;
         self.e.write_event(ev)
     }
 }
@@ -1143,11 +1257,18 @@ impl<W: Write> Encoder for ExiEncoder<W> {
         // The tape's strings live for the whole call: names may be known by their addresses.
         self.next_names_gen();
         self.addr_on = true;
+        let hold_attrs = self.attrs.is_empty();
         let mut sink = LookAhead {
             e: self,
             held: None,
+            attrs: Vec::new(),
+            attrs_xsi: false,
+            hold_attrs,
         };
-        let r = tape.replay(&mut sink).and_then(|()| sink.release(None));
+        let r = tape.replay(&mut sink).and_then(|()| {
+            sink.spill();
+            sink.release(None)
+        });
         self.addr_on = false;
         r
     }
