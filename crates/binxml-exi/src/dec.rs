@@ -308,6 +308,17 @@ pub struct ExiDecoder<'a> {
     slot_text: String,
     slots: Vec<(usize, usize)>,
     slot_names: Vec<NameId>,
+    /// The block's channels in order of their first value: name and range in `chan_slots`.
+    chan_order: Vec<(NameId, usize, usize)>,
+    /// The block's slots grouped by channel.
+    chan_slots: Vec<usize>,
+    /// Per name, its channel in `chan_order` + 1 while a block is grouped (0 otherwise).
+    chan_of: Vec<u32>,
+    /// The compression layout's zlib state and buffers, kept from stream to stream: the
+    /// block's structure and the channel stream being read.
+    zin: crate::deflate::Inflater,
+    zstructure: Vec<u8>,
+    zchannels: Vec<u8>,
     /// Reordered layouts: where the next block starts in the input.
     next_block: usize,
     budget: usize,
@@ -364,6 +375,12 @@ impl<'a> ExiDecoder<'a> {
             slot_text: String::new(),
             slots: Vec::new(),
             slot_names: Vec::new(),
+            chan_order: Vec::new(),
+            chan_slots: Vec::new(),
+            chan_of: Vec::new(),
+            zin: Default::default(),
+            zstructure: Vec::new(),
+            zchannels: Vec::new(),
             next_block: 0,
             budget,
             decoded: 0,
@@ -860,15 +877,14 @@ impl<'a> ExiDecoder<'a> {
     fn load_block(&mut self) -> Result<()> {
         let compressed = self.o.alignment == Alignment::Compression;
         let start = self.next_block;
-        let owned;
+        let mut zstructure = std::mem::take(&mut self.zstructure);
         let structure: &[u8] = if compressed {
             if start >= self.input.len() {
                 &[]
             } else {
-                let (data, used) = self.inflate(start)?;
-                owned = data;
+                let used = self.inflate(start, &mut zstructure)?;
                 self.next_block = start + used;
-                &owned
+                &zstructure
             }
         } else {
             &self.input[start.min(self.input.len())..]
@@ -879,10 +895,22 @@ impl<'a> ExiDecoder<'a> {
             r.stream = "a DEFLATE stream";
         }
         self.slot_names.clear();
-        self.slots.clear();
         self.slot_text.clear();
         let block_size = self.o.block_size as usize;
-        let mut block = Held::default();
+        // The last block's events are all taken: its deque is reused.
+        let mut block = Held {
+            raws: std::mem::take(&mut self.block),
+            end: false,
+        };
+        block.raws.clear();
+        if compressed {
+            // An inflated structure holds about two events an octet or fewer: room for them
+            // at once spares the deque its copies as it doubles (within half the budget).
+            let most = self.budget / (2 * std::mem::size_of::<Raw>());
+            block
+                .raws
+                .reserve(structure.len().saturating_mul(2).min(most));
+        }
         let mut held = if compressed { structure.len() } else { 0 };
         loop {
             self.event_bit = r.bit_offset();
@@ -903,63 +931,120 @@ impl<'a> ExiDecoder<'a> {
                 break;
             }
         }
-        // The channels, in order of their first value in the block.
-        let mut order: Vec<(NameId, Vec<usize>)> = Vec::new();
-        let mut index: std::collections::HashMap<NameId, usize> = Default::default();
-        for (slot, &name) in self.slot_names.iter().enumerate() {
-            let i = *index.entry(name).or_insert_with(|| {
-                order.push((name, Vec::new()));
-                order.len() - 1
-            });
-            order[i].1.push(slot);
-        }
-        let mut slots = vec![(0usize, 0usize); self.slot_names.len()];
-        if self.slot_names.len() <= SMALL_BLOCK {
-            self.read_channels(&mut r, &order, |_| true, &mut slots)?;
+        let mut order = std::mem::take(&mut self.chan_order);
+        let mut flat = std::mem::take(&mut self.chan_slots);
+        self.group_channels(&mut order, &mut flat);
+        let mut slots = std::mem::take(&mut self.slots);
+        slots.clear();
+        slots.resize(self.slot_names.len(), (0, 0));
+        let res = if self.slot_names.len() <= SMALL_BLOCK {
+            let res = self.read_channels(&mut r, &order, &flat, |_| true, &mut slots);
             if !compressed {
                 self.next_block = start + r.pos();
             }
+            res
         } else {
             if !compressed {
                 self.next_block = start + r.pos();
             }
-            let small = order.iter().any(|(_, s)| s.len() <= SMALL_BLOCK);
-            if small {
-                self.channel_stream(&order, |n| n <= SMALL_BLOCK, &mut slots)?;
-            }
-            for (name, s) in &order {
-                if s.len() > SMALL_BLOCK {
-                    let one = [(*name, s.clone())];
-                    self.channel_stream(&one, |_| true, &mut slots)?;
-                }
+            self.read_channel_streams(&order, &flat, &mut slots)
+        };
+        self.zstructure = zstructure;
+        self.chan_order = order;
+        self.chan_slots = flat;
+        self.slots = slots;
+        if res.is_err() {
+            // Not one of the block's events comes out without its values.
+            block.raws.clear();
+        }
+        self.block = block.raws;
+        res
+    }
+
+    /// The channels of a block of more than [`SMALL_BLOCK`] values, each in its own stream
+    /// but those of at most [`SMALL_BLOCK`] values, which share the first (EXI 1.0, 9.3).
+    fn read_channel_streams(
+        &mut self,
+        order: &[(NameId, usize, usize)],
+        flat: &[usize],
+        slots: &mut [(usize, usize)],
+    ) -> Result<()> {
+        let small = order.iter().any(|&(_, a, b)| b - a <= SMALL_BLOCK);
+        if small {
+            self.channel_stream(order, flat, |n| n <= SMALL_BLOCK, slots)?;
+        }
+        for i in 0..order.len() {
+            let (_, a, b) = order[i];
+            if b - a > SMALL_BLOCK {
+                self.channel_stream(&order[i..=i], flat, |_| true, slots)?;
             }
         }
-        self.slots = slots;
-        self.block = block.raws;
         Ok(())
+    }
+
+    /// Groups the block's value slots by channel (the values' names): `order` gets each
+    /// channel, in order of its first value, with its range in `flat`, which gets the slots.
+    fn group_channels(&mut self, order: &mut Vec<(NameId, usize, usize)>, flat: &mut Vec<usize>) {
+        order.clear();
+        let chan = &mut self.chan_of;
+        // Count each channel's values (in the range's end for now).
+        for &name in &self.slot_names {
+            let n = name as usize;
+            if n >= chan.len() {
+                chan.resize(n + 1, 0);
+            }
+            let c = chan[n] as usize;
+            if c == 0 {
+                order.push((name, 0, 1));
+                chan[n] = order.len() as u32;
+            } else {
+                order[c - 1].2 += 1;
+            }
+        }
+        // Ranges one after the other; each range's end is its fill point until the slots are in.
+        let mut at = 0;
+        for o in order.iter_mut() {
+            let count = o.2;
+            *o = (o.0, at, at);
+            at += count;
+        }
+        flat.clear();
+        flat.resize(self.slot_names.len(), 0);
+        for (slot, &name) in self.slot_names.iter().enumerate() {
+            let o = &mut order[chan[name as usize] as usize - 1];
+            flat[o.2] = slot;
+            o.2 += 1;
+        }
+        for o in order.iter() {
+            chan[o.0 as usize] = 0;
+        }
     }
 
     /// Reads channels from their own stream (compressed: one DEFLATE stream).
     fn channel_stream(
         &mut self,
-        order: &[(NameId, Vec<usize>)],
+        order: &[(NameId, usize, usize)],
+        flat: &[usize],
         pick: impl Fn(usize) -> bool,
         slots: &mut [(usize, usize)],
     ) -> Result<()> {
         let start = self.next_block;
         if self.o.alignment == Alignment::Compression {
-            let (data, used) = self.inflate(start)?;
+            let mut data = std::mem::take(&mut self.zchannels);
+            let used = self.inflate(start, &mut data)?;
             self.next_block = start + used;
             let mut r = BitReader::new(&data, true, 0);
             r.stream = "a DEFLATE stream";
-            self.read_channels(&mut r, order, &pick, slots)
+            let res = self.read_channels(&mut r, order, flat, &pick, slots);
+            self.zchannels = data;
+            res
         } else {
             let mut r = BitReader::new(
                 &self.input[start.min(self.input.len())..],
                 true,
                 start as u64,
             );
-            self.read_channels(&mut r, order, &pick, slots)?;
+            self.read_channels(&mut r, order, flat, &pick, slots)?;
             self.next_block = start + r.pos();
             Ok(())
         }
@@ -968,18 +1053,19 @@ impl<'a> ExiDecoder<'a> {
     fn read_channels(
         &mut self,
         r: &mut BitReader<'_>,
-        order: &[(NameId, Vec<usize>)],
+        order: &[(NameId, usize, usize)],
+        flat: &[usize],
         pick: impl Fn(usize) -> bool,
         slots: &mut [(usize, usize)],
     ) -> Result<()> {
-        for (name, s) in order {
-            if !pick(s.len()) {
+        for &(name, a, b) in order {
+            if !pick(b - a) {
                 continue;
             }
-            for &slot in s {
+            for &slot in &flat[a..b] {
                 let v =
                     self.t
-                        .read_value(r, *name, self.limits.max_string_len, &mut self.scratch)?;
+                        .read_value(r, name, self.limits.max_string_len, &mut self.scratch)?;
                 let text = match v {
                     ValueRef::Global(g) | ValueRef::Added(g) => self.t.value(g),
                     ValueRef::Scratch => &self.scratch,
@@ -994,10 +1080,10 @@ impl<'a> ExiDecoder<'a> {
         Ok(())
     }
 
-    /// Inflates the raw DEFLATE stream at `start`; returns the data and the octets used.
-    fn inflate(&mut self, start: usize) -> Result<(Vec<u8>, usize)> {
+    /// Inflates the raw DEFLATE stream at `start` into `out`; returns the octets used.
+    fn inflate(&mut self, start: usize, out: &mut Vec<u8>) -> Result<usize> {
         let room = self.budget.saturating_sub(self.decoded);
-        crate::deflate::inflate_stream(self.input, start, room, self.budget)
+        self.zin.inflate(self.input, start, room, self.budget, out)
     }
 
     // ---- events ------------------------------------------------------------------------

@@ -12,13 +12,52 @@ pub(crate) fn inflate_stream(
     room: usize,
     budget: usize,
 ) -> Result<(Vec<u8>, usize)> {
-    let data = &input[start.min(input.len())..];
-    let mut z = flate2::Decompress::new(false);
-    let mut out: Vec<u8> = Vec::with_capacity((data.len() * 4).min(1 << 20).min(room));
-    loop {
-        let left = room.saturating_sub(out.len());
-        if left == 0 {
-            return Err(Error::limit(
+    let mut out = Vec::new();
+    let used = Inflater::default().inflate(input, start, room, budget, &mut out)?;
+    Ok((out, used))
+}
+
+/// Inflates a stream's raw DEFLATE streams one after the other with one zlib state, made at
+/// the first: a fresh state per stream costs its allocation and set-up each time (a block of
+/// the compression layout has one stream per large channel).
+#[derive(Default)]
+pub(crate) struct Inflater {
+    z: Option<flate2::Decompress>,
+}
+
+impl std::fmt::Debug for Inflater {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Inflater")
+    }
+}
+
+impl Inflater {
+    /// Inflates the raw DEFLATE stream that starts at `input[start..]` into `out` (emptied
+    /// first, its capacity kept); returns the octets of input it used. At most `room` octets
+    /// are inflated (`budget` and the input's length name the limit in the error).
+    pub(crate) fn inflate(
+        &mut self,
+        input: &[u8],
+        start: usize,
+        room: usize,
+        budget: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<usize> {
+        let data = &input[start.min(input.len())..];
+        let z = match &mut self.z {
+            Some(z) => {
+                z.reset(false);
+                z
+            }
+            None => self.z.insert(flate2::Decompress::new(false)),
+        };
+        out.clear();
+        let first = (data.len() * 4).min(1 << 20).min(room);
+        if out.capacity() < first {
+            out.reserve_exact(first);
+        }
+        let past = || {
+            Error::limit(
                 Format::Exi,
                 start as u64,
                 format!(
@@ -27,38 +66,51 @@ pub(crate) fn inflate_stream(
                     input.len()
                 ),
             )
-            .at_bit(start as u64 * 8));
-        }
-        if out.capacity() == out.len() {
-            // Exact: an amortized reserve could double the capacity past the budget.
-            out.reserve_exact(out.len().clamp(4096, left));
-        }
-        let before_in = z.total_in();
-        let before_out = z.total_out();
-        let status = z
-            .decompress_vec(
-                &data[z.total_in() as usize..],
-                &mut out,
-                flate2::FlushDecompress::None,
-            )
-            .map_err(|e| {
-                Error::malformed(
+            .at_bit(start as u64 * 8)
+        };
+        loop {
+            let left = room.saturating_sub(out.len());
+            if left == 0 {
+                return Err(past());
+            }
+            if out.capacity() == out.len() {
+                // Exact: an amortized reserve could double the capacity past the budget.
+                out.reserve_exact(out.len().clamp(4096, left));
+            }
+            let before_in = z.total_in();
+            let before_out = z.total_out();
+            let status = z
+                .decompress_vec(
+                    &data[z.total_in() as usize..],
+                    out,
+                    flate2::FlushDecompress::None,
+                )
+                .map_err(|e| {
+                    Error::malformed(
+                        Format::Exi,
+                        start as u64 + z.total_in(),
+                        format!("corrupt DEFLATE stream: {e}"),
+                    )
+                    .at_bit((start as u64 + z.total_in()) * 8)
+                })?;
+            // A buffer kept from an earlier stream may hold more than `room`.
+            if out.len() > room {
+                return Err(past());
+            }
+            if status == flate2::Status::StreamEnd {
+                return Ok(z.total_in() as usize);
+            }
+            if z.total_in() == before_in
+                && z.total_out() == before_out
+                && out.len() < out.capacity()
+            {
+                return Err(Error::malformed(
                     Format::Exi,
                     start as u64 + z.total_in(),
-                    format!("corrupt DEFLATE stream: {e}"),
+                    "truncated DEFLATE stream",
                 )
-                .at_bit((start as u64 + z.total_in()) * 8)
-            })?;
-        if status == flate2::Status::StreamEnd {
-            return Ok((out, z.total_in() as usize));
-        }
-        if z.total_in() == before_in && z.total_out() == before_out && out.len() < out.capacity() {
-            return Err(Error::malformed(
-                Format::Exi,
-                start as u64 + z.total_in(),
-                "truncated DEFLATE stream",
-            )
-            .at_bit((start as u64 + z.total_in()) * 8));
+                .at_bit((start as u64 + z.total_in()) * 8));
+            }
         }
     }
 }
@@ -103,5 +155,38 @@ impl Deflater {
             // The output is full: room for more.
             self.out.reserve(self.out.capacity().max(64));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw_deflate(data: &[u8]) -> Vec<u8> {
+        Deflater::new(6).deflate(data).to_vec()
+    }
+
+    #[test]
+    fn a_kept_buffer_does_not_lift_the_room() {
+        let big = raw_deflate(&[b'a'; 100_000]);
+        let small = raw_deflate(&[b'b'; 50_000]);
+        let mut z = Inflater::default();
+        let mut out = Vec::new();
+        assert_eq!(
+            z.inflate(&big, 0, 200_000, 200_000, &mut out).unwrap(),
+            big.len()
+        );
+        assert_eq!(out.len(), 100_000);
+        assert!(out.capacity() >= 100_000);
+        // The second stream inflates to 50,000 octets, past its room of 10,000, though the
+        // buffer kept from the first has room for all of it.
+        let err = z.inflate(&small, 0, 10_000, 200_000, &mut out).unwrap_err();
+        assert!(err.to_string().contains("inflates past"), "{err}");
+        // With room enough, the kept state and buffer give the stream's data.
+        assert_eq!(
+            z.inflate(&small, 0, 50_000, 200_000, &mut out).unwrap(),
+            small.len()
+        );
+        assert_eq!(out, vec![b'b'; 50_000]);
     }
 }

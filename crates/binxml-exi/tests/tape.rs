@@ -70,7 +70,13 @@ fn by_tape(events: &[Event<'_>], from: usize, to: usize, o: &ExiOptions) -> Vec<
 fn tapes_cut_anywhere_give_the_bytes_of_the_events() {
     let events = document();
     let mut checked = 0;
-    for text in ["", "prefixes", "drop-whitespace", "byte-aligned", "compression"] {
+    for text in [
+        "",
+        "prefixes",
+        "drop-whitespace",
+        "byte-aligned",
+        "compression",
+    ] {
         let o = ExiOptions::default().parse_text(text).unwrap();
         let want = by_events(&events, &o);
         for from in 0..events.len() {
