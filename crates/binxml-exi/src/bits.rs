@@ -266,8 +266,7 @@ impl BitWriter {
 /// start (cheaper than a copy of the reader).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Mark {
-    pos: usize,
-    bit: u32,
+    at: u64,
 }
 
 /// Reads an EXI bit stream from a slice. Every read checks the input's end; errors carry the
@@ -276,10 +275,11 @@ pub(crate) struct Mark {
 #[derive(Clone, Debug)]
 pub(crate) struct BitReader<'a> {
     data: &'a [u8],
-    /// Next octet to read.
-    pos: usize,
-    /// Bits of `data[pos]` already consumed (bit-packed only).
-    bit: u32,
+    /// Bits read so far: the next item starts at bit `at % 8` (most significant first) of
+    /// octet `at / 8`. One counter rather than an octet and a bit: an n-bit read adds n to it.
+    /// Never past the end of `data` but through [`seek`](Self::seek); a multiple of 8 in
+    /// byte-aligned streams.
+    at: u64,
     aligned: bool,
     base: u64,
     /// What the offsets count (for error messages): "" for the input, else a description.
@@ -291,8 +291,7 @@ impl<'a> BitReader<'a> {
     pub(crate) fn new(data: &'a [u8], aligned: bool, base: u64) -> Self {
         BitReader {
             data,
-            pos: 0,
-            bit: 0,
+            at: 0,
             aligned,
             base,
             stream: "",
@@ -309,68 +308,72 @@ impl<'a> BitReader<'a> {
 
     /// Skips the bits left in the current octet.
     pub(crate) fn skip_to_octet(&mut self) {
-        if self.bit > 0 {
-            self.bit = 0;
-            self.pos += 1;
-        }
+        self.at = self.at.next_multiple_of(8);
+    }
+
+    /// The octet of the next item's first bit, within this reader's slice.
+    #[inline(always)]
+    fn octet_pos(&self) -> usize {
+        (self.at >> 3) as usize
+    }
+
+    /// Bits of the octet at [`octet_pos`](Self::octet_pos) already read (bit-packed only).
+    #[inline(always)]
+    fn bit(&self) -> u32 {
+        (self.at & 7) as u32
     }
 
     /// The offset in octets of the next item (of its first octet).
     pub(crate) fn offset(&self) -> u64 {
-        self.base + self.pos as u64
+        self.base + (self.at >> 3)
     }
 
     /// The offset in bits of the next item.
+    #[inline(always)]
     pub(crate) fn bit_offset(&self) -> u64 {
-        (self.base + self.pos as u64) * 8 + self.bit as u64
+        self.base * 8 + self.at
     }
 
     /// Octets not yet read (a partly read octet counts as read).
     pub(crate) fn remaining(&self) -> usize {
         self.data
             .len()
-            .saturating_sub(self.pos + usize::from(self.bit > 0))
+            .saturating_sub(self.at.div_ceil(8).min(usize::MAX as u64) as usize)
     }
 
     /// The octets from the next octet boundary on.
     pub(crate) fn rest(&self) -> &'a [u8] {
-        let start = self.pos + usize::from(self.bit > 0);
-        &self.data[start.min(self.data.len())..]
+        let start = self.at.div_ceil(8).min(self.data.len() as u64) as usize;
+        &self.data[start..]
     }
 
     /// Moves the next octet to `pos` (relative to this reader's slice), bit 0.
     pub(crate) fn seek(&mut self, pos: usize) {
-        self.pos = pos;
-        self.bit = 0;
+        self.at = pos as u64 * 8;
     }
 
     /// Position in octets within this reader's slice.
     pub(crate) fn pos(&self) -> usize {
-        self.pos
+        self.octet_pos()
     }
 
     /// The current position, for an error about an item that starts here.
     #[inline(always)]
     pub(crate) fn mark(&self) -> Mark {
-        Mark {
-            pos: self.pos,
-            bit: self.bit,
-        }
+        Mark { at: self.at }
     }
 
     /// Goes back to `m`.
     #[inline]
     pub(crate) fn reset(&mut self, m: Mark) {
-        self.pos = m.pos;
-        self.bit = m.bit;
+        self.at = m.at;
     }
 
     /// A reader at `m`, for errors placed there.
     #[cold]
     fn at(&self, m: Mark) -> BitReader<'a> {
         BitReader {
-            pos: m.pos,
-            bit: m.bit,
+            at: m.at,
             ..self.clone()
         }
     }
@@ -427,13 +430,12 @@ impl<'a> BitReader<'a> {
             return Ok(0);
         }
         debug_assert!(n <= 32);
-        if let Some(word) = self.data.get(self.pos..self.pos + 8) {
+        let pos = self.octet_pos();
+        if let Some(word) = self.data.get(pos..pos + 8) {
             // Eight octets hold the 32 bits and the up to 7 already consumed.
-            let total = self.bit + n;
             let w = u64::from_be_bytes(word.try_into().unwrap_or([0; 8]));
-            let v = (w << self.bit) >> (64 - n);
-            self.pos += (total / 8) as usize;
-            self.bit = total % 8;
+            let v = (w << (self.at & 7)) >> (64 - n);
+            self.at += u64::from(n);
             return Ok(v as u32);
         }
         self.bits_near_end(n)
@@ -443,38 +445,38 @@ impl<'a> BitReader<'a> {
     #[cold]
     #[inline(never)]
     fn bits_near_end(&mut self, n: u32) -> Result<u32> {
-        let total = self.bit + n;
+        let (pos, total) = (self.octet_pos(), self.bit() + n);
         let octets = total.div_ceil(8) as usize;
-        if self.pos + octets > self.data.len() {
+        let Some(bytes) = self.data.get(pos..pos + octets) else {
             return Err(self.truncated("an event code or identifier"));
-        }
+        };
         let mut acc: u64 = 0;
-        for i in 0..octets {
-            acc = (acc << 8) | self.data[self.pos + i] as u64;
+        for &b in bytes {
+            acc = (acc << 8) | b as u64;
         }
         let drop = octets as u32 * 8 - total;
         let v = (acc >> drop) & ((1u64 << n) - 1);
-        self.pos += (total / 8) as usize;
-        self.bit = total % 8;
+        self.at += u64::from(n);
         Ok(v as u32)
     }
 
     /// One octet's worth of bits.
     #[inline(always)]
     fn octet(&mut self) -> Result<u8> {
-        if self.bit == 0 {
-            match self.data.get(self.pos) {
+        let (pos, bit) = (self.octet_pos(), self.bit());
+        if bit == 0 {
+            match self.data.get(pos) {
                 Some(&b) => {
-                    self.pos += 1;
+                    self.at += 8;
                     Ok(b)
                 }
                 None => Err(self.truncated("an unsigned integer")),
             }
         } else {
-            match self.data.get(self.pos..self.pos + 2) {
+            match self.data.get(pos..pos + 2) {
                 Some(&[a, b]) => {
-                    self.pos += 1;
-                    Ok((((a as u16) << 8 | b as u16) >> (8 - self.bit)) as u8)
+                    self.at += 8;
+                    Ok((((a as u16) << 8 | b as u16) >> (8 - bit)) as u8)
                 }
                 _ => Err(self.truncated("an unsigned integer")),
             }
@@ -495,15 +497,15 @@ impl<'a> BitReader<'a> {
     #[inline]
     fn nbit_aligned(&mut self, n: u32) -> Result<u32> {
         {
-            let octets = n.div_ceil(8) as usize;
-            if self.pos + octets > self.data.len() {
+            let (pos, octets) = (self.octet_pos(), n.div_ceil(8) as usize);
+            let Some(bytes) = self.data.get(pos..pos + octets) else {
                 return Err(self.truncated("an n-bit integer"));
-            }
+            };
             let mut v: u32 = 0;
-            for i in 0..octets {
-                v |= (self.data[self.pos + i] as u32) << (8 * i);
+            for (i, &b) in bytes.iter().enumerate() {
+                v |= (b as u32) << (8 * i);
             }
-            self.pos += octets;
+            self.at += 8 * octets as u64;
             Ok(v)
         }
     }
@@ -530,9 +532,9 @@ impl<'a> BitReader<'a> {
     #[inline]
     pub(crate) fn boolean(&mut self) -> Result<bool> {
         if self.aligned {
-            match self.data.get(self.pos) {
+            match self.data.get(self.octet_pos()) {
                 Some(&b) => {
-                    self.pos += 1;
+                    self.at += 8;
                     Ok(b & 1 == 1)
                 }
                 None => Err(self.truncated("a boolean")),
@@ -573,7 +575,7 @@ impl<'a> BitReader<'a> {
 
     /// Bits not yet read (in byte-aligned streams, whole octets times 8).
     pub(crate) fn remaining_bits(&self) -> u64 {
-        (self.data.len() as u64 * 8).saturating_sub(self.pos as u64 * 8 + self.bit as u64)
+        (self.data.len() as u64 * 8).saturating_sub(self.at)
     }
 
     /// Whether items are byte-aligned.
@@ -644,7 +646,7 @@ impl<'a> BitReader<'a> {
     /// `len` code points into `out`. The length is checked against the input left (every code
     /// point takes at least one octet) before anything is allocated.
     pub(crate) fn chars_into(&mut self, len: usize, out: &mut String) -> Result<()> {
-        if len > self.remaining() + usize::from(self.bit > 0) {
+        if len > self.remaining() + usize::from(self.bit() > 0) {
             return Err(self.error(format!(
                 "string of {len} characters is longer than the {} octets left",
                 self.remaining()
@@ -652,10 +654,11 @@ impl<'a> BitReader<'a> {
         }
         out.reserve(len);
         let mut left = len;
-        if self.bit == 0 {
+        if self.bit() == 0 {
             // Fast path: a run of octets below 0x80 is the string's ASCII characters as is.
-            let end = self.data.len().min(self.pos + left);
-            let avail = &self.data[self.pos..end];
+            let pos = self.octet_pos().min(self.data.len());
+            let end = self.data.len().min(pos + left);
+            let avail = &self.data[pos..end];
             let ascii = match binxml_core::ascii::ascii_str(avail) {
                 Some(all) => all,
                 None => {
@@ -664,7 +667,7 @@ impl<'a> BitReader<'a> {
                 }
             };
             out.push_str(ascii);
-            self.pos += ascii.len();
+            self.at += 8 * ascii.len() as u64;
             left -= ascii.len();
         }
         while left > 0 {
@@ -675,10 +678,11 @@ impl<'a> BitReader<'a> {
             let mut k = 0;
             while left > 0
                 && k + 7 <= buf.len()
-                && let Some(word) = self.data.get(self.pos..self.pos + 8)
+                && let Some(word) = self.data.get(self.octet_pos()..self.octet_pos() + 8)
             {
                 let take = left.min(7);
-                let w = (u64::from_be_bytes(word.try_into().unwrap_or([0; 8])) << self.bit) >> 8;
+                let w =
+                    (u64::from_be_bytes(word.try_into().unwrap_or([0; 8])) << (self.at & 7)) >> 8;
                 // The high bit of each of the `take` characters wanted (the first is the most
                 // significant of the seven octets).
                 let high = 0x0080_8080_8080_8080 & (u64::MAX << (8 * (7 - take)));
@@ -687,7 +691,7 @@ impl<'a> BitReader<'a> {
                 }
                 buf[k..k + 7].copy_from_slice(&w.to_be_bytes()[1..]);
                 k += take;
-                self.pos += take;
+                self.at += 8 * take as u64;
                 left -= take;
             }
             if k > 0 {
@@ -701,7 +705,7 @@ impl<'a> BitReader<'a> {
                     continue;
                 }
             }
-            let (pos, bit) = (self.pos, self.bit);
+            let at = self.mark();
             let first = self.octet()?;
             if first < 0x80 {
                 out.push(first as char);
@@ -710,7 +714,6 @@ impl<'a> BitReader<'a> {
                 match u32::try_from(cp).ok().and_then(char::from_u32) {
                     Some(c) => out.push(c),
                     None => {
-                        let at = Mark { pos, bit };
                         return Err(
                             self.error_at(at, format!("{cp:#x} is not a Unicode scalar value"))
                         );

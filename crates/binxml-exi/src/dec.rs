@@ -646,10 +646,12 @@ impl<'a> ExiDecoder<'a> {
             return self.step_top(r, out);
         };
         let (gi, state, name) = (f.grammar, f.state, f.name);
-        let n1 = self.g[gi].prods(state).len();
+        // One lookup of the state's productions for both the code's width and the match.
+        let prods = self.g[gi].prods(state);
+        let n1 = prods.len();
         let c = r.code(n1 + 1)?;
         if c < n1 {
-            let p = self.g[gi].prods(state)[index_of(c, n1)];
+            let p = prods[index_of(c, n1)];
             return match p {
                 Prod::Se(id) => {
                     self.stack.last_mut().expect("inside").state = State::Content;
