@@ -7,6 +7,18 @@
 
 use binxml_core::{Error, Format, Result};
 
+/// The high bit of each of the first `t` of fifteen octets (the low 120 bits of a `u128`, the
+/// first octet the most significant), for `t` from 0 to 15.
+const HIGH_BITS: [u128; 16] = {
+    let mut m = [0u128; 16];
+    let mut t = 1;
+    while t < 16 {
+        m[t] = m[t - 1] | (0x80 << (8 * (15 - t)));
+        t += 1;
+    }
+    m
+};
+
 /// Octets an unsigned integer may take: 10 groups of 7 bits hold any `u64`.
 const MAX_UINT_OCTETS: usize = 10;
 
@@ -281,7 +293,8 @@ pub(crate) struct BitReader<'a> {
     /// byte-aligned streams.
     at: u64,
     aligned: bool,
-    base: u64,
+    /// The slice's offset in the whole input (or decompressed stream), in bits.
+    base_bits: u64,
     /// What the offsets count (for error messages): "" for the input, else a description.
     pub(crate) stream: &'static str,
 }
@@ -293,7 +306,7 @@ impl<'a> BitReader<'a> {
             data,
             at: 0,
             aligned,
-            base,
+            base_bits: base * 8,
             stream: "",
         }
     }
@@ -325,13 +338,13 @@ impl<'a> BitReader<'a> {
 
     /// The offset in octets of the next item (of its first octet).
     pub(crate) fn offset(&self) -> u64 {
-        self.base + (self.at >> 3)
+        (self.base_bits + self.at) >> 3
     }
 
     /// The offset in bits of the next item.
     #[inline(always)]
     pub(crate) fn bit_offset(&self) -> u64 {
-        self.base * 8 + self.at
+        self.base_bits + self.at
     }
 
     /// Octets not yet read (a partly read octet counts as read).
@@ -643,6 +656,32 @@ impl<'a> BitReader<'a> {
         Ok(v as usize)
     }
 
+    /// The next fifteen octets' worth of bits as the low 120 bits of a `u128`, the first octet
+    /// the most significant (sixteen octets hold them and the bits already consumed of the
+    /// first; near the input's end, the octets left, zero-padded), with how many of them to
+    /// take as characters: at most `left`, and only octets the input holds whole. `None` when
+    /// that is none.
+    #[inline(always)]
+    fn window(&self, left: usize) -> Option<(u128, usize)> {
+        let pos = self.octet_pos();
+        let mut take = left.min(15);
+        let word: [u8; 16] = match self.data.get(pos..pos + 16) {
+            Some(w) => w.try_into().unwrap_or([0; 16]),
+            None => {
+                let tail = self.data.get(pos..).unwrap_or_default();
+                let n = tail.len().min(16);
+                take = take.min((n * 8).saturating_sub(self.bit() as usize) / 8);
+                let mut w = [0u8; 16];
+                w[..n].copy_from_slice(&tail[..n]);
+                w
+            }
+        };
+        if take == 0 {
+            return None;
+        }
+        Some(((u128::from_be_bytes(word) << (self.at & 7)) >> 8, take))
+    }
+
     /// `len` code points into `out`. The length is checked against the input left (every code
     /// point takes at least one octet) before anything is allocated.
     pub(crate) fn chars_into(&mut self, len: usize, out: &mut String) -> Result<()> {
@@ -671,28 +710,41 @@ impl<'a> BitReader<'a> {
             left -= ascii.len();
         }
         while left > 0 {
-            // Up to seven ASCII characters at a time at any bit offset: eight octets hold them
-            // and the bits already consumed of the first. They gather in `buf` and join `out`
-            // as one string (one check for the batch, not one push per character).
-            let mut buf = [0u8; 63];
+            // Up to fifteen ASCII characters at a time at any bit offset (`window`). A rest of
+            // the string that one read holds joins `out` at once; else they gather in `buf` and
+            // join `out` as one string (one check for the batch, not one push per character),
+            // a non-ASCII character ending the batch after the ASCII ones before it.
+            if left <= 15
+                && let Some((w, take)) = self.window(left)
+                && take == left
+                && w & HIGH_BITS[take] == 0
+            {
+                // The rest of the string in one read (most values): no gathering.
+                if let Some(ascii) = binxml_core::ascii::ascii_str(&w.to_be_bytes()[1..1 + take]) {
+                    out.push_str(ascii);
+                }
+                self.at += 8 * take as u64;
+                break;
+            }
+            let mut buf = [0u8; 64];
             let mut k = 0;
             while left > 0
-                && k + 7 <= buf.len()
-                && let Some(word) = self.data.get(self.octet_pos()..self.octet_pos() + 8)
+                && k + 15 <= buf.len()
+                && let Some((w, take)) = self.window(left)
             {
-                let take = left.min(7);
-                let w =
-                    (u64::from_be_bytes(word.try_into().unwrap_or([0; 8])) << (self.at & 7)) >> 8;
-                // The high bit of each of the `take` characters wanted (the first is the most
-                // significant of the seven octets).
-                let high = 0x0080_8080_8080_8080 & (u64::MAX << (8 * (7 - take)));
-                if w & high != 0 {
+                let ascii = match w & HIGH_BITS[take] {
+                    0 => take,
+                    // The characters before the first with its high bit set (the top octet of
+                    // `w` is zero).
+                    bad => (bad.leading_zeros() as usize - 8) / 8,
+                };
+                buf[k..k + 15].copy_from_slice(&w.to_be_bytes()[1..]);
+                k += ascii;
+                self.at += 8 * ascii as u64;
+                left -= ascii;
+                if ascii < take {
                     break;
                 }
-                buf[k..k + 7].copy_from_slice(&w.to_be_bytes()[1..]);
-                k += take;
-                self.at += 8 * take as u64;
-                left -= take;
             }
             if k > 0 {
                 if let Some(ascii) = binxml_core::ascii::ascii_str(&buf[..k]) {
@@ -701,7 +753,7 @@ impl<'a> BitReader<'a> {
                 if left == 0 {
                     break;
                 }
-                if k + 7 > buf.len() {
+                if k + 15 > buf.len() {
                     continue;
                 }
             }
@@ -987,6 +1039,21 @@ mod tests {
         let mut r = BitReader::new(&[1, 0x80, 0xB0, 0x03], false, 0);
         let e = r.string(10).unwrap_err();
         assert!(e.message().contains("Unicode"), "{e}");
+        // A string cut short at a bit offset: an error, whichever octet the input ends at.
+        let mut w = BitWriter::new(false);
+        w.bits(0, 3);
+        w.chars("abcdefghijklmnopqrstuvwxyz");
+        let bytes = w.finish();
+        for cut in 0..bytes.len() {
+            let mut r = BitReader::new(&bytes[..cut], false, 0);
+            let _ = r.bits(3);
+            assert!(r.chars_into(26, &mut String::new()).is_err(), "{cut}");
+        }
+        let mut r = BitReader::new(&bytes, false, 0);
+        r.bits(3).unwrap();
+        let mut s = String::new();
+        r.chars_into(26, &mut s).unwrap();
+        assert_eq!(s, "abcdefghijklmnopqrstuvwxyz");
         assert_eq!(width(1), 0);
         assert_eq!(width(2), 1);
         assert_eq!(width(3), 2);
@@ -1059,6 +1126,12 @@ mod tests {
             .map(|n| (0..n).map(|i| (b'a' + (i % 26) as u8) as char).collect())
             .chain(["abcdefg\u{e9}hijklmnopq\u{1F600}rstuvwxyz0123456789".to_string()])
             .chain(["\u{7f}\u{80}abcdefghijklmnop\u{7ff}".to_string()])
+            .chain((0..70).map(|n| {
+                // A non-ASCII character at every place of the fifteen-character reads.
+                let mut t: String = (0..70).map(|i| (b'A' + (i % 26) as u8) as char).collect();
+                t.insert(n, '\u{20ac}');
+                t
+            }))
             .collect();
         for lead in 0..8u32 {
             for text in &texts {
