@@ -7,6 +7,18 @@
 
 use binxml_core::{Error, Format, Result};
 
+/// The high bit of each of the first `t` of fifteen octets (the low 120 bits of a `u128`, the
+/// first octet the most significant), for `t` from 0 to 15.
+const HIGH_BITS: [u128; 16] = {
+    let mut m = [0u128; 16];
+    let mut t = 1;
+    while t < 16 {
+        m[t] = m[t - 1] | (0x80 << (8 * (15 - t)));
+        t += 1;
+    }
+    m
+};
+
 /// Octets an unsigned integer may take: 10 groups of 7 bits hold any `u64`.
 const MAX_UINT_OCTETS: usize = 10;
 
@@ -266,8 +278,7 @@ impl BitWriter {
 /// start (cheaper than a copy of the reader).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Mark {
-    pos: usize,
-    bit: u32,
+    at: u64,
 }
 
 /// Reads an EXI bit stream from a slice. Every read checks the input's end; errors carry the
@@ -276,12 +287,14 @@ pub(crate) struct Mark {
 #[derive(Clone, Debug)]
 pub(crate) struct BitReader<'a> {
     data: &'a [u8],
-    /// Next octet to read.
-    pos: usize,
-    /// Bits of `data[pos]` already consumed (bit-packed only).
-    bit: u32,
+    /// Bits read so far: the next item starts at bit `at % 8` (most significant first) of
+    /// octet `at / 8`. One counter rather than an octet and a bit: an n-bit read adds n to it.
+    /// Never past the end of `data` but through [`seek`](Self::seek); a multiple of 8 in
+    /// byte-aligned streams.
+    at: u64,
     aligned: bool,
-    base: u64,
+    /// The slice's offset in the whole input (or decompressed stream), in bits.
+    base_bits: u64,
     /// What the offsets count (for error messages): "" for the input, else a description.
     pub(crate) stream: &'static str,
 }
@@ -291,10 +304,9 @@ impl<'a> BitReader<'a> {
     pub(crate) fn new(data: &'a [u8], aligned: bool, base: u64) -> Self {
         BitReader {
             data,
-            pos: 0,
-            bit: 0,
+            at: 0,
             aligned,
-            base,
+            base_bits: base * 8,
             stream: "",
         }
     }
@@ -309,68 +321,72 @@ impl<'a> BitReader<'a> {
 
     /// Skips the bits left in the current octet.
     pub(crate) fn skip_to_octet(&mut self) {
-        if self.bit > 0 {
-            self.bit = 0;
-            self.pos += 1;
-        }
+        self.at = self.at.next_multiple_of(8);
+    }
+
+    /// The octet of the next item's first bit, within this reader's slice.
+    #[inline(always)]
+    fn octet_pos(&self) -> usize {
+        (self.at >> 3) as usize
+    }
+
+    /// Bits of the octet at [`octet_pos`](Self::octet_pos) already read (bit-packed only).
+    #[inline(always)]
+    fn bit(&self) -> u32 {
+        (self.at & 7) as u32
     }
 
     /// The offset in octets of the next item (of its first octet).
     pub(crate) fn offset(&self) -> u64 {
-        self.base + self.pos as u64
+        (self.base_bits + self.at) >> 3
     }
 
     /// The offset in bits of the next item.
+    #[inline(always)]
     pub(crate) fn bit_offset(&self) -> u64 {
-        (self.base + self.pos as u64) * 8 + self.bit as u64
+        self.base_bits + self.at
     }
 
     /// Octets not yet read (a partly read octet counts as read).
     pub(crate) fn remaining(&self) -> usize {
         self.data
             .len()
-            .saturating_sub(self.pos + usize::from(self.bit > 0))
+            .saturating_sub(self.at.div_ceil(8).min(usize::MAX as u64) as usize)
     }
 
     /// The octets from the next octet boundary on.
     pub(crate) fn rest(&self) -> &'a [u8] {
-        let start = self.pos + usize::from(self.bit > 0);
-        &self.data[start.min(self.data.len())..]
+        let start = self.at.div_ceil(8).min(self.data.len() as u64) as usize;
+        &self.data[start..]
     }
 
     /// Moves the next octet to `pos` (relative to this reader's slice), bit 0.
     pub(crate) fn seek(&mut self, pos: usize) {
-        self.pos = pos;
-        self.bit = 0;
+        self.at = pos as u64 * 8;
     }
 
     /// Position in octets within this reader's slice.
     pub(crate) fn pos(&self) -> usize {
-        self.pos
+        self.octet_pos()
     }
 
     /// The current position, for an error about an item that starts here.
     #[inline(always)]
     pub(crate) fn mark(&self) -> Mark {
-        Mark {
-            pos: self.pos,
-            bit: self.bit,
-        }
+        Mark { at: self.at }
     }
 
     /// Goes back to `m`.
     #[inline]
     pub(crate) fn reset(&mut self, m: Mark) {
-        self.pos = m.pos;
-        self.bit = m.bit;
+        self.at = m.at;
     }
 
     /// A reader at `m`, for errors placed there.
     #[cold]
     fn at(&self, m: Mark) -> BitReader<'a> {
         BitReader {
-            pos: m.pos,
-            bit: m.bit,
+            at: m.at,
             ..self.clone()
         }
     }
@@ -427,13 +443,12 @@ impl<'a> BitReader<'a> {
             return Ok(0);
         }
         debug_assert!(n <= 32);
-        if let Some(word) = self.data.get(self.pos..self.pos + 8) {
+        let pos = self.octet_pos();
+        if let Some(word) = self.data.get(pos..pos + 8) {
             // Eight octets hold the 32 bits and the up to 7 already consumed.
-            let total = self.bit + n;
             let w = u64::from_be_bytes(word.try_into().unwrap_or([0; 8]));
-            let v = (w << self.bit) >> (64 - n);
-            self.pos += (total / 8) as usize;
-            self.bit = total % 8;
+            let v = (w << (self.at & 7)) >> (64 - n);
+            self.at += u64::from(n);
             return Ok(v as u32);
         }
         self.bits_near_end(n)
@@ -443,38 +458,38 @@ impl<'a> BitReader<'a> {
     #[cold]
     #[inline(never)]
     fn bits_near_end(&mut self, n: u32) -> Result<u32> {
-        let total = self.bit + n;
+        let (pos, total) = (self.octet_pos(), self.bit() + n);
         let octets = total.div_ceil(8) as usize;
-        if self.pos + octets > self.data.len() {
+        let Some(bytes) = self.data.get(pos..pos + octets) else {
             return Err(self.truncated("an event code or identifier"));
-        }
+        };
         let mut acc: u64 = 0;
-        for i in 0..octets {
-            acc = (acc << 8) | self.data[self.pos + i] as u64;
+        for &b in bytes {
+            acc = (acc << 8) | b as u64;
         }
         let drop = octets as u32 * 8 - total;
         let v = (acc >> drop) & ((1u64 << n) - 1);
-        self.pos += (total / 8) as usize;
-        self.bit = total % 8;
+        self.at += u64::from(n);
         Ok(v as u32)
     }
 
     /// One octet's worth of bits.
     #[inline(always)]
     fn octet(&mut self) -> Result<u8> {
-        if self.bit == 0 {
-            match self.data.get(self.pos) {
+        let (pos, bit) = (self.octet_pos(), self.bit());
+        if bit == 0 {
+            match self.data.get(pos) {
                 Some(&b) => {
-                    self.pos += 1;
+                    self.at += 8;
                     Ok(b)
                 }
                 None => Err(self.truncated("an unsigned integer")),
             }
         } else {
-            match self.data.get(self.pos..self.pos + 2) {
+            match self.data.get(pos..pos + 2) {
                 Some(&[a, b]) => {
-                    self.pos += 1;
-                    Ok((((a as u16) << 8 | b as u16) >> (8 - self.bit)) as u8)
+                    self.at += 8;
+                    Ok((((a as u16) << 8 | b as u16) >> (8 - bit)) as u8)
                 }
                 _ => Err(self.truncated("an unsigned integer")),
             }
@@ -495,15 +510,15 @@ impl<'a> BitReader<'a> {
     #[inline]
     fn nbit_aligned(&mut self, n: u32) -> Result<u32> {
         {
-            let octets = n.div_ceil(8) as usize;
-            if self.pos + octets > self.data.len() {
+            let (pos, octets) = (self.octet_pos(), n.div_ceil(8) as usize);
+            let Some(bytes) = self.data.get(pos..pos + octets) else {
                 return Err(self.truncated("an n-bit integer"));
-            }
+            };
             let mut v: u32 = 0;
-            for i in 0..octets {
-                v |= (self.data[self.pos + i] as u32) << (8 * i);
+            for (i, &b) in bytes.iter().enumerate() {
+                v |= (b as u32) << (8 * i);
             }
-            self.pos += octets;
+            self.at += 8 * octets as u64;
             Ok(v)
         }
     }
@@ -530,9 +545,9 @@ impl<'a> BitReader<'a> {
     #[inline]
     pub(crate) fn boolean(&mut self) -> Result<bool> {
         if self.aligned {
-            match self.data.get(self.pos) {
+            match self.data.get(self.octet_pos()) {
                 Some(&b) => {
-                    self.pos += 1;
+                    self.at += 8;
                     Ok(b & 1 == 1)
                 }
                 None => Err(self.truncated("a boolean")),
@@ -573,7 +588,7 @@ impl<'a> BitReader<'a> {
 
     /// Bits not yet read (in byte-aligned streams, whole octets times 8).
     pub(crate) fn remaining_bits(&self) -> u64 {
-        (self.data.len() as u64 * 8).saturating_sub(self.pos as u64 * 8 + self.bit as u64)
+        (self.data.len() as u64 * 8).saturating_sub(self.at)
     }
 
     /// Whether items are byte-aligned.
@@ -641,10 +656,36 @@ impl<'a> BitReader<'a> {
         Ok(v as usize)
     }
 
+    /// The next fifteen octets' worth of bits as the low 120 bits of a `u128`, the first octet
+    /// the most significant (sixteen octets hold them and the bits already consumed of the
+    /// first; near the input's end, the octets left, zero-padded), with how many of them to
+    /// take as characters: at most `left`, and only octets the input holds whole. `None` when
+    /// that is none.
+    #[inline(always)]
+    fn window(&self, left: usize) -> Option<(u128, usize)> {
+        let pos = self.octet_pos();
+        let mut take = left.min(15);
+        let word: [u8; 16] = match self.data.get(pos..pos + 16) {
+            Some(w) => w.try_into().unwrap_or([0; 16]),
+            None => {
+                let tail = self.data.get(pos..).unwrap_or_default();
+                let n = tail.len().min(16);
+                take = take.min((n * 8).saturating_sub(self.bit() as usize) / 8);
+                let mut w = [0u8; 16];
+                w[..n].copy_from_slice(&tail[..n]);
+                w
+            }
+        };
+        if take == 0 {
+            return None;
+        }
+        Some(((u128::from_be_bytes(word) << (self.at & 7)) >> 8, take))
+    }
+
     /// `len` code points into `out`. The length is checked against the input left (every code
     /// point takes at least one octet) before anything is allocated.
     pub(crate) fn chars_into(&mut self, len: usize, out: &mut String) -> Result<()> {
-        if len > self.remaining() + usize::from(self.bit > 0) {
+        if len > self.remaining() + usize::from(self.bit() > 0) {
             return Err(self.error(format!(
                 "string of {len} characters is longer than the {} octets left",
                 self.remaining()
@@ -652,10 +693,11 @@ impl<'a> BitReader<'a> {
         }
         out.reserve(len);
         let mut left = len;
-        if self.bit == 0 {
+        if self.bit() == 0 {
             // Fast path: a run of octets below 0x80 is the string's ASCII characters as is.
-            let end = self.data.len().min(self.pos + left);
-            let avail = &self.data[self.pos..end];
+            let pos = self.octet_pos().min(self.data.len());
+            let end = self.data.len().min(pos + left);
+            let avail = &self.data[pos..end];
             let ascii = match binxml_core::ascii::ascii_str(avail) {
                 Some(all) => all,
                 None => {
@@ -664,31 +706,45 @@ impl<'a> BitReader<'a> {
                 }
             };
             out.push_str(ascii);
-            self.pos += ascii.len();
+            self.at += 8 * ascii.len() as u64;
             left -= ascii.len();
         }
         while left > 0 {
-            // Up to seven ASCII characters at a time at any bit offset: eight octets hold them
-            // and the bits already consumed of the first. They gather in `buf` and join `out`
-            // as one string (one check for the batch, not one push per character).
-            let mut buf = [0u8; 63];
+            // Up to fifteen ASCII characters at a time at any bit offset (`window`). A rest of
+            // the string that one read holds joins `out` at once; else they gather in `buf` and
+            // join `out` as one string (one check for the batch, not one push per character),
+            // a non-ASCII character ending the batch after the ASCII ones before it.
+            if left <= 15
+                && let Some((w, take)) = self.window(left)
+                && take == left
+                && w & HIGH_BITS[take] == 0
+            {
+                // The rest of the string in one read (most values): no gathering.
+                if let Some(ascii) = binxml_core::ascii::ascii_str(&w.to_be_bytes()[1..1 + take]) {
+                    out.push_str(ascii);
+                }
+                self.at += 8 * take as u64;
+                break;
+            }
+            let mut buf = [0u8; 64];
             let mut k = 0;
             while left > 0
-                && k + 7 <= buf.len()
-                && let Some(word) = self.data.get(self.pos..self.pos + 8)
+                && k + 15 <= buf.len()
+                && let Some((w, take)) = self.window(left)
             {
-                let take = left.min(7);
-                let w = (u64::from_be_bytes(word.try_into().unwrap_or([0; 8])) << self.bit) >> 8;
-                // The high bit of each of the `take` characters wanted (the first is the most
-                // significant of the seven octets).
-                let high = 0x0080_8080_8080_8080 & (u64::MAX << (8 * (7 - take)));
-                if w & high != 0 {
+                let ascii = match w & HIGH_BITS[take] {
+                    0 => take,
+                    // The characters before the first with its high bit set (the top octet of
+                    // `w` is zero).
+                    bad => (bad.leading_zeros() as usize - 8) / 8,
+                };
+                buf[k..k + 15].copy_from_slice(&w.to_be_bytes()[1..]);
+                k += ascii;
+                self.at += 8 * ascii as u64;
+                left -= ascii;
+                if ascii < take {
                     break;
                 }
-                buf[k..k + 7].copy_from_slice(&w.to_be_bytes()[1..]);
-                k += take;
-                self.pos += take;
-                left -= take;
             }
             if k > 0 {
                 if let Some(ascii) = binxml_core::ascii::ascii_str(&buf[..k]) {
@@ -697,11 +753,11 @@ impl<'a> BitReader<'a> {
                 if left == 0 {
                     break;
                 }
-                if k + 7 > buf.len() {
+                if k + 15 > buf.len() {
                     continue;
                 }
             }
-            let (pos, bit) = (self.pos, self.bit);
+            let at = self.mark();
             let first = self.octet()?;
             if first < 0x80 {
                 out.push(first as char);
@@ -710,7 +766,6 @@ impl<'a> BitReader<'a> {
                 match u32::try_from(cp).ok().and_then(char::from_u32) {
                     Some(c) => out.push(c),
                     None => {
-                        let at = Mark { pos, bit };
                         return Err(
                             self.error_at(at, format!("{cp:#x} is not a Unicode scalar value"))
                         );
@@ -984,6 +1039,21 @@ mod tests {
         let mut r = BitReader::new(&[1, 0x80, 0xB0, 0x03], false, 0);
         let e = r.string(10).unwrap_err();
         assert!(e.message().contains("Unicode"), "{e}");
+        // A string cut short at a bit offset: an error, whichever octet the input ends at.
+        let mut w = BitWriter::new(false);
+        w.bits(0, 3);
+        w.chars("abcdefghijklmnopqrstuvwxyz");
+        let bytes = w.finish();
+        for cut in 0..bytes.len() {
+            let mut r = BitReader::new(&bytes[..cut], false, 0);
+            let _ = r.bits(3);
+            assert!(r.chars_into(26, &mut String::new()).is_err(), "{cut}");
+        }
+        let mut r = BitReader::new(&bytes, false, 0);
+        r.bits(3).unwrap();
+        let mut s = String::new();
+        r.chars_into(26, &mut s).unwrap();
+        assert_eq!(s, "abcdefghijklmnopqrstuvwxyz");
         assert_eq!(width(1), 0);
         assert_eq!(width(2), 1);
         assert_eq!(width(3), 2);
@@ -1056,6 +1126,12 @@ mod tests {
             .map(|n| (0..n).map(|i| (b'a' + (i % 26) as u8) as char).collect())
             .chain(["abcdefg\u{e9}hijklmnopq\u{1F600}rstuvwxyz0123456789".to_string()])
             .chain(["\u{7f}\u{80}abcdefghijklmnop\u{7ff}".to_string()])
+            .chain((0..70).map(|n| {
+                // A non-ASCII character at every place of the fifteen-character reads.
+                let mut t: String = (0..70).map(|i| (b'A' + (i % 26) as u8) as char).collect();
+                t.insert(n, '\u{20ac}');
+                t
+            }))
             .collect();
         for lead in 0..8u32 {
             for text in &texts {

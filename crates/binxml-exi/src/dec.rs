@@ -28,7 +28,7 @@ use crate::tables::{NONE, NameId, Tables, ValueRef, XSI_TYPE};
 const SMALL_BLOCK: usize = 100;
 
 /// What an attribute held on the open start tag costs beyond its strings.
-const HELD_ATTR: usize = std::mem::size_of::<(NameId, Pfx, usize, usize)>();
+const HELD_ATTR: usize = std::mem::size_of::<(NameId, Pfx, AttrText)>();
 /// What a namespace declaration held in scope costs beyond its strings (which are copied
 /// again when the start tag is handed on).
 const HELD_DECL: usize = std::mem::size_of::<(String, String)>() + std::mem::size_of::<u32>();
@@ -129,6 +129,16 @@ enum Pfx {
     Owned,
 }
 
+/// Where the value of an attribute held on the open start tag is.
+#[derive(Debug, Clone, Copy)]
+enum AttrText {
+    /// A range of [`Tag::abuf`].
+    Buf(usize, usize),
+    /// A global value of a string table that keeps every value it is given (unbounded, so
+    /// nothing is evicted before the tag is handed on): not copied.
+    Table(u32),
+}
+
 /// The start tag being gathered (one, reused): attributes and namespace declarations may come
 /// in any order in EXI, and are handed on declarations first.
 #[derive(Debug, Default)]
@@ -137,8 +147,8 @@ struct Tag {
     name: NameId,
     prefix: Pfx,
     owned_prefix: String,
-    /// Name, prefix and the value's range in `abuf`.
-    attrs: Vec<(NameId, Pfx, usize, usize)>,
+    /// Name, prefix and value.
+    attrs: Vec<(NameId, Pfx, AttrText)>,
     abuf: String,
 }
 
@@ -337,6 +347,9 @@ pub struct ExiDecoder<'a> {
     tag_ns: HashMap<(u32, u32), usize, FastState>,
     /// The last event read was an SE: SC may follow.
     sc_allowed: bool,
+    /// The alignment is pre-compression or compression (values read after a block's
+    /// structure).
+    reordered: bool,
     /// The number of `t` (outside self-contained elements) for a sink that keeps copies of
     /// names by their ids ([`EventSink::transient_element`]).
     names: NameTable,
@@ -390,6 +403,7 @@ impl<'a> ExiDecoder<'a> {
             skip_se: false,
             tag_ns: HashMap::default(),
             sc_allowed: false,
+            reordered: false,
             names: NameTable::new(),
             limits,
         }
@@ -423,6 +437,7 @@ impl<'a> ExiDecoder<'a> {
         self.t.reserve_values(r.remaining());
         self.next_block = r.pos();
         self.body = r;
+        self.reordered = o.alignment.is_reordered();
         self.o = o;
         self.phase = Phase::Body;
         self.queue.push_back(Event::StartDocument {
@@ -527,7 +542,7 @@ impl<'a> ExiDecoder<'a> {
 
     #[inline(always)]
     fn value(&mut self, r: &mut BitReader<'_>, name: NameId) -> Result<Val> {
-        if self.o.alignment.is_reordered() {
+        if self.reordered {
             self.slot_names.push(name);
             return Ok(Val::Slot(self.slot_names.len() - 1));
         }
@@ -608,7 +623,7 @@ impl<'a> ExiDecoder<'a> {
                 )?;
                 let value = match v {
                     ValueRef::Global(g) | ValueRef::Added(g) => Val::Global(g),
-                    ValueRef::Scratch if self.o.alignment.is_reordered() => {
+                    ValueRef::Scratch if self.reordered => {
                         let a = self.slot_text.len();
                         self.slot_text.push_str(&self.scratch);
                         Val::Held(a, self.slot_text.len())
@@ -663,10 +678,12 @@ impl<'a> ExiDecoder<'a> {
             return self.step_top(r, out);
         };
         let (gi, state, name) = (f.grammar, f.state, f.name);
-        let n1 = self.g[gi].prods(state).len();
+        // One lookup of the state's productions for both the code's width and the match.
+        let prods = self.g[gi].prods(state);
+        let n1 = prods.len();
         let c = r.code(n1 + 1)?;
         if c < n1 {
-            let p = self.g[gi].prods(state)[index_of(c, n1)];
+            let p = prods[index_of(c, n1)];
             return match p {
                 Prod::Se(id) => {
                     self.stack.last_mut().expect("inside").state = State::Content;
@@ -1194,11 +1211,25 @@ impl<'a> ExiDecoder<'a> {
     /// Hands the open start tag on, if one is open.
     #[inline(always)]
     fn flush_tag(&mut self, out: &mut impl Out) -> Result<()> {
-        if self.tag.open {
-            self.flush_open_tag(out)
-        } else {
-            Ok(())
+        if !self.tag.open {
+            return Ok(());
         }
+        // Most tags, handed on here: no attributes, no declarations of their own, outside
+        // self-contained elements (the rest by `flush_open_tag`, out of line).
+        if self.tag.attrs.is_empty()
+            && self.outer.is_empty()
+            && self.marks.last().copied().unwrap_or(0) == self.scope.len()
+        {
+            self.tag.open = false;
+            let n = self.tag.name;
+            let (uri, local) = self.t.name_text(n);
+            let id = NameRef {
+                table: self.names,
+                id: n,
+            };
+            return out.element(self.pfx(self.tag.prefix), uri, local, id);
+        }
+        self.flush_open_tag(out)
     }
 
     /// Hands the open start tag on: the element, its declarations, its attributes. The
@@ -1210,11 +1241,8 @@ impl<'a> ExiDecoder<'a> {
         let n = tag.name;
         // Inside a self-contained element the fragment's table numbers names afresh: no ids.
         let table = self.outer.is_empty().then_some(self.names);
-        let (prefix, uri, local) = (
-            self.pfx(tag.prefix),
-            self.t.uri(self.t.name_uri(n)),
-            self.t.local(n),
-        );
+        let prefix = self.pfx(tag.prefix);
+        let (uri, local) = self.t.name_text(n);
         match table {
             Some(table) => out.element(prefix, uri, local, NameRef { table, id: n })?,
             None => out.put(&ManuallyDrop::new(Event::StartElement(QName::new(
@@ -1228,12 +1256,14 @@ impl<'a> ExiDecoder<'a> {
                 uri: Cow::Borrowed(u),
             }))?;
         }
-        for &(name, prefix, a, b) in &tag.attrs {
-            let (prefix, uri, local, value) = (
+        for &(name, prefix, text) in &tag.attrs {
+            let ((uri, local), prefix, value) = (
+                self.t.name_text(name),
                 self.pfx(prefix),
-                self.t.uri(self.t.name_uri(name)),
-                self.t.local(name),
-                &tag.abuf[a..b],
+                match text {
+                    AttrText::Buf(a, b) => &tag.abuf[a..b],
+                    AttrText::Table(g) => self.t.value(g),
+                },
             );
             match table {
                 Some(table) => {
@@ -1252,7 +1282,8 @@ impl<'a> ExiDecoder<'a> {
     /// its name's URI, local name and prefix: they and its entry count against the budget
     /// (its value counted when it was read).
     fn count_attribute(&mut self, name: NameId, p: Pfx) -> Result<()> {
-        let len = HELD_ATTR + self.t.uri(self.t.name_uri(name)).len() + self.t.local(name).len();
+        let (uri, local) = self.t.name_text(name);
+        let len = HELD_ATTR + uri.len() + local.len();
         let len = len + self.pfx(p).len();
         self.count_here(len)
     }
@@ -1313,15 +1344,14 @@ impl<'a> ExiDecoder<'a> {
                 self.flush_tag(out)?;
                 let root = self.marks.is_empty();
                 self.marks.push(self.scope.len());
-                let len = self.t.local(name).len();
-                self.count_here(len)?;
                 if root && !self.o.prefixes {
                     self.invent(2);
                 }
                 let p = self.name_prefix(name, prefix, false);
-                // The URI and the prefix an element start hands out count too (a table
+                // The local name, URI and prefix an element start hands out count (a table
                 // reference of a few bits repeats them).
-                let n = self.t.uri(self.t.name_uri(name)).len() + self.pfx(p).len();
+                let (uri, local) = self.t.name_text(name);
+                let n = local.len() + uri.len() + self.pfx(p).len();
                 self.count_here(n)?;
                 let tag = &mut self.tag;
                 tag.open = true;
@@ -1373,19 +1403,24 @@ impl<'a> ExiDecoder<'a> {
                 value,
             } => {
                 let p = self.name_prefix(name, prefix, true);
-                let a = self.tag.abuf.len();
-                let text = match value {
-                    Val::Global(g) => self.t.value(g),
-                    Val::Scratch => &self.scratch,
-                    Val::Slot(i) => {
-                        let (x, y) = self.slots[i];
-                        &self.slot_text[x..y]
+                let held = match value {
+                    Val::Global(g) if self.t.keeps_values() => AttrText::Table(g),
+                    value => {
+                        let a = self.tag.abuf.len();
+                        let text = match value {
+                            Val::Global(g) => self.t.value(g),
+                            Val::Scratch => &self.scratch,
+                            Val::Slot(i) => {
+                                let (x, y) = self.slots[i];
+                                &self.slot_text[x..y]
+                            }
+                            Val::Held(x, y) => &self.slot_text[x..y],
+                        };
+                        self.tag.abuf.push_str(text);
+                        AttrText::Buf(a, self.tag.abuf.len())
                     }
-                    Val::Held(x, y) => &self.slot_text[x..y],
                 };
-                self.tag.abuf.push_str(text);
-                let b = self.tag.abuf.len();
-                self.tag.attrs.push((name, p, a, b));
+                self.tag.attrs.push((name, p, held));
                 self.count_attribute(name, p)?;
             }
             Raw::XsiType {
@@ -1404,7 +1439,7 @@ impl<'a> ExiDecoder<'a> {
                 }
                 tag.abuf.push_str(self.t.local(ty));
                 let b = tag.abuf.len();
-                tag.attrs.push((XSI_TYPE, p, a, b));
+                tag.attrs.push((XSI_TYPE, p, AttrText::Buf(a, b)));
                 // The value is names from the table: it counts too.
                 self.count_here(b - a)?;
                 self.count_attribute(XSI_TYPE, p)?;

@@ -28,10 +28,10 @@ pub(crate) enum Prod {
 /// The built-in grammar of one element name.
 #[derive(Clone, Debug)]
 pub(crate) struct ElementGrammar {
-    /// StartTagContent's learned productions.
-    pub(crate) start: Vec<Prod>,
-    /// ElementContent's productions (starts with `EE`).
-    pub(crate) content: Vec<Prod>,
+    /// The learned productions by [`State`]: StartTagContent's, then ElementContent's (which
+    /// start with `EE`). Indexed by the state's number rather than matched on it: the decoder
+    /// looks them up once an event.
+    prods: [Vec<Prod>; 2],
     /// Where `EE` and `CH` were learned in StartTagContent and `CH` in ElementContent
     /// ([`NOT_LEARNED`] before), so that the encoder finds them without a scan.
     ee_start: u32,
@@ -45,8 +45,7 @@ const NOT_LEARNED: u32 = u32::MAX;
 impl ElementGrammar {
     pub(crate) fn new() -> Self {
         ElementGrammar {
-            start: Vec::new(),
-            content: vec![Prod::Ee],
+            prods: [Vec::new(), vec![Prod::Ee]],
             ee_start: NOT_LEARNED,
             ch_start: NOT_LEARNED,
             ch_content: NOT_LEARNED,
@@ -71,10 +70,7 @@ impl ElementGrammar {
     /// The productions of a state.
     #[inline]
     pub(crate) fn prods(&self, state: State) -> &[Prod] {
-        match state {
-            State::StartTag => &self.start,
-            State::Content => &self.content,
-        }
+        &self.prods[state as usize]
     }
 
     /// Learns a production matched through a second-level code (EXI 1.0, 8.4.3). `EE` and
@@ -84,36 +80,36 @@ impl ElementGrammar {
         match (state, p) {
             (State::StartTag, Prod::Ee) => {
                 if self.ee_start == NOT_LEARNED {
-                    self.ee_start = self.start.len() as u32;
-                    self.start.push(p);
+                    self.ee_start = self.prods[0].len() as u32;
+                    self.prods[0].push(p);
                 }
             }
             (State::StartTag, Prod::Ch) => {
                 if self.ch_start == NOT_LEARNED {
-                    self.ch_start = self.start.len() as u32;
-                    self.start.push(p);
+                    self.ch_start = self.prods[0].len() as u32;
+                    self.prods[0].push(p);
                 }
             }
             (State::Content, Prod::Ch) => {
                 if self.ch_content == NOT_LEARNED {
-                    self.ch_content = self.content.len() as u32;
-                    self.content.push(p);
+                    self.ch_content = self.prods[1].len() as u32;
+                    self.prods[1].push(p);
                 }
             }
             (State::Content, Prod::Ee) => {}
-            (State::StartTag, _) => self.start.push(p),
-            (State::Content, _) => self.content.push(p),
+            (state, _) => self.prods[state as usize].push(p),
         }
     }
 }
 
-/// The two states of an element grammar.
+/// The two states of an element grammar (numbered: the index of their productions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum State {
     /// StartTagContent: attributes and namespace declarations may still come.
-    StartTag,
+    StartTag = 0,
     /// ElementContent.
-    Content,
+    Content = 1,
 }
 
 /// The first-level code of a learned production at index `i` of `n`.

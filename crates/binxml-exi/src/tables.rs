@@ -443,6 +443,19 @@ impl Tables {
         }
     }
 
+    /// The URI and local name of name `name` (one look-up of the name for both).
+    #[inline]
+    pub(crate) fn name_text(&self, name: NameId) -> (&str, &str) {
+        let (uri, local) = match self.base.names.get(name as usize) {
+            Some(n) => (n.uri, &n.local),
+            None => {
+                let n = &self.names[name as usize - self.base.names.len()];
+                (n.uri, &n.local)
+            }
+        };
+        (self.uri(uri), local)
+    }
+
     /// The URI number of name `name`.
     #[inline]
     pub(crate) fn name_uri(&self, name: NameId) -> u32 {
@@ -948,6 +961,13 @@ impl Tables {
         (v.end - v.start) as usize
     }
 
+    /// Whether every value added stays in the table, unchanged, for the rest of the stream
+    /// (no `valuePartitionCapacity`: nothing is evicted or moved between entries).
+    #[inline]
+    pub(crate) fn keeps_values(&self) -> bool {
+        self.capacity.is_none()
+    }
+
     /// The text of global value `id`.
     #[inline]
     pub(crate) fn value(&self, id: u32) -> &str {
@@ -1065,14 +1085,17 @@ impl Tables {
             return Err(e);
         }
         let global = self.values.len() as u32;
-        let local = self.local_values(name).len() as u32;
+        let end = self.arena.len() as u32;
+        // One look-up of the name's partition for its length and the new entry.
+        let values = &mut self.state_mut(name).values;
+        let local = values.as_slice().len() as u32;
+        values.push(global);
         self.values.push(Value {
             start: start as u32,
-            end: self.arena.len() as u32,
+            end,
             name,
             local,
         });
-        self.state_mut(name).values.push(global);
         Ok(global)
     }
 
