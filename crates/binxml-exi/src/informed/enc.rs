@@ -728,6 +728,9 @@ impl<W: Write> SchemaEncoder<W> {
             return Ok(());
         }
         self.in_tag = false;
+        if self.attrs.is_empty() && self.xsi_type.is_none() && self.xsi_nil.is_none() {
+            return Ok(());
+        }
         self.write_xsi()?;
         let mut attrs = std::mem::take(&mut self.attrs);
         let mut abuf = std::mem::take(&mut self.abuf);
@@ -989,6 +992,21 @@ impl<W: Write> SchemaEncoder<W> {
                     };
                     let reps = self.reps.clone();
                     let dt = g.value_type_in(reps.as_deref(), *type_def, self.o.lexical_values);
+                    if !self.o.alignment.is_reordered() && !is_string(dt) {
+                        // Parsed once: the event code depends on whether it is representable.
+                        if let Some(v) = values::prepare_value(dt, value) {
+                            self.code1(cur, i);
+                            self.name_prefix(name, prefix);
+                            let mut items = values::TableItems {
+                                t: &mut self.t,
+                                name,
+                                max_len: usize::MAX,
+                            };
+                            values::write_prepared(&v, &mut self.w, &mut items, self.o.canonical);
+                            self.set_state(p.next);
+                            return Ok(());
+                        }
+                    }
                     if values::representable(dt, value) {
                         self.code1(cur, i);
                         self.name_prefix(name, prefix);
