@@ -723,6 +723,7 @@ impl<W: Write> SchemaEncoder<W> {
     }
 
     /// Writes the pending start tag's xsi:type, xsi:nil and attributes.
+    #[inline(always)]
     fn close_tag(&mut self) -> Result<()> {
         if !self.in_tag {
             return Ok(());
@@ -731,6 +732,12 @@ impl<W: Write> SchemaEncoder<W> {
         if self.attrs.is_empty() && self.xsi_type.is_none() && self.xsi_nil.is_none() {
             return Ok(());
         }
+        self.close_tag_held()
+    }
+
+    /// [`close_tag`](Self::close_tag) when the tag has attributes.
+    #[inline(never)]
+    fn close_tag_held(&mut self) -> Result<()> {
         self.write_xsi()?;
         let mut attrs = std::mem::take(&mut self.attrs);
         let mut abuf = std::mem::take(&mut self.abuf);
@@ -774,7 +781,17 @@ impl<W: Write> SchemaEncoder<W> {
 
     /// The held xsi:type and xsi:nil of the start tag being closed, which come before its
     /// other attributes.
+    #[inline(always)]
     fn write_xsi(&mut self) -> Result<()> {
+        if self.xsi_type.is_none() && self.xsi_nil.is_none() {
+            return Ok(());
+        }
+        self.write_xsi_held()
+    }
+
+    /// [`write_xsi`](Self::write_xsi) when the tag has xsi:type or xsi:nil.
+    #[inline(never)]
+    fn write_xsi_held(&mut self) -> Result<()> {
         if let Some((p, t)) = self.xsi_type.take() {
             self.write_xsi_type(&p, &t)?;
         }
@@ -1232,10 +1249,17 @@ impl<W: Write> SchemaEncoder<W> {
     }
 
     /// Writes buffered text as EXIficient does (see the module docs).
+    #[inline(always)]
     fn flush_text(&mut self, next: Next) -> Result<()> {
         if self.text.is_empty() {
             return Ok(());
         }
+        self.flush_text_held(next)
+    }
+
+    /// [`flush_text`](Self::flush_text) when there is text.
+    #[inline(never)]
+    fn flush_text_held(&mut self, next: Next) -> Result<()> {
         let text = std::mem::take(&mut self.text);
         let r = self.write_text(text.as_str(), next);
         let mut text = text;
