@@ -9,6 +9,7 @@
 //! simple content after its type's whitespace processing, and whitespace-only text between
 //! tags dropped under [`Whitespace::DropBetweenTags`].
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -722,17 +723,22 @@ impl<W: Write> SchemaEncoder<W> {
     }
 
     /// Writes the pending start tag's xsi:type, xsi:nil and attributes.
+    #[inline(always)]
     fn close_tag(&mut self) -> Result<()> {
         if !self.in_tag {
             return Ok(());
         }
         self.in_tag = false;
-        if let Some((p, t)) = self.xsi_type.take() {
-            self.write_xsi_type(&p, &t)?;
+        if self.attrs.is_empty() && self.xsi_type.is_none() && self.xsi_nil.is_none() {
+            return Ok(());
         }
-        if let Some((p, n)) = self.xsi_nil.take() {
-            self.write_xsi_nil(&p, &n)?;
-        }
+        self.close_tag_held()
+    }
+
+    /// [`close_tag`](Self::close_tag) when the tag has attributes.
+    #[inline(never)]
+    fn close_tag_held(&mut self) -> Result<()> {
+        self.write_xsi()?;
         let mut attrs = std::mem::take(&mut self.attrs);
         let mut abuf = std::mem::take(&mut self.abuf);
         let s = |r: Span| &abuf[r.0 as usize..r.1 as usize];
@@ -750,6 +756,84 @@ impl<W: Write> SchemaEncoder<W> {
         self.attrs = attrs;
         self.abuf = abuf;
         done
+    }
+
+    /// [`close_tag`](Self::close_tag) with the attributes borrowed from a tape being written
+    /// ([`TapeSink`]) rather than copied into `abuf`.
+    fn close_tag_with(&mut self, attrs: &mut Vec<TapeAttr<'_>>) -> Result<()> {
+        if !self.in_tag {
+            return Ok(());
+        }
+        self.in_tag = false;
+        self.write_xsi()?;
+        // The grammars list attributes by local name, then namespace.
+        attrs.sort_by(|a, b| (a.local, a.ns).cmp(&(b.local, b.ns)));
+        let mut done = Ok(());
+        for a in attrs.iter() {
+            done = self.write_attribute(a.ns, a.local, a.prefix, a.value);
+            if done.is_err() {
+                break;
+            }
+        }
+        attrs.clear();
+        done
+    }
+
+    /// The held xsi:type and xsi:nil of the start tag being closed, which come before its
+    /// other attributes.
+    #[inline(always)]
+    fn write_xsi(&mut self) -> Result<()> {
+        if self.xsi_type.is_none() && self.xsi_nil.is_none() {
+            return Ok(());
+        }
+        self.write_xsi_held()
+    }
+
+    /// [`write_xsi`](Self::write_xsi) when the tag has xsi:type or xsi:nil.
+    #[inline(never)]
+    fn write_xsi_held(&mut self) -> Result<()> {
+        if let Some((p, t)) = self.xsi_type.take() {
+            self.write_xsi_type(&p, &t)?;
+        }
+        if let Some((p, n)) = self.xsi_nil.take() {
+            self.write_xsi_nil(&p, &n)?;
+        }
+        Ok(())
+    }
+
+    /// Keeps an attribute of the open start tag until the tag is closed: xsi:type and
+    /// xsi:nil aside (they are written first), the others copied into `abuf`.
+    fn hold_attribute(&mut self, name: &QName<'_>, value: &str) {
+        if self.hold_xsi(name, value) {
+            return;
+        }
+        let mut span = |t: &str| {
+            let start = self.abuf.len() as u32;
+            self.abuf.push_str(t);
+            (start, self.abuf.len() as u32)
+        };
+        let a = [
+            span(&name.namespace),
+            span(&name.local),
+            span(value),
+            span(&name.prefix),
+        ];
+        self.attrs.push(a);
+    }
+
+    /// Holds `name` aside if it is xsi:type or xsi:nil (then true).
+    #[inline]
+    fn hold_xsi(&mut self, name: &QName<'_>, value: &str) -> bool {
+        if name.namespace != XSI_NS {
+            return false;
+        }
+        let slot = match name.local.as_ref() {
+            "type" => &mut self.xsi_type,
+            "nil" => &mut self.xsi_nil,
+            _ => return false,
+        };
+        *slot = Some((name.prefix.to_string(), value.to_string()));
+        true
     }
 
     /// A namespace declaration of the open start tag: in scope for xsi:type's value, and, with
@@ -925,6 +1009,21 @@ impl<W: Write> SchemaEncoder<W> {
                     };
                     let reps = self.reps.clone();
                     let dt = g.value_type_in(reps.as_deref(), *type_def, self.o.lexical_values);
+                    if !self.o.alignment.is_reordered() && !is_string(dt) {
+                        // Parsed once: the event code depends on whether it is representable.
+                        if let Some(v) = values::prepare_value(dt, value) {
+                            self.code1(cur, i);
+                            self.name_prefix(name, prefix);
+                            let mut items = values::TableItems {
+                                t: &mut self.t,
+                                name,
+                                max_len: usize::MAX,
+                            };
+                            values::write_prepared(&v, &mut self.w, &mut items, self.o.canonical);
+                            self.set_state(p.next);
+                            return Ok(());
+                        }
+                    }
                     if values::representable(dt, value) {
                         self.code1(cur, i);
                         self.name_prefix(name, prefix);
@@ -1150,10 +1249,17 @@ impl<W: Write> SchemaEncoder<W> {
     }
 
     /// Writes buffered text as EXIficient does (see the module docs).
+    #[inline(always)]
     fn flush_text(&mut self, next: Next) -> Result<()> {
         if self.text.is_empty() {
             return Ok(());
         }
+        self.flush_text_held(next)
+    }
+
+    /// [`flush_text`](Self::flush_text) when there is text.
+    #[inline(never)]
+    fn flush_text_held(&mut self, next: Next) -> Result<()> {
         let text = std::mem::take(&mut self.text);
         let r = self.write_text(text.as_str(), next);
         let mut text = text;
@@ -1531,11 +1637,158 @@ fn same_name(n: &binxml_schema::model::Name, q: &QName<'_>) -> bool {
         && bytes_eq(n.ns.as_bytes(), q.namespace.as_bytes())
 }
 
+/// An attribute of the open start tag, borrowed from the tape being written.
+struct TapeAttr<'s> {
+    ns: &'s str,
+    local: &'s str,
+    prefix: &'s str,
+    value: &'s str,
+}
+
+/// Replays a tape into the encoder with what it would buffer borrowed from the tape instead
+/// of copied: the text not yet written (held until the next event says what follows it) and
+/// the open start tag's attributes (held until the tag closes, to be sorted). The common
+/// events come through the sink's per-kind methods, the others through
+/// [`Encoder::write_event`] with what is held handed to the encoder's own buffers first.
+struct TapeSink<'e, 's, W: Write> {
+    e: &'e mut SchemaEncoder<W>,
+    /// Text not yet written (when the encoder's own `text` is empty).
+    held: Option<&'s str>,
+    /// The open start tag's attributes (when the encoder's own `attrs` is empty).
+    attrs: Vec<TapeAttr<'s>>,
+}
+
+impl<W: Write> TapeSink<'_, '_, W> {
+    /// Moves what the sink holds into the encoder's own buffers (as `write_event` would
+    /// have left them).
+    fn spill(&mut self) {
+        if let Some(h) = self.held.take() {
+            self.e.text.push_str(h);
+        }
+        for a in std::mem::take(&mut self.attrs) {
+            self.e.hold_attribute(
+                &QName {
+                    prefix: Cow::Borrowed(a.prefix),
+                    namespace: Cow::Borrowed(a.ns),
+                    local: Cow::Borrowed(a.local),
+                },
+                a.value,
+            );
+        }
+    }
+
+    /// Writes the text before the next event (`flush_text`).
+    #[inline(always)]
+    fn release(&mut self, next: Next) -> Result<()> {
+        match self.held.take() {
+            Some(h) => self.e.write_text(h, next),
+            None => self.e.flush_text(next),
+        }
+    }
+
+    /// Closes the open start tag (`close_tag`).
+    #[inline(always)]
+    fn close(&mut self) -> Result<()> {
+        if self.attrs.is_empty() {
+            self.e.close_tag()
+        } else {
+            self.e.close_tag_with(&mut self.attrs)
+        }
+    }
+}
+
+impl<'s, W: Write> binxml_core::EventSink<'s> for TapeSink<'_, 's, W> {
+    fn event(&mut self, ev: Event<'s>) -> Result<()> {
+        self.spill();
+        self.e.write_event(&ev)
+    }
+
+    #[inline]
+    fn start_element(&mut self, name: QName<'s>) -> Result<()> {
+        self.e.live()?;
+        self.e.checker.start_element(Format::Exi)?;
+        self.release(Next::Se)?;
+        self.close()?;
+        self.e.start_element(&name)
+    }
+
+    #[inline]
+    fn end_element(&mut self) -> Result<()> {
+        self.e.live()?;
+        self.e.checker.end_element(Format::Exi)?;
+        self.release(Next::Ee)?;
+        self.close()?;
+        self.e.end_element()
+    }
+
+    #[inline]
+    fn attribute(&mut self, name: QName<'s>, value: Cow<'s, str>) -> Result<()> {
+        self.e.live()?;
+        self.e.checker.attribute(Format::Exi)?;
+        if !self.e.in_tag {
+            return Err(SchemaEncoder::<W>::invalid("an attribute after content"));
+        }
+        if self.e.hold_xsi(&name, &value) {
+            return Ok(());
+        }
+        match (name.namespace, name.local, name.prefix, value) {
+            (Cow::Borrowed(ns), Cow::Borrowed(local), Cow::Borrowed(prefix), Cow::Borrowed(v))
+                if self.e.attrs.is_empty() =>
+            {
+                self.attrs.push(TapeAttr {
+                    ns,
+                    local,
+                    prefix,
+                    value: v,
+                });
+            }
+            (namespace, local, prefix, value) => {
+                self.spill();
+                let q = QName {
+                    prefix,
+                    namespace,
+                    local,
+                };
+                self.e.hold_attribute(&q, &value);
+            }
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn text(&mut self, text: Cow<'s, str>) -> Result<()> {
+        self.e.live()?;
+        self.e.checker.characters(Format::Exi, &text, false)?;
+        self.close()?;
+        match text {
+            Cow::Borrowed(t) if self.held.is_none() && self.e.text.is_empty() => {
+                self.held = Some(t);
+            }
+            text => {
+                if let Some(h) = self.held.take() {
+                    self.e.text.push_str(h);
+                }
+                self.e.text.push_str(&text);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> SchemaEncoder<W> {
+    /// The options' error, if they cannot be used (every event fails with it).
+    #[inline(always)]
+    fn live(&self) -> Result<()> {
+        match &self.invalid {
+            Some(e) => Err(Error::new(e.kind(), Format::Exi, e.message())),
+            None => Ok(()),
+        }
+    }
+}
+
 impl<W: Write> Encoder for SchemaEncoder<W> {
     fn write_event(&mut self, ev: &Event<'_>) -> Result<()> {
-        if let Some(e) = &self.invalid {
-            return Err(Error::new(e.kind(), Format::Exi, e.message()));
-        }
+        self.live()?;
         self.checker.check(Format::Exi, ev)?;
         match ev {
             Event::StartDocument { .. } => {
@@ -1558,32 +1811,7 @@ impl<W: Write> Encoder for SchemaEncoder<W> {
                 if !self.in_tag {
                     return Err(Self::invalid("an attribute after content"));
                 }
-                if name.namespace == XSI_NS {
-                    let held = Some((name.prefix.to_string(), value.to_string()));
-                    match name.local.as_ref() {
-                        "type" => {
-                            self.xsi_type = held;
-                            return Ok(());
-                        }
-                        "nil" => {
-                            self.xsi_nil = held;
-                            return Ok(());
-                        }
-                        _ => {}
-                    }
-                }
-                let mut span = |t: &str| {
-                    let start = self.abuf.len() as u32;
-                    self.abuf.push_str(t);
-                    (start, self.abuf.len() as u32)
-                };
-                let a = [
-                    span(&name.namespace),
-                    span(&name.local),
-                    span(value),
-                    span(&name.prefix),
-                ];
-                self.attrs.push(a);
+                self.hold_attribute(name, value);
                 Ok(())
             }
             Event::Characters { text, .. } => {
@@ -1651,6 +1879,18 @@ impl<W: Write> Encoder for SchemaEncoder<W> {
             Event::Notation { .. } | Event::UnparsedEntity { .. } => Ok(()),
             _ => Ok(()),
         }
+    }
+
+    fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
+        let mut sink = TapeSink {
+            e: self,
+            held: None,
+            attrs: Vec::new(),
+        };
+        let r = tape.replay(&mut sink);
+        // The tape's strings last only for this call.
+        sink.spill();
+        r
     }
 
     fn finish(&mut self) -> Result<()> {

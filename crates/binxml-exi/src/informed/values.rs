@@ -42,7 +42,7 @@
 //! reads unsigned integers of up to [`MAX_BIG_OCTETS`](crate::bits::MAX_BIG_OCTETS) octets.
 
 use binxml_core::Result;
-use binxml_schema::datatypes::{self, Builtin, DateTimeValue, Decimal, NoNamespaces, Value};
+use binxml_schema::datatypes::{self, Builtin, DateTimeValue, NoNamespaces, Value};
 
 use super::datatype::{DateTimeKind, ExiType};
 use crate::bits::{Big, BitReader, BitWriter, MAX_BIG_DIGITS, char_len, width};
@@ -65,10 +65,10 @@ enum Prepared<'a> {
     Binary(Vec<u8>),
     Boolean(bool),
     NBit(u32, u32),
-    Decimal(Decimal),
+    Decimal(Num<'a>),
     Float(i64, i64),
-    Integer(Decimal),
-    Unsigned(Decimal),
+    Integer(Num<'a>),
+    Unsigned(Num<'a>),
     DateTime(DateTimeKind, DateTimeValue),
     /// A String or restricted-character-set item of a list: through the string table.
     Item(&'a ExiType, &'a str),
@@ -412,8 +412,8 @@ fn prepare<'a>(t: &'a ExiType, lexical: &'a str) -> Option<Prepared<'a>> {
             };
             Prepared::NBit(v, 2)
         }
-        ExiType::Decimal => match parse(Builtin::Decimal)? {
-            Value::Decimal(d) if fits(&d) => Prepared::Decimal(d),
+        ExiType::Decimal => match Num::parse(lexical, true)? {
+            d if d.fits() => Prepared::Decimal(d),
             _ => return None,
         },
         ExiType::Float => match parse(Builtin::Double)? {
@@ -423,24 +423,21 @@ fn prepare<'a>(t: &'a ExiType, lexical: &'a str) -> Option<Prepared<'a>> {
             }
             _ => return None,
         },
-        ExiType::Integer => match parse(Builtin::Integer)? {
-            Value::Decimal(d) if fits(&d) => Prepared::Integer(d),
+        ExiType::Integer => match Num::parse(lexical, false)? {
+            d if d.fits() => Prepared::Integer(d),
             _ => return None,
         },
-        ExiType::Unsigned => match parse(Builtin::Integer)? {
-            Value::Decimal(d) if fits(&d) && !d.is_negative() => Prepared::Unsigned(d),
+        ExiType::Unsigned => match Num::parse(lexical, false)? {
+            d if d.fits() && !d.negative => Prepared::Unsigned(d),
             _ => return None,
         },
-        ExiType::NBit { min, max } => match parse(Builtin::Integer)? {
-            Value::Decimal(d) => {
-                let v = d.to_i128()?;
-                if v < *min || v > *max {
-                    return None;
-                }
-                Prepared::NBit(u32::try_from(v - min).ok()?, nbit_width(*min, *max))
+        ExiType::NBit { min, max } => {
+            let v = Num::parse(lexical, false)?.to_i128()?;
+            if v < *min || v > *max {
+                return None;
             }
-            _ => return None,
-        },
+            Prepared::NBit(u32::try_from(v - min).ok()?, nbit_width(*min, *max))
+        }
         ExiType::DateTime(kind) => match parse(builtin(*kind))? {
             Value::DateTime(v) if v.fraction_digits().len() <= MAX_BIG_DIGITS => {
                 Prepared::DateTime(*kind, v)
@@ -494,10 +491,9 @@ fn write(p: &Prepared<'_>, w: &mut BitWriter, strings: &mut dyn ItemStrings, can
         Prepared::Boolean(b) => w.boolean(*b),
         Prepared::NBit(v, n) => w.nbit(*v, *n),
         Prepared::Decimal(d) => {
-            w.boolean(d.is_negative());
-            w.uint_digits(d.integral_digits());
-            let rev: String = d.fraction_digits().chars().rev().collect();
-            w.uint_digits(&rev);
+            w.boolean(d.negative);
+            w.uint_digits(d.int);
+            uint_digits_reversed(w, d.frac);
         }
         Prepared::Float(m, e) => {
             write_i64(w, *m);
@@ -506,17 +502,17 @@ fn write(p: &Prepared<'_>, w: &mut BitWriter, strings: &mut dyn ItemStrings, can
         Prepared::Integer(d) => match d.to_i64() {
             Some(v) => write_i64(w, v),
             None => {
-                w.boolean(d.is_negative());
-                if d.is_negative() {
-                    let mut b = Big::from_decimal(d.integral_digits());
+                w.boolean(d.negative);
+                if d.negative {
+                    let mut b = Big::from_decimal(d.int);
                     b.sub_one();
                     w.uint_big(&b);
                 } else {
-                    w.uint_digits(d.integral_digits());
+                    w.uint_digits(d.int);
                 }
             }
         },
-        Prepared::Unsigned(d) => w.uint_digits(d.integral_digits()),
+        Prepared::Unsigned(d) => w.uint_digits(d.int),
         Prepared::DateTime(kind, v) => write_date_time(*kind, v, w, canonical),
         Prepared::Item(t, s) => {
             w.uint(char_len(s) as u64);
@@ -540,9 +536,97 @@ fn collapse(s: &str) -> &str {
     s.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'))
 }
 
-/// Whether a number's digits are few enough to be written (see [`MAX_BIG_DIGITS`]).
-fn fits(d: &Decimal) -> bool {
-    d.integral_digits().len() <= MAX_BIG_DIGITS && d.fraction_digits().len() <= MAX_BIG_DIGITS
+/// A decimal number (xs:decimal, or an integer) as its sign and digits, borrowed from its
+/// lexical form and normalized as [`Decimal`](datatypes::Decimal) normalizes them: no leading zeros in `int`
+/// (`"0"` when it has no other digit), no trailing zeros in `frac`, no negative zero. What an
+/// encoder needs of a value it writes, without the two strings a `Decimal` allocates.
+#[derive(Clone, Copy, Debug)]
+struct Num<'a> {
+    negative: bool,
+    int: &'a str,
+    frac: &'a str,
+}
+
+impl<'a> Num<'a> {
+    /// Parses `lexical` as `datatypes::parse` parses an xs:decimal (`fraction_allowed`) or
+    /// xs:integer: XML whitespace around it dropped (whitespace inside is refused here as it
+    /// is there after collapsing, since a space is not a digit), `[+-]?` then digits with an
+    /// optional `.` and fraction digits, at least one digit (see [`Decimal::parse`](datatypes::Decimal::parse)).
+    fn parse(lexical: &'a str, fraction_allowed: bool) -> Option<Num<'a>> {
+        let s = collapse(lexical);
+        let (negative, body) = match s.as_bytes().first() {
+            Some(b'-') => (true, &s[1..]),
+            Some(b'+') => (false, &s[1..]),
+            _ => (false, s),
+        };
+        let (int, frac) = match body.split_once('.') {
+            Some(_) if !fraction_allowed => return None,
+            Some((i, f)) => (i, f),
+            None => (body, ""),
+        };
+        if int.is_empty() && frac.is_empty()
+            || !int.bytes().all(|b| b.is_ascii_digit())
+            || !frac.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        let int = int.trim_start_matches('0');
+        let frac = frac.trim_end_matches('0');
+        let zero = int.is_empty() && frac.is_empty();
+        Some(Num {
+            negative: negative && !zero,
+            int: if int.is_empty() { "0" } else { int },
+            frac,
+        })
+    }
+
+    /// Whether its digits are few enough to be written (see [`MAX_BIG_DIGITS`]).
+    fn fits(&self) -> bool {
+        self.int.len() <= MAX_BIG_DIGITS && self.frac.len() <= MAX_BIG_DIGITS
+    }
+
+    /// The value as an `i128` when it is an integer in range ([`Decimal::to_i128`](datatypes::Decimal::to_i128)).
+    fn to_i128(self) -> Option<i128> {
+        if !self.frac.is_empty() || self.int.len() > 39 {
+            return None;
+        }
+        let mag: u128 = self.int.parse().ok()?;
+        if self.negative {
+            0i128.checked_sub_unsigned(mag)
+        } else {
+            i128::try_from(mag).ok()
+        }
+    }
+
+    /// The value as an `i64` when it is an integer in range ([`Decimal::to_i64`](datatypes::Decimal::to_i64)).
+    fn to_i64(self) -> Option<i64> {
+        if !self.frac.is_empty() || self.int.len() > 19 {
+            return None;
+        }
+        // At most 19 digits: below 2^64.
+        let mag: u64 = self.int.parse().ok()?;
+        if self.negative {
+            0i64.checked_sub_unsigned(mag)
+        } else {
+            i64::try_from(mag).ok()
+        }
+    }
+}
+
+/// Writes the digits of `digits` in reverse order as an Unsigned Integer (a decimal's or a
+/// time's fraction, 7.1.3 and 7.1.8: reversed so that its leading zeros count).
+fn uint_digits_reversed(w: &mut BitWriter, digits: &str) {
+    let mut buf = [0u8; 40];
+    if digits.len() <= buf.len() {
+        let buf = &mut buf[..digits.len()];
+        for (b, d) in buf.iter_mut().zip(digits.bytes().rev()) {
+            *b = d;
+        }
+        w.uint_digits(std::str::from_utf8(buf).unwrap_or_default());
+    } else {
+        let rev: String = digits.chars().rev().collect();
+        w.uint_digits(&rev);
+    }
 }
 
 /// The width of an n-bit integer over `min..=max` (7.1.5, 7.1.9).
@@ -834,8 +918,7 @@ fn write_date_time(kind: DateTimeKind, v: &DateTimeValue, w: &mut BitWriter, can
             w.boolean(false);
         } else {
             w.boolean(true);
-            let rev: String = frac.chars().rev().collect();
-            w.uint_digits(&rev);
+            uint_digits_reversed(w, frac);
         }
     }
     match v.timezone_minutes() {
@@ -1092,6 +1175,61 @@ mod tests {
             }
         }
         unreachable!()
+    }
+
+    /// `Num` (borrowed) accepts and normalizes what `datatypes::parse` makes a `Decimal` of.
+    #[test]
+    fn numbers_parse_as_the_schema_crate_parses_them() {
+        let cases = [
+            "0",
+            "-0",
+            "+0",
+            "007",
+            "-007.500",
+            ".5",
+            "5.",
+            "-.0",
+            "1.",
+            ".",
+            "",
+            "-",
+            "+",
+            " 12 ",
+            "\t-3.25\n",
+            "1 2",
+            "1.2.3",
+            "1e5",
+            "--1",
+            "+-1",
+            "0.000",
+            "00.0100",
+            "١",
+            "12a",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "170141183460469231731687303715884105727",
+            "-170141183460469231731687303715884105728",
+            "340282366920938463463374607431768211456",
+        ];
+        for s in cases {
+            for (b, frac) in [(Builtin::Decimal, true), (Builtin::Integer, false)] {
+                let ours = Num::parse(s, frac);
+                let theirs = match datatypes::parse(b, s, &NoNamespaces) {
+                    Ok(Value::Decimal(d)) => Some(d),
+                    _ => None,
+                };
+                assert_eq!(ours.is_some(), theirs.is_some(), "{s:?} as {b:?}");
+                if let (Some(n), Some(d)) = (ours, theirs) {
+                    assert_eq!(n.negative, d.is_negative(), "{s:?}");
+                    assert_eq!(n.int, d.integral_digits(), "{s:?}");
+                    assert_eq!(n.frac, d.fraction_digits(), "{s:?}");
+                    assert_eq!(n.to_i64(), d.to_i64(), "{s:?}");
+                    assert_eq!(n.to_i128(), d.to_i128(), "{s:?}");
+                }
+            }
+        }
     }
 
     #[test]
