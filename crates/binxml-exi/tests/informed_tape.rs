@@ -70,8 +70,9 @@ const MODES: &[&str] = &[
     "value-max-length=2",
 ];
 
-fn grammars() -> Arc<SchemaGrammars> {
-    let dir = scratch_dir("informed_tape");
+/// `test` names the scratch directory: the tests run in parallel, and each clears its own.
+fn grammars(test: &str) -> Arc<SchemaGrammars> {
+    let dir = scratch_dir(&format!("informed_tape-{test}"));
     let xsd = dir.join("t.xsd");
     std::fs::write(&xsd, XSD).unwrap();
     let s = Schema::load_with(&xsd, &LoadOptions::default()).unwrap();
@@ -131,7 +132,7 @@ fn same_through_every_entry_point(g: &Arc<SchemaGrammars>, events: &[Event<'_>],
 
 #[test]
 fn write_tape_writes_what_write_events_writes() {
-    let g = grammars();
+    let g = grammars("writes");
     let mut written = 0;
     for (i, doc) in DOCS.iter().enumerate() {
         let events = binxml_xml::decode(doc.as_bytes()).unwrap();
@@ -158,7 +159,7 @@ fn write_tape_writes_what_write_events_writes() {
 
 #[test]
 fn write_tape_fails_as_write_events_fails() {
-    let g = grammars();
+    let g = grammars("fails");
     let events = binxml_xml::decode(DOCS[1].as_bytes()).unwrap();
     let start = events
         .iter()

@@ -328,6 +328,7 @@ pub fn python() -> OsString {
 }
 
 /// A scratch directory under the workspace's `target/` for files a test hands to the oracle.
+/// It is emptied first, so tests that run in parallel must each use their own `name`.
 pub fn scratch_dir(name: &str) -> PathBuf {
     let dir = workspace_root().join("target/test-scratch").join(name);
     let _ = std::fs::remove_dir_all(&dir);
