@@ -155,6 +155,13 @@ pub(super) fn split_piece(b: &[u8], max: usize) -> (usize, bool) {
             let c = b[j];
             if c == b' ' || c == b'\t' {
                 j += 1;
+                // a run of the same character (deep indentation), a word at a time: the
+                // length check below sees the run's end, as it would have seen each step
+                let run = u64::from_ne_bytes([c; 8]);
+                while j + 8 <= b.len() && u64::from_ne_bytes(b[j..j + 8].try_into().unwrap()) == run
+                {
+                    j += 8;
+                }
             } else if c == b'\n' || c == b'\r' {
                 // a second line break after indentation starts the next piece
                 if nl && j - i >= 3 && !(b[j - 1] == b'\n' || b[j - 1] == b'\r') {
@@ -255,6 +262,31 @@ pub(super) fn short_enough_counted(s: &str, max: usize) -> bool {
 /// up to 3 from bits 4-7 stays in its octet).
 #[inline]
 pub(super) fn has_astral(b: &[u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if b.len() >= 16 {
+        use core::arch::x86_64::*;
+        let n = b.len();
+        // an octet is 0xF0 or more when the unsigned maximum of it and 0xF0 is itself
+        let at = |i: usize| {
+            let block = &b[i..i + 16];
+            // SAFETY: `block` holds 16 octets (bounds-checked above); SSE2 is part of the
+            // x86_64 baseline.
+            unsafe {
+                let v = _mm_loadu_si128(block.as_ptr() as *const __m128i);
+                let top = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0xF0u8 as i8)), v);
+                _mm_movemask_epi8(top) != 0
+            }
+        };
+        let mut i = 0;
+        while i + 16 <= n {
+            if at(i) {
+                return true;
+            }
+            i += 16;
+        }
+        // the last 16 octets, overlapping the block before
+        return i < n && at(n - 16);
+    }
     const HI: u64 = 0x8080_8080_8080_8080;
     let mut words = b.chunks_exact(8);
     for w in &mut words {
