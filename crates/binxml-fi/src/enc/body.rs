@@ -76,58 +76,18 @@ impl<W: Write> FiEncoder<W> {
 
     #[inline(never)]
     pub(super) fn literal_element_name(&mut self, first: u8) {
-        let p = std::mem::take(&mut self.lit_prefix);
-        let n = std::mem::take(&mut self.lit_ns);
-        let l = std::mem::take(&mut self.lit_local);
+        let (p, n, l) = (&self.lit_prefix, &self.lit_ns, &self.lit_local);
         let pbit = if p.is_empty() { 0 } else { 2 };
         let nbit = if n.is_empty() { 0 } else { 1 };
         self.buf.push(first | 0x3C | pbit | nbit);
-        let known = self.qname_parts(&p, &n, &l, self.lit_ns_at);
+        let memo = if self.in_scope {
+            Some(&mut self.ns_memo)
+        } else {
+            None
+        };
+        let known = qname_parts(&mut self.buf, &mut self.t, memo, self.lit_ns_at, p, n, l);
         self.t
-            .add_qname_hashed(false, self.lit_hash, known, &p, &n, &l);
-        self.lit_prefix = p;
-        self.lit_ns = n;
-        self.lit_local = l;
-    }
-
-    /// Prefix, namespace name and local name of a literal qualified name (C.18 / C.17);
-    /// whether the local name is (now) in the local-name table.
-    /// `n_at`: the address and length of the namespace name as the event gave it (see
-    /// [`FiEncoder::ns_memo`]).
-    pub(super) fn qname_parts(&mut self, p: &str, n: &str, l: &str, n_at: (usize, usize)) -> bool {
-        if !p.is_empty() {
-            ident(&mut self.buf, &mut self.t.prefixes, p);
-        }
-        if !n.is_empty() {
-            if self.in_scope && self.ns_memo.0 == n_at {
-                int_2nd(&mut self.buf, 0x80, self.ns_memo.1);
-            } else {
-                match self.t.namespaces.find_or_add(n) {
-                    Some(i) => {
-                        int_2nd(&mut self.buf, 0x80, i);
-                        if self.in_scope {
-                            self.ns_memo = (n_at, i);
-                        }
-                    }
-                    None => {
-                        len_2nd(&mut self.buf, 0, n.len());
-                        put(&mut self.buf, n.as_bytes());
-                    }
-                }
-            }
-        }
-        match self.t.name(l) {
-            Some(e) => {
-                int_2nd(&mut self.buf, 0x80, e.local);
-                true
-            }
-            None => {
-                len_2nd(&mut self.buf, 0, l.len());
-                put(&mut self.buf, l.as_bytes());
-                self.t.add_local(l);
-                self.t.name_keys.get(l).is_some()
-            }
-        }
+            .add_qname_hashed(false, self.lit_hash, known, p, n, l);
     }
 
     #[inline(always)]
@@ -188,9 +148,14 @@ impl<W: Write> FiEncoder<W> {
                 let nbit = if name.namespace.is_empty() { 0 } else { 1 };
                 self.buf.push(0x78 | pbit | nbit);
                 let n_at = (name.namespace.as_ptr() as usize, name.namespace.len());
-                let known = self.qname_parts(&name.prefix, &name.namespace, &name.local, n_at);
-                self.t
-                    .add_qname_hashed(true, h, known, &name.prefix, &name.namespace, &name.local);
+                let (p, n, l) = (&*name.prefix, &*name.namespace, &*name.local);
+                let memo = if self.in_scope {
+                    Some(&mut self.ns_memo)
+                } else {
+                    None
+                };
+                let known = qname_parts(&mut self.buf, &mut self.t, memo, n_at, p, n, l);
+                self.t.add_qname_hashed(true, h, known, p, n, l);
             }
         }
         self.nistring_first(
@@ -627,5 +592,54 @@ impl<W: Write> FiEncoder<W> {
             }
         }
         Ok(())
+    }
+}
+
+/// Prefix, namespace name and local name of a literal qualified name (C.18 / C.17);
+/// whether the local name is (now) in the local-name table. `n_at`: the address and length of
+/// the namespace name as the event gave it, and `memo` [`FiEncoder::ns_memo`] within a call of
+/// `write_events` or `write_tape` (`None` outside one). A function of the fields it uses, not
+/// a method: the literal element name it is given is itself a field of the encoder.
+#[inline(always)]
+pub(super) fn qname_parts(
+    buf: &mut Vec<u8>,
+    t: &mut Tables,
+    memo: Option<&mut ((usize, usize), u32)>,
+    n_at: (usize, usize),
+    p: &str,
+    n: &str,
+    l: &str,
+) -> bool {
+    if !p.is_empty() {
+        ident(buf, &mut t.prefixes, p);
+    }
+    if !n.is_empty() {
+        match memo {
+            Some(m) if m.0 == n_at => int_2nd(buf, 0x80, m.1),
+            _ => match t.namespaces.find_or_add(n) {
+                Some(i) => {
+                    int_2nd(buf, 0x80, i);
+                    if let Some(m) = memo {
+                        *m = (n_at, i);
+                    }
+                }
+                None => {
+                    len_2nd(buf, 0, n.len());
+                    put(buf, n.as_bytes());
+                }
+            },
+        }
+    }
+    match t.name(l) {
+        Some(e) => {
+            int_2nd(buf, 0x80, e.local);
+            true
+        }
+        None => {
+            len_2nd(buf, 0, l.len());
+            put(buf, l.as_bytes());
+            t.add_local(l);
+            t.name_keys.get(l).is_some()
+        }
     }
 }
