@@ -611,22 +611,38 @@ pub(super) fn qname_parts(
     l: &str,
 ) -> bool {
     if !p.is_empty() {
-        ident(buf, &mut t.prefixes, p);
+        match t.recent_prefixes.get(p) {
+            Some(i) => int_2nd(buf, 0x80, i),
+            None => match t.prefixes.find_or_add(p) {
+                Some(i) => {
+                    int_2nd(buf, 0x80, i);
+                    t.recent_prefixes.put(p, i);
+                }
+                None => {
+                    len_2nd(buf, 0, p.len());
+                    put(buf, p.as_bytes());
+                }
+            },
+        }
     }
     if !n.is_empty() {
         match memo {
             Some(m) if m.0 == n_at => int_2nd(buf, 0x80, m.1),
-            _ => match t.namespaces.find_or_add(n) {
-                Some(i) => {
-                    int_2nd(buf, 0x80, i);
-                    if let Some(m) = memo {
-                        *m = (n_at, i);
+            _ => match t.recent_namespaces.get(n) {
+                Some(i) => int_2nd(buf, 0x80, i),
+                None => match t.namespaces.find_or_add(n) {
+                    Some(i) => {
+                        int_2nd(buf, 0x80, i);
+                        t.recent_namespaces.put(n, i);
+                        if let Some(m) = memo {
+                            *m = (n_at, i);
+                        }
                     }
-                }
-                None => {
-                    len_2nd(buf, 0, n.len());
-                    put(buf, n.as_bytes());
-                }
+                    None => {
+                        len_2nd(buf, 0, n.len());
+                        put(buf, n.as_bytes());
+                    }
+                },
             },
         }
     }

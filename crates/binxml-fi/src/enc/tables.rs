@@ -407,10 +407,43 @@ impl QTable {
     }
 }
 
+/// The strings of a table found last by the literal qualified names, with their indexes
+/// (an entry's index never changes), compared before the string is hashed and looked up:
+/// documents that declare a new prefix for each block of elements (publish911.xml binds `a0`
+/// to `a3645`) write a literal name for each element, most with the prefix and namespace
+/// name of the one before.
+#[derive(Default)]
+pub(super) struct Recent {
+    entries: [(String, u32); 2],
+    /// the entry replaced next
+    next: usize,
+}
+
+impl Recent {
+    #[inline(always)]
+    pub(super) fn get(&self, s: &str) -> Option<u32> {
+        self.entries
+            .iter()
+            .find(|(t, i)| *i != 0 && bytes_eq(t.as_bytes(), s.as_bytes()))
+            .map(|e| e.1)
+    }
+
+    pub(super) fn put(&mut self, s: &str, i: u32) {
+        let e = &mut self.entries[self.next];
+        e.0.clear();
+        e.0.push_str(s);
+        e.1 = i;
+        self.next ^= 1;
+    }
+}
+
 #[derive(Default)]
 pub(super) struct Tables {
     pub(super) prefixes: StrTable,
     pub(super) namespaces: StrTable,
+    /// prefixes and namespace names of literal qualified names found last
+    pub(super) recent_prefixes: Recent,
+    pub(super) recent_namespaces: Recent,
     /// local name -> key k, with `names[k - 1]` its entry
     pub(super) name_keys: StrTable,
     pub(super) names: Vec<NameEntry>,
