@@ -143,20 +143,7 @@ impl<W: Write> FiEncoder<W> {
         self.last_attribute = e;
         match found {
             Ok((i, _)) => int_2nd(&mut self.buf, 0, i),
-            Err(h) => {
-                let pbit = if name.prefix.is_empty() { 0 } else { 2 };
-                let nbit = if name.namespace.is_empty() { 0 } else { 1 };
-                self.buf.push(0x78 | pbit | nbit);
-                let n_at = (name.namespace.as_ptr() as usize, name.namespace.len());
-                let (p, n, l) = (&*name.prefix, &*name.namespace, &*name.local);
-                let memo = if self.in_scope {
-                    Some(&mut self.ns_memo)
-                } else {
-                    None
-                };
-                let known = qname_parts(&mut self.buf, &mut self.t, memo, n_at, p, n, l);
-                self.t.add_qname_hashed(true, h, known, p, n, l);
-            }
+            Err(h) => self.literal_attribute_name(name, h),
         }
         self.nistring_first(
             value,
@@ -164,6 +151,24 @@ impl<W: Write> FiEncoder<W> {
             self.opts.max_indexed_attribute_value,
         );
         Ok(())
+    }
+
+    /// A literal attribute name (out of line: rare after the first start tags, and its
+    /// table work would crowd the hot path's registers); `h` its hash.
+    #[inline(never)]
+    fn literal_attribute_name(&mut self, name: &binxml_core::QName<'_>, h: u32) {
+        let pbit = if name.prefix.is_empty() { 0 } else { 2 };
+        let nbit = if name.namespace.is_empty() { 0 } else { 1 };
+        self.buf.push(0x78 | pbit | nbit);
+        let n_at = (name.namespace.as_ptr() as usize, name.namespace.len());
+        let (p, n, l) = (&*name.prefix, &*name.namespace, &*name.local);
+        let memo = if self.in_scope {
+            Some(&mut self.ns_memo)
+        } else {
+            None
+        };
+        let known = qname_parts(&mut self.buf, &mut self.t, memo, n_at, p, n, l);
+        self.t.add_qname_hashed(true, h, known, p, n, l);
     }
 
     pub(super) fn namespace(&mut self, prefix: &str, uri: &str) {
