@@ -26,6 +26,19 @@ pub(crate) struct Flat {
     pub(crate) values: Vec<Val>,
     /// the number of `Document.children`
     pub(crate) doc_items: usize,
+    /// PER: `Document.common-names` as entries instead of abstract values (the value's list
+    /// is then empty; `PerWriter::encode_flat` writes these in its place)
+    pub(crate) common: Option<Vec<FCommon>>,
+}
+
+/// An entry of `Document.common-names` (see [`Flat::common`]): its namespace and prefix
+/// ([`FNs::None`] absent, [`FNs::Str`] a string, [`FNs::Same`] `same-as-previous-item`) and
+/// its local name.
+#[derive(Clone, Copy)]
+pub(crate) struct FCommon {
+    pub(crate) ns: FNs,
+    pub(crate) local: u32,
+    pub(crate) prefix: FNs,
 }
 
 impl Flat {

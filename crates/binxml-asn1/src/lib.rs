@@ -18,7 +18,11 @@
 use binxml_core::Format;
 use std::io::Write;
 
-use binxml_core::{Decoder, Encoder, Error, Event, EventSink, Limits, Result, StreamChecker};
+use std::borrow::Cow;
+
+use binxml_core::{
+    Decoder, Encoder, Error, Event, EventSink, Limits, QName, Result, StreamChecker,
+};
 
 mod ber;
 mod build;
@@ -404,14 +408,68 @@ impl<W: Write> Encoder for Asn1Encoder<W> {
 }
 
 /// Push decoding straight into the encoder (`decoder.read_into(&mut encoder)`, then
-/// [`Encoder::finish`]): the same bytes as writing every event, without a dynamic call per
-/// event. The parts of element starts and ends, namespaces, attributes and text become their
-/// events on the stack (the provided methods): the stream checker takes events, and handing
-/// the builder the parts instead measured no faster.
+/// [`Encoder::finish`]) and [`Encoder::write_tape`]: the same checks and bytes as writing
+/// every event, without a dynamic call per event. Element starts and ends, namespaces,
+/// attributes and text go to the stream checker's per-kind checks and the builder as their
+/// parts, without an [`Event`] built, matched and dropped per item.
 impl<'a, W: Write> EventSink<'a> for Asn1Encoder<W> {
     #[inline]
     fn event(&mut self, event: Event<'a>) -> Result<()> {
         self.write_event(&event)
+    }
+
+    #[inline]
+    fn start_element(&mut self, name: QName<'a>) -> Result<()> {
+        let format = self.opts.rule.format();
+        self.checker.start_element(format)?;
+        self.builder_mut()?.part_start(&name)
+    }
+
+    #[inline]
+    fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
+        let format = self.opts.rule.format();
+        let ev = Event::Namespace { prefix, uri };
+        self.checker.check(format, &ev)?;
+        let Event::Namespace { prefix, uri } = &ev else {
+            unreachable!("built above")
+        };
+        self.builder_mut()?.part_namespace(prefix, uri)
+    }
+
+    #[inline]
+    fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
+        let format = self.opts.rule.format();
+        self.checker.attribute(format)?;
+        self.builder_mut()?.part_attribute(&name, &value)
+    }
+
+    #[inline]
+    fn end_element(&mut self) -> Result<()> {
+        let format = self.opts.rule.format();
+        self.checker.end_element(format)?;
+        self.builder_mut()?.part_end()
+    }
+
+    #[inline]
+    fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
+        let format = self.opts.rule.format();
+        self.checker.characters(format, &text, false)?;
+        self.builder_mut()?.part_text(&text);
+        Ok(())
+    }
+}
+
+impl<W: Write> Asn1Encoder<W> {
+    /// The builder, until [`Encoder::finish`].
+    #[inline]
+    fn builder_mut(&mut self) -> Result<&mut build::Builder> {
+        match &mut self.builder {
+            Some(b) => Ok(b),
+            None => Err(Error::invalid_events(
+                self.opts.rule.format(),
+                "event after finish",
+            )),
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use crate::value::V;
 
 impl Builder {
     /// A string of [`Flat`](crate::flat::Flat) (as [`Builder::s`] decides).
-    fn sref(&mut self, text: &str) -> u32 {
+    pub(super) fn sref(&mut self, text: &str) -> u32 {
         if self.opts.strings_table
             && !text.is_empty()
             && let Some(id) = self.strings.intern_text(text)
@@ -296,6 +296,63 @@ impl Builder {
             None => flat.doc_items += 1,
         }
         Ok(())
+    }
+
+    /// [`Builder::event`] of a `StartElement` of `q`, from its parts.
+    #[inline]
+    pub(crate) fn part_start(&mut self, q: &QName<'_>) -> Result<()> {
+        if self.flat.is_none() {
+            return self.event(&Event::StartElement(q.clone()));
+        }
+        self.flush_text_flat()?;
+        self.flat_start(q)
+    }
+
+    /// [`Builder::event`] of a `Namespace`, from its parts.
+    #[inline]
+    pub(crate) fn part_namespace(
+        &mut self,
+        prefix: &Cow<'_, str>,
+        uri: &Cow<'_, str>,
+    ) -> Result<()> {
+        if self.flat.is_none() {
+            return self.event(&Event::Namespace {
+                prefix: prefix.clone(),
+                uri: uri.clone(),
+            });
+        }
+        self.flush_text_flat()?;
+        self.flat_namespace(prefix, uri)
+    }
+
+    /// [`Builder::event`] of an `Attribute`, from its parts.
+    #[inline]
+    pub(crate) fn part_attribute(&mut self, name: &QName<'_>, value: &str) -> Result<()> {
+        if self.flat.is_none() {
+            return self.event(&Event::Attribute {
+                name: name.clone(),
+                value: Cow::Borrowed(value),
+            });
+        }
+        self.flush_text_flat()?;
+        self.flat_attribute(name, value)
+    }
+
+    /// [`Builder::event`] of an `EndElement`.
+    #[inline]
+    pub(crate) fn part_end(&mut self) -> Result<()> {
+        if self.flat.is_none() {
+            return self.event(&Event::EndElement);
+        }
+        self.flush_text_flat()?;
+        self.flat_end()
+    }
+
+    /// [`Builder::event`] of `Characters` (either mode: character data is gathered until the
+    /// next other event).
+    #[inline]
+    pub(crate) fn part_text(&mut self, text: &str) {
+        self.text.push_str(text);
     }
 
     /// [`Builder::event`] in flat mode: the same strings and names interned in the same order.

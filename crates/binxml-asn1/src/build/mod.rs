@@ -220,6 +220,7 @@ impl Builder {
             scopes: Vec::new(),
             values: Vec::new(),
             doc_items: 0,
+            common: None,
         });
         if !opts.scoped_namespaces {
             // a root's in-scope namespaces
@@ -424,20 +425,50 @@ impl Builder {
         // common names, most frequent first
         let mut name_perm = vec![];
         let mut common = vec![];
+        // PER's flat writer takes the entries without an abstract value each (BER resolves
+        // the value's strings first)
+        let mut fcommon = (self.flat.is_some() && self.opts.rule != crate::Rule::Ber)
+            .then(Vec::<crate::flat::FCommon>::new);
         if self.opts.names_table {
             let mut order = intern::order_by_count(&self.name_counts);
             group_names(&mut order, &self.name_group);
             name_perm = vec![0u32; order.len()];
             let keys = std::mem::take(&mut self.name_keys);
             let ends = std::mem::take(&mut self.name_key_ends);
-            common.reserve(order.len());
             // (namespace, prefix) of the previous entry
             let mut prev: Option<(&str, &str)> = None;
+            if let Some(fc) = &mut fcommon {
+                fc.reserve(order.len());
+            } else {
+                common.reserve(order.len());
+            }
             for (pos, &id) in order.iter().enumerate() {
                 name_perm[id as usize] = pos as u32;
                 let i = id as usize;
                 let start = if i == 0 { 0 } else { ends[i - 1] };
                 let (k_ns, k_prefix, k_local) = name_parts(&keys[start..ends[i]]);
+                if let Some(fc) = &mut fcommon {
+                    use crate::flat::{FCommon, FNs};
+                    // the strings interned in the order of the values' below
+                    let ns = if k_ns.is_empty() {
+                        FNs::None
+                    } else if prev.is_some_and(|p| bytes_eq(p.0.as_bytes(), k_ns.as_bytes())) {
+                        FNs::Same
+                    } else {
+                        FNs::Str(self.sref(k_ns))
+                    };
+                    let local = self.sref(k_local);
+                    let prefix = if k_prefix.is_empty() {
+                        FNs::None
+                    } else if prev.is_some_and(|p| bytes_eq(p.1.as_bytes(), k_prefix.as_bytes())) {
+                        FNs::Same
+                    } else {
+                        FNs::Str(self.sref(k_prefix))
+                    };
+                    fc.push(FCommon { ns, local, prefix });
+                    prev = Some((k_ns, k_prefix));
+                    continue;
+                }
                 let ns = if k_ns.is_empty() {
                     None
                 } else if prev.is_some_and(|p| bytes_eq(p.0.as_bytes(), k_ns.as_bytes())) {
@@ -456,7 +487,7 @@ impl Builder {
                 common.push(V::Seq(vec![ns, Some(local), prefix]));
                 prev = Some((k_ns, k_prefix));
             }
-            stats.names = common.len();
+            stats.names = order.len();
         }
         let ces = self.s(self.encoding.clone().as_deref().unwrap_or(""));
         let version = self.version.clone().map(|v| self.s(&v));
@@ -523,6 +554,9 @@ impl Builder {
             texts: std::mem::take(&mut self.strings).into_texts(),
             names: name_perm,
         };
+        if let Some(flat) = &mut self.flat {
+            flat.common = fcommon;
+        }
         let align = self.opts.rule == crate::Rule::Uper
             && self.opts.align_strings
             && self.opts.compression == table::Compression::None

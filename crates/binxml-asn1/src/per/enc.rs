@@ -64,6 +64,32 @@ impl<'r> PerWriter<'r> {
         }
     }
 
+    /// A StringOrIndex's `component-string-index` alternative (1 of 2) with table position
+    /// `pos` (`LargeIndex`, `INTEGER (0..2047, ..., 0..MAX)`): in UPER within the root, the
+    /// choice bit, the extension bit and the 11 value bits in one field.
+    #[inline(always)]
+    fn str_index(&mut self, pos: u64) {
+        if !self.aligned && pos < 2048 {
+            self.put((1 << 12) | pos, 13);
+        } else {
+            self.constrained(1, 2);
+            self.int(pos, 0, 2047);
+        }
+    }
+
+    /// A name's `common-name-index` alternative (1 of 2) with table position `pos`
+    /// (`SmallIndex`, `INTEGER (0..15, ..., 0..MAX)`): within the root, the choice bit, the
+    /// extension bit and the 4 value bits in one field (aligned or not: the range is small).
+    #[inline(always)]
+    fn name_index(&mut self, pos: u64) {
+        if pos < 16 {
+            self.put((1 << 5) | pos, 6);
+        } else {
+            self.constrained(1, 2);
+            self.int(pos, 0, 15);
+        }
+    }
+
     /// Appends the `n` low bits of `v` (`n` at most 32). Up to 31 bits stay pending in `acc`;
     /// 32 are written at once.
     #[inline]
@@ -289,8 +315,7 @@ impl<'r> PerWriter<'r> {
                         self.octets(refs.texts[id].as_bytes())
                     }
                     Some(&pos) => {
-                        self.constrained(1, 2);
-                        self.int(pos as u64, 0, 2047);
+                        self.str_index(pos as u64);
                         Ok(())
                     }
                     None => Err(self.mismatch(ty)),

@@ -50,6 +50,20 @@ impl<'a> Pass1<'a> {
             self.r.advance(13);
             return Ok(self.rec.saw_str(i, at));
         }
+        // APER fast path: `1`, `0`, the padding to the next octet, 16 bits below 2048 (else
+        // the general path, which refuses a value outside the root range)
+        if self.aligned
+            && let Some(w) = self.r.peek()
+            && w >> 62 == 0b10
+        {
+            let pad = (8 - (self.r.bit_pos() + 2) % 8) % 8;
+            let i = (w << (2 + pad)) >> 48;
+            if i < 2048 {
+                let at = self.at() + 1;
+                self.r.advance(2 + pad + 16);
+                return Ok(self.rec.saw_str(i, at));
+            }
+        }
         if !self.r.bit()? {
             let s = self.r.utf8()?;
             self.rec.inline_str(s, self.at())

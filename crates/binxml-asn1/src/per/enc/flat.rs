@@ -126,8 +126,7 @@ impl<'r> PerWriter<'r> {
                 self.octets(refs.texts[r as usize].as_bytes())
             }
             Some(&pos) => {
-                self.constrained(1, 2);
-                self.int(pos as u64, 0, 2047);
+                self.str_index(pos as u64);
                 Ok(())
             }
             None => Err(self.mismatch(crate::schema::STR_IDX)),
@@ -177,8 +176,7 @@ impl<'r> PerWriter<'r> {
             .get(id as usize)
             .ok_or_else(|| self.mismatch(crate::schema::SMALL))?;
         // `CHOICE { ..., common-name-index SmallIndex }`: alternative 1
-        self.constrained(1, 2);
-        self.int(pos as u64, 0, 15);
+        self.name_index(pos as u64);
         Ok(())
     }
 
@@ -319,9 +317,9 @@ impl<'r> PerWriter<'r> {
                         return Err(self.mismatch(DOC_CHILD));
                     };
                     self.list_item(&mut p.items)?;
-                    self.constrained(3, 5);
-                    // Characters: a string, element-content-whitespace FALSE
-                    self.constrained(0, 2);
+                    // alternative 3 of 5 (3 bits), then Characters: a string (alternative 0 of
+                    // its CHOICE, 1 bit), element-content-whitespace FALSE
+                    self.put(3 << 1, 4);
                     self.flat_str(t, flat)?;
                     self.put(0, 1);
                 }
@@ -366,11 +364,50 @@ impl<'r> PerWriter<'r> {
             }
         }
         for ((fty, _), val) in fields.iter().zip(vals).skip(1) {
-            if let Some(val) = val {
-                self.encode(*fty, val)?;
+            match (&flat.common, val) {
+                (Some(common), _) if *fty == CN_LIST => self.flat_common(common, flat)?,
+                (_, Some(val)) => self.encode(*fty, val)?,
+                (_, None) => {}
             }
         }
         Ok(())
+    }
+
+    /// `Document.common-names` from [`Flat::common`](crate::flat::Flat::common): the same
+    /// bits as the list of values.
+    fn flat_common(
+        &mut self,
+        common: &[crate::flat::FCommon],
+        flat: &crate::flat::Flat,
+    ) -> Result<()> {
+        use crate::flat::FNs;
+        let mut fr = self.list_head(common.len(), None);
+        for c in common {
+            self.list_item(&mut fr)?;
+            let present = |n: FNs| !matches!(n, FNs::None);
+            self.put((present(c.ns) as u64) << 1 | present(c.prefix) as u64, 2);
+            // namespace-name: CHOICE { URIOrIndex, same-as-previous-item NULL }
+            match c.ns {
+                FNs::None => {}
+                FNs::Str(s) => {
+                    self.constrained(0, 2);
+                    self.flat_str(s, flat)?;
+                }
+                FNs::Same => self.constrained(1, 2),
+                FNs::Prev => return Err(self.mismatch(crate::schema::CN_ITEM)),
+            }
+            self.flat_str(c.local, flat)?;
+            match c.prefix {
+                FNs::None => {}
+                FNs::Str(s) => {
+                    self.constrained(0, 2);
+                    self.flat_str(s, flat)?;
+                }
+                FNs::Same => self.constrained(1, 2),
+                FNs::Prev => return Err(self.mismatch(crate::schema::CN_ITEM)),
+            }
+        }
+        self.list_end(&mut fr)
     }
 
     /// Rewrites what was written so far with each mark's presence bit set and a `1` bit (the
