@@ -27,6 +27,9 @@ use crate::tables::{NONE, NameId, Tables, ValueRef, XSI_TYPE};
 /// Values in a block up to which the whole block is one stream (EXI 1.0, 9.3).
 const SMALL_BLOCK: usize = 100;
 
+/// The end of a value slot that holds a string-table id ([`ExiDecoder::slots`]).
+const TABLE_SLOT: usize = usize::MAX;
+
 /// What an attribute held on the open start tag costs beyond its strings.
 const HELD_ATTR: usize = std::mem::size_of::<(NameId, Pfx, AttrText)>();
 /// What a namespace declaration held in scope costs beyond its strings (which are copied
@@ -314,8 +317,10 @@ pub struct ExiDecoder<'a> {
     /// Reordered layouts: the block's raw events, its channel values, and the channel of each
     /// slot.
     block: VecDeque<Raw>,
-    /// The block's values, one after the other, and each slot's range.
+    /// The block's values that are not in the string table for good, one after the other.
     slot_text: String,
+    /// Each slot's value: a range of `slot_text`, or ([`TABLE_SLOT`] as end) a global value
+    /// of a string table that keeps every value (its id as start): not copied.
     slots: Vec<(usize, usize)>,
     slot_names: Vec<NameId>,
     /// The block's channels in order of their first value: name and range in `chan_slots`.
@@ -920,14 +925,16 @@ impl<'a> ExiDecoder<'a> {
             end: false,
         };
         block.raws.clear();
-        if compressed {
-            // An inflated structure holds about two events an octet or fewer: room for them
-            // at once spares the deque its copies as it doubles (within half the budget).
-            let most = self.budget / (2 * std::mem::size_of::<Raw>());
-            block
-                .raws
-                .reserve(structure.len().saturating_mul(2).min(most));
-        }
+        // Room for the block's events at once spares the deque its copies as it doubles
+        // (within half the budget): an inflated structure holds about two events an octet or
+        // fewer; an uncompressed block's octets hold its values too.
+        let most = self.budget / (2 * std::mem::size_of::<Raw>());
+        let guess = if compressed {
+            structure.len().saturating_mul(2)
+        } else {
+            structure.len() / 2
+        };
+        block.raws.reserve(guess.min(most));
         let mut held = if compressed { structure.len() } else { 0 };
         loop {
             self.event_bit = r.bit_offset();
@@ -1075,6 +1082,7 @@ impl<'a> ExiDecoder<'a> {
         pick: impl Fn(usize) -> bool,
         slots: &mut [(usize, usize)],
     ) -> Result<()> {
+        let keeps = self.t.keeps_values();
         for &(name, a, b) in order {
             if !pick(b - a) {
                 continue;
@@ -1083,15 +1091,28 @@ impl<'a> ExiDecoder<'a> {
                 let v =
                     self.t
                         .read_value(r, name, self.limits.max_string_len, &mut self.scratch)?;
-                let text = match v {
-                    ValueRef::Global(g) | ValueRef::Added(g) => self.t.value(g),
-                    ValueRef::Scratch => &self.scratch,
+                let len = match v {
+                    // A table that keeps every value still has it when the block's events
+                    // are handed on: the slot names it.
+                    ValueRef::Global(g) | ValueRef::Added(g) if keeps => {
+                        slots[slot] = (g as usize, TABLE_SLOT);
+                        self.t.value_len(g)
+                    }
+                    v => {
+                        let text = match v {
+                            ValueRef::Global(g) | ValueRef::Added(g) => self.t.value(g),
+                            ValueRef::Scratch => &self.scratch,
+                        };
+                        let start = self.slot_text.len();
+                        self.slot_text.push_str(text);
+                        slots[slot] = (start, self.slot_text.len());
+                        text.len()
+                    }
                 };
-                let start = self.slot_text.len();
-                self.slot_text.push_str(text);
-                slots[slot] = (start, self.slot_text.len());
-                self.count(r, self.slot_text.len() - start)?;
-                self.check_tables(r)?;
+                self.count(r, len)?;
+                if !matches!(v, ValueRef::Global(_)) {
+                    self.check_tables(r)?;
+                }
             }
         }
         Ok(())
@@ -1111,11 +1132,17 @@ impl<'a> ExiDecoder<'a> {
         match v {
             Val::Global(g) => self.t.value(g),
             Val::Scratch => &self.scratch,
-            Val::Slot(i) => {
-                let (a, b) = self.slots[i];
-                &self.slot_text[a..b]
-            }
+            Val::Slot(i) => self.slot(i),
             Val::Held(a, b) => &self.slot_text[a..b],
+        }
+    }
+
+    /// The text of value slot `i` of the block.
+    #[inline(always)]
+    fn slot(&self, i: usize) -> &str {
+        match self.slots[i] {
+            (g, TABLE_SLOT) => self.t.value(g as u32),
+            (a, b) => &self.slot_text[a..b],
         }
     }
 
@@ -1405,6 +1432,9 @@ impl<'a> ExiDecoder<'a> {
                 let p = self.name_prefix(name, prefix, true);
                 let held = match value {
                     Val::Global(g) if self.t.keeps_values() => AttrText::Table(g),
+                    Val::Slot(i) if self.slots[i].1 == TABLE_SLOT => {
+                        AttrText::Table(self.slots[i].0 as u32)
+                    }
                     value => {
                         let a = self.tag.abuf.len();
                         let text = match value {
@@ -1535,6 +1565,23 @@ impl<'a> ExiDecoder<'a> {
         res
     }
 
+    /// Emits events until the body ends or `out` is full, reading a block whenever the last
+    /// one's events are all out (reordered layouts).
+    fn run_reordered(&mut self, out: &mut impl Out) -> Result<()> {
+        while self.phase == Phase::Body && !out.full() {
+            if self.block.is_empty() {
+                self.load_block()?;
+            }
+            while let Some(raw) = self.block.pop_front() {
+                self.emit(raw, out)?;
+                if out.full() {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Reads and emits events until the body ends or `out` is full, the reader held in a
     /// local between events (in-order layouts).
     fn run(&mut self, out: &mut impl Out) -> Result<()> {
@@ -1604,11 +1651,7 @@ impl<'a> Decoder<'a> for ExiDecoder<'a> {
                     // (the queue only fills before the body).
                     let mut out = Push(sink);
                     let res = if self.o.alignment.is_reordered() {
-                        let mut res = Ok(());
-                        while res.is_ok() && self.phase == Phase::Body && !out.full() {
-                            res = self.advance(&mut out);
-                        }
-                        res
+                        self.run_reordered(&mut out)
                     } else {
                         self.run(&mut out)
                     };
