@@ -1,7 +1,19 @@
 //! Inflating the raw DEFLATE streams of the compression layout (EXI 1.0, section 9.3), within
 //! a budget of decoded octets.
 
+use std::cell::RefCell;
+
 use binxml_core::{Error, Format, Result};
+
+// zlib's state is made once per thread and kept between documents: a deflate state is a
+// quarter megabyte that zlib zeroes as it makes it, which for a document of a few hundred
+// octets is most of its encoding (EXIficient makes one per document). A state is handed back
+// when its `Deflater` or `Inflater` is dropped; a thread keeps one of each (one per level for
+// deflating), so two codecs alive at once make a second state, as before.
+thread_local! {
+    static SPARE_DEFLATE: RefCell<Option<(u32, flate2::Compress)>> = const { RefCell::new(None) };
+    static SPARE_INFLATE: RefCell<Option<flate2::Decompress>> = const { RefCell::new(None) };
+}
 
 /// Inflates the raw DEFLATE stream that starts at `input[start..]`; returns the data and the
 /// octets of input it used. At most `room` octets are inflated (`budget` and `input_len` name
@@ -23,6 +35,15 @@ pub(crate) fn inflate_stream(
 #[derive(Default)]
 pub(crate) struct Inflater {
     z: Option<flate2::Decompress>,
+}
+
+impl Drop for Inflater {
+    fn drop(&mut self) {
+        if let Some(z) = self.z.take() {
+            // (`try_with`: nothing to keep while the thread ends.)
+            let _ = SPARE_INFLATE.try_with(|s| *s.borrow_mut() = Some(z));
+        }
+    }
 }
 
 impl std::fmt::Debug for Inflater {
@@ -49,7 +70,19 @@ impl Inflater {
                 z.reset(false);
                 z
             }
-            None => self.z.insert(flate2::Decompress::new(false)),
+            None => {
+                let z = SPARE_INFLATE
+                    .try_with(|s| s.borrow_mut().take())
+                    .ok()
+                    .flatten();
+                match z {
+                    Some(mut z) => {
+                        z.reset(false);
+                        self.z.insert(z)
+                    }
+                    None => self.z.insert(flate2::Decompress::new(false)),
+                }
+            }
         };
         out.clear();
         let first = (data.len() * 4).min(1 << 20).min(room);
@@ -119,8 +152,21 @@ impl Inflater {
 /// the whole document: each stream is a complete raw DEFLATE stream, as a fresh state writes
 /// it, without allocating (and the allocator mapping) zlib's quarter megabyte per stream.
 pub(crate) struct Deflater {
-    z: flate2::Compress,
+    /// `None` only while dropped.
+    z: Option<flate2::Compress>,
+    level: u32,
+    /// The state is as zlib made it: no reset needed before the first stream.
+    fresh: bool,
     out: Vec<u8>,
+}
+
+impl Drop for Deflater {
+    fn drop(&mut self) {
+        if let Some(z) = self.z.take() {
+            let level = self.level;
+            let _ = SPARE_DEFLATE.try_with(|s| *s.borrow_mut() = Some((level, z)));
+        }
+    }
 }
 
 impl std::fmt::Debug for Deflater {
@@ -132,21 +178,45 @@ impl std::fmt::Debug for Deflater {
 impl Deflater {
     /// A deflater at `level` (0-9).
     pub(crate) fn new(level: u32) -> Self {
+        let spare = SPARE_DEFLATE
+            .try_with(|s| {
+                let mut s = s.borrow_mut();
+                match s.take() {
+                    Some((l, z)) if l == level => Some(z),
+                    other => {
+                        *s = other;
+                        None
+                    }
+                }
+            })
+            .ok()
+            .flatten();
+        let (z, fresh) = match spare {
+            Some(z) => (z, false),
+            None => (
+                flate2::Compress::new(flate2::Compression::new(level), false),
+                true,
+            ),
+        };
         Deflater {
-            z: flate2::Compress::new(flate2::Compression::new(level), false),
+            z: Some(z),
+            level,
+            fresh,
             out: Vec::new(),
         }
     }
 
     /// `input` as one raw DEFLATE stream.
     pub(crate) fn deflate(&mut self, input: &[u8]) -> &[u8] {
-        self.z.reset();
+        let z = self.z.as_mut().expect("a deflater not dropped");
+        if !std::mem::take(&mut self.fresh) {
+            z.reset();
+        }
         self.out.clear();
         self.out.reserve(input.len() / 2 + 64);
         loop {
-            let read = self.z.total_in() as usize;
-            let status = self
-                .z
+            let read = z.total_in() as usize;
+            let status = z
                 .compress_vec(&input[read..], &mut self.out, flate2::FlushCompress::Finish)
                 .expect("deflating memory to memory cannot fail");
             if status == flate2::Status::StreamEnd {
