@@ -2,12 +2,16 @@
 //!
 //! TSF puts each structured unit's count, and each primitive unit's length, before its content.
 //! The encoder writes everything else to one body buffer as the events come and records, for
-//! each number not known yet, where it goes; `finish` writes the body with the numbers spliced
-//! in (one pass, one copy). No tree is built.
+//! each number not known yet (element and attribute counts, the length of text that comes in
+//! several events), where it goes; `finish` writes the body with the numbers spliced in (one
+//! pass, one copy). No tree is built.
 
+use std::borrow::Cow;
 use std::io::Write;
 
-use binxml_core::{DocType, Encoder, Error, Event, QName, Result, StreamChecker, Typed, XML_NS};
+use binxml_core::{
+    DocType, Encoder, Error, Event, EventSink, QName, Result, StreamChecker, Typed, XML_NS,
+};
 
 use crate::events::doctype_text;
 use crate::jsonmap::{JSON_NS, JsonType, KEY_ATTR, TYPE_ATTR};
@@ -47,11 +51,19 @@ enum Mode {
     Json,
 }
 
+/// The text unit being written. Its length is written before its data when the run starts (most
+/// runs are one event); a second event of the run moves the length to an [`Insert`].
 struct TextRun {
+    /// Index in `ins` of the length, or [`WRITTEN`] while the length is in the body at `num`.
     ins: usize,
+    /// Body offset of the written length.
+    num: usize,
+    /// Body offset of the data.
     start: usize,
     cdata: bool,
 }
+
+const WRITTEN: usize = usize::MAX;
 
 /// Encoder options.
 ///
@@ -152,7 +164,19 @@ fn utf16_len(data: &[u8]) -> usize {
 }
 
 #[inline]
-fn push_num(buf: &mut Vec<u8>, mut n: usize) {
+fn push_num(buf: &mut Vec<u8>, n: usize) {
+    if n < 10 {
+        buf.push(b'0' + n as u8);
+    } else if n < 100 {
+        buf.reserve(2);
+        buf.push(b'0' + (n / 10) as u8);
+        buf.push(b'0' + (n % 10) as u8);
+    } else {
+        push_long_num(buf, n);
+    }
+}
+
+fn push_long_num(buf: &mut Vec<u8>, mut n: usize) {
     let mut tmp = [0u8; 20];
     let mut i = tmp.len();
     loop {
@@ -373,8 +397,11 @@ impl<W: Write> TsfEncoder<W> {
         Ok(())
     }
 
+    #[inline]
     fn end_text(&mut self) {
-        if let Some(t) = self.text.take() {
+        if let Some(t) = self.text.take()
+            && t.ins != WRITTEN
+        {
             let len = self.len_of(&self.body[t.start..]);
             self.set_count(t.ins, len);
         }
@@ -402,54 +429,147 @@ impl<W: Write> TsfEncoder<W> {
         {
             self.end_text();
         }
-        if self.text.is_none() {
-            if text.is_empty() && !cdata {
-                return Ok(());
+        match &mut self.text {
+            None => {
+                if text.is_empty() && !cdata {
+                    return Ok(());
+                }
+                self.add_unit(false);
+                let num = self.body.len();
+                let len = self.len_of(text.as_bytes());
+                push_num(&mut self.body, len);
+                self.body.push(if cdata { b']' } else { b'[' });
+                self.text = Some(TextRun {
+                    ins: WRITTEN,
+                    num,
+                    start: self.body.len(),
+                    cdata,
+                });
             }
-            self.add_unit(false);
-            let ins = self.new_insert();
-            self.body.push(if cdata { b']' } else { b'[' });
-            self.text = Some(TextRun {
-                ins,
-                start: self.body.len(),
-                cdata,
-            });
+            Some(t) => {
+                if text.is_empty() {
+                    return Ok(());
+                }
+                if t.ins == WRITTEN {
+                    // The run goes on: its length is only known at its end. No insert was made
+                    // since the run started, so this one keeps `ins` in body order.
+                    let digits = t.start - 1 - t.num;
+                    self.body.drain(t.num..t.num + digits);
+                    t.start -= digits;
+                    t.ins = self.ins.len();
+                    self.ins.push(Insert { pos: t.num, n: 0 });
+                }
+            }
         }
         self.body.extend_from_slice(text.as_bytes());
         Ok(())
     }
 
+    fn xml_start(&mut self, q: &QName<'_>) -> Result<()> {
+        self.content()?;
+        self.add_unit(true);
+        let ins = self.new_insert();
+        if q.prefix.is_empty() {
+            if q.local.is_empty() {
+                return Err(Error::invalid_events(FORMAT, "element without a name"));
+            }
+            push_name(&mut self.body, &q.local);
+        } else {
+            let mut qn = std::mem::take(&mut self.lexical);
+            qualified_into(q, &mut qn);
+            push_name(&mut self.body, &qn);
+            self.lexical = qn;
+        }
+        self.body.push(b'<');
+        if self.stack.is_empty()
+            && let Some(dt) = self.doctype.take()
+        {
+            let mut qn = std::mem::take(&mut self.lexical);
+            qualified_into(q, &mut qn);
+            self.doctype_unit(&dt, &qn);
+            self.lexical = qn;
+        }
+        self.stack.push(Open {
+            ins,
+            kind: OpenKind::Element,
+            ns_len: self.ns.len(),
+        });
+        self.in_start_tag = true;
+        self.attrs_ins = None;
+        self.elem_prefix.clear();
+        self.elem_prefix.push_str(&q.prefix);
+        self.elem_ns.clear();
+        self.elem_ns.push_str(&q.namespace);
+        Ok(())
+    }
+
+    fn xml_attribute(&mut self, name: &QName<'_>, value: &str) {
+        if name.namespace.is_empty() && !self.opts.sort_attributes {
+            // The common case: a name without a namespace, written as it comes.
+            if name.prefix.is_empty() {
+                self.write_attr(&name.local, value);
+            } else {
+                let mut qn = std::mem::take(&mut self.lexical);
+                qualified_into(name, &mut qn);
+                self.write_attr(&qn, value);
+                self.lexical = qn;
+            }
+            return;
+        }
+        let mut qn = std::mem::take(&mut self.lexical);
+        let bound = name.namespace.is_empty()
+            || (!name.prefix.is_empty()
+                && self
+                    .lookup(&name.prefix)
+                    .is_some_and(|u| eq(u, &name.namespace)));
+        if bound {
+            qualified_into(name, &mut qn);
+        } else {
+            // Find or make a prefix for the attribute's namespace.
+            let found = self
+                .ns
+                .iter()
+                .rev()
+                .find(|(p, u)| !p.is_empty() && *u == name.namespace)
+                .map(|(p, _)| p.clone())
+                .filter(|p| self.lookup(p) == Some(&*name.namespace));
+            let p = match found {
+                Some(p) => p,
+                None => {
+                    let p = if !name.prefix.is_empty() && self.lookup(&name.prefix).is_none() {
+                        name.prefix.to_string()
+                    } else {
+                        loop {
+                            self.gen_prefix += 1;
+                            let p = format!("ns{}", self.gen_prefix);
+                            if self.lookup(&p).is_none() {
+                                break p;
+                            }
+                        }
+                    };
+                    self.declare(&p, &name.namespace);
+                    p
+                }
+            };
+            qn.clear();
+            qn.push_str(&p);
+            qn.push(':');
+            qn.push_str(&name.local);
+        }
+        self.attr_unit(&qn, value);
+        self.lexical = qn;
+    }
+
+    fn xml_end(&mut self) -> Result<()> {
+        self.content()?;
+        let o = self.stack.pop().unwrap();
+        self.ns.truncate(o.ns_len);
+        Ok(())
+    }
+
     fn xml_event(&mut self, event: &Event<'_>) -> Result<()> {
         match event {
-            Event::StartElement(q) => {
-                self.content()?;
-                self.add_unit(true);
-                let ins = self.new_insert();
-                let mut qn = std::mem::take(&mut self.lexical);
-                qualified_into(q, &mut qn);
-                if qn.is_empty() {
-                    return Err(Error::invalid_events(FORMAT, "element without a name"));
-                }
-                push_name(&mut self.body, &qn);
-                self.body.push(b'<');
-                if self.stack.is_empty()
-                    && let Some(dt) = self.doctype.take()
-                {
-                    self.doctype_unit(&dt, &qn);
-                }
-                self.lexical = qn;
-                self.stack.push(Open {
-                    ins,
-                    kind: OpenKind::Element,
-                    ns_len: self.ns.len(),
-                });
-                self.in_start_tag = true;
-                self.attrs_ins = None;
-                self.elem_prefix.clear();
-                self.elem_prefix.push_str(&q.prefix);
-                self.elem_ns.clear();
-                self.elem_ns.push_str(&q.namespace);
-            }
+            Event::StartElement(q) => self.xml_start(q)?,
             Event::Namespace { prefix, uri } => {
                 if prefix.is_empty() {
                     self.attr_unit("xmlns", uri);
@@ -459,51 +579,7 @@ impl<W: Write> TsfEncoder<W> {
                 }
                 self.ns.push((prefix.to_string(), uri.to_string()));
             }
-            Event::Attribute { name, value } => {
-                let mut qn = std::mem::take(&mut self.lexical);
-                let bound = name.namespace.is_empty()
-                    || (!name.prefix.is_empty()
-                        && self
-                            .lookup(&name.prefix)
-                            .is_some_and(|u| eq(u, &name.namespace)));
-                if bound {
-                    qualified_into(name, &mut qn);
-                } else {
-                    // Find or make a prefix for the attribute's namespace.
-                    let found = self
-                        .ns
-                        .iter()
-                        .rev()
-                        .find(|(p, u)| !p.is_empty() && *u == name.namespace)
-                        .map(|(p, _)| p.clone())
-                        .filter(|p| self.lookup(p) == Some(&*name.namespace));
-                    let p = match found {
-                        Some(p) => p,
-                        None => {
-                            let p =
-                                if !name.prefix.is_empty() && self.lookup(&name.prefix).is_none() {
-                                    name.prefix.to_string()
-                                } else {
-                                    loop {
-                                        self.gen_prefix += 1;
-                                        let p = format!("ns{}", self.gen_prefix);
-                                        if self.lookup(&p).is_none() {
-                                            break p;
-                                        }
-                                    }
-                                };
-                            self.declare(&p, &name.namespace);
-                            p
-                        }
-                    };
-                    qn.clear();
-                    qn.push_str(&p);
-                    qn.push(':');
-                    qn.push_str(&name.local);
-                }
-                self.attr_unit(&qn, value);
-                self.lexical = qn;
-            }
+            Event::Attribute { name, value } => self.xml_attribute(name, value),
             Event::Characters { text, cdata } => self.xml_text(text, *cdata)?,
             Event::Typed(t) => {
                 let mut s = std::mem::take(&mut self.lexical);
@@ -546,11 +622,7 @@ impl<W: Write> TsfEncoder<W> {
                     self.plu("", b'!', &[s.as_bytes()]);
                 }
             }
-            Event::EndElement => {
-                self.content()?;
-                let o = self.stack.pop().unwrap();
-                self.ns.truncate(o.ns_len);
-            }
+            Event::EndElement => self.xml_end()?,
             Event::EndDocument => self.content()?,
             Event::StartDocument { .. } | Event::Notation { .. } | Event::UnparsedEntity { .. } => {
             }
@@ -832,12 +904,70 @@ impl<W: Write> Encoder for TsfEncoder<W> {
         }
     }
 
+    /// The tape replayed into the encoder's push interface: no [`Event`] is built for the
+    /// elements, attributes and text inside the root element of an XML document.
+    fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
+        tape.replay(self)
+    }
+
     fn finish(&mut self) -> Result<()> {
         if let Some(dt) = self.doctype.take() {
             // A nameless doctype and no root element: keep it nameless.
             self.doctype_unit(&dt, "");
         }
         self.assemble().map_err(|e| Error::io(FORMAT, e))
+    }
+}
+
+/// The push interface: inside the root element of an XML document each kind of event goes
+/// straight to its writer, checked by the [`StreamChecker`]'s per-kind checks; everything else
+/// goes through [`Encoder::write_event`].
+impl<'a, W: Write> EventSink<'a> for TsfEncoder<W> {
+    #[inline]
+    fn event(&mut self, event: Event<'a>) -> Result<()> {
+        self.write_event(&event)
+    }
+
+    #[inline]
+    fn start_element(&mut self, name: QName<'a>) -> Result<()> {
+        if self.mode != Mode::Xml || self.stack.is_empty() {
+            return self.write_event(&Event::StartElement(name));
+        }
+        self.checker.start_element(FORMAT)?;
+        self.xml_start(&name)
+    }
+
+    #[inline]
+    fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
+        self.write_event(&Event::Namespace { prefix, uri })
+    }
+
+    #[inline]
+    fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
+        if self.mode != Mode::Xml {
+            return self.write_event(&Event::Attribute { name, value });
+        }
+        self.checker.attribute(FORMAT)?;
+        self.xml_attribute(&name, &value);
+        Ok(())
+    }
+
+    #[inline]
+    fn end_element(&mut self) -> Result<()> {
+        if self.mode != Mode::Xml {
+            return self.write_event(&Event::EndElement);
+        }
+        self.checker.end_element(FORMAT)?;
+        self.xml_end()
+    }
+
+    #[inline]
+    fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
+        if self.mode != Mode::Xml || self.stack.is_empty() {
+            return self.write_event(&Event::Characters { text, cdata: false });
+        }
+        self.checker.characters(FORMAT, &text, false)?;
+        self.xml_text(&text, false)
     }
 }
 
