@@ -142,7 +142,14 @@ pub struct TsfEncoder<W: Write> {
     scalar_name: String,
     scalar: String,
     lexical: String,
+    /// While `write_tape` runs: names (address, length) seen to need no quoting, by a hash of
+    /// the address. A tape's names are the same strings at the same addresses for the whole
+    /// call, so a name's check is a comparison after its first time.
+    plain_names: Vec<(usize, usize)>,
+    stable: bool,
 }
+
+const PLAIN_NAMES: usize = 256;
 
 /// String equality without a `memcmp` call (short strings; the call dominates otherwise).
 #[inline]
@@ -259,6 +266,8 @@ impl<W: Write> TsfEncoder<W> {
             scalar_name: String::new(),
             scalar: String::new(),
             lexical: String::new(),
+            plain_names: Vec::new(),
+            stable: false,
         }
     }
 
@@ -293,6 +302,25 @@ impl<W: Write> TsfEncoder<W> {
     #[inline]
     fn set_count(&mut self, idx: usize, v: usize) {
         self.ins[idx].n = v;
+    }
+
+    /// [`push_name`] for a name of the tape being written (see `plain_names`).
+    #[inline]
+    fn push_tape_name(&mut self, name: &str) {
+        if self.stable {
+            let key = (name.as_ptr() as usize, name.len());
+            let slot = (key.0 ^ (key.0 >> 8)) % PLAIN_NAMES;
+            if self.plain_names[slot] == key {
+                self.body.extend_from_slice(name.as_bytes());
+                return;
+            }
+            if !needs_quote(name) {
+                self.plain_names[slot] = key;
+                self.body.extend_from_slice(name.as_bytes());
+                return;
+            }
+        }
+        push_name(&mut self.body, name);
     }
 
     /// A primitive unit whose data is known: `{len}{name}{type}{data}`.
@@ -365,15 +393,25 @@ impl<W: Write> TsfEncoder<W> {
         self.ns.push((prefix.to_string(), uri.to_string()));
     }
 
-    /// Ends the start tag: declares the element's namespace if the events did not.
+    /// Ends the start tag if one is open.
+    #[inline(always)]
     fn end_start_tag(&mut self) -> Result<()> {
-        if !self.in_start_tag {
-            return Ok(());
+        if self.in_start_tag {
+            self.close_start_tag()
+        } else {
+            Ok(())
         }
+    }
+
+    /// Ends the start tag: declares the element's namespace if the events did not.
+    fn close_start_tag(&mut self) -> Result<()> {
         self.in_start_tag = false;
-        let prefix = std::mem::take(&mut self.elem_prefix);
-        let ns = std::mem::take(&mut self.elem_ns);
-        if !self.lookup(&prefix).is_some_and(|u| eq(u, &ns)) {
+        if !self
+            .lookup(&self.elem_prefix)
+            .is_some_and(|u| eq(u, &self.elem_ns))
+        {
+            let prefix = std::mem::take(&mut self.elem_prefix);
+            let ns = std::mem::take(&mut self.elem_ns);
             if !prefix.is_empty() && ns.is_empty() {
                 return Err(Error::invalid_events(
                     FORMAT,
@@ -381,9 +419,9 @@ impl<W: Write> TsfEncoder<W> {
                 ));
             }
             self.declare(&prefix, &ns);
+            self.elem_prefix = prefix;
+            self.elem_ns = ns;
         }
-        self.elem_prefix = prefix;
-        self.elem_ns = ns;
         if !self.sorted.is_empty() {
             let mut sorted = std::mem::take(&mut self.sorted);
             sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
@@ -408,6 +446,7 @@ impl<W: Write> TsfEncoder<W> {
     }
 
     /// Before a content event (or the end tag).
+    #[inline(always)]
     fn content(&mut self) -> Result<()> {
         self.end_start_tag()?;
         self.end_text();
@@ -473,7 +512,7 @@ impl<W: Write> TsfEncoder<W> {
             if q.local.is_empty() {
                 return Err(Error::invalid_events(FORMAT, "element without a name"));
             }
-            push_name(&mut self.body, &q.local);
+            self.push_tape_name(&q.local);
         } else {
             let mut qn = std::mem::take(&mut self.lexical);
             qualified_into(q, &mut qn);
@@ -507,7 +546,13 @@ impl<W: Write> TsfEncoder<W> {
         if name.namespace.is_empty() && !self.opts.sort_attributes {
             // The common case: a name without a namespace, written as it comes.
             if name.prefix.is_empty() {
-                self.write_attr(&name.local, value);
+                let i = self.open_attrs();
+                self.ins[i].n += 1;
+                let len = self.len_of(value.as_bytes());
+                push_num(&mut self.body, len);
+                self.push_tape_name(&name.local);
+                self.body.push(b'[');
+                self.body.extend_from_slice(value.as_bytes());
             } else {
                 let mut qn = std::mem::take(&mut self.lexical);
                 qualified_into(name, &mut qn);
@@ -907,7 +952,17 @@ impl<W: Write> Encoder for TsfEncoder<W> {
     /// The tape replayed into the encoder's push interface: no [`Event`] is built for the
     /// elements, attributes and text inside the root element of an XML document.
     fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
-        tape.replay(self)
+        // At most one number to splice in per event.
+        self.ins.reserve(tape.len());
+        if self.plain_names.is_empty() {
+            self.plain_names.resize(PLAIN_NAMES, (0, 0));
+        } else {
+            self.plain_names.fill((0, 0));
+        }
+        self.stable = true;
+        let r = tape.replay(self);
+        self.stable = false;
+        r
     }
 
     fn finish(&mut self) -> Result<()> {
