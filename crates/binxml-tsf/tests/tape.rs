@@ -75,3 +75,59 @@ fn write_tape_writes_what_write_events_writes_on_the_corpus() {
     let h = check_all(&jdocs);
     println!("JSON: {} documents, fingerprint {h:016x}", jdocs.len());
 }
+
+/// A broken stream: `write_tape` fails where `write_events` fails, with the same error.
+#[test]
+fn write_tape_fails_as_write_events_fails() {
+    use binxml_core::QName;
+    use std::borrow::Cow;
+    let el = |n: &'static str| Event::StartElement(QName::local(n));
+    let attr = Event::Attribute {
+        name: QName::local("a"),
+        value: Cow::Borrowed("v"),
+    };
+    let text = Event::Characters {
+        text: Cow::Borrowed("t"),
+        cdata: false,
+    };
+    let cases: Vec<Vec<Event<'static>>> = vec![
+        // an EndElement too many
+        vec![el("r"), Event::EndElement, Event::EndElement],
+        // an attribute after text
+        vec![el("r"), text, attr.clone(), Event::EndElement],
+        // an attribute after a child element
+        vec![
+            el("r"),
+            el("c"),
+            Event::EndElement,
+            attr.clone(),
+            Event::EndElement,
+        ],
+        // an element without a name inside the root
+        vec![el("r"), el(""), Event::EndElement, Event::EndElement],
+        // a namespace declaration after an attribute
+        vec![
+            el("r"),
+            attr.clone(),
+            Event::Namespace {
+                prefix: Cow::Borrowed("p"),
+                uri: Cow::Borrowed("urn:p"),
+            },
+            Event::EndElement,
+        ],
+    ];
+    for body in cases {
+        let mut events = vec![Event::start_document()];
+        events.extend(body);
+        events.push(Event::EndDocument);
+        let mut a = TsfEncoder::new(Vec::new());
+        let ea = a.write_events(&events).and_then(|_| a.finish());
+        let mut b = TsfEncoder::new(Vec::new());
+        let eb = b
+            .write_tape(&Tape::from_events(&events))
+            .and_then(|_| b.finish());
+        let (ea, eb) = (ea.map_err(|e| e.to_string()), eb.map_err(|e| e.to_string()));
+        assert!(ea.is_err(), "{events:?} should fail");
+        assert_eq!(ea, eb, "{events:?}");
+    }
+}
