@@ -2,12 +2,16 @@
 //!
 //! TSF puts each structured unit's count, and each primitive unit's length, before its content.
 //! The encoder writes everything else to one body buffer as the events come and records, for
-//! each number not known yet, where it goes; `finish` writes the body with the numbers spliced
-//! in (one pass, one copy). No tree is built.
+//! each number not known yet (element and attribute counts, the length of text that comes in
+//! several events), where it goes; `finish` writes the body with the numbers spliced in (one
+//! pass, one copy). No tree is built.
 
+use std::borrow::Cow;
 use std::io::Write;
 
-use binxml_core::{DocType, Encoder, Error, Event, QName, Result, StreamChecker, Typed, XML_NS};
+use binxml_core::{
+    DocType, Encoder, Error, Event, EventSink, QName, Result, StreamChecker, Typed, XML_NS,
+};
 
 use crate::events::doctype_text;
 use crate::jsonmap::{JSON_NS, JsonType, KEY_ATTR, TYPE_ATTR};
@@ -47,11 +51,19 @@ enum Mode {
     Json,
 }
 
+/// The text unit being written. Its length is written before its data when the run starts (most
+/// runs are one event); a second event of the run moves the length to an [`Insert`].
 struct TextRun {
+    /// Index in `ins` of the length, or [`WRITTEN`] while the length is in the body at `num`.
     ins: usize,
+    /// Body offset of the written length.
+    num: usize,
+    /// Body offset of the data.
     start: usize,
     cdata: bool,
 }
+
+const WRITTEN: usize = usize::MAX;
 
 /// Encoder options.
 ///
@@ -114,7 +126,11 @@ pub struct TsfEncoder<W: Write> {
     in_start_tag: bool,
     attrs_ins: Option<usize>,
     elem_prefix: String,
+    /// The open start tag's namespace, unless `elem_bound`.
     elem_ns: String,
+    /// The open start tag's prefix is bound to its namespace (checked at the element's start;
+    /// a declaration in the start tag makes it false and fills `elem_ns`).
+    elem_bound: bool,
     ns: Vec<(String, String)>,
     text: Option<TextRun>,
     /// A nameless doctype waiting for the root element's name.
@@ -130,12 +146,35 @@ pub struct TsfEncoder<W: Write> {
     scalar_name: String,
     scalar: String,
     lexical: String,
+    /// While `write_tape` runs: names (address, length) seen to need no quoting, by a hash of
+    /// the address. A tape's names are the same strings at the same addresses for the whole
+    /// call, so a name's check is a comparison after its first time.
+    plain_names: Vec<(usize, usize)>,
+    stable: bool,
 }
+
+const PLAIN_NAMES: usize = 256;
 
 /// String equality without a `memcmp` call (short strings; the call dominates otherwise).
 #[inline]
 pub(crate) fn eq(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+}
+
+/// [`eq`] eight octets at a time, for namespace names (often a few dozen octets).
+#[inline]
+fn eq_long(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let (mut x, mut y) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (p, q) in (&mut x).zip(&mut y) {
+        if u64::from_ne_bytes(p.try_into().unwrap()) != u64::from_ne_bytes(q.try_into().unwrap()) {
+            return false;
+        }
+    }
+    x.remainder().iter().zip(y.remainder()).all(|(p, q)| p == q)
 }
 
 /// The number of UTF-16 code units of UTF-8 text.
@@ -152,7 +191,19 @@ fn utf16_len(data: &[u8]) -> usize {
 }
 
 #[inline]
-fn push_num(buf: &mut Vec<u8>, mut n: usize) {
+fn push_num(buf: &mut Vec<u8>, n: usize) {
+    if n < 10 {
+        buf.push(b'0' + n as u8);
+    } else if n < 100 {
+        buf.reserve(2);
+        buf.push(b'0' + (n / 10) as u8);
+        buf.push(b'0' + (n % 10) as u8);
+    } else {
+        push_long_num(buf, n);
+    }
+}
+
+fn push_long_num(buf: &mut Vec<u8>, mut n: usize) {
     let mut tmp = [0u8; 20];
     let mut i = tmp.len();
     loop {
@@ -223,6 +274,7 @@ impl<W: Write> TsfEncoder<W> {
             attrs_ins: None,
             elem_prefix: String::new(),
             elem_ns: String::new(),
+            elem_bound: false,
             ns: Vec::new(),
             text: None,
             doctype: None,
@@ -235,6 +287,8 @@ impl<W: Write> TsfEncoder<W> {
             scalar_name: String::new(),
             scalar: String::new(),
             lexical: String::new(),
+            plain_names: Vec::new(),
+            stable: false,
         }
     }
 
@@ -269,6 +323,25 @@ impl<W: Write> TsfEncoder<W> {
     #[inline]
     fn set_count(&mut self, idx: usize, v: usize) {
         self.ins[idx].n = v;
+    }
+
+    /// [`push_name`] for a name of the tape being written (see `plain_names`).
+    #[inline]
+    fn push_tape_name(&mut self, name: &str) {
+        if self.stable {
+            let key = (name.as_ptr() as usize, name.len());
+            let slot = (key.0 ^ (key.0 >> 8)) % PLAIN_NAMES;
+            if self.plain_names[slot] == key {
+                self.body.extend_from_slice(name.as_bytes());
+                return;
+            }
+            if !needs_quote(name) {
+                self.plain_names[slot] = key;
+                self.body.extend_from_slice(name.as_bytes());
+                return;
+            }
+        }
+        push_name(&mut self.body, name);
     }
 
     /// A primitive unit whose data is known: `{len}{name}{type}{data}`.
@@ -338,18 +411,43 @@ impl<W: Write> TsfEncoder<W> {
             format!("xmlns:{prefix}")
         };
         self.attr_unit(&name, uri);
-        self.ns.push((prefix.to_string(), uri.to_string()));
+        self.bind(prefix.to_string(), uri.to_string());
+    }
+
+    /// A namespace declaration in scope from here.
+    fn bind(&mut self, prefix: String, uri: String) {
+        if self.in_start_tag && self.elem_bound {
+            // The element's namespace is its prefix's binding so far; keep it before the
+            // declaration may change that binding.
+            let mut ns = std::mem::take(&mut self.elem_ns);
+            ns.clear();
+            ns.push_str(self.lookup(&self.elem_prefix).unwrap_or_default());
+            self.elem_ns = ns;
+            self.elem_bound = false;
+        }
+        self.ns.push((prefix, uri));
+    }
+
+    /// Ends the start tag if one is open.
+    #[inline(always)]
+    fn end_start_tag(&mut self) -> Result<()> {
+        if self.in_start_tag {
+            self.close_start_tag()
+        } else {
+            Ok(())
+        }
     }
 
     /// Ends the start tag: declares the element's namespace if the events did not.
-    fn end_start_tag(&mut self) -> Result<()> {
-        if !self.in_start_tag {
-            return Ok(());
-        }
+    fn close_start_tag(&mut self) -> Result<()> {
         self.in_start_tag = false;
-        let prefix = std::mem::take(&mut self.elem_prefix);
-        let ns = std::mem::take(&mut self.elem_ns);
-        if !self.lookup(&prefix).is_some_and(|u| eq(u, &ns)) {
+        if !self.elem_bound
+            && !self
+                .lookup(&self.elem_prefix)
+                .is_some_and(|u| eq_long(u, &self.elem_ns))
+        {
+            let prefix = std::mem::take(&mut self.elem_prefix);
+            let ns = std::mem::take(&mut self.elem_ns);
             if !prefix.is_empty() && ns.is_empty() {
                 return Err(Error::invalid_events(
                     FORMAT,
@@ -357,9 +455,9 @@ impl<W: Write> TsfEncoder<W> {
                 ));
             }
             self.declare(&prefix, &ns);
+            self.elem_prefix = prefix;
+            self.elem_ns = ns;
         }
-        self.elem_prefix = prefix;
-        self.elem_ns = ns;
         if !self.sorted.is_empty() {
             let mut sorted = std::mem::take(&mut self.sorted);
             sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
@@ -373,14 +471,18 @@ impl<W: Write> TsfEncoder<W> {
         Ok(())
     }
 
+    #[inline]
     fn end_text(&mut self) {
-        if let Some(t) = self.text.take() {
+        if let Some(t) = self.text.take()
+            && t.ins != WRITTEN
+        {
             let len = self.len_of(&self.body[t.start..]);
             self.set_count(t.ins, len);
         }
     }
 
     /// Before a content event (or the end tag).
+    #[inline(always)]
     fn content(&mut self) -> Result<()> {
         self.end_start_tag()?;
         self.end_text();
@@ -402,54 +504,160 @@ impl<W: Write> TsfEncoder<W> {
         {
             self.end_text();
         }
-        if self.text.is_none() {
-            if text.is_empty() && !cdata {
-                return Ok(());
+        match &mut self.text {
+            None => {
+                if text.is_empty() && !cdata {
+                    return Ok(());
+                }
+                self.add_unit(false);
+                let num = self.body.len();
+                let len = self.len_of(text.as_bytes());
+                push_num(&mut self.body, len);
+                self.body.push(if cdata { b']' } else { b'[' });
+                self.text = Some(TextRun {
+                    ins: WRITTEN,
+                    num,
+                    start: self.body.len(),
+                    cdata,
+                });
             }
-            self.add_unit(false);
-            let ins = self.new_insert();
-            self.body.push(if cdata { b']' } else { b'[' });
-            self.text = Some(TextRun {
-                ins,
-                start: self.body.len(),
-                cdata,
-            });
+            Some(t) => {
+                if text.is_empty() {
+                    return Ok(());
+                }
+                if t.ins == WRITTEN {
+                    // The run goes on: its length is only known at its end. No insert was made
+                    // since the run started, so this one keeps `ins` in body order.
+                    let digits = t.start - 1 - t.num;
+                    self.body.drain(t.num..t.num + digits);
+                    t.start -= digits;
+                    t.ins = self.ins.len();
+                    self.ins.push(Insert { pos: t.num, n: 0 });
+                }
+            }
         }
         self.body.extend_from_slice(text.as_bytes());
         Ok(())
     }
 
+    fn xml_start(&mut self, q: &QName<'_>) -> Result<()> {
+        self.content()?;
+        self.add_unit(true);
+        let ins = self.new_insert();
+        if q.prefix.is_empty() {
+            if q.local.is_empty() {
+                return Err(Error::invalid_events(FORMAT, "element without a name"));
+            }
+            self.push_tape_name(&q.local);
+        } else {
+            let mut qn = std::mem::take(&mut self.lexical);
+            qualified_into(q, &mut qn);
+            push_name(&mut self.body, &qn);
+            self.lexical = qn;
+        }
+        self.body.push(b'<');
+        if self.stack.is_empty()
+            && let Some(dt) = self.doctype.take()
+        {
+            let mut qn = std::mem::take(&mut self.lexical);
+            qualified_into(q, &mut qn);
+            self.doctype_unit(&dt, &qn);
+            self.lexical = qn;
+        }
+        self.stack.push(Open {
+            ins,
+            kind: OpenKind::Element,
+            ns_len: self.ns.len(),
+        });
+        self.in_start_tag = true;
+        self.attrs_ins = None;
+        self.elem_prefix.clear();
+        if !q.prefix.is_empty() {
+            self.elem_prefix.push_str(&q.prefix);
+        }
+        self.elem_bound = self
+            .lookup(&q.prefix)
+            .is_some_and(|u| eq_long(u, &q.namespace));
+        if !self.elem_bound {
+            self.elem_ns.clear();
+            self.elem_ns.push_str(&q.namespace);
+        }
+        Ok(())
+    }
+
+    fn xml_attribute(&mut self, name: &QName<'_>, value: &str) {
+        if name.namespace.is_empty() && !self.opts.sort_attributes {
+            // The common case: a name without a namespace, written as it comes.
+            if name.prefix.is_empty() {
+                let i = self.open_attrs();
+                self.ins[i].n += 1;
+                let len = self.len_of(value.as_bytes());
+                push_num(&mut self.body, len);
+                self.push_tape_name(&name.local);
+                self.body.push(b'[');
+                self.body.extend_from_slice(value.as_bytes());
+            } else {
+                let mut qn = std::mem::take(&mut self.lexical);
+                qualified_into(name, &mut qn);
+                self.write_attr(&qn, value);
+                self.lexical = qn;
+            }
+            return;
+        }
+        let mut qn = std::mem::take(&mut self.lexical);
+        let bound = name.namespace.is_empty()
+            || (!name.prefix.is_empty()
+                && self
+                    .lookup(&name.prefix)
+                    .is_some_and(|u| eq(u, &name.namespace)));
+        if bound {
+            qualified_into(name, &mut qn);
+        } else {
+            // Find or make a prefix for the attribute's namespace.
+            let found = self
+                .ns
+                .iter()
+                .rev()
+                .find(|(p, u)| !p.is_empty() && *u == name.namespace)
+                .map(|(p, _)| p.clone())
+                .filter(|p| self.lookup(p) == Some(&*name.namespace));
+            let p = match found {
+                Some(p) => p,
+                None => {
+                    let p = if !name.prefix.is_empty() && self.lookup(&name.prefix).is_none() {
+                        name.prefix.to_string()
+                    } else {
+                        loop {
+                            self.gen_prefix += 1;
+                            let p = format!("ns{}", self.gen_prefix);
+                            if self.lookup(&p).is_none() {
+                                break p;
+                            }
+                        }
+                    };
+                    self.declare(&p, &name.namespace);
+                    p
+                }
+            };
+            qn.clear();
+            qn.push_str(&p);
+            qn.push(':');
+            qn.push_str(&name.local);
+        }
+        self.attr_unit(&qn, value);
+        self.lexical = qn;
+    }
+
+    fn xml_end(&mut self) -> Result<()> {
+        self.content()?;
+        let o = self.stack.pop().unwrap();
+        self.ns.truncate(o.ns_len);
+        Ok(())
+    }
+
     fn xml_event(&mut self, event: &Event<'_>) -> Result<()> {
         match event {
-            Event::StartElement(q) => {
-                self.content()?;
-                self.add_unit(true);
-                let ins = self.new_insert();
-                let mut qn = std::mem::take(&mut self.lexical);
-                qualified_into(q, &mut qn);
-                if qn.is_empty() {
-                    return Err(Error::invalid_events(FORMAT, "element without a name"));
-                }
-                push_name(&mut self.body, &qn);
-                self.body.push(b'<');
-                if self.stack.is_empty()
-                    && let Some(dt) = self.doctype.take()
-                {
-                    self.doctype_unit(&dt, &qn);
-                }
-                self.lexical = qn;
-                self.stack.push(Open {
-                    ins,
-                    kind: OpenKind::Element,
-                    ns_len: self.ns.len(),
-                });
-                self.in_start_tag = true;
-                self.attrs_ins = None;
-                self.elem_prefix.clear();
-                self.elem_prefix.push_str(&q.prefix);
-                self.elem_ns.clear();
-                self.elem_ns.push_str(&q.namespace);
-            }
+            Event::StartElement(q) => self.xml_start(q)?,
             Event::Namespace { prefix, uri } => {
                 if prefix.is_empty() {
                     self.attr_unit("xmlns", uri);
@@ -457,53 +665,9 @@ impl<W: Write> TsfEncoder<W> {
                     let name = format!("xmlns:{prefix}");
                     self.attr_unit(&name, uri);
                 }
-                self.ns.push((prefix.to_string(), uri.to_string()));
+                self.bind(prefix.to_string(), uri.to_string());
             }
-            Event::Attribute { name, value } => {
-                let mut qn = std::mem::take(&mut self.lexical);
-                let bound = name.namespace.is_empty()
-                    || (!name.prefix.is_empty()
-                        && self
-                            .lookup(&name.prefix)
-                            .is_some_and(|u| eq(u, &name.namespace)));
-                if bound {
-                    qualified_into(name, &mut qn);
-                } else {
-                    // Find or make a prefix for the attribute's namespace.
-                    let found = self
-                        .ns
-                        .iter()
-                        .rev()
-                        .find(|(p, u)| !p.is_empty() && *u == name.namespace)
-                        .map(|(p, _)| p.clone())
-                        .filter(|p| self.lookup(p) == Some(&*name.namespace));
-                    let p = match found {
-                        Some(p) => p,
-                        None => {
-                            let p =
-                                if !name.prefix.is_empty() && self.lookup(&name.prefix).is_none() {
-                                    name.prefix.to_string()
-                                } else {
-                                    loop {
-                                        self.gen_prefix += 1;
-                                        let p = format!("ns{}", self.gen_prefix);
-                                        if self.lookup(&p).is_none() {
-                                            break p;
-                                        }
-                                    }
-                                };
-                            self.declare(&p, &name.namespace);
-                            p
-                        }
-                    };
-                    qn.clear();
-                    qn.push_str(&p);
-                    qn.push(':');
-                    qn.push_str(&name.local);
-                }
-                self.attr_unit(&qn, value);
-                self.lexical = qn;
-            }
+            Event::Attribute { name, value } => self.xml_attribute(name, value),
             Event::Characters { text, cdata } => self.xml_text(text, *cdata)?,
             Event::Typed(t) => {
                 let mut s = std::mem::take(&mut self.lexical);
@@ -546,11 +710,7 @@ impl<W: Write> TsfEncoder<W> {
                     self.plu("", b'!', &[s.as_bytes()]);
                 }
             }
-            Event::EndElement => {
-                self.content()?;
-                let o = self.stack.pop().unwrap();
-                self.ns.truncate(o.ns_len);
-            }
+            Event::EndElement => self.xml_end()?,
             Event::EndDocument => self.content()?,
             Event::StartDocument { .. } | Event::Notation { .. } | Event::UnparsedEntity { .. } => {
             }
@@ -791,7 +951,16 @@ impl<W: Write> TsfEncoder<W> {
         }
         let mut last = 0;
         for i in &self.ins {
-            out.extend_from_slice(&body[last..i.pos]);
+            // Most pieces are a name and a type character: copied as 16 octets (a fixed-size
+            // copy, no call) and cut back, where the body has them.
+            let len = i.pos - last;
+            if len <= 16 && last + 16 <= body.len() {
+                let chunk: &[u8; 16] = body[last..last + 16].try_into().unwrap();
+                out.extend_from_slice(chunk);
+                out.truncate(out.len() - (16 - len));
+            } else {
+                out.extend_from_slice(&body[last..i.pos]);
+            }
             if i.n == DOCTYPE {
                 out.extend_from_slice(&self.doctype_bytes);
             } else {
@@ -832,12 +1001,80 @@ impl<W: Write> Encoder for TsfEncoder<W> {
         }
     }
 
+    /// The tape replayed into the encoder's push interface: no [`Event`] is built for the
+    /// elements, attributes and text inside the root element of an XML document.
+    fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
+        // At most one number to splice in per event.
+        self.ins.reserve(tape.len());
+        if self.plain_names.is_empty() {
+            self.plain_names.resize(PLAIN_NAMES, (0, 0));
+        } else {
+            self.plain_names.fill((0, 0));
+        }
+        self.stable = true;
+        let r = tape.replay(self);
+        self.stable = false;
+        r
+    }
+
     fn finish(&mut self) -> Result<()> {
         if let Some(dt) = self.doctype.take() {
             // A nameless doctype and no root element: keep it nameless.
             self.doctype_unit(&dt, "");
         }
         self.assemble().map_err(|e| Error::io(FORMAT, e))
+    }
+}
+
+/// The push interface: inside the root element of an XML document each kind of event goes
+/// straight to its writer, checked by the [`StreamChecker`]'s per-kind checks; everything else
+/// goes through [`Encoder::write_event`].
+impl<'a, W: Write> EventSink<'a> for TsfEncoder<W> {
+    #[inline]
+    fn event(&mut self, event: Event<'a>) -> Result<()> {
+        self.write_event(&event)
+    }
+
+    #[inline]
+    fn start_element(&mut self, name: QName<'a>) -> Result<()> {
+        if self.mode != Mode::Xml || self.stack.is_empty() {
+            return self.write_event(&Event::StartElement(name));
+        }
+        self.checker.start_element(FORMAT)?;
+        self.xml_start(&name)
+    }
+
+    #[inline]
+    fn namespace(&mut self, prefix: Cow<'a, str>, uri: Cow<'a, str>) -> Result<()> {
+        self.write_event(&Event::Namespace { prefix, uri })
+    }
+
+    #[inline]
+    fn attribute(&mut self, name: QName<'a>, value: Cow<'a, str>) -> Result<()> {
+        if self.mode != Mode::Xml {
+            return self.write_event(&Event::Attribute { name, value });
+        }
+        self.checker.attribute(FORMAT)?;
+        self.xml_attribute(&name, &value);
+        Ok(())
+    }
+
+    #[inline]
+    fn end_element(&mut self) -> Result<()> {
+        if self.mode != Mode::Xml {
+            return self.write_event(&Event::EndElement);
+        }
+        self.checker.end_element(FORMAT)?;
+        self.xml_end()
+    }
+
+    #[inline]
+    fn text(&mut self, text: Cow<'a, str>) -> Result<()> {
+        if self.mode != Mode::Xml || self.stack.is_empty() {
+            return self.write_event(&Event::Characters { text, cdata: false });
+        }
+        self.checker.characters(FORMAT, &text, false)?;
+        self.xml_text(&text, false)
     }
 }
 
