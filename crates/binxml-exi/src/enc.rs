@@ -7,7 +7,7 @@ use binxml_core::hash::bytes_eq;
 use binxml_core::{Encoder, Error, Event, Format, QName, Result, StreamChecker};
 
 use crate::bits::{BitWriter, width};
-use crate::grammar::{ElementGrammar, Layout, Prod, State, Undeclared, code_of};
+use crate::grammar::{Grammars, Layout, Prod, State, Undeclared, code_of};
 use crate::header;
 use crate::options::{Alignment, ExiOptions, Whitespace};
 use crate::tables::{NONE, NameId, Tables, XML_NS, XML_SPACE, XSI_NIL, XSI_TYPE};
@@ -77,7 +77,7 @@ struct Channels {
 #[derive(Debug)]
 struct Outer {
     t: Tables,
-    g: Vec<ElementGrammar>,
+    g: Grammars,
     frag: Vec<Prod>,
     /// The element stack's depth with the self-contained element's outer frame on it.
     depth: usize,
@@ -94,7 +94,7 @@ pub struct ExiEncoder<W: Write> {
     o: ExiOptions,
     w: BitWriter,
     t: Tables,
-    g: Vec<ElementGrammar>,
+    g: Grammars,
     layout: Layout,
     /// FragmentContent's productions (fragments only).
     frag: Vec<Prod>,
@@ -223,7 +223,7 @@ impl<W: Write> ExiEncoder<W> {
             out,
             w: BitWriter::new(false),
             t,
-            g: Vec::new(),
+            g: Grammars::default(),
             layout,
             frag: vec![Prod::Ee, Prod::SeAny],
             top: Top::Content,
@@ -272,7 +272,7 @@ impl<W: Write> ExiEncoder<W> {
     /// A second- (and third-) level code in the current element's state.
     fn code2(&mut self, u: Undeclared) -> Result<()> {
         let f = self.stack.last().expect("inside an element");
-        let n1 = self.g[f.grammar].prods(f.state).len();
+        let n1 = self.g.prods(f.grammar, f.state).len();
         let second = self.layout.second(f.state);
         let (s, t) = match self.layout.find(second, u) {
             Some(c) => c,
@@ -296,10 +296,9 @@ impl<W: Write> ExiEncoder<W> {
     #[inline(always)]
     fn code1(&mut self, p: Prod) -> bool {
         let f = self.stack.last().expect("inside an element");
-        let g = &self.g[f.grammar];
-        match g.find(f.state, p) {
+        match self.g.find(f.grammar, f.state, p) {
             Some(i) => {
-                let n = g.prods(f.state).len();
+                let n = self.g.prods(f.grammar, f.state).len();
                 self.w.nbit(code_of(i, n), width(n + 1));
                 true
             }
@@ -503,7 +502,7 @@ impl<W: Write> ExiEncoder<W> {
                     None => {
                         self.code2(Undeclared::Se)?;
                         let id = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
-                        self.g[gi].learn(state, Prod::Se(id));
+                        self.g.learn(gi, state, Prod::Se(id));
                         id
                     }
                 };
@@ -625,8 +624,7 @@ impl<W: Write> ExiEncoder<W> {
     fn push_frame(&mut self, name: NameId) {
         let grammar = match self.t.grammar(name) {
             NONE => {
-                self.g.push(ElementGrammar::new());
-                let gi = self.g.len() - 1;
+                let gi = self.g.add();
                 self.t.set_grammar(name, gi as u32);
                 gi
             }
@@ -816,7 +814,7 @@ impl<W: Write> ExiEncoder<W> {
                     None => self.t.write_qname(&mut self.w, ns, local),
                 };
                 let f = self.stack.last().expect("inside an element");
-                self.g[f.grammar].learn(State::StartTag, Prod::At(id));
+                self.g.learn(f.grammar, State::StartTag, Prod::At(id));
                 id
             }
         };
@@ -1022,7 +1020,7 @@ impl<W: Write> ExiEncoder<W> {
         if !self.code1(Prod::Ch) {
             self.code2(Undeclared::Ch)?;
             let f = self.stack.last().expect("inside an element");
-            self.g[f.grammar].learn(f.state, Prod::Ch);
+            self.g.learn(f.grammar, f.state, Prod::Ch);
         }
         let f = self.stack.last_mut().expect("inside an element");
         f.state = State::Content;
@@ -1035,7 +1033,7 @@ impl<W: Write> ExiEncoder<W> {
         if !self.code1(Prod::Ee) {
             self.code2(Undeclared::Ee)?;
             let f = self.stack.last().expect("inside an element");
-            self.g[f.grammar].learn(State::StartTag, Prod::Ee);
+            self.g.learn(f.grammar, State::StartTag, Prod::Ee);
         }
         let f = self.stack.pop().expect("inside an element");
         self.scope.truncate(f.scope_mark);

@@ -170,17 +170,20 @@ fn fixed_base() -> Arc<Base> {
 pub(crate) struct Uri {
     /// The URI, for one the stream added (empty for the base's: see [`Tables::uri`]).
     uri: String,
-    pub(crate) prefixes: Vec<String>,
+    /// Prefixes the stream added, after the base's ([`Tables::prefix`]).
+    prefixes: Vec<String>,
     /// Local names the stream added: local-name id - base count -> name number.
     locals: Vec<NameId>,
 }
 
 /// A qualified name the stream added.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 struct Name {
     uri: u32,
     local_id: u32,
-    local: String,
+    /// Its local name's span in [`Tables::name_text`].
+    start: usize,
+    end: usize,
 }
 
 /// What a stream learns about one name: its built-in element grammar and its local value
@@ -260,6 +263,8 @@ pub(crate) struct Tables {
     by_uri: HashMap<String, u32, FastState>,
     /// Names the stream added (number - the base's count).
     names: Vec<Name>,
+    /// The local names of `names`, one after the other (one allocation for them all).
+    name_text: String,
     /// Those names by their hash ([`Base::name_hash`]; encoder only).
     by_name: Index,
     /// Per name (the base's first): 0 until the stream learns something of it, else its
@@ -295,21 +300,20 @@ impl Tables {
         capacity: Option<usize>,
         encoding: bool,
     ) -> Self {
-        let uris = base
-            .uris
-            .iter()
-            .map(|u| Uri {
-                uri: String::new(),
-                prefixes: u.prefixes.clone(),
-                locals: Vec::new(),
-            })
-            .collect();
+        // Room for a few URIs of the stream's own.
+        let mut uris = Vec::with_capacity(base.uris.len() + 4);
+        uris.extend(base.uris.iter().map(|_| Uri {
+            uri: String::new(),
+            prefixes: Vec::new(),
+            locals: Vec::new(),
+        }));
         Tables {
             slots: vec![0; base.names.len()],
             base,
             uris,
             by_uri: HashMap::default(),
             names: Vec::new(),
+            name_text: String::new(),
             by_name: Index::default(),
             states: Vec::new(),
             values: Vec::new(),
@@ -330,12 +334,13 @@ impl Tables {
     pub(crate) fn reset(&mut self, max_len: Option<usize>, capacity: Option<usize>) {
         let base_uris = self.base.uris.len();
         self.uris.truncate(base_uris);
-        for (u, b) in self.uris.iter_mut().zip(&self.base.uris) {
-            u.prefixes.truncate(b.prefixes.len());
+        for u in &mut self.uris {
+            u.prefixes.clear();
             u.locals.clear();
         }
         self.by_uri.clear();
         self.names.clear();
+        self.name_text.clear();
         self.by_name.clear();
         for st in &self.states {
             if let Some(slot) = self.slots.get_mut(st.name as usize) {
@@ -365,6 +370,7 @@ impl Tables {
             uris: Vec::new(),
             by_uri: HashMap::default(),
             names: Vec::new(),
+            name_text: String::new(),
             by_name: Index::default(),
             slots: Vec::new(),
             states: Vec::new(),
@@ -394,6 +400,17 @@ impl Tables {
         let n = input.min(1 << 20);
         self.arena.reserve(n);
         self.values.reserve(n / 8);
+    }
+
+    /// Room made at once for the names of a decoded stream of `input` octets (a new local
+    /// name takes at least two octets, its length and a character), rather than grown name
+    /// by name; at most a thousand names' worth, past which the table grows as it needs.
+    pub(crate) fn reserve_names(&mut self, input: usize) {
+        let n = (input / 8).min(1 << 10);
+        self.names.reserve(n);
+        self.slots.reserve(n);
+        self.states.reserve(n);
+        self.name_text.reserve((input / 2).min(1 << 14));
     }
 
     /// Total entries (for the table-size limit).
@@ -434,12 +451,18 @@ impl Tables {
         }
     }
 
+    /// The local name of a name the stream added.
+    #[inline]
+    fn own_local(&self, n: &Name) -> &str {
+        &self.name_text[n.start..n.end]
+    }
+
     /// The local name of name `name`.
     #[inline]
     pub(crate) fn local(&self, name: NameId) -> &str {
         match self.base.names.get(name as usize) {
             Some(n) => &n.local,
-            None => &self.names[name as usize - self.base.names.len()].local,
+            None => self.own_local(&self.names[name as usize - self.base.names.len()]),
         }
     }
 
@@ -447,10 +470,10 @@ impl Tables {
     #[inline]
     pub(crate) fn name_text(&self, name: NameId) -> (&str, &str) {
         let (uri, local) = match self.base.names.get(name as usize) {
-            Some(n) => (n.uri, &n.local),
+            Some(n) => (n.uri, n.local.as_str()),
             None => {
                 let n = &self.names[name as usize - self.base.names.len()];
-                (n.uri, &n.local)
+                (n.uri, self.own_local(n))
             }
         };
         (self.uri(uri), local)
@@ -525,18 +548,32 @@ impl Tables {
         id
     }
 
-    pub(crate) fn add_local(&mut self, uri: u32, local: String) -> NameId {
+    pub(crate) fn add_local(&mut self, uri: u32, local: &str) -> NameId {
+        let start = self.name_text.len();
+        self.name_text.push_str(local);
+        self.add_name(uri, start)
+    }
+
+    /// Adds the name whose local name is `name_text` from `start` on.
+    fn add_name(&mut self, uri: u32, start: usize) -> NameId {
         let id = self.slots.len() as NameId;
         let local_id = self.local_count(uri) as u32;
-        self.uris[uri as usize].locals.push(id);
+        let locals = &mut self.uris[uri as usize].locals;
+        if locals.capacity() == 0 {
+            // A URI with names usually has a few (one growth instead of three).
+            locals.reserve(16);
+        }
+        locals.push(id);
+        let end = self.name_text.len();
         if self.encoding {
-            let h = self.base.name_hash(uri, &local);
+            let h = self.base.name_hash(uri, &self.name_text[start..end]);
             self.by_name.insert(h, id);
         }
         self.names.push(Name {
             uri,
             local_id,
-            local,
+            start,
+            end,
         });
         self.slots.push(0);
         id
@@ -563,7 +600,7 @@ impl Tables {
         let first = self.base.names.len() as u32;
         let mine = self.by_name.find(h, |id| {
             let n = &self.names[(id - first) as usize];
-            n.uri == uri && bytes_eq(n.local.as_bytes(), local.as_bytes())
+            n.uri == uri && bytes_eq(self.own_local(n).as_bytes(), local.as_bytes())
         });
         if mine.is_some() {
             return mine;
@@ -625,7 +662,7 @@ impl Tables {
             None => {
                 w.uint(char_len(local) as u64 + 1);
                 w.chars(local);
-                self.add_local(uri, local.to_string())
+                self.add_local(uri, local)
             }
         }
     }
@@ -645,6 +682,34 @@ impl Tables {
         w.nbit(self.local_id(name), width(self.local_count(u)));
     }
 
+    /// The prefixes of URI `uri` that the base gives it (the stream's own follow them).
+    #[inline]
+    fn base_prefixes(&self, uri: u32) -> &[String] {
+        self.base
+            .uris
+            .get(uri as usize)
+            .map_or(&[], |b| &b.prefixes)
+    }
+
+    /// The number of prefixes of URI `uri`.
+    #[inline]
+    fn prefix_count(&self, uri: u32) -> usize {
+        self.base_prefixes(uri).len() + self.uris[uri as usize].prefixes.len()
+    }
+
+    /// The id of `prefix` in URI `uri`'s prefix partition.
+    fn prefix_id(&self, uri: u32, prefix: &str) -> Option<usize> {
+        let base = self.base_prefixes(uri);
+        match base.iter().position(|x| x == prefix) {
+            Some(i) => Some(i),
+            None => self.uris[uri as usize]
+                .prefixes
+                .iter()
+                .position(|x| x == prefix)
+                .map(|i| base.len() + i),
+        }
+    }
+
     /// Writes the prefix of a qualified name in an SE or AT event (preserve.prefixes): its id
     /// in the URI's prefix partition in ⌈log2 m⌉ bits (nothing when the partition has at most
     /// one entry, or for the empty URI). An unknown prefix is written as 0: the NS event that
@@ -654,23 +719,22 @@ impl Tables {
         if uri == 0 {
             return;
         }
-        let p = &self.uris[uri as usize].prefixes;
-        if p.len() > 1 {
-            let id = p.iter().position(|x| x == prefix).unwrap_or(0);
-            w.nbit(id as u32, width(p.len()));
+        let n = self.prefix_count(uri);
+        if n > 1 {
+            let id = self.prefix_id(uri, prefix).unwrap_or(0);
+            w.nbit(id as u32, width(n));
         }
     }
 
     /// Writes the prefix of an NS event: a hit as id + 1, a miss as 0 and the string.
     pub(crate) fn write_ns_prefix(&mut self, w: &mut BitWriter, uri: u32, prefix: &str) {
-        let p = &mut self.uris[uri as usize].prefixes;
-        let n = width(p.len() + 1);
-        match p.iter().position(|x| x == prefix) {
+        let n = width(self.prefix_count(uri) + 1);
+        match self.prefix_id(uri, prefix) {
             Some(id) => w.nbit(id as u32 + 1, n),
             None => {
                 w.nbit(0, n);
                 w.string(prefix);
-                p.push(prefix.to_string());
+                self.uris[uri as usize].prefixes.push(prefix.to_string());
             }
         }
     }
@@ -725,11 +789,23 @@ impl Tables {
                     ),
                 ));
             }
-            let s = r.chars((v - 1) as usize)?;
-            if !is_ncname(&s) {
-                return Err(r.error_at(at, format!("local name {s:?} is not an XML name")));
+            let start = self.name_text.len();
+            if let Err(e) = r.chars_into((v - 1) as usize, &mut self.name_text) {
+                self.name_text.truncate(start);
+                return Err(e);
             }
-            Ok(self.add_local(uri, s))
+            if !is_ncname(&self.name_text[start..]) {
+                let e = r.error_at(
+                    at,
+                    format!(
+                        "local name {:?} is not an XML name",
+                        &self.name_text[start..]
+                    ),
+                );
+                self.name_text.truncate(start);
+                return Err(e);
+            }
+            Ok(self.add_name(uri, start))
         }
     }
 
@@ -750,7 +826,7 @@ impl Tables {
         if uri == 0 {
             return Ok(Some(0));
         }
-        let n = self.uris[uri as usize].prefixes.len();
+        let n = self.prefix_count(uri);
         match n {
             0 => Ok(None),
             1 => Ok(Some(0)),
@@ -772,7 +848,11 @@ impl Tables {
     /// Prefix `id` of URI `uri`.
     #[inline]
     pub(crate) fn prefix(&self, uri: u32, id: u32) -> &str {
-        &self.uris[uri as usize].prefixes[id as usize]
+        let base = self.base_prefixes(uri);
+        match base.get(id as usize) {
+            Some(p) => p,
+            None => &self.uris[uri as usize].prefixes[id as usize - base.len()],
+        }
     }
 
     /// Reads the prefix of an NS event; returns its id in the URI's prefix partition.
@@ -783,7 +863,7 @@ impl Tables {
         max_len: usize,
     ) -> Result<u32> {
         let at = r.mark();
-        let n = self.uris[uri as usize].prefixes.len();
+        let n = self.prefix_count(uri);
         let v = r.nbit(width(n + 1))? as usize;
         if v == 0 {
             let s = r.string(max_len)?;
@@ -1212,8 +1292,8 @@ mod tests {
     #[test]
     fn values_hit_locally_then_globally() {
         let mut t = Tables::new(None, None, true);
-        let a = t.add_local(0, "a".into());
-        let b = t.add_local(0, "b".into());
+        let a = t.add_local(0, "a");
+        let b = t.add_local(0, "b");
         let mut w = BitWriter::new(false);
         t.write_value(&mut w, a, "x");
         t.write_value(&mut w, a, "x");
@@ -1221,8 +1301,8 @@ mod tests {
         t.write_value(&mut w, b, "");
         let bytes = w.finish();
         let mut d = Tables::new(None, None, false);
-        d.add_local(0, "a".into());
-        d.add_local(0, "b".into());
+        d.add_local(0, "a");
+        d.add_local(0, "b");
         let mut r = BitReader::new(&bytes, false, 0);
         assert_eq!(d.read_value_string(&mut r, a, 100).unwrap(), "x");
         assert_eq!(d.read_value_string(&mut r, a, 100).unwrap(), "x");
@@ -1233,7 +1313,7 @@ mod tests {
     #[test]
     fn capacity_evicts_round_robin() {
         let mut t = Tables::new(None, Some(2), true);
-        let a = t.add_local(0, "a".into());
+        let a = t.add_local(0, "a");
         let mut w = BitWriter::new(false);
         for v in ["p", "q", "r", "p", "r"] {
             t.write_value(&mut w, a, v);
@@ -1243,7 +1323,7 @@ mod tests {
         assert_eq!(t.local_values(a), [NONE, NONE, 0, 1]);
         let bytes = w.finish();
         let mut d = Tables::new(None, Some(2), false);
-        d.add_local(0, "a".into());
+        d.add_local(0, "a");
         let mut r = BitReader::new(&bytes, false, 0);
         for v in ["p", "q", "r", "p", "r"] {
             assert_eq!(d.read_value_string(&mut r, a, 100).unwrap(), v);
