@@ -66,6 +66,11 @@ impl BitWriter {
         }
     }
 
+    /// Room for `n` more octets.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.buf.reserve(n);
+    }
+
     /// Switches between bit-packed and byte-aligned items (after the header's options, which
     /// are always bit-packed); pads to an octet boundary when switching to aligned.
     pub(crate) fn set_aligned(&mut self, aligned: bool) {

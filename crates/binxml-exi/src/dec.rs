@@ -159,24 +159,11 @@ struct Tag {
     abuf: String,
 }
 
-/// The namespace declarations in scope, innermost last: their texts one after the other in
-/// one string (a declaration costs no allocation of its own).
+/// The namespace declarations in scope, innermost last: prefix, URI, and the URI's id when
+/// the decoder invented the declaration (`NONE` for one read from an NS event).
 #[derive(Debug, Default)]
 struct Scope {
-    text: String,
-    decls: Vec<Decl>,
-}
-
-/// A declaration in scope: its prefix is `Scope::text[at..uri_at]`, its URI
-/// `Scope::text[uri_at..end]`.
-#[derive(Debug, Clone, Copy)]
-struct Decl {
-    at: usize,
-    uri_at: usize,
-    end: usize,
-    /// The URI's id when the decoder invented the declaration (`NONE` for one read from an
-    /// NS event).
-    uri: u32,
+    decls: Vec<(String, String, u32)>,
 }
 
 impl Scope {
@@ -186,58 +173,39 @@ impl Scope {
     }
 
     /// Declaration `i`'s prefix.
-    #[inline]
+    #[inline(always)]
     fn prefix(&self, i: usize) -> &str {
-        let d = &self.decls[i];
-        &self.text[d.at..d.uri_at]
+        &self.decls[i].0
     }
 
     /// Declaration `i`'s prefix and URI.
-    #[inline]
+    #[inline(always)]
     fn get(&self, i: usize) -> (&str, &str) {
         let d = &self.decls[i];
-        (&self.text[d.at..d.uri_at], &self.text[d.uri_at..d.end])
+        (&d.0, &d.1)
     }
 
     /// The URI id of declaration `i`, if it was invented.
-    #[inline]
+    #[inline(always)]
     fn uri_id(&self, i: usize) -> Option<u32> {
-        self.decls.get(i).map(|d| d.uri)
+        self.decls.get(i).map(|d| d.2)
     }
 
     /// The declarations from `from` on, as (prefix, URI).
     fn iter_from(&self, from: usize) -> impl Iterator<Item = (&str, &str)> {
         self.decls[from..]
             .iter()
-            .map(|d| (&self.text[d.at..d.uri_at], &self.text[d.uri_at..d.end]))
-    }
-
-    /// Adds a declaration whose prefix is `text` from `at` on, and URI `uri_text` (`uri`: its
-    /// URI's id, or `NONE`).
-    fn push_from(&mut self, at: usize, uri_text: &str, uri: u32) {
-        let uri_at = self.text.len();
-        self.text.push_str(uri_text);
-        self.decls.push(Decl {
-            at,
-            uri_at,
-            end: self.text.len(),
-            uri,
-        });
+            .map(|d| (d.0.as_str(), d.1.as_str()))
     }
 
     /// Adds a declaration.
-    fn push(&mut self, prefix: &str, uri_text: &str, uri: u32) {
-        let at = self.text.len();
-        self.text.push_str(prefix);
-        self.push_from(at, uri_text, uri);
+    fn push(&mut self, prefix: String, uri_text: String, uri: u32) {
+        self.decls.push((prefix, uri_text, uri));
     }
 
     /// Keeps the first `n` declarations.
     fn truncate(&mut self, n: usize) {
-        if let Some(d) = self.decls.get(n) {
-            self.text.truncate(d.at);
-            self.decls.truncate(n);
-        }
+        self.decls.truncate(n);
     }
 }
 
@@ -1213,7 +1181,7 @@ impl<'a> ExiDecoder<'a> {
     }
 
     /// The text of a prefix.
-    #[inline]
+    #[inline(always)]
     fn pfx(&self, p: Pfx) -> &str {
         match p {
             Pfx::Unset => "",
@@ -1269,21 +1237,18 @@ impl<'a> ExiDecoder<'a> {
                 return Pfx::Scope(i);
             }
         }
-        // The prefix, written where the declaration's text goes (no string of its own).
-        let at = self.scope.text.len();
+        // `xsi`, or `ns` and the URI's id (without the formatting machinery).
+        let mut p = String::with_capacity(8);
         if uri == 2 {
-            self.scope.text.push_str("xsi");
+            p.push_str("xsi");
         } else {
-            self.scope.text.push_str("ns");
-            crate::bits::push_u64(&mut self.scope.text, u64::from(uri));
+            p.push_str("ns");
+            crate::bits::push_u64(&mut p, u64::from(uri));
         }
-        while scan && {
-            let p = &self.scope.text[at..];
-            self.scope.iter_from(mark).any(|(q, x)| q == p && x != u)
-        } {
-            self.scope.text.push('_');
+        while scan && self.scope.iter_from(mark).any(|(q, x)| q == p && x != u) {
+            p.push('_');
         }
-        self.scope.push_from(at, u, uri);
+        self.scope.push(p, u.to_string(), uri);
         let i = self.scope.len() - 1;
         self.remember(uri, i);
         Pfx::Scope(i)
@@ -1477,8 +1442,11 @@ impl<'a> ExiDecoder<'a> {
                         // is handed on: its strings and its entry count against the budget.
                         let n = HELD_DECL + 2 * (p.len() + u.len());
                         self.count_here(n)?;
-                        self.scope
-                            .push(self.t.prefix(uri, prefix), self.t.uri(uri), NONE);
+                        self.scope.push(
+                            self.t.prefix(uri, prefix).to_string(),
+                            self.t.uri(uri).to_string(),
+                            NONE,
+                        );
                         let i = self.scope.len() - 1;
                         if self.outer.is_empty() {
                             self.tag_ns.insert((uri, prefix), i);

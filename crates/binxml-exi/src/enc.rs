@@ -140,6 +140,8 @@ pub struct ExiEncoder<W: Write> {
     names_gen: u32,
     /// Inside `write_tape`: names may be found by address.
     addr_on: bool,
+    /// Room was made for the stream ([`reserve_for`](Self::reserve_for)).
+    reserved: bool,
 }
 
 /// A name's strings by address and length, and its number (see `ExiEncoder::by_addr`).
@@ -152,7 +154,8 @@ struct AddrName {
     id: NameId,
 }
 
-/// Slots of `ExiEncoder::by_addr` (a power of two).
+/// Slots of `ExiEncoder::by_addr` at most (a power of two); a short tape gets fewer (they are
+/// zeroed when made).
 const ADDR_SLOTS: usize = 512;
 
 impl<W: Write> ExiEncoder<W> {
@@ -225,7 +228,12 @@ impl<W: Write> ExiEncoder<W> {
             t,
             g: Grammars::default(),
             layout,
-            frag: vec![Prod::Ee, Prod::SeAny],
+            // FragmentContent (fragments only; a self-contained element makes its own).
+            frag: if o.fragment {
+                vec![Prod::Ee, Prod::SeAny]
+            } else {
+                Vec::new()
+            },
             top: Top::Content,
             stack: Vec::new(),
             checker: StreamChecker::new(o.fragment),
@@ -249,6 +257,7 @@ impl<W: Write> ExiEncoder<W> {
             by_addr: Vec::new(),
             names_gen: 0,
             addr_on: false,
+            reserved: false,
             o,
         }
     }
@@ -536,7 +545,7 @@ impl<W: Write> ExiEncoder<W> {
         let local = q.local.as_ptr() as usize;
         let ns = q.namespace.as_ptr() as usize;
         let lens = (q.local.len() as u64) << 32 | q.namespace.len() as u64;
-        let slot = (local >> 3 ^ local >> 12) & (ADDR_SLOTS - 1);
+        let slot = (local >> 3 ^ local >> 12) & (self.by_addr.len() - 1);
         let a = self.by_addr[slot];
         if a.generation == self.names_gen && a.local == local && a.ns == ns && a.lens == lens {
             self.prev_name = a.id;
@@ -603,14 +612,17 @@ impl<W: Write> ExiEncoder<W> {
         self.prev_name = NONE;
         self.last_uri = 0;
         if self.addr_on {
-            self.next_names_gen();
+            self.next_names_gen(ADDR_SLOTS);
         }
     }
 
     /// A new generation of names by address: the slots of the one before stop counting.
-    fn next_names_gen(&mut self) {
+    /// `events`: the length of the tape being written, which sizes the slots when there are
+    /// none yet.
+    fn next_names_gen(&mut self, events: usize) {
         if self.by_addr.is_empty() {
-            self.by_addr = vec![AddrName::default(); ADDR_SLOTS];
+            let n = (events / 2).next_power_of_two().clamp(16, ADDR_SLOTS);
+            self.by_addr = vec![AddrName::default(); n];
         }
         self.names_gen = self.names_gen.wrapping_add(1);
         if self.names_gen == 0 {
@@ -618,6 +630,18 @@ impl<W: Write> ExiEncoder<W> {
             self.by_addr.fill(AddrName::default());
             self.names_gen = 1;
         }
+    }
+
+    /// Room for a stream of `events` events, made at once by the first call that knows how
+    /// many there are (the string table, the grammars and the body's octets), rather than
+    /// grown entry by entry.
+    fn reserve_for(&mut self, events: usize) {
+        if std::mem::replace(&mut self.reserved, true) {
+            return;
+        }
+        self.t.reserve_events(events);
+        self.g.reserve((events / 8).min(1 << 8));
+        self.w.reserve((events * 4).min(FLUSH_AT));
     }
 
     /// Opens an element whose name is in the table (its grammar made if it has none).
@@ -1241,6 +1265,7 @@ fn is_whitespace(s: &str) -> bool {
 
 impl<W: Write> Encoder for ExiEncoder<W> {
     fn write_events(&mut self, events: &[Event<'_>]) -> Result<()> {
+        self.reserve_for(events.len());
         let mut r = Ok(());
         for (i, ev) in events.iter().enumerate() {
             r = self.write_event_before(ev, events.get(i + 1));
@@ -1252,8 +1277,9 @@ impl<W: Write> Encoder for ExiEncoder<W> {
     }
 
     fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
+        self.reserve_for(tape.len());
         // The tape's strings live for the whole call: names may be known by their addresses.
-        self.next_names_gen();
+        self.next_names_gen(tape.len());
         self.addr_on = true;
         let hold_attrs = self.attrs.is_empty();
         let mut sink = LookAhead {

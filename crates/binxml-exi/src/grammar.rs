@@ -26,26 +26,18 @@ pub(crate) enum Prod {
 }
 
 /// The built-in grammars of a stream's element names, numbered in the order they were made.
-///
-/// Every grammar's productions live in one pool (a stream learns a few productions for each
-/// of its names: a vector of its own per state would be most of what a new name costs). A
-/// state's list is a run of the pool with room to grow; when it is full it moves to the pool's
-/// end with twice the room (the old run is left unused: at most about as much as is live).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Grammars {
     g: Vec<ElementGrammar>,
-    pool: Vec<Prod>,
 }
 
 /// The built-in grammar of one element name.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct ElementGrammar {
     /// The learned productions by [`State`]: StartTagContent's, then ElementContent's (which
-    /// start with `EE`), as runs of the pool (start, length, room). Indexed by the state's
-    /// number rather than matched on it: the decoder looks them up once an event.
-    at: [usize; 2],
-    len: [u32; 2],
-    room: [u32; 2],
+    /// start with `EE`). Indexed by the state's number rather than matched on it: the decoder
+    /// looks them up once an event.
+    prods: [Vec<Prod>; 2],
     /// Where `EE` and `CH` were learned in StartTagContent and `CH` in ElementContent
     /// ([`NOT_LEARNED`] before), so that the encoder finds them without a scan.
     ee_start: u32,
@@ -56,21 +48,11 @@ struct ElementGrammar {
 /// A production not learned yet (for [`ElementGrammar`]'s positions).
 const NOT_LEARNED: u32 = u32::MAX;
 
-/// The room a state's list gets when it first needs some.
-const FIRST_ROOM: u32 = 4;
-
 impl Grammars {
     /// A new grammar (nothing learned); its number.
     pub(crate) fn add(&mut self) -> usize {
-        // ElementContent starts with EE; StartTagContent gets room when it learns.
-        let at = self.pool.len();
-        self.pool.push(Prod::Ee);
-        self.pool
-            .extend(std::iter::repeat_n(Prod::Ee, FIRST_ROOM as usize - 1));
         self.g.push(ElementGrammar {
-            at: [0, at],
-            len: [0, 1],
-            room: [0, FIRST_ROOM],
+            prods: [Vec::new(), vec![Prod::Ee]],
             ee_start: NOT_LEARNED,
             ch_start: NOT_LEARNED,
             ch_content: NOT_LEARNED,
@@ -78,10 +60,9 @@ impl Grammars {
         self.g.len() - 1
     }
 
-    /// Room for `n` grammars with a few productions each, made at once.
+    /// Room for `n` grammars, made at once.
     pub(crate) fn reserve(&mut self, n: usize) {
         self.g.reserve(n);
-        self.pool.reserve(n * 2 * FIRST_ROOM as usize);
     }
 
     /// The index of learned production `p` in `state` of grammar `gi`, if it is there (`EE`
@@ -95,7 +76,7 @@ impl Grammars {
             (State::StartTag, Prod::Ee) => g.ee_start,
             (State::StartTag, Prod::Ch) => g.ch_start,
             (State::Content, Prod::Ch) => g.ch_content,
-            _ => return self.prods(gi, state).iter().rposition(|&x| x == p),
+            _ => return g.prods[state as usize].iter().rposition(|&x| x == p),
         };
         (at != NOT_LEARNED).then_some(at as usize)
     }
@@ -103,9 +84,7 @@ impl Grammars {
     /// The productions of a state of grammar `gi`.
     #[inline]
     pub(crate) fn prods(&self, gi: usize, state: State) -> &[Prod] {
-        let g = &self.g[gi];
-        let s = state as usize;
-        &self.pool[g.at[s]..g.at[s] + g.len[s] as usize]
+        &self.g[gi].prods[state as usize]
     }
 
     /// Learns a production of grammar `gi` matched through a second-level code (EXI 1.0,
@@ -119,37 +98,14 @@ impl Grammars {
             (State::Content, Prod::Ch) => &mut g.ch_content,
             (State::Content, Prod::Ee) => return,
             _ => {
-                self.push(gi, state, p);
+                g.prods[state as usize].push(p);
                 return;
             }
         };
         if *slot == NOT_LEARNED {
-            *slot = g.len[state as usize];
-            self.push(gi, state, p);
+            *slot = g.prods[state as usize].len() as u32;
+            g.prods[state as usize].push(p);
         }
-    }
-
-    /// Appends `p` to a state's list, moving the list to the pool's end when it is full.
-    fn push(&mut self, gi: usize, state: State, p: Prod) {
-        let s = state as usize;
-        let g = &mut self.g[gi];
-        let (at, len) = (g.at[s], g.len[s] as usize);
-        if g.len[s] == g.room[s] {
-            let room = (g.room[s] * 2).max(FIRST_ROOM);
-            let new_at = if at + len == self.pool.len() {
-                // Already at the end: grows in place.
-                at
-            } else {
-                let new_at = self.pool.len();
-                self.pool.extend_from_within(at..at + len);
-                new_at
-            };
-            self.pool.resize(new_at + room as usize, Prod::Ee);
-            g.at[s] = new_at;
-            g.room[s] = room;
-        }
-        self.pool[g.at[s] + len] = p;
-        g.len[s] += 1;
     }
 }
 

@@ -177,13 +177,11 @@ pub(crate) struct Uri {
 }
 
 /// A qualified name the stream added.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Name {
     uri: u32,
     local_id: u32,
-    /// Its local name's span in [`Tables::name_text`].
-    start: usize,
-    end: usize,
+    local: String,
 }
 
 /// What a stream learns about one name: its built-in element grammar and its local value
@@ -263,8 +261,6 @@ pub(crate) struct Tables {
     by_uri: HashMap<String, u32, FastState>,
     /// Names the stream added (number - the base's count).
     names: Vec<Name>,
-    /// The local names of `names`, one after the other (one allocation for them all).
-    name_text: String,
     /// Those names by their hash ([`Base::name_hash`]; encoder only).
     by_name: Index,
     /// Per name (the base's first): 0 until the stream learns something of it, else its
@@ -313,7 +309,6 @@ impl Tables {
             uris,
             by_uri: HashMap::default(),
             names: Vec::new(),
-            name_text: String::new(),
             by_name: Index::default(),
             states: Vec::new(),
             values: Vec::new(),
@@ -340,7 +335,6 @@ impl Tables {
         }
         self.by_uri.clear();
         self.names.clear();
-        self.name_text.clear();
         self.by_name.clear();
         for st in &self.states {
             if let Some(slot) = self.slots.get_mut(st.name as usize) {
@@ -370,7 +364,6 @@ impl Tables {
             uris: Vec::new(),
             by_uri: HashMap::default(),
             names: Vec::new(),
-            name_text: String::new(),
             by_name: Index::default(),
             slots: Vec::new(),
             states: Vec::new(),
@@ -406,11 +399,30 @@ impl Tables {
     /// name takes at least two octets, its length and a character), rather than grown name
     /// by name; at most a thousand names' worth, past which the table grows as it needs.
     pub(crate) fn reserve_names(&mut self, input: usize) {
-        let n = (input / 8).min(1 << 10);
+        self.reserve_name_room((input / 8).min(1 << 10));
+    }
+
+    /// Room for `n` names (and, encoding, their index).
+    fn reserve_name_room(&mut self, n: usize) {
         self.names.reserve(n);
         self.slots.reserve(n);
         self.states.reserve(n);
-        self.name_text.reserve((input / 2).min(1 << 14));
+        if self.encoding {
+            self.by_name.reserve(n);
+        }
+    }
+
+    /// Room made at once for a stream of `events` events written by the encoder (each may
+    /// bring a name and a value), rather than grown entry by entry; at most a thousand
+    /// names' and values' worth.
+    pub(crate) fn reserve_events(&mut self, events: usize) {
+        let n = (events / 4).min(1 << 10);
+        self.reserve_name_room(n);
+        self.values.reserve(n);
+        self.arena.reserve(n * 8);
+        if self.encoding {
+            self.by_value.reserve(n);
+        }
     }
 
     /// Total entries (for the table-size limit).
@@ -419,7 +431,7 @@ impl Tables {
     }
 
     /// URI `uri`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn uri(&self, uri: u32) -> &str {
         match self.base.uris.get(uri as usize) {
             Some(b) => &b.uri,
@@ -451,36 +463,30 @@ impl Tables {
         }
     }
 
-    /// The local name of a name the stream added.
-    #[inline]
-    fn own_local(&self, n: &Name) -> &str {
-        &self.name_text[n.start..n.end]
-    }
-
     /// The local name of name `name`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn local(&self, name: NameId) -> &str {
         match self.base.names.get(name as usize) {
             Some(n) => &n.local,
-            None => self.own_local(&self.names[name as usize - self.base.names.len()]),
+            None => &self.names[name as usize - self.base.names.len()].local,
         }
     }
 
     /// The URI and local name of name `name` (one look-up of the name for both).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn name_text(&self, name: NameId) -> (&str, &str) {
         let (uri, local) = match self.base.names.get(name as usize) {
             Some(n) => (n.uri, n.local.as_str()),
             None => {
                 let n = &self.names[name as usize - self.base.names.len()];
-                (n.uri, self.own_local(n))
+                (n.uri, n.local.as_str())
             }
         };
         (self.uri(uri), local)
     }
 
     /// The URI number of name `name`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn name_uri(&self, name: NameId) -> u32 {
         match self.base.names.get(name as usize) {
             Some(n) => n.uri,
@@ -548,14 +554,7 @@ impl Tables {
         id
     }
 
-    pub(crate) fn add_local(&mut self, uri: u32, local: &str) -> NameId {
-        let start = self.name_text.len();
-        self.name_text.push_str(local);
-        self.add_name(uri, start)
-    }
-
-    /// Adds the name whose local name is `name_text` from `start` on.
-    fn add_name(&mut self, uri: u32, start: usize) -> NameId {
+    pub(crate) fn add_local(&mut self, uri: u32, local: String) -> NameId {
         let id = self.slots.len() as NameId;
         let local_id = self.local_count(uri) as u32;
         let locals = &mut self.uris[uri as usize].locals;
@@ -564,16 +563,14 @@ impl Tables {
             locals.reserve(16);
         }
         locals.push(id);
-        let end = self.name_text.len();
         if self.encoding {
-            let h = self.base.name_hash(uri, &self.name_text[start..end]);
+            let h = self.base.name_hash(uri, &local);
             self.by_name.insert(h, id);
         }
         self.names.push(Name {
             uri,
             local_id,
-            start,
-            end,
+            local,
         });
         self.slots.push(0);
         id
@@ -600,7 +597,7 @@ impl Tables {
         let first = self.base.names.len() as u32;
         let mine = self.by_name.find(h, |id| {
             let n = &self.names[(id - first) as usize];
-            n.uri == uri && bytes_eq(self.own_local(n).as_bytes(), local.as_bytes())
+            n.uri == uri && bytes_eq(n.local.as_bytes(), local.as_bytes())
         });
         if mine.is_some() {
             return mine;
@@ -662,7 +659,7 @@ impl Tables {
             None => {
                 w.uint(char_len(local) as u64 + 1);
                 w.chars(local);
-                self.add_local(uri, local)
+                self.add_local(uri, local.to_string())
             }
         }
     }
@@ -683,7 +680,7 @@ impl Tables {
     }
 
     /// The prefixes of URI `uri` that the base gives it (the stream's own follow them).
-    #[inline]
+    #[inline(always)]
     fn base_prefixes(&self, uri: u32) -> &[String] {
         self.base
             .uris
@@ -789,23 +786,11 @@ impl Tables {
                     ),
                 ));
             }
-            let start = self.name_text.len();
-            if let Err(e) = r.chars_into((v - 1) as usize, &mut self.name_text) {
-                self.name_text.truncate(start);
-                return Err(e);
+            let s = r.chars((v - 1) as usize)?;
+            if !is_ncname(&s) {
+                return Err(r.error_at(at, format!("local name {s:?} is not an XML name")));
             }
-            if !is_ncname(&self.name_text[start..]) {
-                let e = r.error_at(
-                    at,
-                    format!(
-                        "local name {:?} is not an XML name",
-                        &self.name_text[start..]
-                    ),
-                );
-                self.name_text.truncate(start);
-                return Err(e);
-            }
-            Ok(self.add_name(uri, start))
+            Ok(self.add_local(uri, s))
         }
     }
 
@@ -846,7 +831,7 @@ impl Tables {
     }
 
     /// Prefix `id` of URI `uri`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn prefix(&self, uri: u32, id: u32) -> &str {
         let base = self.base_prefixes(uri);
         match base.get(id as usize) {
@@ -1292,8 +1277,8 @@ mod tests {
     #[test]
     fn values_hit_locally_then_globally() {
         let mut t = Tables::new(None, None, true);
-        let a = t.add_local(0, "a");
-        let b = t.add_local(0, "b");
+        let a = t.add_local(0, "a".into());
+        let b = t.add_local(0, "b".into());
         let mut w = BitWriter::new(false);
         t.write_value(&mut w, a, "x");
         t.write_value(&mut w, a, "x");
@@ -1301,8 +1286,8 @@ mod tests {
         t.write_value(&mut w, b, "");
         let bytes = w.finish();
         let mut d = Tables::new(None, None, false);
-        d.add_local(0, "a");
-        d.add_local(0, "b");
+        d.add_local(0, "a".into());
+        d.add_local(0, "b".into());
         let mut r = BitReader::new(&bytes, false, 0);
         assert_eq!(d.read_value_string(&mut r, a, 100).unwrap(), "x");
         assert_eq!(d.read_value_string(&mut r, a, 100).unwrap(), "x");
@@ -1313,7 +1298,7 @@ mod tests {
     #[test]
     fn capacity_evicts_round_robin() {
         let mut t = Tables::new(None, Some(2), true);
-        let a = t.add_local(0, "a");
+        let a = t.add_local(0, "a".into());
         let mut w = BitWriter::new(false);
         for v in ["p", "q", "r", "p", "r"] {
             t.write_value(&mut w, a, v);
@@ -1323,7 +1308,7 @@ mod tests {
         assert_eq!(t.local_values(a), [NONE, NONE, 0, 1]);
         let bytes = w.finish();
         let mut d = Tables::new(None, Some(2), false);
-        d.add_local(0, "a");
+        d.add_local(0, "a".into());
         let mut r = BitReader::new(&bytes, false, 0);
         for v in ["p", "q", "r", "p", "r"] {
             assert_eq!(d.read_value_string(&mut r, a, 100).unwrap(), v);
