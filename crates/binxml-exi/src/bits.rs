@@ -66,6 +66,11 @@ impl BitWriter {
         }
     }
 
+    /// Room for `n` more octets.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.buf.reserve(n);
+    }
+
     /// Switches between bit-packed and byte-aligned items (after the header's options, which
     /// are always bit-packed); pads to an octet boundary when switching to aligned.
     pub(crate) fn set_aligned(&mut self, aligned: bool) {
@@ -800,9 +805,21 @@ pub(crate) const MAX_BIG_OCTETS: usize = 1024;
 pub(crate) const MAX_BIG_DIGITS: usize = 2157;
 
 /// Appends the decimal digits of `v`.
-pub(crate) fn push_u64(out: &mut String, v: u64) {
-    use std::fmt::Write;
-    let _ = write!(out, "{v}");
+pub(crate) fn push_u64(out: &mut String, mut v: u64) {
+    // Without the formatting machinery: it is called for invented prefixes and typed values.
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
 }
 
 /// An unsigned integer of any size (EXI 7.1.6: unbounded), little-endian 32-bit limbs without

@@ -19,10 +19,17 @@ use binxml_core::{
 use binxml_core::hash::FastState;
 
 use crate::bits::BitReader;
-use crate::grammar::{ElementGrammar, Layout, Prod, State, Undeclared, index_of};
+use crate::grammar::{Grammars, Layout, Prod, State, Undeclared, index_of};
 use crate::header;
 use crate::options::{Alignment, ExiOptions};
 use crate::tables::{NONE, NameId, Tables, ValueRef, XSI_TYPE};
+
+/// The document's start (an EXI stream has no XML declaration).
+const START_DOCUMENT: Event<'static> = Event::StartDocument {
+    version: None,
+    encoding: None,
+    standalone: None,
+};
 
 /// Values in a block up to which the whole block is one stream (EXI 1.0, 9.3).
 const SMALL_BLOCK: usize = 100;
@@ -91,7 +98,7 @@ enum Raw {
 #[derive(Debug)]
 struct Outer {
     t: Tables,
-    g: Vec<ElementGrammar>,
+    g: Grammars,
     frag: Vec<Prod>,
     /// The element stack's depth with the self-contained element's outer frame on it.
     depth: usize,
@@ -153,6 +160,56 @@ struct Tag {
     /// Name, prefix and value.
     attrs: Vec<(NameId, Pfx, AttrText)>,
     abuf: String,
+}
+
+/// The namespace declarations in scope, innermost last: prefix, URI, and the URI's id when
+/// the decoder invented the declaration (`NONE` for one read from an NS event).
+#[derive(Debug, Default)]
+struct Scope {
+    decls: Vec<(String, String, u32)>,
+}
+
+impl Scope {
+    #[inline]
+    fn len(&self) -> usize {
+        self.decls.len()
+    }
+
+    /// Declaration `i`'s prefix.
+    #[inline(always)]
+    fn prefix(&self, i: usize) -> &str {
+        &self.decls[i].0
+    }
+
+    /// Declaration `i`'s prefix and URI.
+    #[inline(always)]
+    fn get(&self, i: usize) -> (&str, &str) {
+        let d = &self.decls[i];
+        (&d.0, &d.1)
+    }
+
+    /// The URI id of declaration `i`, if it was invented.
+    #[inline(always)]
+    fn uri_id(&self, i: usize) -> Option<u32> {
+        self.decls.get(i).map(|d| d.2)
+    }
+
+    /// The declarations from `from` on, as (prefix, URI).
+    fn iter_from(&self, from: usize) -> impl Iterator<Item = (&str, &str)> {
+        self.decls[from..]
+            .iter()
+            .map(|d| (d.0.as_str(), d.1.as_str()))
+    }
+
+    /// Adds a declaration.
+    fn push(&mut self, prefix: String, uri_text: String, uri: u32) {
+        self.decls.push((prefix, uri_text, uri));
+    }
+
+    /// Keeps the first `n` declarations.
+    fn truncate(&mut self, n: usize) {
+        self.decls.truncate(n);
+    }
 }
 
 /// Where emitted events go: the pull queue (as owned events) or a push sink.
@@ -296,21 +353,22 @@ pub struct ExiDecoder<'a> {
     o: ExiOptions,
     body: BitReader<'a>,
     t: Tables,
-    g: Vec<ElementGrammar>,
+    g: Grammars,
     layout: Layout,
     frag: Vec<Prod>,
     top: Top,
     stack: Vec<Frame>,
     queue: VecDeque<Event<'static>>,
+    /// The header has been read and the document's start is still to be handed on (before
+    /// anything in `queue`).
+    start_pending: bool,
     tag: Tag,
     /// A value read as a miss.
     scratch: String,
     /// Namespace declarations in scope of the events emitted so far.
-    scope: Vec<(String, String)>,
-    /// The URI id of each scope entry's URI when the decoder invented it (`NONE` for
-    /// declarations read from NS events).
-    scope_uri: Vec<u32>,
-    /// URI id -> index of the scope entry last found for it (checked against `scope_uri`).
+    scope: Scope,
+    /// URI id -> index of the scope entry last found for it (checked against the entry's URI
+    /// id).
     invented: Vec<u32>,
     /// Scope marks of the elements emitted and not yet ended.
     marks: Vec<usize>,
@@ -377,17 +435,18 @@ impl<'a> ExiDecoder<'a> {
             given: options,
             phase: Phase::Header,
             body: BitReader::new(input, false, 0),
-            t: Tables::new(None, None, false),
-            g: Vec::new(),
-            frag: vec![Prod::Ee, Prod::SeAny],
+            // Made by `start` from the header's options.
+            t: Tables::husk(),
+            g: Grammars::default(),
+            frag: Vec::new(),
             top: Top::Content,
             stack: Vec::new(),
             queue: VecDeque::new(),
+            start_pending: false,
             tag: Tag::default(),
             scratch: String::new(),
-            scope: Vec::new(),
+            scope: Scope::default(),
             marks: Vec::new(),
-            scope_uri: Vec::new(),
             invented: Vec::new(),
             block: VecDeque::new(),
             slot_text: String::new(),
@@ -440,16 +499,19 @@ impl<'a> ExiDecoder<'a> {
         self.layout = Layout::new(o.comments, o.pis, o.dtd, o.prefixes, o.self_contained);
         self.t = Self::fresh_tables(&o);
         self.t.reserve_values(r.remaining());
+        self.t.reserve_names(r.remaining());
+        // Room for a grammar per sixteen octets (an element name's first use takes at least
+        // two), at most 256: grown past that as needed.
+        self.g.reserve((r.remaining() / 16).min(1 << 8));
+        if o.fragment {
+            self.frag = vec![Prod::Ee, Prod::SeAny];
+        }
         self.next_block = r.pos();
         self.body = r;
         self.reordered = o.alignment.is_reordered();
         self.o = o;
         self.phase = Phase::Body;
-        self.queue.push_back(Event::StartDocument {
-            version: None,
-            encoding: None,
-            standalone: None,
-        });
+        self.start_pending = true;
         Ok(())
     }
 
@@ -592,8 +654,7 @@ impl<'a> ExiDecoder<'a> {
         }
         let grammar = match self.t.grammar(name) {
             NONE => {
-                self.g.push(ElementGrammar::new());
-                let gi = self.g.len() - 1;
+                let gi = self.g.add();
                 self.t.set_grammar(name, gi as u32);
                 gi
             }
@@ -684,7 +745,7 @@ impl<'a> ExiDecoder<'a> {
         };
         let (gi, state, name) = (f.grammar, f.state, f.name);
         // One lookup of the state's productions for both the code's width and the match.
-        let prods = self.g[gi].prods(state);
+        let prods = self.g.prods(gi, state);
         let n1 = prods.len();
         let c = r.code(n1 + 1)?;
         if c < n1 {
@@ -720,13 +781,13 @@ impl<'a> ExiDecoder<'a> {
         };
         match u {
             Undeclared::Ee => {
-                self.g[gi].learn(State::StartTag, Prod::Ee);
+                self.g.learn(gi, State::StartTag, Prod::Ee);
                 self.stack.pop();
                 out.take(self, Raw::Ee)
             }
             Undeclared::At => {
                 let id = self.qname(r)?;
-                self.g[gi].learn(State::StartTag, Prod::At(id));
+                self.g.learn(gi, State::StartTag, Prod::At(id));
                 self.attribute(r, id, out)
             }
             Undeclared::Ns => {
@@ -760,14 +821,14 @@ impl<'a> ExiDecoder<'a> {
             }
             Undeclared::Se => {
                 let id = self.qname(r)?;
-                self.g[gi].learn(state, Prod::Se(id));
+                self.g.learn(gi, state, Prod::Se(id));
                 self.stack.last_mut().expect("inside").state = State::Content;
                 let prefix = self.prefix(r, id)?;
                 self.push_element(r, id)?;
                 out.take(self, Raw::Se { name: id, prefix })
             }
             Undeclared::Ch => {
-                self.g[gi].learn(state, Prod::Ch);
+                self.g.learn(gi, state, Prod::Ch);
                 self.stack.last_mut().expect("inside").state = State::Content;
                 {
                     let v = self.value(r, name)?;
@@ -1147,12 +1208,12 @@ impl<'a> ExiDecoder<'a> {
     }
 
     /// The text of a prefix.
-    #[inline]
+    #[inline(always)]
     fn pfx(&self, p: Pfx) -> &str {
         match p {
             Pfx::Unset => "",
             Pfx::Xml => "xml",
-            Pfx::Scope(i) => &self.scope[i].0,
+            Pfx::Scope(i) => self.scope.prefix(i),
             Pfx::Table(u, i) => self.t.prefix(u, i),
             Pfx::Owned => &self.tag.owned_prefix,
         }
@@ -1170,7 +1231,7 @@ impl<'a> ExiDecoder<'a> {
         }
         if self.outer.is_empty()
             && let Some(&i) = self.invented.get(uri as usize)
-            && self.scope_uri.get(i as usize) == Some(&uri)
+            && self.scope.uri_id(i as usize) == Some(uri)
         {
             return Pfx::Scope(i as usize);
         }
@@ -1180,7 +1241,7 @@ impl<'a> ExiDecoder<'a> {
     /// [`invent`](Self::invent) for a URI without a prefix found by its id.
     #[inline(never)]
     fn invent_new(&mut self, uri: u32) -> Pfx {
-        let u = &self.t.uri(uri);
+        let u = self.t.uri(uri);
         if u.is_empty() {
             // A second entry for no namespace (a stream may add "" as a miss): no prefix.
             return Pfx::Unset;
@@ -1193,34 +1254,31 @@ impl<'a> ExiDecoder<'a> {
         // A prefix bound to the URI and not rebound since (self-contained elements restart
         // the URI numbers, so `ns3` may name another URI inside one).
         if scan {
-            for (i, (p, x)) in self.scope.iter().enumerate().rev() {
-                if x == u
-                    && (self.outer.is_empty() || !self.scope[i + 1..].iter().any(|(q, _)| q == p))
-                {
-                    self.remember(uri, i);
-                    return Pfx::Scope(i);
-                }
+            let found = (0..self.scope.len()).rev().find(|&i| {
+                let (p, x) = self.scope.get(i);
+                x == u
+                    && (self.outer.is_empty() || !self.scope.iter_from(i + 1).any(|(q, _)| q == p))
+            });
+            if let Some(i) = found {
+                self.remember(uri, i);
+                return Pfx::Scope(i);
             }
         }
-        let mut p = if uri == 2 {
-            "xsi".to_string()
+        // `xsi`, or `ns` and the URI's id (without the formatting machinery).
+        let mut p = String::with_capacity(8);
+        if uri == 2 {
+            p.push_str("xsi");
         } else {
-            format!("ns{uri}")
-        };
-        while scan && self.scope[mark..].iter().any(|(q, x)| *q == p && x != u) {
+            p.push_str("ns");
+            crate::bits::push_u64(&mut p, u64::from(uri));
+        }
+        while scan && self.scope.iter_from(mark).any(|(q, x)| q == p && x != u) {
             p.push('_');
         }
-        let u = u.to_string();
-        self.push_scope(p, u, uri);
+        self.scope.push(p, u.to_string(), uri);
         let i = self.scope.len() - 1;
         self.remember(uri, i);
         Pfx::Scope(i)
-    }
-
-    /// Adds a declaration to the scope (`uri`: its URI's id, or `NONE`).
-    fn push_scope(&mut self, prefix: String, uri_text: String, uri: u32) {
-        self.scope.push((prefix, uri_text));
-        self.scope_uri.push(uri);
     }
 
     /// Notes that URI `uri` has the prefix of scope entry `i` (outside self-contained
@@ -1277,7 +1335,7 @@ impl<'a> ExiDecoder<'a> {
             ))))?,
         }
         let mark = self.marks.last().copied().unwrap_or(0);
-        for (p, u) in &self.scope[mark..] {
+        for (p, u) in self.scope.iter_from(mark) {
             out.put(&ManuallyDrop::new(Event::Namespace {
                 prefix: Cow::Borrowed(p),
                 uri: Cow::Borrowed(u),
@@ -1399,9 +1457,9 @@ impl<'a> ExiDecoder<'a> {
                 let repeated = if self.outer.is_empty() {
                     self.tag_ns.get(&(uri, prefix)).copied()
                 } else {
-                    self.scope[mark..]
-                        .iter()
-                        .position(|(q, x)| q == p && x == u)
+                    self.scope
+                        .iter_from(mark)
+                        .position(|(q, x)| q == p && x == *u)
                         .map(|i| mark + i)
                 };
                 let at = match repeated {
@@ -1410,9 +1468,12 @@ impl<'a> ExiDecoder<'a> {
                         // Held in scope until the element ends, and copied again when the tag
                         // is handed on: its strings and its entry count against the budget.
                         let n = HELD_DECL + 2 * (p.len() + u.len());
-                        let (p, u) = (p.to_string(), u.to_string());
                         self.count_here(n)?;
-                        self.push_scope(p, u, NONE);
+                        self.scope.push(
+                            self.t.prefix(uri, prefix).to_string(),
+                            self.t.uri(uri).to_string(),
+                            NONE,
+                        );
                         let i = self.scope.len() - 1;
                         if self.outer.is_empty() {
                             self.tag_ns.insert((uri, prefix), i);
@@ -1478,7 +1539,6 @@ impl<'a> ExiDecoder<'a> {
                 self.flush_tag(out)?;
                 if let Some(m) = self.marks.pop() {
                     self.scope.truncate(m);
-                    self.scope_uri.truncate(m);
                 }
                 out.end()?;
             }
@@ -1604,6 +1664,9 @@ impl<'a> ExiDecoder<'a> {
 impl<'a> Decoder<'a> for ExiDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         loop {
+            if std::mem::take(&mut self.start_pending) {
+                return Ok(Some(START_DOCUMENT));
+            }
             if let Some(ev) = self.queue.pop_front() {
                 return Ok(Some(ev));
             }
@@ -1636,6 +1699,9 @@ impl<'a> Decoder<'a> for ExiDecoder<'a> {
     /// borrowed from the decoder's string table for the call.
     fn read_into<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
         loop {
+            if std::mem::take(&mut self.start_pending) {
+                sink.dispatch(START_DOCUMENT)?;
+            }
             while let Some(ev) = self.queue.pop_front() {
                 sink.dispatch(ev)?;
             }

@@ -7,7 +7,7 @@ use binxml_core::hash::bytes_eq;
 use binxml_core::{Encoder, Error, Event, Format, QName, Result, StreamChecker};
 
 use crate::bits::{BitWriter, width};
-use crate::grammar::{ElementGrammar, Layout, Prod, State, Undeclared, code_of};
+use crate::grammar::{Grammars, Layout, Prod, State, Undeclared, code_of};
 use crate::header;
 use crate::options::{Alignment, ExiOptions, Whitespace};
 use crate::tables::{NONE, NameId, Tables, XML_NS, XML_SPACE, XSI_NIL, XSI_TYPE};
@@ -77,7 +77,7 @@ struct Channels {
 #[derive(Debug)]
 struct Outer {
     t: Tables,
-    g: Vec<ElementGrammar>,
+    g: Grammars,
     frag: Vec<Prod>,
     /// The element stack's depth with the self-contained element's outer frame on it.
     depth: usize,
@@ -94,7 +94,7 @@ pub struct ExiEncoder<W: Write> {
     o: ExiOptions,
     w: BitWriter,
     t: Tables,
-    g: Vec<ElementGrammar>,
+    g: Grammars,
     layout: Layout,
     /// FragmentContent's productions (fragments only).
     frag: Vec<Prod>,
@@ -140,6 +140,8 @@ pub struct ExiEncoder<W: Write> {
     names_gen: u32,
     /// Inside `write_tape`: names may be found by address.
     addr_on: bool,
+    /// Room was made for the stream ([`reserve_for`](Self::reserve_for)).
+    reserved: bool,
 }
 
 /// A name's strings by address and length, and its number (see `ExiEncoder::by_addr`).
@@ -152,7 +154,8 @@ struct AddrName {
     id: NameId,
 }
 
-/// Slots of `ExiEncoder::by_addr` (a power of two).
+/// Slots of `ExiEncoder::by_addr` at most (a power of two); a short tape gets fewer (they are
+/// zeroed when made).
 const ADDR_SLOTS: usize = 512;
 
 impl<W: Write> ExiEncoder<W> {
@@ -223,9 +226,14 @@ impl<W: Write> ExiEncoder<W> {
             out,
             w: BitWriter::new(false),
             t,
-            g: Vec::new(),
+            g: Grammars::default(),
             layout,
-            frag: vec![Prod::Ee, Prod::SeAny],
+            // FragmentContent (fragments only; a self-contained element makes its own).
+            frag: if o.fragment {
+                vec![Prod::Ee, Prod::SeAny]
+            } else {
+                Vec::new()
+            },
             top: Top::Content,
             stack: Vec::new(),
             checker: StreamChecker::new(o.fragment),
@@ -249,6 +257,7 @@ impl<W: Write> ExiEncoder<W> {
             by_addr: Vec::new(),
             names_gen: 0,
             addr_on: false,
+            reserved: false,
             o,
         }
     }
@@ -272,7 +281,7 @@ impl<W: Write> ExiEncoder<W> {
     /// A second- (and third-) level code in the current element's state.
     fn code2(&mut self, u: Undeclared) -> Result<()> {
         let f = self.stack.last().expect("inside an element");
-        let n1 = self.g[f.grammar].prods(f.state).len();
+        let n1 = self.g.prods(f.grammar, f.state).len();
         let second = self.layout.second(f.state);
         let (s, t) = match self.layout.find(second, u) {
             Some(c) => c,
@@ -296,10 +305,9 @@ impl<W: Write> ExiEncoder<W> {
     #[inline(always)]
     fn code1(&mut self, p: Prod) -> bool {
         let f = self.stack.last().expect("inside an element");
-        let g = &self.g[f.grammar];
-        match g.find(f.state, p) {
+        match self.g.find(f.grammar, f.state, p) {
             Some(i) => {
-                let n = g.prods(f.state).len();
+                let n = self.g.prods(f.grammar, f.state).len();
                 self.w.nbit(code_of(i, n), width(n + 1));
                 true
             }
@@ -503,7 +511,7 @@ impl<W: Write> ExiEncoder<W> {
                     None => {
                         self.code2(Undeclared::Se)?;
                         let id = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
-                        self.g[gi].learn(state, Prod::Se(id));
+                        self.g.learn(gi, state, Prod::Se(id));
                         id
                     }
                 };
@@ -537,7 +545,7 @@ impl<W: Write> ExiEncoder<W> {
         let local = q.local.as_ptr() as usize;
         let ns = q.namespace.as_ptr() as usize;
         let lens = (q.local.len() as u64) << 32 | q.namespace.len() as u64;
-        let slot = (local >> 3 ^ local >> 12) & (ADDR_SLOTS - 1);
+        let slot = (local >> 3 ^ local >> 12) & (self.by_addr.len() - 1);
         let a = self.by_addr[slot];
         if a.generation == self.names_gen && a.local == local && a.ns == ns && a.lens == lens {
             self.prev_name = a.id;
@@ -604,14 +612,17 @@ impl<W: Write> ExiEncoder<W> {
         self.prev_name = NONE;
         self.last_uri = 0;
         if self.addr_on {
-            self.next_names_gen();
+            self.next_names_gen(ADDR_SLOTS);
         }
     }
 
     /// A new generation of names by address: the slots of the one before stop counting.
-    fn next_names_gen(&mut self) {
+    /// `events`: the length of the tape being written, which sizes the slots when there are
+    /// none yet.
+    fn next_names_gen(&mut self, events: usize) {
         if self.by_addr.is_empty() {
-            self.by_addr = vec![AddrName::default(); ADDR_SLOTS];
+            let n = (events / 2).next_power_of_two().clamp(16, ADDR_SLOTS);
+            self.by_addr = vec![AddrName::default(); n];
         }
         self.names_gen = self.names_gen.wrapping_add(1);
         if self.names_gen == 0 {
@@ -621,12 +632,23 @@ impl<W: Write> ExiEncoder<W> {
         }
     }
 
+    /// Room for a stream of `events` events, made at once by the first call that knows how
+    /// many there are (the string table, the grammars and the body's octets), rather than
+    /// grown entry by entry.
+    fn reserve_for(&mut self, events: usize) {
+        if std::mem::replace(&mut self.reserved, true) {
+            return;
+        }
+        self.t.reserve_events(events);
+        self.g.reserve((events / 8).min(1 << 8));
+        self.w.reserve((events * 4).min(FLUSH_AT));
+    }
+
     /// Opens an element whose name is in the table (its grammar made if it has none).
     fn push_frame(&mut self, name: NameId) {
         let grammar = match self.t.grammar(name) {
             NONE => {
-                self.g.push(ElementGrammar::new());
-                let gi = self.g.len() - 1;
+                let gi = self.g.add();
                 self.t.set_grammar(name, gi as u32);
                 gi
             }
@@ -816,7 +838,7 @@ impl<W: Write> ExiEncoder<W> {
                     None => self.t.write_qname(&mut self.w, ns, local),
                 };
                 let f = self.stack.last().expect("inside an element");
-                self.g[f.grammar].learn(State::StartTag, Prod::At(id));
+                self.g.learn(f.grammar, State::StartTag, Prod::At(id));
                 id
             }
         };
@@ -1022,7 +1044,7 @@ impl<W: Write> ExiEncoder<W> {
         if !self.code1(Prod::Ch) {
             self.code2(Undeclared::Ch)?;
             let f = self.stack.last().expect("inside an element");
-            self.g[f.grammar].learn(f.state, Prod::Ch);
+            self.g.learn(f.grammar, f.state, Prod::Ch);
         }
         let f = self.stack.last_mut().expect("inside an element");
         f.state = State::Content;
@@ -1035,7 +1057,7 @@ impl<W: Write> ExiEncoder<W> {
         if !self.code1(Prod::Ee) {
             self.code2(Undeclared::Ee)?;
             let f = self.stack.last().expect("inside an element");
-            self.g[f.grammar].learn(State::StartTag, Prod::Ee);
+            self.g.learn(f.grammar, State::StartTag, Prod::Ee);
         }
         let f = self.stack.pop().expect("inside an element");
         self.scope.truncate(f.scope_mark);
@@ -1243,6 +1265,7 @@ fn is_whitespace(s: &str) -> bool {
 
 impl<W: Write> Encoder for ExiEncoder<W> {
     fn write_events(&mut self, events: &[Event<'_>]) -> Result<()> {
+        self.reserve_for(events.len());
         let mut r = Ok(());
         for (i, ev) in events.iter().enumerate() {
             r = self.write_event_before(ev, events.get(i + 1));
@@ -1254,8 +1277,9 @@ impl<W: Write> Encoder for ExiEncoder<W> {
     }
 
     fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
+        self.reserve_for(tape.len());
         // The tape's strings live for the whole call: names may be known by their addresses.
-        self.next_names_gen();
+        self.next_names_gen(tape.len());
         self.addr_on = true;
         let hold_attrs = self.attrs.is_empty();
         let mut sink = LookAhead {

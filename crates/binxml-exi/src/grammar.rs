@@ -25,9 +25,15 @@ pub(crate) enum Prod {
     SeAny,
 }
 
+/// The built-in grammars of a stream's element names, numbered in the order they were made.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Grammars {
+    g: Vec<ElementGrammar>,
+}
+
 /// The built-in grammar of one element name.
 #[derive(Clone, Debug)]
-pub(crate) struct ElementGrammar {
+struct ElementGrammar {
     /// The learned productions by [`State`]: StartTagContent's, then ElementContent's (which
     /// start with `EE`). Indexed by the state's number rather than matched on it: the decoder
     /// looks them up once an event.
@@ -42,62 +48,63 @@ pub(crate) struct ElementGrammar {
 /// A production not learned yet (for [`ElementGrammar`]'s positions).
 const NOT_LEARNED: u32 = u32::MAX;
 
-impl ElementGrammar {
-    pub(crate) fn new() -> Self {
-        ElementGrammar {
+impl Grammars {
+    /// A new grammar (nothing learned); its number.
+    pub(crate) fn add(&mut self) -> usize {
+        self.g.push(ElementGrammar {
             prods: [Vec::new(), vec![Prod::Ee]],
             ee_start: NOT_LEARNED,
             ch_start: NOT_LEARNED,
             ch_content: NOT_LEARNED,
-        }
+        });
+        self.g.len() - 1
     }
 
-    /// The index of learned production `p` in `state`, if it is there (`EE` and `CH`, which
-    /// the common events look for, without a scan; a name's production is unique in a state,
-    /// so the scan stops at the only match).
+    /// Room for `n` grammars, made at once.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.g.reserve(n);
+    }
+
+    /// The index of learned production `p` in `state` of grammar `gi`, if it is there (`EE`
+    /// and `CH`, which the common events look for, without a scan; a name's production is
+    /// unique in a state, so the scan stops at the only match).
     #[inline]
-    pub(crate) fn find(&self, state: State, p: Prod) -> Option<usize> {
+    pub(crate) fn find(&self, gi: usize, state: State, p: Prod) -> Option<usize> {
+        let g = &self.g[gi];
         let at = match (state, p) {
             (State::Content, Prod::Ee) => return Some(0),
-            (State::StartTag, Prod::Ee) => self.ee_start,
-            (State::StartTag, Prod::Ch) => self.ch_start,
-            (State::Content, Prod::Ch) => self.ch_content,
-            _ => return self.prods(state).iter().rposition(|&x| x == p),
+            (State::StartTag, Prod::Ee) => g.ee_start,
+            (State::StartTag, Prod::Ch) => g.ch_start,
+            (State::Content, Prod::Ch) => g.ch_content,
+            _ => return g.prods[state as usize].iter().rposition(|&x| x == p),
         };
         (at != NOT_LEARNED).then_some(at as usize)
     }
 
-    /// The productions of a state.
+    /// The productions of a state of grammar `gi`.
     #[inline]
-    pub(crate) fn prods(&self, state: State) -> &[Prod] {
-        &self.prods[state as usize]
+    pub(crate) fn prods(&self, gi: usize, state: State) -> &[Prod] {
+        &self.g[gi].prods[state as usize]
     }
 
-    /// Learns a production matched through a second-level code (EXI 1.0, 8.4.3). `EE` and
-    /// `CH` are learned once per state; `SE` and `AT` cannot repeat (a learned name matches at
-    /// the first level).
-    pub(crate) fn learn(&mut self, state: State, p: Prod) {
-        match (state, p) {
-            (State::StartTag, Prod::Ee) => {
-                if self.ee_start == NOT_LEARNED {
-                    self.ee_start = self.prods[0].len() as u32;
-                    self.prods[0].push(p);
-                }
+    /// Learns a production of grammar `gi` matched through a second-level code (EXI 1.0,
+    /// 8.4.3). `EE` and `CH` are learned once per state; `SE` and `AT` cannot repeat (a
+    /// learned name matches at the first level).
+    pub(crate) fn learn(&mut self, gi: usize, state: State, p: Prod) {
+        let g = &mut self.g[gi];
+        let slot = match (state, p) {
+            (State::StartTag, Prod::Ee) => &mut g.ee_start,
+            (State::StartTag, Prod::Ch) => &mut g.ch_start,
+            (State::Content, Prod::Ch) => &mut g.ch_content,
+            (State::Content, Prod::Ee) => return,
+            _ => {
+                g.prods[state as usize].push(p);
+                return;
             }
-            (State::StartTag, Prod::Ch) => {
-                if self.ch_start == NOT_LEARNED {
-                    self.ch_start = self.prods[0].len() as u32;
-                    self.prods[0].push(p);
-                }
-            }
-            (State::Content, Prod::Ch) => {
-                if self.ch_content == NOT_LEARNED {
-                    self.ch_content = self.prods[1].len() as u32;
-                    self.prods[1].push(p);
-                }
-            }
-            (State::Content, Prod::Ee) => {}
-            (state, _) => self.prods[state as usize].push(p),
+        };
+        if *slot == NOT_LEARNED {
+            *slot = g.prods[state as usize].len() as u32;
+            g.prods[state as usize].push(p);
         }
     }
 }
@@ -139,14 +146,43 @@ pub(crate) enum Undeclared {
 }
 
 /// Where the fidelity options put the second- and third-level events.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Layout {
-    start: Vec<Undeclared>,
-    content: Vec<Undeclared>,
+    start: Levels,
+    content: Levels,
     /// The third level: comments and/or processing instructions.
-    third: Vec<Undeclared>,
+    third: Levels,
     /// The second level of DocContent.
-    doc: Vec<Undeclared>,
+    doc: Levels,
+}
+
+/// One level's events, in order (at most eight: StartTagContent's second level with every
+/// fidelity option), held inline: a layout is made for every stream.
+#[derive(Clone, Copy, Debug)]
+struct Levels {
+    items: [Undeclared; 8],
+    len: u8,
+}
+
+impl Levels {
+    const EMPTY: Levels = Levels {
+        items: [Undeclared::Ee; 8],
+        len: 0,
+    };
+
+    fn push(&mut self, u: Undeclared) {
+        self.items[self.len as usize] = u;
+        self.len += 1;
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[Undeclared] {
+        &self.items[..self.len as usize]
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 /// Stand-in for the CM/PI group in a second-level list.
@@ -154,31 +190,37 @@ const GROUP: Undeclared = Undeclared::Cm;
 
 impl Layout {
     pub(crate) fn new(comments: bool, pis: bool, dtd: bool, prefixes: bool, sc: bool) -> Self {
-        let mut third = Vec::new();
+        let mut third = Levels::EMPTY;
         if comments {
             third.push(Undeclared::Cm);
         }
         if pis {
             third.push(Undeclared::Pi);
         }
-        let mut start = vec![Undeclared::Ee, Undeclared::At];
+        let mut start = Levels::EMPTY;
+        start.push(Undeclared::Ee);
+        start.push(Undeclared::At);
         if prefixes {
             start.push(Undeclared::Ns);
         }
         if sc {
             start.push(Undeclared::Sc);
         }
-        let mut content = vec![Undeclared::Se, Undeclared::Ch];
+        let mut content = Levels::EMPTY;
+        content.push(Undeclared::Se);
+        content.push(Undeclared::Ch);
         if dtd {
             content.push(Undeclared::Er);
         }
         if !third.is_empty() {
             content.push(GROUP);
         }
-        start.extend_from_slice(&content);
+        for &u in content.as_slice() {
+            start.push(u);
+        }
         // DocContent's second level: DT, then the group (DT is spelt `Er` here: the only
         // other entry).
-        let mut doc = Vec::new();
+        let mut doc = Levels::EMPTY;
         if dtd {
             doc.push(Undeclared::Er);
         }
@@ -197,27 +239,27 @@ impl Layout {
     #[inline]
     pub(crate) fn second(&self, state: State) -> &[Undeclared] {
         match state {
-            State::StartTag => &self.start,
-            State::Content => &self.content,
+            State::StartTag => self.start.as_slice(),
+            State::Content => self.content.as_slice(),
         }
     }
 
     /// The third level (CM, PI).
     #[inline]
     pub(crate) fn third(&self) -> &[Undeclared] {
-        &self.third
+        self.third.as_slice()
     }
 
     /// DocContent's second level (DT as `Er`, then the CM/PI group).
     #[inline]
     pub(crate) fn doc(&self) -> &[Undeclared] {
-        &self.doc
+        self.doc.as_slice()
     }
 
     /// The (second, third) code parts of `u` in `second`, if it has one there.
     pub(crate) fn find(&self, second: &[Undeclared], u: Undeclared) -> Option<(u32, Option<u32>)> {
         if matches!(u, Undeclared::Cm | Undeclared::Pi) {
-            let t = self.third.iter().position(|&x| x == u)? as u32;
+            let t = self.third().iter().position(|&x| x == u)? as u32;
             let s = second.len() - 1;
             return Some((s as u32, Some(t)));
         }

@@ -66,6 +66,14 @@ impl Index {
         }
     }
 
+    /// Room for `n` entries, made at once (for an index that is still empty).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        let size = (n * 2).next_power_of_two().max(FIRST);
+        if self.len == 0 && size > self.slots.len() {
+            self.slots = vec![0; size];
+        }
+    }
+
     /// Empties the index, keeping its slots unless they are many.
     pub(crate) fn clear(&mut self) {
         if self.slots.len() > 1 << 14 {

@@ -170,7 +170,8 @@ fn fixed_base() -> Arc<Base> {
 pub(crate) struct Uri {
     /// The URI, for one the stream added (empty for the base's: see [`Tables::uri`]).
     uri: String,
-    pub(crate) prefixes: Vec<String>,
+    /// Prefixes the stream added, after the base's ([`Tables::prefix`]).
+    prefixes: Vec<String>,
     /// Local names the stream added: local-name id - base count -> name number.
     locals: Vec<NameId>,
 }
@@ -295,15 +296,13 @@ impl Tables {
         capacity: Option<usize>,
         encoding: bool,
     ) -> Self {
-        let uris = base
-            .uris
-            .iter()
-            .map(|u| Uri {
-                uri: String::new(),
-                prefixes: u.prefixes.clone(),
-                locals: Vec::new(),
-            })
-            .collect();
+        // Room for a few URIs of the stream's own.
+        let mut uris = Vec::with_capacity(base.uris.len() + 4);
+        uris.extend(base.uris.iter().map(|_| Uri {
+            uri: String::new(),
+            prefixes: Vec::new(),
+            locals: Vec::new(),
+        }));
         Tables {
             slots: vec![0; base.names.len()],
             base,
@@ -330,8 +329,8 @@ impl Tables {
     pub(crate) fn reset(&mut self, max_len: Option<usize>, capacity: Option<usize>) {
         let base_uris = self.base.uris.len();
         self.uris.truncate(base_uris);
-        for (u, b) in self.uris.iter_mut().zip(&self.base.uris) {
-            u.prefixes.truncate(b.prefixes.len());
+        for u in &mut self.uris {
+            u.prefixes.clear();
             u.locals.clear();
         }
         self.by_uri.clear();
@@ -396,13 +395,43 @@ impl Tables {
         self.values.reserve(n / 8);
     }
 
+    /// Room made at once for the names of a decoded stream of `input` octets (a new local
+    /// name takes at least two octets, its length and a character), rather than grown name
+    /// by name; at most a thousand names' worth, past which the table grows as it needs.
+    pub(crate) fn reserve_names(&mut self, input: usize) {
+        self.reserve_name_room((input / 8).min(1 << 10));
+    }
+
+    /// Room for `n` names (and, encoding, their index).
+    fn reserve_name_room(&mut self, n: usize) {
+        self.names.reserve(n);
+        self.slots.reserve(n);
+        self.states.reserve(n);
+        if self.encoding {
+            self.by_name.reserve(n);
+        }
+    }
+
+    /// Room made at once for a stream of `events` events written by the encoder (each may
+    /// bring a name and a value), rather than grown entry by entry; at most a thousand
+    /// names' and values' worth.
+    pub(crate) fn reserve_events(&mut self, events: usize) {
+        let n = (events / 4).min(1 << 10);
+        self.reserve_name_room(n);
+        self.values.reserve(n);
+        self.arena.reserve(n * 8);
+        if self.encoding {
+            self.by_value.reserve(n);
+        }
+    }
+
     /// Total entries (for the table-size limit).
     pub(crate) fn entries(&self) -> usize {
         self.uris.len() + self.slots.len() + self.values.len()
     }
 
     /// URI `uri`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn uri(&self, uri: u32) -> &str {
         match self.base.uris.get(uri as usize) {
             Some(b) => &b.uri,
@@ -435,7 +464,7 @@ impl Tables {
     }
 
     /// The local name of name `name`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn local(&self, name: NameId) -> &str {
         match self.base.names.get(name as usize) {
             Some(n) => &n.local,
@@ -444,20 +473,20 @@ impl Tables {
     }
 
     /// The URI and local name of name `name` (one look-up of the name for both).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn name_text(&self, name: NameId) -> (&str, &str) {
         let (uri, local) = match self.base.names.get(name as usize) {
-            Some(n) => (n.uri, &n.local),
+            Some(n) => (n.uri, n.local.as_str()),
             None => {
                 let n = &self.names[name as usize - self.base.names.len()];
-                (n.uri, &n.local)
+                (n.uri, n.local.as_str())
             }
         };
         (self.uri(uri), local)
     }
 
     /// The URI number of name `name`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn name_uri(&self, name: NameId) -> u32 {
         match self.base.names.get(name as usize) {
             Some(n) => n.uri,
@@ -528,7 +557,12 @@ impl Tables {
     pub(crate) fn add_local(&mut self, uri: u32, local: String) -> NameId {
         let id = self.slots.len() as NameId;
         let local_id = self.local_count(uri) as u32;
-        self.uris[uri as usize].locals.push(id);
+        let locals = &mut self.uris[uri as usize].locals;
+        if locals.capacity() == 0 {
+            // A URI with names usually has a few (one growth instead of three).
+            locals.reserve(16);
+        }
+        locals.push(id);
         if self.encoding {
             let h = self.base.name_hash(uri, &local);
             self.by_name.insert(h, id);
@@ -645,6 +679,34 @@ impl Tables {
         w.nbit(self.local_id(name), width(self.local_count(u)));
     }
 
+    /// The prefixes of URI `uri` that the base gives it (the stream's own follow them).
+    #[inline(always)]
+    fn base_prefixes(&self, uri: u32) -> &[String] {
+        self.base
+            .uris
+            .get(uri as usize)
+            .map_or(&[], |b| &b.prefixes)
+    }
+
+    /// The number of prefixes of URI `uri`.
+    #[inline]
+    fn prefix_count(&self, uri: u32) -> usize {
+        self.base_prefixes(uri).len() + self.uris[uri as usize].prefixes.len()
+    }
+
+    /// The id of `prefix` in URI `uri`'s prefix partition.
+    fn prefix_id(&self, uri: u32, prefix: &str) -> Option<usize> {
+        let base = self.base_prefixes(uri);
+        match base.iter().position(|x| x == prefix) {
+            Some(i) => Some(i),
+            None => self.uris[uri as usize]
+                .prefixes
+                .iter()
+                .position(|x| x == prefix)
+                .map(|i| base.len() + i),
+        }
+    }
+
     /// Writes the prefix of a qualified name in an SE or AT event (preserve.prefixes): its id
     /// in the URI's prefix partition in ⌈log2 m⌉ bits (nothing when the partition has at most
     /// one entry, or for the empty URI). An unknown prefix is written as 0: the NS event that
@@ -654,23 +716,22 @@ impl Tables {
         if uri == 0 {
             return;
         }
-        let p = &self.uris[uri as usize].prefixes;
-        if p.len() > 1 {
-            let id = p.iter().position(|x| x == prefix).unwrap_or(0);
-            w.nbit(id as u32, width(p.len()));
+        let n = self.prefix_count(uri);
+        if n > 1 {
+            let id = self.prefix_id(uri, prefix).unwrap_or(0);
+            w.nbit(id as u32, width(n));
         }
     }
 
     /// Writes the prefix of an NS event: a hit as id + 1, a miss as 0 and the string.
     pub(crate) fn write_ns_prefix(&mut self, w: &mut BitWriter, uri: u32, prefix: &str) {
-        let p = &mut self.uris[uri as usize].prefixes;
-        let n = width(p.len() + 1);
-        match p.iter().position(|x| x == prefix) {
+        let n = width(self.prefix_count(uri) + 1);
+        match self.prefix_id(uri, prefix) {
             Some(id) => w.nbit(id as u32 + 1, n),
             None => {
                 w.nbit(0, n);
                 w.string(prefix);
-                p.push(prefix.to_string());
+                self.uris[uri as usize].prefixes.push(prefix.to_string());
             }
         }
     }
@@ -750,7 +811,7 @@ impl Tables {
         if uri == 0 {
             return Ok(Some(0));
         }
-        let n = self.uris[uri as usize].prefixes.len();
+        let n = self.prefix_count(uri);
         match n {
             0 => Ok(None),
             1 => Ok(Some(0)),
@@ -770,9 +831,13 @@ impl Tables {
     }
 
     /// Prefix `id` of URI `uri`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn prefix(&self, uri: u32, id: u32) -> &str {
-        &self.uris[uri as usize].prefixes[id as usize]
+        let base = self.base_prefixes(uri);
+        match base.get(id as usize) {
+            Some(p) => p,
+            None => &self.uris[uri as usize].prefixes[id as usize - base.len()],
+        }
     }
 
     /// Reads the prefix of an NS event; returns its id in the URI's prefix partition.
@@ -783,7 +848,7 @@ impl Tables {
         max_len: usize,
     ) -> Result<u32> {
         let at = r.mark();
-        let n = self.uris[uri as usize].prefixes.len();
+        let n = self.prefix_count(uri);
         let v = r.nbit(width(n + 1))? as usize;
         if v == 0 {
             let s = r.string(max_len)?;

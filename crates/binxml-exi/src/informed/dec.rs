@@ -23,7 +23,7 @@ use super::grammar::{
 };
 use super::{SchemaGrammars, values};
 use crate::bits::{BitReader, Mark, width};
-use crate::grammar::{ElementGrammar as BuiltinGrammar, Layout, Prod, State, Undeclared, index_of};
+use crate::grammar::{Grammars as BuiltinGrammars, Layout, Prod, State, Undeclared, index_of};
 use crate::header;
 use crate::options::ExiOptions;
 use crate::tables::{NONE, NameId, Tables, ValueRef};
@@ -225,7 +225,7 @@ pub struct SchemaDecoder<'a> {
     o: ExiOptions,
     limits: Limits,
     t: TableLease,
-    builtin: Vec<BuiltinGrammar>,
+    builtin: BuiltinGrammars,
     layout: Layout,
     stack: Vec<Frame>,
     /// Namespace declarations in scope: (prefix, uri, the URI's number).
@@ -264,7 +264,7 @@ pub struct SchemaDecoder<'a> {
 /// grammars start afresh), restored at the fragment's ED.
 struct Outer {
     t: TableLease,
-    builtin: Vec<BuiltinGrammar>,
+    builtin: BuiltinGrammars,
     /// The stack's depth with the element's outer frame on it.
     depth: usize,
     /// The fragment's element has started.
@@ -294,7 +294,7 @@ impl<'a> SchemaDecoder<'a> {
             o: options,
             limits,
             t,
-            builtin: Vec::new(),
+            builtin: BuiltinGrammars::default(),
             layout: Layout::new(false, false, false, false, false),
             stack: Vec::new(),
             scope: Scope::default(),
@@ -753,8 +753,7 @@ impl<'a> SchemaDecoder<'a> {
     fn builtin_cur(&mut self, name: NameId) -> Cur {
         let grammar = match self.t.grammar(name) {
             NONE => {
-                self.builtin.push(BuiltinGrammar::new());
-                let gi = self.builtin.len() - 1;
+                let gi = self.builtin.add();
                 self.t.set_grammar(name, gi as u32);
                 gi
             }
@@ -1448,11 +1447,11 @@ impl<'a> SchemaDecoder<'a> {
         state: State,
         out: &mut impl Take,
     ) -> Result<()> {
-        let n = self.builtin[grammar].prods(state).len();
+        let n = self.builtin.prods(grammar, state).len();
         let at = r.mark();
         let code = r.nbit(width(n + 1))? as usize;
         if code < n {
-            let p = self.builtin[grammar].prods(state)[index_of(code, n)];
+            let p = self.builtin.prods(grammar, state)[index_of(code, n)];
             return self.builtin_prod(r, g, grammar, state, p, out);
         }
         if code > n {
@@ -1511,7 +1510,7 @@ impl<'a> SchemaDecoder<'a> {
                 ));
             }
         };
-        self.builtin[grammar].learn(state, p);
+        self.builtin.learn(grammar, state, p);
         self.builtin_prod(r, g, grammar, state, p, out)
     }
 

@@ -24,7 +24,7 @@ use super::grammar::{
 };
 use super::{SchemaGrammars, values};
 use crate::bits::{BitWriter, width};
-use crate::grammar::{ElementGrammar as BuiltinGrammar, Layout, Prod, State, Undeclared, code_of};
+use crate::grammar::{Grammars as BuiltinGrammars, Layout, Prod, State, Undeclared, code_of};
 use crate::header;
 use crate::options::{Alignment, ExiOptions, Whitespace};
 use crate::tables::{NONE, NameId, Tables, XSI_NS};
@@ -72,7 +72,7 @@ pub struct SchemaEncoder<W: Write> {
     o: ExiOptions,
     w: BitWriter,
     t: TableLease,
-    builtin: Vec<BuiltinGrammar>,
+    builtin: BuiltinGrammars,
     layout: Layout,
     stack: Vec<Frame>,
     checker: StreamChecker,
@@ -113,7 +113,7 @@ pub struct SchemaEncoder<W: Write> {
 /// restored after the element.
 struct Outer {
     t: TableLease,
-    builtin: Vec<BuiltinGrammar>,
+    builtin: BuiltinGrammars,
     /// The stack's depth with the element's outer frame on it.
     depth: usize,
 }
@@ -151,7 +151,7 @@ impl<W: Write> SchemaEncoder<W> {
             out,
             w: BitWriter::new(false),
             t,
-            builtin: Vec::new(),
+            builtin: BuiltinGrammars::default(),
             layout: Layout::new(
                 options.comments,
                 options.pis,
@@ -287,7 +287,7 @@ impl<W: Write> SchemaEncoder<W> {
                 self.set_state(Some(next));
             }
             Some(Cur::Builtin { grammar, state }) => {
-                let n1 = self.builtin[grammar].prods(state).len();
+                let n1 = self.builtin.prods(grammar, state).len();
                 let second = self.layout.second(state);
                 self.w.nbit(n1 as u32, width(n1 + 1));
                 self.w.nbit((second.len() - 1) as u32, width(second.len()));
@@ -369,7 +369,7 @@ impl<W: Write> SchemaEncoder<W> {
 
     /// Writes a second-level code of a built-in element grammar.
     fn code2_builtin(&mut self, grammar: usize, state: State, u: Undeclared) -> Result<()> {
-        let n1 = self.builtin[grammar].prods(state).len();
+        let n1 = self.builtin.prods(grammar, state).len();
         let second = self.layout.second(state);
         let (s, _) = self
             .layout
@@ -382,7 +382,7 @@ impl<W: Write> SchemaEncoder<W> {
 
     /// A learned production's first-level code in a built-in grammar, if it has one.
     fn code1_builtin(&mut self, grammar: usize, state: State, p: Prod) -> bool {
-        let prods = self.builtin[grammar].prods(state);
+        let prods = self.builtin.prods(grammar, state);
         match prods.iter().rposition(|&x| x == p) {
             Some(i) => {
                 let n = prods.len();
@@ -429,8 +429,7 @@ impl<W: Write> SchemaEncoder<W> {
     fn builtin_cur(&mut self, name: NameId) -> Cur {
         let grammar = match self.t.grammar(name) {
             NONE => {
-                self.builtin.push(BuiltinGrammar::new());
-                let gi = self.builtin.len() - 1;
+                let gi = self.builtin.add();
                 self.t.set_grammar(name, gi as u32);
                 gi
             }
@@ -580,7 +579,7 @@ impl<W: Write> SchemaEncoder<W> {
                     None => {
                         self.code2_builtin(grammar, state, Undeclared::Se)?;
                         let id = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
-                        self.builtin[grammar].learn(state, Prod::Se(id));
+                        self.builtin.learn(grammar, state, Prod::Se(id));
                         id
                     }
                 };
@@ -922,7 +921,7 @@ impl<W: Write> SchemaEncoder<W> {
                 if !self.code1_builtin(grammar, state, Prod::At(xsi_type)) {
                     self.code2_builtin(grammar, state, Undeclared::At)?;
                     self.t.write_qname(&mut self.w, XSI_NS, "type");
-                    self.builtin[grammar].learn(state, Prod::At(xsi_type));
+                    self.builtin.learn(grammar, state, Prod::At(xsi_type));
                 }
             }
         }
@@ -1103,7 +1102,7 @@ impl<W: Write> SchemaEncoder<W> {
             None => {
                 self.code2_builtin(grammar, state, Undeclared::At)?;
                 let id = self.t.write_qname(&mut self.w, ns, local);
-                self.builtin[grammar].learn(state, Prod::At(id));
+                self.builtin.learn(grammar, state, Prod::At(id));
                 id
             }
         };
@@ -1402,7 +1401,7 @@ impl<W: Write> SchemaEncoder<W> {
             Cur::Builtin { grammar, state } => {
                 if !self.code1_builtin(grammar, state, Prod::Ch) {
                     self.code2_builtin(grammar, state, Undeclared::Ch)?;
-                    self.builtin[grammar].learn(state, Prod::Ch);
+                    self.builtin.learn(grammar, state, Prod::Ch);
                 }
                 self.value(name, None, text)?;
                 self.set_cur(Cur::Builtin {
@@ -1467,7 +1466,7 @@ impl<W: Write> SchemaEncoder<W> {
             Cur::Builtin { grammar, state } => {
                 if !self.code1_builtin(grammar, state, Prod::Ee) {
                     self.code2_builtin(grammar, state, Undeclared::Ee)?;
-                    self.builtin[grammar].learn(state, Prod::Ee);
+                    self.builtin.learn(grammar, state, Prod::Ee);
                 }
             }
         }
