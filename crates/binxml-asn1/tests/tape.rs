@@ -1,6 +1,9 @@
 //! `Encoder::write_tape` (where the builder finds names by the addresses of the tape's strings)
 //! writes the same bytes as the events written one by one, on every corpus document, for the
-//! three rules with the names table on and off.
+//! three rules with the names table on and off. It prints a fingerprint of all those bytes
+//! (`--nocapture`), to compare before and after a change that must not change the encoding.
+
+use std::hash::Hasher;
 
 use binxml_asn1::{Asn1Encoder, Options, Rule};
 use binxml_core::{Encoder, Tape};
@@ -25,6 +28,8 @@ fn by_tape(tape: &Tape<'_>, opts: Options) -> Vec<u8> {
 #[test]
 fn tape_and_events_give_the_same_bytes() {
     let mut checked = 0;
+    // SipHash with fixed keys: the same bytes give the same fingerprint from run to run
+    let mut fingerprint = std::hash::DefaultHasher::new();
     for path in corpus_xml_files() {
         let raw = std::fs::read(&path).unwrap();
         let utf8 = binxml_xml::to_utf8(&raw).unwrap();
@@ -39,9 +44,15 @@ fn tape_and_events_give_the_same_bytes() {
                 let a = by_events(&events, opts);
                 let b = by_tape(&tape, opts);
                 assert!(a == b, "{} {opts:?}: write_tape differs", path.display());
+                fingerprint.write(&a);
+                fingerprint.write_usize(a.len());
                 checked += 1;
             }
         }
     }
     assert!(checked > 0);
+    eprintln!(
+        "asn1 encodings: {checked}, fingerprint {:016x}",
+        fingerprint.finish()
+    );
 }

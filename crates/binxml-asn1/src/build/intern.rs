@@ -3,7 +3,7 @@
 //! [`FastState`], so colliding strings cannot be prepared in advance). A document has as many
 //! distinct strings as it has distinct values; one allocation each would dominate encoding.
 
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
 
 use binxml_core::hash::{FastState, bytes_eq};
 
@@ -67,10 +67,14 @@ impl Default for Index {
 }
 
 impl Index {
-    /// The hash of a key.
+    /// The hash of a key: the octets alone, without the length prefix that `hash_one` would
+    /// fold in first (the hasher's `write` mixes the length in already), so a key of up to
+    /// eight octets costs one multiplication.
     #[inline]
     pub(super) fn hash(&self, key: &[u8]) -> u32 {
-        self.state.hash_one(key) as u32
+        let mut h = self.state.build_hasher();
+        h.write(key);
+        h.finish() as u32
     }
 
     /// The id whose key has hash `h` and passes `is`, else the slot where a new one goes.

@@ -126,28 +126,32 @@ pub struct Builder {
 /// so a hit skips building, hashing and comparing the name's key. Only sound while every
 /// string the builder is given outlives the cache unchanged (see [`Builder::begin_stable`]).
 struct StableNames {
-    slots: Box<[([usize; 6], u32)]>,
+    slots: Box<[([u64; 4], u32)]>,
 }
 
 /// Slots of [`StableNames`] (a power of two; documents rarely have more distinct names).
 const STABLE_SLOTS: usize = 256;
 
 impl StableNames {
+    /// The three addresses and the three lengths packed in one word (21 bits each); `None`
+    /// for a part of 2 MiB or more, which goes the slow way.
     #[inline]
-    fn key(ns: &str, local: &str, prefix: &str) -> [usize; 6] {
-        [
-            ns.as_ptr() as usize,
-            ns.len(),
-            local.as_ptr() as usize,
-            local.len(),
-            prefix.as_ptr() as usize,
-            prefix.len(),
-        ]
+    fn key(ns: &str, local: &str, prefix: &str) -> Option<[u64; 4]> {
+        const MAX: usize = 1 << 21;
+        if ns.len() >= MAX || local.len() >= MAX || prefix.len() >= MAX {
+            return None;
+        }
+        Some([
+            ns.as_ptr() as u64,
+            local.as_ptr() as u64,
+            prefix.as_ptr() as u64,
+            ns.len() as u64 | (local.len() as u64) << 21 | (prefix.len() as u64) << 42,
+        ])
     }
 
     #[inline]
-    fn slot(k: &[usize; 6]) -> usize {
-        let x = (k[2] ^ k[0].rotate_left(21) ^ k[4].rotate_left(42)) as u64;
+    fn slot(k: &[u64; 4]) -> usize {
+        let x = k[1] ^ k[0].rotate_left(21) ^ k[2].rotate_left(42);
         (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - STABLE_SLOTS.trailing_zeros())) as usize
     }
 }
@@ -195,7 +199,7 @@ impl Builder {
         if self.opts.names_table {
             self.stable_names = Some(StableNames {
                 // an address of 0 is no string's (a `&str` is never null): empty slots
-                slots: vec![([0; 6], 0); STABLE_SLOTS].into_boxed_slice(),
+                slots: vec![([0; 4], 0); STABLE_SLOTS].into_boxed_slice(),
             });
         }
     }
@@ -252,8 +256,9 @@ impl Builder {
 
     /// The common-name id of a name, counting one more use.
     fn name_id(&mut self, ns: &str, local: &str, prefix: &str) -> u32 {
-        if let Some(cache) = &self.stable_names {
-            let k = StableNames::key(ns, local, prefix);
+        if let Some(cache) = &self.stable_names
+            && let Some(k) = StableNames::key(ns, local, prefix)
+        {
             let slot = StableNames::slot(&k);
             let (key, id) = cache.slots[slot];
             if key == k {
