@@ -158,6 +158,18 @@ impl<'a> Tape<'a> {
         self.ops.len()
     }
 
+    /// The distinct qualified names of the recorded element starts and attributes, in order
+    /// of first appearance (an encoder can size its name tables from them).
+    pub fn names(&self) -> &[QName<'a>] {
+        &self.names
+    }
+
+    /// How many distinct strings the recorded namespace declarations use (prefixes and
+    /// namespace names together).
+    pub fn namespace_strings(&self) -> usize {
+        self.strings.len()
+    }
+
     /// True when no event was recorded.
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty()

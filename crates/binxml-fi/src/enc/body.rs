@@ -634,7 +634,12 @@ pub(super) fn qname_parts(
         match memo {
             Some(m) if m.0 == n_at => int_2nd(buf, 0x80, m.1),
             _ => match t.recent_namespaces.get(n) {
-                Some(i) => int_2nd(buf, 0x80, i),
+                Some(i) => {
+                    int_2nd(buf, 0x80, i);
+                    if let Some(m) = memo {
+                        *m = (n_at, i);
+                    }
+                }
                 None => match t.namespaces.find_or_add(n) {
                     Some(i) => {
                         int_2nd(buf, 0x80, i);
