@@ -540,6 +540,8 @@ impl<W: Write> Encoder for FiEncoder<W> {
                 .map(|q| (&*q.prefix, &*q.namespace, &*q.local)),
             tape.namespace_strings(),
         );
+        self.t.attr_values.expect(tape.attributes());
+        self.t.chunks.expect(tape.texts());
         self.scoped(|e| tape.replay(e))
     }
 

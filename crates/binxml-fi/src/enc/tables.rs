@@ -19,6 +19,11 @@ pub(super) struct StrTable {
     slots: Vec<StrSlot>,
     /// entries so far (with duplicates, which take an index of their own)
     len: u32,
+    /// lookups so far (`find_or_add`), and how many the document will make at most
+    /// (0: unknown): when the table grows, the entries the rest of the document will add at
+    /// the rate so far are made room for at once (see `grow`)
+    lookups: u32,
+    expect: u32,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -57,9 +62,27 @@ impl StrTable {
         self.slot_of(s.as_bytes(), hash_bytes(s.as_bytes())).1
     }
 
+    /// Doubles the slots, or more: once an eighth of the lookups the document will make
+    /// (`expect`) are done, room for the entries the rest will add at the rate so far (up to
+    /// 8 times the slots): a table that grows with the document is rebuilt a few times, not
+    /// at every doubling. Rebuilding copies every slot at random places, the largest cost
+    /// of a document whose values are mostly new.
     #[inline(never)]
     pub(super) fn grow(&mut self) {
-        self.rehash((self.slots.len() * 2).max(64));
+        let mut cap = (self.slots.len() * 2).max(64);
+        let (seen, expect) = (self.lookups as u64, self.expect as u64);
+        if expect > seen && seen * 8 >= expect {
+            let projected = self.len as u64 * expect / seen.max(1);
+            let want = ((projected + 1) * 2).next_power_of_two() as usize;
+            cap = cap.max(want.min(self.slots.len() * 8));
+        }
+        self.rehash(cap);
+    }
+
+    /// The lookups the document will make at most (see `grow`).
+    pub(super) fn expect(&mut self, n: usize) {
+        self.expect = n.min(u32::MAX as usize) as u32;
+        self.lookups = 0;
     }
 
     /// The slots rebuilt with `cap` of them (a power of two).
@@ -98,6 +121,7 @@ impl StrTable {
     /// The index of `s`, or `None` after adding it (when the table is not full).
     #[inline(always)]
     pub(super) fn find_or_add(&mut self, s: &str) -> Option<u32> {
+        self.lookups = self.lookups.wrapping_add(1);
         if (self.len as usize + 1) * 2 > self.slots.len() {
             self.grow();
         }
