@@ -19,10 +19,10 @@ pub(super) struct StrTable {
     slots: Vec<StrSlot>,
     /// entries so far (with duplicates, which take an index of their own)
     len: u32,
-    /// lookups so far (`find_or_add`), and how many the document will make at most
-    /// (0: unknown): when the table grows, the entries the rest of the document will add at
-    /// the rate so far are made room for at once (see `grow`)
-    lookups: u32,
+    /// the items (attributes, texts) whose strings go to this table written so far, and how
+    /// many the document has (0: unknown): when the table grows, the entries the rest of the
+    /// document will add at the rate so far are made room for at once (see `grow`)
+    pub(super) seen: u32,
     expect: u32,
 }
 
@@ -62,15 +62,15 @@ impl StrTable {
         self.slot_of(s.as_bytes(), hash_bytes(s.as_bytes())).1
     }
 
-    /// Doubles the slots, or more: once an eighth of the lookups the document will make
-    /// (`expect`) are done, room for the entries the rest will add at the rate so far (up to
-    /// 8 times the slots): a table that grows with the document is rebuilt a few times, not
-    /// at every doubling. Rebuilding copies every slot at random places, the largest cost
-    /// of a document whose values are mostly new.
+    /// Doubles the slots, or more: once an eighth of the document's items (`expect`) are
+    /// written, room for the entries the rest will add at the rate so far (up to 8 times the
+    /// slots): a table that grows with the document is rebuilt a few times, not at every
+    /// doubling. Rebuilding copies every slot at random places, the largest cost of a
+    /// document whose values are mostly new.
     #[inline(never)]
     pub(super) fn grow(&mut self) {
         let mut cap = (self.slots.len() * 2).max(64);
-        let (seen, expect) = (self.lookups as u64, self.expect as u64);
+        let (seen, expect) = (self.seen as u64, self.expect as u64);
         if expect > seen && seen * 8 >= expect {
             let projected = self.len as u64 * expect / seen.max(1);
             let want = ((projected + 1) * 2).next_power_of_two() as usize;
@@ -79,10 +79,10 @@ impl StrTable {
         self.rehash(cap);
     }
 
-    /// The lookups the document will make at most (see `grow`).
+    /// The items whose strings go to this table the document has (see `grow`).
     pub(super) fn expect(&mut self, n: usize) {
         self.expect = n.min(u32::MAX as usize) as u32;
-        self.lookups = 0;
+        self.seen = 0;
     }
 
     /// The slots rebuilt with `cap` of them (a power of two).
@@ -121,7 +121,6 @@ impl StrTable {
     /// The index of `s`, or `None` after adding it (when the table is not full).
     #[inline(always)]
     pub(super) fn find_or_add(&mut self, s: &str) -> Option<u32> {
-        self.lookups = self.lookups.wrapping_add(1);
         if (self.len as usize + 1) * 2 > self.slots.len() {
             self.grow();
         }
