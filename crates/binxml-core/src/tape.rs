@@ -43,6 +43,10 @@ pub struct Tape<'a> {
     strings: Vec<Cow<'a, str>>,
     owned: Vec<String>,
     others: Vec<Event<'a>>,
+    /// attributes recorded
+    attributes: usize,
+    /// character data events recorded (not CDATA sections)
+    texts: usize,
 }
 
 /// Numbers distinct values in order of first appearance.
@@ -104,16 +108,20 @@ impl<'a> Builder<'a> {
         let op = match ev {
             Event::StartElement(q) => Op::Start(self.name(q)),
             Event::Attribute { name, value } => {
+                self.tape.attributes += 1;
                 let n = self.name(name);
                 match value {
                     Cow::Borrowed(v) => Op::Attr(n, v),
                     Cow::Owned(v) => Op::AttrOwned(n, self.owned(v)),
                 }
             }
-            Event::Characters { text, cdata: false } => match text {
-                Cow::Borrowed(t) => Op::Text(t),
-                Cow::Owned(t) => Op::TextOwned(self.owned(t)),
-            },
+            Event::Characters { text, cdata: false } => {
+                self.tape.texts += 1;
+                match text {
+                    Cow::Borrowed(t) => Op::Text(t),
+                    Cow::Owned(t) => Op::TextOwned(self.owned(t)),
+                }
+            }
             Event::EndElement => Op::End,
             Event::Namespace { prefix, uri } => Op::Ns(self.string(prefix), self.string(uri)),
             other => {
@@ -156,6 +164,28 @@ impl<'a> Tape<'a> {
     /// Number of events recorded.
     pub fn len(&self) -> usize {
         self.ops.len()
+    }
+
+    /// The distinct qualified names of the recorded element starts and attributes, in order
+    /// of first appearance (an encoder can size its name tables from them).
+    pub fn names(&self) -> &[QName<'a>] {
+        &self.names
+    }
+
+    /// How many distinct strings the recorded namespace declarations use (prefixes and
+    /// namespace names together).
+    pub fn namespace_strings(&self) -> usize {
+        self.strings.len()
+    }
+
+    /// How many attributes were recorded.
+    pub fn attributes(&self) -> usize {
+        self.attributes
+    }
+
+    /// How many character data events (not CDATA sections) were recorded.
+    pub fn texts(&self) -> usize {
+        self.texts
     }
 
     /// True when no event was recorded.

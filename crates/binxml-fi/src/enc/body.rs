@@ -141,6 +141,7 @@ impl<W: Write> FiEncoder<W> {
             }
         }
         self.last_attribute = e;
+        self.t.attr_values.seen = self.t.attr_values.seen.wrapping_add(1);
         match found {
             Ok((i, _)) => int_2nd(&mut self.buf, 0, i),
             Err(h) => self.literal_attribute_name(name, h),
@@ -231,6 +232,7 @@ impl<W: Write> FiEncoder<W> {
             self.algorithm_chunk(algo::CDATA, false, text.as_bytes());
             return;
         }
+        self.t.chunks.seen = self.t.chunks.seen.wrapping_add(1);
         let b = text.as_bytes();
         let d = self.depth as usize;
         let space = matches!(b[0], b' ' | b'\t' | b'\r' | b'\n');
@@ -634,7 +636,12 @@ pub(super) fn qname_parts(
         match memo {
             Some(m) if m.0 == n_at => int_2nd(buf, 0x80, m.1),
             _ => match t.recent_namespaces.get(n) {
-                Some(i) => int_2nd(buf, 0x80, i),
+                Some(i) => {
+                    int_2nd(buf, 0x80, i);
+                    if let Some(m) = memo {
+                        *m = (n_at, i);
+                    }
+                }
                 None => match t.namespaces.find_or_add(n) {
                     Some(i) => {
                         int_2nd(buf, 0x80, i);

@@ -534,6 +534,14 @@ impl<W: Write> Encoder for FiEncoder<W> {
 
     /// The tape replayed into the encoder's push interface (its [`EventSink`] methods).
     fn write_tape(&mut self, tape: &binxml_core::Tape<'_>) -> Result<()> {
+        self.t.reserve_names(
+            tape.names()
+                .iter()
+                .map(|q| (&*q.prefix, &*q.namespace, &*q.local)),
+            tape.namespace_strings(),
+        );
+        self.t.attr_values.expect(tape.attributes());
+        self.t.chunks.expect(tape.texts());
         self.scoped(|e| tape.replay(e))
     }
 

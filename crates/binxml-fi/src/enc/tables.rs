@@ -19,6 +19,11 @@ pub(super) struct StrTable {
     slots: Vec<StrSlot>,
     /// entries so far (with duplicates, which take an index of their own)
     len: u32,
+    /// the items (attributes, texts) whose strings go to this table written so far, and how
+    /// many the document has (0: unknown): when the table grows, the entries the rest of the
+    /// document will add at the rate so far are made room for at once (see `grow`)
+    pub(super) seen: u32,
+    expect: u32,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -57,21 +62,60 @@ impl StrTable {
         self.slot_of(s.as_bytes(), hash_bytes(s.as_bytes())).1
     }
 
+    /// Doubles the slots, or more: once an eighth of the document's items (`expect`) are
+    /// written, room for the entries the rest will add at the rate so far (up to 8 times the
+    /// slots): a table that grows with the document is rebuilt a few times, not at every
+    /// doubling. Rebuilding copies every slot at random places, the largest cost of a
+    /// document whose values are mostly new.
     #[inline(never)]
     pub(super) fn grow(&mut self) {
-        let cap = (self.slots.len() * 2).max(64);
-        let mut slots = vec![StrSlot::default(); cap];
+        let mut cap = (self.slots.len() * 2).max(64);
+        let (seen, expect) = (self.seen as u64, self.expect as u64);
+        if expect > seen && seen * 8 >= expect {
+            let projected = self.len as u64 * expect / seen.max(1);
+            let want = ((projected + 1) * 2).next_power_of_two() as usize;
+            cap = cap.max(want.min(self.slots.len() * 8));
+        }
+        self.rehash(cap);
+    }
+
+    /// The items whose strings go to this table the document has (see `grow`).
+    pub(super) fn expect(&mut self, n: usize) {
+        self.expect = n.min(u32::MAX as usize) as u32;
+        self.seen = 0;
+    }
+
+    /// The slots rebuilt with `cap` of them (a power of two).
+    fn rehash(&mut self, cap: usize) {
+        // one slot more, `cap`, where the empty slots of the old table are copied: no branch
+        // on whether a slot is empty (half of them are, at random: a mispredicted branch
+        // every other slot); it stays empty, so the probe loop ends on it at once
+        let mut slots = vec![StrSlot::default(); cap + 1];
         let mask = cap - 1;
         for t in &self.slots {
-            if t.idx != 0 {
-                let mut i = t.hash as usize & mask;
-                while slots[i].idx != 0 {
-                    i = (i + 1) & mask;
-                }
-                slots[i] = *t;
+            let mut i = if t.idx != 0 {
+                t.hash as usize & mask
+            } else {
+                cap
+            };
+            while slots[i].idx != 0 {
+                i = (i + 1) & mask;
             }
+            slots[i] = *t;
         }
+        slots.truncate(cap);
         self.slots = slots;
+    }
+
+    /// Room for `n` more entries and `octets` more octets of strings without growing (the
+    /// slots' rehashing and the arena's copies are then done once, not at every doubling).
+    pub(super) fn reserve(&mut self, n: usize, octets: usize) {
+        let want = ((self.len as usize + n + 1) * 2).next_power_of_two();
+        if want > self.slots.len() {
+            self.rehash(want);
+        }
+        // `put` stores up to 64 octets at a time
+        self.arena.reserve(octets + 64);
     }
 
     /// The index of `s`, or `None` after adding it (when the table is not full).
@@ -367,23 +411,39 @@ impl QTable {
         o
     }
 
+    /// Room for `n` more entries and `octets` more octets of names without growing.
+    pub(super) fn reserve(&mut self, n: usize, octets: usize) {
+        let want = ((self.entries.len() + n + 1) * 2).next_power_of_two();
+        if want > self.slots.len() {
+            self.rehash(want);
+        }
+        self.entries.reserve(n);
+        self.arena.reserve(octets + 64);
+    }
+
+    /// The slots rebuilt with `cap` of them (a power of two).
+    #[inline(never)]
+    fn rehash(&mut self, cap: usize) {
+        // an extra slot for the empty ones, as in `StrTable::rehash`
+        let mut slots = vec![(0u32, 0u32); cap + 1];
+        let mask = cap - 1;
+        for &(h, e) in &self.slots {
+            let mut i = if e != 0 { h as usize & mask } else { cap };
+            while slots[i].1 != 0 {
+                i = (i + 1) & mask;
+            }
+            slots[i] = (h, e);
+        }
+        slots.truncate(cap);
+        self.slots = slots;
+    }
+
     /// Adds (p, n, l) with index `idx` unless present (the first index of a name stays the
     /// one written); `h` is its hash (`QTable::hash(p, l)`), computed by the lookup that
     /// missed it.
     pub(super) fn add_hashed(&mut self, h: u32, p: &str, n: &str, l: &str, idx: u32) {
         if (self.entries.len() + 1) * 2 > self.slots.len() {
-            let cap = (self.slots.len() * 2).max(64);
-            let mut slots = vec![(0u32, 0u32); cap];
-            for &(h, e) in &self.slots {
-                if e != 0 {
-                    let mut i = h as usize & (cap - 1);
-                    while slots[i].1 != 0 {
-                        i = (i + 1) & (cap - 1);
-                    }
-                    slots[i] = (h, e);
-                }
-            }
-            self.slots = slots;
+            self.rehash((self.slots.len() * 2).max(64));
         }
         let (slot, found) = self.probe(h, p, n, l);
         if found != 0 {
@@ -465,6 +525,31 @@ impl Tables {
         t.prefixes.add("xml");
         t.namespaces.add(XML_NS);
         t
+    }
+
+    /// Room for the names of a document that uses `names` (distinct qualified names) and
+    /// declares `ns_strings` distinct prefixes and namespace names: each may become an entry
+    /// of the element and the attribute table, its local name one of the local-name table,
+    /// its prefix and namespace name entries of theirs.
+    pub(super) fn reserve_names<'n>(
+        &mut self,
+        names: impl Iterator<Item = (&'n str, &'n str, &'n str)>,
+        ns_strings: usize,
+    ) {
+        let (mut n, mut octets) = (0usize, 0usize);
+        for (p, _, l) in names {
+            n += 1;
+            octets += p.len() + l.len();
+        }
+        if n == 0 {
+            return;
+        }
+        self.elements.reserve(n, octets);
+        self.attributes.reserve(n, octets);
+        self.name_keys.reserve(n, octets);
+        self.names.reserve(n);
+        self.prefixes.reserve(ns_strings.min(n), 0);
+        self.namespaces.reserve(ns_strings.min(n), 0);
     }
 
     pub(super) fn load(&mut self, v: &Vocabulary) {
