@@ -508,7 +508,7 @@ impl<'a> ExiDecoder<'a> {
     /// d.read_into(&mut sink)?;
     /// d.reset(&b);
     /// d.read_into(&mut sink)?;
-    /// assert_eq!(sink.events, 10);
+    /// assert_eq!(sink.events, 12); // each: SD, SE, the invented xsi declaration, CH or AT, EE, ED
     /// # Ok::<(), binxml_core::Error>(())
     /// ```
     pub fn reset(&mut self, input: &'a [u8]) {
