@@ -17,12 +17,18 @@
 //!                 `LentEvent`s (`LentBatch::views`: kind and string slices), looked at
 //!       next      every event pulled one at a time (`Decoder::next_event`) and dropped
 //!       push      push decoding into a counting sink (`AnyDecoder::read_into`)
+//!       push-direct  EXI only: push decoding by the codec's own loop (`ExiDecoder::read_into`
+//!                 on a new decoder for each document, as `push` but without `AnyDecoder`)
+//!       push-reuse   EXI only: `push-direct` by one decoder for every document and
+//!                 repetition (`ExiDecoder::recycle`), as the bench's EXIficient rows
 //!       tree      the tree (`binxml::parse_tree`)
 //!       tree-in   the tree with a string arena (`binxml::parse_tree_in`, as the Python
 //!                 package builds it): what EXI's transient strings are copied into
 //!       encode    the document's events (parsed from the XML once) written by the encoder
 //!       tape      the same events recorded on a `Tape`, written by one `write_tape` call (as
 //!                 the bench's encoding stage does)
+//!       tape-reuse   EXI only: `tape` by one `ExiEncoder` for every document and repetition
+//!                 (`ExiEncoder::reset`), as the bench's EXIficient rows
 //!       build     the tree built from those events (the builder's own cost; format ignored)
 //!       quick-xml raw quick-xml events over the XML text (a peer; format ignored)
 //!       roxmltree a roxmltree tree of the XML text (a peer; format ignored)
@@ -65,10 +71,13 @@ enum Op {
     View,
     Next,
     Push,
+    PushDirect,
+    PushReuse,
     Tree,
     TreeIn,
     Encode,
     Tape,
+    TapeReuse,
     Build,
     QuickXml,
     QuickXmlFull,
@@ -84,10 +93,13 @@ impl Op {
             "view" => Op::View,
             "next" => Op::Next,
             "push" => Op::Push,
+            "push-direct" => Op::PushDirect,
+            "push-reuse" => Op::PushReuse,
             "tree" => Op::Tree,
             "tree-in" => Op::TreeIn,
             "encode" => Op::Encode,
             "tape" => Op::Tape,
+            "tape-reuse" => Op::TapeReuse,
             "build" => Op::Build,
             "quick-xml" => Op::QuickXml,
             "quick-xml-full" => Op::QuickXmlFull,
@@ -112,10 +124,13 @@ impl Op {
             Op::View => "view",
             Op::Next => "next",
             Op::Push => "push",
+            Op::PushDirect => "push-direct",
+            Op::PushReuse => "push-reuse",
             Op::Tree => "tree",
             Op::TreeIn => "tree-in",
             Op::Encode => "encode",
             Op::Tape => "tape",
+            Op::TapeReuse => "tape-reuse",
             Op::Build => "build",
             Op::QuickXml => "quick-xml",
             Op::QuickXmlFull => "quick-xml-full",
@@ -137,6 +152,13 @@ struct Doc<'x> {
     reps: u32,
 }
 
+/// The EXI decoder and encoder the `-reuse` operations keep for the whole run.
+struct Reuse {
+    exi: binxml::exi::ExiOptions,
+    dec: Option<binxml::exi::ExiDecoder<'static>>,
+    enc: Option<binxml::exi::ExiEncoder<Vec<u8>>>,
+}
+
 /// Runs one operation on one document `reps` times; returns a count so that nothing is
 /// optimised away. Kept out of line so that a profiler can isolate it.
 #[inline(never)]
@@ -147,7 +169,11 @@ fn run_subject(
     bytes: &[u8],
     out: &mut Vec<u8>,
     (dopts, eopts): (&DecodeOptions, &EncodeOptions),
+    reuse: &mut Reuse,
 ) -> usize {
+    if matches!(op, Op::PushDirect | Op::PushReuse | Op::TapeReuse) {
+        assert_eq!(f, Format::Exi, "{} is an EXI operation", op.name());
+    }
     let mut n = 0;
     // one batch vector for all the repetitions, as a consumer keeps one
     let mut batch = Vec::new();
@@ -229,6 +255,44 @@ fn run_subject(
                     .and_then(|mut d| d.read_into(&mut sink))
                     .unwrap();
                 sink.events as usize
+            }
+            Op::PushDirect => {
+                let mut sink = CountingSink::default();
+                let mut d = binxml::exi::ExiDecoder::with_options(
+                    bytes,
+                    reuse.exi.clone(),
+                    Default::default(),
+                );
+                d.read_into(&mut sink).unwrap();
+                sink.events as usize
+            }
+            Op::PushReuse => {
+                let mut sink = CountingSink::default();
+                let kept = reuse.dec.take().unwrap_or_else(|| {
+                    binxml::exi::ExiDecoder::with_options(
+                        &[],
+                        reuse.exi.clone(),
+                        Default::default(),
+                    )
+                });
+                let mut d = kept.recycle(bytes);
+                d.read_into(&mut sink).unwrap();
+                reuse.dec = Some(d.recycle(&[]));
+                sink.events as usize
+            }
+            Op::TapeReuse => {
+                let e = reuse.enc.get_or_insert_with(|| {
+                    binxml::exi::ExiEncoder::with_options(
+                        Vec::with_capacity(1 << 20),
+                        reuse.exi.clone(),
+                    )
+                    .unwrap()
+                });
+                e.reset();
+                e.get_mut().clear();
+                e.write_tape(&doc.tape).unwrap();
+                e.finish().unwrap();
+                e.get_ref().len()
             }
             Op::Tree => binxml::parse_tree_with(f, bytes, dopts).unwrap().len(),
             Op::TreeIn => {
@@ -409,7 +473,12 @@ fn main() {
     }
     let need_events = ops
         .iter()
-        .any(|o| matches!(o, Op::Encode | Op::Tape | Op::Build));
+        .any(|o| matches!(o, Op::Encode | Op::Tape | Op::TapeReuse | Op::Build));
+    let mut reuse = Reuse {
+        exi: exi.clone(),
+        dec: None,
+        enc: None,
+    };
     let dopts = DecodeOptions::default()
         .with_exi(exi.clone())
         .with_exi_schema(grammars.clone());
@@ -503,7 +572,15 @@ fn main() {
                 let t = Instant::now();
                 let bytes = if matches!(
                     op,
-                    Op::Pull | Op::Lent | Op::View | Op::Next | Op::Push | Op::Tree | Op::TreeIn
+                    Op::Pull
+                        | Op::Lent
+                        | Op::View
+                        | Op::Next
+                        | Op::Push
+                        | Op::PushDirect
+                        | Op::PushReuse
+                        | Op::Tree
+                        | Op::TreeIn
                 ) {
                     &doc.encoded[k][..]
                 } else {
@@ -516,6 +593,7 @@ fn main() {
                     bytes,
                     &mut out,
                     (&dopts, &eopts),
+                    &mut reuse,
                 ));
                 let per = t.elapsed().as_secs_f64() / doc.reps as f64;
                 best[s][i] = best[s][i].min(per);

@@ -272,6 +272,23 @@ impl BitWriter {
         r
     }
 
+    /// Pads to an octet boundary, writes the stream to `out` and starts an empty bit-packed
+    /// one (the buffer keeps its capacity).
+    pub(crate) fn finish_to(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        self.pad();
+        let r = self.write_octets_to(out);
+        self.clear();
+        r
+    }
+
+    /// An empty bit-packed stream (the buffer keeps its capacity).
+    pub(crate) fn clear(&mut self) {
+        self.buf.clear();
+        self.acc = 0;
+        self.pending = 0;
+        self.aligned = false;
+    }
+
     /// Takes the whole octets written so far, leaving the pending bits.
     pub(crate) fn take_octets(&mut self) -> Vec<u8> {
         self.store_octets();

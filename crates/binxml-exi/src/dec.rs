@@ -162,6 +162,18 @@ struct Tag {
     abuf: String,
 }
 
+impl Tag {
+    /// No tag open, the buffers kept.
+    fn clear(&mut self) {
+        self.open = false;
+        self.name = NameId::default();
+        self.prefix = Pfx::Unset;
+        self.owned_prefix.clear();
+        self.attrs.clear();
+        self.abuf.clear();
+    }
+}
+
 /// The namespace declarations in scope, innermost last: prefix, URI, and the URI's id when
 /// the decoder invented the declaration (`NONE` for one read from an NS event).
 #[derive(Debug, Default)]
@@ -478,6 +490,144 @@ impl<'a> ExiDecoder<'a> {
         &self.o
     }
 
+    /// Starts over on another stream, `input`, with the options and limits this decoder was
+    /// made with, keeping the memory it has grown: its string table, grammars and buffers are
+    /// emptied, not freed (a table grown past a megabyte of values is made afresh). What it
+    /// decodes is what a new decoder of `input` would: the same events, the same errors, the
+    /// same limits (the expansion budget is `input`'s). The state of the stream before, even
+    /// one that ended in an error, is gone.
+    ///
+    /// ```
+    /// use binxml_core::Decoder;
+    /// use binxml_exi::ExiDecoder;
+    ///
+    /// let a = binxml_exi::encode(&binxml_xml::decode(b"<a>1</a>")?)?;
+    /// let b = binxml_exi::encode(&binxml_xml::decode(b"<b x='2'/>")?)?;
+    /// let mut d = ExiDecoder::new(&a);
+    /// let mut sink = binxml_core::CountingSink::default();
+    /// d.read_into(&mut sink)?;
+    /// d.reset(&b);
+    /// d.read_into(&mut sink)?;
+    /// assert_eq!(sink.events, 12); // each: SD, SE, the invented xsi declaration, CH or AT, EE, ED
+    /// # Ok::<(), binxml_core::Error>(())
+    /// ```
+    pub fn reset(&mut self, input: &'a [u8]) {
+        self.clear();
+        self.input = input;
+        self.body = BitReader::new(input, false, 0);
+        self.budget = self.limits.decoded_budget(input.len());
+    }
+
+    /// [`reset`](Self::reset) for an input that lives for another lifetime: the decoder, with
+    /// its memory, moved on to `input` (a buffer refilled for each message cannot be borrowed
+    /// by one decoder for all of them; an `ExiDecoder<'static>` of no input, `&[]`, can be
+    /// kept between messages and recycled onto each).
+    ///
+    /// ```
+    /// use binxml_core::Decoder;
+    /// use binxml_exi::ExiDecoder;
+    ///
+    /// let mut kept: ExiDecoder<'static> = ExiDecoder::new(&[]);
+    /// for xml in [&b"<a>1</a>"[..], b"<b><c/></b>"] {
+    ///     let message = binxml_exi::encode(&binxml_xml::decode(xml)?)?;
+    ///     let mut d = kept.recycle(&message);
+    ///     let mut sink = binxml_core::CountingSink::default();
+    ///     d.read_into(&mut sink)?;
+    ///     kept = d.recycle(&[]);
+    /// }
+    /// # Ok::<(), binxml_core::Error>(())
+    /// ```
+    pub fn recycle<'b>(mut self, input: &'b [u8]) -> ExiDecoder<'b> {
+        self.clear();
+        let budget = self.limits.decoded_budget(input.len());
+        ExiDecoder {
+            input,
+            body: BitReader::new(input, false, 0),
+            budget,
+            given: self.given,
+            limits: self.limits,
+            phase: self.phase,
+            o: self.o,
+            t: self.t,
+            g: self.g,
+            layout: self.layout,
+            frag: self.frag,
+            top: self.top,
+            stack: self.stack,
+            queue: self.queue,
+            start_pending: self.start_pending,
+            tag: self.tag,
+            scratch: self.scratch,
+            scope: self.scope,
+            invented: self.invented,
+            marks: self.marks,
+            block: self.block,
+            slot_text: self.slot_text,
+            slots: self.slots,
+            slot_names: self.slot_names,
+            chan_order: self.chan_order,
+            chan_slots: self.chan_slots,
+            chan_of: self.chan_of,
+            zin: self.zin,
+            zstructure: self.zstructure,
+            zchannels: self.zchannels,
+            next_block: self.next_block,
+            decoded: self.decoded,
+            event_bit: self.event_bit,
+            outer: self.outer,
+            options_given: self.options_given,
+            skip_se: self.skip_se,
+            tag_ns: self.tag_ns,
+            sc_allowed: self.sc_allowed,
+            reordered: self.reordered,
+            names: self.names,
+        }
+    }
+
+    /// The state of a decoder before its first event, but for the input (and the budget that
+    /// goes with it), keeping every buffer's memory.
+    fn clear(&mut self) {
+        // A self-contained element's fragment table is in use: the stream's own is the
+        // first outer one (either is emptied for the next stream).
+        if let Some(o) = self.outer.drain(..).next() {
+            self.t = o.t;
+            self.g = o.g;
+            self.frag = o.frag;
+        }
+        self.phase = Phase::Header;
+        self.o.clone_from(&self.given);
+        self.g.clear();
+        self.frag.clear();
+        self.top = Top::Content;
+        self.stack.clear();
+        self.queue.clear();
+        self.start_pending = false;
+        self.tag.clear();
+        self.scratch.clear();
+        self.scope.truncate(0);
+        self.invented.clear();
+        self.marks.clear();
+        self.block.clear();
+        self.slot_text.clear();
+        self.slots.clear();
+        self.slot_names.clear();
+        self.chan_order.clear();
+        self.chan_slots.clear();
+        self.chan_of.clear();
+        self.zstructure.clear();
+        self.zchannels.clear();
+        self.next_block = 0;
+        self.decoded = 0;
+        self.event_bit = 0;
+        self.options_given = false;
+        self.skip_se = false;
+        self.tag_ns.clear();
+        self.sc_allowed = false;
+        self.reordered = false;
+        // The numbers of the next stream's names mean other names.
+        self.names = NameTable::new();
+    }
+
     fn start(&mut self) -> Result<()> {
         let mut r = BitReader::new(self.input, false, 0);
         let at = r.clone();
@@ -497,14 +647,17 @@ impl<'a> ExiDecoder<'a> {
             r.set_aligned(true);
         }
         self.layout = Layout::new(o.comments, o.pis, o.dtd, o.prefixes, o.self_contained);
-        self.t = Self::fresh_tables(&o);
+        self.t.renew(
+            o.value_max_length.map(|n| n as usize),
+            o.value_partition_capacity.map(|n| n as usize),
+        );
         self.t.reserve_values(r.remaining());
         self.t.reserve_names(r.remaining());
         // Room for a grammar per sixteen octets (an element name's first use takes at least
         // two), at most 256: grown past that as needed.
         self.g.reserve((r.remaining() / 16).min(1 << 8));
         if o.fragment {
-            self.frag = vec![Prod::Ee, Prod::SeAny];
+            self.frag.extend([Prod::Ee, Prod::SeAny]);
         }
         self.next_block = r.pos();
         self.body = r;

@@ -272,6 +272,76 @@ impl<W: Write> ExiEncoder<W> {
         self.out
     }
 
+    /// The writer, borrowed.
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
+    /// The writer, borrowed mutably (to take or clear what was written between streams).
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
+    /// Starts another stream, written after what the writer holds, with the same options,
+    /// keeping the memory the encoder has grown: its string table, grammars and buffers are
+    /// emptied, not freed (a table grown past a megabyte of values is made afresh). The stream
+    /// is what a new encoder would write for the same events; whatever state the stream before
+    /// was left in (finished or not, or after an error) is gone.
+    ///
+    /// ```
+    /// use binxml_core::Encoder;
+    /// use binxml_exi::ExiEncoder;
+    ///
+    /// let mut e = ExiEncoder::new(Vec::new());
+    /// for xml in [&b"<a>1</a>"[..], b"<b><c/></b>"] {
+    ///     let events = binxml_xml::decode(xml)?;
+    ///     e.reset();
+    ///     e.get_mut().clear();
+    ///     e.write_events(&events)?;
+    ///     e.finish()?;
+    ///     assert_eq!(e.get_ref(), &binxml_exi::encode(&events)?);
+    /// }
+    /// # Ok::<(), binxml_core::Error>(())
+    /// ```
+    pub fn reset(&mut self) {
+        // Inside a self-contained element: the stream's own table is the first outer one.
+        if let Some(o) = self.outer.drain(..).next() {
+            self.t = o.t;
+            self.g = o.g;
+            self.frag = o.frag;
+        }
+        self.w.clear();
+        self.t.renew(
+            self.o.value_max_length.map(|n| n as usize),
+            self.o.value_partition_capacity.map(|n| n as usize),
+        );
+        self.g.clear();
+        self.frag.clear();
+        if self.o.fragment {
+            self.frag.extend([Prod::Ee, Prod::SeAny]);
+        }
+        self.top = Top::Content;
+        self.stack.clear();
+        self.checker = StreamChecker::new(self.o.fragment);
+        self.in_tag = false;
+        self.se_prefix.clear();
+        self.attrs.clear();
+        self.attrs_xsi = false;
+        self.abuf.clear();
+        self.text.clear();
+        self.after_start = false;
+        self.space = false;
+        self.scope.clear();
+        self.chan.list.clear();
+        self.chan.buf.clear();
+        self.chan.index.clear();
+        self.chan.count = 0;
+        self.done = false;
+        self.addr_on = false;
+        self.forget_names();
+        self.reserved = false;
+    }
+
     fn io(e: std::io::Error) -> Error {
         Error::io(Format::Exi, e)
     }
@@ -620,9 +690,11 @@ impl<W: Write> ExiEncoder<W> {
     /// `events`: the length of the tape being written, which sizes the slots when there are
     /// none yet.
     fn next_names_gen(&mut self, events: usize) {
-        if self.by_addr.is_empty() {
-            let n = (events / 2).next_power_of_two().clamp(16, ADDR_SLOTS);
-            self.by_addr = vec![AddrName::default(); n];
+        let n = (events / 2).next_power_of_two().clamp(16, ADDR_SLOTS);
+        if self.by_addr.len() < n {
+            // (None yet, or a reused encoder's from a shorter tape. Slots left from before
+            // are of an older generation.)
+            self.by_addr.resize(n, AddrName::default());
         }
         self.names_gen = self.names_gen.wrapping_add(1);
         if self.names_gen == 0 {
@@ -1097,9 +1169,7 @@ impl<W: Write> ExiEncoder<W> {
         if self.o.alignment.is_reordered() {
             self.close_block()?;
         } else {
-            let w = std::mem::take(&mut self.w);
-            let bytes = w.finish();
-            self.out.write_all(&bytes).map_err(Self::io)?;
+            self.w.finish_to(&mut self.out).map_err(Self::io)?;
         }
         self.done = true;
         Ok(())

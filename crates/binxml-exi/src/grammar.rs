@@ -28,8 +28,13 @@ pub(crate) enum Prod {
 /// The built-in grammars of a stream's element names, numbered in the order they were made.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Grammars {
+    /// The grammars in use (`..n`), then those of an earlier stream kept for their memory.
     g: Vec<ElementGrammar>,
+    n: usize,
 }
+
+/// Grammars kept for the next stream at most ([`Grammars::clear`]).
+const KEEP: usize = 1 << 12;
 
 /// The built-in grammar of one element name.
 #[derive(Clone, Debug)]
@@ -51,18 +56,37 @@ const NOT_LEARNED: u32 = u32::MAX;
 impl Grammars {
     /// A new grammar (nothing learned); its number.
     pub(crate) fn add(&mut self) -> usize {
-        self.g.push(ElementGrammar {
-            prods: [Vec::new(), vec![Prod::Ee]],
-            ee_start: NOT_LEARNED,
-            ch_start: NOT_LEARNED,
-            ch_content: NOT_LEARNED,
-        });
-        self.g.len() - 1
+        let i = self.n;
+        match self.g.get_mut(i) {
+            // One of an earlier stream's: its productions' memory is reused.
+            Some(g) => {
+                g.prods[0].clear();
+                g.prods[1].truncate(1);
+                g.ee_start = NOT_LEARNED;
+                g.ch_start = NOT_LEARNED;
+                g.ch_content = NOT_LEARNED;
+            }
+            None => self.g.push(ElementGrammar {
+                prods: [Vec::new(), vec![Prod::Ee]],
+                ee_start: NOT_LEARNED,
+                ch_start: NOT_LEARNED,
+                ch_content: NOT_LEARNED,
+            }),
+        }
+        self.n += 1;
+        i
     }
 
     /// Room for `n` grammars, made at once.
     pub(crate) fn reserve(&mut self, n: usize) {
-        self.g.reserve(n);
+        self.g.reserve(n.saturating_sub(self.g.len() - self.n));
+    }
+
+    /// No grammars, for another stream: those made so far are kept (up to [`KEEP`]) for
+    /// [`add`](Self::add) to reuse.
+    pub(crate) fn clear(&mut self) {
+        self.g.truncate(KEEP);
+        self.n = 0;
     }
 
     /// The index of learned production `p` in `state` of grammar `gi`, if it is there (`EE`

@@ -74,9 +74,14 @@ impl Index {
         }
     }
 
-    /// Empties the index, keeping its slots unless they are many.
+    /// Empties the index, keeping its slots unless they are many, or many more than its
+    /// entries needed.
     pub(crate) fn clear(&mut self) {
-        if self.slots.len() > 1 << 14 {
+        // Zeroing costs the slots, not the entries: slots far more than the last stream's
+        // entries needed (a reused table after a larger stream) are freed rather than zeroed,
+        // and made again, as many as the next stream reserves.
+        let wanted = (self.len * 4).next_power_of_two().max(FIRST);
+        if self.slots.len() > 1 << 14 || self.slots.len() > 4 * wanted {
             self.slots = Vec::new();
         } else {
             self.slots.fill(0);

@@ -352,6 +352,19 @@ impl Tables {
         self.capacity = capacity;
     }
 
+    /// The table at the start of a schema-less stream, as [`Tables::new`] makes it, for a
+    /// decoder or encoder that goes on to another stream: this one [`reset`](Self::reset) when
+    /// it is a schema-less stream's and [`reusable`](Self::reusable), else a new one.
+    pub(crate) fn renew(&mut self, max_len: Option<usize>, capacity: Option<usize>) {
+        let base = fixed_base();
+        // (A husk, `Tables::husk`, has no URI partitions: it is made anew.)
+        if self.uris.len() >= base.uris.len() && self.reusable(&base) {
+            self.reset(max_len, capacity);
+        } else {
+            *self = Self::with_base(base, max_len, capacity, self.encoding);
+        }
+    }
+
     /// Whether the lookup maps are kept (an encoder's table).
     pub(crate) fn encoding(&self) -> bool {
         self.encoding

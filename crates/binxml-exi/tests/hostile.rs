@@ -942,6 +942,24 @@ fn repeated_namespace_declarations_of_a_long_uri() {
 /// same start tag (9 bits each: the learned AT code and an empty value).
 #[test]
 fn repeated_attributes_with_a_long_name() {
+    let s = long_name_attributes();
+    let (r, peak, took) = measured(|| decode(&s, &ExiOptions::default(), Limits::default()));
+    eprintln!(
+        "20,001 attributes on one tag: {:?}, peak {peak} bytes, {took:?}",
+        r.as_ref().map_err(|e| e.to_string())
+    );
+    assert!(
+        peak <= allowed(s.len()),
+        "peak {peak} bytes for {} octets",
+        s.len()
+    );
+    let e = r.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Limit, "{e}");
+    well_placed(&e, s.len());
+}
+
+/// The stream of [`repeated_attributes_with_a_long_name`] (bit-packed).
+fn long_name_attributes() -> Vec<u8> {
     let uri = "u".repeat(20_000);
     let mut b = Bits::plain();
     b.root(0, "a");
@@ -957,20 +975,7 @@ fn repeated_attributes_with_a_long_name() {
         b.put(0, 1).uint(2);
     }
     b.put(1, 1).put(0, 2); // escape, EE
-    let s = b.bytes();
-    let (r, peak, took) = measured(|| decode(&s, &ExiOptions::default(), Limits::default()));
-    eprintln!(
-        "20,001 attributes on one tag: {:?}, peak {peak} bytes, {took:?}",
-        r.as_ref().map_err(|e| e.to_string())
-    );
-    assert!(
-        peak <= allowed(s.len()),
-        "peak {peak} bytes for {} octets",
-        s.len()
-    );
-    let e = r.unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Limit, "{e}");
-    well_placed(&e, s.len());
+    b.bytes()
 }
 
 /// Compression: one block of 4 million empty elements is 8 MB of structure that DEFLATE
@@ -1329,4 +1334,88 @@ fn prefix_declared_outside_a_self_contained_element() {
         })
         .unwrap();
     assert_eq!((&*x.prefix, &*x.namespace), ("p", "urn:p"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A reused decoder (`ExiDecoder::reset`, `ExiDecoder::recycle`).
+
+/// One decoder, reset from stream to stream, meets each hostile stream as a new decoder does:
+/// the same events or the same error at the same offset, its limits counted for that stream
+/// only (the decoded-size budget from its own length; depth and table entries from zero),
+/// after streams that grew its tables, failed part way, used up their budget or inflated to
+/// it.
+#[test]
+fn reused_decoder_keeps_the_limits() {
+    let compression = ExiOptions::default().with_alignment(Alignment::Compression);
+    // 70 MiB of zeros (past the 64 MiB budget floor of a small input, within a ratio of 100
+    // for the 40 MiB one's ~40 KB, whose budget is the floor as well): a limit error each.
+    let bomb = [&[0x80u8][..], &deflated_zeros(70 << 20)].concat();
+    let deep = {
+        let d = || Event::StartElement(binxml_core::QName::local("d"));
+        let mut events = vec![Event::start_document()];
+        events.extend((0..40).map(|_| d()));
+        events.extend((0..40).map(|_| Event::EndElement));
+        events.push(Event::EndDocument);
+        events
+    };
+    let wide = {
+        let mut xml = String::from("<r>");
+        for i in 0..300 {
+            xml.push_str(&format!("<e{} v='{i}'/>", i % 7));
+        }
+        xml.push_str("</r>");
+        binxml_xml::decode(xml.as_bytes()).unwrap()
+    };
+    let docs: Vec<Vec<Event<'static>>> = seed_documents().into_iter().map(|(_, e)| e).collect();
+    // (stream, options) in the order the decoder meets them.
+    let mut inputs: Vec<(Vec<u8>, ExiOptions)> = Vec::new();
+    for align in ALIGNMENTS {
+        let o = ExiOptions::default().with_alignment(align);
+        for events in [&docs[0], &deep, &wide, &docs[1], &wide, &deep] {
+            let s = binxml_exi::encode_with(events, &o).unwrap();
+            inputs.push((s[..s.len() * 3 / 4].to_vec(), o.clone()));
+            inputs.push((s, o.clone()));
+        }
+    }
+    // Decoded to the budget (400 MB of names from the table), then a document.
+    let bit_packed = ExiOptions::default();
+    inputs.push((long_name_attributes(), bit_packed.clone()));
+    inputs.push((
+        binxml_exi::encode_with(&docs[2], &bit_packed).unwrap(),
+        bit_packed,
+    ));
+    inputs.push((bomb.clone(), compression.clone()));
+    inputs.push((
+        binxml_exi::encode_with(&docs[2], &compression).unwrap(),
+        compression.clone(),
+    ));
+    inputs.push((bomb, compression.clone()));
+    let limits = [
+        Limits::default(),
+        tight(),
+        Limits::default().with_max_table_entries(100),
+        Limits::default().with_max_depth(30),
+    ];
+    for lim in limits {
+        let mut failures = 0;
+        for align in ALIGNMENTS {
+            let o = ExiOptions::default().with_alignment(align);
+            let mut d = ExiDecoder::with_options(&[], o.clone(), lim.clone());
+            for (s, so) in inputs.iter().filter(|(_, so)| so.alignment == o.alignment) {
+                let fresh = decode(s, so, lim.clone()).map_err(|e| e.to_string());
+                failures += usize::from(fresh.is_err());
+                d.reset(s);
+                let mut n = 0;
+                let reused = loop {
+                    match d.next_event() {
+                        Ok(Some(_)) => n += 1,
+                        Ok(None) => break Ok(n),
+                        Err(e) => break Err(e.to_string()),
+                    }
+                };
+                assert_eq!(reused, fresh, "{} octets, {lim:?}", s.len());
+            }
+        }
+        assert!(failures >= 6, "{lim:?}: {failures} failures");
+    }
 }
