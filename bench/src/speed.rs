@@ -159,6 +159,39 @@ fn decode_events_with(
     Ok(n)
 }
 
+/// Batched pull read as views (`AnyDecoder::next_lent`, each event a `LentEvent` over the
+/// batch's records): the pull interface that borrows its strings, so that a decoder whose
+/// strings are not in its input copies them into the batch rather than allocating each one.
+/// The batch is the caller's and kept across documents, as a streaming consumer keeps it.
+fn view_events<'a>(
+    f: Format,
+    bytes: &'a [u8],
+    batch: &mut binxml_core::LentBatch<'a>,
+) -> Result<usize, String> {
+    view_events_with(f, bytes, &binxml::DecodeOptions::default(), batch)
+}
+
+fn view_events_with<'a>(
+    f: Format,
+    bytes: &'a [u8],
+    opts: &binxml::DecodeOptions,
+    batch: &mut binxml_core::LentBatch<'a>,
+) -> Result<usize, String> {
+    let mut d = binxml::AnyDecoder::new(f, bytes, opts).map_err(|e| e.to_string())?;
+    let mut n = 0;
+    loop {
+        let k = d.next_lent(batch).map_err(|e| e.to_string())?;
+        if k == 0 {
+            break;
+        }
+        for e in batch.views() {
+            std::hint::black_box(&e);
+        }
+        n += k;
+    }
+    Ok(n)
+}
+
 /// The documents of the speed runs: every document binxml's XML decoder, every format that works
 /// on nine documents in ten or more, and roxmltree read.
 fn speed_docs(corpus: &Corpus) -> (Vec<usize>, Vec<String>) {
@@ -231,6 +264,17 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
             push_events(f, docs[i].encoded(f).map_err(|e| e.to_string())?)
         }));
     }
+    for &f in &formats {
+        let docs = &docs;
+        let mut batch = binxml_core::LentBatch::new();
+        subjects.push(Box::new(move |i: usize| {
+            view_events(
+                f,
+                docs[i].encoded(f).map_err(|e| e.to_string())?,
+                &mut batch,
+            )
+        }));
+    }
     subjects.push(Box::new(|i: usize| {
         Ok(crate::xmlread::quick_xml_events(&docs[i].xml))
     }));
@@ -241,23 +285,24 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
         crate::xmlread::roxmltree_parse(&docs[i].xml)
             .ok_or_else(|| "roxmltree cannot parse it".to_string())
     }));
-    // The EXI variants beyond the defaults (those are `Format::Exi` above): pull, then push.
+    // The EXI variants beyond the defaults (those are `Format::Exi` above): pull, push, views.
     let exi_on = formats.contains(&Format::Exi);
     let exi_more: Vec<usize> = if exi_on {
         (1..EXI_VARIANTS.len()).collect()
     } else {
         Vec::new()
     };
-    for push in [false, true] {
+    for way in 0..3 {
         for &v in &exi_more {
             let docs = &docs;
             let opts = EXI_VARIANTS[v].decode_options();
+            let mut batch = binxml_core::LentBatch::new();
             subjects.push(Box::new(move |i: usize| {
                 let bytes = docs[i].exi(v).map_err(|e| e.to_string())?;
-                if push {
-                    push_events_with(Format::Exi, bytes, &opts)
-                } else {
-                    decode_events_with(Format::Exi, bytes, &opts)
+                match way {
+                    0 => decode_events_with(Format::Exi, bytes, &opts),
+                    1 => push_events_with(Format::Exi, bytes, &opts),
+                    _ => view_events_with(Format::Exi, bytes, &opts, &mut batch),
                 }
             }));
         }
@@ -297,6 +342,13 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
         dec.push(Subject {
             name: format!("binxml {}", f.name()),
             what: "push (read_into a counting sink)".into(),
+            times: Ok(stage1.next().unwrap()),
+        });
+    }
+    for &f in &formats {
+        dec.push(Subject {
+            name: format!("binxml {}", f.name()),
+            what: VIEWS.into(),
             times: Ok(stage1.next().unwrap()),
         });
     }
@@ -357,6 +409,7 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
     for what in [
         "events (pull: next_batch through AnyDecoder)",
         "push (read_into a counting sink)",
+        VIEWS,
     ] {
         for &v in &exi_more {
             exi_dec.push(Subject {
@@ -376,18 +429,36 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
             times: Ok(stage1.next().unwrap()),
         });
     }
+    let mut pulls: Vec<PullRows<'_>> = (0..formats.len())
+        .map(|k| PullRows {
+            name: formats[k].name().to_string(),
+            pull: &dec[k],
+            push: &dec[formats.len() + k],
+            view: &dec[2 * formats.len() + k],
+        })
+        .collect();
+    for (j, &v) in exi_more.iter().enumerate() {
+        pulls.push(PullRows {
+            name: EXI_VARIANTS[v].name.to_string(),
+            pull: &exi_dec[j],
+            push: &exi_dec[m + j],
+            view: &exi_dec[2 * m + j],
+        });
+    }
+    let pull_vs_push = pull_against_push(&pulls, &docs);
+    drop(pulls);
     // Per-document times of the EXI comparison: [variant][pull, push through AnyDecoder, push
     // by ExiDecoder].
     let mut exi_dec_times: Vec<[Vec<Result<f64, String>>; 3]> = Vec::new();
     if exi_on {
         let k = formats.iter().position(|&f| f == Format::Exi).unwrap();
         let t = |s: &Subject| s.times.clone().unwrap();
-        exi_dec_times.push([t(&dec[k]), t(&dec[formats.len() + k]), t(&exi_dec[2 * m])]);
+        exi_dec_times.push([t(&dec[k]), t(&dec[formats.len() + k]), t(&exi_dec[3 * m])]);
         for j in 0..m {
             exi_dec_times.push([
                 t(&exi_dec[j]),
                 t(&exi_dec[m + j]),
-                t(&exi_dec[2 * m + 1 + j]),
+                t(&exi_dec[3 * m + 1 + j]),
             ]);
         }
     }
@@ -684,6 +755,8 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
             None,
         ),
     ));
+    md.push_str(&pull_vs_push.0);
+    report.headlines.push(pull_vs_push.1);
     md.push_str("### Encoding and serializing\n\n");
     let (cats, vals) = table(&mut md, report, "encode", &enc, &docs);
     report.headlines.push(format!(
@@ -814,6 +887,76 @@ pub fn run(cfg: &Config, report: &mut Report, corpus: &Corpus) -> Vec<ExtraSizes
         }
     }
     extra
+}
+
+/// What the row `views` reads: batched pull into a lent batch.
+const VIEWS: &str = "views (pull: next_lent through AnyDecoder, read as LentEvents)";
+
+/// One format's (or EXI variant's) three decoding rows.
+struct PullRows<'s> {
+    name: String,
+    pull: &'s Subject,
+    push: &'s Subject,
+    view: &'s Subject,
+}
+
+/// Pull decoding over push decoding, format by format (issue 26 asks at least 0.7): push time
+/// over pull time summed over the documents both decoded, for `next_batch` (owned events) and
+/// for `next_lent` views. Returns the table (markdown) and the headline.
+fn pull_against_push(formats: &[PullRows<'_>], docs: &[&Doc]) -> (String, String) {
+    let ratio = |pull: &Subject, push: &Subject| -> Option<(f64, f64)> {
+        let (a, b) = (pull.times.as_ref().ok()?, push.times.as_ref().ok()?);
+        let both: Vec<usize> = (0..docs.len())
+            .filter(|&i| a[i].is_ok() && b[i].is_ok())
+            .collect();
+        let sum = |t: &[Result<f64, String>]| -> f64 {
+            both.iter().map(|&i| *t[i].as_ref().unwrap()).sum()
+        };
+        let (pull_s, push_s) = (sum(a), sum(b));
+        let bytes: usize = both.iter().map(|&i| docs[i].xml.len()).sum();
+        (pull_s > 0.0 && !both.is_empty()).then(|| (push_s / pull_s, measure::mbps(bytes, pull_s)))
+    };
+    let mut md = String::from(
+        "Pull against push decoding, format by format: push time over pull time on the documents both decoded (issue 26 asks at least 0.7). **next_batch** hands owned `Event`s (strings not in the input are allocated one by one); **views** is `next_lent`, a batch of `LentEvent` records whose strings borrow from the input or from the batch's own buffer.\n\n",
+    );
+    md.push_str(&row(&[
+        "format".into(),
+        "next_batch MB/s".into(),
+        "next_batch / push".into(),
+        "views MB/s".into(),
+        "views / push".into(),
+    ]));
+    md.push_str(&row(&vec!["---".to_string(); 5]));
+    let mut head = Vec::new();
+    for f in formats {
+        let pull = ratio(f.pull, f.push);
+        let view = ratio(f.view, f.push);
+        let cell = |r: Option<(f64, f64)>, mbps: bool| {
+            r.map_or("-".into(), |(q, m)| {
+                if mbps {
+                    format!("{m:.1}")
+                } else {
+                    format!("{q:.2}")
+                }
+            })
+        };
+        md.push_str(&row(&[
+            f.name.clone(),
+            cell(pull, true),
+            cell(pull, false),
+            cell(view, true),
+            cell(view, false),
+        ]));
+        if let Some((q, _)) = view {
+            head.push(format!("{} {q:.2}", f.name));
+        }
+    }
+    md.push('\n');
+    let headline = format!(
+        "Pull decoding by views (`next_lent`) over push decoding (target 0.7): {}.",
+        head.join(", ")
+    );
+    (md, headline)
 }
 
 /// Writes one speed table; returns the chart's categories and MB/s values.
