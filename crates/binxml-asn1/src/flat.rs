@@ -42,6 +42,19 @@ pub(crate) struct FCommon {
 }
 
 impl Flat {
+    /// About the octets of an encoding of these operations that writes `per_op` octets of tags
+    /// and lengths per operation and attribute around the strings of `texts` (the table,
+    /// written once) and the inline strings: what the writers reserve up front, so the output
+    /// is not copied as it grows.
+    pub(crate) fn size_hint(&self, texts: &crate::build::Texts, per_op: usize) -> usize {
+        let inline: usize = self.inline.iter().map(|s| s.len()).sum();
+        let ops = self.ops.len() + self.attrs.len() + self.scopes.len();
+        texts
+            .byte_len()
+            .saturating_add(inline)
+            .saturating_add(ops.saturating_mul(per_op))
+    }
+
     /// The in-scope namespace list that an [`FOp::End`] names.
     pub(crate) fn scope_list(&self, scope: u32, n_scope: u32) -> Option<&[(u32, u32)]> {
         self.scopes

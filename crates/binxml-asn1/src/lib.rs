@@ -275,7 +275,10 @@ fn encode_built(b: build::Builder, rule: Rule) -> Result<(Vec<u8>, Stats)> {
             let (mut v, stats, refs, flat, align) = b.finish_parts()?;
             let mut w = per::PerWriter::with_refs(rule == Rule::Aper, rule.format(), &refs);
             match flat {
-                Some(flat) => w.encode_flat(&v, &flat, align)?,
+                Some(flat) => {
+                    w.reserve(flat.size_hint(&refs.texts, 2));
+                    w.encode_flat(&v, &flat, align)?
+                }
                 None => {
                     if align {
                         build::align_block(&mut v, &refs);
@@ -301,6 +304,7 @@ fn encode_built(b: build::Builder, rule: Rule) -> Result<(Vec<u8>, Stats)> {
                         }
                     }
                     let mut w = ber::BerWriter::new(rule.format());
+                    w.reserve(flat.size_hint(&refs.texts, 12));
                     w.encode_flat(&v, &flat, &refs)?;
                     Ok((w.finish(), stats))
                 }

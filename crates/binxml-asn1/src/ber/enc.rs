@@ -24,6 +24,11 @@ impl BerWriter {
         }
     }
 
+    /// Room for `n` more octets of output.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.rev.reserve(n);
+    }
+
     pub fn finish(mut self) -> Vec<u8> {
         self.rev.reverse();
         self.rev

@@ -28,6 +28,11 @@ impl Texts {
         &self.text.as_bytes()[start..self.ends[id]]
     }
 
+    /// The octets of all the strings together.
+    pub(crate) fn byte_len(&self) -> usize {
+        self.text.len()
+    }
+
     /// The strings in id order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
         (0..self.ends.len()).map(|i| &self[i])

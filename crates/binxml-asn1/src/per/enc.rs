@@ -148,6 +148,11 @@ impl<'r> PerWriter<'r> {
         self.acc = u64::from(carry);
     }
 
+    /// Room for `n` more octets of output.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.buf.reserve(n);
+    }
+
     /// Bits written so far.
     pub fn bit_len(&self) -> usize {
         self.buf.len() * 8 + self.nacc as usize

@@ -43,6 +43,12 @@ impl BerWriter {
         } else {
             match refs.strings.get(r as usize) {
                 Some(&pos) if pos == crate::sentinel::NOT_IN_TABLE => &refs.texts[r as usize],
+                Some(&pos) if pos < 0x80 => {
+                    // the usual small index at once: [ctx] { [1] LargeIndex }, backwards
+                    self.rev
+                        .extend_from_slice(&[pos as u8, 1, 0x81, 3, 0xA0 | ctx]);
+                    return Ok(());
+                }
                 Some(&pos) => {
                     // component-string-index [1] LargeIndex
                     self.int_contents(pos as u64);
@@ -117,6 +123,12 @@ impl BerWriter {
             .names
             .get(id as usize)
             .ok_or_else(|| self.mismatch(crate::schema::SMALL))?;
+        if pos < 0x80 {
+            // the usual small index at once: [ctx] { [1] SmallIndex }, backwards
+            self.rev
+                .extend_from_slice(&[pos as u8, 1, 0x81, 3, 0xA0 | ctx]);
+            return Ok(());
+        }
         let start = self.rev.len();
         self.int_contents(pos as u64);
         let len = self.rev.len() - start;
