@@ -356,6 +356,58 @@ pub fn decode_exi(data: &[u8]) {
     }
 }
 
+/// `decode_exi_reuse`: a reused decoder reads what a fresh one reads. After the options
+/// selector (as in [`decode_exi`]), one octet `k` cuts the rest into two streams, the first
+/// `len * k / 256` octets and the others. One decoder reads the first stream to its end or its
+/// error (or stops part-way, after `k / 2` events, when `k` is odd), is reset onto the second
+/// (`ExiDecoder::reset`) and must then give exactly the events and the error a new decoder gives
+/// on the second stream.
+pub fn decode_exi_reuse(data: &[u8]) {
+    let Some((sel, rest)) = data.split_first_chunk::<EXI_SELECTOR>() else {
+        return;
+    };
+    let Some((&k, input)) = rest.split_first() else {
+        return;
+    };
+    let (a, b) = input.split_at(input.len() * usize::from(k) / 256);
+    let (o, limits) = exi_options(*sel);
+    let mut reused = binxml::exi::ExiDecoder::with_options(a, o.clone(), limits.clone());
+    let stop = if k & 1 == 1 { u64::from(k >> 1) } else { u64::MAX };
+    exi_outcome(&mut reused, stop);
+    reused.reset(b);
+    let mut fresh = binxml::exi::ExiDecoder::with_options(b, o, limits);
+    let (theirs, ours) = (
+        exi_outcome(&mut fresh, u64::MAX),
+        exi_outcome(&mut reused, u64::MAX),
+    );
+    assert_eq!(
+        ours,
+        theirs,
+        "exi: a reset decoder and a new one differ on the second stream ({} octets after {})",
+        b.len(),
+        a.len()
+    );
+}
+
+/// What a decoder gives, up to `stop` events (and at most a million): the number of events, a
+/// hash of them, and the error's text if it ended with one.
+fn exi_outcome(dec: &mut binxml::exi::ExiDecoder<'_>, stop: u64) -> (u64, u64, Option<String>) {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut n = 0u64;
+    while n < stop.min(1_000_000) {
+        match dec.next_event() {
+            Ok(Some(ev)) => {
+                format!("{ev:?}").hash(&mut h);
+                n += 1;
+            }
+            Ok(None) => break,
+            Err(e) => return (n, h.finish(), Some(e.to_string())),
+        }
+    }
+    (n, h.finish(), None)
+}
+
 fn check_utf8(ev: &Event<'_>) {
     let ok = |s: &str| std::str::from_utf8(s.as_bytes()).is_ok();
     match ev {
