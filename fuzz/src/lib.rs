@@ -372,7 +372,11 @@ pub fn decode_exi_reuse(data: &[u8]) {
     let (a, b) = input.split_at(input.len() * usize::from(k) / 256);
     let (o, limits) = exi_options(*sel);
     let mut reused = binxml::exi::ExiDecoder::with_options(a, o.clone(), limits.clone());
-    let stop = if k & 1 == 1 { u64::from(k >> 1) } else { u64::MAX };
+    let stop = if k & 1 == 1 {
+        u64::from(k >> 1)
+    } else {
+        u64::MAX
+    };
     exi_outcome(&mut reused, stop);
     reused.reset(b);
     let mut fresh = binxml::exi::ExiDecoder::with_options(b, o, limits);
