@@ -359,6 +359,29 @@ impl SchemaGrammars {
         }
     }
 
+    /// A decoder's [`string_table`](Self::string_table) for its next stream, made in `lease`:
+    /// the table it holds reset in place when it is one of these grammars' tables and worth
+    /// keeping (as the pool would reset it), else replaced by
+    /// [`string_table`](Self::string_table)'s.
+    pub(crate) fn renew_table(
+        &self,
+        lease: &mut TableLease,
+        max_len: Option<usize>,
+        capacity: Option<usize>,
+    ) {
+        if lease
+            .pool
+            .as_ref()
+            .is_some_and(|p| Arc::ptr_eq(p, &self.pool))
+            && !lease.t.encoding()
+            && lease.t.reusable(&self.base)
+        {
+            lease.t.reset(max_len, capacity);
+        } else {
+            *lease = self.string_table(max_len, capacity, false);
+        }
+    }
+
     /// The number of an element declaration's name in a fresh string table.
     pub(crate) fn elem_name(&self, e: ElemId) -> crate::tables::NameId {
         self.elem_names[e.index()]
