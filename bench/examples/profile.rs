@@ -17,10 +17,12 @@
 //!                 `LentEvent`s (`LentBatch::views`: kind and string slices), looked at
 //!       next      every event pulled one at a time (`Decoder::next_event`) and dropped
 //!       push      push decoding into a counting sink (`AnyDecoder::read_into`)
-//!       push-direct  EXI only: push decoding by the codec's own loop (`ExiDecoder::read_into`
-//!                 on a new decoder for each document, as `push` but without `AnyDecoder`)
+//!       push-direct  EXI only: push decoding by the codec's own loop (`ExiDecoder::read_into`,
+//!                 with --schema `SchemaDecoder::read_into`, on a new decoder for each
+//!                 document, as `push` but without `AnyDecoder`)
 //!       push-reuse   EXI only: `push-direct` by one decoder for every document and
-//!                 repetition (`ExiDecoder::recycle`), as the bench's EXIficient rows
+//!                 repetition (`ExiDecoder::recycle`, with --schema `SchemaDecoder::recycle`),
+//!                 as the bench's EXIficient rows
 //!       tree      the tree (`binxml::parse_tree`)
 //!       tree-in   the tree with a string arena (`binxml::parse_tree_in`, as the Python
 //!                 package builds it): what EXI's transient strings are copied into
@@ -155,6 +157,9 @@ struct Doc<'x> {
 /// The EXI decoder and encoder the `-reuse` operations keep for the whole run.
 struct Reuse {
     exi: binxml::exi::ExiOptions,
+    /// --schema's grammars: the `push-` operations decode schema-informed.
+    grammars: Option<std::sync::Arc<binxml::exi::informed::SchemaGrammars>>,
+    informed: Option<binxml::exi::informed::SchemaDecoder<'static>>,
     dec: Option<binxml::exi::ExiDecoder<'static>>,
     enc: Option<binxml::exi::ExiEncoder<Vec<u8>>>,
 }
@@ -254,6 +259,33 @@ fn run_subject(
                 binxml::AnyDecoder::new(f, bytes, dopts)
                     .and_then(|mut d| d.read_into(&mut sink))
                     .unwrap();
+                sink.events as usize
+            }
+            Op::PushDirect if reuse.grammars.is_some() => {
+                let mut sink = CountingSink::default();
+                let g = reuse.grammars.clone().unwrap();
+                let mut d = binxml::exi::informed::SchemaDecoder::new(
+                    bytes,
+                    g,
+                    reuse.exi.clone(),
+                    Default::default(),
+                );
+                d.read_into(&mut sink).unwrap();
+                sink.events as usize
+            }
+            Op::PushReuse if reuse.grammars.is_some() => {
+                let mut sink = CountingSink::default();
+                let kept = reuse.informed.take().unwrap_or_else(|| {
+                    binxml::exi::informed::SchemaDecoder::new(
+                        &[],
+                        reuse.grammars.clone().unwrap(),
+                        reuse.exi.clone(),
+                        Default::default(),
+                    )
+                });
+                let mut d = kept.recycle(bytes);
+                d.read_into(&mut sink).unwrap();
+                reuse.informed = Some(d.recycle(&[]));
                 sink.events as usize
             }
             Op::PushDirect => {
@@ -476,6 +508,8 @@ fn main() {
         .any(|o| matches!(o, Op::Encode | Op::Tape | Op::TapeReuse | Op::Build));
     let mut reuse = Reuse {
         exi: exi.clone(),
+        grammars: grammars.clone(),
+        informed: None,
         dec: None,
         enc: None,
     };

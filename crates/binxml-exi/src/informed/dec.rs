@@ -213,16 +213,27 @@ self_cell::self_cell!(
     }
 );
 
-type BodyDecoder<'b> = SchemaDecoder<'b>;
+/// The inflated body's decoder (taken out, to be kept for the next stream, when the decoder is
+/// reset).
+type BodyDecoder<'b> = Option<SchemaDecoder<'b>>;
+
+/// Inflated bodies (the compression layout) up to this size are kept for the next stream's.
+const KEEP_BODY: usize = 1 << 22;
 
 /// Reads a schema-informed EXI stream.
 pub struct SchemaDecoder<'a> {
     /// The compression layout: the inflated body's decoder, which this one hands on.
     inflated: Option<Box<Inflated>>,
+    /// The compression layout, after a reset: the inflated body of the stream before (emptied)
+    /// and the decoder that read it, for the next compressed stream.
+    spare_body: Vec<u8>,
+    spare_dec: Option<Box<SchemaDecoder<'static>>>,
     input: &'a [u8],
     r: BitReader<'a>,
     g: Arc<SchemaGrammars>,
     o: ExiOptions,
+    /// The options the decoder was made with (`o` becomes the stream's), for the next stream.
+    given: ExiOptions,
     limits: Limits,
     t: TableLease,
     builtin: BuiltinGrammars,
@@ -288,9 +299,12 @@ impl<'a> SchemaDecoder<'a> {
         let t = TableLease::unpooled(Tables::new(None, None, false));
         SchemaDecoder {
             inflated: None,
+            spare_body: Vec::new(),
+            spare_dec: None,
             input,
             r: BitReader::new(input, false, 0),
             g: grammars,
+            given: options.clone(),
             o: options,
             limits,
             t,
@@ -317,6 +331,104 @@ impl<'a> SchemaDecoder<'a> {
         }
     }
 
+    /// Starts over on another stream, `input`, with the options and limits the decoder was made
+    /// with, keeping the memory it has grown (the string table, the built-in grammars, the
+    /// element stack, the scope, the buffers, a compressed stream's inflated body and its
+    /// decoder) emptied rather than freed. The next stream reads exactly as with a new decoder,
+    /// whatever state this one was left in (finished, abandoned part way, or failed); the
+    /// limits count from zero again (the decoded-size budget is the new input's).
+    pub fn reset(&mut self, input: &'a [u8]) {
+        self.clear();
+        self.input = input;
+        self.r = BitReader::new(input, false, 0);
+    }
+
+    /// [`reset`](Self::reset) for an input that lives for another lifetime: the decoder, with
+    /// its memory, moved on to `input` (keep a `SchemaDecoder<'static>` of `&[]` between
+    /// messages and recycle it onto each).
+    pub fn recycle<'b>(mut self, input: &'b [u8]) -> SchemaDecoder<'b> {
+        self.clear();
+        SchemaDecoder {
+            inflated: self.inflated,
+            spare_body: self.spare_body,
+            spare_dec: self.spare_dec,
+            input,
+            r: BitReader::new(input, false, 0),
+            g: self.g,
+            o: self.o,
+            given: self.given,
+            limits: self.limits,
+            t: self.t,
+            builtin: self.builtin,
+            layout: self.layout,
+            stack: self.stack,
+            scope: self.scope,
+            invented: self.invented,
+            tag: self.tag,
+            queue: self.queue,
+            buf: self.buf,
+            scratch: self.scratch,
+            started: self.started,
+            root_done: self.root_done,
+            ended: self.ended,
+            reordered: self.reordered,
+            slots: self.slots,
+            block_full: self.block_full,
+            ready: self.ready,
+            held: self.held,
+            reps: self.reps,
+            outer: self.outer,
+            doctype: self.doctype,
+        }
+    }
+
+    /// The state of a new decoder, but for the input, keeping every buffer's memory.
+    fn clear(&mut self) {
+        if let Some(mut inflated) = self.inflated.take() {
+            // The compressed stream's body and its decoder, emptied, for the next one.
+            let dec =
+                inflated.with_dependent_mut(|_, d| d.take().map(|d| Box::new(d.recycle(&[]))));
+            let body = inflated.into_owner();
+            if body.capacity() <= KEEP_BODY {
+                self.spare_body = body;
+            }
+            if dec.is_some() {
+                self.spare_dec = dec;
+            }
+        }
+        // A self-contained element's fragment table is in use: the stream's own is the first
+        // outer one (either is emptied when the next stream starts).
+        if let Some(o) = self.outer.drain(..).next() {
+            self.t = o.t;
+            self.builtin = o.builtin;
+        }
+        self.o.clone_from(&self.given);
+        self.builtin.clear();
+        self.layout = Layout::new(false, false, false, false, false);
+        self.stack.clear();
+        // The next stream's URI numbers may name other URIs: no entry is reused as it is.
+        self.scope.truncate(0);
+        self.scope.forget();
+        // `invented` is kept: the prefix invented for a URI number is the same in every stream.
+        self.tag.open = false;
+        self.tag.fresh = false;
+        self.tag.element = None;
+        self.tag.attrs.clear();
+        self.queue.clear();
+        self.buf.clear();
+        self.scratch.clear();
+        self.started = false;
+        self.root_done = false;
+        self.ended = false;
+        self.reordered = false;
+        self.slots.clear();
+        self.block_full = false;
+        self.ready = 0;
+        self.held = 0;
+        self.reps = None;
+        self.doctype = false;
+    }
+
     fn start(&mut self) -> Result<()> {
         let (o, _cookie, _present) = header::read(&mut self.r, &self.o)?;
         let compressed = o.alignment == crate::options::Alignment::Compression;
@@ -331,10 +443,10 @@ impl<'a> SchemaDecoder<'a> {
         if o.alignment.is_aligned() {
             self.r.set_aligned(true);
         }
-        self.t = self.g.string_table(
+        self.g.renew_table(
+            &mut self.t,
             o.value_max_length.map(|n| n as usize),
             o.value_partition_capacity.map(|n| n as usize),
-            false,
         );
         self.t.reserve_values(self.input.len());
         self.layout = Layout::new(o.comments, o.pis, o.dtd, o.prefixes, o.self_contained);
@@ -353,7 +465,8 @@ impl<'a> SchemaDecoder<'a> {
         } else {
             self.input.len().saturating_mul(ratio).max(1 << 16)
         };
-        let mut body = Vec::new();
+        let mut body = std::mem::take(&mut self.spare_body);
+        body.clear();
         let mut pos = self.r.pos();
         while pos < self.input.len() {
             let room = budget.saturating_sub(body.len());
@@ -365,11 +478,21 @@ impl<'a> SchemaDecoder<'a> {
         let grammars = Arc::clone(&self.g);
         let inner_options = o.with_alignment(crate::options::Alignment::PreCompression);
         let reps = self.reps.clone();
+        let kept = self.spare_dec.take();
         self.inflated = Some(Box::new(Inflated::new(body, |b| {
-            let mut d = SchemaDecoder::new(b, grammars, inner_options.clone(), limits);
+            let mut d = match kept {
+                // The decoder of the stream before: the same grammars and limits.
+                Some(k) => {
+                    let mut d = k.recycle(b);
+                    d.given.clone_from(&inner_options);
+                    d.o.clone_from(&inner_options);
+                    d
+                }
+                None => SchemaDecoder::new(b, grammars, inner_options.clone(), limits),
+            };
             d.start_body(inner_options);
             d.reps = reps;
-            d
+            Some(d)
         })));
         self.ended = false;
         Ok(())
@@ -382,10 +505,10 @@ impl<'a> SchemaDecoder<'a> {
         if o.alignment.is_aligned() {
             self.r.set_aligned(true);
         }
-        self.t = self.g.string_table(
+        self.g.renew_table(
+            &mut self.t,
             o.value_max_length.map(|n| n as usize),
             o.value_partition_capacity.map(|n| n as usize),
-            false,
         );
         self.t.reserve_values(self.input.len());
         self.layout = Layout::new(o.comments, o.pis, o.dtd, o.prefixes, o.self_contained);
@@ -1636,7 +1759,12 @@ impl SchemaDecoder<'_> {
             }
             if !self.started {
                 self.started = true;
-                self.start()?;
+                if let Err(e) = self.start() {
+                    // Nothing more is read from a stream whose header or body failed to
+                    // start (its table and layout were never set up for it).
+                    self.ended = true;
+                    return Err(e);
+                }
                 if self.inflated.is_some() {
                     return Ok(false);
                 }
@@ -1670,7 +1798,10 @@ impl SchemaDecoder<'_> {
         let g = &*grammars;
         loop {
             if let Some(inner) = &mut self.inflated {
-                return inner.with_dependent_mut(|_, d| d.drive(f));
+                return inner.with_dependent_mut(|_, d| match d {
+                    Some(d) => d.drive(f),
+                    None => Ok(()),
+                });
             }
             if self.started && !self.reordered && self.queue.is_empty() {
                 // The in-order layouts: each event handed on where it is read.
@@ -1711,7 +1842,10 @@ impl SchemaDecoder<'_> {
 impl<'a> Decoder<'a> for SchemaDecoder<'a> {
     fn next_event(&mut self) -> Result<Option<Event<'a>>> {
         if let Some(inner) = &mut self.inflated {
-            return inner.with_dependent_mut(|_, d| Ok(d.next_event()?.map(Event::into_owned)));
+            return inner.with_dependent_mut(|_, d| match d {
+                Some(d) => Ok(d.next_event()?.map(Event::into_owned)),
+                None => Ok(None),
+            });
         }
         let grammars = Arc::clone(&self.g);
         if !self.advance(&grammars)? {

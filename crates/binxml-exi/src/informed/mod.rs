@@ -131,6 +131,9 @@ pub struct SchemaGrammars {
     prod_names: Vec<Box<[crate::tables::NameId]>>,
     /// Each element declaration's name's number in a fresh string table.
     elem_names: Vec<crate::tables::NameId>,
+    /// Each element declaration's grammar (what [`SchemaGrammars::element`] gives), made once:
+    /// a decoder looks it up for every element it starts.
+    elements: Vec<ElementGrammar>,
     /// The global element declared for each name of a fresh string table (by number): SE(*)
     /// looks it up for every element it starts, so by number rather than by strings. A name
     /// that a stream adds to the table is never one the schema declares.
@@ -229,6 +232,18 @@ impl SchemaGrammars {
         let elem_names = (0..schema.element_count() as u32)
             .map(|e| name_ids[&schema.element(ElemId(e)).name])
             .collect();
+        let elements = (0..schema.element_count() as u32)
+            .map(|e| {
+                let d = schema.element(ElemId(e));
+                let t = d.type_def.index();
+                ElementGrammar {
+                    start: built.type_grammar[t],
+                    empty: built.type_empty[t],
+                    nillable: d.nillable,
+                    castable: castable[t],
+                }
+            })
+            .collect();
         let mut global_by_name = vec![None; name_ids.values().max().map_or(0, |m| *m as usize + 1)];
         for (name, e) in schema.global_elements() {
             global_by_name[name_ids[name] as usize] = Some(e);
@@ -242,6 +257,7 @@ impl SchemaGrammars {
             base,
             prod_names,
             elem_names,
+            elements,
             global_by_name,
             schema,
             element_fragment,
@@ -295,14 +311,9 @@ impl SchemaGrammars {
     }
 
     /// An element declaration's grammar.
+    #[inline]
     pub fn element(&self, e: ElemId) -> ElementGrammar {
-        let d = self.schema.element(e);
-        ElementGrammar {
-            start: self.type_grammar[d.type_def.index()],
-            empty: self.type_empty[d.type_def.index()],
-            nillable: d.nillable,
-            castable: self.castable[d.type_def.index()],
-        }
+        self.elements[e.index()]
     }
 
     /// The global elements, in the order of the document grammar's `SE` productions.
@@ -356,6 +367,29 @@ impl SchemaGrammars {
         TableLease {
             t,
             pool: Some(Arc::clone(&self.pool)),
+        }
+    }
+
+    /// A decoder's [`string_table`](Self::string_table) for its next stream, made in `lease`:
+    /// the table it holds reset in place when it is one of these grammars' tables and worth
+    /// keeping (as the pool would reset it), else replaced by
+    /// [`string_table`](Self::string_table)'s.
+    pub(crate) fn renew_table(
+        &self,
+        lease: &mut TableLease,
+        max_len: Option<usize>,
+        capacity: Option<usize>,
+    ) {
+        if lease
+            .pool
+            .as_ref()
+            .is_some_and(|p| Arc::ptr_eq(p, &self.pool))
+            && !lease.t.encoding()
+            && lease.t.reusable(&self.base)
+        {
+            lease.t.reset(max_len, capacity);
+        } else {
+            *lease = self.string_table(max_len, capacity, false);
         }
     }
 

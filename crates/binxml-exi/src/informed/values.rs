@@ -684,21 +684,49 @@ fn digits(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
     }
 }
 
+/// Appends ASCII digits (as characters: no UTF-8 check of what is known to be ASCII).
+#[inline]
+fn push_ascii(out: &mut String, digits: &[u8]) {
+    out.reserve(digits.len());
+    for &d in digits {
+        out.push(char::from(d));
+    }
+}
+
 /// Appends the decimal digits of `v` (without the formatting machinery, which costs several
 /// times as much on the short numbers of typical values).
+#[inline]
 fn push_digits(out: &mut String, v: u64) {
+    if v < 10 {
+        out.push(char::from(b'0' + v as u8));
+        return;
+    }
     let mut buf = [0u8; 20];
-    out.push_str(std::str::from_utf8(digits(v, &mut buf)).unwrap_or_default());
+    push_ascii(out, digits(v, &mut buf));
 }
 
 /// Appends the decimal digits of `v`, with leading zeros to at least `width` digits (`{v:0width$}`).
+#[inline]
 fn push_padded(out: &mut String, v: u64, width: usize) {
+    if width == 2 && v < 100 {
+        // A date-time's month, day, hours, minutes, seconds, timezone fields.
+        let v = v as u8;
+        push_ascii(out, &[b'0' + v / 10, b'0' + v % 10]);
+        return;
+    }
+    if width == 4 && v < 10_000 {
+        // A year.
+        let v = v as u16;
+        let d = |n: u16| b'0' + (n % 10) as u8;
+        push_ascii(out, &[d(v / 1000), d(v / 100), d(v / 10), d(v)]);
+        return;
+    }
     let mut buf = [0u8; 20];
     let d = digits(v, &mut buf);
     for _ in d.len()..width {
         out.push('0');
     }
-    out.push_str(std::str::from_utf8(d).unwrap_or_default());
+    push_ascii(out, d);
 }
 
 /// Appends `v` in decimal, with `-` when negative.
