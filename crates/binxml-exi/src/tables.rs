@@ -21,6 +21,47 @@ pub(crate) const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
 /// The XML Schema instance namespace (URI 2 of every table).
 pub(crate) const XSI_NS: &str = "http://www.w3.org/2001/XMLSchema-instance";
 
+/// ASCII octets by what they may be in an NCName: 1 a name start character, 2 a name
+/// character (a start character is both).
+const NAME_ASCII: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_alphabetic() || b == b'_' {
+            3
+        } else if b.is_ascii_digit() || b == b'-' || b == b'.' {
+            2
+        } else {
+            0
+        };
+        c += 1;
+    }
+    t
+};
+
+/// Whether `s` is an NCName ([`is_ncname`]): ASCII names, most of them, by a table look-up an
+/// octet rather than a range test a character.
+#[inline]
+fn ncname(s: &str) -> bool {
+    let b = s.as_bytes();
+    if !b.is_ascii() {
+        return is_ncname(s);
+    }
+    match b.split_first() {
+        Some((&first, rest)) => {
+            NAME_ASCII[first as usize] & 1 != 0
+                && rest.iter().all(|&c| NAME_ASCII[c as usize] & 2 != 0)
+        }
+        None => false,
+    }
+}
+
+/// Names whose memory a table keeps for the next stream at most ([`Tables::reset`]), and the
+/// longest local name whose string is kept.
+const KEEP_NAMES: usize = 1 << 12;
+const KEEP_NAME_LEN: usize = 64;
+
 /// The number of a qualified name in the table (its "QName context").
 pub(crate) type NameId = u32;
 
@@ -259,8 +300,10 @@ pub(crate) struct Tables {
     uris: Vec<Uri>,
     /// URIs the stream added (encoder only).
     by_uri: HashMap<String, u32, FastState>,
-    /// Names the stream added (number - the base's count).
+    /// Names the stream added (number - the base's count): the first `live`; those after them
+    /// an earlier stream's, kept for their strings' memory.
     names: Vec<Name>,
+    live: usize,
     /// Those names by their hash ([`Base::name_hash`]; encoder only).
     by_name: Index,
     /// Per name (the base's first): 0 until the stream learns something of it, else its
@@ -309,6 +352,7 @@ impl Tables {
             uris,
             by_uri: HashMap::default(),
             names: Vec::new(),
+            live: 0,
             by_name: Index::default(),
             states: Vec::new(),
             values: Vec::new(),
@@ -334,7 +378,15 @@ impl Tables {
             u.locals.clear();
         }
         self.by_uri.clear();
-        self.names.clear();
+        // The names' strings are kept (emptied) for the next stream's names, but for long ones
+        // and past `KEEP_NAMES`.
+        for n in &mut self.names[..self.live] {
+            if n.local.capacity() > KEEP_NAME_LEN {
+                n.local = String::new();
+            }
+        }
+        self.names.truncate(KEEP_NAMES);
+        self.live = 0;
         self.by_name.clear();
         for st in &self.states {
             if let Some(slot) = self.slots.get_mut(st.name as usize) {
@@ -377,6 +429,7 @@ impl Tables {
             uris: Vec::new(),
             by_uri: HashMap::default(),
             names: Vec::new(),
+            live: 0,
             by_name: Index::default(),
             slots: Vec::new(),
             states: Vec::new(),
@@ -567,7 +620,28 @@ impl Tables {
         id
     }
 
-    pub(crate) fn add_local(&mut self, uri: u32, local: String) -> NameId {
+    pub(crate) fn add_local(&mut self, uri: u32, local: &str) -> NameId {
+        let mut s = self.name_string();
+        s.push_str(local);
+        self.add_local_string(uri, s)
+    }
+
+    /// An empty string for the next name: the memory of an earlier stream's name, if one is
+    /// kept.
+    #[inline]
+    fn name_string(&mut self) -> String {
+        match self.names.get_mut(self.live) {
+            Some(n) => {
+                let mut s = std::mem::take(&mut n.local);
+                s.clear();
+                s
+            }
+            None => String::new(),
+        }
+    }
+
+    /// Adds local name `local` to URI `uri`.
+    fn add_local_string(&mut self, uri: u32, local: String) -> NameId {
         let id = self.slots.len() as NameId;
         let local_id = self.local_count(uri) as u32;
         let locals = &mut self.uris[uri as usize].locals;
@@ -580,11 +654,16 @@ impl Tables {
             let h = self.base.name_hash(uri, &local);
             self.by_name.insert(h, id);
         }
-        self.names.push(Name {
+        let name = Name {
             uri,
             local_id,
             local,
-        });
+        };
+        match self.names.get_mut(self.live) {
+            Some(n) => *n = name,
+            None => self.names.push(name),
+        }
+        self.live += 1;
         self.slots.push(0);
         id
     }
@@ -672,7 +751,7 @@ impl Tables {
             None => {
                 w.uint(char_len(local) as u64 + 1);
                 w.chars(local);
-                self.add_local(uri, local.to_string())
+                self.add_local(uri, local)
             }
         }
     }
@@ -799,11 +878,12 @@ impl Tables {
                     ),
                 ));
             }
-            let s = r.chars((v - 1) as usize)?;
-            if !is_ncname(&s) {
+            let mut s = self.name_string();
+            r.chars_into((v - 1) as usize, &mut s)?;
+            if !ncname(&s) {
                 return Err(r.error_at(at, format!("local name {s:?} is not an XML name")));
             }
-            Ok(self.add_local(uri, s))
+            Ok(self.add_local_string(uri, s))
         }
     }
 
@@ -865,7 +945,7 @@ impl Tables {
         let v = r.nbit(width(n + 1))? as usize;
         if v == 0 {
             let s = r.string(max_len)?;
-            if !s.is_empty() && (!is_ncname(&s) || s == "xmlns") {
+            if !s.is_empty() && (!ncname(&s) || s == "xmlns") {
                 return Err(r.error_at(at, format!("prefix {s:?} is not an XML prefix")));
             }
             self.uris[uri as usize].prefixes.push(s);
@@ -1288,10 +1368,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ascii_names_checked_as_is_ncname_does() {
+        let mut names = vec![String::new()];
+        for a in 0..128u8 {
+            names.push((a as char).to_string());
+            for b in 0..128u8 {
+                names.push(format!("{}{}", a as char, b as char));
+                names.push(format!("x{}{}y", a as char, b as char));
+            }
+        }
+        names.extend(
+            [
+                "é",
+                "aé",
+                "a·b",
+                "-a",
+                "a:b",
+                "T_MASTER_DAT.PART_ID9x99",
+                "a\u{300}",
+            ]
+            .map(String::from),
+        );
+        for n in &names {
+            assert_eq!(ncname(n), is_ncname(n), "{n:?}");
+        }
+    }
+
+    #[test]
     fn values_hit_locally_then_globally() {
         let mut t = Tables::new(None, None, true);
-        let a = t.add_local(0, "a".into());
-        let b = t.add_local(0, "b".into());
+        let a = t.add_local(0, "a");
+        let b = t.add_local(0, "b");
         let mut w = BitWriter::new(false);
         t.write_value(&mut w, a, "x");
         t.write_value(&mut w, a, "x");
@@ -1299,8 +1406,8 @@ mod tests {
         t.write_value(&mut w, b, "");
         let bytes = w.finish();
         let mut d = Tables::new(None, None, false);
-        d.add_local(0, "a".into());
-        d.add_local(0, "b".into());
+        d.add_local(0, "a");
+        d.add_local(0, "b");
         let mut r = BitReader::new(&bytes, false, 0);
         assert_eq!(d.read_value_string(&mut r, a, 100).unwrap(), "x");
         assert_eq!(d.read_value_string(&mut r, a, 100).unwrap(), "x");
@@ -1311,7 +1418,7 @@ mod tests {
     #[test]
     fn capacity_evicts_round_robin() {
         let mut t = Tables::new(None, Some(2), true);
-        let a = t.add_local(0, "a".into());
+        let a = t.add_local(0, "a");
         let mut w = BitWriter::new(false);
         for v in ["p", "q", "r", "p", "r"] {
             t.write_value(&mut w, a, v);
@@ -1321,7 +1428,7 @@ mod tests {
         assert_eq!(t.local_values(a), [NONE, NONE, 0, 1]);
         let bytes = w.finish();
         let mut d = Tables::new(None, Some(2), false);
-        d.add_local(0, "a".into());
+        d.add_local(0, "a");
         let mut r = BitReader::new(&bytes, false, 0);
         for v in ["p", "q", "r", "p", "r"] {
             assert_eq!(d.read_value_string(&mut r, a, 100).unwrap(), v);
