@@ -176,6 +176,9 @@ pub(crate) struct Uri {
     locals: Vec<NameId>,
 }
 
+/// Strings of names [`Tables::reset`] keeps for the next stream's names at most.
+const SPARE_NAMES: usize = 1 << 12;
+
 /// A qualified name the stream added.
 #[derive(Debug, Clone)]
 struct Name {
@@ -261,6 +264,9 @@ pub(crate) struct Tables {
     by_uri: HashMap<String, u32, FastState>,
     /// Names the stream added (number - the base's count).
     names: Vec<Name>,
+    /// Emptied strings of an earlier stream's names, for the encoder's new names to fill
+    /// ([`Tables::reset`] keeps up to [`SPARE_NAMES`]) instead of allocating one each.
+    spare: Vec<String>,
     /// Those names by their hash ([`Base::name_hash`]; encoder only).
     by_name: Index,
     /// Per name (the base's first): 0 until the stream learns something of it, else its
@@ -309,6 +315,7 @@ impl Tables {
             uris,
             by_uri: HashMap::default(),
             names: Vec::new(),
+            spare: Vec::new(),
             by_name: Index::default(),
             states: Vec::new(),
             values: Vec::new(),
@@ -334,6 +341,14 @@ impl Tables {
             u.locals.clear();
         }
         self.by_uri.clear();
+        if self.encoding && self.spare.len() < SPARE_NAMES {
+            let room = SPARE_NAMES - self.spare.len();
+            self.spare.extend(self.names.drain(..).take(room).map(|n| {
+                let mut s = n.local;
+                s.clear();
+                s
+            }));
+        }
         self.names.clear();
         self.by_name.clear();
         for st in &self.states {
@@ -377,6 +392,7 @@ impl Tables {
             uris: Vec::new(),
             by_uri: HashMap::default(),
             names: Vec::new(),
+            spare: Vec::new(),
             by_name: Index::default(),
             slots: Vec::new(),
             states: Vec::new(),
@@ -681,6 +697,22 @@ impl Tables {
     pub(crate) fn write_qname(&mut self, w: &mut BitWriter, uri: &str, local: &str) -> NameId {
         let u = self.write_uri(w, uri);
         self.write_local(w, u, local)
+    }
+
+    /// Writes URI `uri`, which the table holds, as [`write_uri`](Self::write_uri) would.
+    #[inline]
+    pub(crate) fn write_uri_hit(&self, w: &mut BitWriter, uri: u32) {
+        w.nbit(uri + 1, width(self.uris.len() + 1));
+    }
+
+    /// Writes `local` in URI `uri`, a local name the table does not hold (the caller looked it
+    /// up), as [`write_local`](Self::write_local) would, and adds it (encoder).
+    pub(crate) fn write_new_local(&mut self, w: &mut BitWriter, uri: u32, local: &str) -> NameId {
+        w.uint(char_len(local) as u64 + 1);
+        w.chars(local);
+        let mut s = self.spare.pop().unwrap_or_default();
+        s.push_str(local);
+        self.add_local(uri, s)
     }
 
     /// Writes the URI and local name of a name the table holds (both hits), as
