@@ -11,11 +11,15 @@
 //   fi-encode    SAX events recorded once, replayed into the Fast Infoset reference serializer
 //   fi-decode    the Fast Infoset reference SAX parser (FastInfoset 2.1.1), empty handler
 //   exi-encode   recorded SAX events replayed into EXIficient (default options: schema-less,
-//                bit-packed, default fidelity)
+//                bit-packed, default fidelity), one EXIResult (writer) for every document, its
+//                output stream set anew per document (checked: the same bytes as a new
+//                EXIResult's on every document, else the document is an error)
 //   exi-decode   EXIficient's SAX reader, empty handler
 //   exi-encode-compression, exi-decode-compression
 //                the same with CodingMode.COMPRESSION (EXIFactory.setCodingMode; otherwise the
-//                default options; DEFLATE by java.util.zip at EXIficient's default level)
+//                default options; DEFLATE by java.util.zip at EXIficient's default level); the
+//                encoder makes a new EXIResult per document (EXIficient's compression writer
+//                cannot take a second document: it closes its Deflater)
 //   exi-schema-encode, exi-schema-decode, exi-schema-encode-compression,
 //   exi-schema-decode-compression
 //                schema-informed EXIficient: the grammars of the document's schema
@@ -237,17 +241,31 @@ public class BenchPeers {
                 fiParser = new SAXDocumentParser();
                 fiParser.setContentHandler(EMPTY);
                 return d -> { fiParser.parse(new ByteArrayInputStream(fi[d])); return 0; };
-            case "exi-encode":
-            case "exi-encode-compression": {
-                EXIFactory f = compressed(mode) ? EXI_Z : EXI;
+            case "exi-encode": {
+                // One writer for every document and run, as exi-decode keeps one reader:
+                // setOutputStream writes the header and hands the body encoder a new channel on
+                // OUT, and startDocument (EXIBodyEncoder.encodeStartDocument -> initForEachRun)
+                // clears its string tables and learned grammars. checkReuse proves the bytes
+                // equal to a new EXIResult's on every document.
+                EXIResult r = new EXIResult(EXI);
                 return d -> {
                     OUT.reset();
-                    EXIResult r = new EXIResult(f);
                     r.setOutputStream(OUT);
                     events[d].replay(r.getHandler());
                     return OUT.size();
                 };
             }
+            case "exi-encode-compression":
+                // a new writer per document: EXIficient's compression encoder closes its
+                // Deflater at the end of the stream, and a second document on the same writer
+                // fails ("Deflater has been closed")
+                return d -> {
+                    OUT.reset();
+                    EXIResult r = new EXIResult(EXI_Z);
+                    r.setOutputStream(OUT);
+                    events[d].replay(r.getHandler());
+                    return OUT.size();
+                };
             case "exi-decode":
             case "exi-decode-compression": {
                 XMLReader reader = new SAXFactory(compressed(mode) ? EXI_Z : EXI).createEXIReader();
@@ -405,6 +423,7 @@ public class BenchPeers {
                         failed[i] = message(e);
                     }
                 }
+                checkReuse(mode, op, failed);
                 dumpStreams(dump, mode, op, failed);
                 report(out, mode, failed, per, sizes, passes);
                 continue;
@@ -422,6 +441,7 @@ public class BenchPeers {
                 }
                 first = false;
             }
+            checkReuse(mode, op, failed);
             dumpStreams(dump, mode, op, failed);
             for (int p = 0; p < passes; p++) {
                 for (int i = 0; i < n; i++) {
@@ -441,6 +461,25 @@ public class BenchPeers {
     /** Nanoseconds: the thread's CPU time (cpu) or the wall clock. */
     static long now(boolean cpu) {
         return cpu ? THREADS.getCurrentThreadCpuTime() : System.nanoTime();
+    }
+
+    // exi-encode keeps one writer (EXIResult) for every document: each document's bytes from
+    // that writer, just after it encoded another document, must equal those of a new
+    // EXIResult; a document where they do not is reported as an error, not timed.
+    static void checkReuse(String mode, Op op, String[] failed) {
+        if (!mode.equals("exi-encode")) return;
+        for (int i = 0; i < failed.length; i++) {
+            if (failed[i] != null) continue;
+            try {
+                op.run(i);
+                byte[] reused = OUT.toByteArray();
+                if (!Arrays.equals(reused, exiEncode(EXI, events[i]))) {
+                    failed[i] = "the reused EXIResult's bytes differ from a new EXIResult's";
+                }
+            } catch (Throwable e) {
+                failed[i] = message(e);
+            }
+        }
     }
 
     // With -Dbench.out=DIR, an encoder's stream of each document to DIR/MODE-INDEX.exi, for the

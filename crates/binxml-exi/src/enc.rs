@@ -560,7 +560,7 @@ impl<W: Write> ExiEncoder<W> {
                                 .position(|&p| p == Prod::SeAny)
                                 .unwrap_or(0);
                             self.w.nbit(code_of(i, n), bits);
-                            let id = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
+                            let id = self.write_name(known, &q.namespace, &q.local);
                             self.frag.push(Prod::Se(id));
                             id
                         }
@@ -570,7 +570,7 @@ impl<W: Write> ExiEncoder<W> {
                     let n1 = 1 + usize::from(self.o.dtd || self.o.comments || self.o.pis);
                     self.w.nbit(0, width(n1));
                     self.top = Top::End;
-                    self.t.write_qname(&mut self.w, &q.namespace, &q.local)
+                    self.write_name(known, &q.namespace, &q.local)
                 }
             }
             Some(f) => {
@@ -580,7 +580,7 @@ impl<W: Write> ExiEncoder<W> {
                     Some(id) => id,
                     None => {
                         self.code2(Undeclared::Se)?;
-                        let id = self.t.write_qname(&mut self.w, &q.namespace, &q.local);
+                        let id = self.write_name(known, &q.namespace, &q.local);
                         self.g.learn(gi, state, Prod::Se(id));
                         id
                     }
@@ -601,6 +601,26 @@ impl<W: Write> ExiEncoder<W> {
             self.start_self_contained(q)?;
         }
         Ok(())
+    }
+
+    /// Writes an element or attribute name as `Tables::write_qname` would; `known`: its number
+    /// if the table holds it, as just looked up (None: the table does not hold it, so that its
+    /// local name is written as new without another look-up, and its URI found by
+    /// [`uri_id`](Self::uri_id), which compares the last one first).
+    #[inline]
+    fn write_name(&mut self, known: Option<NameId>, ns: &str, local: &str) -> NameId {
+        if let Some(id) = known {
+            self.t.write_known_qname(&mut self.w, id);
+            return id;
+        }
+        let u = match self.uri_id(ns) {
+            Some(u) => {
+                self.t.write_uri_hit(&mut self.w, u);
+                u
+            }
+            None => self.t.write_uri(&mut self.w, ns),
+        };
+        self.t.write_new_local(&mut self.w, u, local)
     }
 
     /// The number of an element or attribute name, if the table has it. Inside `write_tape`
@@ -902,13 +922,7 @@ impl<W: Write> ExiEncoder<W> {
             Some(id) if self.code1(Prod::At(id)) => id,
             _ => {
                 self.code2(Undeclared::At)?;
-                let id = match known {
-                    Some(id) => {
-                        self.t.write_known_qname(&mut self.w, id);
-                        id
-                    }
-                    None => self.t.write_qname(&mut self.w, ns, local),
-                };
+                let id = self.write_name(known, ns, local);
                 let f = self.stack.last().expect("inside an element");
                 self.g.learn(f.grammar, State::StartTag, Prod::At(id));
                 id

@@ -762,6 +762,20 @@ impl Tables {
         self.write_local(w, u, local)
     }
 
+    /// Writes URI `uri`, which the table holds, as [`write_uri`](Self::write_uri) would.
+    #[inline]
+    pub(crate) fn write_uri_hit(&self, w: &mut BitWriter, uri: u32) {
+        w.nbit(uri + 1, width(self.uris.len() + 1));
+    }
+
+    /// Writes `local` in URI `uri`, a local name the table does not hold (the caller looked it
+    /// up), as [`write_local`](Self::write_local) would, and adds it (encoder).
+    pub(crate) fn write_new_local(&mut self, w: &mut BitWriter, uri: u32, local: &str) -> NameId {
+        w.uint(char_len(local) as u64 + 1);
+        w.chars(local);
+        self.add_local(uri, local)
+    }
+
     /// Writes the URI and local name of a name the table holds (both hits), as
     /// [`write_qname`](Self::write_qname) would.
     pub(crate) fn write_known_qname(&self, w: &mut BitWriter, name: NameId) {
